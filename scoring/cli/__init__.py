@@ -1,0 +1,1 @@
+"""The ``agrieval`` command line. ``main.cli`` is the entry point."""

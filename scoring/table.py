@@ -1,0 +1,204 @@
+"""Bytes to a table of string cells with line numbers, or a list of problems.
+
+This is the format layer shared by submissions and solutions: size limit,
+binary and encoding checks, line endings, delimiter, header, ragged rows and
+the row limit. It knows nothing about labels (``label_cells.py``) or ids.
+"""
+
+from __future__ import annotations
+
+import csv
+import difflib
+import io
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from scoring.problems import ProblemLog
+
+_MAGIC = {
+    b"\x89PNG": "a PNG image",
+    b"\xff\xd8\xff": "a JPEG image",
+    b"GIF8": "a GIF image",
+    b"PK\x03\x04": "a zip archive (an .xlsx spreadsheet is one too)",
+    b"%PDF": "a PDF document",
+    b"\xd0\xcf\x11\xe0": "a legacy Office document (.xls)",
+    b"\x1f\x8b": "a gzip archive",
+    b"BM": None,  # too short to be sure; decided by the NUL check below
+}
+_CANDIDATE_DELIMITERS = [",", ";", "\t", "|"]
+_DELIM_NAMES = {",": "',' (comma)", ";": "';' (semicolon)", "\t": "a tab", "|": "'|' (pipe)"}
+
+
+@dataclass
+class Table:
+    header: list[str]
+    rows: list[list[str]]
+    lines: np.ndarray  # 1-based line on which each data row starts
+
+    def column(self, name: str) -> list[str]:
+        j = self.header.index(name)
+        return [r[j] for r in self.rows]
+
+
+def read_limited(path: str | Path, max_bytes: int, log: ProblemLog) -> bytes | None:
+    """Read a file, refusing (before reading it) one over ``max_bytes``."""
+    path = Path(path)
+    size = path.stat().st_size
+    if size > max_bytes:
+        log.error("file_too_large", f"the file is {size:,} bytes; this competition accepts at most {max_bytes:,} bytes")
+        return None
+    with path.open("rb") as fh:
+        data = fh.read(max_bytes + 1)
+    if len(data) > max_bytes:  # grew while we read it
+        log.error("file_too_large", f"the file is larger than {max_bytes:,} bytes")
+        return None
+    return data
+
+
+def delimiter_name(d: str) -> str:
+    return _DELIM_NAMES.get(d, repr(d))
+
+
+def decode(data: bytes, log: ProblemLog) -> str | None:
+    """Strict UTF-8 decoding; a UTF-8 BOM is accepted with a warning."""
+    if not data:
+        log.error("empty_file", "the file is empty; it needs a header line and one row per test item")
+        return None
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        log.error("wrong_encoding", "the file is UTF-16 encoded; save it as UTF-8 (in Excel: 'CSV UTF-8')")
+        return None
+    for magic, what in _MAGIC.items():
+        if what and data.startswith(magic):
+            log.error("not_text", f"the file is {what}, not a CSV text file")
+            return None
+    if b"\x00" in data[:65536]:
+        log.error("not_text", "the file contains NUL bytes: it is binary (or UTF-16 without a BOM), not a UTF-8 CSV text file")
+        return None
+    if data.startswith(b"\xef\xbb\xbf"):
+        log.warning("utf8_bom", "the file starts with a UTF-8 byte-order mark (BOM); it is ignored", line=1)
+        data = data[3:]
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        col = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
+        byte = data[exc.start]
+        log.error("wrong_encoding",
+                  f"byte 0x{byte:02X} is not valid UTF-8; the file seems to be in another encoding "
+                  "(Latin-1 / Windows-1252?); save it as UTF-8", line=line, column=col)
+        return None
+    n_crlf = text.count("\r\n")
+    n_cr = text.count("\r") - n_crlf
+    n_lf = text.count("\n") - n_crlf
+    styles = sum(x > 0 for x in (n_crlf, n_cr, n_lf))
+    if styles > 1:
+        log.warning("mixed_line_endings", f"the file mixes line endings ({n_crlf} CRLF, {n_lf} LF, {n_cr} CR); accepted")
+    elif n_crlf:
+        log.warning("crlf_line_endings", "the file has Windows (CRLF) line endings; accepted")
+    return text
+
+
+def parse(text: str, *, delimiter: str, required: Sequence[str], optional: Sequence[str] = (),
+          allow_extra: bool = False, max_rows: int, max_cell_chars: int, log: ProblemLog,
+          what: str = "competition") -> Table | None:
+    """Tokenise CSV text and check the header, the field counts and the row limit."""
+    first_line = text.split("\n", 1)[0].rstrip("\r")
+    expected_header = delimiter.join(required)
+    if not first_line.strip():
+        log.error("missing_column", f"the first line is empty; it must be the header {expected_header!r}", line=1)
+        return None
+    if delimiter not in first_line:
+        for cand in _CANDIDATE_DELIMITERS:
+            if cand != delimiter and cand in first_line:
+                log.error("wrong_delimiter",
+                          f"columns are separated by {delimiter_name(cand)} but this {what} expects "
+                          f"{delimiter_name(delimiter)}; expected header: {expected_header!r}", line=1)
+                return None
+
+    old_limit = csv.field_size_limit()
+    csv.field_size_limit(max_cell_chars)
+    try:
+        reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, strict=True)
+        try:
+            header = next(reader)
+        except StopIteration:
+            log.error("empty_file", "the file has no lines")
+            return None
+        except csv.Error as exc:
+            log.error("malformed_csv", f"the header cannot be read as CSV ({exc})", line=1)
+            return None
+        if not _check_header(header, required, optional, allow_extra, delimiter, log):
+            return None
+        n_fields = len(header)
+        rows: list[list[str]] = []
+        lines: list[int] = []
+        prev_end = reader.line_num
+        try:
+            for rec in reader:
+                start = prev_end + 1
+                prev_end = reader.line_num
+                if not rec:
+                    log.warning("blank_line", "empty line skipped", line=start)
+                    continue
+                if len(rec) != n_fields:
+                    log.error("ragged_row", f"this row has {len(rec)} fields but the header has {n_fields} "
+                              f"(separator {delimiter_name(delimiter)}; a list with commas must be quoted)",
+                              line=start, column=min(len(rec), n_fields) + 1 if len(rec) > n_fields else None)
+                    continue
+                if len(rows) >= max_rows:
+                    log.error("too_many_rows", f"the file has more than {max_rows:,} data rows, the limit of this {what}",
+                              line=start)
+                    return None
+                rows.append(rec)
+                lines.append(start)
+        except csv.Error as exc:
+            msg = str(exc)
+            if "field larger than field limit" in msg:
+                msg = f"a field is longer than {max_cell_chars:,} characters"
+                log.error("malformed_csv", msg, line=reader.line_num)
+            else:
+                log.error("malformed_csv", f"the CSV cannot be read past this point ({msg}); "
+                          "check for an unterminated or stray double quote", line=prev_end + 1)
+            return None
+    finally:
+        csv.field_size_limit(old_limit)
+    if not rows and not log.has_errors:
+        log.error("header_only", "the file has a header but no data rows", line=1)
+        return None
+    return Table(header=header, rows=rows, lines=np.asarray(lines, dtype=np.int64))
+
+
+def _check_header(header: list[str], required: Sequence[str], optional: Sequence[str], allow_extra: bool,
+                  delimiter: str, log: ProblemLog) -> bool:
+    ok = True
+    seen: dict[str, int] = {}
+    for j, name in enumerate(header, start=1):
+        if name in seen:
+            log.error("duplicate_column", f"column {name!r} appears twice in the header (columns {seen[name]} and {j})",
+                      line=1, column=j)
+            ok = False
+        seen.setdefault(name, j)
+    known = set(required) | set(optional)
+    extras = [h for h in header if h not in known]
+    for name in required:
+        if name not in seen:
+            close = difflib.get_close_matches(name, extras, n=1, cutoff=0.5) or [
+                h for h in extras if h.strip().lower() == name.lower()]
+            hint = f"; found {close[0]!r} instead: rename it to {name!r}" if close else ""
+            if not hint and header and not any(h in known for h in header):
+                hint = (f"; the first line reads {delimiter.join(header)[:80]!r}: the file needs the header line "
+                        f"{delimiter.join(required)!r}")
+            log.error("missing_column", f"required column {name!r} is missing{hint}", line=1)
+            ok = False
+    if not allow_extra:
+        for name in extras:
+            close = difflib.get_close_matches(name, [r for r in required if r not in seen], n=1, cutoff=0.5)
+            if close:
+                continue  # already reported as the misnamed required column
+            log.error("extra_column", f"column {name!r} is not accepted; the columns are {', '.join(required)}",
+                      line=1, column=seen[name])
+            ok = False
+    return ok
