@@ -1,0 +1,107 @@
+"""``agrieval ctv summarize`` and ``agrieval ctv report``: the CTV study's tables and figures.
+
+Exit codes: 0 done; 1 an input was rejected (the message names the file, line
+and column); 2 usage error.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import click
+
+from scoring.ctv.input_error import InputError
+
+
+@click.group("ctv")
+def ctv() -> None:
+    """Cross-Team Validation (TOTO/LOTO) tables, matrices, ranking checks and reports."""
+
+
+def _fail(exc: InputError, as_json: bool) -> None:
+    if as_json:
+        click.echo(json.dumps({"status": "error", "errors": [exc.as_dict()]}, sort_keys=True))
+    else:
+        click.echo(exc.render(), err=True)
+    raise SystemExit(1)
+
+
+@ctv.command("summarize")
+@click.argument("results_csv", type=click.Path(dir_okay=False))
+@click.option("--ddof", type=click.Choice(["0", "1"]), default="1", show_default=True,
+              help="Delta degrees of freedom of the std: 1 sample std (paper), 0 population std (public script).")
+@click.option("--threshold", type=float, default=95.0, show_default=True,
+              help="Report the share of teams whose test accuracy is above this (percent).")
+@click.option("--digits", type=click.IntRange(0, 10), default=2, show_default=True, help="Decimals in the tables.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of Markdown tables.")
+@click.option("--out", type=click.Path(dir_okay=False), default=None,
+              help="Also write the output (Markdown or JSON) to this file, atomically.")
+def summarize_cmd(results_csv, ddof, threshold, digits, as_json, out):
+    """Summarize a per-team RESULTS.csv (protocol,arch,team,val_acc,test_acc in percent).
+
+    Prints the paper-style per-team tables (Val, Test, VTG per arch; Mean and
+    Std rows), the per-group statistics, the agreement of team rankings across
+    architectures, and the TOTO -> LOTO change.
+    """
+    from scoring.atomic import write_text
+    from scoring.ctv.results_table import read_results
+    from scoring.ctv.summarize import summarize
+    from scoring.ctv.summary_markdown import render
+
+    try:
+        table = read_results(results_csv)
+    except InputError as exc:
+        _fail(exc, as_json)
+    summary = summarize(table, ddof=int(ddof), threshold=threshold)
+    if as_json:
+        text = json.dumps({"status": "ok", "source": results_csv} | summary.as_dict(), indent=2, sort_keys=True) + "\n"
+    else:
+        text = render(table, summary, digits)
+    click.echo(text, nl=False)
+    if out:
+        write_text(out, text)
+    if not as_json:
+        for w in summary.warnings:
+            click.echo(f"warning: {w}", err=True)
+
+
+@ctv.command("report")
+@click.argument("runs_dir", type=click.Path(file_okay=False))
+@click.option("--out", "out_dir", type=click.Path(file_okay=False), default=None,
+              help="Folder for report.md, report.html, tables and plots [default: RUNS_DIR/report].")
+@click.option("--plots/--no-plots", default=False, show_default=True, help="Draw PNG figures (needs matplotlib).")
+@click.option("--ddof", type=click.Choice(["0", "1"]), default="1", show_default=True)
+@click.option("--threshold", type=float, default=95.0, show_default=True)
+@click.option("--digits", type=click.IntRange(0, 10), default=2, show_default=True)
+@click.option("--json", "as_json", is_flag=True, help="Print the summary as one JSON object on stdout.")
+def report_cmd(runs_dir, out_dir, plots, ddof, threshold, digits, as_json):
+    """Read run outputs under RUNS_DIR and write the CTV report.
+
+    Reads agrieval baselines runs (<protocol>/<arch>/<fold>/run.json +
+    predictions.csv) and the public AgrI script's *_predictions.csv +
+    *_results.json. Accuracies are recomputed from the predictions.
+    """
+    from pathlib import Path
+
+    from scoring.ctv.report import build_report
+
+    out_path = Path(out_dir) if out_dir else Path(runs_dir) / "report"
+    progress = None if as_json else (lambda msg: click.echo(msg, err=True))
+    try:
+        result = build_report(runs_dir, out_path, plots=plots, ddof=int(ddof), threshold=threshold,
+                              digits=digits, progress=progress)
+    except InputError as exc:
+        _fail(exc, as_json)
+    except ImportError as exc:
+        click.echo(f"error: --plots needs matplotlib ({exc}); pip install 'agrieval[plots]'", err=True)
+        raise SystemExit(3) from None
+    if as_json:
+        click.echo(json.dumps({"status": "ok"} | result.as_dict(), indent=2, sort_keys=True))
+    else:
+        for w in result.warnings:
+            click.echo(f"warning: {w}", err=True)
+        click.echo(f"{len(result.runs)} runs; report written to {out_path / 'report.md'} and {out_path / 'report.html'}")
+        for f in result.files:
+            click.echo(f"  {f}")
+    sys.stdout.flush()

@@ -1,0 +1,61 @@
+"""``agrieval rank-agreement A.csv B.csv --key team --value test_acc``."""
+
+from __future__ import annotations
+
+import json
+
+import click
+
+from scoring.ctv.input_error import InputError
+
+
+@click.command("rank-agreement")
+@click.argument("a_csv", type=click.Path(dir_okay=False))
+@click.argument("b_csv", type=click.Path(dir_okay=False))
+@click.option("--key", required=True, help="Column that names the ranked items (team, submission...).")
+@click.option("--value", required=True, help="Score column (in both files unless --value-b is given).")
+@click.option("--value-b", default=None, help="Score column of B.csv when it differs from --value.")
+@click.option("--resamples", default=1000, show_default=True, type=click.IntRange(min=0),
+              help="Bootstrap resamples of the keys for the intervals (0: none).")
+@click.option("--seed", default=0, show_default=True, type=int, help="Seed of the bootstrap.")
+@click.option("--confidence", default=0.95, show_default=True, type=click.FloatRange(0.5, 0.999))
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of a table.")
+def rank_agreement(a_csv, b_csv, key, value, value_b, resamples, seed, confidence, as_json):
+    """Spearman, Pearson and Kendall agreement between the rankings in A_CSV and B_CSV.
+
+    Ties get average ranks (Spearman) and tau-b (Kendall). Exit code 1 when a
+    file is rejected or the two files do not hold the same keys.
+    """
+    from scoring.leaderboard.tables import fmt
+    from scoring.ranking import rank_agreement as compute
+    from scoring.ranking import read_scores
+
+    try:
+        a = read_scores(a_csv, key, value)
+        b = read_scores(b_csv, key, value_b or value)
+        res = compute(a, b, n_resamples=resamples, seed=seed, confidence=confidence, names=(a_csv, b_csv))
+    except InputError as exc:
+        if as_json:
+            click.echo(json.dumps({"status": "error", "errors": [exc.as_dict()]}, sort_keys=True))
+        else:
+            click.echo(exc.render(), err=True)
+        raise SystemExit(1) from None
+    if as_json:
+        click.echo(json.dumps({"status": "ok", "key": key, "a": a_csv, "b": b_csv} | res.as_dict(), sort_keys=True))
+        return
+    click.echo(f"{len(res.keys)} {key}s; {value} in {a_csv} vs {value_b or value} in {b_csv}")
+    pct = f"{confidence:.0%}"
+    click.echo(f"{'statistic':<10} {'value':>8} {'p-value':>10}   {pct} bootstrap interval ({resamples} resamples, seed {seed})")
+    for name, c in res.stats.items():
+        ci = f"[{fmt(c.ci_low)}, {fmt(c.ci_high)}]" if c.n_valid_resamples else "-"
+        click.echo(f"{name:<10} {fmt(c.statistic):>8} {_p(c.pvalue):>10}   {ci}")
+    for w in res.warnings:
+        click.echo(f"warning: {w}", err=True)
+
+
+def _p(p: float) -> str:
+    import math
+
+    if math.isnan(p):
+        return ""
+    return f"{p:.2e}" if p < 1e-4 else f"{p:.4f}"

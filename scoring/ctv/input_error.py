@@ -1,0 +1,56 @@
+"""The error raised when an analysis input (a results table, a run folder, a
+ranking file) cannot be used: a stable code and a message naming the file,
+line and column.
+
+The analysis commands exit with 1 on an ``InputError`` (the input was
+rejected), 2 on a usage error and 3 on an internal problem.
+"""
+
+from __future__ import annotations
+
+# code -> what it means; tests check that every raised code is listed here.
+CODES: dict[str, str] = {
+    "file_not_found": "An input file or folder does not exist.",
+    "unreadable_csv": "The file is not a UTF-8 CSV table that can be tokenised.",
+    "missing_column": "A required column is absent from the header.",
+    "empty_table": "The table has a header but no data rows.",
+    "bad_number": "A numeric cell is empty, not a number, NaN or infinite.",
+    "out_of_range": "An accuracy lies outside its range (0-100 for percentages, 0-1 for fractions).",
+    "looks_like_fractions": "Every accuracy is <= 1 in a table of percentages: the values look like fractions.",
+    "bad_protocol": "The protocol is neither TOTO nor LOTO.",
+    "empty_cell": "A key cell (team, arch, name...) is empty.",
+    "duplicate_key": "The same key appears on two rows.",
+    "keys_mismatch": "Two rankings do not rank the same set of keys.",
+    "too_few_items": "Too few items to compute the statistic.",
+    "bad_run": "A run folder or run file is inconsistent or incomplete.",
+    "no_runs": "No run outputs were found under the folder.",
+    "bad_json": "A JSON file cannot be parsed or lacks a required field.",
+}
+
+
+class InputError(Exception):
+    """An analysis input was rejected (exit code 1)."""
+
+    def __init__(self, code: str, message: str, *, file: str | None = None,
+                 line: int | None = None, column: int | None = None):
+        if code not in CODES:
+            raise ValueError(f"unknown input error code {code!r}")
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.file = file
+        self.line = line
+        self.column = column
+
+    def render(self) -> str:
+        where = self.file or "<input>"
+        if self.line is not None:
+            where += f":{self.line}"
+            if self.column is not None:
+                where += f":{self.column}"
+        return f"{where}: error [{self.code}] {self.message}"
+
+    def as_dict(self) -> dict:
+        d = {"code": self.code, "message": self.message, "file": self.file,
+             "line": self.line, "column": self.column}
+        return {k: v for k, v in d.items() if v is not None}

@@ -1,0 +1,82 @@
+"""Markdown rendering of a CTV summary, in the layout of the paper's tables.
+
+Per protocol, one per-team table: a row per team, then Val, Test and VTG
+columns for each architecture, closed by Mean and Std rows (the std's ddof is
+named in the row label). Then the group statistics, the cross-architecture
+agreement and the TOTO -> LOTO change.
+"""
+
+from __future__ import annotations
+
+from scoring.ctv.results_table import ResultsTable
+from scoring.ctv.summarize import Summary
+from scoring.leaderboard.tables import fmt, markdown_table
+
+_TEAM_ROLE = {"TOTO": "training team", "LOTO": "held-out team"}
+
+
+def _p(p: float | None) -> str:
+    if p is None or p != p:
+        return ""
+    return f"{p:.2e}" if p < 1e-4 else f"{p:.4f}"
+
+
+def per_team_tables(table: ResultsTable, summary: Summary, digits: int = 2) -> str:
+    parts = []
+    for protocol in table.protocols():
+        archs = table.archs(protocol)
+        teams = sorted({r.team for r in table.rows if r.protocol == protocol})
+        header = [f"Team ({_TEAM_ROLE[protocol]})"]
+        for arch in archs:
+            header += [f"{arch} Val", f"{arch} Test", f"{arch} VTG"]
+        rows = []
+        cell = {(r.arch, r.team): r for r in table.rows if r.protocol == protocol}
+        for team in teams:
+            row = [team]
+            for arch in archs:
+                r = cell.get((arch, team))
+                row += [fmt(r.val_acc, digits), fmt(r.test_acc, digits), fmt(r.vtg, digits)] if r else ["", "", ""]
+            rows.append(row)
+        for label, key in (("**Mean**", "mean"), (f"**Std** (ddof={summary.ddof})", "std")):
+            row = [label]
+            for arch in archs:
+                g = summary.group(protocol, arch)
+                row += [fmt(g[m][key], digits) for m in ("val_acc", "test_acc", "vtg")]
+            rows.append(row)
+        parts.append(f"### {protocol}: per-team accuracy (%)\n\n" + markdown_table(header, rows))
+    return "\n".join(parts)
+
+
+def summary_tables(summary: Summary, digits: int = 2) -> str:
+    thr = fmt(summary.threshold, 1)
+    header = ["Protocol", "Arch", "Teams", "Val mean", "Val std", "Test mean", "Test std", "VTG mean", "VTG std",
+              "Test min (team)", "Test max (team)", f"Share > {thr}%"]
+    rows = [[g["protocol"], g["arch"], g["n_teams"], fmt(g["val_acc"]["mean"], digits), fmt(g["val_acc"]["std"], digits),
+             fmt(g["test_acc"]["mean"], digits), fmt(g["test_acc"]["std"], digits), fmt(g["vtg"]["mean"], digits),
+             fmt(g["vtg"]["std"], digits), f"{fmt(g['test_acc_min'], digits)} ({g['test_acc_min_team']})",
+             f"{fmt(g['test_acc_max'], digits)} ({g['test_acc_max_team']})", fmt(g["share_above_threshold"], 3)]
+            for g in summary.groups]
+    out = [f"### Group statistics (std with ddof={summary.ddof})\n\n" + markdown_table(header, rows)]
+    if summary.agreement:
+        header = ["Protocol", "Metric", "Arch A", "Arch B", "Teams", "Spearman", "p", "Pearson", "p", "Kendall", "p"]
+        rows = [[a["protocol"], a["metric"], a["arch_a"], a["arch_b"], a["n_teams"],
+                 fmt(a["spearman"]["statistic"]), _p(a["spearman"]["pvalue"]),
+                 fmt(a["pearson"]["statistic"]), _p(a["pearson"]["pvalue"]),
+                 fmt(a["kendall"]["statistic"]), _p(a["kendall"]["pvalue"])] for a in summary.agreement]
+        out.append("### Agreement of team rankings across architectures\n\n" + markdown_table(header, rows))
+    if summary.protocol_change:
+        header = ["Arch", "TOTO test mean", "LOTO test mean", "Gain (points)", "TOTO VTG", "LOTO VTG",
+                  "VTG reduction (%)", "TOTO test std", "LOTO test std", "Std reduction (%)"]
+        rows = [[c["arch"], fmt(c["toto_test_mean"], digits), fmt(c["loto_test_mean"], digits),
+                 fmt(c["test_gain_points"], digits), fmt(c["toto_vtg_mean"], digits), fmt(c["loto_vtg_mean"], digits),
+                 fmt(c["vtg_reduction_pct"], 1), fmt(c["toto_test_std"], digits), fmt(c["loto_test_std"], digits),
+                 fmt(c["std_reduction_pct"], 1)] for c in summary.protocol_change]
+        out.append("### From TOTO to LOTO\n\n" + markdown_table(header, rows))
+    return "\n".join(out)
+
+
+def render(table: ResultsTable, summary: Summary, digits: int = 2) -> str:
+    text = per_team_tables(table, summary, digits) + "\n" + summary_tables(summary, digits)
+    if summary.warnings:
+        text += "\n" + "\n".join(f"> warning: {w}" for w in summary.warnings) + "\n"
+    return text
