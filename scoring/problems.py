@@ -119,7 +119,8 @@ class ProblemLog:
                 out.append(Problem("too_many_problems",
                                    f"{n - self.per_code} more [{code}] problems not listed ({n} in all).",
                                    sev, None, None, self.file))
-        return sorted(out, key=lambda p: (p.severity != "error", p.line or 0, p.column or 0, p.code))
+        return sorted(out, key=lambda p: (p.severity != "error", p.code == "too_many_problems",
+                                          p.line or 0, p.column or 0, p.code))
 
     @property
     def has_errors(self) -> bool:

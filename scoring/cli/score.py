@@ -1,0 +1,39 @@
+"""``agrieval score``: score a submission against a solution."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from scoring.cli.common import EXIT_OK, EXIT_REJECTED, competition_option, json_option, load_definition, run_guarded
+
+
+@click.command()
+@click.argument("submission", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--solution", "-s", required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help="Ground truth CSV (id, labels, Usage or split column, optional transect_id / team).")
+@competition_option
+@json_option
+@click.option("--reveal-private", is_flag=True, help="Also compute the private split (organizers only).")
+@click.option("--own-team", metavar="NAME", help="AgrI: also report accuracy on the other teams only.")
+@click.option("--val-accuracy", type=float, metavar="X",
+              help="AgrI: validation accuracy (fraction 0-1) to report the validation-test gap.")
+def score(submission: Path, solution: Path, competition: str, as_json: bool, reveal_private: bool,
+          own_team: str | None, val_accuracy: float | None) -> None:
+    """Score SUBMISSION. Exit 0 scored, 1 rejected, 2 usage error, 3 host-side problem."""
+
+    def body() -> int:
+        from scoring.render import render_report
+        from scoring.scorer import score_file
+
+        definition = load_definition(competition)
+        report = score_file(submission, solution, definition, reveal_private=reveal_private, own_team=own_team,
+                            val_accuracy=val_accuracy)
+        if as_json:
+            click.echo(report.to_json())
+        else:
+            click.echo(render_report(report, submission=submission.name))
+        return EXIT_OK if report.status == "scored" else EXIT_REJECTED
+
+    run_guarded(competition, as_json, body)

@@ -1,0 +1,46 @@
+"""``agrieval validate``: check a file before upload and list every problem."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+
+from scoring.cli.common import EXIT_OK, EXIT_REJECTED, competition_option, json_option, load_definition, run_guarded
+
+
+@click.command()
+@click.argument("submission", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@competition_option
+@click.option("--solution", "-s", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help="With a solution, also check that the ids match the test set.")
+@json_option
+def validate(submission: Path, competition: str, solution: Path | None, as_json: bool) -> None:
+    """Check SUBMISSION's format (and ids, given --solution). Exit 0 valid, 1 invalid."""
+
+    def body() -> int:
+        from scoring.report import SCHEMA_VERSION, ReportProblem
+        from scoring.solution import load_solution
+        from scoring.validate import validate_file
+
+        definition = load_definition(competition)
+        sol = load_solution(solution, definition) if solution else None
+        problems = validate_file(submission, definition, sol)
+        errors = [p for p in problems if p.severity == "error"]
+        warnings = [p for p in problems if p.severity == "warning"]
+        if as_json:
+            click.echo(json.dumps({
+                "schema_version": SCHEMA_VERSION, "competition": definition.name,
+                "status": "rejected" if errors else "valid",
+                "errors": [ReportProblem.of(p).model_dump(exclude_none=True) for p in errors],
+                "warnings": [ReportProblem.of(p).model_dump(exclude_none=True) for p in warnings]}, indent=2))
+        else:
+            for p in problems:
+                click.echo(p.render())
+            verdict = (f"{submission.name}: INVALID ({len(errors)} error(s), {len(warnings)} warning(s))" if errors
+                       else f"{submission.name}: valid for {definition.name} ({len(warnings)} warning(s))")
+            click.echo(verdict)
+        return EXIT_REJECTED if errors else EXIT_OK
+
+    run_guarded(competition, as_json, body)

@@ -1,0 +1,1 @@
+"""Metrics, one function each, on sparse label sets (multilabel) or label arrays (multiclass)."""

@@ -1,0 +1,93 @@
+"""Single-label metrics (AgrI Challenge). Labels are arrays of class names.
+
+- accuracy:            mean of [y_i == yhat_i]
+- balanced accuracy:   mean over classes present in the truth of recall_c
+                       (scikit-learn's ``balanced_accuracy_score``)
+- per class:           precision_c = tp_c / predicted_c, recall_c = tp_c / true_c,
+                       F1_c = 2 tp_c / (true_c + predicted_c); 0 where a denominator is 0
+- macro F1:            mean of F1_c over the classes in truth or prediction
+- group accuracy:      accuracy within each group (team); ``cross_group_accuracy``
+                       leaves one group out (the study's cross-team test accuracy)
+- validation-test gap: VTG = val_acc - test_acc
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+
+def _arrays(y_true: Sequence[str], y_pred: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+    t = np.asarray(y_true, dtype=object)
+    p = np.asarray(y_pred, dtype=object)
+    if t.shape != p.shape:
+        raise ValueError(f"y_true has {len(t)} rows but y_pred has {len(p)}")
+    return t, p
+
+
+def accuracy(y_true: Sequence[str], y_pred: Sequence[str]) -> float:
+    t, p = _arrays(y_true, y_pred)
+    return float(np.mean(t == p)) if len(t) else float("nan")
+
+
+def confusion_matrix(y_true: Sequence[str], y_pred: Sequence[str], labels: Sequence[str]) -> np.ndarray:
+    """Counts C[i, j] of rows with true class labels[i] predicted as labels[j]."""
+    t, p = _arrays(y_true, y_pred)
+    index = {c: i for i, c in enumerate(labels)}
+    missing = {c for c in set(t.tolist()) | set(p.tolist()) if c not in index}
+    if missing:
+        raise ValueError(f"labels {sorted(missing)} are not in the label list")
+    ti = np.fromiter((index[c] for c in t), dtype=np.int64, count=len(t))
+    pi = np.fromiter((index[c] for c in p), dtype=np.int64, count=len(p))
+    k = len(labels)
+    return np.bincount(ti * k + pi, minlength=k * k).reshape(k, k)
+
+
+def per_class(y_true: Sequence[str], y_pred: Sequence[str], labels: Sequence[str]) -> dict[str, dict[str, float]]:
+    """precision, recall, f1 and support per class."""
+    cm = confusion_matrix(y_true, y_pred, labels)
+    tp = np.diag(cm).astype(float)
+    true_c = cm.sum(axis=1).astype(float)
+    pred_c = cm.sum(axis=0).astype(float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        prec = np.where(pred_c > 0, tp / pred_c, 0.0)
+        rec = np.where(true_c > 0, tp / true_c, 0.0)
+        f1 = np.where(true_c + pred_c > 0, 2 * tp / (true_c + pred_c), 0.0)
+    return {c: {"precision": float(prec[i]), "recall": float(rec[i]), "f1": float(f1[i]), "support": int(true_c[i])}
+            for i, c in enumerate(labels)}
+
+
+def balanced_accuracy(y_true: Sequence[str], y_pred: Sequence[str]) -> float:
+    t, p = _arrays(y_true, y_pred)
+    if not len(t):
+        return float("nan")
+    classes = sorted(set(t.tolist()))
+    return float(np.mean([np.mean(p[t == c] == c) for c in classes]))
+
+
+def macro_f1(y_true: Sequence[str], y_pred: Sequence[str]) -> float:
+    t, p = _arrays(y_true, y_pred)
+    labels = sorted(set(t.tolist()) | set(p.tolist()))
+    stats = per_class(t, p, labels)
+    return float(np.mean([s["f1"] for s in stats.values()])) if labels else float("nan")
+
+
+def group_accuracy(y_true: Sequence[str], y_pred: Sequence[str], groups: Sequence[str]) -> dict[str, float]:
+    """Accuracy within each group, sorted by group name."""
+    t, p = _arrays(y_true, y_pred)
+    g = np.asarray(groups, dtype=object)
+    return {str(name): float(np.mean(t[g == name] == p[g == name])) for name in sorted(set(g.tolist()))}
+
+
+def cross_group_accuracy(y_true: Sequence[str], y_pred: Sequence[str], groups: Sequence[str], own_group: str) -> float:
+    """Accuracy on the rows of every group except ``own_group`` (TOTO's cross-team test accuracy)."""
+    t, p = _arrays(y_true, y_pred)
+    g = np.asarray(groups, dtype=object)
+    keep = g != own_group
+    return float(np.mean(t[keep] == p[keep])) if keep.any() else float("nan")
+
+
+def validation_test_gap(val_accuracy: float, test_accuracy: float) -> float:
+    """VTG = val_acc - test_acc (positive: validation overestimates the test)."""
+    return float(val_accuracy) - float(test_accuracy)

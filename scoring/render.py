@@ -1,0 +1,65 @@
+"""Plain-text renderings of reports for the terminal (JSON is ``ScoreReport.to_json``)."""
+
+from __future__ import annotations
+
+from scoring.report import ScoreReport
+
+
+def fmt(x: float | None, digits: int = 4) -> str:
+    """Stable float formatting used by every table the kit prints."""
+    if x is None:
+        return "-"
+    if x != x:  # NaN
+        return "nan"
+    return f"{x:.{digits}f}"
+
+
+def render_problems(report: ScoreReport) -> str:
+    out = []
+    for kind, items in (("error", report.errors), ("warning", report.warnings)):
+        for p in items:
+            where = p.file or ""
+            if p.line is not None:
+                where += f":{p.line}" + (f":{p.column}" if p.column is not None else "")
+            out.append(f"{where}: {kind} [{p.code}] {p.message}" if where else f"{kind} [{p.code}] {p.message}")
+    return "\n".join(out)
+
+
+def render_report(report: ScoreReport, *, submission: str = "") -> str:
+    lines = [f"competition: {report.competition}   submission: {submission}   rows: {report.n_rows}   "
+             f"status: {report.status}"]
+    if report.status == "scored":
+        names = list(report.metrics.public)
+        splits = [("public", report.metrics.public)]
+        if report.metrics.private is not None:
+            splits.append(("private", report.metrics.private))
+        width = max(len(n) for n in names + ["metric"]) + 2
+        header = "metric".ljust(width) + "".join(s.rjust(10) for s, _ in splits)
+        lines += ["", header, "-" * len(header)]
+        for n in names:
+            star = " *" if n == report.primary_metric else ""
+            lines.append(n.ljust(width) + "".join(fmt(vals.get(n)).rjust(10) for _, vals in splits) + star)
+        lines.append(f"(* primary metric: {report.primary_metric})")
+        pub = report.details.get("public", {})
+        if "grouping" in pub:
+            g = pub["grouping"]
+            lines.append(f"{g['unit']}s: {g['n_groups']} from {g['source']} (no official rule exists; see "
+                         "`agrieval competitions show`)")
+        if "per_group_accuracy" in pub:
+            lines += ["", f"accuracy per {pub['group_unit']} (public):"]
+            for name, acc in pub["per_group_accuracy"].items():
+                lines.append(f"  {name:<20}{fmt(acc)}")
+        if "per_class" in pub:
+            lines += ["", f"{'class (public)':<16}{'precision':>10}{'recall':>10}{'f1':>10}{'support':>9}"]
+            for c, s in pub["per_class"].items():
+                lines.append(f"{c:<16}{fmt(s['precision']):>10}{fmt(s['recall']):>10}{fmt(s['f1']):>10}"
+                             f"{s['support']:>9}")
+            labels = pub["labels"]
+            lines += ["", "confusion matrix (rows: true, columns: predicted):",
+                      " " * 16 + "".join(f"{c[:8]:>9}" for c in labels)]
+            for c, row in zip(labels, pub["confusion_matrix"]):
+                lines.append(f"{c:<16}" + "".join(f"{v:>9}" for v in row))
+    problems = render_problems(report)
+    if problems:
+        lines += ["", problems]
+    return "\n".join(lines)

@@ -1,0 +1,115 @@
+"""Read the organizer's solution (ground truth). Any problem is host-side: HostError, exit 3."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from scoring import label_cells, table
+from scoring.definition import CompetitionDefinition
+from scoring.grouping import group_ids
+from scoring.labelsets import LabelSets
+from scoring.problems import HostError, ProblemLog
+
+SPLITS = ("public", "private", "ignored")
+
+
+@dataclass
+class Solution:
+    ids: list[str]  # every id the submission must contain (Ignored rows included)
+    split: np.ndarray  # "public" / "private" / "ignored" per id
+    groups: list[str]  # transect / team per id
+    group_source: str  # "column 'transect_id'" or "rule 'strip-date'"...
+    labels: LabelSets | None = None
+    classes: list[str] | None = None
+    path: str | None = None
+
+    def index_of(self) -> dict[str, int]:
+        return {id_: i for i, id_ in enumerate(self.ids)}
+
+    def mask(self, split: str) -> np.ndarray:
+        return self.split == split
+
+
+def load_solution(source: str | Path | bytes, definition: CompetitionDefinition) -> Solution:
+    name = Path(source).name if not isinstance(source, bytes) else "solution.csv"
+    log = ProblemLog(file=name, per_code=5)
+    big = 10 * 1024**3  # the solution is trusted; the byte limit protects against submissions
+    data = source if isinstance(source, bytes) else _read(source, big, log)
+    text = table.decode(data, log) if data is not None else None
+    spec = definition.split
+    group_col = definition.grouping.solution_column if definition.grouping else None
+    optional = [c for c in (spec.column, group_col) if c]
+    tab = None
+    if text is not None:
+        tab = table.parse(text, delimiter=definition.delimiter, required=definition.expected_columns,
+                          optional=optional, allow_extra=True, max_rows=10**8, max_cell_chars=10**7, log=log,
+                          what="competition's solution")
+    if tab is None or log.has_errors:
+        _fail(name, log)
+
+    pred_col = tab.header.index(definition.prediction_column) + 1
+    ids = tab.column(definition.id_column)
+    from scoring.submission import check_ids  # same id rules as for submissions
+
+    check_ids(ids, tab.lines, tab.header.index(definition.id_column) + 1, definition, log)
+    cells = tab.column(definition.prediction_column)
+    labels = classes = None
+    if definition.task == "multilabel":
+        labels = label_cells.parse_multilabel(cells, tab.lines, pred_col, definition, log)
+    else:
+        parsed = label_cells.parse_multiclass(cells, tab.lines, pred_col, definition, log)
+        classes = [c or "" for c in parsed]
+    split = _read_split(tab, definition, log)
+    if log.has_errors:
+        _fail(name, log)
+
+    if group_col and group_col in tab.header:
+        groups = tab.column(group_col)
+        source_desc = f"column {group_col!r}"
+        empty = [int(tab.lines[i]) for i, g in enumerate(groups) if not g.strip()]
+        if empty:
+            raise HostError("solution_invalid", f"{name}: empty {group_col!r} on lines {empty[:5]}")
+    elif definition.grouping and definition.grouping.rule != "column-only":
+        groups = group_ids(ids, definition.grouping)
+        source_desc = f"rule {definition.grouping.rule!r}"
+    elif definition.grouping:
+        raise HostError("solution_invalid", f"{name}: the solution needs the column {group_col!r} "
+                        f"({definition.grouping.name} of each row) for this competition")
+    else:
+        groups = list(ids)
+        source_desc = "none (each row its own group)"
+    return Solution(ids=ids, split=split, groups=groups, group_source=source_desc, labels=labels,
+                    classes=classes, path=str(source) if not isinstance(source, bytes) else None)
+
+
+def _read(path: str | Path, limit: int, log: ProblemLog) -> bytes | None:
+    try:
+        return table.read_limited(path, limit, log)
+    except OSError as exc:
+        raise HostError("solution_invalid", f"cannot read the solution {str(path)!r}: {exc}") from None
+
+
+def _read_split(tab: table.Table, definition: CompetitionDefinition, log: ProblemLog) -> np.ndarray:
+    spec = definition.split
+    if spec.column not in tab.header:
+        return np.full(len(tab.rows), "public", dtype=object)
+    mapping = {spec.public: "public", spec.private: "private"}
+    if spec.ignored:
+        mapping[spec.ignored] = "ignored"
+    col = tab.header.index(spec.column) + 1
+    out = np.empty(len(tab.rows), dtype=object)
+    for i, v in enumerate(tab.column(spec.column)):
+        if v not in mapping:
+            log.error("solution_invalid", f"{spec.column} value {v!r} is not one of {sorted(mapping)}",
+                      int(tab.lines[i]), col)
+        out[i] = mapping.get(v, "ignored")
+    return out
+
+
+def _fail(name: str, log: ProblemLog) -> None:
+    problems = log.finish()
+    detail = "\n".join("  " + p.render() for p in problems if p.severity == "error")
+    raise HostError("solution_invalid", f"the solution {name!r} is invalid:\n{detail}", problems)
