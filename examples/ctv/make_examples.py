@@ -45,7 +45,7 @@ def results_table(rng: np.random.Generator) -> list[list]:
 def predictions(rng, team_acc: dict[str, float], split_of: dict[str, str], n_per_team: int):
     out = []
     for team in sorted(team_acc):
-        for k in range(n_per_team):
+        for k in range(n_per_team):  # noqa: B007
             true = CLASSES[int(rng.integers(len(CLASSES)))]
             correct = rng.random() < team_acc[team]
             pred = true if correct else CLASSES[(CLASSES.index(true) + 1 + int(rng.integers(5))) % 6]
@@ -80,7 +80,7 @@ def main() -> None:
                     split_of = {t: "test" if t == fold else "val" for t in teams}
                     acc = {t: 0.95 if t != fold else quality[t] + 0.03 * a for t in teams}
                     train = [t for t in teams if t != fold]
-                preds = predictions(rng, acc, split_of, 25)
+                preds = predictions(rng, acc, split_of, 40)
                 run = HERE / "runs" / protocol / arch / fold
                 write_csv(run / "predictions.csv", header, preds)
                 val = [p[3] == p[4] for p in preds if p[2] == "val"]
@@ -94,7 +94,7 @@ def main() -> None:
     for fold in teams:
         split_of = {t: "val" if t == fold else "test" for t in teams}
         acc = {t: 0.98 if t == fold else (quality[t] + quality[fold]) / 2 - 0.05 for t in teams}
-        preds = predictions(rng, acc, split_of, 25)
+        preds = predictions(rng, acc, split_of, 40)
         rows = [(p[0], p[1], p[2], p[3], p[4], p[5], int(p[3] == p[4])) for p in preds]
         stem = f"swin_base_toto_{fold}"
         write_csv(script / f"{stem}_predictions.csv",

@@ -1,0 +1,67 @@
+"""The TOTO cross-team matrix: rows = training team, columns = test team.
+
+Cell (i, j), i != j: accuracy of the model trained on team i on team j's
+images. The diagonal holds team i's own validation accuracy (its 30 % held-out
+split) and is marked as such; it is left out of every summary:
+
+* row mean_i = mean_{j != i} A_ij (how well team i's data generalises),
+  row range_i = max_{j != i} A_ij - min_{j != i} A_ij;
+* column mean_j = mean_{i != j} A_ij (how easy team j's images are), column range likewise.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from scoring.ctv.runs import Run
+
+
+@dataclass
+class CrossTeamMatrix:
+    arch: str
+    teams: list[str]
+    values: np.ndarray  # percent; NaN where no run covers the pair
+
+    def off_diagonal(self) -> np.ndarray:
+        v = self.values.copy()
+        np.fill_diagonal(v, np.nan)
+        return v
+
+    def row_mean(self) -> np.ndarray:
+        return _nan_stat(self.off_diagonal(), np.nanmean, axis=1)
+
+    def row_range(self) -> np.ndarray:
+        off = self.off_diagonal()
+        return _nan_stat(off, np.nanmax, axis=1) - _nan_stat(off, np.nanmin, axis=1)
+
+    def col_mean(self) -> np.ndarray:
+        return _nan_stat(self.off_diagonal(), np.nanmean, axis=0)
+
+    def col_range(self) -> np.ndarray:
+        off = self.off_diagonal()
+        return _nan_stat(off, np.nanmax, axis=0) - _nan_stat(off, np.nanmin, axis=0)
+
+
+def _nan_stat(a: np.ndarray, fn, axis: int) -> np.ndarray:
+    out = np.full(a.shape[1 - axis], np.nan)
+    has = ~np.all(np.isnan(a), axis=axis)
+    if has.any():
+        out[has] = fn(a[:, has] if axis == 0 else a[has], axis=axis)
+    return out
+
+
+def toto_matrices(runs: list[Run]) -> list[CrossTeamMatrix]:
+    out = []
+    for arch in sorted({r.arch for r in runs if r.protocol == "TOTO"}):
+        arch_runs = [r for r in runs if r.protocol == "TOTO" and r.arch == arch]
+        teams = sorted({r.fold for r in arch_runs} | {t for r in arch_runs for t in r.team_acc})
+        index = {t: k for k, t in enumerate(teams)}
+        values = np.full((len(teams), len(teams)), np.nan)
+        for r in arch_runs:
+            values[index[r.fold], index[r.fold]] = 100 * r.val_acc
+            for t, acc in r.team_acc.items():
+                values[index[r.fold], index[t]] = 100 * acc
+        out.append(CrossTeamMatrix(arch, teams, values))
+    return out

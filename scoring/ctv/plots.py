@@ -1,0 +1,108 @@
+"""CTV figures (PNG, matplotlib Agg): cross-team heatmaps, VTG distributions,
+per-team bars. matplotlib is imported inside each function so that the rest of
+``scoring`` never pays for it.
+"""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import numpy as np
+
+from scoring.atomic import write_bytes
+from scoring.ctv.cross_team_matrix import CrossTeamMatrix
+from scoring.ctv.results_table import ResultsTable
+
+
+def _pyplot():
+    import matplotlib
+
+    matplotlib.use("Agg", force=True)
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def _save(fig, path: Path) -> Path:
+    buf = io.BytesIO()
+    # Fixed metadata so that the same data give the same bytes.
+    fig.savefig(buf, format="png", dpi=110, bbox_inches="tight", metadata={"Software": None})
+    _pyplot().close(fig)
+    write_bytes(path, buf.getvalue())
+    return path
+
+
+def heatmap(m: CrossTeamMatrix, path: Path) -> Path:
+    plt = _pyplot()
+    n = len(m.teams)
+    size = max(4.5, 0.55 * n + 2.5)
+    fig, ax = plt.subplots(figsize=(size + 1, size))
+    off = m.off_diagonal()
+    finite = off[np.isfinite(off)]
+    vmin = float(np.floor(finite.min() / 5) * 5) if len(finite) else 0
+    im = ax.imshow(off, cmap="viridis", vmin=vmin, vmax=100)
+    for i in range(n):
+        for j in range(n):
+            v = m.values[i, j]
+            if np.isnan(v):
+                continue
+            if i == j:
+                ax.add_patch(plt.Rectangle((j - 0.5, i - 0.5), 1, 1, fill=True, color="0.85"))
+                ax.text(j, i, f"{v:.0f}\nval", ha="center", va="center", fontsize=7, color="0.3")
+            else:
+                ax.text(j, i, f"{v:.0f}", ha="center", va="center", fontsize=8,
+                        color="white" if v < (vmin + 100) / 2 else "black")
+    ax.set_xticks(range(n), m.teams, rotation=45, ha="right")
+    ax.set_yticks(range(n), m.teams)
+    ax.set_xlabel("test team")
+    ax.set_ylabel("training team")
+    ax.set_title(f"TOTO cross-team accuracy (%), {m.arch}\n(diagonal: own-team validation, grey)")
+    fig.colorbar(im, ax=ax, fraction=0.046, pad=0.04, label="accuracy (%)")
+    return _save(fig, path)
+
+
+def vtg_distribution(table: ResultsTable, path: Path) -> Path:
+    plt = _pyplot()
+    labels, data = [], []
+    for protocol in table.protocols():
+        for arch in table.archs(protocol):
+            labels.append(f"{protocol}\n{arch}")
+            data.append([r.vtg for r in table.group(protocol, arch)])
+    fig, ax = plt.subplots(figsize=(max(5, 1.4 * len(labels) + 1.5), 4.2))
+    ax.boxplot(data, showmeans=True, widths=0.5, showfliers=False)  # points are drawn below
+    ax.set_xticks(range(1, len(labels) + 1), labels)
+    rng = np.random.default_rng(0)  # fixed jitter: same plot for the same data
+    for k, d in enumerate(data, 1):
+        ax.scatter(k + rng.uniform(-0.12, 0.12, len(d)), d, s=14, alpha=0.7, color="tab:blue", zorder=3)
+    ax.axhline(0, color="0.5", lw=0.8, ls="--")
+    ax.set_ylabel("VTG = val acc - test acc (points)")
+    ax.set_title("Validation-test gap per team")
+    ax.grid(axis="y", alpha=0.3)
+    return _save(fig, path)
+
+
+def team_bars(table: ResultsTable, protocol: str, path: Path) -> Path:
+    plt = _pyplot()
+    archs = table.archs(protocol)
+    teams = sorted({r.team for r in table.rows if r.protocol == protocol})
+    cell = {(r.arch, r.team): r for r in table.rows if r.protocol == protocol}
+    fig, ax = plt.subplots(figsize=(max(6, 0.6 * len(teams) * max(1, len(archs)) + 2), 4.2))
+    width = 0.8 / max(1, len(archs))
+    x = np.arange(len(teams))
+    for k, arch in enumerate(archs):
+        test = [cell[(arch, t)].test_acc if (arch, t) in cell else np.nan for t in teams]
+        val = [cell[(arch, t)].val_acc if (arch, t) in cell else np.nan for t in teams]
+        pos = x - 0.4 + width * (k + 0.5)
+        ax.bar(pos, test, width, label=f"{arch} test")
+        ax.scatter(pos, val, marker="_", s=120, color="black", zorder=3, label="val" if k == 0 else None)
+    ax.set_xticks(x, teams, rotation=45, ha="right")
+    low = min(r.test_acc for r in table.rows if r.protocol == protocol)
+    ax.set_ylim(max(0, np.floor(low / 10) * 10 - 10), 102)
+    role = "training team" if protocol == "TOTO" else "held-out team"
+    ax.set_xlabel(role)
+    ax.set_ylabel("accuracy (%)")
+    ax.set_title(f"{protocol}: test accuracy per {role} (bars) and validation accuracy (ticks)")
+    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1), fontsize=8)
+    ax.grid(axis="y", alpha=0.3)
+    return _save(fig, path)
