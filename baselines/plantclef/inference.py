@@ -1,0 +1,62 @@
+"""Forward pass over tiles with the top-k taken on the device.
+
+``p_t = softmax(f(x_t))``; with flip test-time augmentation
+``p_t = (softmax(f(x_t)) + softmax(f(flip(x_t)))) / 2``. Only the k largest
+probabilities of each tile (and their class indices) leave the device.
+On CUDA the tiles are normalised on the device, the forward pass runs under
+bf16 autocast in channels_last layout; softmax and top-k are in float32.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import torch
+
+
+@dataclass
+class TileScorer:
+    model: torch.nn.Module
+    device: torch.device
+    top_k: int
+    mean: tuple[float, ...]
+    std: tuple[float, ...]
+    batch_size: int = 64
+    flip_tta: bool = False
+    amp: bool = True
+    channels_last: bool = True
+
+    def __post_init__(self) -> None:
+        self.model = self.model.to(self.device).eval()
+        cuda = self.device.type == "cuda"
+        self._autocast = cuda and self.amp
+        self._channels_last = cuda and self.channels_last
+        if self._channels_last:
+            self.model = self.model.to(memory_format=torch.channels_last)
+        self._mean = torch.tensor(self.mean, device=self.device).view(1, 3, 1, 1) * 255.0
+        self._std = torch.tensor(self.std, device=self.device).view(1, 3, 1, 1) * 255.0
+        num_classes = getattr(self.model, "num_classes", None)
+        if num_classes is not None and self.top_k > num_classes:
+            raise ValueError(f"top-k {self.top_k} is larger than the {num_classes} classes of the model")
+
+    def _probs(self, x: torch.Tensor) -> torch.Tensor:
+        with torch.autocast("cuda", dtype=torch.bfloat16, enabled=self._autocast):
+            logits = self.model(x)
+        return logits.float().softmax(dim=-1)
+
+    @torch.inference_mode()
+    def __call__(self, tiles: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """uint8 ``(T, S, S, 3)`` -> (float32 probabilities ``(T, k)``, int64 class indices ``(T, k)``) on the CPU."""
+        probs_out, idx_out = [], []
+        for start in range(0, len(tiles), self.batch_size):
+            chunk = tiles[start:start + self.batch_size].to(self.device, non_blocking=True)
+            x = chunk.permute(0, 3, 1, 2).float().sub_(self._mean).div_(self._std)
+            if self._channels_last:
+                x = x.contiguous(memory_format=torch.channels_last)
+            p = self._probs(x)
+            if self.flip_tta:
+                p = (p + self._probs(x.flip(3))) / 2
+            top = p.topk(self.top_k, dim=-1)
+            probs_out.append(top.values)
+            idx_out.append(top.indices)
+        return torch.cat(probs_out).cpu(), torch.cat(idx_out).cpu()

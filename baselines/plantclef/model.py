@@ -1,0 +1,132 @@
+"""The PlantCLEF classifier: a timm DINOv2 ViT with a 7,806-way head.
+
+Named presets (timm style: a preset is a name for a set of flags, not a fork):
+
+================  ==============================  ========  =================================
+preset            timm model                      img_size  extra kwargs
+================  ==============================  ========  =================================
+``plantclef2024``  vit_base_patch14_reg4_dinov2      518      (the organisers' checkpoint)
+``tiny``           vit_base_patch14_reg4_dinov2       56      embed_dim=64, depth=2, num_heads=2
+================  ==============================  ========  =================================
+
+Weights come only from a local file (``model_best.pth.tar`` or ``.safetensors``)
+through ``timm.create_model(..., checkpoint_path=...)``, which takes
+``state_dict_ema`` (or ``model_ema``) when the checkpoint has one, else
+``state_dict``. Nothing is fetched from a hub.
+"""
+
+from __future__ import annotations
+
+import argparse
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import torch
+
+from baselines.plantclef.classes import DOWNLOAD_HINT
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    name: str = "vit_base_patch14_reg4_dinov2"
+    img_size: int = 518
+    kwargs: dict = field(default_factory=dict)
+
+    def describe(self) -> dict:
+        return {"model": self.name, "img_size": self.img_size, "model_kwargs": dict(sorted(self.kwargs.items()))}
+
+
+PRESETS: dict[str, ModelSpec] = {
+    "plantclef2024": ModelSpec(),
+    "tiny": ModelSpec(img_size=56, kwargs={"embed_dim": 64, "depth": 2, "num_heads": 2}),
+}
+
+
+class CheckpointError(RuntimeError):
+    """The checkpoint is missing, unreadable or does not fit the model; the message says what to do."""
+
+
+def parse_model_kwargs(items: tuple[str, ...] | list[str]) -> dict:
+    """timm-style ``key=value`` pairs; values parsed as int, float, true/false, else kept as text."""
+    out: dict = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise ValueError(f"model kwarg {item!r} is not key=value")
+        v: object = value.strip()
+        low = value.strip().lower()
+        if low in ("true", "false"):
+            v = low == "true"
+        else:
+            for cast in (int, float):
+                try:
+                    v = cast(value)
+                    break
+                except ValueError:
+                    pass
+        out[key.strip()] = v
+    return out
+
+
+def checkpoint_weights_key(path: str | Path) -> str:
+    """Which state dict timm will load: 'state_dict_ema', 'model_ema', 'state_dict', 'model' or '(flat)'."""
+    path = Path(path)
+    if path.suffix == ".safetensors":
+        return "(flat)"
+    try:
+        ckpt = _torch_load(path, mmap=True)
+    except RuntimeError:  # legacy (non-zip) files cannot be memory-mapped
+        ckpt = _torch_load(path, mmap=False)
+    if isinstance(ckpt, dict):
+        for key in ("state_dict_ema", "model_ema", "state_dict", "model"):
+            if ckpt.get(key) is not None:
+                return key
+    return "(flat)"
+
+
+def _torch_load(path: Path, mmap: bool):
+    # timm's training script stores its argparse.Namespace next to the weights.
+    with torch.serialization.safe_globals([argparse.Namespace]):
+        return torch.load(path, map_location="cpu", weights_only=True, mmap=mmap)
+
+
+def build_model(spec: ModelSpec, num_classes: int, checkpoint: str | Path | None) -> tuple[torch.nn.Module, dict]:
+    """Model in eval mode and a description (spec, checkpoint, which weights were used).
+
+    ``checkpoint=None`` builds a random-init model (smoke checks, benchmarks, demo).
+    """
+    import timm
+
+    info = {**spec.describe(), "num_classes": num_classes, "checkpoint": None, "weights": "random-init"}
+    kwargs = dict(spec.kwargs, img_size=spec.img_size, num_classes=num_classes)
+    if checkpoint is None:
+        model = timm.create_model(spec.name, pretrained=False, **kwargs)
+        return model.eval(), info
+    path = Path(checkpoint)
+    if not path.is_file():
+        raise CheckpointError(f"checkpoint {path} not found: {DOWNLOAD_HINT}")
+    if path.suffix not in (".safetensors",) and not path.name.endswith((".pth.tar", ".pth", ".pt", ".bin", ".tar")):
+        raise CheckpointError(f"checkpoint {path}: expected a .pth.tar/.pth/.pt or .safetensors file")
+    try:
+        weights = checkpoint_weights_key(path)
+        with torch.serialization.safe_globals([argparse.Namespace]):
+            model = timm.create_model(spec.name, pretrained=False, checkpoint_path=str(path), **kwargs)
+    except RuntimeError as exc:
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        detail = "\n".join(str(exc).splitlines()[:6])
+        raise CheckpointError(
+            f"checkpoint {path} does not fit {spec.name} with {num_classes} classes at {spec.img_size} px "
+            f"(kwargs {spec.kwargs or '{}'}): {first}\n{detail}\n"
+            "check --model/--img-size/--model-kwargs and that the class mapping has one line per output") from None
+    except Exception as exc:  # unpickling / safetensors header errors
+        raise CheckpointError(f"checkpoint {path} cannot be read ({type(exc).__name__}: {exc})") from None
+    info.update(checkpoint=str(path), weights=weights)
+    return model.eval(), info
+
+
+def normalisation(model: torch.nn.Module) -> tuple[tuple[float, ...], tuple[float, ...]]:
+    """Mean and std the model was trained with (DINOv2: ImageNet's)."""
+    cfg = getattr(model, "pretrained_cfg", None) or {}
+    mean = tuple(cfg.get("mean", (0.485, 0.456, 0.406)))
+    std = tuple(cfg.get("std", (0.229, 0.224, 0.225)))
+    return mean, std

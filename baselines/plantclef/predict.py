@@ -1,0 +1,182 @@
+"""``predict``: quadrat folder -> tiles -> model -> per-tile top-k -> aggregation -> validated submission.
+
+Resumable: tile scores are written in parts to a hidden folder next to the
+output (``.<name>.parts/``) every ``flush_images`` images; ``--resume`` reads
+them back and predicts only the images not yet there. The folder is removed
+once the submission is written.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import torch
+
+from baselines.plantclef.aggregate import AggregationConfig, aggregate
+from baselines.plantclef.classes import load_class_mapping
+from baselines.plantclef.inference import TileScorer
+from baselines.plantclef.loader import list_quadrats, make_loader
+from baselines.plantclef.model import ModelSpec, build_model, normalisation
+from baselines.plantclef.preprocess import PreprocessConfig
+from baselines.plantclef.progress import Progress
+from baselines.plantclef.submission import write_validated
+from baselines.plantclef.tile_scores import PartStore, tile_frame, write_tile_scores
+from baselines.plantclef.transects import transect_map
+from scoring.definition import CompetitionDefinition
+
+
+class ResumeError(RuntimeError):
+    """Unfinished parts exist and cannot be resumed as asked."""
+
+
+@dataclass
+class RunOptions:
+    device: str = "auto"
+    batch_size: int = 64  # tiles per forward pass
+    workers: int | None = None  # None: auto
+    save_top_k: int = 10
+    flip_tta: bool = False
+    amp: bool = True
+    channels_last: bool = True
+    flush_images: int = 256
+    progress: bool = True
+
+
+@dataclass
+class PredictResult:
+    submission: Path
+    tile_scores: Path | None
+    n_images: int
+    n_tiles: int
+    n_resumed: int
+    seconds: float
+    model_info: dict
+    warnings: list = field(default_factory=list)
+
+
+def resolve_device(name: str) -> torch.device:
+    if name == "auto":
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    dev = torch.device(name)
+    if dev.type == "cuda" and not torch.cuda.is_available():
+        raise RuntimeError("--device cuda asked but torch sees no CUDA device")
+    return dev
+
+
+def parts_folder(out: Path) -> Path:
+    return out.parent / f".{out.name}.parts"
+
+
+def predict_tiles(images: Path, out: Path, *, checkpoint: Path | None, class_mapping: Path | None,
+                  species: np.ndarray | None = None, spec: ModelSpec, preprocess: PreprocessConfig,
+                  opts: RunOptions, resume: bool, overwrite: bool,
+                  model: torch.nn.Module | None = None) -> tuple[pd.DataFrame, dict, list[str], int]:
+    """Tile scores of every image of ``images`` (resuming from parts), their metadata, the ids and
+    how many images were resumed. ``model`` replaces the built model (tests' stub models)."""
+    items = list_quadrats(images)
+    if species is None:
+        species = load_class_mapping(class_mapping)
+    if model is None:
+        model, info = build_model(spec, len(species), checkpoint)
+    else:
+        info = {**spec.describe(), "num_classes": len(species), "checkpoint": None, "weights": type(model).__name__}
+    device = resolve_device(opts.device)
+    settings = {"images": str(images.resolve()), "model": info, "preprocess": preprocess.describe(),
+                "save_top_k": opts.save_top_k, "flip_tta": opts.flip_tta, "n_classes": int(len(species)),
+                "class_mapping": str(class_mapping) if class_mapping else None}
+    store = PartStore(parts_folder(out))
+    n_resumed = 0
+    if store.exists():
+        if resume:
+            if store.settings() != settings:
+                raise ResumeError(f"{store.folder} holds tiles made with other settings; rerun with the same "
+                                  "options, or with --overwrite to start again")
+        elif overwrite:
+            store.remove()
+        else:
+            raise ResumeError(f"{store.folder} holds an unfinished run; pass --resume to continue it or "
+                              "--overwrite to start again")
+    if not store.exists():
+        store.start(settings)
+    done = store.done_ids()
+    todo = [it for it in items if it[0] not in done]
+    n_resumed = len(items) - len(todo)
+
+    if todo:
+        mean, std = normalisation(model)
+        scorer = TileScorer(model, device, opts.save_top_k, mean, std, batch_size=opts.batch_size,
+                            flip_tta=opts.flip_tta, amp=opts.amp, channels_last=opts.channels_last)
+        workers = opts.workers if opts.workers is not None else (min(16, os.cpu_count() or 1)
+                                                                 if device.type == "cuda" else 0)
+        tiles_per_image = _tiles_per_image(todo[0][1], preprocess)
+        images_per_batch = max(1, opts.batch_size // tiles_per_image)
+        loader = make_loader(todo, preprocess, images_per_batch, workers, pin_memory=device.type == "cuda")
+        bar = Progress(len(todo), "predict", enabled=opts.progress)
+        pending: list[pd.DataFrame] = []
+        n_pending = 0
+        try:
+            for batch in loader:
+                probs, idx = scorer(batch.tiles)
+                pending.append(tile_frame(batch.image_ids, batch.counts, batch.boxes, batch.levels,
+                                          probs.numpy(), idx.numpy(), species))
+                n_pending += len(batch.image_ids)
+                bar.update(len(batch.image_ids))
+                if n_pending >= opts.flush_images:
+                    store.write(pd.concat(pending, ignore_index=True), settings)
+                    pending, n_pending = [], 0
+        finally:
+            if pending:  # keep what was computed, also on Ctrl-C
+                store.write(pd.concat(pending, ignore_index=True), settings)
+            bar.close()
+    frame = store.read_all()
+    return frame, settings, [i for i, _ in items], n_resumed
+
+
+def _tiles_per_image(path: Path, preprocess: PreprocessConfig) -> int:
+    """Tile count of one image from its header only (orientations 5-8 swap width and height)."""
+    from PIL import Image
+
+    from baselines.plantclef.geometry import border_box, tile_boxes
+
+    with Image.open(path) as im:
+        w, h = im.size
+        if im.getexif().get(0x0112, 1) in (5, 6, 7, 8):
+            w, h = h, w
+    x0, y0, x1, y1 = border_box(w, h, preprocess.border, preprocess.border_percent)
+    return len(tile_boxes(x1 - x0, y1 - y0, preprocess.levels))
+
+
+def predictions(frame: pd.DataFrame, ids: list[str], agg: AggregationConfig, definition: CompetitionDefinition,
+                transect_rule: str | None = None) -> list[list[int]]:
+    groups = transect_map(ids, definition, transect_rule) if agg.group_mode else None
+    by_id = aggregate(frame, agg, image_ids=ids, groups=groups)
+    return [by_id[i] for i in ids]
+
+
+def run_predict(images: Path, out: Path, *, checkpoint: Path | None, class_mapping: Path | None,
+                spec: ModelSpec, preprocess: PreprocessConfig, agg: AggregationConfig,
+                definition: CompetitionDefinition, opts: RunOptions, save_tile_scores: Path | None = None,
+                transect_rule: str | None = None, resume: bool = False, overwrite: bool = False,
+                species: np.ndarray | None = None, model: torch.nn.Module | None = None) -> PredictResult:
+    started = time.perf_counter()
+    out = Path(out)
+    if out.exists() and not (overwrite or resume):
+        raise FileExistsError(f"{out} already exists; pass --overwrite to replace it")
+    if save_tile_scores is not None and Path(save_tile_scores).exists() and not (overwrite or resume):
+        raise FileExistsError(f"{save_tile_scores} already exists; pass --overwrite to replace it")
+    frame, settings, ids, n_resumed = predict_tiles(
+        Path(images), out, checkpoint=checkpoint, class_mapping=class_mapping, species=species, spec=spec,
+        preprocess=preprocess, opts=opts, resume=resume, overwrite=overwrite, model=model)
+    if save_tile_scores is not None:
+        write_tile_scores(save_tile_scores, frame, settings)
+    labels = predictions(frame, ids, agg, definition, transect_rule)
+    warnings = write_validated(out, ids, labels, definition)
+    PartStore(parts_folder(out)).remove()
+    n_tiles = int(frame.drop_duplicates(["image_id", "tile"]).shape[0]) if len(frame) else 0
+    return PredictResult(out, Path(save_tile_scores) if save_tile_scores else None, len(ids), n_tiles, n_resumed,
+                         time.perf_counter() - started, settings["model"], warnings)

@@ -1,0 +1,49 @@
+"""Write a submission only after the scoring validator accepted it.
+
+The format (2025: quoted ``"[1, 2]"``; 2024: ``;``-separated) is the scoring
+core's business: ``scoring.writer.write_submission`` writes it, and
+``scoring.validate.validate_file`` checks the written bytes before they are
+renamed to the final path. A rejected file never replaces anything.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+from scoring.definition import CompetitionDefinition
+
+
+class SubmissionRejected(RuntimeError):
+    """The validator rejected what we were about to write (a bug or a bad class mapping)."""
+
+    def __init__(self, path: Path, problems: list) -> None:
+        self.problems = problems
+        lines = "\n".join(f"  {p.render()}" for p in problems[:10])
+        super().__init__(f"{path}: the submission would be rejected by the validator:\n{lines}")
+
+
+def write_validated(path: str | Path, ids: list[str], labels: list[list[int]], definition: CompetitionDefinition,
+                    *, overwrite: bool = True) -> list:
+    """Write through a temporary sibling, validate it, then rename. Returns the warnings."""
+    from scoring.validate import validate_file
+    from scoring.writer import write_submission
+
+    path = Path(path)
+    if path.exists() and not overwrite:
+        raise FileExistsError(f"{path} already exists; pass --overwrite to replace it")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".csv", dir=path.parent)
+    os.close(fd)
+    try:
+        write_submission(tmp, ids, labels, definition)
+        problems = validate_file(tmp, definition)
+        errors = [p for p in problems if p.severity == "error"]
+        if errors:
+            raise SubmissionRejected(path, errors)
+        os.replace(tmp, path)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+    return [p for p in problems if p.severity != "error"]

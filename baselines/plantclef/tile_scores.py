@@ -1,0 +1,137 @@
+"""Per-tile top-k scores as Parquet: re-aggregate without the model or a GPU.
+
+One row per (image, tile, rank):
+
+==============  =======  ================================================
+column          type     meaning
+==============  =======  ================================================
+``image_id``    string   quadrat id (file name without suffix)
+``tile``        int32    tile index within the image (levels in order)
+``level``       int16    tiling level index (see metadata ``levels``)
+``x0 y0 x1 y1`` int32    tile box in the EXIF-rotated image, half-open
+``rank``        int16    0 = the tile's most probable class
+``class_index`` int32    model output index
+``species_id``  int64    species id of that output (class mapping)
+``prob``        float32  softmax probability (flip-averaged with TTA)
+==============  =======  ================================================
+
+The file's key-value metadata ``agrieval.plantclef`` holds the run settings
+(model, checkpoint, weights used, preprocessing, tiling levels, top-k) as JSON.
+Rows are sorted by (image_id, tile, rank) so that equal runs give equal files.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from scoring.atomic import atomic_write
+
+META_KEY = b"agrieval.plantclef"
+SCHEMA = pa.schema([
+    ("image_id", pa.string()), ("tile", pa.int32()), ("level", pa.int16()),
+    ("x0", pa.int32()), ("y0", pa.int32()), ("x1", pa.int32()), ("y1", pa.int32()),
+    ("rank", pa.int16()), ("class_index", pa.int32()), ("species_id", pa.int64()), ("prob", pa.float32()),
+])
+COLUMNS = SCHEMA.names
+
+
+class TileScoresError(ValueError):
+    """A tile-scores file is missing, not Parquet, or lacks a column; the message names the file."""
+
+
+def tile_frame(image_ids: list[str], counts: list[int], boxes: np.ndarray, levels: np.ndarray,
+               probs: np.ndarray, indices: np.ndarray, species: np.ndarray) -> pd.DataFrame:
+    """Long frame for one batch: ``probs``/``indices`` are ``(T, k)`` for the T tiles of the batch."""
+    n_tiles, k = probs.shape
+    per_image_tile = np.concatenate([np.arange(c, dtype=np.int32) for c in counts]) if counts else np.zeros(0, np.int32)
+    tile_ids = np.repeat(np.repeat(np.asarray(image_ids, dtype=object), counts), k)
+    return pd.DataFrame({
+        "image_id": tile_ids,
+        "tile": np.repeat(per_image_tile, k),
+        "level": np.repeat(levels.astype(np.int16), k),
+        "x0": np.repeat(boxes[:, 0], k), "y0": np.repeat(boxes[:, 1], k),
+        "x1": np.repeat(boxes[:, 2], k), "y1": np.repeat(boxes[:, 3], k),
+        "rank": np.tile(np.arange(k, dtype=np.int16), n_tiles),
+        "class_index": indices.reshape(-1).astype(np.int32),
+        "species_id": species[indices.reshape(-1)].astype(np.int64),
+        "prob": probs.reshape(-1).astype(np.float32),
+    })
+
+
+def _table(frame: pd.DataFrame, meta: dict) -> pa.Table:
+    frame = frame.sort_values(["image_id", "tile", "rank"], kind="mergesort").reset_index(drop=True)
+    table = pa.Table.from_pandas(frame[COLUMNS], schema=SCHEMA, preserve_index=False)
+    return table.replace_schema_metadata({META_KEY: json.dumps(meta, sort_keys=True).encode()})
+
+
+def write_tile_scores(path: str | Path, frame: pd.DataFrame, meta: dict, *, overwrite: bool = True) -> None:
+    with atomic_write(path, "wb", encoding=None, overwrite=overwrite) as fh:
+        pq.write_table(_table(frame, meta), fh, compression="zstd")
+
+
+def read_tile_scores(path: str | Path) -> tuple[pd.DataFrame, dict]:
+    path = Path(path)
+    if not path.is_file():
+        raise TileScoresError(f"tile scores {path} not found (write them with predict --save-tile-scores)")
+    try:
+        table = pq.read_table(path)
+    except (pa.ArrowInvalid, OSError) as exc:
+        raise TileScoresError(f"{path}: not a Parquet file ({exc})") from None
+    missing = [c for c in COLUMNS if c not in table.column_names]
+    if missing:
+        raise TileScoresError(f"{path}: missing column(s) {', '.join(missing)}; expected {', '.join(COLUMNS)}")
+    raw = (table.schema.metadata or {}).get(META_KEY)
+    meta = json.loads(raw) if raw else {}
+    frame = table.select(COLUMNS).to_pandas()
+    if frame[["image_id", "species_id", "prob"]].isna().any().any():
+        raise TileScoresError(f"{path}: null image_id, species_id or prob")
+    return frame, meta
+
+
+class PartStore:
+    """Parts of an unfinished run (a hidden folder next to the output), for ``--resume``.
+
+    Each part holds whole images; ``settings.json`` pins the settings so a resumed
+    run cannot mix tiles made with different options.
+    """
+
+    def __init__(self, folder: Path):
+        self.folder = folder
+
+    def exists(self) -> bool:
+        return self.folder.is_dir()
+
+    def start(self, settings: dict) -> None:
+        self.folder.mkdir(parents=True, exist_ok=True)
+        with atomic_write(self.folder / "settings.json") as fh:
+            fh.write(json.dumps(settings, sort_keys=True, indent=1))
+
+    def settings(self) -> dict | None:
+        p = self.folder / "settings.json"
+        return json.loads(p.read_text(encoding="utf-8")) if p.is_file() else None
+
+    def parts(self) -> list[Path]:
+        return sorted(self.folder.glob("part-*.parquet"))
+
+    def write(self, frame: pd.DataFrame, meta: dict) -> None:
+        write_tile_scores(self.folder / f"part-{len(self.parts()):06d}.parquet", frame, meta, overwrite=False)
+
+    def read_all(self) -> pd.DataFrame:
+        frames = [read_tile_scores(p)[0] for p in self.parts()]
+        if not frames:
+            return pd.DataFrame({c: pd.Series(dtype=SCHEMA.field(c).type.to_pandas_dtype()) for c in COLUMNS})
+        return pd.concat(frames, ignore_index=True)
+
+    def done_ids(self) -> set[str]:
+        return {i for p in self.parts() for i in pq.read_table(p, columns=["image_id"]).column(0).unique().to_pylist()}
+
+    def remove(self) -> None:
+        # Our own scratch folder, never user data.
+        shutil.rmtree(self.folder, ignore_errors=True)

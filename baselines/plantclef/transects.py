@@ -1,0 +1,30 @@
+"""Transect of each quadrat, for sharing predictions across repeat surveys.
+
+The rules are the scoring core's (``scoring.grouping``): no official rule maps
+a PlantCLEF quadrat id to its transect, so the rule is always named. Default:
+the competition definition's own rule (``strip-date`` for PlantCLEF).
+"""
+
+from __future__ import annotations
+
+from scoring.definition import CompetitionDefinition, GroupingSpec
+from scoring.grouping import SITE_PATTERNS, group_ids
+
+RULES = ("strip-date", "first-n-parts", "regex")
+
+
+def transect_map(ids: list[str], definition: CompetitionDefinition, rule: str | None = None,
+                 n_parts: int = 3) -> dict[str, str]:
+    """Image id -> transect name."""
+    if rule is None:
+        spec = definition.grouping
+        if spec is None or spec.rule in ("column-only", "whole-id"):
+            raise ValueError(f"competition {definition.name} derives no transect from ids; pass --transect-rule "
+                             f"({', '.join(RULES)})")
+    elif rule == "regex":
+        spec = GroupingSpec(name="transect", rule="regex", patterns=list(SITE_PATTERNS))
+    elif rule in RULES:
+        spec = GroupingSpec(name="transect", rule=rule, n_parts=n_parts)
+    else:
+        raise ValueError(f"transect rule {rule!r} is not one of {', '.join(RULES)}")
+    return dict(zip(ids, group_ids(ids, spec)))
