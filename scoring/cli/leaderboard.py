@@ -1,0 +1,75 @@
+"""``agrieval leaderboard SUBMISSIONS_DIR --solution SOL --competition NAME``."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+
+from scoring.cli.common import EXIT_OK, EXIT_USAGE, competition_option, load_definition, run_guarded
+
+
+@click.command()
+@click.argument("submissions_dir", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.option("--solution", "-s", required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help="Ground truth CSV with the public/private split column.")
+@competition_option
+@click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), default=Path("leaderboard"),
+              show_default=True, help="Folder for leaderboard.csv/.json/.md (and PNGs with --plots).")
+@click.option("--reveal-private", is_flag=True,
+              help="Also score the private split: private rank, rank shift, public-vs-private agreement.")
+@click.option("--metric", default=None, help="Rank by this metric [default: the competition's primary metric].")
+@click.option("--unit", type=click.Choice(["group", "row"]), default="group", show_default=True,
+              help="Bootstrap sampling unit: group = transect (PlantCLEF) or team (AgrI); row = quadrat/image.")
+@click.option("--resamples", default=1000, show_default=True, type=click.IntRange(min=0),
+              help="Bootstrap resamples (0: no intervals, no tests).")
+@click.option("--seed", default=0, show_default=True, type=int, help="Seed of the bootstrap draws.")
+@click.option("--confidence", default=0.95, show_default=True, type=click.FloatRange(0.5, 0.999))
+@click.option("--alpha", default=0.05, show_default=True, type=click.FloatRange(0.0001, 0.5),
+              help="A gap to the leader is called real when the paired test's p-value is below this.")
+@click.option("--recursive", is_flag=True, help="Also score CSV files in subfolders (named by relative path).")
+@click.option("--plots", is_flag=True, help="Also write scores.png (and ranks.png with --reveal-private).")
+@click.option("--json", "as_json", is_flag=True, help="Print leaderboard.json on stdout, nothing else.")
+def leaderboard(submissions_dir: Path, solution: Path, competition: str, out_dir: Path, reveal_private: bool,
+                metric: str | None, unit: str, resamples: int, seed: int, confidence: float, alpha: float,
+                recursive: bool, plots: bool, as_json: bool) -> None:
+    """Score every *.csv in SUBMISSIONS_DIR into a ranked leaderboard.
+
+    A rejected file is listed with its error codes and never stops the others.
+    Exit 0 when the leaderboard is written, 2 usage error (e.g. no CSV files),
+    3 host-side problem (bad solution or definition).
+    """
+
+    def body() -> int:
+        from scoring.leaderboard.build import build_leaderboard, list_submissions
+        from scoring.leaderboard.outputs import to_dict, to_markdown, write_outputs
+
+        definition = load_definition(competition)
+        if not list_submissions(submissions_dir, recursive):
+            click.echo(f"error: no .csv files in {submissions_dir}" + ("" if recursive else " (try --recursive)"),
+                       err=True)
+            return EXIT_USAGE
+        progress = None if as_json else (lambda msg: click.echo(msg, err=True))
+        try:
+            board = build_leaderboard(submissions_dir, solution, definition, reveal_private=reveal_private,
+                                      metric=metric, unit=unit, n_resamples=resamples, seed=seed,
+                                      confidence=confidence, alpha=alpha, recursive=recursive, progress=progress)
+        except ValueError as exc:
+            click.echo(f"error: {exc}", err=True)
+            return EXIT_USAGE
+        written = write_outputs(board, out_dir)
+        if plots:
+            from scoring.leaderboard.plots import rank_chart, scores_chart
+
+            written.append(scores_chart(board, out_dir / "scores.png"))
+            if reveal_private:
+                written.append(rank_chart(board, out_dir / "ranks.png"))
+        if as_json:
+            click.echo(json.dumps(to_dict(board), indent=2, sort_keys=True))
+        else:
+            click.echo(to_markdown(board))
+            click.echo("written: " + ", ".join(str(p) for p in written))
+        return EXIT_OK
+
+    run_guarded(competition, as_json, body)
