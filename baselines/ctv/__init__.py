@@ -1,0 +1,20 @@
+"""Cross-Team Validation (CTV) baselines: one timm model trained per fold of TOTO / LOTO.
+
+Where things are:
+
+* ``config``       every setting (``TrainConfig``) and the named presets (paper, official, demo)
+* ``archs``        arch keys -> timm model names
+* ``models``       backbone + head, local weights files
+* ``manifest``     reading ``SPLITS/<protocol>/<fold>.csv`` and ``folds.json``
+* ``transforms``   train / eval transforms (uint8), normalisation on the device
+* ``dataset``, ``cache``   images from disk or from a uint8 memmap
+* ``seeding``      per-fold and per-epoch seeds (sha256-derived)
+* ``distributed``  torchrun / DDP samplers and reductions
+* ``engine``       one training epoch, one prediction pass
+* ``checkpoint``   ``last.pt`` / ``best.pt``
+* ``outputs``      ``predictions.csv``, ``history.jsonl``, ``run.json``
+* ``runner``       ``run_fold``: one run end to end, with skip and resume
+* ``sweep``, ``slurm``     protocols x archs x folds; the sbatch array script
+* ``demo``, ``smoke``      the embedded CPU demo; the CUDA smoke check
+* ``cli``          ``agrieval baselines ctv ...``
+"""

@@ -1,0 +1,270 @@
+"""``agrieval baselines ctv``: plan | run | run-all | slurm | demo.
+
+Every training setting is a flag; a flag left out takes the preset's value
+(``--preset paper`` by default, see ``baselines.ctv.config.PRESETS``). Under
+``torchrun --nproc_per_node=N -m baselines.ctv.cli run ...`` one run trains
+with DistributedDataParallel.
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+import sys
+from pathlib import Path
+
+import click
+
+from baselines.ctv.errors import CTVError
+
+# (flag, config field, click kwargs). Defaults are None: "take the preset's value".
+_TRAIN_OPTIONS: list[tuple[str, str, dict]] = [
+    ("--head", "head", dict(type=click.Choice(["linear", "mlp"]), help="linear: dropout+linear; mlp: the public script's 512-unit head.")),
+    ("--head-dropout", "head_dropout", dict(type=float, help="Dropout before the head's linear layer(s) [paper: 0.3].")),
+    ("--head-hidden", "head_hidden", dict(type=int, help="Hidden units of the mlp head [512].")),
+    ("--pretrained/--no-pretrained", "pretrained", dict(default=None, help="Start from ImageNet weights (a local file) or random init.")),
+    ("--weights", "weights", dict(type=click.Path(dir_okay=False), help="Local .safetensors/.pth weights file for the arch.")),
+    ("--allow-download", "allow_download", dict(is_flag=True, default=None, help="Let timm fetch weights from the hub.")),
+    ("--epochs", "epochs", dict(type=int, help="Training epochs [20].")),
+    ("--batch-size", "batch_size", dict(type=int, help="Global batch size, split over DDP ranks [32].")),
+    ("--lr", "lr", dict(type=float, help="AdamW learning rate [1e-4].")),
+    ("--weight-decay", "weight_decay", dict(type=float, help="AdamW weight decay [1e-4].")),
+    ("--min-lr", "min_lr", dict(type=float, help="Cosine annealing floor, stepped per epoch [1e-6].")),
+    ("--grad-clip", "grad_clip", dict(type=float, help="Max gradient L2 norm; 0 = off [1.0].")),
+    ("--label-smoothing", "label_smoothing", dict(type=float, help="Cross-entropy label smoothing [0].")),
+    ("--img-size", "img_size", dict(type=int, help="Input size [224].")),
+    ("--resize-size", "resize_size", dict(type=int, help="Eval resize of the shorter side before centre crop [256].")),
+    ("--rrc-scale", "rrc_scale", dict(type=float, nargs=2, help="RandomResizedCrop area range [0.8 1.0].")),
+    ("--hflip", "hflip", dict(type=float, help="Horizontal flip probability [0.5].")),
+    ("--vflip", "vflip", dict(type=float, help="Vertical flip probability [0.5].")),
+    ("--rotation", "rotation", dict(type=float, help="Max rotation in degrees [30].")),
+    ("--color-jitter", "color_jitter", dict(type=float, nargs=4, help="Brightness contrast saturation hue [0.2 0.2 0.2 0].")),
+    ("--random-erasing", "random_erasing", dict(type=float, help="Random erasing probability [0.25].")),
+    ("--mean", "mean", dict(type=float, nargs=3, help="Normalisation mean [ImageNet].")),
+    ("--std", "std", dict(type=float, nargs=3, help="Normalisation std [ImageNet].")),
+    ("--seed", "seed", dict(type=int, help="Base seed; each fold's seed derives from it and the fold name [42].")),
+    ("--deterministic", "deterministic", dict(is_flag=True, default=None, help="Deterministic kernels: two CPU runs are bit-identical.")),
+    ("--eval-test-every-epoch", "eval_test_every_epoch", dict(is_flag=True, default=None, help="Record test accuracy per epoch (never used for selection).")),
+    ("--device", "device", dict(help="auto, cpu, cuda [auto].")),
+    ("--amp", "amp", dict(type=click.Choice(["auto", "bf16", "none"]), help="bf16 autocast [auto: on CUDA].")),
+    ("--channels-last", "channels_last", dict(type=click.Choice(["auto", "on", "off"]), help="[auto: on CUDA].")),
+    ("--compile", "compile", dict(is_flag=True, default=None, help="torch.compile the model.")),
+    ("--num-workers", "num_workers", dict(type=int, help="DataLoader worker processes [0].")),
+    ("--threads", "threads", dict(type=int, help="torch CPU threads; 0 = default [0].")),
+    ("--pin-memory", "pin_memory", dict(type=click.Choice(["auto", "on", "off"]), help="[auto: on CUDA].")),
+    ("--persistent-workers/--no-persistent-workers", "persistent_workers", dict(default=None, help="[on].")),
+    ("--cache", "cache", dict(type=click.Path(file_okay=False), help="Decode images once into a uint8 memmap in DIR.")),
+    ("--cache-size", "cache_size", dict(type=int, help="Side of the cached images [336].")),
+    ("--keep-last", "keep_last", dict(is_flag=True, default=None, help="Keep last.pt after the run finishes.")),
+]
+_FIELDS = {name.split("/")[0].lstrip("-").replace("-", "_"): field for name, field, _ in _TRAIN_OPTIONS}
+
+
+def train_options(f):
+    for flag, field, kw in reversed(_TRAIN_OPTIONS):
+        decl = [flag]
+        kw = dict(kw)
+        kw.setdefault("default", None)
+        f = click.option(*decl, field, **kw)(f)
+    f = click.option("--weights-dir", type=click.Path(file_okay=False),
+                     help="Folder with <timm name>.safetensors files (one per arch).")(f)
+    f = click.option("--data-root", type=click.Path(file_okay=False),
+                     help="Override the data root recorded in folds.json.")(f)
+    f = click.option("--runs-dir", type=click.Path(file_okay=False), default="runs", show_default=True,
+                     help="Output: RUNS_DIR/<protocol>/<arch>/<fold>/.")(f)
+    f = click.option("--splits", "splits", type=click.Path(file_okay=False), required=True,
+                     help="Split folder: SPLITS/<protocol>/<fold>.csv and folds.json.")(f)
+    f = click.option("--preset", default="paper", show_default=True, help="Named defaults: paper, official, demo.")(f)
+    return f
+
+
+def _overrides(params: dict) -> dict:
+    return {field: params[field] for _, field, _ in _TRAIN_OPTIONS if params.get(field) is not None}
+
+
+def _as_flags(params: dict) -> list[str]:
+    """The given training flags, back as command-line words (for the sbatch script)."""
+    words: list[str] = []
+    for flag, field, kw in _TRAIN_OPTIONS:
+        v = params.get(field)
+        if v is None:
+            continue
+        on, _, off = flag.partition("/")
+        if off:
+            words.append(on if v else off)
+        elif kw.get("is_flag"):
+            if v:
+                words.append(on)
+        elif isinstance(v, (tuple, list)):
+            words += [on, *map(str, v)]
+        else:
+            words += [on, str(v)]
+    return words
+
+
+def _fail(exc: CTVError):
+    click.echo(exc.render(), err=True)
+    raise SystemExit(2 if exc.code == "bad_option" else 1)
+
+
+def _split_list(value: str | None, default: tuple[str, ...]) -> list[str]:
+    return [v.strip() for v in value.split(",") if v.strip()] if value else list(default)
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+def ctv() -> None:
+    """Cross-Team Validation baselines: DenseNet121 / Swin trained per fold of TOTO and LOTO.
+
+    \b
+    agrieval baselines ctv plan    --splits SPLITS              list the runs of a sweep
+    agrieval baselines ctv run     --splits SPLITS --protocol toto --arch densenet121 --fold TEAM
+    agrieval baselines ctv run-all --splits SPLITS               the sweep, in order, with resume
+    agrieval baselines ctv slurm   --splits SPLITS -o ctv.sbatch one SLURM array task per run
+    agrieval baselines ctv demo                                 tiny synthetic sweep + report (CPU)
+    """
+
+
+def _sweep_options(f):
+    f = click.option("--protocols", default="toto,loto", show_default=True, help="Comma-separated.")(f)
+    f = click.option("--archs", default=None, help="Comma-separated arch keys [the preset's archs].")(f)
+    f = click.option("--folds", default=None, help="Comma-separated fold names [all].")(f)
+    return f
+
+
+def _planned(splits, runs_dir, preset, protocols, archs, folds):
+    from baselines.ctv.config import preset_archs
+    from baselines.ctv.sweep import plan
+
+    return plan(splits, runs_dir, _split_list(protocols, ()), _split_list(archs, preset_archs(preset)),
+                _split_list(folds, ()) or None)
+
+
+@ctv.command("plan")
+@click.option("--splits", type=click.Path(file_okay=False), required=True)
+@click.option("--runs-dir", type=click.Path(file_okay=False), default="runs", show_default=True)
+@click.option("--preset", default="paper", show_default=True)
+@_sweep_options
+@click.option("--json", "as_json", is_flag=True, help="One JSON object on stdout.")
+def plan_cmd(splits, runs_dir, preset, protocols, archs, folds, as_json):
+    """List the runs of a sweep (protocols x archs x folds) and their state."""
+    try:
+        runs = _planned(splits, runs_dir, preset, protocols, archs, folds)
+    except CTVError as exc:
+        _fail(exc)
+    counts = {s: sum(r.status == s for r in runs) for s in ("done", "partial", "pending")}
+    if as_json:
+        click.echo(json.dumps({"runs": [r.as_dict() for r in runs], "counts": counts}, indent=2))
+        return
+    click.echo(f"{'protocol':8}  {'arch':14}  {'fold':20}  status")
+    for r in runs:
+        click.echo(f"{r.protocol:8}  {r.arch:14}  {r.fold:20}  {r.status}")
+    click.echo(f"{len(runs)} runs: {counts['done']} done, {counts['partial']} partial, {counts['pending']} pending")
+
+
+@ctv.command("run")
+@train_options
+@click.option("--protocol", type=click.Choice(["toto", "loto"]), required=True)
+@click.option("--arch", required=True, help="Arch key (densenet121, swin_tiny, swin_base, tiny_cnn...) or timm name.")
+@click.option("--fold", required=True, help="Fold name (the manifest's stem, e.g. the team).")
+def run_cmd(preset, splits, runs_dir, data_root, weights_dir, protocol, arch, fold, **params):
+    """Train one run (skipped if finished, resumed if interrupted)."""
+    from baselines.ctv.config import make_config
+    from baselines.ctv.runner import run_fold
+
+    try:
+        cfg = make_config(preset, protocol=protocol, arch=arch, fold=fold, **_overrides(params))
+        run_fold(cfg, splits, runs_dir, data_root=data_root, weights_dir=weights_dir, log=_log)
+    except CTVError as exc:
+        _fail(exc)
+
+
+@ctv.command("run-all")
+@train_options
+@_sweep_options
+@click.option("--keep-going", is_flag=True, help="Report a failed run and go on with the next.")
+def run_all_cmd(preset, splits, runs_dir, data_root, weights_dir, protocols, archs, folds, keep_going, **params):
+    """Run a sweep in order; finished runs are skipped, partial ones resume."""
+    from baselines.ctv.config import make_config
+    from baselines.ctv.sweep import run_all
+
+    try:
+        runs = _planned(splits, runs_dir, preset, protocols, archs, folds)
+        base = make_config(preset, fold="-", **_overrides(params))
+        records = run_all(base, runs, splits, runs_dir, keep_going=keep_going, data_root=data_root,
+                          weights_dir=weights_dir, log=_log)
+    except CTVError as exc:
+        _fail(exc)
+    failed = [r for r in records if r.get("status") == "failed"]
+    _log(f"{len(records)} runs: {len(records) - len(failed)} finished, {len(failed)} failed")
+    if failed:
+        raise SystemExit(1)
+
+
+@ctv.command("slurm")
+@train_options
+@_sweep_options
+@click.option("-o", "--output", type=click.Path(dir_okay=False), required=True, help="sbatch script to write.")
+@click.option("--partition")
+@click.option("--account")
+@click.option("--time", "time_limit", default="04:00:00", show_default=True)
+@click.option("--gpus-per-task", type=int, default=1, show_default=True, help=">1 launches torchrun (DDP).")
+@click.option("--cpus-per-task", type=int, default=16, show_default=True)
+@click.option("--mem", default="64G", show_default=True)
+@click.option("--setup", help="Shell line run before training, e.g. 'source .venv/bin/activate'.")
+@click.option("--max-parallel", type=int, help="At most this many array tasks at once.")
+@click.option("--all-runs", is_flag=True, help="Include finished runs (they are skipped at run time anyway).")
+def slurm_cmd(preset, splits, runs_dir, data_root, weights_dir, protocols, archs, folds, output, partition,
+              account, time_limit, gpus_per_task, cpus_per_task, mem, setup, max_parallel, all_runs, **params):
+    """Write an sbatch array script, one task per run of the sweep."""
+    from baselines.ctv.config import make_config
+    from baselines.ctv.slurm import sbatch_script
+    from scoring.atomic import write_text
+
+    try:
+        make_config(preset, fold="-", **_overrides(params))  # reject bad values now, not on the cluster
+        runs = _planned(splits, runs_dir, preset, protocols, archs, folds)
+    except CTVError as exc:
+        _fail(exc)
+    if not all_runs:
+        runs = [r for r in runs if r.status != "done"]
+    if not runs:
+        click.echo("nothing to do: every run of the sweep is finished", err=True)
+        return
+    common = ["--preset", preset, "--splits", str(Path(splits).resolve()), "--runs-dir", str(Path(runs_dir).resolve())]
+    if data_root:
+        common += ["--data-root", str(Path(data_root).resolve())]
+    if weights_dir:
+        common += ["--weights-dir", str(Path(weights_dir).resolve())]
+    text = sbatch_script(runs, common_args=common + _as_flags(params), partition=partition, account=account,
+                         time=time_limit, gpus_per_task=gpus_per_task, cpus_per_task=cpus_per_task, mem=mem,
+                         setup=setup, max_parallel=max_parallel)
+    write_text(output, text)
+    click.echo(f"wrote {output}: {len(runs)} array tasks; submit with: sbatch {shlex.quote(str(output))}")
+
+
+@ctv.command("demo")
+@click.option("--out", type=click.Path(file_okay=False), default="ctv-demo", show_default=True)
+@click.option("--teams", type=int, default=4, show_default=True)
+@click.option("--per-class", type=int, default=6, show_default=True)
+@click.option("--epochs", type=int, default=2, show_default=True)
+@click.option("--arch", default="tiny_cnn", show_default=True)
+@click.option("--threads", type=int, default=0, help="torch CPU threads (0 = default).")
+def demo_cmd(out, teams, per_class, epochs, arch, threads):
+    """Synthetic pool -> TOTO/LOTO splits -> tiny model per fold on CPU -> 'agrieval ctv report'."""
+    from baselines.ctv.demo import run_demo
+
+    try:
+        code = run_demo(Path(out), teams=teams, per_class=per_class, epochs=epochs, arch=arch, threads=threads,
+                        log=_log)
+    except CTVError as exc:
+        _fail(exc)
+    raise SystemExit(code)
+
+
+def _log(msg: str) -> None:
+    click.echo(msg)
+    sys.stdout.flush()  # keep the order with tqdm on stderr and with sbatch logs
+
+
+if __name__ == "__main__":  # torchrun --nproc_per_node=N -m baselines.ctv.cli run ...
+    ctv()

@@ -1,0 +1,129 @@
+"""One training epoch and one prediction pass.
+
+Loss is the batch-size-weighted mean cross-entropy over the epoch,
+``sum_b loss_b * n_b / sum_b n_b``, reduced over ranks; accuracy is
+``correct / n``. Gradients are clipped to a global L2 norm of ``grad_clip``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import sys
+import time
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+from torch import nn
+
+from baselines.ctv.distributed import DistInfo, all_gather, all_reduce_sum
+from baselines.ctv.transforms import normalize_batch
+
+
+@dataclass
+class Runtime:
+    """Device-side choices derived from the config and the device."""
+
+    device: torch.device
+    amp_dtype: torch.dtype | None
+    channels_last: bool
+    mean: tuple
+    std: tuple
+
+    def autocast(self):
+        if self.amp_dtype is None:
+            return contextlib.nullcontext()
+        return torch.autocast(self.device.type, dtype=self.amp_dtype)
+
+    def to_input(self, x: torch.Tensor) -> torch.Tensor:
+        x = x.to(self.device, non_blocking=True)
+        x = normalize_batch(x, self.mean, self.std)
+        if self.channels_last:
+            x = x.contiguous(memory_format=torch.channels_last)
+        return x
+
+
+def _bar(total: int, desc: str, enabled: bool):
+    if not enabled or not sys.stderr.isatty():
+        return None
+    from tqdm import tqdm
+
+    return tqdm(total=total, desc=desc, leave=False, file=sys.stderr)
+
+
+def train_one_epoch(model: nn.Module, loader, optimizer, criterion, rt: Runtime, *, grad_clip: float,
+                    info: DistInfo = DistInfo(), progress: bool = True, desc: str = "train") -> dict:
+    model.train()
+    loss_sum = correct = n = 0.0
+    skipped = 0
+    has_bn1d = any(isinstance(m, nn.BatchNorm1d) for m in model.modules())
+    bar = _bar(len(loader), desc, progress and info.is_main)
+    start = time.perf_counter()
+    for x, y, _ in loader:
+        if has_bn1d and len(y) == 1:
+            skipped += 1  # BatchNorm1d cannot train on one sample; counted in the history
+            continue
+        x, y = rt.to_input(x), y.to(rt.device, non_blocking=True)
+        with rt.autocast():
+            logits = model(x)
+            loss = criterion(logits.float(), y)
+        optimizer.zero_grad(set_to_none=True)
+        loss.backward()
+        if grad_clip > 0:
+            nn.utils.clip_grad_norm_(model.parameters(), grad_clip)
+        optimizer.step()
+        b = len(y)
+        loss_sum += loss.detach().item() * b
+        correct += (logits.detach().argmax(1) == y).sum().item()
+        n += b
+        if bar:
+            bar.update(1)
+    if rt.device.type == "cuda":
+        torch.cuda.synchronize()
+    seconds = time.perf_counter() - start
+    if bar:
+        bar.close()
+    loss_sum, correct, n, skipped = all_reduce_sum([loss_sum, correct, n, skipped], info)
+    return {"loss": loss_sum / max(n, 1), "acc": correct / max(n, 1), "n": int(n),
+            "seconds": seconds, "skipped_batches": int(skipped)}
+
+
+@torch.no_grad()
+def predict(model: nn.Module, loader, rt: Runtime, *, info: DistInfo = DistInfo(), progress: bool = True,
+            desc: str = "eval") -> dict:
+    """Predictions for the whole split (gathered over ranks), in dataset order.
+
+    Returns ``index``, ``pred`` (argmax), ``conf`` (max softmax probability),
+    ``label`` arrays and ``seconds``.
+    """
+    model.eval()
+    idx, pred, conf, lab = [], [], [], []
+    bar = _bar(len(loader), desc, progress and info.is_main)
+    start = time.perf_counter()
+    for x, y, i in loader:
+        with rt.autocast():
+            logits = model(rt.to_input(x))
+        prob = torch.softmax(logits.float(), dim=1)
+        c, p = prob.max(1)
+        idx.append(i.numpy())
+        pred.append(p.cpu().numpy())
+        conf.append(c.cpu().numpy())
+        lab.append(y.numpy())
+        if bar:
+            bar.update(1)
+    seconds = time.perf_counter() - start
+    if bar:
+        bar.close()
+    local = tuple(np.concatenate(a) if a else np.zeros(0, dtype=np.int64 if k != 2 else np.float32)
+                  for k, a in enumerate((idx, pred, conf, lab)))
+    parts = all_gather(local, info)
+    index, pred_a, conf_a, lab_a = (np.concatenate([p[k] for p in parts]) for k in range(4))
+    order = np.argsort(index, kind="stable")
+    (seconds,) = [max(all_gather(seconds, info))]
+    return {"index": index[order], "pred": pred_a[order], "conf": conf_a[order], "label": lab_a[order],
+            "seconds": seconds}
+
+
+def accuracy(result: dict) -> float:
+    n = len(result["label"])
+    return float((result["pred"] == result["label"]).sum() / n) if n else float("nan")

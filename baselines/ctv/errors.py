@@ -1,0 +1,37 @@
+"""Errors of the CTV training runs, each with a stable code.
+
+The code is what scripts and tests match on; the message names the file (and
+line where it applies) and says what to do.
+"""
+
+from __future__ import annotations
+
+CODES: dict[str, str] = {
+    "splits_missing": "The split folder, the protocol folder or a fold manifest does not exist.",
+    "manifest_invalid": "A fold manifest (CSV) has missing columns, empty cells, bad split values or duplicate ids.",
+    "folds_json_invalid": "folds.json is missing, not JSON, or has no usable data root.",
+    "image_missing": "An image listed in a manifest is not on disk under the data root.",
+    "image_unreadable": "An image listed in a manifest cannot be decoded.",
+    "unknown_arch": "The architecture is neither a registered key nor a timm model name.",
+    "unknown_preset": "The preset name is not registered.",
+    "weights_missing": "Pretrained weights were asked for but no local file was given or found.",
+    "weights_invalid": "The weights file exists but timm cannot load it into the model.",
+    "run_config_mismatch": "The run folder holds a run (or checkpoint) made with other settings.",
+    "checkpoint_invalid": "The epoch checkpoint cannot be read.",
+    "bad_option": "A command-line value is out of range or inconsistent with another.",
+    "cache_invalid": "The --cache folder holds a cache that does not match the manifest.",
+}
+
+
+class CTVError(Exception):
+    """A user-facing failure of a CTV run; ``code`` is one of ``CODES``."""
+
+    def __init__(self, code: str, message: str):
+        if code not in CODES:
+            raise ValueError(f"unknown CTV error code {code!r}")
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+    def render(self) -> str:
+        return f"error [{self.code}] {self.message}"

@@ -1,0 +1,138 @@
+"""Read one fold's split manifest, strictly.
+
+Layout (written by ``agrieval data splits``)::
+
+    SPLITS/<protocol>/folds.json     {"root": "/abs/data/root", ...parameters}
+    SPLITS/<protocol>/<fold>.csv     image_id,path,team,class,split   (split: train/val/test)
+
+``path`` is relative to ``root`` (``--data-root`` overrides it, for a copy of
+the data elsewhere). Every problem is an error naming the file and line.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pandas as pd
+
+from baselines.ctv.errors import CTVError
+
+COLUMNS = ("image_id", "path", "team", "class", "split")
+SPLITS = ("train", "val", "test")
+
+
+@dataclass
+class FoldData:
+    protocol: str
+    fold: str
+    manifest: Path
+    root: Path
+    frame: pd.DataFrame                 # columns COLUMNS + "label" (int) + "abspath"
+    classes: list[str]
+    params: dict = field(default_factory=dict)
+
+    def part(self, split: str) -> pd.DataFrame:
+        return self.frame[self.frame["split"] == split].reset_index(drop=True)
+
+    def teams(self, split: str) -> list[str]:
+        return sorted(self.part(split)["team"].unique().tolist())
+
+
+def list_folds(splits_dir: str | Path, protocol: str) -> list[str]:
+    """Fold names of a protocol: the sorted stems of its ``*.csv`` manifests."""
+    pdir = Path(splits_dir) / protocol
+    if not pdir.is_dir():
+        raise CTVError("splits_missing", f"{pdir}: no such folder; make the splits with "
+                       f"'agrieval data splits' (expected SPLITS/{protocol}/<fold>.csv and folds.json)")
+    folds = sorted(p.stem for p in pdir.glob("*.csv") if not p.name.startswith("."))
+    if not folds:
+        raise CTVError("splits_missing", f"{pdir}: no <fold>.csv manifest in this folder")
+    return folds
+
+
+def read_folds_json(splits_dir: str | Path, protocol: str) -> dict:
+    path = Path(splits_dir) / protocol / "folds.json"
+    if not path.is_file():
+        raise CTVError("folds_json_invalid", f"{path}: missing; it records the data root the manifests' "
+                       "paths are relative to (or pass --data-root)")
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise CTVError("folds_json_invalid", f"{path}: not valid JSON ({exc})") from exc
+    if not isinstance(data, dict):
+        raise CTVError("folds_json_invalid", f"{path}: expected a JSON object at the top level")
+    return data
+
+
+def load_fold(splits_dir: str | Path, protocol: str, fold: str, *, data_root: str | Path | None = None,
+              check_files: bool = True) -> FoldData:
+    manifest = Path(splits_dir) / protocol / f"{fold}.csv"
+    if not manifest.is_file():
+        known = ", ".join(list_folds(splits_dir, protocol))
+        raise CTVError("splits_missing", f"{manifest}: no such manifest; folds of {protocol}: {known}")
+    params = read_folds_json(splits_dir, protocol) if data_root is None else _maybe_folds_json(splits_dir, protocol)
+    if data_root is None:
+        if not params.get("root"):
+            raise CTVError("folds_json_invalid", f"{Path(splits_dir) / protocol / 'folds.json'}: no 'root' "
+                           "entry; pass --data-root")
+        root = Path(params["root"])
+    else:
+        root = Path(data_root)
+    frame = _read_manifest(manifest)
+    classes = sorted(frame["class"].unique().tolist())
+    if isinstance(params.get("classes"), list):
+        declared = [str(c) for c in params["classes"]]
+        extra = sorted(set(classes) - set(declared))
+        if extra:
+            raise CTVError("manifest_invalid", f"{manifest}: classes {extra} are not in folds.json's 'classes'")
+        classes = sorted(declared)
+    missing_train = sorted(set(classes) - set(frame.loc[frame["split"] == "train", "class"]))
+    if missing_train and not isinstance(params.get("classes"), list):
+        raise CTVError("manifest_invalid", f"{manifest}: classes {missing_train} have no training image")
+    index = {c: i for i, c in enumerate(classes)}
+    frame["label"] = frame["class"].map(index).astype("int64")
+    frame["abspath"] = [str(root / p) for p in frame["path"]]
+    if check_files:
+        for line, p in enumerate(frame["abspath"], start=2):
+            if not Path(p).is_file():
+                raise CTVError("image_missing", f"{manifest}:{line}: image {p} not found (data root {root}; "
+                               "set it with --data-root)")
+    return FoldData(protocol, fold, manifest, root, frame, classes, params)
+
+
+def _maybe_folds_json(splits_dir, protocol) -> dict:
+    try:
+        return read_folds_json(splits_dir, protocol)
+    except CTVError:
+        return {}
+
+
+def _read_manifest(path: Path) -> pd.DataFrame:
+    try:
+        frame = pd.read_csv(path, dtype=str, keep_default_na=False, encoding="utf-8")
+    except (pd.errors.ParserError, UnicodeDecodeError) as exc:
+        raise CTVError("manifest_invalid", f"{path}: cannot parse as UTF-8 CSV ({exc})") from exc
+    missing = [c for c in COLUMNS if c not in frame.columns]
+    if missing:
+        raise CTVError("manifest_invalid", f"{path}: missing column(s) {missing}; header is {list(frame.columns)}")
+    frame = frame[list(COLUMNS)].copy()
+    if frame.empty:
+        raise CTVError("manifest_invalid", f"{path}: no data rows")
+    for col in COLUMNS:
+        empty = frame.index[frame[col].str.strip() == ""]
+        if len(empty):
+            raise CTVError("manifest_invalid", f"{path}:{empty[0] + 2}: empty '{col}' cell")
+    bad = frame.index[~frame["split"].isin(SPLITS)]
+    if len(bad):
+        raise CTVError("manifest_invalid", f"{path}:{bad[0] + 2}: split {frame.at[bad[0], 'split']!r} "
+                       f"is not one of {', '.join(SPLITS)}")
+    dup = frame.index[frame["image_id"].duplicated()]
+    if len(dup):
+        raise CTVError("manifest_invalid", f"{path}:{dup[0] + 2}: image_id {frame.at[dup[0], 'image_id']!r} "
+                       "appears twice")
+    for split in ("train", "val", "test"):
+        if not (frame["split"] == split).any():
+            raise CTVError("manifest_invalid", f"{path}: no '{split}' rows")
+    return frame

@@ -1,0 +1,88 @@
+"""The files of one finished run: ``predictions.csv``, ``history.jsonl``, ``run.json``.
+
+``predictions.csv`` columns are exactly ``image_id, team, split, true_label,
+predicted_label, confidence`` (val rows, then test rows, each sorted by
+image_id; confidence = max softmax probability, 6 decimals). Accuracies in
+``run.json`` are fractions in [0, 1]; ``per_test_team_acc[t]`` is the accuracy
+on the test rows of team t.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+import platform
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from scoring.atomic import atomic_write, write_text
+
+PREDICTION_COLUMNS = ("image_id", "team", "split", "true_label", "predicted_label", "confidence")
+SCHEMA_VERSION = 1
+
+
+def prediction_frame(part: pd.DataFrame, result: dict, classes: list[str], split: str) -> pd.DataFrame:
+    rows = part.iloc[result["index"]]
+    return pd.DataFrame({
+        "image_id": rows["image_id"].to_numpy(),
+        "team": rows["team"].to_numpy(),
+        "split": split,
+        "true_label": rows["class"].to_numpy(),
+        "predicted_label": np.asarray(classes, dtype=object)[result["pred"]],
+        "confidence": result["conf"].astype(np.float64),
+    }).sort_values("image_id", kind="stable")
+
+
+def write_predictions(path: Path, frames: list[pd.DataFrame]) -> None:
+    with atomic_write(path, "w", newline="") as fh:
+        w = csv.writer(fh, lineterminator="\n")
+        w.writerow(PREDICTION_COLUMNS)
+        for frame in frames:
+            for r in frame.itertuples(index=False):
+                w.writerow([r.image_id, r.team, r.split, r.true_label, r.predicted_label, f"{r.confidence:.6f}"])
+
+
+def team_accuracy(frame: pd.DataFrame) -> dict[str, float]:
+    correct = frame["true_label"] == frame["predicted_label"]
+    return {str(t): float(c.mean()) for t, c in correct.groupby(frame["team"], sort=True)}
+
+
+def write_history(path: Path, rows: list[dict]) -> None:
+    write_text(path, "".join(json.dumps(_clean(r), sort_keys=True) + "\n" for r in rows))
+
+
+def write_run_json(path: Path, data: dict) -> None:
+    write_text(path, json.dumps(_clean(data), indent=2, sort_keys=True) + "\n")
+
+
+def versions() -> dict[str, str]:
+    import timm
+    import torch
+    import torchvision
+
+    out = {"python": platform.python_version(), "torch": torch.__version__, "timm": timm.__version__,
+           "torchvision": torchvision.__version__, "numpy": np.__version__, "pandas": pd.__version__}
+    try:
+        from importlib.metadata import version
+
+        out["agrieval"] = version("agrieval")
+    except Exception:  # not installed as a distribution (plain checkout)
+        out["agrieval"] = "unknown"
+    return out
+
+
+def _clean(obj):
+    """JSON-safe: NaN -> None, numpy scalars -> Python, tuples -> lists."""
+    if isinstance(obj, dict):
+        return {str(k): _clean(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_clean(v) for v in obj]
+    if isinstance(obj, (np.integer,)):
+        return int(obj)
+    if isinstance(obj, (float, np.floating)):
+        f = float(obj)
+        return None if math.isnan(f) else f
+    return obj

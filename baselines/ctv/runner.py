@@ -1,0 +1,271 @@
+"""Train one fold: ``run_fold(cfg, splits_dir, runs_dir)``.
+
+Order of work: skip if ``run.json`` is there (same settings) -> seed -> load
+the manifest -> build the model -> resume from ``last.pt`` if present -> per
+epoch: train, validate (and test with ``eval_test_every_epoch``), keep
+``best.pt`` on a strictly higher validation accuracy (the test split never
+chooses anything), checkpoint -> reload ``best.pt``, predict val and test,
+write ``predictions.csv``, ``history.jsonl``, and ``run.json`` last (its
+presence marks the run finished). Under torchrun only rank 0 writes.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import torch
+from torch.utils.data import DataLoader
+
+from baselines.ctv import checkpoint, outputs
+from baselines.ctv.archs import resolve_arch
+from baselines.ctv.cache import build_cache
+from baselines.ctv.config import TrainConfig
+from baselines.ctv.dataset import SplitDataset
+from baselines.ctv.distributed import DistInfo, Shard, ShardedShuffle, barrier, init_distributed, shutdown
+from baselines.ctv.engine import Runtime, accuracy, predict, train_one_epoch
+from baselines.ctv.errors import CTVError
+from baselines.ctv.manifest import FoldData, load_fold
+from baselines.ctv.models import build_model, find_weights
+from baselines.ctv.seeding import derive_seed, fold_seed, seed_everything, set_deterministic
+from baselines.ctv.transforms import eval_transform, train_transform
+
+STOP_ENV = "AGRIEVAL_CTV_STOP_AFTER_EPOCH"  # test hook: behave as if killed after this epoch
+
+
+class Interrupted(Exception):
+    """Raised by the stop-after-epoch hook, after that epoch's checkpoint is on disk."""
+
+
+def run_dir(runs_dir: str | Path, cfg: TrainConfig) -> Path:
+    return Path(runs_dir) / cfg.protocol / resolve_arch(cfg.arch).key / cfg.fold
+
+
+def run_status(path: Path) -> str:
+    if (path / "run.json").is_file():
+        return "done"
+    if (path / "last.pt").is_file():
+        return "partial"
+    return "pending"
+
+
+def finished_run(out: Path, cfg: TrainConfig) -> dict | None:
+    """The finished run's record if ``run.json`` exists with the same settings, else None."""
+    path = out / "run.json"
+    if not path.is_file():
+        return None
+    data = json.loads(path.read_text(encoding="utf-8"))
+    if data.get("identity_hash") != cfg.identity_hash():
+        raise CTVError("run_config_mismatch", f"{path}: this run was made with other settings "
+                       f"(identity {data.get('identity_hash')} vs {cfg.identity_hash()}); use another "
+                       "--runs-dir, or move the folder away to retrain")
+    return data
+
+
+def _device(cfg: TrainConfig, info: DistInfo) -> torch.device:
+    name = cfg.device
+    if name == "auto":
+        name = "cuda" if torch.cuda.is_available() else "cpu"
+    if name == "cuda" and info.enabled:
+        return torch.device("cuda", info.local_rank)
+    if name.startswith("cuda") and not torch.cuda.is_available():
+        raise CTVError("bad_option", "--device cuda asked for but torch sees no CUDA device")
+    return torch.device(name)
+
+
+def _runtime(cfg: TrainConfig, device: torch.device) -> Runtime:
+    on_cuda = device.type == "cuda"
+    amp = {"auto": on_cuda, "bf16": True, "none": False}[cfg.amp]
+    cl = {"auto": on_cuda, "on": True, "off": False}[cfg.channels_last]
+    return Runtime(device, torch.bfloat16 if amp else None, cl, tuple(cfg.mean), tuple(cfg.std))
+
+
+def _loaders(cfg: TrainConfig, data: FoldData, seed: int, info: DistInfo, device: torch.device, log):
+    cache = None
+    if cfg.cache:
+        if info.is_main:
+            log(f"cache: decoding {len(data.frame)} images into {cfg.cache} ({cfg.cache_size} px)")
+            build_cache(data.frame["abspath"].tolist(), cfg.cache, cfg.cache_size, workers=cfg.num_workers or None)
+        barrier(info)
+        file, rows = build_cache(data.frame["abspath"].tolist(), cfg.cache, cfg.cache_size)
+        cache = (file, rows, cfg.cache_size)
+    per_rank = max(1, cfg.batch_size // info.world)
+    pin = {"auto": device.type == "cuda", "on": True, "off": False}[cfg.pin_memory]
+    common = dict(num_workers=cfg.num_workers, pin_memory=pin,
+                  # persistent workers keep their RNG across epochs, which breaks bit-identical resume
+                  persistent_workers=cfg.num_workers > 0 and cfg.persistent_workers and not cfg.deterministic)
+    if cfg.num_workers > 0:
+        common["prefetch_factor"] = 4
+    parts = {s: data.part(s) for s in ("train", "val", "test")}
+    train_ds = SplitDataset(parts["train"]["abspath"], parts["train"]["label"], train_transform(cfg), cache=cache)
+    sampler = ShardedShuffle(len(train_ds), seed, info)
+    train = DataLoader(train_ds, batch_size=per_rank, sampler=sampler, drop_last=False, **common)
+    evals = {}
+    for s in ("val", "test"):
+        ds = SplitDataset(parts[s]["abspath"], parts[s]["label"], eval_transform(cfg), cache=cache)
+        evals[s] = DataLoader(ds, batch_size=per_rank * 2, sampler=Shard(len(ds), info), **common)
+    return train, sampler, evals, parts
+
+
+def run_fold(cfg: TrainConfig, splits_dir: str | Path, runs_dir: str | Path, *, data_root: str | None = None,
+             weights_dir: str | None = None, log=print, progress: bool = True,
+             stop_after_epoch: int | None = None) -> dict:
+    """Train (or resume, or skip) one run; return its ``run.json`` record (``status`` says which)."""
+    cfg.validate()
+    if not cfg.fold:
+        raise CTVError("bad_option", "no fold given (--fold NAME)")
+    out = run_dir(runs_dir, cfg)
+    done = finished_run(out, cfg)
+    if done is not None:
+        log(f"skip {cfg.protocol}/{cfg.arch}/{cfg.fold}: finished ({out / 'run.json'})")
+        return {**done, "status": "skipped"}
+    if stop_after_epoch is None and os.environ.get(STOP_ENV):
+        stop_after_epoch = int(os.environ[STOP_ENV])
+
+    device_kind = "cuda" if cfg.device.startswith("cuda") or (cfg.device == "auto" and torch.cuda.is_available()) \
+        else "cpu"
+    info = init_distributed(device_kind)
+    say = log if info.is_main else (lambda *_: None)
+    try:
+        return _train(cfg, splits_dir, out, data_root, weights_dir, info, say, progress, stop_after_epoch)
+    finally:
+        shutdown(info)
+
+
+def _train(cfg, splits_dir, out: Path, data_root, weights_dir, info: DistInfo, log, progress, stop_after_epoch):
+    if cfg.threads > 0:
+        torch.set_num_threads(cfg.threads)
+    device = _device(cfg, info)
+    if device.type == "cuda":
+        torch.cuda.set_device(device)
+    rt = _runtime(cfg, device)
+    seed = fold_seed(cfg.seed, cfg.protocol, cfg.fold)
+    set_deterministic(cfg.deterministic)
+    data = load_fold(splits_dir, cfg.protocol, cfg.fold, data_root=data_root)
+    seed_everything(derive_seed(seed, "init"))
+    spec = resolve_arch(cfg.arch)
+    weights = find_weights(spec, cfg.weights, weights_dir) if cfg.pretrained else None
+    model = build_model(cfg.arch, len(data.classes), head=cfg.head, head_dropout=cfg.head_dropout,
+                        head_hidden=cfg.head_hidden, pretrained=cfg.pretrained, weights=weights,
+                        allow_download=cfg.allow_download, img_size=cfg.img_size).to(device)
+    if rt.channels_last:
+        model = model.to(memory_format=torch.channels_last)
+    train_loader, sampler, eval_loaders, parts = _loaders(cfg, data, seed, info, device, log)
+    optimizer = torch.optim.AdamW(model.parameters(), lr=cfg.lr, weight_decay=cfg.weight_decay)
+    scheduler = torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, T_max=cfg.epochs, eta_min=cfg.min_lr)
+    criterion = torch.nn.CrossEntropyLoss(label_smoothing=cfg.label_smoothing)
+
+    state = {"epoch": 0, "best_val": -1.0, "best_epoch": 0, "history": [], "elapsed": 0.0,
+             "train_images": 0, "train_seconds": 0.0}
+    last = out / "last.pt"
+    if last.is_file():
+        ck = checkpoint.load(last)
+        if ck.get("identity_hash") != cfg.identity_hash():
+            raise CTVError("run_config_mismatch", f"{last}: checkpoint made with other settings; use another "
+                           "--runs-dir, or move it away to start from epoch 1")
+        model.load_state_dict(ck["model"])
+        optimizer.load_state_dict(ck["optimizer"])
+        scheduler.load_state_dict(ck["scheduler"])
+        state = ck["state"]
+        log(f"resume {cfg.protocol}/{spec.key}/{cfg.fold} from epoch {state['epoch']} ({last})")
+    train_model = model
+    if info.enabled:
+        from torch.nn.parallel import DistributedDataParallel as DDP
+
+        train_model = DDP(model, device_ids=[device.index] if device.type == "cuda" else None)
+    eval_model = model
+    if cfg.compile:
+        train_model, eval_model = torch.compile(train_model), torch.compile(model)
+
+    log(f"run {cfg.protocol}/{spec.key}/{cfg.fold}: {len(parts['train'])} train, {len(parts['val'])} val, "
+        f"{len(parts['test'])} test images, {len(data.classes)} classes, device {device}"
+        f"{f' x{info.world}' if info.enabled else ''}, seed {seed}")
+    t_resumed = time.perf_counter()
+    for epoch in range(state["epoch"] + 1, cfg.epochs + 1):
+        seed_everything(derive_seed(seed, "epoch", epoch, info.rank))
+        sampler.set_epoch(epoch)
+        lr = optimizer.param_groups[0]["lr"]
+        tr = train_one_epoch(train_model, train_loader, optimizer, criterion, rt, grad_clip=cfg.grad_clip,
+                             info=info, progress=progress, desc=f"epoch {epoch}")
+        val = predict(eval_model, eval_loaders["val"], rt, info=info, progress=progress, desc="val")
+        row = {"epoch": epoch, "lr": lr, "train_loss": tr["loss"], "train_acc": tr["acc"],
+               "val_acc": accuracy(val), "train_images_per_s": tr["n"] / max(tr["seconds"], 1e-9),
+               "skipped_batches": tr["skipped_batches"]}
+        if cfg.eval_test_every_epoch:
+            row["test_acc"] = accuracy(predict(eval_model, eval_loaders["test"], rt, info=info,
+                                               progress=progress, desc="test"))
+        state["train_images"] += tr["n"]
+        state["train_seconds"] += tr["seconds"]
+        improved = row["val_acc"] > state["best_val"]
+        if improved:
+            state["best_val"], state["best_epoch"] = row["val_acc"], epoch
+            if info.is_main:
+                checkpoint.save(out / "best.pt", {"model": model.state_dict(), "classes": data.classes,
+                                                  "epoch": epoch, "config": cfg.to_dict()})
+        scheduler.step()
+        state["history"].append(row)
+        state["epoch"] = epoch
+        state["elapsed"] += time.perf_counter() - t_resumed
+        t_resumed = time.perf_counter()
+        if info.is_main:
+            checkpoint.save(last, {"model": model.state_dict(), "optimizer": optimizer.state_dict(),
+                                   "scheduler": scheduler.state_dict(), "state": state,
+                                   "identity_hash": cfg.identity_hash()})
+            outputs.write_history(out / "history.jsonl", state["history"])
+        barrier(info)
+        test_txt = f" test {row['test_acc']:.4f}" if "test_acc" in row else ""
+        log(f"epoch {epoch}/{cfg.epochs} loss {row['train_loss']:.4f} train {row['train_acc']:.4f} "
+            f"val {row['val_acc']:.4f}{test_txt} lr {lr:.3g} {row['train_images_per_s']:.0f} img/s"
+            f"{' *' if improved else ''}")
+        if stop_after_epoch is not None and epoch == stop_after_epoch and epoch < cfg.epochs:
+            raise Interrupted(f"stopped after epoch {epoch} ({STOP_ENV})")
+
+    best = checkpoint.load(out / "best.pt")
+    model.load_state_dict(best["model"])
+    results = {s: predict(eval_model, eval_loaders[s], rt, info=info, progress=progress, desc=s)
+               for s in ("val", "test")}
+    elapsed = state["elapsed"] + time.perf_counter() - t_resumed
+    record = None
+    if info.is_main:
+        frames = [outputs.prediction_frame(parts[s], results[s], data.classes, s) for s in ("val", "test")]
+        outputs.write_predictions(out / "predictions.csv", frames)
+        val_acc, test_acc = accuracy(results["val"]), accuracy(results["test"])
+        n_eval = len(results["val"]["label"]) + len(results["test"]["label"])
+        eval_s = results["val"]["seconds"] + results["test"]["seconds"]
+        record = {
+            "schema_version": outputs.SCHEMA_VERSION, "status": "complete",
+            "protocol": cfg.protocol, "arch": spec.key, "timm_model": spec.timm_name, "fold": cfg.fold,
+            "preset": cfg.preset, "settings": cfg.to_dict(), "identity_hash": cfg.identity_hash(),
+            "seed": seed, "base_seed": cfg.seed, "classes": data.classes,
+            "manifest": str(data.manifest), "data_root": str(data.root), "weights": weights,
+            "train_teams": data.teams("train"), "val_teams": data.teams("val"), "test_teams": data.teams("test"),
+            "n_train": len(parts["train"]), "n_val": len(parts["val"]), "n_test": len(parts["test"]),
+            "best_epoch": state["best_epoch"], "epochs_run": state["epoch"],
+            "val_acc": val_acc, "test_acc": test_acc, "vtg": val_acc - test_acc,
+            "per_test_team_acc": outputs.team_accuracy(frames[1]),
+            "wall_time_s": elapsed,
+            "train_images_per_s": state["train_images"] / max(state["train_seconds"], 1e-9),
+            "eval_images_per_s": n_eval / max(eval_s, 1e-9),
+            "device": {"type": device.type, "name": _device_name(device), "world_size": info.world,
+                       "amp": str(rt.amp_dtype).replace("torch.", "") if rt.amp_dtype else "none",
+                       "channels_last": rt.channels_last, "threads": torch.get_num_threads()},
+            "versions": outputs.versions(),
+        }
+        outputs.write_run_json(out / "run.json", record)
+        if not cfg.keep_last and last.is_file():
+            last.unlink()  # our own resume file; best.pt and run.json hold the result
+        log(f"done {cfg.protocol}/{spec.key}/{cfg.fold}: best epoch {state['best_epoch']}, val {val_acc:.4f}, "
+            f"test {test_acc:.4f}, {elapsed:.1f} s -> {out}")
+    barrier(info)
+    return record if record is not None else {"status": "complete", "rank": info.rank}
+
+
+def _device_name(device: torch.device) -> str:
+    if device.type == "cuda":
+        return torch.cuda.get_device_name(device)
+    import platform
+
+    return platform.processor() or platform.machine()

@@ -1,0 +1,71 @@
+"""A sweep = protocols x archs x folds, in that (sorted) order.
+
+``plan`` lists its runs with their state (done / partial / pending) read from
+the run folders; ``run_all`` runs them one after another: finished runs are
+skipped, partial ones resume from their last epoch.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from pathlib import Path
+
+from baselines.ctv.archs import resolve_arch
+from baselines.ctv.config import TrainConfig
+from baselines.ctv.errors import CTVError
+from baselines.ctv.manifest import list_folds
+from baselines.ctv.runner import run_dir, run_fold, run_status
+
+
+@dataclass(frozen=True)
+class PlannedRun:
+    protocol: str
+    arch: str
+    fold: str
+    path: Path
+    status: str
+
+    def as_dict(self) -> dict:
+        return {"protocol": self.protocol, "arch": self.arch, "fold": self.fold, "path": str(self.path),
+                "status": self.status}
+
+
+def plan(splits_dir: str | Path, runs_dir: str | Path, protocols: list[str], archs: list[str],
+         folds: list[str] | None = None) -> list[PlannedRun]:
+    out = []
+    for protocol in protocols:
+        available = list_folds(splits_dir, protocol)
+        chosen = available if not folds else [f for f in folds if f in available]
+        if folds:
+            unknown = sorted(set(folds) - set(available))
+            if unknown and not chosen:
+                raise CTVError("splits_missing", f"folds {unknown} not in {Path(splits_dir) / protocol}; "
+                               f"available: {', '.join(available)}")
+        for arch in archs:
+            key = resolve_arch(arch).key
+            for fold in chosen:
+                path = Path(runs_dir) / protocol / key / fold
+                out.append(PlannedRun(protocol, key, fold, path, run_status(path)))
+    return out
+
+
+def run_all(base: TrainConfig, runs: list[PlannedRun], splits_dir, runs_dir, *, keep_going: bool = False,
+            log=print, **kw) -> list[dict]:
+    """Run every planned run in order; with ``keep_going`` a failed run is reported and the next starts."""
+    records = []
+    for i, r in enumerate(runs, 1):
+        log(f"[{i}/{len(runs)}] {r.protocol}/{r.arch}/{r.fold} ({r.status})")
+        cfg = dataclasses.replace(base, protocol=r.protocol, arch=r.arch, fold=r.fold)
+        try:
+            records.append(run_fold(cfg, splits_dir, runs_dir, log=log, **kw))
+        except CTVError as exc:
+            if not keep_going:
+                raise
+            log(exc.render())
+            records.append({"protocol": r.protocol, "arch": r.arch, "fold": r.fold, "status": "failed",
+                            "error": exc.code, "message": exc.message})
+    return records
+
+
+__all__ = ["PlannedRun", "plan", "run_all", "run_dir"]
