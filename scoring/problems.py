@@ -53,9 +53,17 @@ CODES: dict[str, str] = {
     "too_many_labels": "A row predicts more labels than the competition allows.",
     "duplicate_label": "Warning: a label repeats within one list; it counts once.",
     "too_many_problems": "Only the first problems of this kind are listed.",
+    # uploads (zip archives and upload folders, scoring/uploads.py) and the grading guard (scoring/hooks/)
+    "zip_invalid": "The upload looks like a zip archive but cannot be opened as one.",
+    "zip_empty": "The upload (zip archive or folder) holds no file.",
+    "zip_several_files": "The upload holds several files; it must hold exactly one CSV file.",
+    "zip_unsafe_member": "A zip member or uploaded file has an unsafe name ('../', an absolute path) or is a symlink.",
+    "zip_too_large": "A zip member expands past the competition's unzipped-size limit (a zip bomb?).",
+    "time_limit_exceeded": "Grading took longer than the competition's time limit; the submission is refused.",
     # host side (solution / definition); never shown to participants as such
     "solution_invalid": "The solution file is invalid (host-side problem).",
     "definition_invalid": "The competition definition is invalid (host-side problem).",
+    "internal_error": "The grader failed on the host side (crash, missing file); shown to participants as a generic message.",
 }
 
 

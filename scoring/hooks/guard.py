@@ -1,0 +1,133 @@
+"""The one guarded entry point every grading hook goes through.
+
+``grade(submission, solution, competition)`` never raises and never hangs:
+
+1. the definition and the solution are loaded in this process (they are the
+   organizer's files: a problem there is host-side, status ``error``);
+2. the participant's upload is unpacked (``scoring/uploads.py``), read and
+   scored in a child process killed after ``limits.max_seconds``
+   (``scoring/hooks/time_limit.py``); byte, row, cell, label and unzipped-size
+   limits are checked by the reader before the work they protect;
+3. the answer is split into what the participant may see (status, metrics,
+   problems with stable codes) and what only the host may see (``host``:
+   timings, the cause of a failure, per-class breakdowns).
+
+A crash, a timeout or a host-side problem never shows a traceback or the
+solution to the participant. Nothing is written anywhere: hooks write their
+declared outputs themselves, from the returned ``GradeResult``.
+"""
+
+from __future__ import annotations
+
+import io
+import time
+import traceback
+from pathlib import Path
+
+from scoring.definition import CompetitionDefinition, load_competition
+from scoring.hooks.result import HOST_FAILURE_MESSAGE, GradeResult, HostInfo
+from scoring.hooks.time_limit import run_with_time_limit
+from scoring.problems import HostError
+from scoring.report import Metrics, ReportProblem, ScoreReport
+from scoring.solution import Solution, load_solution
+
+# Matching messages name ids; when a hook is handed one split of the solution (Kaggle calls the metric on the
+# public and on the private rows separately) naming them would tell which ids are private.
+_ID_CODES = ("missing_ids", "unknown_ids")
+_ID_MISMATCH_MESSAGE = ("the submission's ids do not match the test set's ids; every test id must appear "
+                        "exactly once and no other id may appear")
+
+
+def grade(submission: str | Path | bytes, solution: str | Path | Solution,
+          competition: str | Path | CompetitionDefinition, *, reveal_private: bool = False,
+          filename: str | None = None, name_ids: bool = True) -> GradeResult:
+    """Grade one upload; the in-process twin of ``agrieval grade`` (same ``GradeResult``).
+
+    ``submission`` is a path (a CSV, a zip holding one CSV, a folder holding one
+    file) or the bytes of a CSV or zip. ``name_ids=False`` replaces id-matching
+    messages by one that names no id (for hooks handed a single split).
+    """
+    started = time.perf_counter()
+    name = str(getattr(competition, "name", competition))
+    try:
+        definition = competition if isinstance(competition, CompetitionDefinition) else load_competition(competition)
+        name = definition.name
+        sol = solution if isinstance(solution, Solution) else load_solution(solution, definition)
+    except HostError as exc:
+        return _host_failure(name, exc.code, str(exc), started)
+    except Exception as exc:  # noqa: BLE001 - a server must get an answer, not a traceback
+        return _host_failure(name, "internal_error", f"{type(exc).__name__}: {exc}\n{traceback.format_exc()}",
+                             started)
+
+    limit = definition.limits.max_seconds
+    outcome = run_with_time_limit(_read_and_score, (submission, sol, definition, reveal_private, filename),
+                                  seconds=limit)
+    if outcome.kind == "timeout":
+        result = GradeResult(competition=name, status="rejected", primary_metric=definition.primary_metric,
+                             errors=[ReportProblem(code="time_limit_exceeded", message=(
+                                 f"grading this file took longer than {limit:g} seconds, the limit of this "
+                                 "competition; check that it is a plain CSV in the expected format"))])
+        result.host = HostInfo(diagnostics=[ReportProblem(code="time_limit_exceeded", message=outcome.error_text)])
+    elif outcome.kind == "ok":
+        result = _from_report(ScoreReport.model_validate_json(outcome.value), name_ids)
+    elif outcome.kind == "raised" and outcome.error_type == "HostError":
+        result = _host_failure(name, outcome.value["code"], outcome.value["message"], started)
+    else:
+        result = _host_failure(name, "internal_error", f"{outcome.error_type}: {outcome.error_text}", started)
+    result.primary_metric = definition.primary_metric
+    result.host.elapsed_seconds = round(time.perf_counter() - started, 3)
+    result.host.time_limit_seconds = limit
+    return result
+
+
+def _read_and_score(submission: str | Path | bytes, sol: Solution, definition: CompetitionDefinition,
+                    reveal_private: bool, filename: str | None) -> str:
+    """Runs in the child process: unpack, read, score; returns the report as JSON (cheap to send back)."""
+    from scoring.scorer import score
+    from scoring.submission import Submission, read_submission
+    from scoring.uploads import ZIP_MAGIC, EMPTY_ZIP_MAGIC, from_zip, open_upload
+
+    if isinstance(submission, bytes):
+        if submission[:4] in (ZIP_MAGIC, EMPTY_ZIP_MAGIC) and len(submission) <= definition.limits.max_bytes:
+            upload = from_zip(io.BytesIO(submission), definition.limits, display_name=filename or "submission.zip")
+        else:
+            data, shown = submission, filename or "submission.csv"
+            upload = None
+    else:
+        try:
+            upload = open_upload(submission, definition.limits)
+        except FileNotFoundError as exc:
+            raise HostError("internal_error", str(exc)) from None
+    if upload is not None:
+        if not upload.ok:
+            return ScoreReport(competition=definition.name, status="rejected",
+                               errors=[ReportProblem.of(p) for p in upload.problems if p.severity == "error"],
+                               warnings=[ReportProblem.of(p) for p in upload.problems if p.severity == "warning"]
+                               ).model_dump_json()
+        data, shown = upload.data, filename or upload.filename
+    sub: Submission = read_submission(data, definition, filename=shown)
+    report = score(sub, sol, definition, reveal_private=reveal_private)
+    return report.model_dump_json()
+
+
+def _from_report(report: ScoreReport, name_ids: bool) -> GradeResult:
+    errors = list(report.errors)
+    if not name_ids and any(e.code in _ID_CODES for e in errors):
+        kept = [e for e in errors if e.code not in _ID_CODES]
+        code = next(e.code for e in errors if e.code in _ID_CODES)
+        errors = kept + [ReportProblem(code=code, message=_ID_MISMATCH_MESSAGE)]
+    status = report.status if report.status != "error" else "rejected"
+    metrics = report.metrics if status == "scored" else Metrics()
+    return GradeResult(competition=report.competition, status=status, n_rows=report.n_rows, metrics=metrics,
+                       warnings=report.warnings, errors=errors, host=HostInfo(details=report.details))
+
+
+def _host_failure(name: str, code: str, message: str, started: float) -> GradeResult:
+    return GradeResult(competition=name, status="error",
+                       errors=[ReportProblem(code="internal_error", message=HOST_FAILURE_MESSAGE)],
+                       host=HostInfo(elapsed_seconds=round(time.perf_counter() - started, 3),
+                                     diagnostics=[ReportProblem(code=code if code in _HOST_CODES else "internal_error",
+                                                                message=message)]))
+
+
+_HOST_CODES = ("solution_invalid", "definition_invalid", "internal_error", "time_limit_exceeded")

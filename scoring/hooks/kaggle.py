@@ -1,0 +1,101 @@
+"""Kaggle community metric: ``score(solution, submission, row_id_column_name) -> float``.
+
+Calling convention followed (Kaggle's metric template, "Your metric must
+satisfy the following constraints"): a function named ``score`` whose first
+three arguments are ``solution`` and ``submission`` as pandas DataFrames and
+``row_id_column_name``; extra arguments are allowed if type-annotated; it
+returns one finite float; a problem the participant may read is raised as
+``ParticipantVisibleError``, anything else stays host-visible. Kaggle calls the
+metric once on the public rows and once on the private rows, and normally
+strips the ``Usage`` column first; when ``Usage`` is still there, ``Ignored``
+rows are dropped here and every other row is scored as one split.
+
+How to use it in a Kaggle metric notebook::
+
+    from scoring.hooks.kaggle import ParticipantVisibleError, score   # noqa: F401
+    # pick the competition with the extra argument: score(..., competition="plantclef2025")
+
+Both frames go through the same strict reader as every other hook: the
+submission frame is written back to CSV text in the competition's dialect
+and graded by ``scoring.hooks.guard.grade``. Because Kaggle hands over one
+split at a time, id-mismatch messages name no id (naming them would tell which
+ids are private).
+"""
+
+from __future__ import annotations
+
+import csv
+import functools
+import io
+import math
+
+import pandas as pd
+
+from scoring.definition import CompetitionDefinition, load_competition
+from scoring.hooks.guard import grade
+from scoring.problems import HostError
+from scoring.solution import load_solution
+
+DEFAULT_COMPETITION = "plantclef2025"
+
+
+class ParticipantVisibleError(Exception):
+    """Kaggle shows this exception's message to the participant; every other exception stays hidden."""
+
+
+def score(solution: pd.DataFrame, submission: pd.DataFrame, row_id_column_name: str,
+          competition: str = DEFAULT_COMPETITION) -> float:
+    """The competition's primary metric of ``submission`` on the rows of ``solution``.
+
+    Raises ``ParticipantVisibleError`` for a rejected submission (the message is
+    participant-safe) and ``HostError`` for a host-side problem (bad solution,
+    wrong ``row_id_column_name``, unknown competition).
+    """
+    definition = _definition(competition)
+    if row_id_column_name != definition.id_column:
+        raise HostError("definition_invalid", f"row_id_column_name {row_id_column_name!r} is not the id column "
+                        f"{definition.id_column!r} of competition {definition.name!r}")
+    if solution.empty:
+        raise HostError("solution_invalid", "the solution frame has no row")
+    sol = load_solution(_solution_csv(solution, definition), definition)
+    result = grade(_frame_csv(submission, definition), sol, definition, filename="submission.csv", name_ids=False)
+    if result.status == "rejected":
+        raise ParticipantVisibleError(result.participant_message())
+    if result.status == "error":
+        diag = "; ".join(d.message for d in result.host.diagnostics)
+        raise HostError(result.host.diagnostics[0].code if result.host.diagnostics else "internal_error", diag)
+    value = result.metrics.public[definition.primary_metric]
+    if not math.isfinite(value):
+        raise HostError("internal_error", f"the metric is not finite ({value})")
+    return float(value)
+
+
+@functools.lru_cache(maxsize=8)
+def _definition(competition: str) -> CompetitionDefinition:
+    return load_competition(competition)
+
+
+def _solution_csv(frame: pd.DataFrame, definition: CompetitionDefinition) -> bytes:
+    """The solution frame with every non-ignored row in one split: the one Kaggle is scoring now."""
+    frame = frame.copy()
+    spec = definition.split
+    if spec.column in frame.columns and spec.ignored is not None:
+        frame = frame[frame[spec.column].astype(str) != spec.ignored]
+    frame[spec.column] = spec.public
+    return _frame_csv(frame, definition)
+
+
+def _frame_csv(frame: pd.DataFrame, definition: CompetitionDefinition) -> bytes:
+    """The frame as the CSV text a participant would have uploaded, in the competition's dialect.
+
+    Every cell is written as it reads (``str``), missing cells as empty fields,
+    so the strict reader judges the values, not pandas: a float id stays
+    ``1.0``, a NaN label stays empty and is reported as missing.
+    """
+    if not isinstance(frame, pd.DataFrame):
+        raise ParticipantVisibleError(f"the submission must be a table, got {type(frame).__name__}")
+    text = frame.astype(object).where(frame.notna(), "").astype(str)
+    text.columns = [str(c) for c in text.columns]
+    buf = io.StringIO()
+    text.to_csv(buf, index=False, sep=definition.delimiter, quoting=csv.QUOTE_MINIMAL, lineterminator="\n")
+    return buf.getvalue().encode("utf-8", errors="surrogatepass")
