@@ -99,9 +99,11 @@ def check_ids(ids: list[str], lines: np.ndarray, column: int, definition: Compet
                 log.error("invalid_id", f"id {id_[:60]!r} looks like a spreadsheet formula, not a test id",
                           line, column)
             elif compiled and not compiled.fullmatch(id_):
-                bad = next((c for c in id_ if not compiled.fullmatch(c) and not c.isalnum()), None)
+                # Look-alike letters and control characters first: they are the usual culprits, and a
+                # Cyrillic letter passes isalnum() while a legal '-' fails a pattern anchored on a letter.
+                bad = next((c for c in id_ if not c.isascii() or not c.isprintable()), None)
                 if bad is None:
-                    bad = next((c for c in id_ if not c.isascii()), None)
+                    bad = next((c for c in id_ if not compiled.fullmatch(c) and not c.isalnum()), None)
                 why = f"; character {bad!r} (U+{ord(bad):04X}) is not allowed" if bad else ""
                 log.error("invalid_id", f"id {id_[:60]!r} is not a valid id for this competition{why}",
                           line, column)

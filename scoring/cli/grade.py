@@ -1,0 +1,36 @@
+"""``agrieval grade``: grade one upload for a home-grown server; always one JSON object on stdout.
+
+The in-process twin is ``scoring.hooks.grade`` (same ``GradeResult``; this
+command prints its ``to_dict()``).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+
+
+@click.command()
+@click.argument("submission", type=click.Path(path_type=Path))
+@click.option("--solution", "-s", required=True, type=click.Path(path_type=Path),
+              help="Ground truth CSV (id, labels, Usage or split column, optional transect_id / team).")
+@click.option("--competition", "-c", required=True, metavar="NAME_OR_TOML",
+              help="A shipped competition (see `agrieval competitions`) or a path to your own TOML definition.")
+@click.option("--reveal-private", is_flag=True, help="Also compute and print the private split (organizers only).")
+@click.option("--participant-only", is_flag=True,
+              help="Leave out the host key: print only what may be forwarded to the participant.")
+def grade(submission: Path, solution: Path, competition: str, reveal_private: bool, participant_only: bool) -> None:
+    """Grade SUBMISSION (a CSV, a zip holding one CSV, or a folder holding one file).
+
+    Prints one JSON object: status, metrics (public; private only with --reveal-private), warnings and errors
+    (safe to show the participant), and host-only diagnostics under "host". Exit 0 scored, 1 rejected,
+    2 usage error, 3 host-side problem. Limits (bytes, rows, labels per row, seconds) come from the definition.
+    """
+    from scoring.hooks.guard import grade as grade_upload
+
+    result = grade_upload(submission, solution, competition, reveal_private=reveal_private)
+    payload = result.participant_view() if participant_only else result.to_dict()
+    click.echo(json.dumps(payload, indent=2, allow_nan=False))
+    raise SystemExit(result.exit_code)
