@@ -256,7 +256,6 @@ def sweep(tile_scores, solution, competition, strategies, top_ks, thresholds, mi
     bar = Progress(len(settings), "sweep", unit="setting", enabled=not as_json)
     table = run_sweep(frame, solution, definition, settings, transect_rule, progress=bar)
     bar.close()
-    click.echo(OVERFIT_WARNING, err=True)
     if out_csv:
         write_text(out_csv, csv_text(list(table.columns), table.itertuples(index=False)))
     if as_json:

@@ -68,6 +68,17 @@ def resolve_device(name: str) -> torch.device:
     return dev
 
 
+def check_vocabulary(species: np.ndarray, definition: CompetitionDefinition, source: Path | None) -> None:
+    """Fail before any inference when the mapping names species the competition would reject."""
+    vocab = definition.labels
+    if vocab is None:
+        return
+    outside = [int(s) for s in species if int(s) not in vocab]
+    if outside:
+        raise ValueError(f"class mapping {source or '(given)'}: {len(outside)} species id(s) are not in the "
+                         f"{definition.name} vocabulary (e.g. {outside[:3]}); is it the mapping of this checkpoint?")
+
+
 def parts_folder(out: Path) -> Path:
     return out.parent / f".{out.name}.parts"
 
@@ -75,12 +86,14 @@ def parts_folder(out: Path) -> Path:
 def predict_tiles(images: Path, out: Path, *, checkpoint: Path | None, class_mapping: Path | None,
                   species: np.ndarray | None = None, spec: ModelSpec, preprocess: PreprocessConfig,
                   opts: RunOptions, resume: bool, overwrite: bool,
+                  definition: CompetitionDefinition,
                   model: torch.nn.Module | None = None) -> tuple[pd.DataFrame, dict, list[str], int]:
     """Tile scores of every image of ``images`` (resuming from parts), their metadata, the ids and
     how many images were resumed. ``model`` replaces the built model (tests' stub models)."""
     items = list_quadrats(images)
     if species is None:
         species = load_class_mapping(class_mapping)
+    check_vocabulary(species, definition, class_mapping)
     if model is None:
         model, info = build_model(spec, len(species), checkpoint)
     else:
@@ -171,7 +184,7 @@ def run_predict(images: Path, out: Path, *, checkpoint: Path | None, class_mappi
         raise FileExistsError(f"{save_tile_scores} already exists; pass --overwrite to replace it")
     frame, settings, ids, n_resumed = predict_tiles(
         Path(images), out, checkpoint=checkpoint, class_mapping=class_mapping, species=species, spec=spec,
-        preprocess=preprocess, opts=opts, resume=resume, overwrite=overwrite, model=model)
+        preprocess=preprocess, opts=opts, resume=resume, overwrite=overwrite, definition=definition, model=model)
     if save_tile_scores is not None:
         write_tile_scores(save_tile_scores, frame, settings)
     labels = predictions(frame, ids, agg, definition, transect_rule)

@@ -38,7 +38,7 @@ def write_validated(path: str | Path, ids: list[str], labels: list[list[int]], d
     os.close(fd)
     try:
         write_submission(tmp, ids, labels, definition)
-        problems = validate_file(tmp, definition)
+        problems = validate_file(tmp, definition, filename=path.name)
         errors = [p for p in problems if p.severity == "error"]
         if errors:
             raise SubmissionRejected(path, errors)

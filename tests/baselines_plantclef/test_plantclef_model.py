@@ -1,0 +1,75 @@
+"""Checkpoint loading (EMA first, timm training layout, safetensors), class mappings, clear errors."""
+
+import pytest
+import torch
+
+from baselines.plantclef.classes import MappingError, load_class_mapping
+from baselines.plantclef.model import PRESETS, CheckpointError, build_model, parse_model_kwargs
+
+
+def _same(model, state):
+    return all(torch.equal(v, state[k]) for k, v in model.state_dict().items())
+
+
+def test_ema_weights_are_used_when_present(tiny_checkpoint):
+    path, states = tiny_checkpoint
+    model, info = build_model(PRESETS["tiny"], 5, path)
+    assert info["weights"] == "state_dict_ema" and info["checkpoint"] == str(path)
+    assert _same(model, states["state_dict_ema"]) and not _same(model, states["state_dict"])
+    assert not model.training
+
+
+def test_plain_state_dict_and_safetensors(tiny_checkpoint, tmp_path):
+    from safetensors.torch import save_file
+
+    _, states = tiny_checkpoint
+    plain = tmp_path / "plain.pth.tar"
+    torch.save({"state_dict": states["state_dict"]}, plain)
+    model, info = build_model(PRESETS["tiny"], 5, plain)
+    assert info["weights"] == "state_dict" and _same(model, states["state_dict"])
+    st = tmp_path / "model.safetensors"
+    save_file({k: v.contiguous() for k, v in states["state_dict"].items()}, str(st))
+    model, info = build_model(PRESETS["tiny"], 5, st)
+    assert info["weights"] == "(flat)" and _same(model, states["state_dict"])
+
+
+def test_missing_checkpoint_says_what_to_download_and_where(tmp_path):
+    with pytest.raises(CheckpointError) as exc:
+        build_model(PRESETS["tiny"], 5, tmp_path / "model_best.pth.tar")
+    msg = str(exc.value)
+    assert "model_best.pth.tar not found" in msg and "class_mapping.txt" in msg and "--checkpoint" in msg
+
+
+def test_checkpoint_for_another_class_count_is_explained(tiny_checkpoint):
+    path, _ = tiny_checkpoint
+    with pytest.raises(CheckpointError, match="does not fit .* with 7 classes"):
+        build_model(PRESETS["tiny"], 7, path)
+
+
+def test_model_kwargs_are_typed():
+    assert parse_model_kwargs(["depth=2", "drop_rate=0.1", "dynamic_img_size=true", "act=gelu"]) == {
+        "depth": 2, "drop_rate": 0.1, "dynamic_img_size": True, "act": "gelu"}
+    with pytest.raises(ValueError, match="key=value"):
+        parse_model_kwargs(["depth"])
+
+
+def test_real_class_mapping_has_7806_distinct_species(shared_real):
+    ids = load_class_mapping(shared_real / "plantclef_class_mapping.txt")
+    assert len(ids) == 7806 and len(set(ids.tolist())) == 7806
+    first = (shared_real / "plantclef_class_mapping.txt").read_text().split()[0]
+    assert ids[0] == int(first)
+
+
+def test_csv_mapping_and_errors_name_file_and_line(tmp_path):
+    p = tmp_path / "species_ids.csv"
+    p.write_text("index,species_id\n1,1355869\n0,1355868\n")
+    assert load_class_mapping(p).tolist() == [1355868, 1355869]
+    bad = tmp_path / "class_mapping.txt"
+    bad.write_text("1355868\n13558x9\n")
+    with pytest.raises(MappingError, match=r"class_mapping.txt:2: species id '13558x9'"):
+        load_class_mapping(bad)
+    bad.write_text("1355868\n1355868\n")
+    with pytest.raises(MappingError, match=r"appears on several lines \(\[1, 2\]\)"):
+        load_class_mapping(bad)
+    with pytest.raises(MappingError, match="not found"):
+        load_class_mapping(tmp_path / "nope.txt")
