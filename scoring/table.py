@@ -183,14 +183,16 @@ def _check_header(header: list[str], required: Sequence[str], optional: Sequence
         seen.setdefault(name, j)
     known = set(required) | set(optional)
     extras = [h for h in header if h not in known]
+    if header and not any(h in known for h in header) and not any(
+            difflib.get_close_matches(r, header, n=1, cutoff=0.5) for r in required):
+        log.error("missing_column", f"the first line reads {delimiter.join(header)[:80]!r}, not a header: the file "
+                  f"must start with the header line {delimiter.join(required)!r}", line=1)
+        return False
     for name in required:
         if name not in seen:
             close = difflib.get_close_matches(name, extras, n=1, cutoff=0.5) or [
                 h for h in extras if h.strip().lower() == name.lower()]
             hint = f"; found {close[0]!r} instead: rename it to {name!r}" if close else ""
-            if not hint and header and not any(h in known for h in header):
-                hint = (f"; the first line reads {delimiter.join(header)[:80]!r}: the file needs the header line "
-                        f"{delimiter.join(required)!r}")
             log.error("missing_column", f"required column {name!r} is missing{hint}", line=1)
             ok = False
     if not allow_extra:

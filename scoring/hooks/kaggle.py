@@ -8,7 +8,7 @@ returns one finite float; a problem the participant may read is raised as
 ``ParticipantVisibleError``, anything else stays host-visible. Kaggle calls the
 metric once on the public rows and once on the private rows, and normally
 strips the ``Usage`` column first; when ``Usage`` is still there, ``Ignored``
-rows are dropped here and every other row is scored as one split.
+rows are not scored and every other row is scored as one split.
 
 How to use it in a Kaggle metric notebook::
 
@@ -76,12 +76,17 @@ def _definition(competition: str) -> CompetitionDefinition:
 
 
 def _solution_csv(frame: pd.DataFrame, definition: CompetitionDefinition) -> bytes:
-    """The solution frame with every non-ignored row in one split: the one Kaggle is scoring now."""
+    """The solution frame with every non-ignored row in one split: the one Kaggle is scoring now.
+
+    ``Ignored`` rows stay: the submission must still have them (Kaggle checks every test id), they are
+    just not scored.
+    """
     frame = frame.copy()
     spec = definition.split
-    if spec.column in frame.columns and spec.ignored is not None:
-        frame = frame[frame[spec.column].astype(str) != spec.ignored]
+    usage = frame[spec.column].astype(str) if spec.column in frame.columns else None
     frame[spec.column] = spec.public
+    if usage is not None and spec.ignored is not None:
+        frame.loc[usage == spec.ignored, spec.column] = spec.ignored
     return _frame_csv(frame, definition)
 
 

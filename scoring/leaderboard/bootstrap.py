@@ -77,6 +77,14 @@ def resample_scores(frame: pd.DataFrame, definition, metric: str, units: np.ndar
         identity = _fast(frame, units, np.arange(int(units.max()) + 1)[None, :], metric, unit, empty_both)[0]
         if math.isclose(identity, metric_from_rows(frame, definition, metric), rel_tol=1e-9, abs_tol=1e-12):
             return fast
+    return generic_resample_scores(frame, definition, metric, units, draws, unit)
+
+
+def generic_resample_scores(frame: pd.DataFrame, definition, metric: str, units: np.ndarray, draws: np.ndarray,
+                            unit: str) -> np.ndarray:
+    """Any metric: ``metric_from_rows`` on each resampled frame (slow, general)."""
+    from scoring.rows import metric_from_rows
+
     order = np.argsort(units, kind="stable")
     starts = np.searchsorted(units[order], np.arange(int(units.max()) + 2))
     rows_of = [order[starts[u]:starts[u + 1]] for u in range(len(starts) - 1)]

@@ -11,6 +11,7 @@ from __future__ import annotations
 import csv
 import io
 import math
+import re
 from collections.abc import Sequence
 
 # A spreadsheet evaluates a cell starting with one of these as a formula
@@ -18,14 +19,19 @@ from collections.abc import Sequence
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
 
+_PLAIN_NUMBER = re.compile(r"^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$")
+
+
 def safe_cell(text: object) -> str:
     """Prefix a single quote to text a spreadsheet would evaluate as a formula.
 
-    Numbers are not passed through here (a negative number is not a formula);
-    use it for names, ids and any other free text.
+    A plain number such as ``-1`` or ``+0.5`` is left alone: a spreadsheet reads
+    it as a number, not a formula. Anything else starting with = + - @ is quoted.
     """
     s = "" if text is None else str(text)
-    return "'" + s if s.startswith(_FORMULA_START) else s
+    if s.startswith(_FORMULA_START) and not _PLAIN_NUMBER.match(s):
+        return "'" + s
+    return s
 
 
 def fmt(x: float | int | None, digits: int = 4) -> str:

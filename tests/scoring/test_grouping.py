@@ -1,0 +1,37 @@
+"""Transect rules on the 2,105 real PlantCLEF 2025 ids: the counts documented in scoring/grouping.py."""
+
+import csv
+
+import pytest
+
+from scoring.definition import GroupingSpec
+from scoring.grouping import SITE_PATTERNS, group_ids
+
+
+@pytest.fixture(scope="module")
+def real_ids(shared_real):
+    rows = list(csv.reader(open(shared_real / "plantclef2025_submission_topk5.csv", newline="")))[1:]
+    assert len(rows) == 2105
+    return [r[0] for r in rows]
+
+
+@pytest.mark.parametrize(("spec", "expected"), [
+    (GroupingSpec(rule="strip-date"), 656),
+    (GroupingSpec(rule="first-n-parts", n_parts=3), 257),
+    (GroupingSpec(rule="regex", patterns=list(SITE_PATTERNS)), 183),
+])
+def test_group_counts_on_real_ids(real_ids, spec, expected):
+    assert len(set(group_ids(real_ids, spec))) == expected
+
+
+def test_rules_on_examples():
+    ids = ["CBN-PdlC-A1-20130807", "GUARDEN-AMB-CF04-1-10-20240325", "RNNB-1-1-20230512", "2024-CEV3-20240602"]
+    assert group_ids(ids, GroupingSpec(rule="strip-date")) == [
+        "CBN-PdlC-A1", "GUARDEN-AMB-CF04-1-10", "RNNB-1-1", "2024-CEV3"]
+    assert group_ids(ids, GroupingSpec(rule="regex", patterns=list(SITE_PATTERNS))) == [
+        "CBN-PdlC-A1", "GUARDEN-AMB-CF04", "RNNB-1", "2024-CEV3-20240602"]  # no pattern: the whole id
+
+
+def test_regex_rule_needs_one_capture_group():
+    with pytest.raises(ValueError, match="exactly one capture group"):
+        GroupingSpec(rule="regex", patterns=["^CBN-.*$"])

@@ -1,0 +1,156 @@
+"""Metric properties (hypothesis) and agreement with scikit-learn as an independent oracle."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from sklearn.metrics import balanced_accuracy_score, confusion_matrix, f1_score, precision_score, recall_score
+from sklearn.preprocessing import MultiLabelBinarizer
+
+from scoring.labelsets import LabelSets
+from scoring.metrics import multiclass, multilabel
+
+label_lists = st.lists(st.lists(st.integers(0, 30), max_size=6), min_size=1, max_size=40)
+
+
+@st.composite
+def paired(draw, allow_empty=True):
+    n = draw(st.integers(1, 40))
+    inner = st.lists(st.integers(0, 30), min_size=0 if allow_empty else 1, max_size=6)
+    y_true = draw(st.lists(inner, min_size=n, max_size=n))
+    y_pred = draw(st.lists(inner, min_size=n, max_size=n))
+    groups = draw(st.lists(st.integers(0, 5), min_size=n, max_size=n))
+    return y_true, y_pred, groups
+
+
+def binarize(y_true, y_pred, pad=False):
+    """Indicator matrices; ``pad`` adds a never-used column so sklearn sees a multilabel problem
+    (it treats a single column as binary); an all-zero column changes no sample-wise metric."""
+    classes = sorted({x for r in y_true + y_pred for x in r})
+    while (pad and len(classes) < 2) or not classes:
+        classes.append(-1 - len(classes))
+    mlb = MultiLabelBinarizer(classes=classes)
+    mlb.fit([])
+    return mlb.transform(y_true), mlb.transform(y_pred)
+
+
+@settings(max_examples=100, deadline=None)
+@given(paired())
+def test_sample_f1_matches_sklearn(data):
+    y_true, y_pred, _ = data
+    t, p = binarize(y_true, y_pred, pad=True)
+    expected = f1_score(t, p, average="samples", zero_division=1.0)
+    got = multilabel.sample_f1(LabelSets.from_lists(y_true), LabelSets.from_lists(y_pred), empty_both=1.0)
+    assert got == pytest.approx(expected, abs=1e-12)
+
+
+@settings(max_examples=100, deadline=None)
+@given(paired())
+def test_micro_and_macro_f1_match_sklearn(data):
+    y_true, y_pred, _ = data
+    if not any(y_true) and not any(y_pred):
+        return  # sklearn's macro over no classes is not defined; our policy is tested separately
+    t, p = binarize(y_true, y_pred, pad=True)
+    T, P = LabelSets.from_lists(y_true), LabelSets.from_lists(y_pred)
+    assert multilabel.micro_f1(T, P) == pytest.approx(f1_score(t, p, average="micro", zero_division=0), abs=1e-12)
+    # macro over the classes present in truth or prediction (the real columns, not the padding)
+    union = list(range(len({x for r in y_true + y_pred for x in r})))
+    assert multilabel.macro_f1(T, P) == pytest.approx(
+        f1_score(t, p, average="macro", labels=union, zero_division=0), abs=1e-12)
+
+
+@settings(max_examples=80, deadline=None)
+@given(paired(allow_empty=False))
+def test_sample_precision_recall_match_sklearn_without_empty_rows(data):
+    y_true, y_pred, _ = data
+    t, p = binarize(y_true, y_pred, pad=True)
+    prec, rec, _ = multilabel.sample_scores(LabelSets.from_lists(y_true), LabelSets.from_lists(y_pred))
+    assert prec.mean() == pytest.approx(precision_score(t, p, average="samples", zero_division=0), abs=1e-12)
+    assert rec.mean() == pytest.approx(recall_score(t, p, average="samples", zero_division=0), abs=1e-12)
+
+
+@settings(max_examples=80, deadline=None)
+@given(paired())
+def test_scores_in_unit_interval_and_perfect_is_one(data):
+    y_true, y_pred, groups = data
+    T, P = LabelSets.from_lists(y_true), LabelSets.from_lists(y_pred)
+    g = np.array(groups)
+    for v in (multilabel.sample_f1(T, P), multilabel.micro_f1(T, P), multilabel.macro_f1(T, P),
+              multilabel.transect_f1(T, P, g)):
+        assert 0.0 <= v <= 1.0
+    assert multilabel.transect_f1(T, T, g) == 1.0
+    assert multilabel.sample_f1(T, T) == multilabel.micro_f1(T, T) == multilabel.macro_f1(T, T) == 1.0
+
+
+@settings(max_examples=80, deadline=None)
+@given(paired(), st.randoms(use_true_random=False))
+def test_row_order_and_label_order_change_nothing(data, rnd):
+    y_true, y_pred, groups = data
+    before = multilabel.transect_f1(LabelSets.from_lists(y_true), LabelSets.from_lists(y_pred), np.array(groups))
+    perm = list(range(len(y_true)))
+    rnd.shuffle(perm)
+    shuffled_pred = [rnd.sample(y_pred[i], len(y_pred[i])) for i in perm]
+    after = multilabel.transect_f1(LabelSets.from_lists([y_true[i] for i in perm]), LabelSets.from_lists(shuffled_pred),
+                                   np.array([groups[i] for i in perm]))
+    assert after == pytest.approx(before, abs=1e-12)
+
+
+@settings(max_examples=100, deadline=None)
+@given(paired())
+def test_transect_average_equals_sample_average_with_one_quadrat_per_transect(data):
+    y_true, y_pred, _ = data
+    T, P = LabelSets.from_lists(y_true), LabelSets.from_lists(y_pred)
+    assert multilabel.transect_f1(T, P, np.arange(len(y_true))) == pytest.approx(multilabel.sample_f1(T, P), abs=1e-12)
+
+
+def test_transect_average_weights_each_transect_once():
+    # transect 0: two quadrats scoring 1 and 0; transect 1: one quadrat scoring 1 -> (0.5 + 1) / 2
+    T = LabelSets.from_lists([[1], [2], [3]])
+    P = LabelSets.from_lists([[1], [9], [3]])
+    assert multilabel.transect_f1(T, P, np.array([0, 0, 1])) == pytest.approx(0.75)
+    assert multilabel.sample_f1(T, P) == pytest.approx(2 / 3)
+
+
+def test_empty_set_policy():
+    T = LabelSets.from_lists([[], [1]])
+    P = LabelSets.from_lists([[], []])
+    assert multilabel.sample_f1(T, P, empty_both=1.0) == 0.5
+    assert multilabel.sample_f1(T, P, empty_both=0.0) == 0.0
+    assert multilabel.micro_f1(LabelSets.from_lists([[]]), LabelSets.from_lists([[]]), empty_both=0.7) == 0.7
+
+
+def test_labelsets_take_and_repeats():
+    ls, rep = LabelSets.from_flat(np.array([3, 0, 2]), np.array([5, 1, 5, 7, 7]))
+    assert ls.to_lists() == [[1, 5], [], [7]]
+    assert rep.tolist() == [True, False, True]
+    assert ls.take(np.array([2, 0, 1, 0])).to_lists() == [[7], [1, 5], [], [1, 5]]
+
+
+classes = ["caroubier", "chene", "faux_poivrier", "frene", "pistachier", "tipu"]
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(classes), st.sampled_from(classes)), min_size=1, max_size=60))
+def test_multiclass_metrics_match_sklearn(pairs):
+    t = [a for a, _ in pairs]
+    p = [b for _, b in pairs]
+    assert multiclass.accuracy(t, p) == pytest.approx(np.mean(np.array(t) == np.array(p)))
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert multiclass.balanced_accuracy(t, p) == pytest.approx(balanced_accuracy_score(t, p), abs=1e-12)
+    assert multiclass.macro_f1(t, p) == pytest.approx(f1_score(t, p, average="macro", zero_division=0), abs=1e-12)
+    assert (multiclass.confusion_matrix(t, p, classes) == confusion_matrix(t, p, labels=classes)).all()
+    per = multiclass.per_class(t, p, classes)
+    sk_f1 = f1_score(t, p, labels=classes, average=None, zero_division=0)
+    assert [per[c]["f1"] for c in classes] == pytest.approx(list(sk_f1), abs=1e-12)
+
+
+def test_cross_group_accuracy_and_vtg():
+    t = ["a", "a", "b", "b"]
+    p = ["a", "a", "a", "b"]
+    g = ["own", "own", "x", "x"]
+    assert multiclass.cross_group_accuracy(t, p, g, "own") == 0.5
+    assert multiclass.group_accuracy(t, p, g) == {"own": 1.0, "x": 0.5}
+    assert multiclass.validation_test_gap(0.9, 0.5) == pytest.approx(0.4)
