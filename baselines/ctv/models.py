@@ -13,6 +13,7 @@ classifier of the file because the backbone has none.
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 
 import torch
@@ -86,12 +87,42 @@ def build_model(arch: str, num_classes: int, *, head: str = "linear", head_dropo
                            f"given: {weights_hint(spec)}, then pass --weights PATH or --weights-dir DIR; "
                            "or use --no-pretrained (random init) or --allow-download (hub)")
     try:
-        backbone = timm.create_model(spec.timm_name, pretrained=pretrained, **kwargs)
+        with _LoadReport() as report:
+            backbone = timm.create_model(spec.timm_name, pretrained=pretrained, **kwargs)
     except (RuntimeError, KeyError, ValueError, OSError) as exc:
         if pretrained and weights:
             raise CTVError("weights_invalid", f"{weights}: cannot be loaded into {spec.timm_name} ({exc})") from exc
         raise
+    if pretrained and report.missing:
+        # timm loads non-strictly once it drops the 1000-class classifier; a foreign file would
+        # then leave the backbone silently at random init.
+        raise CTVError("weights_invalid", f"{weights or spec.timm_name}: not weights of {spec.timm_name}; "
+                       f"backbone tensors missing from the file: {report.missing[:200]}")
     return Classifier(backbone, make_head(head, backbone.num_features, num_classes, head_dropout, head_hidden))
+
+
+class _LoadReport(logging.Handler):
+    """Collect timm's 'Missing keys (...)' message while a model loads its weights."""
+
+    def __init__(self):
+        super().__init__(logging.INFO)
+        self.missing = ""
+        self._logger = logging.getLogger("timm.models._builder")
+
+    def emit(self, record: logging.LogRecord) -> None:
+        msg = record.getMessage()
+        if msg.startswith("Missing keys"):
+            self.missing = msg[len("Missing keys ("):].split(")")[0]
+
+    def __enter__(self):
+        self._level = self._logger.level
+        self._logger.setLevel(logging.INFO)
+        self._logger.addHandler(self)
+        return self
+
+    def __exit__(self, *exc):
+        self._logger.removeHandler(self)
+        self._logger.setLevel(self._level)
 
 
 def _fixed_input(spec: ArchSpec) -> bool:
