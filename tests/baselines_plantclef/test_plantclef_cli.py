@@ -1,0 +1,156 @@
+"""End to end through the command line with a tiny random-init ViT of the DINOv2 family."""
+
+import shutil
+
+import numpy as np
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+
+from baselines.plantclef.synthetic import demo_ids, make_quadrats
+from scoring.cli.main import cli
+from scoring.definition import load_competition
+
+N_CLASSES = 5
+
+
+@pytest.fixture(scope="module")
+def workspace(tmp_path_factory, tiny_checkpoint):
+    folder = tmp_path_factory.mktemp("e2e")
+    species = sorted(load_competition("plantclef2025").labels)[:N_CLASSES]
+    (folder / "class_mapping.txt").write_text("".join(f"{s}\n" for s in species))
+    planted = make_quadrats(folder / "images", demo_ids(4), N_CLASSES, grid=2, width=150, height=120)
+    return folder, tiny_checkpoint[0], species, planted
+
+
+def _predict(ws, out, *extra):
+    folder, ckpt, _, _ = ws
+    args = ["baselines", "plantclef", "predict", str(folder / "images"), "--checkpoint", str(ckpt),
+            "--class-mapping", str(folder / "class_mapping.txt"), "--preset", "tiny", "--tiling", "grid:2",
+            "--tiling", "window:80:60", "--device", "cpu", "--batch-size", "8", "--save-top-k", "3",
+            "--out", str(out), "--quiet", *extra]
+    return CliRunner().invoke(cli, args, catch_exceptions=False)
+
+
+def test_predict_writes_a_file_that_validate_accepts_and_reaggregation_matches(workspace):
+    folder = workspace[0]
+    res = _predict(workspace, folder / "sub.csv", "--strategy", "vote", "--top-k", "2", "--min-votes", "2",
+                   "--save-tile-scores", str(folder / "tiles.parquet"))
+    assert res.exit_code == 0, res.output
+    assert "weights: state_dict_ema" in res.output and "predicted 4 quadrats" in res.output
+    val = CliRunner().invoke(cli, ["validate", str(folder / "sub.csv"), "--competition", "plantclef2025"])
+    assert val.exit_code == 0, val.output
+    text = (folder / "sub.csv").read_text()
+    assert text.startswith('"quadrat_id","species_ids"\n"DEMO-T1-Q1-20240615","[')
+    tiles = pd.read_parquet(folder / "tiles.parquet")
+    # grid:2 (4 tiles) + window 80/60 on 150x120 (3 x 2 = 6 tiles) per image, top 3 each.
+    assert len(tiles) == 4 * (4 + 6) * 3
+    assert np.allclose(tiles.groupby(["image_id", "tile"])["prob"].apply(lambda p: p.is_monotonic_decreasing), 1)
+    agg = CliRunner().invoke(cli, ["baselines", "plantclef", "aggregate", str(folder / "tiles.parquet"),
+                                   "--out", str(folder / "again.csv"), "--strategy", "vote", "--top-k", "2",
+                                   "--min-votes", "2"], catch_exceptions=False)
+    assert agg.exit_code == 0, agg.output
+    assert (folder / "again.csv").read_bytes() == (folder / "sub.csv").read_bytes()
+    # The 2024 format from the same tiles.
+    agg24 = CliRunner().invoke(cli, ["baselines", "plantclef", "aggregate", str(folder / "tiles.parquet"),
+                                     "--out", str(folder / "sub24.csv"), "--competition", "plantclef2024"])
+    assert agg24.exit_code == 0 and (folder / "sub24.csv").read_text().startswith("plot_id;species_ids\n")
+
+
+def test_existing_output_is_not_overwritten(workspace):
+    folder = workspace[0]
+    keep = folder / "keep.csv"
+    keep.write_text("mine\n")
+    res = _predict(workspace, keep)
+    assert res.exit_code == 2 and "already exists" in res.output and keep.read_text() == "mine\n"
+
+
+def test_resume_predicts_only_the_missing_images(workspace, monkeypatch):
+    from baselines.plantclef import inference
+
+    folder = workspace[0]
+    full = _predict(workspace, folder / "full.csv", "--save-tile-scores", str(folder / "full.parquet"))
+    assert full.exit_code == 0
+    real_call = inference.TileScorer.__call__
+    calls = {"n": 0}
+
+    def crash_after_first(self, tiles):
+        calls["n"] += 1
+        if calls["n"] > 1:
+            raise KeyboardInterrupt
+        return real_call(self, tiles)
+
+    monkeypatch.setattr(inference.TileScorer, "__call__", crash_after_first)
+    monkeypatch.setattr("baselines.plantclef.predict.RunOptions.flush_images", 1)
+    interrupted = _predict(workspace, folder / "resumed.csv", "--save-tile-scores", str(folder / "resumed.parquet"))
+    assert interrupted.exit_code == 1 and "Aborted" in interrupted.output  # click's answer to Ctrl-C
+    parts = folder / ".resumed.csv.parts"
+    assert parts.is_dir() and not (folder / "resumed.csv").exists()
+    again = _predict(workspace, folder / "resumed.csv")
+    assert again.exit_code == 2 and "--resume" in again.output
+    monkeypatch.setattr(inference.TileScorer, "__call__", real_call)
+    res = _predict(workspace, folder / "resumed.csv", "--resume", "--save-tile-scores", str(folder / "resumed.parquet"))
+    assert res.exit_code == 0, res.output
+    # 10 tiles per image > --batch-size 8: one image per batch, so the first image was kept before the crash.
+    assert "(1 resumed)" in res.output
+    assert (folder / "resumed.csv").read_bytes() == (folder / "full.csv").read_bytes()
+    pd.testing.assert_frame_equal(pd.read_parquet(folder / "resumed.parquet"), pd.read_parquet(folder / "full.parquet"))
+    assert not parts.exists()
+
+
+def test_missing_checkpoint_and_mapping_messages(workspace, tmp_path):
+    folder = workspace[0]
+    res = CliRunner().invoke(cli, ["baselines", "plantclef", "predict", str(folder / "images"), "--checkpoint",
+                                   str(tmp_path / "model_best.pth.tar"), "--class-mapping",
+                                   str(folder / "class_mapping.txt"), "--out", str(tmp_path / "s.csv")])
+    assert res.exit_code == 2
+    assert "model_best.pth.tar not found" in res.output and "download" in res.output
+    res = CliRunner().invoke(cli, ["baselines", "plantclef", "predict", str(folder / "images"),
+                                   "--class-mapping", str(folder / "class_mapping.txt")])
+    assert res.exit_code == 2 and "--checkpoint is required" in res.output
+
+
+def test_sweep_ranks_settings_and_warns(workspace):
+    folder, _, species, planted = workspace
+    tiles = folder / "tiles.parquet"
+    if not tiles.exists():
+        pytest.skip("needs the tile scores of the first test")
+    from baselines.plantclef.demo import write_solution
+
+    truth = {i: sorted(species[c] for c in cls) for i, cls in planted.items()}
+    write_solution(folder / "solution.csv", truth, load_competition("plantclef2025"))
+    res = CliRunner().invoke(cli, ["baselines", "plantclef", "sweep", str(tiles), "--solution",
+                                   str(folder / "solution.csv"), "--strategies", "union,vote", "--top-k", "1,2",
+                                   "--thresholds", "0.0", "--min-votes", "1", "--out-csv", str(folder / "sweep.csv")],
+                             catch_exceptions=False)
+    assert res.exit_code == 0, res.output
+    assert "tuning on the test leaderboard overfits" in res.output
+    table = pd.read_csv(folder / "sweep.csv")
+    assert len(table) == 4 and table["transect_f1"].is_monotonic_decreasing
+    # Independent check of one row: score the aggregated file with the scorer directly.
+    from baselines.plantclef.aggregate import AggregationConfig, aggregate
+    from baselines.plantclef.submission import write_validated
+    from scoring.scorer import score_file
+
+    frame = pd.read_parquet(tiles)
+    ids = sorted(planted)
+    labels = aggregate(frame, AggregationConfig(strategy="vote", top_k=2, min_votes=1), image_ids=ids)
+    write_validated(folder / "one.csv", ids, [labels[i] for i in ids], load_competition("plantclef2025"))
+    rep = score_file(folder / "one.csv", folder / "solution.csv", load_competition("plantclef2025"))
+    row = table[table["setting"] == "vote k=2 m=1"].iloc[0]
+    assert row["transect_f1"] == pytest.approx(rep.metrics.public["transect_f1"], abs=1e-9)
+
+
+def test_demo_runs_end_to_end(tmp_path):
+    out = tmp_path / "demo"
+    res = CliRunner().invoke(cli, ["baselines", "plantclef", "demo", "--out", str(out), "--quiet"],
+                             catch_exceptions=False)
+    assert res.exit_code == 0, res.output
+    assert "submission validated" in res.output
+    val = CliRunner().invoke(cli, ["score", str(out / "submission.csv"), "--solution", str(out / "solution.csv"),
+                                   "--competition", "plantclef2025"])
+    assert val.exit_code == 0, val.output
+    (tmp_path / "other").mkdir()
+    (tmp_path / "other" / "precious.txt").write_text("x")
+    res = CliRunner().invoke(cli, ["baselines", "plantclef", "demo", "--out", str(tmp_path / "other"), "--quiet"])
+    assert res.exit_code == 2 and "not a previous demo folder" in res.output
