@@ -43,7 +43,7 @@ class SplitDataset(Dataset):
         if self._cache_file is not None:
             if self._mm is None:
                 self._mm = open_cache(self._cache_file, self._n_cache, self._cache_size)
-            img = torch.from_numpy(np.ascontiguousarray(self._mm[self._rows[i]])).permute(2, 0, 1)
+            img = torch.from_numpy(np.array(self._mm[self._rows[i]])).permute(2, 0, 1)
         else:
             img = load_image(self.paths[i])
         if self.transform is not None:
