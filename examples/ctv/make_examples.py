@@ -6,7 +6,8 @@ TOTO, a smaller gap under LOTO); they are not the paper's results.
 
     python examples/ctv/make_examples.py
 
-writes ``RESULTS.csv`` (12 teams x 2 archs x 2 protocols) and ``runs/``: the
+writes ``RESULTS.csv`` (12 teams x 2 archs x 2 protocols), ``loto_<arch>.csv``
+(team, test_acc: two rankings for ``agrieval rank-agreement``) and ``runs/``: the
 agrieval baselines layout ``runs/<protocol>/<arch>/<fold>/{run.json,predictions.csv}``
 for 4 teams, plus ``runs/agri_script/`` in the public AgrI training script's
 layout (``*_predictions.csv`` + ``*_results.json``, Swin-Base, TOTO).
@@ -64,7 +65,12 @@ def write_csv(path: Path, header: list[str], rows) -> None:
 
 def main() -> None:
     rng = np.random.default_rng(42)
-    write_csv(HERE / "RESULTS.csv", ["protocol", "arch", "team", "val_acc", "test_acc"], results_table(rng))
+    table = results_table(rng)
+    write_csv(HERE / "RESULTS.csv", ["protocol", "arch", "team", "val_acc", "test_acc"], table)
+    # two rankings of the same teams, for `agrieval rank-agreement`
+    for arch in ARCHS:
+        write_csv(HERE / f"loto_{arch}.csv", ["team", "test_acc"],
+                  [[r[2], r[4]] for r in table if r[0] == "LOTO" and r[1] == arch])
 
     teams = TEAMS[:4]
     quality = dict(zip(teams, [0.9, 0.75, 0.6, 0.82]))
