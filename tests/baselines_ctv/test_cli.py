@@ -1,0 +1,127 @@
+"""``agrieval baselines ctv``: plan, run, run-all, slurm, and the torchrun (DDP) path."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pandas as pd
+import pytest
+import torch
+from click.testing import CliRunner
+
+from scoring.cli.main import cli
+
+TINY = ["--preset", "demo", "--epochs", "1", "--batch-size", "8", "--threads", "1", "--deterministic"]
+
+
+def _invoke(args):
+    return CliRunner().invoke(cli, ["baselines", "ctv", *args], catch_exceptions=False)
+
+
+def test_plan_lists_protocols_x_archs_x_folds_with_state(ctv_data, tmp_path):
+    _, splits = ctv_data
+    res = _invoke(["plan", "--splits", str(splits), "--runs-dir", str(tmp_path), "--json"])
+    assert res.exit_code == 0, res.output
+    runs = json.loads(res.output)["runs"]
+    assert [(r["protocol"], r["arch"], r["fold"]) for r in runs] == [
+        (p, a, f) for p in ("toto", "loto") for a in ("densenet121", "swin_tiny") for f in ("alpha", "beta", "gamma")]
+    assert {r["status"] for r in runs} == {"pending"}
+    res = _invoke(["plan", "--splits", str(splits), "--runs-dir", str(tmp_path), "--protocols", "loto",
+                   "--archs", "tiny_cnn", "--folds", "beta"])
+    assert res.output.splitlines()[1].split() == ["loto", "tiny_cnn", "beta", "pending"]
+    assert res.output.splitlines()[-1] == "1 runs: 0 done, 0 partial, 1 pending"
+
+
+def test_run_all_then_plan_shows_done_and_rerun_skips(ctv_data, tmp_path):
+    _, splits = ctv_data
+    args = ["run-all", "--splits", str(splits), "--runs-dir", str(tmp_path), "--protocols", "toto",
+            "--archs", "tiny_cnn", "--folds", "alpha,beta", *TINY]
+    res = _invoke(args)
+    assert res.exit_code == 0, res.output
+    assert "2 runs: 2 finished, 0 failed" in res.output
+    res = _invoke(["plan", "--splits", str(splits), "--runs-dir", str(tmp_path), "--protocols", "toto",
+                   "--archs", "tiny_cnn", "--json"])
+    assert [r["status"] for r in json.loads(res.output)["runs"]] == ["done", "done", "pending"]
+    res = _invoke(args)
+    assert res.output.count("skip toto/tiny_cnn/") == 2
+
+
+@pytest.mark.parametrize("extra, code, text", [
+    (["--head-dropout", "1.5"], 2, "head-dropout"),
+    (["--resize-size", "16"], 2, "resize-size"),
+    (["--preset", "nope"], 1, "unknown preset"),
+])
+def test_bad_options_fail_with_a_code(ctv_data, tmp_path, extra, code, text):
+    _, splits = ctv_data
+    res = _invoke(["run", "--splits", str(splits), "--runs-dir", str(tmp_path), "--protocol", "toto",
+                   "--arch", "tiny_cnn", "--fold", "alpha", *TINY, *extra])
+    assert res.exit_code == code and text in res.output
+    assert not (tmp_path / "toto").exists()
+
+
+def test_paper_preset_without_weights_says_which_file(ctv_data, tmp_path):
+    _, splits = ctv_data
+    res = _invoke(["run", "--splits", str(splits), "--runs-dir", str(tmp_path), "--protocol", "toto",
+                   "--arch", "swin_tiny", "--fold", "alpha"])
+    assert res.exit_code == 1
+    assert "[weights_missing]" in res.output and "swin_tiny_patch4_window7_224.ms_in1k.safetensors" in res.output
+
+
+def test_slurm_script_has_one_array_task_per_pending_run(ctv_data, tmp_path):
+    _, splits = ctv_data
+    out = tmp_path / "ctv.sbatch"
+    res = _invoke(["slurm", "--splits", str(splits), "--runs-dir", str(tmp_path / "runs"), "-o", str(out),
+                   "--partition", "gpu", "--epochs", "20", "--no-pretrained", "--gpus-per-task", "2"])
+    assert res.exit_code == 0, res.output
+    text = out.read_text()
+    assert "#SBATCH --array=0-11" in text and "#SBATCH --partition=gpu" in text
+    assert "torchrun --standalone --nproc_per_node=2 -m baselines.ctv.cli run" in text
+    assert "--epochs 20" in text and "--no-pretrained" in text and "'loto swin_tiny gamma'" in text
+    # the script's run list parses back to the plan, in order
+    body = text.split("RUNS=(\n")[1].split("\n)")[0]
+    runs = [line.strip().strip("'").split() for line in body.splitlines()]
+    assert runs[0] == ["toto", "densenet121", "alpha"] and len(runs) == 12
+    assert subprocess.run(["bash", "-n", str(out)]).returncode == 0
+
+
+def test_torchrun_two_gloo_processes_agree_with_a_single_process(ctv_data, tmp_path):
+    """DDP on CPU: rank 0 writes; the reduced metrics equal a single-process evaluation of best.pt."""
+    from baselines.ctv.config import make_config
+    from baselines.ctv.engine import Runtime, accuracy, predict
+    from baselines.ctv.manifest import load_fold
+    from baselines.ctv.models import build_model
+    from baselines.ctv.runner import _loaders
+
+    _, splits = ctv_data
+    env = dict(os.environ, OMP_NUM_THREADS="1")
+    cmd = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node=2",
+           "-m", "baselines.ctv.cli", "run", "--splits", str(splits), "--runs-dir", str(tmp_path),
+           "--protocol", "loto", "--arch", "tiny_cnn", "--fold", "alpha", *TINY, "--epochs", "2"]
+    proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "device cpu x2" in proc.stdout and proc.stdout.count("done loto/tiny_cnn/alpha") == 1
+    out = tmp_path / "loto" / "tiny_cnn" / "alpha"
+    run = json.loads((out / "run.json").read_text())
+    assert run["device"]["world_size"] == 2
+    pred = pd.read_csv(out / "predictions.csv", keep_default_na=False)
+
+    cfg = make_config("demo", protocol="loto", arch="tiny_cnn", fold="alpha", batch_size=8)
+    fold = load_fold(splits, "loto", "alpha")
+    model = build_model("tiny_cnn", 2, head_dropout=cfg.head_dropout)
+    model.load_state_dict(torch.load(out / "best.pt", weights_only=False)["model"])
+    from baselines.ctv.distributed import DistInfo
+
+    _, _, loaders, parts = _loaders(cfg, fold, 0, DistInfo(), torch.device("cpu"), print)
+    rt = Runtime(torch.device("cpu"), None, False, cfg.mean, cfg.std)
+    for split, key in (("val", "val_acc"), ("test", "test_acc")):
+        single = predict(model, loaders[split], rt)
+        assert run[key] == pytest.approx(accuracy(single), abs=1e-12)
+        mine = pred[pred["split"] == split].set_index("image_id")
+        ids = parts[split]["image_id"].to_numpy()[single["index"]]
+        assert (mine.loc[ids, "predicted_label"].to_numpy() == [fold.classes[p] for p in single["pred"]]).all()
+        assert mine.loc[ids, "confidence"].to_numpy() == pytest.approx(single["conf"], abs=2e-6)
+    hist = [json.loads(line) for line in (out / "history.jsonl").read_text().splitlines()]
+    assert [h["epoch"] for h in hist] == [1, 2]
