@@ -1,0 +1,164 @@
+"""The catalog: one row per image file of a pool, with everything later stages need.
+
+Columns (``CATALOG_COLUMNS``): ``root`` (absolute), ``path`` (relative to it,
+POSIX), ``team``, ``class_raw`` (the folder name), ``class`` (normalised, empty
+when the folder is unknown to the class map), ``subcategory`` (e.g.
+``Feuilles``/``Tronc`` when present), ``format``, ``width``, ``height``,
+``bytes``, ``mtime_ns``, ``device`` (EXIF ``"{make} {model}"`` or ``unknown``),
+``phash`` (16 hex digits), ``phash_mode`` (``exact``/``fast``), ``readable``,
+``error``.
+
+Unreadable, truncated and empty files are rows with ``readable=False`` and the
+error text. ``resume`` reuses rows of an existing output whose size and mtime
+are unchanged; a long run also checkpoints its output as it goes.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from data_tools.classes import ClassMap, load_class_map
+from data_tools.errors import DataError
+from data_tools.parallel import pmap
+from data_tools.probe import exact_hash_task, probe_task
+from data_tools.tables import read_table, write_table
+from data_tools.walk import Entry, walk_pool
+
+CATALOG_COLUMNS = ["root", "path", "team", "class_raw", "class", "subcategory", "format", "width", "height",
+                   "bytes", "mtime_ns", "device", "phash", "phash_mode", "readable", "error"]
+CHECKPOINT_EVERY_S = 60.0
+FAST_CHECK_SAMPLE = 64
+
+
+def build_catalog(root, output=None, *, workers=None, resume=False, fast=False, progress=True,
+                  class_map: ClassMap | None = None, fast_check: int = FAST_CHECK_SAMPLE) -> pd.DataFrame:
+    """Catalog every image under ``root``; write it to ``output`` (CSV/Parquet) when given.
+
+    ``df.attrs`` carries ``skipped`` (files not catalogued, with why), ``reused``
+    (rows taken from a previous run) and, in fast mode, ``fast_agreement``: on a
+    deterministic sample of up to ``fast_check`` JPEGs, the share whose fast hash
+    equals the exact one and the worst Hamming distance.
+    """
+    root = Path(root).resolve()
+    class_map = class_map or load_class_map()
+    mode = "fast" if fast else "exact"
+    entries, skipped = walk_pool(root)
+    if not entries:
+        raise DataError("empty_pool", f"{root}: no image files at <team>/<class>/[<sub-category>/]<image>"
+                        + (f" ({len(skipped)} other files skipped, e.g. {skipped[0].path})" if skipped else ""))
+
+    previous: dict[str, dict] = {}
+    if resume:
+        if output is None:
+            raise DataError("bad_option", "--resume needs an output file to resume from")
+        previous = _reusable_rows(Path(output), root, mode)
+
+    rows: dict[str, dict] = {}
+    todo: list[Entry] = []
+    for e in entries:
+        old = previous.get(e.path)
+        if old is not None and int(old["bytes"]) == e.bytes and int(old["mtime_ns"]) == e.mtime_ns:
+            rows[e.path] = _row(root, e, class_map, mode, old)
+        else:
+            todo.append(e)
+    reused = len(rows)
+
+    tasks = [(str(root / e.path), fast) for e in todo]
+    last_checkpoint = time.monotonic()
+    for e, result in zip(todo, pmap(probe_task, tasks, workers=workers, desc=f"catalog ({mode})",
+                                    progress=progress), strict=True):
+        rows[e.path] = _row(root, e, class_map, mode, result)
+        if output is not None and time.monotonic() - last_checkpoint > CHECKPOINT_EVERY_S:
+            write_table(_frame(rows.values()), output)
+            last_checkpoint = time.monotonic()
+
+    df = _frame(rows.values())
+    df.attrs["skipped"] = [(s.path, s.reason) for s in skipped]
+    df.attrs["reused"] = reused
+    if fast:
+        df.attrs["fast_agreement"] = fast_agreement(df, sample=fast_check, workers=workers)
+    if output is not None:
+        write_table(df, output)
+    return df
+
+
+def _row(root: Path, e: Entry, class_map: ClassMap, mode: str, probed: dict) -> dict:
+    cls = class_map.normalise(e.class_raw)
+    return {
+        "root": str(root), "path": e.path, "team": e.team, "class_raw": e.class_raw, "class": cls or "",
+        "subcategory": e.subcategory, "format": probed["format"], "width": int(probed["width"]),
+        "height": int(probed["height"]), "bytes": e.bytes, "mtime_ns": e.mtime_ns,
+        "device": probed["device"], "phash": probed["phash"], "phash_mode": mode,
+        "readable": bool(probed["readable"]), "error": probed["error"],
+    }
+
+
+def _frame(rows: Iterable[dict]) -> pd.DataFrame:
+    df = pd.DataFrame(list(rows), columns=CATALOG_COLUMNS)
+    return df.sort_values("path", kind="stable").reset_index(drop=True)
+
+
+def _reusable_rows(output: Path, root: Path, mode: str) -> dict[str, dict]:
+    if not output.exists():
+        return {}
+    old = read_catalog(output)
+    old = old[(old["root"] == str(root)) & (old["phash_mode"] == mode)]
+    return {r["path"]: r for r in old.to_dict("records")}
+
+
+def read_catalog(path) -> pd.DataFrame:
+    """Read a catalog (or a dedup table, which extends it) and check its columns."""
+    return read_table(path, required=tuple(CATALOG_COLUMNS))
+
+
+def fast_agreement(df: pd.DataFrame, *, sample: int = FAST_CHECK_SAMPLE, workers=None) -> dict:
+    """Exact-hash an evenly spaced sample of fast-hashed JPEGs and compare."""
+    jpegs = df[(df["format"] == "JPEG") & df["readable"]]
+    if sample <= 0 or jpegs.empty:
+        return {"checked": 0, "identical_share": None, "worst_hamming": None}
+    idx = np.unique(np.linspace(0, len(jpegs) - 1, num=min(sample, len(jpegs))).round().astype(int))
+    picked = jpegs.iloc[idx]
+    paths = [str(Path(r) / p) for r, p in zip(picked["root"], picked["path"])]
+    exact = list(pmap(exact_hash_task, paths, workers=workers, desc="fast-mode check", progress=False))
+    dist = [bin(int(a, 16) ^ int(b, 16)).count("1") for a, b in zip(exact, picked["phash"])]
+    return {"checked": len(dist), "identical_share": float(np.mean(np.equal(dist, 0))),
+            "worst_hamming": int(max(dist))}
+
+
+def summarize_catalog(df: pd.DataFrame, *, top: int = 10) -> str:
+    """Counts per team, class, format and device, and the files that need a look."""
+    lines = [f"{len(df)} files, {int(df['readable'].sum())} readable, {int((~df['readable']).sum())} unreadable"
+             + (f" ({df.attrs['reused']} reused from the previous run)" if df.attrs.get("reused") else "")]
+
+    def counts(title: str, series: pd.Series, limit: int | None = None) -> None:
+        vc = series.value_counts()
+        vc = vc.sort_index(kind="stable").sort_values(ascending=False, kind="stable")
+        shown = vc if limit is None else vc.head(limit)
+        lines.append(f"{title}: " + ", ".join(f"{k or '-'}={v}" for k, v in shown.items())
+                     + (f", ... ({len(vc) - limit} more)" if limit is not None and len(vc) > limit else ""))
+
+    counts("teams", df["team"].sort_values())
+    known = df[df["class"] != ""]
+    counts("classes", known["class"])
+    counts("formats", df["format"])
+    counts("devices", df["device"], top)
+    unknown = df[df["class"] == ""]
+    if len(unknown):
+        folders = sorted(set(unknown["class_raw"]))
+        lines.append(f"UNKNOWN class folders ({len(unknown)} files): {folders} -- add them to a class map "
+                     "(agrieval data classes --help)")
+    bad = df[~df["readable"]]
+    for r in bad.itertuples():
+        lines.append(f"unreadable: {r.path}: {r.error}")
+    for path, reason in df.attrs.get("skipped", []):
+        lines.append(f"skipped: {path}: {reason}")
+    fa = df.attrs.get("fast_agreement")
+    if fa and fa["checked"]:
+        lines.append(f"fast mode check on {fa['checked']} JPEGs: {fa['identical_share']:.1%} identical to exact "
+                     f"hashes, worst Hamming distance {fa['worst_hamming']}")
+    return "\n".join(lines)

@@ -1,0 +1,133 @@
+"""Duplicate groups of a catalog and the keep/drop decision for each file.
+
+Files with identical pHash form a group (the study's rule); with ``radius`` >
+0, files within that Hamming distance are joined too, transitively (a chain of
+near copies is one group). In each group one file is kept by a keep rule
+(``keep_rules.PRESETS``), the others are dropped with the criterion they lost
+on. Unreadable files are dropped with reason ``unreadable``. Nothing is deleted
+here; ``apply_drops`` moves or links the drop list only when asked.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from data_tools.errors import DataError
+from data_tools.hamming import hash_groups, hex_to_uint64
+from data_tools.keep_rules import rank_in_groups
+
+DEDUP_COLUMNS = ["group_id", "group_size", "keep", "action", "reason", "kept_path"]
+
+
+def dedup(catalog_df: pd.DataFrame, *, preset: str = "paper", radius: int = 0,
+          team_order: Sequence[str] | None = None, deprioritise: Sequence[str] | None = None) -> pd.DataFrame:
+    """The catalog with ``group_id``, ``group_size``, ``keep``, ``action``, ``reason``, ``kept_path`` added.
+
+    Group ids number the groups 1, 2, ... in path order of their first file;
+    unreadable files get group 0.
+    """
+    if not 0 <= radius <= 64:
+        raise DataError("bad_option", f"--radius must be between 0 and 64, got {radius}")
+    df = catalog_df.drop(columns=[c for c in DEDUP_COLUMNS if c in catalog_df.columns]).reset_index(drop=True)
+    if preset != "official":  # official keeps the catalog's row order: it is its last tie-break
+        df = df.sort_values("path", kind="stable").reset_index(drop=True)
+    readable = df["readable"].astype(bool).to_numpy()
+    try:
+        hashes = hex_to_uint64(df.loc[readable, "phash"])
+    except ValueError as exc:
+        raise DataError("bad_table", f"a readable row has a malformed phash ({exc})") from None
+
+    group_id = np.zeros(len(df), dtype=np.int64)
+    labels = hash_groups(hashes, radius)
+    # renumber 1.. in order of first appearance (rows are in path or catalog order)
+    _, first = np.unique(labels, return_index=True)
+    rank = np.empty(labels.max() + 1 if len(labels) else 0, dtype=np.int64)
+    rank[labels[np.sort(first)]] = np.arange(1, len(first) + 1)
+    group_id[readable] = rank[labels]
+    df["group_id"] = group_id
+    sizes = df.loc[readable].groupby("group_id")["group_id"].transform("size")
+    df["group_size"] = 0
+    df.loc[readable, "group_size"] = sizes.astype(np.int64)
+
+    df["keep"] = False
+    df["reason"] = "unreadable"
+    df["kept_path"] = ""
+    sub = df.loc[readable]
+    if len(sub):
+        keep, reason, winner = rank_in_groups(sub, sub["group_id"], preset, team_order=team_order,
+                                              deprioritise=deprioritise)
+        df.loc[readable, "keep"] = keep
+        df.loc[readable, "reason"] = reason
+        df.loc[readable, "kept_path"] = df.loc[winner.to_numpy(), "path"].to_numpy()
+    df["action"] = np.where(df["keep"], "keep", "drop")
+    df["keep"] = df["keep"].astype(bool)
+    return df
+
+
+def summarize_dedup(df: pd.DataFrame, *, show: int = 20) -> str:
+    readable = df[df["readable"]]
+    groups = readable.groupby("group_id")
+    sizes = groups.size()
+    dup = df[(~df["keep"]) & df["readable"]]
+    lines = [f"{len(df)} files: {int(df['keep'].sum())} kept, {len(dup)} duplicates dropped, "
+             f"{int((~df['readable']).sum())} unreadable dropped; "
+             f"{(sizes > 1).sum()} duplicate groups; {dup['bytes'].sum() / 1e6:.2f} MB recovered"]
+    hist = sizes.value_counts().sort_index()
+    lines.append("group size histogram: " + ", ".join(f"{k}:{v}" for k, v in hist.items()))
+    teams = groups["team"].nunique()
+    cross = teams[teams > 1].index
+    lines.append(f"cross-team groups: {len(cross)}")
+    norm = groups["class"].nunique()
+    conflict = norm[norm > 1].index
+    lines.append(f"groups spanning several classes (label conflicts): {len(conflict)}")
+    for gid in list(cross)[:show]:
+        members = readable[readable["group_id"] == gid]
+        lines.append(f"  group {gid}: " + ", ".join(
+            f"{p} ({'keep' if k else 'drop: ' + r})" for p, k, r in zip(members["path"], members["keep"],
+                                                                       members["reason"])))
+    if len(cross) > show:
+        lines.append(f"  ... {len(cross) - show} more cross-team groups in the output table")
+    for gid in list(conflict)[:show]:
+        members = readable[readable["group_id"] == gid]
+        lines.append(f"  label conflict, group {gid}: " + ", ".join(members["path"]))
+    return "\n".join(lines)
+
+
+def apply_drops(df: pd.DataFrame, target: str | Path, *, how: str, dry_run: bool = True) -> list[tuple[str, str]]:
+    """Move (``how="move"``) or symlink (``how="link"``) every dropped file to ``target/<relative path>``.
+
+    Returns the (source, destination) pairs. Refuses, before touching anything,
+    when a destination exists or a source changed since it was catalogued.
+    """
+    if how not in ("move", "link"):
+        raise ValueError("how must be 'move' or 'link'")
+    target = Path(target).resolve()
+    drops = df[~df["keep"]]
+    plan = []
+    for r in drops.itertuples():
+        src = Path(r.root) / r.path
+        dst = target / r.path
+        if dst.exists() or dst.is_symlink():
+            raise DataError("output_exists", f"{dst} already exists; refusing to overwrite it (source {src})")
+        if how == "move":
+            try:
+                st = src.stat()
+            except FileNotFoundError:
+                raise DataError("source_changed", f"{src} no longer exists") from None
+            if st.st_size != r.bytes or st.st_mtime_ns != r.mtime_ns:
+                raise DataError("source_changed", f"{src} changed since it was catalogued; re-run the catalog")
+        plan.append((str(src), str(dst)))
+    if not dry_run:
+        for src, dst in plan:
+            os.makedirs(os.path.dirname(dst), exist_ok=True)
+            if how == "move":
+                shutil.move(src, dst)
+            else:
+                os.symlink(src, dst)
+    return plan

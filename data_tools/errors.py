@@ -1,0 +1,36 @@
+"""The one exception data_tools raises for bad input, with a stable code.
+
+The CLI turns it into ``error[<code>]: <message>`` on stderr and exit code 3
+(input problem); a failed *check* (leakage found, unknown class folders) is
+exit code 1 instead and is not an exception.
+"""
+
+from __future__ import annotations
+
+# code -> what it means / what to do.
+CODES: dict[str, str] = {
+    "not_a_directory": "The pool root does not exist or is not a folder.",
+    "empty_pool": "No image files were found under the root at <team>/<class>/[<sub>/]<image>.",
+    "bad_table": "A manifest (CSV/Parquet) cannot be read or lacks required columns.",
+    "mixed_roots": "A catalog holds files from several roots; splits need one root.",
+    "unknown_class": "Rows whose class folder is not in the normalisation map; extend it with --class-map.",
+    "bad_class_map": "The class-map TOML is malformed.",
+    "name_collision": "Two sources would be written to the same output file.",
+    "output_exists": "An output file already exists and would be overwritten.",
+    "bad_option": "An option value is out of range or inconsistent with the input.",
+    "source_changed": "A source file changed since it was catalogued (size or mtime).",
+}
+
+
+class DataError(Exception):
+    """Bad input to a data_tools stage: ``code`` is a key of ``CODES``."""
+
+    def __init__(self, code: str, message: str) -> None:
+        if code not in CODES:
+            raise ValueError(f"unknown data_tools error code {code!r}")
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+    def render(self) -> str:
+        return f"error[{self.code}]: {self.message}"

@@ -1,0 +1,146 @@
+"""The clean tree: kept files, square, RGB JPEG, at ``OUT/<team>/<class>/<phash>.jpg``.
+
+Per image (the study's recipe): convert to RGB, scale so the *shorter* side is
+``size`` with bicubic resampling (small images are upscaled), centre-crop the
+longer side to ``size`` (left/top offset ``(long - size) // 2``); square
+images go straight to ``size x size``. JPEG quality 95. No EXIF transpose
+unless asked (the study's hashes and crops were on pixels as stored).
+
+Every output goes through a temporary file and a no-overwrite rename. Two
+sources mapping to one output path is an error naming both, raised before
+anything is written. ``resume`` accepts outputs already present when they
+decode at the right size; anything else in the way is an error.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+from PIL import Image, ImageOps
+
+from data_tools.errors import DataError
+from data_tools.parallel import pmap
+from data_tools.tables import write_table
+from scoring.atomic import atomic_write
+
+MANIFEST_COLUMNS = ["source_root", "source_path", "team", "class", "phash", "bytes", "mtime_ns",
+                    "output_path", "out_width", "out_height", "status", "error"]
+JPEG_QUALITY = 95
+
+
+def square_resize(img: Image.Image, size: int) -> Image.Image:
+    """Shorter side to ``size`` (bicubic), then centre crop to ``size x size``."""
+    w, h = img.size
+    if w == h:
+        return img.resize((size, size), Image.Resampling.BICUBIC)
+    scale = size / min(w, h)
+    nw, nh = max(size, round(w * scale)), max(size, round(h * scale))
+    img = img.resize((nw, nh), Image.Resampling.BICUBIC)
+    left, top = (nw - size) // 2, (nh - size) // 2
+    return img.crop((left, top, left + size, top + size))
+
+
+def _resize_task(task: tuple[str, str, int, bool]) -> tuple[int, int, str]:
+    src, dst, size, transpose = task
+    try:
+        with Image.open(src) as img:
+            if transpose:
+                img = ImageOps.exif_transpose(img)
+            out = square_resize(img.convert("RGB"), size)
+        with atomic_write(dst, "wb", overwrite=False, encoding=None) as fh:
+            out.save(fh, "JPEG", quality=JPEG_QUALITY)
+        return size, size, ""
+    except FileExistsError:
+        return 0, 0, f"{dst} appeared while resizing; not overwritten"
+    except Exception as exc:  # noqa: BLE001 - one bad file is a manifest row, not a crash
+        return 0, 0, f"{type(exc).__name__}: {exc}"
+
+
+def _existing_ok(path: Path, size: int) -> bool:
+    try:
+        with Image.open(path) as img:
+            img.load()
+            return img.size == (size, size) and img.format == "JPEG"
+    except Exception:  # noqa: BLE001
+        return False
+
+
+def select_sources(df: pd.DataFrame) -> pd.DataFrame:
+    """Rows to resize: ``keep`` ones of a dedup table, readable ones of a plain catalog."""
+    rows = df[df["keep"]] if "keep" in df.columns else df[df["readable"]]
+    unknown = rows[rows["class"] == ""]
+    if len(unknown):
+        folders = sorted(set(unknown["class_raw"]))
+        raise DataError("unknown_class", f"{len(unknown)} file(s) in class folders the class map does not know: "
+                        f"{folders} (e.g. {unknown['path'].iloc[0]}); add them with --class-map and re-run "
+                        "the catalog")
+    return rows.sort_values("path", kind="stable").reset_index(drop=True)
+
+
+def resize_tree(catalog_or_dedup_df: pd.DataFrame, out_root, *, size: int = 336, resume: bool = False,
+                progress: bool = True, workers: int | None = None, exif_transpose: bool = False,
+                manifest: str | Path | None = None) -> pd.DataFrame:
+    """Write the clean tree under ``out_root``; return (and write) the source -> output manifest.
+
+    The manifest goes to ``manifest`` or ``out_root/resize_manifest.csv``.
+    """
+    if size < 8:
+        raise DataError("bad_option", f"--size must be at least 8, got {size}")
+    out_root = Path(out_root).resolve()
+    rows = select_sources(catalog_or_dedup_df)
+    outputs = [f"{t}/{c}/{h}.jpg" for t, c, h in zip(rows["team"], rows["class"], rows["phash"])]
+    rows = rows.assign(output_path=outputs)
+    clash = rows[rows.duplicated("output_path", keep=False)]
+    if len(clash):
+        first = clash.sort_values(["output_path", "path"], kind="stable").head(2)
+        a, b = (Path(r) / p for r, p in zip(first["root"], first["path"]))
+        raise DataError("name_collision", f"{a} and {b} would both be written to "
+                        f"{out_root / first['output_path'].iloc[0]} (same team, class and pHash); run dedup "
+                        f"first ({clash['output_path'].nunique()} such output name(s))")
+    for r in rows.itertuples():
+        src = Path(r.root) / r.path
+        try:
+            st = src.stat()
+        except FileNotFoundError:
+            raise DataError("source_changed", f"{src} is in the catalog but no longer exists") from None
+        if st.st_size != r.bytes or st.st_mtime_ns != r.mtime_ns:
+            raise DataError("source_changed", f"{src} changed since it was catalogued; re-run the catalog")
+
+    status = ["todo"] * len(rows)
+    for k, rel in enumerate(outputs):
+        dst = out_root / rel
+        if dst.exists():
+            if resume and _existing_ok(dst, size):
+                status[k] = "reused"
+            else:
+                hint = "" if resume else " (use --resume to continue an interrupted run)"
+                raise DataError("output_exists", f"{dst} already exists and is not a {size}x{size} JPEG from an "
+                                f"earlier run; refusing to overwrite it{hint}")
+    todo = [k for k, s in enumerate(status) if s == "todo"]
+    tasks = [(str(Path(rows.at[k, "root"]) / rows.at[k, "path"]), str(out_root / outputs[k]), size, exif_transpose)
+             for k in todo]
+    results = {k: res for k, res in zip(todo, pmap(_resize_task, tasks, workers=workers, desc="resize",
+                                                   progress=progress), strict=True)}
+    records = []
+    for k, r in enumerate(rows.itertuples()):
+        w, h, err = results.get(k, (size, size, ""))
+        records.append({
+            "source_root": r.root, "source_path": r.path, "team": r.team, "class": rows.at[k, "class"],
+            "phash": r.phash, "bytes": r.bytes, "mtime_ns": r.mtime_ns,
+            "output_path": outputs[k], "out_width": w, "out_height": h,
+            "status": "error" if err else ("reused" if status[k] == "reused" else "written"), "error": err,
+        })
+    out = pd.DataFrame(records, columns=MANIFEST_COLUMNS)
+    out.attrs["out_root"] = str(out_root)
+    write_table(out, Path(manifest) if manifest else out_root / "resize_manifest.csv")
+    return out
+
+
+def summarize_resize(manifest: pd.DataFrame) -> str:
+    counts = manifest["status"].value_counts()
+    lines = [f"{len(manifest)} kept files -> {manifest.attrs.get('out_root', 'OUT')}: "
+             + ", ".join(f"{k}={counts.get(k, 0)}" for k in ("written", "reused", "error"))]
+    for r in manifest[manifest["status"] == "error"].itertuples():
+        lines.append(f"error: {r.source_path}: {r.error}")
+    return "\n".join(lines)

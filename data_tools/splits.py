@@ -1,0 +1,158 @@
+"""TOTO and LOTO split manifests of a clean pool, one CSV per fold.
+
+TOTO (train on one team): fold ``T`` trains and validates on team ``T``
+(``val_fraction`` of it, stratified by class) and tests on every other team.
+LOTO (leave one team out): fold ``T`` tests on team ``T``; the other teams'
+pool is split train/val, stratified by team and class (``team_class``, the
+paper) or by class only (``class``, the public training script).
+
+Stratified split: for each class ``c`` the validation count is
+``n_val(c) = floor(f * n_c + 1/2)``; with ``team_class`` it is shared among the
+teams by largest remainder (quota ``f * n_tc``, ties by team name), so every
+stratum is within one image of its quota and every class within one image of
+``f * n_c``. Inside a stratum, rows sorted by ``image_id`` are permuted by a
+generator seeded from ``sha256(seed|protocol|fold|team|class)``: folds do not
+depend on each other, nor on file-system order.
+
+Files: ``OUT/<protocol>/<fold>.csv`` with ``image_id, path, team, class, split``
+(sorted by split then image_id; ``path`` relative to ``root``) and
+``OUT/<protocol>/folds.json`` (parameters, root, counts per fold and split).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from data_tools.errors import DataError
+from data_tools.tables import write_table
+from scoring.atomic import write_text
+
+SPLIT_COLUMNS = ["image_id", "path", "team", "class", "split"]
+SPLIT_ORDER = {"train": 0, "val": 1, "test": 2}
+PROTOCOLS = ("toto", "loto")
+STRATIFY = ("team_class", "class")
+# Named presets of the study: the paper's text, and its public training script.
+SPLIT_PRESETS = {"paper": {"stratify": "team_class"}, "official": {"stratify": "class"}}
+
+
+def stratum_seed(*parts) -> np.random.SeedSequence:
+    digest = hashlib.sha256("|".join(str(p) for p in parts).encode("utf-8")).digest()
+    return np.random.SeedSequence(int.from_bytes(digest[:16], "little"))
+
+
+def _largest_remainder(quotas: dict[str, float], total: int) -> dict[str, int]:
+    base = {k: int(np.floor(q)) for k, q in quotas.items()}
+    left = total - sum(base.values())
+    order = sorted(quotas, key=lambda k: (-(quotas[k] - base[k]), k))
+    for k in order[:left]:
+        base[k] += 1
+    return base
+
+
+def stratified_val(pool: pd.DataFrame, *, val_fraction: float, by_team: bool, seed_parts: tuple) -> pd.Series:
+    """Boolean Series: is the row in validation? (formula in the module docstring)."""
+    is_val = pd.Series(False, index=pool.index)
+    for cls, rows in sorted(pool.groupby("class"), key=lambda kv: kv[0]):
+        n_val = int(np.floor(val_fraction * len(rows) + 0.5))
+        if by_team:
+            sizes = rows.groupby("team").size()
+            quota = _largest_remainder({t: val_fraction * n for t, n in sizes.items()}, n_val)
+            strata = [(t, rows[rows["team"] == t], quota[t]) for t in sorted(sizes.index)]
+        else:
+            strata = [("*", rows, n_val)]
+        for team, members, k in strata:
+            ordered = members.sort_values("image_id", kind="stable")
+            rng = np.random.default_rng(stratum_seed(*seed_parts, team, cls))
+            picked = ordered.index[rng.permutation(len(ordered))[:k]]
+            is_val[picked] = True
+    return is_val
+
+
+def prepare_pool(df: pd.DataFrame) -> tuple[pd.DataFrame, str]:
+    """Kept, readable rows with a known class, as ``image_id, path, team, class``; and the root."""
+    rows = df[df["readable"]]
+    if "keep" in rows.columns:
+        rows = rows[rows["keep"]]
+    unknown = rows[rows["class"] == ""]
+    if len(unknown):
+        raise DataError("unknown_class", f"{len(unknown)} row(s) have no known class (folders "
+                        f"{sorted(set(unknown['class_raw']))}); fix the class map and re-run the catalog")
+    roots = sorted(set(rows["root"]))
+    if len(roots) != 1:
+        raise DataError("mixed_roots" if roots else "empty_pool",
+                        f"splits need the images of one root, the catalog has {len(roots)}: {roots[:3]}")
+    if rows["team"].nunique() < 2:
+        raise DataError("bad_option", "cross-team splits need at least 2 teams")
+    pool = pd.DataFrame({"image_id": rows["path"], "path": rows["path"], "team": rows["team"],
+                         "class": rows["class"]})
+    return pool.sort_values("image_id", kind="stable").reset_index(drop=True), roots[0]
+
+
+def fold_manifest(pool: pd.DataFrame, protocol: str, fold: str, *, seed: int, val_fraction: float,
+                  stratify: str) -> pd.DataFrame:
+    if protocol == "toto":
+        dev, test = pool[pool["team"] == fold], pool[pool["team"] != fold]
+        by_team = False  # one team: class strata
+    else:
+        dev, test = pool[pool["team"] != fold], pool[pool["team"] == fold]
+        by_team = stratify == "team_class"
+    is_val = stratified_val(dev, val_fraction=val_fraction, by_team=by_team, seed_parts=(seed, protocol, fold))
+    out = pd.concat([dev.assign(split=np.where(is_val, "val", "train")), test.assign(split="test")])
+    out = out.assign(_o=out["split"].map(SPLIT_ORDER)).sort_values(["_o", "image_id"], kind="stable")
+    return out[SPLIT_COLUMNS].reset_index(drop=True)
+
+
+def make_splits(clean_catalog_df: pd.DataFrame, protocol: str, out_dir, *, seed: int = 42,
+                val_fraction: float = 0.3, stratify: str = "team_class") -> list[Path]:
+    """Write every fold of ``protocol`` under ``out_dir/<protocol>/``; return the fold CSV paths (team order)."""
+    if protocol not in PROTOCOLS:
+        raise DataError("bad_option", f"protocol must be one of {PROTOCOLS}, got {protocol!r}")
+    if stratify not in STRATIFY:
+        raise DataError("bad_option", f"stratify must be one of {STRATIFY}, got {stratify!r}")
+    if not 0.0 < val_fraction < 1.0:
+        raise DataError("bad_option", f"val fraction must be strictly between 0 and 1, got {val_fraction}")
+    pool, root = prepare_pool(clean_catalog_df)
+    teams = sorted(pool["team"].unique())
+    target = Path(out_dir) / protocol
+    stale = sorted(p.name for p in target.glob("*.csv") if p.stem not in teams) if target.is_dir() else []
+    if stale:
+        raise DataError("output_exists", f"{target} holds fold files of another pool ({stale[:3]}); "
+                        "write to a new folder")
+    paths, folds = [], {}
+    for team in teams:
+        manifest = fold_manifest(pool, protocol, team, seed=seed, val_fraction=val_fraction, stratify=stratify)
+        path = write_table(manifest, target / f"{team}.csv")
+        paths.append(path)
+        per_split = manifest.groupby("split").size()
+        per_class = manifest.groupby(["split", "class"]).size()
+        folds[team] = {
+            "file": path.name,
+            "counts": {s: int(per_split.get(s, 0)) for s in SPLIT_ORDER},
+            "per_class": {s: {c: int(per_class.get((s, c), 0)) for c in sorted(pool["class"].unique())}
+                          for s in SPLIT_ORDER},
+        }
+    info = {
+        "schema_version": 1, "protocol": protocol, "seed": seed, "val_fraction": val_fraction,
+        "stratify": stratify if protocol == "loto" else "class", "root": str(Path(root).resolve()),
+        "path_relative_to": "root", "n_images": int(len(pool)), "teams": teams,
+        "classes": sorted(pool["class"].unique()), "folds": folds,
+    }
+    write_text(target / "folds.json", json.dumps(info, indent=2, sort_keys=True) + "\n")
+    return paths
+
+
+def summarize_splits(paths: list[Path]) -> str:
+    if not paths:
+        return "no folds"
+    info = json.loads((paths[0].parent / "folds.json").read_text(encoding="utf-8"))
+    lines = [f"{info['protocol'].upper()}: {len(paths)} folds, seed {info['seed']}, val fraction "
+             f"{info['val_fraction']}, stratified by {info['stratify']}, root {info['root']}"]
+    for team, fold in info["folds"].items():
+        c = fold["counts"]
+        lines.append(f"  {team}: train={c['train']} val={c['val']} test={c['test']} -> {paths[0].parent / fold['file']}")
+    return "\n".join(lines)
