@@ -18,17 +18,10 @@ from dataclasses import asdict, dataclass
 import imagehash
 from PIL import Image
 
-try:  # HEIC/HEIF support is optional; without it those files are unreadable rows.
-    import pillow_heif
-
-    pillow_heif.register_heif_opener()
-    HEIF_ERROR = ""
-except ImportError:  # pragma: no cover - pillow-heif is in the 'data' extra
-    HEIF_ERROR = "HEIC/HEIF needs the Python package pillow-heif (pip install pillow-heif)"
+from data_tools.heif import HEIF_ERROR, HEIF_SUFFIXES
 
 FAST_MIN_SIDE = 256
 EXIF_MAKE, EXIF_MODEL = 0x010F, 0x0110
-HEIF_SUFFIXES = {".heic", ".heif", ".hif"}
 
 
 @dataclass

@@ -20,6 +20,7 @@ import pandas as pd
 from PIL import Image, ImageOps
 
 from data_tools.errors import DataError
+from data_tools.heif import HEIF_ERROR  # noqa: F401 - importing registers the HEIC opener
 from data_tools.parallel import pmap
 from data_tools.tables import write_table
 from scoring.atomic import atomic_write
@@ -114,9 +115,9 @@ def resize_tree(catalog_or_dedup_df: pd.DataFrame, out_root, *, size: int = 336,
             if resume and _existing_ok(dst, size):
                 status[k] = "reused"
             else:
-                hint = "" if resume else " (use --resume to continue an interrupted run)"
-                raise DataError("output_exists", f"{dst} already exists and is not a {size}x{size} JPEG from an "
-                                f"earlier run; refusing to overwrite it{hint}")
+                what = (f"is not a {size}x{size} JPEG from an earlier run" if resume
+                        else "already exists (use --resume to continue an interrupted run)")
+                raise DataError("output_exists", f"{dst} {what}; refusing to overwrite it")
     todo = [k for k, s in enumerate(status) if s == "todo"]
     tasks = [(str(Path(rows.at[k, "root"]) / rows.at[k, "path"]), str(out_root / outputs[k]), size, exif_transpose)
              for k in todo]

@@ -1,0 +1,229 @@
+"""``agrieval data ...``: the curation pipeline, one subcommand per stage.
+
+Exit codes: 0 done; 1 a check failed (leaks found, unknown class folders);
+2 usage error; 3 bad input (message ``error[<code>]: ...`` names the file).
+"""
+
+from __future__ import annotations
+
+import functools
+import sys
+from pathlib import Path
+
+import click
+
+from data_tools.errors import DataError
+
+WORKERS = click.option("--workers", type=click.IntRange(min=1), default=None,
+                       help="Processes to use (default: all cores).")
+PROGRESS = click.option("--progress/--no-progress", default=True, show_default=True,
+                        help="Progress bar on a terminal, plain lines otherwise.")
+CLASS_MAP = click.option("--class-map", type=click.Path(dir_okay=False, path_type=Path), default=None,
+                         help="A TOML laid over the shipped class map (see `agrieval data classes`).")
+
+
+def _input_errors(func):
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        try:
+            return func(*args, **kwargs)
+        except DataError as exc:
+            click.echo(exc.render(), err=True)
+            sys.exit(3)
+    return wrapper
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+def data() -> None:
+    """Curate a multi-team image pool: catalog -> dedup -> resize -> splits -> check-leakage.
+
+    Try it without real data: `agrieval data demo-pool demo/`. Source folders are
+    never modified (except by `dedup --move-to ... --apply`, which you ask for).
+    """
+
+
+@data.command()
+@click.argument("root", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), required=True,
+              help="catalog.csv or catalog.parquet")
+@WORKERS
+@click.option("--resume", is_flag=True, help="Reuse rows of OUTPUT whose file size and mtime are unchanged.")
+@click.option("--fast", is_flag=True, help="Hash JPEGs from a reduced decode (Image.draft); reports agreement "
+              "with exact hashes on a sample.")
+@CLASS_MAP
+@PROGRESS
+@_input_errors
+def catalog(root, output, workers, resume, fast, class_map, progress):
+    """Catalog every image of ROOT/<team>/<class>/[<sub-category>/]<image>."""
+    from data_tools.catalog import build_catalog, summarize_catalog
+    from data_tools.classes import load_class_map
+
+    df = build_catalog(root, output, workers=workers, resume=resume, fast=fast, progress=progress,
+                       class_map=load_class_map(class_map))
+    click.echo(summarize_catalog(df))
+    click.echo(f"wrote {output}")
+
+
+@data.command(name="dedup")
+@click.argument("catalog_file", metavar="CATALOG", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), required=True)
+@click.option("--preset", type=click.Choice(["paper", "official"]), default="paper", show_default=True,
+              help="Keep rule: the paper's text, or the public notebook's.")
+@click.option("--radius", type=click.IntRange(0, 64), default=0, show_default=True,
+              help="Hamming radius; 0 groups identical hashes only (the study's rule).")
+@click.option("--team-order", default=None, help="Comma-separated team priority for the paper rule "
+              "(default: alphabetical).")
+@click.option("--deprioritise", multiple=True, help="Team that loses ties under the official rule (repeatable).")
+@click.option("--move-to", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Move dropped files to DIR/<team>/<class>/... (dry run unless --apply).")
+@click.option("--link-to", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Symlink dropped files into DIR for review (dry run unless --apply).")
+@click.option("--apply", "do_apply", is_flag=True, help="Really move or link (default: print what would happen).")
+@_input_errors
+def dedup_cmd(catalog_file, output, preset, radius, team_order, deprioritise, move_to, link_to, do_apply):
+    """Group duplicate images and decide which copy to keep (writes keep/drop, never deletes)."""
+    from data_tools.catalog import read_catalog
+    from data_tools.dedup import apply_drops, dedup, summarize_dedup
+    from data_tools.tables import write_table
+
+    if move_to and link_to:
+        raise click.UsageError("give --move-to or --link-to, not both")
+    order = [t.strip() for t in team_order.split(",") if t.strip()] if team_order else None
+    df = dedup(read_catalog(catalog_file), preset=preset, radius=radius, team_order=order,
+               deprioritise=list(deprioritise))
+    write_table(df, output)
+    click.echo(summarize_dedup(df))
+    click.echo(f"wrote {output}")
+    target, how = (move_to, "move") if move_to else (link_to, "link")
+    if target is not None:
+        plan = apply_drops(df, target, how=how, dry_run=not do_apply)
+        verb = {"move": "moved", "link": "linked"}[how] if do_apply else f"would {how}"
+        for src, dst in plan:
+            click.echo(f"{verb}: {src} -> {dst}")
+        if not do_apply:
+            click.echo(f"dry run: {len(plan)} file(s); add --apply to {how} them")
+
+
+@data.command()
+@click.argument("table", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.argument("out", type=click.Path(file_okay=False, path_type=Path))
+@click.option("--size", type=click.IntRange(min=8), default=336, show_default=True)
+@click.option("--resume", is_flag=True, help="Keep outputs of an interrupted run that are already complete.")
+@click.option("--exif-transpose", is_flag=True, help="Apply the EXIF orientation first (the study did not).")
+@click.option("--manifest", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Source -> output manifest (default OUT/resize_manifest.csv).")
+@WORKERS
+@PROGRESS
+@_input_errors
+def resize(table, out, size, resume, exif_transpose, manifest, workers, progress):
+    """Resize the kept files of a dedup table (or all readable files of a catalog) into OUT."""
+    from data_tools.catalog import read_catalog
+    from data_tools.resize import resize_tree, summarize_resize
+
+    m = resize_tree(read_catalog(table), out, size=size, resume=resume, progress=progress, workers=workers,
+                    exif_transpose=exif_transpose, manifest=manifest)
+    click.echo(summarize_resize(m))
+    if (m["status"] == "error").any():
+        sys.exit(3)
+
+
+@data.command()
+@click.argument("source", required=False, type=click.Path(exists=True, path_type=Path))
+@CLASS_MAP
+@_input_errors
+def classes(source, class_map):
+    """Show the class normalisation map, or how SOURCE's class folders map (a pool folder or a catalog).
+
+    Unknown folders are listed (exit 1), never guessed: add them to your own TOML
+    (`classes = [...]` and an `[aliases]` table) and pass it with --class-map.
+    """
+    from data_tools.classes import canonical, load_class_map
+
+    cmap = load_class_map(class_map)
+    if source is None:
+        click.echo(f"# {cmap.source}")
+        click.echo(cmap.to_toml(), nl=False)
+        return
+    if source.is_dir():
+        folders = sorted({(t.name, c.name) for t in source.iterdir() if t.is_dir() and not t.name.startswith(".")
+                          for c in t.iterdir() if c.is_dir() and not c.name.startswith(".")})
+    else:
+        from data_tools.catalog import read_catalog
+
+        df = read_catalog(source)
+        folders = sorted(set(zip(df["team"], df["class_raw"])))
+    unknown = []
+    for team, folder in folders:
+        cls = cmap.normalise(folder)
+        click.echo(f"{team}/{folder} -> {cls or 'UNKNOWN (canonical form: ' + canonical(folder) + ')'}")
+        if cls is None:
+            unknown.append(f"{team}/{folder}")
+    if unknown:
+        click.echo(f"{len(unknown)} unknown class folder(s): {unknown}", err=True)
+        sys.exit(1)
+
+
+@data.command()
+@click.argument("catalog_file", metavar="CLEAN_CATALOG", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--protocol", type=click.Choice(["toto", "loto", "both"]), required=True)
+@click.option("-o", "--output", type=click.Path(file_okay=False, path_type=Path), required=True,
+              help="Folder; folds go to OUTPUT/<protocol>/<team>.csv")
+@click.option("--seed", type=int, default=42, show_default=True)
+@click.option("--val-fraction", type=float, default=0.3, show_default=True)
+@click.option("--preset", type=click.Choice(["paper", "official"]), default="paper", show_default=True,
+              help="paper: LOTO stratified by team and class; official: by class (the public script).")
+@click.option("--stratify", type=click.Choice(["team_class", "class"]), default=None,
+              help="Overrides the preset's LOTO stratification.")
+@_input_errors
+def splits(catalog_file, protocol, output, seed, val_fraction, preset, stratify):
+    """TOTO/LOTO split manifests (image_id, path, team, class, split) of a clean catalog."""
+    from data_tools.catalog import read_catalog
+    from data_tools.splits import SPLIT_PRESETS, make_splits, summarize_splits
+
+    df = read_catalog(catalog_file)
+    stratify = stratify or SPLIT_PRESETS[preset]["stratify"]
+    for proto in (["toto", "loto"] if protocol == "both" else [protocol]):
+        paths = make_splits(df, proto, output, seed=seed, val_fraction=val_fraction, stratify=stratify)
+        click.echo(summarize_splits(paths))
+
+
+@data.command(name="check-leakage")
+@click.argument("splits_dir", metavar="SPLITS", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.option("--catalog", "catalog_file", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              required=True, help="Catalog of the images the splits point to (for the pHashes).")
+@click.option("--radius", type=click.IntRange(0, 64), default=0, show_default=True,
+              help="Also flag pHashes within this Hamming distance.")
+@click.option("--show", type=click.IntRange(min=0), default=50, show_default=True, help="Pairs to print.")
+@_input_errors
+def check_leakage_cmd(splits_dir, catalog_file, radius, show):
+    """Fail (exit 1) when an image or a copy of it sits on both sides of train/test or train/val."""
+    from data_tools.catalog import read_catalog
+    from data_tools.leakage import check_leakage
+
+    leaks = check_leakage(splits_dir, read_catalog(catalog_file), radius=radius)
+    if not leaks:
+        click.echo(f"no leakage: no image or pHash (radius {radius}) crosses a train/test or train/val boundary")
+        return
+    for leak in leaks[:show]:
+        click.echo(leak.render())
+    folds = sorted({(l.protocol, l.fold) for l in leaks})
+    click.echo(f"LEAKAGE: {len(leaks)} pair(s) in {len(folds)} fold(s)"
+               + (f" ({len(leaks) - show} not shown)" if len(leaks) > show else ""), err=True)
+    sys.exit(1)
+
+
+@data.command(name="demo-pool")
+@click.argument("out", type=click.Path(file_okay=False, path_type=Path))
+@click.option("--teams", type=click.IntRange(min=2), default=4, show_default=True)
+@click.option("--per-class", type=click.IntRange(min=2), default=6, show_default=True)
+@click.option("--size", type=click.IntRange(min=32), default=96, show_default=True)
+@click.option("--seed", type=int, default=0, show_default=True)
+@_input_errors
+def demo_pool(out, teams, per_class, size, seed):
+    """Write a small synthetic multi-team pool (all six classes, with real-world quirks) to OUT."""
+    from data_tools.demo_pool import make_demo_pool
+
+    make_demo_pool(out, teams=teams, per_class=per_class, size=size, seed=seed)
+    n = sum(1 for p in Path(out).rglob("*") if p.is_file())
+    click.echo(f"wrote {n} files under {out}: {teams} teams x 6 classes x {per_class} photos, plus duplicates, "
+               "a PNG, a HEIC (when pillow-heif can encode) and a truncated JPEG")

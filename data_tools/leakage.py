@@ -1,0 +1,103 @@
+"""Leak check of split manifests: no image, and no copy of it, on both sides of a boundary.
+
+In every fold, a *leak* is a pair of rows on the two sides of a train/test or
+train/val boundary that are the same image (same ``image_id``), or whose
+pHashes (looked up in a catalog by absolute path) are equal or, with
+``radius`` > 0, within that Hamming distance. Near pairs are found once for
+the whole pool (``hamming.pairs_within``), then checked per fold.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from data_tools.errors import DataError
+from data_tools.hamming import hamming, hex_to_uint64, pairs_within
+from data_tools.splits import SPLIT_COLUMNS
+from data_tools.tables import read_table
+
+BOUNDARIES = ({"train", "test"}, {"train", "val"})
+
+
+@dataclass(frozen=True)
+class Leak:
+    protocol: str
+    fold: str
+    kind: str        # "same image", "same pHash" or "near pHash"
+    distance: int
+    split_a: str
+    image_a: str
+    split_b: str
+    image_b: str
+
+    def render(self) -> str:
+        return (f"{self.protocol}/{self.fold}: {self.kind} (distance {self.distance}): "
+                f"{self.split_a} {self.image_a} <-> {self.split_b} {self.image_b}")
+
+
+def find_fold_sets(splits_dir) -> list[Path]:
+    """Folders holding a ``folds.json``: ``splits_dir`` itself or its protocol sub-folders."""
+    splits_dir = Path(splits_dir)
+    if (splits_dir / "folds.json").is_file():
+        return [splits_dir]
+    found = sorted(p.parent for p in splits_dir.glob("*/folds.json"))
+    if not found:
+        raise DataError("bad_table", f"{splits_dir}: no folds.json here or in a sub-folder (toto/, loto/)")
+    return found
+
+
+def check_leakage(splits_dir, catalog_df: pd.DataFrame, *, radius: int = 0) -> list[Leak]:
+    folds = []
+    for folder in find_fold_sets(splits_dir):
+        info = json.loads((folder / "folds.json").read_text(encoding="utf-8"))
+        root = Path(info["root"])
+        for fold, meta in sorted(info["folds"].items()):
+            m = read_table(folder / meta["file"], required=tuple(SPLIT_COLUMNS))
+            bad = sorted(set(m["split"]) - {"train", "val", "test"})
+            if bad:
+                raise DataError("bad_table", f"{folder / meta['file']}: unknown split value(s) {bad}")
+            m["abs"] = [str(root / p) for p in m["path"]]
+            folds.append((info["protocol"], fold, m))
+
+    cat = catalog_df[catalog_df["readable"]]
+    lookup = dict(zip((str(Path(r) / p) for r, p in zip(cat["root"], cat["path"])), cat["phash"]))
+    all_paths = sorted({p for _, _, m in folds for p in m["abs"]})
+    missing = [p for p in all_paths if p not in lookup]
+    if missing:
+        raise DataError("bad_table", f"{len(missing)} image(s) of the split manifests are not readable rows of the "
+                        f"catalog (e.g. {missing[0]}); catalog the folder the splits point to")
+    uniq_hex = sorted({lookup[p] for p in all_paths})
+    uniq = hex_to_uint64(uniq_hex)
+    code_of = {h: k for k, h in enumerate(uniq_hex)}
+    ia, ib = pairs_within(uniq, radius) if radius > 0 else (np.zeros(0, int), np.zeros(0, int))
+    near = pd.DataFrame({"ha": np.concatenate([np.arange(len(uniq)), ia]),
+                         "hb": np.concatenate([np.arange(len(uniq)), ib])})
+    near["distance"] = hamming(uniq[near["ha"].to_numpy()], uniq[near["hb"].to_numpy()])
+
+    leaks: list[Leak] = []
+    for protocol, fold, m in folds:
+        dup = m[m.duplicated("image_id", keep=False)]
+        for image_id, rows in dup.groupby("image_id", sort=True):
+            splits = sorted(set(rows["split"]))
+            for a in splits:
+                for b in splits:
+                    if a < b and {a, b} in BOUNDARIES:
+                        leaks.append(Leak(protocol, fold, "same image", 0, a, image_id, b, image_id))
+        rows = m.drop_duplicates("image_id").reset_index(drop=True)
+        rows["h"] = [code_of[lookup[p]] for p in rows["abs"]]
+        left = rows[["image_id", "split", "h"]].rename(columns={"image_id": "ia", "split": "sa", "h": "ha"})
+        right = rows[["image_id", "split", "h"]].rename(columns={"image_id": "ib", "split": "sb", "h": "hb"})
+        pairs = near.merge(left, on="ha").merge(right, on="hb")
+        # a pair of different images, counted once, across a checked boundary
+        pairs = pairs[(pairs["ia"] != pairs["ib"]) & ((pairs["ha"] != pairs["hb"]) | (pairs["ia"] < pairs["ib"]))]
+        crossing = [({a, b} in BOUNDARIES) for a, b in zip(pairs["sa"], pairs["sb"])]
+        pairs = pairs[np.array(crossing, dtype=bool)] if len(pairs) else pairs
+        for r in pairs.sort_values(["ia", "ib"]).itertuples():
+            kind = "same pHash" if r.distance == 0 else "near pHash"
+            leaks.append(Leak(protocol, fold, kind, int(r.distance), r.sa, r.ia, r.sb, r.ib))
+    return leaks
