@@ -29,6 +29,9 @@ def codabench(competition: str, solution: Path, split: str, platform: str, out_d
     OUT_DIR must be new or empty. Exit 0 written, 2 usage error, 3 bad solution or definition.
     """
 
+    if out_dir.exists() and any(out_dir.iterdir()):
+        raise click.UsageError(f"{out_dir} is not empty; choose a new folder (nothing was written)")
+
     def body() -> int:
         from scoring.hooks.codabench_bundle import write_bundle
         from scoring.problems import HostError
@@ -39,10 +42,7 @@ def codabench(competition: str, solution: Path, split: str, platform: str, out_d
         if not (sol.split == split).any():
             raise HostError("solution_invalid", f"{solution}: no row of the {split} split "
                             f"(column {definition.split.column!r}); this phase would have nothing to score")
-        try:
-            made = write_bundle(out_dir, definition, solution, split=split, platform=platform)
-        except FileExistsError as exc:
-            raise click.UsageError(str(exc)) from None
+        made = write_bundle(out_dir, definition, solution, split=split, platform=platform)
         n_code = sum(1 for f in made.files if "scoring" in f.relative_to(made.root).parts[1:2])
         click.echo(f"wrote {made.root}/scoring_program ({len(made.files) - 2} files, {n_code} of them the scoring "
                    f"package) and {made.root}/reference_data/solution.csv ({len(sol.ids):,} rows)")

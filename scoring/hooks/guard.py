@@ -104,7 +104,9 @@ def _read_and_score(submission: str | Path | bytes, sol: Solution, definition: C
                                errors=[ReportProblem.of(p) for p in upload.problems if p.severity == "error"],
                                warnings=[ReportProblem.of(p) for p in upload.problems if p.severity == "warning"]
                                ).model_dump_json()
-        data, shown = upload.data, filename or upload.filename
+        # A zip member is shown as "archive!member" (the archive's name already honours ``filename``).
+        data = upload.data
+        shown = upload.filename if "!" in upload.filename else (filename or upload.filename)
     sub: Submission = read_submission(data, definition, filename=shown)
     report = score(sub, sol, definition, reveal_private=reveal_private)
     return report.model_dump_json()

@@ -1,0 +1,231 @@
+"""One driver per platform, and the corpus manifest.
+
+A driver runs a hook the way its platform runs it and returns an ``Outcome``:
+``scored`` (with the primary metric), ``rejected`` (with the participant-visible
+text) or ``platform`` (the platform's own reader refused the file before our
+code ran: only Kaggle, which hands the metric DataFrames it parsed itself).
+Anything else (a traceback, a host error, a hang) makes the driver raise and
+the test fail.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import shutil
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pandas as pd
+from click.testing import CliRunner
+
+from scoring.cli.main import cli
+from scoring.definition import load_competition
+
+ROOT = Path(__file__).resolve().parents[2]
+CORPUS = Path(__file__).parent / "corpus"
+SOLUTION = ROOT / "reference_submissions" / "plantclef2025" / "solution.csv"
+COMPETITION = "plantclef2025"
+CASES: dict[str, dict] = json.loads((CORPUS / "cases.json").read_text())
+BIG_CASES = {
+    "big_200mb.csv": {"expect": ["file_too_large"], "what": "a 200 MB file"},
+    "rows_10_million.csv": {"expect": ["file_too_large"], "what": "10 million tiny rows"},
+    "rows_200_thousand.csv": {"expect": ["too_many_rows"], "what": "200,000 tiny rows, under the byte limit"},
+    "zip_bomb.zip": {"expect": ["zip_too_large"], "what": "a 60 KB zip expanding to 60 MB"},
+}
+
+
+@dataclass
+class Outcome:
+    kind: str  # scored | rejected | platform
+    message: str = ""
+    primary: float | None = None
+    codes: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+
+def solution_rows() -> list[dict]:
+    with SOLUTION.open(newline="", encoding="utf-8") as fh:
+        return list(csv.DictReader(fh))
+
+
+# --- platform drivers -------------------------------------------------------------------------------------------
+
+def _from_result(view: dict, exit_code: int | None = None) -> Outcome:
+    if view["status"] == "scored":
+        assert exit_code in (None, 0)
+        return Outcome("scored", primary=view["metrics"]["public"][view["primary_metric"]],
+                       warnings=[w["code"] for w in view["warnings"]])
+    assert view["status"] == "rejected", view  # an "error" would be a host-side failure: a test failure
+    assert exit_code in (None, 1)
+    return Outcome("rejected", message="\n".join(e["message"] for e in view["errors"]),
+                   codes=sorted({e["code"] for e in view["errors"]}))
+
+
+def drive_grade_function(path: Path, work: Path) -> Outcome:
+    from scoring.hooks import grade
+
+    return _from_result(grade(path, SOLUTION, COMPETITION).participant_view())
+
+
+def drive_grade_bytes(path: Path, work: Path) -> Outcome:
+    from scoring.hooks import grade
+
+    data = path.read_bytes() if path.stat().st_size < 100_000_000 else path  # the sparse 200 MB file stays a path
+    return _from_result(grade(data, SOLUTION, COMPETITION, filename=path.name).participant_view())
+
+
+def drive_grade_cli(path: Path, work: Path) -> Outcome:
+    res = CliRunner().invoke(cli, ["grade", str(path), "--solution", str(SOLUTION), "--competition", COMPETITION,
+                                   "--participant-only"])
+    payload = json.loads(res.stdout)  # always exactly one JSON object
+    return _from_result(payload, res.exit_code)
+
+
+def codabench_layout(work: Path, upload: Path) -> tuple[Path, Path]:
+    """The worker's folders: input/ref (reference data), input/res (the upload), output (with its metadata)."""
+    inp, out = work / "input", work / "output"
+    (inp / "ref").mkdir(parents=True)
+    (inp / "res").mkdir()
+    out.mkdir()
+    shutil.copy(SOLUTION, inp / "ref" / "solution.csv")
+    (out / "metadata").write_text("worker-owned\n")
+    if upload.is_dir():
+        shutil.copytree(upload, inp / "res", dirs_exist_ok=True, symlinks=True)
+    else:
+        place(upload, inp / "res" / upload.name)
+    return inp, out
+
+
+def place(src: Path, dst: Path) -> None:
+    """Hard-link when possible: the 200 MB case must not be copied for every platform."""
+    try:
+        os.link(src, dst)
+    except OSError:
+        shutil.copy(src, dst)
+
+
+def tree_state(root: Path) -> dict[str, bytes]:
+    """Every file under ``root`` with its bytes (symlinks by target), to prove nothing changed."""
+    out = {}
+    for p in sorted(root.rglob("*")):
+        if p.is_symlink():
+            out[str(p.relative_to(root))] = b"->" + os.readlink(p).encode()
+        elif p.is_file():
+            out[str(p.relative_to(root))] = p.read_bytes() if p.stat().st_size < 5_000_000 else b"size:%d" % p.stat().st_size
+    return out
+
+
+def drive_codabench(path: Path, work: Path) -> Outcome:
+    from scoring.hooks import codabench
+
+    inp, out = codabench_layout(work, path)
+    before = tree_state(inp)
+    result = codabench.run(inp, out, competition=COMPETITION)
+    assert tree_state(inp) == before  # neither the solution nor the upload changed
+    assert (out / "metadata").read_text() == "worker-owned\n"
+    written = sorted(p.name for p in out.iterdir())
+    if result.status == "scored":
+        assert written == ["metadata", "scores.json"]
+        scores = json.loads((out / "scores.json").read_text())
+        return Outcome("scored", primary=scores[result.primary_metric], warnings=[w.code for w in result.warnings])
+    assert written == ["metadata"], written
+    return _from_result(result.participant_view(), result.exit_code)
+
+
+def drive_evalai(path: Path, work: Path) -> Outcome:
+    from scoring.hooks.evalai import SubmissionRejected, make_evaluate
+
+    evaluate = make_evaluate(COMPETITION)
+    try:
+        out = evaluate(str(SOLUTION), str(path), "dev", submission_metadata={"id": 1})
+    except SubmissionRejected as exc:
+        return Outcome("rejected", message=str(exc), codes=_codes_in(str(exc)))
+    assert set(out) == {"result", "submission_result"}
+    return Outcome("scored", primary=out["result"][0]["public"]["transect_f1"])
+
+
+class EvalParams:
+    """The fields of huggingface/competitions ``EvalParams`` (competitions/params.py), as the platform fills them."""
+
+    def __init__(self, **kw):
+        self.__dict__.update(kw)
+
+
+def hf_repo(work: Path, upload: Path, definition) -> tuple[EvalParams, Path]:
+    """A local copy of the competition dataset repo: solution.csv with a split column, submissions/, metric TOML."""
+    repo = work / "competition_repo"
+    (repo / "submissions").mkdir(parents=True)
+    rows = solution_rows()
+    buf = io.StringIO()
+    w = csv.writer(buf, quoting=csv.QUOTE_ALL, lineterminator="\n")
+    w.writerow(["quadrat_id", "species_ids", "split"])
+    w.writerows([r["quadrat_id"], r["species_ids"], r["Usage"].lower()] for r in rows)
+    (repo / "solution.csv").write_text(buf.getvalue())
+    toml = Path(definition.source_path).read_text().replace(
+        'column = "Usage"\npublic = "Public"\nprivate = "Private"\nignored = "Ignored"',
+        'column = "split"\npublic = "public"\nprivate = "private"')
+    assert 'column = "split"' in toml
+    (repo / "plantclef2025_hf.toml").write_text(toml)
+    shutil.copy(Path(definition.source_path).parent / "plantclef_species.txt", repo / "plantclef_species.txt")
+    place(upload, repo / "submissions" / "team7-sub42.csv")
+    params = EvalParams(competition_id=str(repo), competition_type="generic", metric="custom", token="hf_unused",
+                        team_id="team7", submission_id="sub42", submission_id_col="quadrat_id",
+                        submission_cols=["quadrat_id", "species_ids"], submission_rows=40,
+                        output_path=str(work / "out"), submission_repo="", time_limit=60, dataset="")
+    return params, repo
+
+
+def drive_hf(path: Path, work: Path) -> Outcome:
+    from scoring.hooks.hf_competitions import SubmissionRejected, make_compute
+
+    params, repo = hf_repo(work, path, load_competition(COMPETITION))
+    compute = make_compute(repo / "plantclef2025_hf.toml")
+    try:
+        out = compute(params)
+    except SubmissionRejected as exc:
+        return Outcome("rejected", message=str(exc), codes=_codes_in(str(exc)))
+    assert out["public_score"].keys() == out["private_score"].keys()
+    return Outcome("scored", primary=out["public_score"]["transect_f1"])
+
+
+KAGGLE_UPLOAD_LIMIT = 20_000_000  # stands in for Kaggle's own upload limit: bigger files never reach a metric
+
+
+def drive_kaggle(path: Path, work: Path) -> Outcome:
+    """Kaggle parses the upload with pandas, then calls score(solution, submission, row_id_column_name)."""
+    from scoring.hooks.kaggle import ParticipantVisibleError, score
+
+    if path.stat().st_size > KAGGLE_UPLOAD_LIMIT or path.suffix == ".zip":
+        # Kaggle unpacks archives and enforces its upload limit itself, before any metric runs.
+        return Outcome("platform")
+    try:
+        submission = pd.read_csv(path)
+    except Exception:  # noqa: BLE001 - Kaggle's reader refuses it; our metric is never called
+        return Outcome("platform")
+    solution = pd.read_csv(SOLUTION)
+    try:
+        value = score(solution, submission, "quadrat_id")
+    except ParticipantVisibleError as exc:
+        return Outcome("rejected", message=str(exc), codes=_codes_in(str(exc)))
+    assert isinstance(value, float)
+    return Outcome("scored", primary=value)
+
+
+def _codes_in(text: str) -> list[str]:
+    import re
+
+    return sorted(set(re.findall(r"^\[([a-z_0-9]+)\]", text, flags=re.M)))
+
+
+DRIVERS = {
+    "grade_function": drive_grade_function,  # the corpus test also calls drive_grade_bytes, see there
+    "grade_cli": drive_grade_cli,
+    "codabench": drive_codabench,
+    "evalai": drive_evalai,
+    "hf_competitions": drive_hf,
+    "kaggle": drive_kaggle,
+}
+EXTRA_DRIVERS = {"grade_bytes": drive_grade_bytes}
