@@ -1,7 +1,7 @@
 """``agrieval baselines ctv demo``: the whole CTV pipeline in a few CPU minutes.
 
 synthetic pool (``data_tools.demo_pool``) -> catalog -> dedup -> resize ->
-TOTO and LOTO splits -> one tiny random-init timm model per fold (preset
+catalog of the clean tree -> TOTO and LOTO splits -> one tiny random-init timm model per fold (preset
 ``demo``: 32 px input) -> ``agrieval ctv report``. Every stage writes into
 ``OUT`` and is skipped when its output is already there, so a re-run resumes.
 """
@@ -41,8 +41,9 @@ def prepare_splits(out: Path, *, teams: int, per_class: int, log=print) -> Path:
         make_demo_pool(pool, teams=teams, per_class=per_class, size=96, seed=0)
     catalog = build_catalog(pool, out / "catalog.csv", progress=False)
     kept = dedup(catalog)
-    log(f"curation: {len(catalog)} images catalogued, {len(kept)} kept after dedup")
-    clean = resize_tree(kept, out / "clean", size=DEMO_SIZE)
+    log(f"curation: {len(catalog)} images catalogued, {int(kept['keep'].sum())} kept after dedup")
+    resize_tree(kept, out / "clean", size=DEMO_SIZE, progress=False)
+    clean = build_catalog(out / "clean", out / "clean_catalog.csv", progress=False)
     for protocol in ("toto", "loto"):
         files = make_splits(clean, protocol, splits, seed=42)
         log(f"splits: {protocol} -> {len(files)} files in {splits / protocol}")

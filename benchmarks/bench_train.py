@@ -1,0 +1,147 @@
+"""CTV training throughput: model (train, eval) vs data loader, per arch, in one run.
+
+For each arch: training images/s and evaluation images/s on synthetic uint8
+batches (the model alone), and the loader's own images/s (model skipped) on
+real 336 px JPEGs (crops of scikit-image photos) through the train transform,
+from disk and from the ``--cache`` memmap. The last column says which side is
+the bottleneck. Targets on one H100/H200 at 224 px bf16: DenseNet121 >= 2,500
+and Swin-Tiny >= 2,000 training img/s, with the loader faster than the model.
+
+    python benchmarks/bench_train.py                      # CPU: tiny models, 64 px
+    python benchmarks/bench_train.py --device cuda --archs densenet121,swin_tiny --img-size 224 --workers 16
+"""
+
+from __future__ import annotations
+
+import argparse
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+import torch
+from torch.utils.data import DataLoader
+
+
+def make_images(folder: Path, n: int, size: int = 336) -> list[str]:
+    from PIL import Image
+    from skimage import data
+
+    photos = [data.astronaut(), data.coffee(), data.chelsea()]
+    rng = np.random.default_rng(0)
+    paths = []
+    for i in range(n):
+        img = photos[i % 3]
+        s = int(min(img.shape[:2]) * 0.9)
+        y, x = rng.integers(0, img.shape[0] - s + 1), rng.integers(0, img.shape[1] - s + 1)
+        im = Image.fromarray(img[y:y + s, x:x + s]).resize((size, size), Image.BICUBIC)
+        p = folder / f"{i:05d}.jpg"
+        im.save(p, quality=95)
+        paths.append(str(p))
+    return paths
+
+
+def loader_ips(paths, cfg, workers: int, batches: int, cache=None) -> float:
+    from baselines.ctv.dataset import SplitDataset
+    from baselines.ctv.transforms import train_transform
+
+    ds = SplitDataset(paths, [0] * len(paths), train_transform(cfg), cache=cache)
+    dl = DataLoader(ds, batch_size=cfg.batch_size, shuffle=True, num_workers=workers, drop_last=True,
+                    persistent_workers=workers > 0, pin_memory=torch.cuda.is_available())
+    it = iter(dl)
+    next(it)  # worker start-up is not throughput
+    t, n = time.perf_counter(), 0
+    for _ in range(batches):
+        try:
+            x, _, _ = next(it)
+        except StopIteration:
+            it = iter(dl)
+            x, _, _ = next(it)
+        n += len(x)
+    return n / (time.perf_counter() - t)
+
+
+def model_ips(arch: str, cfg, device: torch.device, steps: int) -> tuple[float, float]:
+    from baselines.ctv.engine import Runtime
+    from baselines.ctv.models import build_model
+
+    model = build_model(arch, 6, img_size=cfg.img_size).to(device)
+    cl = device.type == "cuda"
+    if cl:
+        model = model.to(memory_format=torch.channels_last)
+    rt = Runtime(device, torch.bfloat16 if device.type == "cuda" else None, cl, cfg.mean, cfg.std)
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-4)
+    loss_fn = torch.nn.CrossEntropyLoss()
+    x = torch.randint(0, 256, (cfg.batch_size, 3, cfg.img_size, cfg.img_size), dtype=torch.uint8)
+    y = torch.randint(0, 6, (cfg.batch_size,)).to(device)
+
+    def train_step():
+        with rt.autocast():
+            loss = loss_fn(model(rt.to_input(x)).float(), y)
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        opt.step()
+
+    @torch.no_grad()
+    def eval_step():
+        with rt.autocast():
+            model(rt.to_input(x))
+
+    out = []
+    for fn, mode in ((train_step, model.train), (eval_step, model.eval)):
+        mode()
+        for _ in range(2):
+            fn()
+        if device.type == "cuda":
+            torch.cuda.synchronize()
+        t = time.perf_counter()
+        for _ in range(steps):
+            fn()
+        if device.type == "cuda":
+            torch.cuda.synchronize()
+        out.append(cfg.batch_size * steps / (time.perf_counter() - t))
+    return out[0], out[1]
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
+    ap.add_argument("--archs", default=None, help="default: tiny_cnn,tiny_vit on CPU; densenet121,swin_tiny on CUDA")
+    ap.add_argument("--img-size", type=int, default=None, help="default: 64 on CPU, 224 on CUDA")
+    ap.add_argument("--batch-size", type=int, default=None, help="default: 16 on CPU, 128 on CUDA")
+    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--images", type=int, default=None, help="JPEGs for the loader test (default 64 CPU, 1024 CUDA)")
+    ap.add_argument("--steps", type=int, default=None)
+    args = ap.parse_args()
+
+    from baselines.ctv.cache import build_cache
+    from baselines.ctv.config import make_config
+
+    cuda = args.device.startswith("cuda")
+    archs = (args.archs or ("densenet121,swin_tiny" if cuda else "tiny_cnn,tiny_vit")).split(",")
+    img = args.img_size or (224 if cuda else 64)
+    bs = args.batch_size or (128 if cuda else 16)
+    n_img = args.images or (1024 if cuda else 64)
+    steps = args.steps or (20 if cuda else 5)
+    cfg = make_config("paper", fold="-", img_size=img, resize_size=max(img, int(img * 256 / 224)), batch_size=bs)
+    device = torch.device(args.device)
+    print(f"device {device}, {img} px, batch {bs}, loader: {args.workers} workers, torch {torch.__version__}")
+    with tempfile.TemporaryDirectory() as tmp:
+        paths = make_images(Path(tmp), n_img)
+        batches = max(2, min(20, n_img // bs - 1))
+        disk = loader_ips(paths, cfg, args.workers, batches)
+        data_file, rows = build_cache(paths, Path(tmp) / "cache", 336, workers=args.workers or 1)
+        cached = loader_ips(paths, cfg, args.workers, batches, cache=(data_file, rows, 336))
+    print(f"loader (model skipped): {disk:,.0f} img/s from JPEG, {cached:,.0f} img/s from --cache memmap "
+          f"({cached / disk:.2f}x)")
+    print(f"{'arch':14} {'train img/s':>12} {'eval img/s':>12} {'loader/train':>13}  bottleneck")
+    best_loader = max(disk, cached)
+    for arch in archs:
+        tr, ev = model_ips(arch, cfg, device, steps)
+        print(f"{arch:14} {tr:12,.0f} {ev:12,.0f} {best_loader / tr:13.2f}  "
+              f"{'model' if best_loader > tr else 'loader'}")
+
+
+if __name__ == "__main__":
+    main()
