@@ -145,8 +145,8 @@ def make_demo_pool(out_dir: Path, *, teams: int = 4, per_class: int = 6, size: i
     first = written[(0, "frene")][0]
     copies = [
         (first, out_dir / "team02" / FOLDER_STYLES[1]["frene"] / "IMG_9001.JPG", None),
-        (written[(0, "tipu")][2], out_dir / "team02" / FOLDER_STYLES[1]["tipu"] / "IMG_9002.JPG", None),
-        (written[(0, "caroubier")][3], out_dir / f"team{teams:02d}" /
+        (written[(0, "tipu")][1], out_dir / "team02" / FOLDER_STYLES[1]["tipu"] / "IMG_9002.JPG", None),
+        (written[(0, "caroubier")][-1], out_dir / f"team{teams:02d}" /
          FOLDER_STYLES[(teams - 1) % len(FOLDER_STYLES)]["caroubier"] / "9003.jpeg", 95),
     ]
     for src, dst, requality in copies:
