@@ -30,7 +30,6 @@ import numpy as np
 
 from scoring.definition import GroupingSpec
 
-_DATE_SUFFIX = re.compile(r"-\d{8}$")
 
 # One pattern per PlantCLEF data provider, each capturing site and plot.
 SITE_PATTERNS: tuple[str, ...] = (
@@ -43,7 +42,11 @@ SITE_PATTERNS: tuple[str, ...] = (
 
 
 def strip_date(quadrat_id: str) -> str:
-    return _DATE_SUFFIX.sub("", quadrat_id)
+    # drop a trailing "-YYYYMMDD" (8 ASCII digits); a string test, not a regex call per id
+    tail = quadrat_id[-9:]
+    if len(tail) == 9 and tail[0] == "-" and tail[1:].isdigit() and tail[1:].isascii():
+        return quadrat_id[:-9]
+    return quadrat_id
 
 
 def first_n_parts(quadrat_id: str, n: int = 3) -> str:

@@ -52,8 +52,16 @@ class LabelSets:
         """
         n = len(sizes)
         rows = np.repeat(np.arange(n, dtype=np.int64), sizes)
-        order = np.lexsort((flat, rows))
-        rows, flat = rows[order], flat[order]
+        if len(flat) and flat.min() < 0:
+            raise ValueError("labels must be non-negative")
+        width = int(flat.max()) + 1 if len(flat) else 1
+        if n * width < 2**62:
+            # one int64 key per (row, label): a single sort instead of a two-key lexsort
+            key = np.sort(rows * width + flat)
+            rows, flat = key // width, key % width
+        else:
+            order = np.lexsort((flat, rows))
+            rows, flat = rows[order], flat[order]
         keep = np.ones(len(flat), dtype=bool)
         if len(flat):
             keep[1:] = (rows[1:] != rows[:-1]) | (flat[1:] != flat[:-1])

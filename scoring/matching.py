@@ -7,6 +7,7 @@ which ids are public or private.
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 
 from scoring.problems import ProblemLog
 from scoring.solution import Solution
@@ -17,10 +18,11 @@ _SHOW = 5
 
 def align(sub: Submission, sol: Solution, log: ProblemLog) -> np.ndarray | None:
     """Index into the submission's rows for each solution id, or None when ids do not match."""
-    pos = {id_: i for i, id_ in enumerate(sub.ids)}
-    known = sol.index_of()
-    missing = [i for i in sol.ids if i not in pos]
-    unknown = [(k, int(sub.lines[j])) for j, k in enumerate(sub.ids) if k not in known]
+    sub_index = pd.Index(sub.ids)
+    order = sub_index.get_indexer(sol.ids)  # ids are unique on both sides (checked earlier)
+    missing = [sol.ids[i] for i in np.flatnonzero(order < 0)]
+    unknown_rows = np.flatnonzero(pd.Index(sol.ids).get_indexer(sub.ids) < 0)
+    unknown = [(sub.ids[j], int(sub.lines[j])) for j in unknown_rows]
     if missing:
         shown = ", ".join(repr(m) for m in missing[:_SHOW])
         more = f" and {len(missing) - _SHOW:,} more" if len(missing) > _SHOW else ""
@@ -33,4 +35,4 @@ def align(sub: Submission, sol: Solution, log: ProblemLog) -> np.ndarray | None:
             log.error("unknown_ids", f"{len(unknown):,} ids in all are not test ids of this competition")
     if missing or unknown:
         return None
-    return np.fromiter((pos[i] for i in sol.ids), dtype=np.int64, count=len(sol.ids))
+    return order.astype(np.int64)

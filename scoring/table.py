@@ -10,6 +10,7 @@ from __future__ import annotations
 import csv
 import difflib
 import io
+import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -133,42 +134,69 @@ def parse(text: str, *, delimiter: str, required: Sequence[str], optional: Seque
         if not _check_header(header, required, optional, allow_extra, delimiter, log):
             return None
         n_fields = len(header)
-        rows: list[list[str]] = []
-        lines: list[int] = []
-        prev_end = reader.line_num
-        try:
-            for rec in reader:
-                start = prev_end + 1
-                prev_end = reader.line_num
-                if not rec:
-                    log.warning("blank_line", "empty line skipped", line=start)
-                    continue
-                if len(rec) != n_fields:
-                    log.error("ragged_row", f"this row has {len(rec)} fields but the header has {n_fields} "
-                              f"(separator {delimiter_name(delimiter)}; a list with commas must be quoted)",
-                              line=start, column=min(len(rec), n_fields) + 1 if len(rec) > n_fields else None)
-                    continue
-                if len(rows) >= max_rows:
-                    log.error("too_many_rows", f"the file has more than {max_rows:,} data rows, the limit of this {what}",
-                              line=start)
-                    return None
-                rows.append(rec)
-                lines.append(start)
-        except csv.Error as exc:
-            msg = str(exc)
-            if "field larger than field limit" in msg:
-                msg = f"a field is longer than {max_cell_chars:,} characters"
-                log.error("malformed_csv", msg, line=reader.line_num)
-            else:
-                log.error("malformed_csv", f"the CSV cannot be read past this point ({msg}); "
-                          "check for an unterminated or stray double quote", line=prev_end + 1)
+        rows, lines = _read_rows(reader, text, n_fields, max_rows, max_cell_chars, delimiter, log)
+        if rows is None:
             return None
     finally:
         csv.field_size_limit(old_limit)
     if not rows and not log.has_errors:
         log.error("header_only", "the file has a header but no data rows", line=1)
         return None
-    return Table(header=header, rows=rows, lines=np.asarray(lines, dtype=np.int64))
+    return Table(header=header, rows=rows, lines=lines)
+
+
+def _read_rows(reader, text: str, n_fields: int, max_rows: int, max_cell_chars: int, delimiter: str,
+               log: ProblemLog) -> tuple[list[list[str]] | None, np.ndarray]:
+    """Data rows and the line each starts on.
+
+    Fast path: read every record at C speed; when there are as many records as
+    lines and all have the right width, record i starts on line i + 2. Anything
+    else (blank lines, fields spanning lines, ragged rows, lone CR line ends) is
+    re-read record by record to locate each problem.
+    """
+    try:
+        rows = list(itertools.islice(reader, max_rows + 1))
+    except csv.Error:
+        rows = None  # located below
+    n_lines = text.count("\n") + (0 if text.endswith("\n") else 1)
+    if (rows is not None and len(rows) <= max_rows and len(rows) == n_lines - 1 and "\r" not in text.replace("\r\n", "")
+            and all(len(r) == n_fields for r in rows)):
+        return rows, np.arange(2, len(rows) + 2, dtype=np.int64)
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, strict=True)
+    next(reader)
+    rows, lines = [], []
+    prev_end = reader.line_num
+    while True:
+        try:
+            rec = next(reader)
+        except StopIteration:
+            break
+        except csv.Error as exc:
+            msg = str(exc)
+            if "field larger than field limit" in msg:
+                log.error("malformed_csv", f"a field is longer than {max_cell_chars:,} characters",
+                          line=prev_end + 1)
+            else:
+                log.error("malformed_csv", f"the CSV cannot be read from here on ({msg}); "
+                          "check for an unterminated or stray double quote", line=prev_end + 1)
+            return None, np.zeros(0, dtype=np.int64)
+        start = prev_end + 1
+        prev_end = reader.line_num
+        if not rec:
+            log.warning("blank_line", "empty line skipped", line=start)
+            continue
+        if len(rec) != n_fields:
+            log.error("ragged_row", f"this row has {len(rec)} fields but the header has {n_fields} "
+                      f"(separator {delimiter_name(delimiter)}; a list with commas must be quoted)",
+                      line=start, column=n_fields + 1 if len(rec) > n_fields else None)
+            continue
+        if len(rows) >= max_rows:
+            log.error("too_many_rows", f"the file has more than {max_rows:,} data rows, the limit of this competition",
+                      line=start)
+            return None, np.zeros(0, dtype=np.int64)
+        rows.append(rec)
+        lines.append(start)
+    return rows, np.asarray(lines, dtype=np.int64)
 
 
 def _check_header(header: list[str], required: Sequence[str], optional: Sequence[str], allow_extra: bool,

@@ -96,8 +96,17 @@ def micro_f1(y_true: LabelSets, y_pred: LabelSets, *, empty_both: float = 1.0) -
 def per_class_counts(y_true: LabelSets, y_pred: LabelSets) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Classes in truth or prediction, with per-class tp, true count and predicted count."""
     hit = _hits(y_true, y_pred)
-    classes, inv = np.unique(np.concatenate([y_true.labels, y_pred.labels]), return_inverse=True)
+    both = np.concatenate([y_true.labels, y_pred.labels])
     n_t = len(y_true.labels)
+    if len(both) and both.max() < 50_000_000:
+        # species ids are < 2e6: counting by id is linear, no sort needed
+        size = int(both.max()) + 1
+        true_c = np.bincount(y_true.labels, minlength=size)
+        pred_c = np.bincount(y_pred.labels, minlength=size)
+        tp_c = np.bincount(y_pred.labels[hit], minlength=size)
+        classes = np.flatnonzero(true_c + pred_c)
+        return classes, tp_c[classes], true_c[classes], pred_c[classes]
+    classes, inv = np.unique(both, return_inverse=True)
     true_c = np.bincount(inv[:n_t], minlength=len(classes))
     pred_codes = inv[n_t:]
     pred_c = np.bincount(pred_codes, minlength=len(classes))
