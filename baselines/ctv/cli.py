@@ -248,7 +248,7 @@ def slurm_cmd(preset, splits, runs_dir, data_root, weights_dir, protocols, archs
 @click.option("--per-class", type=int, default=6, show_default=True)
 @click.option("--epochs", type=int, default=2, show_default=True)
 @click.option("--arch", default="tiny_cnn", show_default=True)
-@click.option("--threads", type=int, default=0, help="torch CPU threads (0 = default).")
+@click.option("--threads", type=int, default=1, show_default=True, help="torch CPU threads (0 = torch default).")
 def demo_cmd(out, teams, per_class, epochs, arch, threads):
     """Synthetic pool -> TOTO/LOTO splits -> tiny model per fold on CPU -> 'agrieval ctv report'."""
     from baselines.ctv.demo import run_demo

@@ -148,6 +148,11 @@ def _train(cfg, splits_dir, out: Path, data_root, weights_dir, info: DistInfo, l
     seed_everything(derive_seed(seed, "init"))
     spec = resolve_arch(cfg.arch)
     weights = find_weights(spec, cfg.weights, weights_dir) if cfg.pretrained else None
+    if cfg.pretrained and weights is None and weights_dir and not cfg.allow_download:
+        from baselines.ctv.models import weights_hint
+
+        raise CTVError("weights_missing", f"{weights_dir}: no {spec.timm_name}.safetensors (or .pth) in this "
+                       f"folder; {weights_hint(spec).replace('<weights-dir>', str(weights_dir))}")
     model = build_model(cfg.arch, len(data.classes), head=cfg.head, head_dropout=cfg.head_dropout,
                         head_hidden=cfg.head_hidden, pretrained=cfg.pretrained, weights=weights,
                         allow_download=cfg.allow_download, img_size=cfg.img_size).to(device)
