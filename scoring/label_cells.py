@@ -10,6 +10,7 @@ from __future__ import annotations
 import difflib
 import re
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -17,12 +18,26 @@ from scoring.definition import CompetitionDefinition
 from scoring.labelsets import LabelSets
 from scoring.problems import ProblemLog
 
+if TYPE_CHECKING:
+    from scoring.table import Table
+
 _MISSING = {"", "nan", "none", "null", "na", "n/a", "<na>"}
 _SHOW = 60  # characters of a bad cell shown back in a message
 
 
 def _show(cell: str) -> str:
     return repr(cell if len(cell) <= _SHOW else cell[:_SHOW] + "...")
+
+
+def parse_multilabel_column(tab: "Table", definition: CompetitionDefinition, log: ProblemLog) -> LabelSets:
+    """Label sets of the prediction column, straight from the bytes when the file is regular."""
+    column = tab.header.index(definition.prediction_column) + 1
+    fast = tab.int_lists(definition.prediction_column) if definition.list_syntax == "python-list" else None
+    if fast is not None:
+        sets, had_repeat = LabelSets.from_flat(*fast)
+        _check_sets(sets, fast[0], had_repeat, tab.lines, column, definition, log)
+        return sets
+    return parse_multilabel(tab.column(definition.prediction_column), tab.lines, column, definition, log)
 
 
 def parse_multilabel(cells: Sequence[str], lines: np.ndarray, column: int,

@@ -7,7 +7,6 @@ which ids are public or private.
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
 
 from scoring.problems import ProblemLog
 from scoring.solution import Solution
@@ -18,11 +17,12 @@ _SHOW = 5
 
 def align(sub: Submission, sol: Solution, log: ProblemLog) -> np.ndarray | None:
     """Index into the submission's rows for each solution id, or None when ids do not match."""
-    sub_index = pd.Index(sub.ids)
-    order = sub_index.get_indexer(sol.ids)  # ids are unique on both sides (checked earlier)
-    missing = [sol.ids[i] for i in np.flatnonzero(order < 0)]
-    unknown_rows = np.flatnonzero(pd.Index(sol.ids).get_indexer(sub.ids) < 0)
-    unknown = [(sub.ids[j], int(sub.lines[j])) for j in unknown_rows]
+    if sub.ids == sol.ids:  # the usual case: the submission follows the sample file's order
+        return np.arange(len(sol.ids), dtype=np.int64)
+    position = {id_: i for i, id_ in enumerate(sub.ids)}  # ids are unique on both sides (checked earlier)
+    known = set(sol.ids)
+    missing = [i for i in sol.ids if i not in position]
+    unknown = [(k, int(sub.lines[j])) for j, k in enumerate(sub.ids) if k not in known]
     if missing:
         shown = ", ".join(repr(m) for m in missing[:_SHOW])
         more = f" and {len(missing) - _SHOW:,} more" if len(missing) > _SHOW else ""
@@ -35,4 +35,4 @@ def align(sub: Submission, sol: Solution, log: ProblemLog) -> np.ndarray | None:
             log.error("unknown_ids", f"{len(unknown):,} ids in all are not test ids of this competition")
     if missing or unknown:
         return None
-    return order.astype(np.int64)
+    return np.fromiter((position[i] for i in sol.ids), dtype=np.int64, count=len(sol.ids))

@@ -73,16 +73,8 @@ def _multilabel(sub: Submission, sol: Solution, definition: CompetitionDefinitio
     y_true = sol.labels.take(idx)
     y_pred = sub.labels.take(order[idx])
     eb = definition.empty_both_score
-    p, r, f = multilabel.sample_scores(y_true, y_pred, empty_both=eb)
     codes, names = group_codes([sol.groups[i] for i in idx])
-    values = {
-        "transect_f1": multilabel.grouped_mean(f, codes),
-        "sample_f1": float(f.mean()),
-        "micro_f1": multilabel.micro_f1(y_true, y_pred, empty_both=eb),
-        "macro_f1": multilabel.macro_f1(y_true, y_pred, empty_both=eb),
-        "sample_precision": float(p.mean()),
-        "sample_recall": float(r.mean()),
-    }
+    values = multilabel.all_metrics(y_true, y_pred, codes, empty_both=eb)
     grouping = definition.grouping
     detail = {
         "n_scored_rows": int(len(idx)),

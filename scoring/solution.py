@@ -46,7 +46,7 @@ def load_solution(source: str | Path | bytes, definition: CompetitionDefinition)
     if text is not None:
         tab = table.parse(text, delimiter=definition.delimiter, required=definition.expected_columns,
                           optional=optional, allow_extra=True, max_rows=10**8, max_cell_chars=10**7, log=log,
-                          what="competition's solution")
+                          what="competition's solution", raw=table.clean_bytes(data))
     if tab is None or log.has_errors:
         _fail(name, log)
 
@@ -55,11 +55,11 @@ def load_solution(source: str | Path | bytes, definition: CompetitionDefinition)
     from scoring.submission import check_ids  # same id rules as for submissions
 
     check_ids(ids, tab.lines, tab.header.index(definition.id_column) + 1, definition, log)
-    cells = tab.column(definition.prediction_column)
     labels = classes = None
     if definition.task == "multilabel":
-        labels = label_cells.parse_multilabel(cells, tab.lines, pred_col, definition, log)
+        labels = label_cells.parse_multilabel_column(tab, definition, log)
     else:
+        cells = tab.column(definition.prediction_column)
         parsed = label_cells.parse_multiclass(cells, tab.lines, pred_col, definition, log)
         classes = [c or "" for c in parsed]
     split = _read_split(tab, definition, log)
@@ -95,12 +95,12 @@ def _read(path: str | Path, limit: int, log: ProblemLog) -> bytes | None:
 def _read_split(tab: table.Table, definition: CompetitionDefinition, log: ProblemLog) -> np.ndarray:
     spec = definition.split
     if spec.column not in tab.header:
-        return np.full(len(tab.rows), "public", dtype=object)
+        return np.full(tab.n_rows, "public", dtype=object)
     mapping = {spec.public: "public", spec.private: "private"}
     if spec.ignored:
         mapping[spec.ignored] = "ignored"
     col = tab.header.index(spec.column) + 1
-    out = np.empty(len(tab.rows), dtype=object)
+    out = np.empty(tab.n_rows, dtype=object)
     for i, v in enumerate(tab.column(spec.column)):
         if v not in mapping:
             log.error("solution_invalid", f"{spec.column} value {v!r} is not one of {sorted(mapping)}",

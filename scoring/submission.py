@@ -11,7 +11,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 
 from scoring import label_cells, table
 from scoring.definition import CompetitionDefinition
@@ -60,19 +59,20 @@ def read_submission(source: str | Path | bytes, definition: CompetitionDefinitio
     if text is None:
         return Submission(problems=log.finish())
     tab = table.parse(text, delimiter=definition.delimiter, required=definition.expected_columns,
-                      max_rows=limits.max_rows, max_cell_chars=limits.max_cell_chars, log=log)
+                      max_rows=limits.max_rows, max_cell_chars=limits.max_cell_chars, log=log,
+                      raw=table.clean_bytes(data))
     if tab is None:
         return Submission(problems=log.finish())
 
     id_col = tab.header.index(definition.id_column) + 1
     pred_col = tab.header.index(definition.prediction_column) + 1
-    ids = [r[id_col - 1] for r in tab.rows]
-    cells = [r[pred_col - 1] for r in tab.rows]
+    ids = tab.column(definition.id_column)
     check_ids(ids, tab.lines, id_col, definition, log)
     sub = Submission(ids=ids, lines=tab.lines)
     if definition.task == "multilabel":
-        sub.labels = label_cells.parse_multilabel(cells, tab.lines, pred_col, definition, log)
+        sub.labels = label_cells.parse_multilabel_column(tab, definition, log)
     else:
+        cells = tab.column(definition.prediction_column)
         sub.classes = label_cells.parse_multiclass(cells, tab.lines, pred_col, definition, log)
     sub.problems = log.finish()
     return sub
@@ -107,11 +107,10 @@ def check_ids(ids: list[str], lines: np.ndarray, column: int, definition: Compet
                 why = f"; character {bad!r} (U+{ord(bad):04X}) is not allowed" if bad else ""
                 log.error("invalid_id", f"id {id_[:60]!r} is not a valid id for this competition{why}",
                           line, column)
-    dup = pd.Index(ids).duplicated(keep="first")
-    if dup.any():
-        first_line: dict[str, int] = {}
-        for i, id_ in enumerate(ids):
-            first_line.setdefault(id_, int(lines[i]))
-        for i in np.flatnonzero(dup):
-            log.error("duplicate_id", f"id {ids[i][:60]!r} already appeared on line {first_line[ids[i]]}",
-                      int(lines[i]), column)
+    if len(set(ids)) == len(ids):
+        return
+    first_line: dict[str, int] = {}
+    for i, id_ in enumerate(ids):
+        seen = first_line.setdefault(id_, int(lines[i]))
+        if seen != int(lines[i]):
+            log.error("duplicate_id", f"id {id_[:60]!r} already appeared on line {seen}", int(lines[i]), column)

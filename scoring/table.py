@@ -17,6 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
+from scoring import csv_spans
 from scoring.problems import ProblemLog
 
 _MAGIC = {
@@ -36,12 +37,28 @@ _DELIM_NAMES = {",": "',' (comma)", ";": "';' (semicolon)", "\t": "a tab", "|": 
 @dataclass
 class Table:
     header: list[str]
-    rows: list[list[str]]
     lines: np.ndarray  # 1-based line on which each data row starts
+    rows: list[list[str]] | None = None  # from the csv module (slow path)
+    raw: bytes | None = None  # with spans: from the vectorised tokenizer (fast path)
+    spans: tuple[np.ndarray, np.ndarray] | None = None  # (starts, ends), shape (n_rows, n_fields)
+
+    @property
+    def n_rows(self) -> int:
+        return len(self.lines)
 
     def column(self, name: str) -> list[str]:
         j = self.header.index(name)
-        return [r[j] for r in self.rows]
+        if self.rows is not None:
+            return [r[j] for r in self.rows]
+        starts, ends = self.spans
+        return csv_spans.decode_spans(self.raw, starts[:, j], ends[:, j])
+
+    def int_lists(self, name: str) -> tuple[np.ndarray, np.ndarray] | None:
+        """Fast parse of a column of ``[1, 2]`` lists straight from the bytes, or None."""
+        if self.spans is None:
+            return None
+        j = self.header.index(name)
+        return csv_spans.int_lists(self.raw, self.spans[0][:, j], self.spans[1][:, j])
 
 
 def read_limited(path: str | Path, max_bytes: int, log: ProblemLog) -> bytes | None:
@@ -61,6 +78,11 @@ def read_limited(path: str | Path, max_bytes: int, log: ProblemLog) -> bytes | N
 
 def delimiter_name(d: str) -> str:
     return _DELIM_NAMES.get(d, repr(d))
+
+
+def clean_bytes(data: bytes) -> bytes:
+    """The bytes ``decode`` parsed: without a UTF-8 BOM."""
+    return data[3:] if data.startswith(b"\xef\xbb\xbf") else data
 
 
 def decode(data: bytes, log: ProblemLog) -> str | None:
@@ -104,8 +126,12 @@ def decode(data: bytes, log: ProblemLog) -> str | None:
 
 def parse(text: str, *, delimiter: str, required: Sequence[str], optional: Sequence[str] = (),
           allow_extra: bool = False, max_rows: int, max_cell_chars: int, log: ProblemLog,
-          what: str = "competition") -> Table | None:
-    """Tokenise CSV text and check the header, the field counts and the row limit."""
+          what: str = "competition", raw: bytes | None = None) -> Table | None:
+    """Tokenise CSV text and check the header, the field counts and the row limit.
+
+    With ``raw`` (the UTF-8 bytes of ``text``) a regular file is tokenised by
+    numpy (``csv_spans``); otherwise, or when the file is irregular, by ``csv``.
+    """
     first_line = text.split("\n", 1)[0].rstrip("\r")
     expected_header = delimiter.join(required)
     if not first_line.strip():
@@ -134,6 +160,15 @@ def parse(text: str, *, delimiter: str, required: Sequence[str], optional: Seque
         if not _check_header(header, required, optional, allow_extra, delimiter, log):
             return None
         n_fields = len(header)
+        if raw is not None and n_fields > 1:
+            spans = csv_spans.field_spans(raw, delimiter, n_fields)
+            if spans is not None:
+                starts, ends = spans
+                n_rows = len(starts) - 1
+                fast_header = csv_spans.decode_spans(raw, starts[0], ends[0])
+                if fast_header == header and 0 < n_rows <= max_rows and int((ends - starts).max()) <= max_cell_chars:
+                    return Table(header=header, lines=np.arange(2, n_rows + 2, dtype=np.int64), raw=raw,
+                                 spans=(starts[1:], ends[1:]))
         rows, lines = _read_rows(reader, text, n_fields, max_rows, max_cell_chars, delimiter, log)
         if rows is None:
             return None
@@ -142,7 +177,7 @@ def parse(text: str, *, delimiter: str, required: Sequence[str], optional: Seque
     if not rows and not log.has_errors:
         log.error("header_only", "the file has a header but no data rows", line=1)
         return None
-    return Table(header=header, rows=rows, lines=lines)
+    return Table(header=header, lines=lines, rows=rows)
 
 
 def _read_rows(reader, text: str, n_fields: int, max_rows: int, max_cell_chars: int, delimiter: str,

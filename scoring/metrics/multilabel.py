@@ -40,16 +40,16 @@ def _hits(y_true: LabelSets, y_pred: LabelSets) -> np.ndarray:
     return key_true[pos] == key_pred
 
 
-def true_positives(y_true: LabelSets, y_pred: LabelSets) -> np.ndarray:
-    """tp_i per row."""
-    hit = _hits(y_true, y_pred)
+def true_positives(y_true: LabelSets, y_pred: LabelSets, *, hit: np.ndarray | None = None) -> np.ndarray:
+    """tp_i per row (``hit``: ``_hits(y_true, y_pred)`` when already computed)."""
+    hit = _hits(y_true, y_pred) if hit is None else hit
     return np.bincount(y_pred.row_of_label[hit], minlength=y_pred.n_rows).astype(np.int64)
 
 
-def sample_scores(y_true: LabelSets, y_pred: LabelSets, *, empty_both: float = 1.0
-                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def sample_scores(y_true: LabelSets, y_pred: LabelSets, *, empty_both: float = 1.0,
+                  tp: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Per-row precision, recall and F1 (see the module docstring for the 0/0 rules)."""
-    tp = true_positives(y_true, y_pred).astype(float)
+    tp = (true_positives(y_true, y_pred) if tp is None else tp).astype(float)
     n_true = y_true.sizes.astype(float)
     n_pred = y_pred.sizes.astype(float)
     both_empty = (n_true == 0) & (n_pred == 0)
@@ -93,9 +93,10 @@ def micro_f1(y_true: LabelSets, y_pred: LabelSets, *, empty_both: float = 1.0) -
     return empty_both if denom == 0 else 2 * tp / denom
 
 
-def per_class_counts(y_true: LabelSets, y_pred: LabelSets) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+def per_class_counts(y_true: LabelSets, y_pred: LabelSets, *, hit: np.ndarray | None = None
+                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Classes in truth or prediction, with per-class tp, true count and predicted count."""
-    hit = _hits(y_true, y_pred)
+    hit = _hits(y_true, y_pred) if hit is None else hit
     both = np.concatenate([y_true.labels, y_pred.labels])
     n_t = len(y_true.labels)
     if len(both) and both.max() < 50_000_000:
@@ -121,3 +122,22 @@ def macro_f1(y_true: LabelSets, y_pred: LabelSets, *, empty_both: float = 1.0) -
     if not len(classes):
         return empty_both
     return float(np.mean(2 * tp_c / (true_c + pred_c)))
+
+
+def all_metrics(y_true: LabelSets, y_pred: LabelSets, group_codes: np.ndarray, *, empty_both: float = 1.0
+                ) -> dict[str, float]:
+    """Every metric above, matching (row, label) pairs once instead of once per metric."""
+    _check_aligned(y_true, y_pred)
+    hit = _hits(y_true, y_pred)
+    tp = true_positives(y_true, y_pred, hit=hit)
+    p, r, f = sample_scores(y_true, y_pred, empty_both=empty_both, tp=tp)
+    denom = len(y_true.labels) + len(y_pred.labels)
+    classes, tp_c, true_c, pred_c = per_class_counts(y_true, y_pred, hit=hit)
+    return {
+        "transect_f1": grouped_mean(f, group_codes),
+        "sample_f1": float(f.mean()),
+        "micro_f1": empty_both if denom == 0 else 2 * int(tp.sum()) / denom,
+        "macro_f1": float(np.mean(2 * tp_c / (true_c + pred_c))) if len(classes) else empty_both,
+        "sample_precision": float(p.mean()),
+        "sample_recall": float(r.mean()),
+    }

@@ -154,3 +154,19 @@ def test_cross_group_accuracy_and_vtg():
     assert multiclass.cross_group_accuracy(t, p, g, "own") == 0.5
     assert multiclass.group_accuracy(t, p, g) == {"own": 1.0, "x": 0.5}
     assert multiclass.validation_test_gap(0.9, 0.5) == pytest.approx(0.4)
+
+
+@settings(max_examples=100, deadline=None)
+@given(paired())
+def test_all_metrics_equals_each_metric_alone(data):
+    y_true, y_pred, groups = data
+    T, P = LabelSets.from_lists(y_true), LabelSets.from_lists(y_pred)
+    g = np.array(groups)
+    got = multilabel.all_metrics(T, P, g, empty_both=0.5)
+    p, r, _ = multilabel.sample_scores(T, P, empty_both=0.5)
+    assert got == pytest.approx({
+        "transect_f1": multilabel.transect_f1(T, P, g, empty_both=0.5),
+        "sample_f1": multilabel.sample_f1(T, P, empty_both=0.5),
+        "micro_f1": multilabel.micro_f1(T, P, empty_both=0.5),
+        "macro_f1": multilabel.macro_f1(T, P, empty_both=0.5),
+        "sample_precision": p.mean(), "sample_recall": r.mean()}, abs=1e-12)

@@ -56,3 +56,47 @@ def test_overflowing_and_leading_zero_labels_are_caught():
     d = definition("python-list")
     sub = read_submission(b'qid,species\nQ-1-20240101,"[99999999999999999999]"\nQ-2-20240101,"[007]"\n', d)
     assert [p.code for p in sub.errors] == ["label_too_large", "leading_zero_label"]
+
+
+cells = st.text(alphabet="ab1-[], \"\r", max_size=8)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(cells, cells), min_size=1, max_size=8), st.booleans(), st.booleans())
+def test_vectorised_tokenizer_agrees_with_csv_module(rows, quote_all, crlf):
+    """Whenever the numpy tokenizer accepts a file, it must read exactly what csv reads."""
+    import csv
+    import io
+
+    import numpy as np
+
+    from scoring import csv_spans, table
+    from scoring.problems import ProblemLog
+
+    buf = io.StringIO()
+    csv.writer(buf, quoting=csv.QUOTE_ALL if quote_all else csv.QUOTE_MINIMAL,
+               lineterminator="\r\n" if crlf else "\n").writerows([("x", "y"), *rows])
+    text = buf.getvalue()
+    raw = text.encode()
+    spans = csv_spans.field_spans(raw, ",", 2)
+    slow = table.parse(text, delimiter=",", required=["x", "y"], max_rows=100, max_cell_chars=100,
+                       log=ProblemLog())
+    if spans is None or slow is None:
+        return
+    fast_rows = [list(r) for r in zip(*(csv_spans.decode_spans(raw, spans[0][:, j], spans[1][:, j])
+                                        for j in range(2)))]
+    assert fast_rows[1:] == slow.rows
+    assert np.array_equal(slow.lines, np.arange(2, len(slow.rows) + 2))
+
+
+def test_real_file_takes_the_vectorised_path(shared_real):
+    from scoring import table
+    from scoring.problems import ProblemLog
+
+    data = (shared_real / "plantclef2025_submission_tiling_quadrat.csv").read_bytes()
+    log = ProblemLog()
+    tab = table.parse(table.decode(data, log), delimiter=",", required=["quadrat_id", "species_ids"],
+                      max_rows=10**5, max_cell_chars=10**4, log=log, raw=table.clean_bytes(data))
+    assert tab.spans is not None and tab.n_rows == 2105
+    sizes, flat = tab.int_lists("species_ids")
+    assert set(sizes.tolist()) == {25} and len(flat) == 2105 * 25
