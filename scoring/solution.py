@@ -100,13 +100,13 @@ def _read_split(tab: table.Table, definition: CompetitionDefinition, log: Proble
     if spec.ignored:
         mapping[spec.ignored] = "ignored"
     col = tab.header.index(spec.column) + 1
-    out = np.empty(tab.n_rows, dtype=object)
-    for i, v in enumerate(tab.column(spec.column)):
+    values, codes = np.unique(np.asarray(tab.column(spec.column), dtype=object).astype(str), return_inverse=True)
+    for v in values:
         if v not in mapping:
+            first = int(np.flatnonzero(values[codes] == v)[0])
             log.error("solution_invalid", f"{spec.column} value {v!r} is not one of {sorted(mapping)}",
-                      int(tab.lines[i]), col)
-        out[i] = mapping.get(v, "ignored")
-    return out
+                      int(tab.lines[first]), col)
+    return np.array([mapping.get(v, "ignored") for v in values], dtype=object)[codes]
 
 
 def _fail(name: str, log: ProblemLog) -> None:

@@ -41,6 +41,7 @@ class Table:
     rows: list[list[str]] | None = None  # from the csv module (slow path)
     raw: bytes | None = None  # with spans: from the vectorised tokenizer (fast path)
     spans: tuple[np.ndarray, np.ndarray] | None = None  # (starts, ends), shape (n_rows, n_fields)
+    ascii_text: str | None = None  # the decoded text when it is pure ASCII: str slices need no decoding
 
     @property
     def n_rows(self) -> int:
@@ -51,7 +52,7 @@ class Table:
         if self.rows is not None:
             return [r[j] for r in self.rows]
         starts, ends = self.spans
-        return csv_spans.decode_spans(self.raw, starts[:, j], ends[:, j])
+        return csv_spans.decode_spans(self.raw, starts[:, j], ends[:, j], self.ascii_text)
 
     def int_lists(self, name: str) -> tuple[np.ndarray, np.ndarray] | None:
         """Fast parse of a column of ``[1, 2]`` lists straight from the bytes, or None."""
@@ -168,7 +169,7 @@ def parse(text: str, *, delimiter: str, required: Sequence[str], optional: Seque
                 fast_header = csv_spans.decode_spans(raw, starts[0], ends[0])
                 if fast_header == header and 0 < n_rows <= max_rows and int((ends - starts).max()) <= max_cell_chars:
                     return Table(header=header, lines=np.arange(2, n_rows + 2, dtype=np.int64), raw=raw,
-                                 spans=(starts[1:], ends[1:]))
+                                 spans=(starts[1:], ends[1:]), ascii_text=text if raw.isascii() else None)
         rows, lines = _read_rows(reader, text, n_fields, max_rows, max_cell_chars, delimiter, log)
         if rows is None:
             return None
