@@ -149,3 +149,11 @@ class HostError(Exception):
         super().__init__(message)
         self.code = code
         self.problems = problems or []
+
+
+def errors_markdown() -> str:
+    """The catalogue as Markdown (written to docs/errors.md; a test keeps the file current)."""
+    lines = ["# Problem codes", "", "Every rejection and warning carries one of these stable codes "
+             "(`scoring/problems.py`).", "", "| code | meaning |", "|---|---|"]
+    lines += [f"| `{code}` | {text} |" for code, text in CODES.items()]
+    return "\n".join(lines) + "\n"

@@ -33,6 +33,11 @@ def run_guarded(competition: str, as_json: bool, body: Callable[[], int]) -> Non
         code = EXIT_HOST
     except click.exceptions.Exit:
         raise
+    except BrokenPipeError:  # the reader went away (e.g. `| head`): not an error of ours
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        sys.exit(EXIT_OK)
     except Exception as exc:  # an internal error must still produce the promised output
         _host_failure(competition, as_json, "internal_error", f"internal error: {type(exc).__name__}: {exc}")
         traceback.print_exc(file=sys.stderr)

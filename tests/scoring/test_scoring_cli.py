@@ -123,3 +123,9 @@ def test_score_starts_without_heavy_imports():
     out = subprocess.run([sys.executable, "-c", code, str(REF / "submissions/partial.csv"), "-s", SOL,
                           "-c", "plantclef2025"], capture_output=True, text=True, check=True).stdout
     assert "HEAVY []" in out and "transect_f1" in out
+
+
+def test_error_catalogue_doc_is_current():
+    from scoring.problems import errors_markdown
+
+    assert (REPO / "docs/errors.md").read_text() == errors_markdown()
