@@ -2,16 +2,13 @@
 
 from __future__ import annotations
 
+from scoring.formatting import fmt as _fmt
 from scoring.report import ScoreReport
 
 
 def fmt(x: float | None, digits: int = 4) -> str:
-    """Stable float formatting used by every table the kit prints."""
-    if x is None:
-        return "-"
-    if x != x:  # NaN
-        return "nan"
-    return f"{x:.{digits}f}"
+    """``scoring.formatting.fmt`` for the terminal: a visible '-' where a table file leaves the cell empty."""
+    return _fmt(x, digits) or "-"
 
 
 def render_problems(report: ScoreReport) -> str:

@@ -48,7 +48,9 @@ class ScoreReport(BaseModel):
         return self.metrics.public.get(self.primary_metric) if self.primary_metric else None
 
     def to_json(self) -> str:
-        return self.model_dump_json(indent=2, exclude_none=False)
+        """One JSON object; ``metrics.private`` is left out (not null) unless it was revealed."""
+        exclude = {"metrics": {"private"}} if self.metrics.private is None else None
+        return self.model_dump_json(indent=2, exclude=exclude)
 
 
 def json_schema() -> dict:

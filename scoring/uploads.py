@@ -25,6 +25,7 @@ from pathlib import Path, PurePosixPath
 
 from scoring.definition import Limits
 from scoring.problems import Problem, ProblemLog
+from scoring.table import read_limited
 
 ZIP_MAGIC = b"PK\x03\x04"
 EMPTY_ZIP_MAGIC = b"PK\x05\x06"  # end-of-central-directory first: a zip with no member
@@ -79,21 +80,8 @@ def _from_file(path: Path, limits: Limits) -> Upload:
             return Upload(None, path.name, log.finish())
         return from_zip(path, limits, display_name=path.name)
     # Plain file: the reader checks the byte limit itself, before reading.
-    data = _read_capped(path, limits.max_bytes, log)
+    data = read_limited(path, limits.max_bytes, log)
     return Upload(data, path.name, log.finish())
-
-
-def _read_capped(path: Path, max_bytes: int, log: ProblemLog) -> bytes | None:
-    size = path.stat().st_size
-    if size > max_bytes:
-        log.error("file_too_large", f"the file is {size:,} bytes; this competition accepts at most {max_bytes:,} bytes")
-        return None
-    with path.open("rb") as fh:
-        data = fh.read(max_bytes + 1)
-    if len(data) > max_bytes:  # grew while we read it
-        log.error("file_too_large", f"the file is larger than {max_bytes:,} bytes")
-        return None
-    return data
 
 
 def from_zip(path: str | Path, limits: Limits, *, display_name: str | None = None) -> Upload:

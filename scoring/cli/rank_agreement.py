@@ -26,7 +26,7 @@ def rank_agreement(a_csv, b_csv, key, value, value_b, resamples, seed, confidenc
     Ties get average ranks (Spearman) and tau-b (Kendall). Exit code 1 when a
     file is rejected or the two files do not hold the same keys.
     """
-    from scoring.leaderboard.tables import fmt
+    from scoring.formatting import fmt
     from scoring.ranking import rank_agreement as compute
     from scoring.ranking import read_scores
 

@@ -22,7 +22,7 @@ from scoring.ctv.cross_team_matrix import CrossTeamMatrix, toto_matrices
 from scoring.ctv.runs import RunSet, read_runs
 from scoring.ctv.summarize import Summary, summarize
 from scoring.ctv.summary_markdown import per_team_tables, summary_tables
-from scoring.leaderboard.tables import csv_text, fmt, markdown_table
+from scoring.formatting import csv_text, fmt, markdown_table
 
 
 @dataclass

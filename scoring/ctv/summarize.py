@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from scoring.ctv.results_table import ResultsTable, TeamResult
-from scoring.leaderboard.tables import json_number
+from scoring.formatting import json_number
 
 SCHEMA_VERSION = 1
 METRICS = ("val_acc", "test_acc", "vtg")
