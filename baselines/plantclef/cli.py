@@ -239,7 +239,7 @@ def sweep(tile_scores, solution, competition, strategies, top_ks, thresholds, mi
     from baselines.plantclef.progress import Progress
     from baselines.plantclef.sweep import OVERFIT_WARNING, SweepGrid, render_table, run_sweep
     from baselines.plantclef.tile_scores import read_tile_scores
-    from scoring.leaderboard.tables import csv_text, json_number
+    from scoring.formatting import csv_text, json_number
     from scoring.atomic import write_text
 
     modes = tuple(None if m is None or m == "none" else m for m in _split(transect_modes, str))
