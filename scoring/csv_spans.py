@@ -27,10 +27,14 @@ def field_spans(raw: bytes, delimiter: str, n_fields: int) -> tuple[np.ndarray, 
         return None
     if a[-1] != _LF:
         a = np.concatenate([a, np.array([_LF], dtype=np.uint8)])
-    quotes = np.flatnonzero(a == _QUOTE)
+    is_quote = a == _QUOTE
+    quotes = np.flatnonzero(is_quote)
+    # parity of the quotes up to and including each byte; a delimiter or line end is never a quote itself,
+    # so at those bytes it equals the parity of the quotes before them: odd means inside a quoted field
+    parity = np.cumsum(is_quote, dtype=np.int8) & 1
 
-    def inside(pos: np.ndarray) -> np.ndarray:  # an odd number of quotes before pos
-        return np.searchsorted(quotes, pos) % 2 == 1
+    def inside(pos: np.ndarray) -> np.ndarray:
+        return parity[pos].astype(bool)
 
     lf = np.flatnonzero(a == _LF)
     if inside(lf).any():
@@ -83,7 +87,11 @@ def int_lists(raw: bytes, starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndar
     if ((ends - starts) < 2).any() or (a[starts] != ord("[")).any() or (a[ends - 1] != ord("]")).any():
         return None
     bodies = [raw[s:e] for s, e in zip((starts + 1).tolist(), (ends - 1).tolist())]
-    sizes = np.fromiter((b.count(b",") + 1 if b else 0 for b in bodies), dtype=np.int64, count=n)
+    # items per cell = commas inside it + 1 (0 for "[]"); cells are sorted and disjoint
+    commas = np.flatnonzero(a == ord(","))
+    cell = np.searchsorted(starts, commas, side="right") - 1
+    inside = (cell >= 0) & (commas < ends[np.maximum(cell, 0)])
+    sizes = np.bincount(cell[inside], minlength=n) + (ends - starts > 2)
     text = b",".join(b for b in bodies if b).replace(b", ", b",")
     if not text:
         return (sizes, np.zeros(0, dtype=np.int64)) if not sizes.any() else None
