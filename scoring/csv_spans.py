@@ -15,6 +15,13 @@ import numpy as np
 _QUOTE, _LF, _CR = ord('"'), ord("\n"), ord("\r")
 
 
+def _count_before(mask: np.ndarray) -> np.ndarray:
+    """out[i] = number of True in mask[:i], for i in 0..len(mask): range counts by subtraction."""
+    out = np.zeros(len(mask) + 1, dtype=np.int32)
+    np.cumsum(mask, dtype=np.int32, out=out[1:])
+    return out
+
+
 def field_spans(raw: bytes, delimiter: str, n_fields: int) -> tuple[np.ndarray, np.ndarray] | None:
     """(starts, ends), each shaped (n_records, n_fields), of field contents (quotes excluded).
 
@@ -27,14 +34,10 @@ def field_spans(raw: bytes, delimiter: str, n_fields: int) -> tuple[np.ndarray, 
         return None
     if a[-1] != _LF:
         a = np.concatenate([a, np.array([_LF], dtype=np.uint8)])
-    is_quote = a == _QUOTE
-    quotes = np.flatnonzero(is_quote)
-    # parity of the quotes up to and including each byte; a delimiter or line end is never a quote itself,
-    # so at those bytes it equals the parity of the quotes before them: odd means inside a quoted field
-    parity = np.cumsum(is_quote, dtype=np.int8) & 1
+    quotes_before = _count_before(a == _QUOTE)
 
-    def inside(pos: np.ndarray) -> np.ndarray:
-        return parity[pos].astype(bool)
+    def inside(pos: np.ndarray) -> np.ndarray:  # an odd number of quotes before pos
+        return (quotes_before[pos] & 1).astype(bool)
 
     lf = np.flatnonzero(a == _LF)
     if inside(lf).any():
@@ -55,7 +58,7 @@ def field_spans(raw: bytes, delimiter: str, n_fields: int) -> tuple[np.ndarray, 
     starts = np.concatenate([rec_start[:, None], d + 1], axis=1)
     ends = np.concatenate([d, rec_end[:, None]], axis=1)
     # quotes: either none in the field, or exactly its first and last byte
-    n_quotes = np.searchsorted(quotes, ends) - np.searchsorted(quotes, starts)
+    n_quotes = quotes_before[ends] - quotes_before[starts]
     quoted = n_quotes == 2
     if not ((n_quotes == 0) | quoted).all():
         return None
@@ -87,11 +90,9 @@ def int_lists(raw: bytes, starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndar
     if ((ends - starts) < 2).any() or (a[starts] != ord("[")).any() or (a[ends - 1] != ord("]")).any():
         return None
     bodies = [raw[s:e] for s, e in zip((starts + 1).tolist(), (ends - 1).tolist())]
-    # items per cell = commas inside it + 1 (0 for "[]"); cells are sorted and disjoint
-    commas = np.flatnonzero(a == ord(","))
-    cell = np.searchsorted(starts, commas, side="right") - 1
-    inside = (cell >= 0) & (commas < ends[np.maximum(cell, 0)])
-    sizes = np.bincount(cell[inside], minlength=n) + (ends - starts > 2)
+    # items per cell = commas inside it + 1 (0 for "[]")
+    commas_before = _count_before(a == ord(","))
+    sizes = (commas_before[ends] - commas_before[starts] + (ends - starts > 2)).astype(np.int64)
     text = b",".join(b for b in bodies if b).replace(b", ", b",")
     if not text:
         return (sizes, np.zeros(0, dtype=np.int64)) if not sizes.any() else None

@@ -164,6 +164,21 @@ class CompetitionDefinition(_Strict):
                 raise HostError("definition_invalid", f"{self.name}: vocabulary has a non-integer label ({exc})") from None
         return frozenset(items)
 
+    @cached_property
+    def int_label_lookup(self):
+        """Boolean array indexed by label: True for the vocabulary's integer labels (None when open)."""
+        import numpy as np
+
+        labels = self.labels
+        if labels is None or self.label_type != "int":
+            return None
+        arr = np.fromiter(labels, dtype=np.int64, count=len(labels))
+        if len(arr) and (arr.min() < 0 or arr.max() > 50_000_000):
+            raise HostError("definition_invalid", f"{self.name}: vocabulary labels must lie in 0..50,000,000")
+        lookup = np.zeros(int(arr.max()) + 1 if len(arr) else 0, dtype=bool)
+        lookup[arr] = True
+        return lookup
+
     @property
     def expected_columns(self) -> list[str]:
         return [self.id_column, self.prediction_column]

@@ -173,10 +173,12 @@ def _check_sets(sets: LabelSets, raw_sizes: np.ndarray, had_repeat: np.ndarray, 
         more = f" and {len(rows) - 10} more" if len(rows) > 10 else ""
         log.warning("duplicate_label", f"{len(rows)} rows repeat a label within their list (lines {shown}{more}); "
                     "a repeated label counts once", int(lines[rows[0]]), column)
-    vocab = definition.labels
-    if vocab is not None and len(sets.labels):
-        vocab_arr = np.fromiter(vocab, dtype=np.int64, count=len(vocab))
-        bad = ~np.isin(sets.labels, vocab_arr)
+    lookup = definition.int_label_lookup
+    if lookup is not None and len(sets.labels):
+        # one table lookup per label (ids are < 2e6) instead of a sort-based isin
+        in_range = sets.labels < len(lookup)
+        bad = ~in_range
+        bad[in_range] = ~lookup[sets.labels[in_range]]
         if bad.any():
             rows = sets.row_of_label[bad]
             for r, lab in list(zip(rows.tolist(), sets.labels[bad].tolist()))[:200]:

@@ -12,7 +12,6 @@ from pathlib import Path
 import numpy as np
 
 from scoring.definition import CompetitionDefinition
-from scoring.grouping import group_codes
 from scoring.matching import align
 from scoring.metrics import multiclass, multilabel
 from scoring.problems import HostError, ProblemLog
@@ -73,13 +72,15 @@ def _multilabel(sub: Submission, sol: Solution, definition: CompetitionDefinitio
     y_true = sol.labels.take(idx)
     y_pred = sub.labels.take(order[idx])
     eb = definition.empty_both_score
-    codes, names = group_codes([sol.groups[i] for i in idx])
+    all_codes, _ = sol.group_codes
+    codes = all_codes[idx]
+    n_groups = len(np.unique(codes))
     values = multilabel.all_metrics(y_true, y_pred, codes, empty_both=eb)
     grouping = definition.grouping
     detail = {
         "n_scored_rows": int(len(idx)),
         "grouping": {"unit": grouping.name if grouping else "row", "source": sol.group_source,
-                     "n_groups": len(names), "official": False},
+                     "n_groups": n_groups, "official": False},
         "empty_set_policy": {"empty_prediction_nonempty_truth": 0.0, "both_empty": eb},
     }
     return values, detail

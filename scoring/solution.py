@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 
 import numpy as np
 
 from scoring import label_cells, table
 from scoring.definition import CompetitionDefinition
-from scoring.grouping import group_ids
+from scoring.grouping import group_codes, group_ids
 from scoring.labelsets import LabelSets
 from scoring.problems import HostError, ProblemLog
 
@@ -25,6 +26,11 @@ class Solution:
     labels: LabelSets | None = None
     classes: list[str] | None = None
     path: str | None = None
+
+    @cached_property
+    def group_codes(self) -> tuple[np.ndarray, list[str]]:
+        """Integer code per id (into the sorted group names), computed once per solution."""
+        return group_codes(self.groups)
 
     def index_of(self) -> dict[str, int]:
         return {id_: i for i, id_ in enumerate(self.ids)}

@@ -133,7 +133,8 @@ def parse(text: str, *, delimiter: str, required: Sequence[str], optional: Seque
     With ``raw`` (the UTF-8 bytes of ``text``) a regular file is tokenised by
     numpy (``csv_spans``); otherwise, or when the file is irregular, by ``csv``.
     """
-    first_line = text.split("\n", 1)[0].rstrip("\r")
+    end = text.find("\n")
+    first_line = (text if end < 0 else text[:end]).rstrip("\r")
     expected_header = delimiter.join(required)
     if not first_line.strip():
         log.error("missing_column", f"the first line is empty; it must be the header {expected_header!r}", line=1)
@@ -149,9 +150,9 @@ def parse(text: str, *, delimiter: str, required: Sequence[str], optional: Seque
     old_limit = csv.field_size_limit()
     csv.field_size_limit(max_cell_chars)
     try:
-        reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, strict=True)
+        # the header alone first: a regular file never needs the csv module beyond it
         try:
-            header = next(reader)
+            header = next(csv.reader(io.StringIO(first_line, newline=""), delimiter=delimiter, strict=True))
         except StopIteration:
             log.error("empty_file", "the file has no lines")
             return None
@@ -170,6 +171,12 @@ def parse(text: str, *, delimiter: str, required: Sequence[str], optional: Seque
                 if fast_header == header and 0 < n_rows <= max_rows and int((ends - starts).max()) <= max_cell_chars:
                     return Table(header=header, lines=np.arange(2, n_rows + 2, dtype=np.int64), raw=raw,
                                  spans=(starts[1:], ends[1:]), ascii_text=text if raw.isascii() else None)
+        reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, strict=True)
+        try:
+            next(reader)  # the header, already checked
+        except csv.Error as exc:
+            log.error("malformed_csv", f"the header cannot be read as CSV ({exc})", line=1)
+            return None
         rows, lines = _read_rows(reader, text, n_fields, max_rows, max_cell_chars, delimiter, log)
         if rows is None:
             return None
