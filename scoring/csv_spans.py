@@ -15,13 +15,6 @@ import numpy as np
 _QUOTE, _LF, _CR = ord('"'), ord("\n"), ord("\r")
 
 
-def _count_before(mask: np.ndarray) -> np.ndarray:
-    """out[i] = number of True in mask[:i], for i in 0..len(mask): range counts by subtraction."""
-    out = np.zeros(len(mask) + 1, dtype=np.int32)
-    np.cumsum(mask, dtype=np.int32, out=out[1:])
-    return out
-
-
 def field_spans(raw: bytes, delimiter: str, n_fields: int) -> tuple[np.ndarray, np.ndarray] | None:
     """(starts, ends), each shaped (n_records, n_fields), of field contents (quotes excluded).
 
@@ -34,10 +27,15 @@ def field_spans(raw: bytes, delimiter: str, n_fields: int) -> tuple[np.ndarray, 
         return None
     if a[-1] != _LF:
         a = np.concatenate([a, np.array([_LF], dtype=np.uint8)])
-    quotes_before = _count_before(a == _QUOTE)
+    is_quote = a == _QUOTE
+    quotes = np.flatnonzero(is_quote)
+    # parity of the quotes up to each byte (int8 wraps at 256, parity survives); a delimiter or line
+    # end is never a quote itself, so there it is the parity before it: odd means inside quotes
+    parity = np.cumsum(is_quote, dtype=np.int8)
+    parity &= 1
 
-    def inside(pos: np.ndarray) -> np.ndarray:  # an odd number of quotes before pos
-        return (quotes_before[pos] & 1).astype(bool)
+    def inside(pos: np.ndarray) -> np.ndarray:
+        return parity[pos].astype(bool)
 
     lf = np.flatnonzero(a == _LF)
     if inside(lf).any():
@@ -58,7 +56,7 @@ def field_spans(raw: bytes, delimiter: str, n_fields: int) -> tuple[np.ndarray, 
     starts = np.concatenate([rec_start[:, None], d + 1], axis=1)
     ends = np.concatenate([d, rec_end[:, None]], axis=1)
     # quotes: either none in the field, or exactly its first and last byte
-    n_quotes = quotes_before[ends] - quotes_before[starts]
+    n_quotes = np.searchsorted(quotes, ends) - np.searchsorted(quotes, starts)
     quoted = n_quotes == 2
     if not ((n_quotes == 0) | quoted).all():
         return None
@@ -90,9 +88,7 @@ def int_lists(raw: bytes, starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndar
     if ((ends - starts) < 2).any() or (a[starts] != ord("[")).any() or (a[ends - 1] != ord("]")).any():
         return None
     bodies = [raw[s:e] for s, e in zip((starts + 1).tolist(), (ends - 1).tolist())]
-    # items per cell = commas inside it + 1 (0 for "[]")
-    commas_before = _count_before(a == ord(","))
-    sizes = (commas_before[ends] - commas_before[starts] + (ends - starts > 2)).astype(np.int64)
+    sizes = np.fromiter((b.count(b",") + 1 if b else 0 for b in bodies), dtype=np.int64, count=n)
     text = b",".join(b for b in bodies if b).replace(b", ", b",")
     if not text:
         return (sizes, np.zeros(0, dtype=np.int64)) if not sizes.any() else None
