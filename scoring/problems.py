@@ -67,6 +67,16 @@ CODES: dict[str, str] = {
 }
 
 
+def locate(file: str | None, line: int | None = None, column: int | None = None) -> str:
+    """``file:line:column`` as compilers print it (``<input>`` when there is no file name)."""
+    where = file or "<input>"
+    if line is not None:
+        where += f":{line}"
+        if column is not None:
+            where += f":{column}"
+    return where
+
+
 @dataclass(frozen=True)
 class Problem:
     code: str
@@ -84,12 +94,7 @@ class Problem:
         return {k: v for k, v in asdict(self).items() if v is not None}
 
     def render(self) -> str:
-        where = self.file or "<input>"
-        if self.line is not None:
-            where += f":{self.line}"
-            if self.column is not None:
-                where += f":{self.column}"
-        return f"{where}: {self.severity} [{self.code}] {self.message}"
+        return f"{locate(self.file, self.line, self.column)}: {self.severity} [{self.code}] {self.message}"
 
 
 @dataclass

@@ -8,6 +8,8 @@ rejected), 2 on a usage error and 3 on an internal problem.
 
 from __future__ import annotations
 
+from scoring.problems import locate
+
 # code -> what it means; tests check that every raised code is listed here.
 CODES: dict[str, str] = {
     "file_not_found": "An input file or folder does not exist.",
@@ -43,12 +45,7 @@ class InputError(Exception):
         self.column = column
 
     def render(self) -> str:
-        where = self.file or "<input>"
-        if self.line is not None:
-            where += f":{self.line}"
-            if self.column is not None:
-                where += f":{self.column}"
-        return f"{where}: error [{self.code}] {self.message}"
+        return f"{locate(self.file, self.line, self.column)}: error [{self.code}] {self.message}"
 
     def as_dict(self) -> dict:
         d = {"code": self.code, "message": self.message, "file": self.file,

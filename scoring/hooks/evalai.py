@@ -28,11 +28,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 from scoring.hooks.guard import grade
+from scoring.hooks.result import SubmissionRejected  # noqa: F401  (part of this hook's API)
 from scoring.problems import HostError
-
-
-class SubmissionRejected(Exception):
-    """The participant's file was refused; the message is safe to show them."""
 
 
 def make_evaluate(competition: str | Path) -> Callable[..., dict]:
@@ -63,13 +60,7 @@ def _evaluate(competition: str | Path, annotations: str, submission: str, phase:
                         f"[split] phases ({', '.join(sorted(phases)) or 'none declared'})")
     split = phases[phase]
     result = grade(submission, annotations, definition, reveal_private=(split == "private"))
-    if result.status == "rejected":
-        raise SubmissionRejected(result.participant_message())
-    if result.status == "error":
-        # The worker may show this text to the participant: the cause stays in result.host.
-        codes = ", ".join(d.code for d in result.host.diagnostics) or "internal_error"
-        raise HostError(codes.split(",")[0], f"host-side problem [{codes}]; run `agrieval grade` with the same "
-                        "files to see its cause")
+    result.raise_unless_scored()
     splits = [{"public": result.metrics.public}]
     if split == "private":
         splits.append({"private": result.metrics.private or {}})

@@ -31,11 +31,8 @@ from pathlib import Path
 from typing import Any
 
 from scoring.hooks.guard import grade
+from scoring.hooks.result import SubmissionRejected  # noqa: F401  (part of this hook's API)
 from scoring.problems import HostError
-
-
-class SubmissionRejected(Exception):
-    """The participant's file was refused; the message is safe to show them."""
 
 
 def make_compute(competition: str | Path) -> Callable[[Any], dict]:
@@ -87,12 +84,7 @@ def _compute(competition: str | Path, params: Any) -> dict:
                         f"{definition.id_column!r} of {definition.name}")
     solution, submission = local_paths(params)
     result = grade(submission, solution, definition, reveal_private=True)
-    if result.status == "rejected":
-        raise SubmissionRejected(result.participant_message())
-    if result.status == "error":
-        codes = ", ".join(d.code for d in result.host.diagnostics) or "internal_error"
-        raise HostError(codes.split(",")[0], f"host-side problem [{codes}]; run `agrieval grade` with the same "
-                        "files to see its cause")
+    result.raise_unless_scored()
     public, private = result.metrics.public, result.metrics.private or {}
     if public.keys() != private.keys():
         raise HostError("solution_invalid", "solution.csv needs both public and private rows in its "

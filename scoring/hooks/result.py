@@ -15,7 +15,12 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from scoring.problems import HostError
 from scoring.report import SCHEMA_VERSION, Metrics, ReportProblem
+
+
+class SubmissionRejected(Exception):
+    """The participant's file was refused; the message is safe to show them."""
 
 # What a participant sees when the grader itself failed: the cause stays under ``host``.
 HOST_FAILURE_MESSAGE = ("the submission could not be graded because of a problem on the grading server, "
@@ -69,6 +74,19 @@ class GradeResult(BaseModel):
                 where += f", line {e.line}" + (f", column {e.column}" if e.column is not None else "")
             lines.append(f"[{e.code}] {where}: {e.message}")
         return "\n".join(lines) or self.status
+
+    def raise_unless_scored(self) -> None:
+        """For platforms that signal failure by an exception (EvalAI, HF competitions).
+
+        A rejection carries the participant-safe message; a host-side failure only
+        its code, since such workers may show any exception text to the participant.
+        """
+        if self.status == "rejected":
+            raise SubmissionRejected(self.participant_message())
+        if self.status == "error":
+            codes = [d.code for d in self.host.diagnostics] or ["internal_error"]
+            raise HostError(codes[0], f"host-side problem [{', '.join(codes)}]; run `agrieval grade` with the "
+                            "same files to see its cause")
 
     def to_dict(self) -> dict[str, Any]:
         out = self.participant_view()
