@@ -26,7 +26,8 @@ def align(sub: Submission, sol: Solution, log: ProblemLog) -> np.ndarray | None:
     if missing:
         shown = ", ".join(repr(m) for m in missing[:_SHOW])
         more = f" and {len(missing) - _SHOW:,} more" if len(missing) > _SHOW else ""
-        log.error("missing_ids", f"{len(missing):,} of the {len(sol.ids):,} test ids are missing from the "
+        verb = "is" if len(missing) == 1 else "are"
+        log.error("missing_ids", f"{len(missing):,} of the {len(sol.ids):,} test ids {verb} missing from the "
                   f"submission: {shown}{more}; every test id needs one row")
     if unknown:
         for k, line in unknown[:_SHOW]:
