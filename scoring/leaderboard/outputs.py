@@ -12,7 +12,7 @@ import json
 from pathlib import Path
 
 from scoring.atomic import write_text
-from scoring.leaderboard.build import SCHEMA_VERSION, Entry, Leaderboard, SplitScore
+from scoring.leaderboard.build import SCHEMA_VERSION, Leaderboard, SplitScore
 from scoring.formatting import csv_text, fmt, json_number, markdown_table
 
 

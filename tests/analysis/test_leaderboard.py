@@ -8,7 +8,6 @@ import shutil
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 import pytest
 from click.testing import CliRunner
 

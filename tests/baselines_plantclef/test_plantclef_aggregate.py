@@ -2,7 +2,6 @@
 through the whole predict pipeline with a stub model."""
 
 from collections import defaultdict
-from pathlib import Path
 
 import numpy as np
 import pandas as pd

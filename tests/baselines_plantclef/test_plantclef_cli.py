@@ -1,6 +1,5 @@
 """End to end through the command line with a tiny random-init ViT of the DINOv2 family."""
 
-import shutil
 
 import numpy as np
 import pandas as pd
