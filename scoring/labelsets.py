@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -26,7 +27,7 @@ class LabelSets:
     def sizes(self) -> np.ndarray:
         return np.diff(self.indptr)
 
-    @property
+    @cached_property  # frozen dataclass: cached_property writes __dict__ directly, which is allowed
     def row_of_label(self) -> np.ndarray:
         """Row index of every entry of ``labels``."""
         return np.repeat(np.arange(self.n_rows, dtype=np.int64), self.sizes)
@@ -56,9 +57,12 @@ class LabelSets:
             raise ValueError("labels must be non-negative")
         width = int(flat.max()) + 1 if len(flat) else 1
         if n * width < 2**62:
-            # one int64 key per (row, label): a single sort instead of a two-key lexsort
-            key = np.sort(rows * width + flat)
-            rows, flat = key // width, key % width
+            # one int64 key per (row, label): a single sort instead of a two-key lexsort,
+            # skipped when the labels are already sorted within rows (written by this kit, say)
+            key = rows * width + flat
+            if len(key) > 1 and not (key[1:] > key[:-1]).all():
+                key.sort()
+                rows, flat = key // width, key % width
         else:
             order = np.lexsort((flat, rows))
             rows, flat = rows[order], flat[order]

@@ -106,13 +106,13 @@ def _read_split(tab: table.Table, definition: CompetitionDefinition, log: Proble
     if spec.ignored:
         mapping[spec.ignored] = "ignored"
     col = tab.header.index(spec.column) + 1
-    values, codes = np.unique(np.asarray(tab.column(spec.column), dtype=object).astype(str), return_inverse=True)
-    for v in values:
-        if v not in mapping:
-            first = int(np.flatnonzero(values[codes] == v)[0])
-            log.error("solution_invalid", f"{spec.column} value {v!r} is not one of {sorted(mapping)}",
-                      int(tab.lines[first]), col)
-    return np.array([mapping.get(v, "ignored") for v in values], dtype=object)[codes]
+    values = tab.column(spec.column)
+    for v in sorted(set(values) - mapping.keys()):
+        log.error("solution_invalid", f"{spec.column} value {v!r} is not one of {sorted(mapping)}",
+                  int(tab.lines[values.index(v)]), col)
+    out = np.empty(len(values), dtype=object)
+    out[:] = [mapping.get(v, "ignored") for v in values]
+    return out
 
 
 def _fail(name: str, log: ProblemLog) -> None:

@@ -84,8 +84,9 @@ def check_ids(ids: list[str], lines: np.ndarray, column: int, definition: Compet
     pattern = definition.id_pattern
     fast_ok = False
     if pattern and ids:
-        fast_ok = re.fullmatch(rf"(?:(?:{pattern})\n)*(?:{pattern})", "\n".join(ids)) is not None \
-            and not any("\n" in i for i in ids)
+        joined = "\n".join(ids)
+        fast_ok = joined.count("\n") == len(ids) - 1 and re.fullmatch(
+            rf"(?:(?:{pattern})\n)*(?:{pattern})", joined) is not None
     if not fast_ok:
         compiled = re.compile(pattern) if pattern else None
         for i, id_ in enumerate(ids):

@@ -114,9 +114,9 @@ def decode(data: bytes, log: ProblemLog) -> str | None:
                   f"byte 0x{byte:02X} is not valid UTF-8; the file seems to be in another encoding "
                   "(Latin-1 / Windows-1252?); save it as UTF-8", line=line, column=col)
         return None
-    n_crlf = text.count("\r\n")
-    n_cr = text.count("\r") - n_crlf
-    n_lf = text.count("\n") - n_crlf
+    n_crlf = data.count(b"\r\n")  # bytes.count: same counts as on the text, faster
+    n_cr = data.count(b"\r") - n_crlf
+    n_lf = data.count(b"\n") - n_crlf
     styles = sum(x > 0 for x in (n_crlf, n_cr, n_lf))
     if styles > 1:
         log.warning("mixed_line_endings", f"the file mixes line endings ({n_crlf} CRLF, {n_lf} LF, {n_cr} CR); accepted")
