@@ -111,6 +111,22 @@ def _reusable_rows(output: Path, root: Path, mode: str) -> dict[str, dict]:
     return {r["path"]: r for r in old.to_dict("records")}
 
 
+def check_unchanged(row) -> Path:
+    """The source file of a catalog row, refusing one that vanished or changed since it was catalogued.
+
+    Commands that act on sources (resize, dedup --move-to) call this first, so they never act on a
+    file the catalog does not describe.
+    """
+    src = Path(row.root) / row.path
+    try:
+        st = src.stat()
+    except FileNotFoundError:
+        raise DataError("source_changed", f"{src} is in the catalog but no longer exists") from None
+    if st.st_size != row.bytes or st.st_mtime_ns != row.mtime_ns:
+        raise DataError("source_changed", f"{src} changed since it was catalogued; re-run the catalog")
+    return src
+
+
 def read_catalog(path) -> pd.DataFrame:
     """Read a catalog (or a dedup table, which extends it) and check its columns."""
     return read_table(path, required=tuple(CATALOG_COLUMNS))

@@ -18,6 +18,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from data_tools.catalog import check_unchanged
 from data_tools.errors import DataError
 from data_tools.hamming import hash_groups, hex_to_uint64
 from data_tools.keep_rules import rank_in_groups
@@ -116,12 +117,7 @@ def apply_drops(df: pd.DataFrame, target: str | Path, *, how: str, dry_run: bool
         if dst.exists() or dst.is_symlink():
             raise DataError("output_exists", f"{dst} already exists; refusing to overwrite it (source {src})")
         if how == "move":
-            try:
-                st = src.stat()
-            except FileNotFoundError:
-                raise DataError("source_changed", f"{src} no longer exists") from None
-            if st.st_size != r.bytes or st.st_mtime_ns != r.mtime_ns:
-                raise DataError("source_changed", f"{src} changed since it was catalogued; re-run the catalog")
+            check_unchanged(r)
         plan.append((str(src), str(dst)))
     if not dry_run:
         for src, dst in plan:

@@ -19,6 +19,7 @@ from pathlib import Path
 import pandas as pd
 from PIL import Image, ImageOps
 
+from data_tools.catalog import check_unchanged
 from data_tools.errors import DataError
 from data_tools.heif import HEIF_ERROR  # noqa: F401 - importing registers the HEIC opener
 from data_tools.parallel import pmap
@@ -100,13 +101,7 @@ def resize_tree(catalog_or_dedup_df: pd.DataFrame, out_root, *, size: int = 336,
                         f"{out_root / first['output_path'].iloc[0]} (same team, class and pHash); run dedup "
                         f"first ({clash['output_path'].nunique()} such output name(s))")
     for r in rows.itertuples():
-        src = Path(r.root) / r.path
-        try:
-            st = src.stat()
-        except FileNotFoundError:
-            raise DataError("source_changed", f"{src} is in the catalog but no longer exists") from None
-        if st.st_size != r.bytes or st.st_mtime_ns != r.mtime_ns:
-            raise DataError("source_changed", f"{src} changed since it was catalogued; re-run the catalog")
+        check_unchanged(r)
 
     status = ["todo"] * len(rows)
     for k, rel in enumerate(outputs):

@@ -42,6 +42,8 @@ def score(sub: Submission, sol: Solution, definition: CompetitionDefinition, *, 
         return report
     if own_team is not None and definition.task != "multiclass":
         raise HostError("definition_invalid", "--own-team applies to single-label (team) competitions only")
+    if own_team is not None and own_team not in set(sol.groups):
+        raise HostError("definition_invalid", f"--own-team {own_team!r} is not a team of this solution")
     if val_accuracy is not None and not 0.0 <= val_accuracy <= 1.0:
         raise HostError("definition_invalid", f"--val-accuracy must be a fraction in [0, 1], got {val_accuracy}")
 
@@ -60,8 +62,6 @@ def score(sub: Submission, sol: Solution, definition: CompetitionDefinition, *, 
             values, detail = _multiclass(sub, sol, definition, order, idx, own_team, val_accuracy)
         target.update(values)
         report.details[split] = detail
-    if own_team is not None and not (np.asarray(sol.groups) == own_team).any():
-        raise HostError("definition_invalid", f"--own-team {own_team!r} is not a team of this solution")
     report.metrics = Metrics(public=public, private=private)
     report.status = "scored"
     return report

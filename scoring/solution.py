@@ -13,6 +13,7 @@ from scoring.definition import CompetitionDefinition
 from scoring.grouping import group_codes, group_ids
 from scoring.labelsets import LabelSets
 from scoring.problems import HostError, ProblemLog
+from scoring.submission import check_ids  # the same id rules as for submissions
 
 SPLITS = ("public", "private", "ignored")
 
@@ -58,8 +59,6 @@ def load_solution(source: str | Path | bytes, definition: CompetitionDefinition)
 
     pred_col = tab.header.index(definition.prediction_column) + 1
     ids = tab.column(definition.id_column)
-    from scoring.submission import check_ids  # same id rules as for submissions
-
     check_ids(ids, tab.lines, tab.header.index(definition.id_column) + 1, definition, log)
     labels = classes = None
     if definition.task == "multilabel":
