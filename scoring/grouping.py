@@ -81,9 +81,6 @@ def group_ids(ids: Sequence[str], spec: GroupingSpec) -> list[str]:
 
 def group_codes(groups: Sequence[str]) -> tuple[np.ndarray, list[str]]:
     """Integer code per row and the sorted group names."""
-    first: dict[str, int] = {}
-    raw = np.fromiter((first.setdefault(g, len(first)) for g in groups), dtype=np.int64, count=len(groups))
-    names = sorted(first)
-    rank = np.empty(len(first), dtype=np.int64)
-    rank[[first[n] for n in names]] = np.arange(len(names))
-    return rank[raw], names
+    names = sorted(dict.fromkeys(groups))
+    code = {name: i for i, name in enumerate(names)}
+    return np.fromiter(map(code.__getitem__, groups), dtype=np.int64, count=len(groups)), names

@@ -24,7 +24,7 @@ def score_file(submission: str | Path | bytes, solution: str | Path | Solution, 
                *, reveal_private: bool = False, own_team: str | None = None,
                val_accuracy: float | None = None, filename: str | None = None) -> ScoreReport:
     sol = solution if isinstance(solution, Solution) else load_solution(solution, definition)
-    sub = read_submission(submission, definition, filename=filename)
+    sub = read_submission(submission, definition, filename=filename, checked_ids=sol.checked_ids)
     return score(sub, sol, definition, reveal_private=reveal_private, own_team=own_team, val_accuracy=val_accuracy)
 
 

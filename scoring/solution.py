@@ -13,9 +13,10 @@ from scoring.definition import CompetitionDefinition
 from scoring.grouping import group_codes, group_ids
 from scoring.labelsets import LabelSets
 from scoring.problems import HostError, ProblemLog
-from scoring.submission import check_ids  # the same id rules as for submissions
+from scoring.submission import CheckedIds, check_ids  # the same id rules as for submissions
 
 SPLITS = ("public", "private", "ignored")
+SPLIT_DTYPE = "<U7"
 
 
 @dataclass
@@ -27,6 +28,7 @@ class Solution:
     labels: LabelSets | None = None
     classes: list[str] | None = None
     path: str | None = None
+    checked_ids: CheckedIds | None = None  # lets an identical submission id column skip its checks
 
     @cached_property
     def group_codes(self) -> tuple[np.ndarray, list[str]]:
@@ -86,8 +88,10 @@ def load_solution(source: str | Path | bytes, definition: CompetitionDefinition)
     else:
         groups = list(ids)
         source_desc = "none (each row its own group)"
+    cells = tab.byte_cells(definition.id_column)
     return Solution(ids=ids, split=split, groups=groups, group_source=source_desc, labels=labels,
-                    classes=classes, path=str(source) if not isinstance(source, bytes) else None)
+                    classes=classes, path=str(source) if not isinstance(source, bytes) else None,
+                    checked_ids=CheckedIds(ids, cells, definition.id_pattern) if cells else None)
 
 
 def _read(path: str | Path, limit: int, log: ProblemLog) -> bytes | None:
@@ -98,20 +102,20 @@ def _read(path: str | Path, limit: int, log: ProblemLog) -> bytes | None:
 
 
 def _read_split(tab: table.Table, definition: CompetitionDefinition, log: ProblemLog) -> np.ndarray:
+    """"public" / "private" / "ignored" per row, from the split column's values."""
     spec = definition.split
     if spec.column not in tab.header:
-        return np.full(tab.n_rows, "public", dtype=object)
-    mapping = {spec.public: "public", spec.private: "private"}
-    if spec.ignored:
-        mapping[spec.ignored] = "ignored"
+        return np.full(tab.n_rows, "public", dtype=SPLIT_DTYPE)
+    names = [spec.public, spec.private] + ([spec.ignored] if spec.ignored else [])
+    codes = tab.match(spec.column, names)
     col = tab.header.index(spec.column) + 1
-    values = tab.column(spec.column)
-    for v in sorted(set(values) - mapping.keys()):
-        log.error("solution_invalid", f"{spec.column} value {v!r} is not one of {sorted(mapping)}",
-                  int(tab.lines[values.index(v)]), col)
-    out = np.empty(len(values), dtype=object)
-    out[:] = [mapping.get(v, "ignored") for v in values]
-    return out
+    unknown: dict[str, int] = {}
+    for row in np.flatnonzero(codes < 0)[:10_000].tolist():
+        unknown.setdefault(tab.cell(row, spec.column), int(tab.lines[row]))
+    for value in sorted(unknown):
+        log.error("solution_invalid", f"{spec.column} value {value!r} is not one of {sorted(names)}",
+                  unknown[value], col)
+    return np.array(SPLITS, dtype=SPLIT_DTYPE)[np.where(codes < 0, 2, codes)]
 
 
 def _fail(name: str, log: ProblemLog) -> None:

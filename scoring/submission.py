@@ -12,7 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
-from scoring import label_cells, table
+from scoring import csv_spans, label_cells, table
 from scoring.definition import CompetitionDefinition
 from scoring.labelsets import LabelSets
 from scoring.problems import Problem, ProblemLog
@@ -41,9 +41,22 @@ class Submission:
         return [p for p in self.problems if p.severity == "warning"]
 
 
+@dataclass(frozen=True)
+class CheckedIds:
+    """Ids that already passed ``check_ids`` (the solution's), with the bytes they were read from.
+
+    A submission whose id column is byte for byte the same reuses them instead
+    of decoding and checking 200,000 ids again: the outcome would be identical.
+    """
+    ids: list[str]
+    cells: tuple[bytes, np.ndarray, np.ndarray]  # (raw, starts, ends)
+    id_pattern: str | None
+
+
 def read_submission(source: str | Path | bytes, definition: CompetitionDefinition, *,
-                    filename: str | None = None) -> Submission:
-    """Parse and check a submission without looking at any solution."""
+                    filename: str | None = None, checked_ids: CheckedIds | None = None) -> Submission:
+    """Parse and check a submission. Nothing here depends on a solution's content: ``checked_ids``
+    only saves work when the id column repeats ids known to be valid."""
     name = filename or (Path(source).name if not isinstance(source, bytes) else "submission.csv")
     log = ProblemLog(file=name)
     limits = definition.limits
@@ -66,8 +79,13 @@ def read_submission(source: str | Path | bytes, definition: CompetitionDefinitio
 
     id_col = tab.header.index(definition.id_column) + 1
     pred_col = tab.header.index(definition.prediction_column) + 1
-    ids = tab.column(definition.id_column)
-    check_ids(ids, tab.lines, id_col, definition, log)
+    cells = tab.byte_cells(definition.id_column)
+    if (checked_ids is not None and cells is not None and checked_ids.id_pattern == definition.id_pattern
+            and csv_spans.cells_equal(*cells, *checked_ids.cells)):
+        ids = checked_ids.ids
+    else:
+        ids = tab.column(definition.id_column)
+        check_ids(ids, tab.lines, id_col, definition, log)
     sub = Submission(ids=ids, lines=tab.lines)
     if definition.task == "multilabel":
         sub.labels = label_cells.parse_multilabel_column(tab, definition, log)

@@ -40,8 +40,9 @@ class Table:
     lines: np.ndarray  # 1-based line on which each data row starts
     rows: list[list[str]] | None = None  # from the csv module (slow path)
     raw: bytes | None = None  # with spans: from the vectorised tokenizer (fast path)
-    spans: tuple[np.ndarray, np.ndarray] | None = None  # (starts, ends), shape (n_rows, n_fields)
+    spans: csv_spans.Spans | None = None  # data rows only: (starts, ends) shaped (n_rows, n_fields)
     ascii_text: str | None = None  # the decoded text when it is pure ASCII: str slices need no decoding
+    delimiter: str = ","
 
     @property
     def n_rows(self) -> int:
@@ -51,15 +52,41 @@ class Table:
         j = self.header.index(name)
         if self.rows is not None:
             return [r[j] for r in self.rows]
-        starts, ends = self.spans
+        starts, ends = self.spans.starts, self.spans.ends
         return csv_spans.decode_spans(self.raw, starts[:, j], ends[:, j], self.ascii_text)
+
+    def byte_cells(self, name: str) -> tuple[bytes, np.ndarray, np.ndarray] | None:
+        """(raw bytes, starts, ends) of column ``name`` on the fast path, else None."""
+        if self.spans is None:
+            return None
+        j = self.header.index(name)
+        return self.raw, self.spans.starts[:, j], self.spans.ends[:, j]
+
+    def match(self, name: str, values: Sequence[str]) -> np.ndarray:
+        """Index into ``values`` of each cell of column ``name`` (exact match), -1 for any other cell."""
+        j = self.header.index(name)
+        if self.rows is not None:
+            position = {v: i for i, v in enumerate(values)}
+            return np.fromiter((position.get(r[j], -1) for r in self.rows), dtype=np.int64, count=len(self.rows))
+        return csv_spans.match_cells(self.raw, self.spans.starts[:, j], self.spans.ends[:, j],
+                                     [v.encode("utf-8") for v in values])
+
+    def cell(self, row: int, name: str) -> str:
+        j = self.header.index(name)
+        if self.rows is not None:
+            return self.rows[row][j]
+        return self.raw[self.spans.starts[row, j]:self.spans.ends[row, j]].decode("utf-8")
 
     def int_lists(self, name: str) -> tuple[np.ndarray, np.ndarray] | None:
         """Fast parse of a column of ``[1, 2]`` lists straight from the bytes, or None."""
         if self.spans is None:
             return None
         j = self.header.index(name)
-        return csv_spans.int_lists(self.raw, self.spans[0][:, j], self.spans[1][:, j])
+        # with ',' as the delimiter the commas inside quoted lists are already located
+        if self.delimiter == ",":
+            return csv_spans.int_lists(self.raw, self.spans.starts[:, j], self.spans.ends[:, j],
+                                       self.spans.quoted_delimiters, self.spans.quoted_delimiter_counts[:, j])
+        return csv_spans.int_lists(self.raw, self.spans.starts[:, j], self.spans.ends[:, j])
 
 
 def read_limited(path: str | Path, max_bytes: int, log: ProblemLog) -> bytes | None:
@@ -114,8 +141,12 @@ def decode(data: bytes, log: ProblemLog) -> str | None:
                   f"byte 0x{byte:02X} is not valid UTF-8; the file seems to be in another encoding "
                   "(Latin-1 / Windows-1252?); save it as UTF-8", line=line, column=col)
         return None
-    n_crlf = data.count(b"\r\n")  # bytes.count: same counts as on the text, faster
-    n_cr = data.count(b"\r") - n_crlf
+    if b"\r" not in data:
+        return text  # LF line ends only: nothing to report
+    a = np.frombuffer(data, dtype=np.uint8)
+    cr = np.flatnonzero(a == ord("\r"))
+    n_crlf = int((a[cr[cr + 1 < len(a)] + 1] == ord("\n")).sum())
+    n_cr = len(cr) - n_crlf
     n_lf = data.count(b"\n") - n_crlf
     styles = sum(x > 0 for x in (n_crlf, n_cr, n_lf))
     if styles > 1:
@@ -165,12 +196,14 @@ def parse(text: str, *, delimiter: str, required: Sequence[str], optional: Seque
         if raw is not None and n_fields > 1:
             spans = csv_spans.field_spans(raw, delimiter, n_fields)
             if spans is not None:
-                starts, ends = spans
+                starts, ends = spans.starts, spans.ends
                 n_rows = len(starts) - 1
                 fast_header = csv_spans.decode_spans(raw, starts[0], ends[0])
                 if fast_header == header and 0 < n_rows <= max_rows and int((ends - starts).max()) <= max_cell_chars:
                     return Table(header=header, lines=np.arange(2, n_rows + 2, dtype=np.int64), raw=raw,
-                                 spans=(starts[1:], ends[1:]), ascii_text=text if raw.isascii() else None)
+                                 spans=csv_spans.Spans(starts[1:], ends[1:], spans.quoted_delimiters,
+                                                       spans.quoted_delimiter_counts[1:]),
+                                 ascii_text=text if raw.isascii() else None, delimiter=delimiter)
         reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, strict=True)
         try:
             next(reader)  # the header, already checked

@@ -107,7 +107,7 @@ def _read_and_score(submission: str | Path | bytes, sol: Solution, definition: C
         # A zip member is shown as "archive!member" (the archive's name already honours ``filename``).
         data = upload.data
         shown = upload.filename if "!" in upload.filename else (filename or upload.filename)
-    sub: Submission = read_submission(data, definition, filename=shown)
+    sub: Submission = read_submission(data, definition, filename=shown, checked_ids=sol.checked_ids)
     report = score(sub, sol, definition, reveal_private=reveal_private)
     return report.model_dump_json()
 

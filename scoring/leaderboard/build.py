@@ -106,7 +106,7 @@ def build_leaderboard(folder: str | Path, solution_path: str | Path, definition,
     frames: dict[str, object] = {}
     for i, path in enumerate(files, 1):
         name = path.relative_to(folder).with_suffix("").as_posix()
-        sub = read_submission(path, definition, filename=str(path))
+        sub = read_submission(path, definition, filename=str(path), checked_ids=sol.checked_ids)
         report = score(sub, sol, definition, reveal_private=reveal_private)
         entry = Entry(name, str(path), report.status, n_warnings=len(report.warnings))
         if report.status == "scored":

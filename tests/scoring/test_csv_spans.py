@@ -1,0 +1,145 @@
+"""The numpy byte-level readers against plain Python oracles.
+
+Every shortcut in ``scoring/csv_spans.py`` must either decline (return None or
+False, so the caller takes the slow path) or give exactly what the slow path
+gives. These properties feed them cells built to sit on the edges: spaces,
+leading zeros, 18/19-digit numbers, numbers within 8 bytes of either end of the
+buffer, quoted delimiters, missing final line ends.
+"""
+
+import csv
+import io
+
+import numpy as np
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
+
+from scoring import csv_spans
+from scoring.label_cells import parse_cell
+from scoring.problems import ProblemLog
+
+plain = st.integers(0, 10**18 - 1).map(str)
+odd = st.one_of(st.integers(10**18, 10**20).map(str), st.from_regex(r"0[0-9]{1,3}", fullmatch=True),
+                st.sampled_from(["", " 1", "1 ", "-3", "+4", "1.0", "1e5", "x", "12a4"]))
+digit_runs = st.one_of(plain, plain, plain, plain, plain, plain, odd)  # mostly well formed: both paths get used
+
+
+@st.composite
+def list_cells(draw) -> str:
+    if draw(st.integers(0, 9)) < 8:  # a clean cell (a whole column of them reaches the fast path)
+        return "[{}]".format(draw(st.sampled_from([", ", ","])).join(draw(st.lists(plain, max_size=6))))
+    items = draw(st.lists(digit_runs, max_size=6))
+    sep = draw(st.sampled_from([", ", ",", ",  ", " ,"]))
+    wrap = draw(st.sampled_from(["[{}]", "[ {}]", "[{} ]", "{}", "[{}"]))
+    return wrap.format(sep.join(items))
+
+
+def _spans_of(raw: bytes, cells: list[str], prefix: bytes) -> tuple[np.ndarray, np.ndarray]:
+    starts, ends, at = [], [], len(prefix)
+    for c in cells:
+        at += 1  # the opening quote
+        starts.append(at)
+        at += len(c.encode())
+        ends.append(at)
+        at += 2  # closing quote and line end
+    return np.array(starts, dtype=np.int64), np.array(ends, dtype=np.int64)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(list_cells(), min_size=1, max_size=5), st.sampled_from([b"", b"x", b"header_line\n"]))
+def test_int_lists_agrees_with_the_per_cell_parser(cells, prefix):
+    raw = prefix + b"".join(b'"' + c.encode() + b'"\n' for c in cells)
+    starts, ends = _spans_of(raw, cells, prefix)
+    fast = csv_spans.int_lists(raw, starts, ends)
+    log = ProblemLog()
+    slow = [parse_cell(c, "python-list", log, 1, 1) for c in cells]
+    if fast is None:
+        return  # declined: the slow path decides
+    assert not log.has_errors, f"fast path accepted {cells} that the slow path rejects"
+    sizes, flat = fast
+    assert sizes.tolist() == [len(v) for v in slow]
+    assert flat.tolist() == [x for v in slow for x in v]
+
+
+def test_int_lists_takes_ordinary_cells():
+    cells = ["[1395807, 1397463]", "[]", "[7,123456789012345678]"]
+    raw = b'h\n' + b"".join(b'"' + c.encode() + b'"\n' for c in cells)
+    starts, ends = _spans_of(raw, cells, b"h\n")
+    assert [raw[s:e].decode() for s, e in zip(starts, ends)] == cells
+    sizes, flat = csv_spans.int_lists(raw, starts, ends)
+    assert sizes.tolist() == [2, 0, 2] and flat.tolist() == [1395807, 1397463, 7, 123456789012345678]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.integers(0, 10**18 - 1), min_size=1, max_size=20), st.integers(0, 9), st.integers(0, 9))
+def test_parse_digit_runs_is_int(numbers, lead, trail):
+    texts = [str(n) for n in numbers]
+    raw = b"." * lead + b",".join(t.encode() for t in texts) + b"." * trail
+    starts = lead + np.cumsum([0] + [len(t) + 1 for t in texts[:-1]])
+    ends = starts + np.array([len(t) for t in texts])
+    got = csv_spans.parse_digit_runs(raw, starts, ends)
+    if got is None:  # declined only for a number in the first 8 bytes of the buffer (or a short buffer)
+        assert ends.min() < 8 + 16 or len(raw) < 8
+        return
+    assert got.tolist() == numbers
+
+
+def test_parse_digit_runs_declines_what_is_not_a_plain_integer():
+    for body in [b"01", b"1 2", b"12x", b"1234567890123456789", b"-5", b""]:
+        raw = b"........" + body + b"]"
+        assert csv_spans.parse_digit_runs(raw, np.array([8]), np.array([8 + len(body)])) is None, body
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.binary(max_size=30), min_size=1, max_size=10), st.data())
+def test_cells_equal_is_bytes_equality(cells, data):
+    other = data.draw(st.one_of(st.just(list(cells)),
+                                st.lists(st.binary(max_size=30), min_size=len(cells), max_size=len(cells))))
+    gap_a, gap_b = data.draw(st.integers(0, 3)), data.draw(st.integers(0, 3))
+
+    def pack(items, gap):
+        raw, starts, ends = b"", [], []
+        for x in items:
+            raw += b"|" * gap
+            starts.append(len(raw))
+            raw += x
+            ends.append(len(raw))
+        return raw, np.array(starts, dtype=np.int64), np.array(ends, dtype=np.int64)
+
+    assert csv_spans.cells_equal(*pack(cells, gap_a), *pack(other, gap_b)) == (cells == other)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from(["Public", "Private", "Ignored", "public", "Publi", "Publicx", "", "P"]),
+                min_size=1, max_size=12))
+def test_match_cells_is_exact_equality(values):
+    raw = "\n".join(values).encode()
+    lengths = np.array([len(v) for v in values])
+    starts = np.cumsum(np.concatenate([[0], lengths[:-1] + 1]))
+    got = csv_spans.match_cells(raw, starts, starts + lengths, [b"Public", b"Private", b"Ignored"])
+    expected = [["Public", "Private", "Ignored"].index(v) if v in ("Public", "Private", "Ignored") else -1
+                for v in values]
+    assert got.tolist() == expected
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(st.text(alphabet='ab1,[] "', max_size=6), st.text(alphabet='ab1,[] "', max_size=6),
+                          st.text(alphabet="xy", max_size=3)), min_size=1, max_size=6),
+       st.booleans(), st.booleans())
+def test_field_spans_agree_with_csv_module_without_final_line_end(rows, quote_all, crlf):
+    buf = io.StringIO()
+    csv.writer(buf, quoting=csv.QUOTE_ALL if quote_all else csv.QUOTE_MINIMAL,
+               lineterminator="\r\n" if crlf else "\n").writerows([("a", "b", "c"), *rows])
+    text = buf.getvalue().rstrip("\n").rstrip("\r")
+    assume(text.count("\n") == len(rows))  # no field spans lines
+    raw = text.encode()
+    spans = csv_spans.field_spans(raw, ",", 3)
+    expected = list(csv.reader(io.StringIO(text, newline="")))
+    if spans is None:
+        return
+    got = [[raw[s:e].decode() for s, e in zip(rs, re)] for rs, re in zip(spans.starts.tolist(), spans.ends.tolist())]
+    assert got == expected
+    inner = [raw[p:p + 1] for p in spans.quoted_delimiters.tolist()]
+    assert inner == [b","] * len(inner)
+    assert int(spans.quoted_delimiter_counts.sum()) == len(inner)
+    assert spans.quoted_delimiter_counts.tolist() == [[f.count(",") for f in r] for r in expected]
