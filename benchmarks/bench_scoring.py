@@ -111,8 +111,10 @@ def main() -> int:
             if n >= 200_000 and t_ref / t_kit < 10:
                 print(f"  below target: kit should be >= 10x faster at {n:,} rows")
                 ok = False
-        n0 = args.rows[0]
+        n0 = 2105  # the size of the real PlantCLEF 2025 test set, within the shipped row limit
         sol, sub = folder / f"solution_{n0}.csv", folder / f"submission_{n0}.csv"
+        if not sol.exists():
+            make_files(n0, folder)
         agrieval = Path(sys.executable).with_name("agrieval")
         walls = []
         for _ in range(3):

@@ -61,8 +61,7 @@ def field_spans(raw: bytes, delimiter: str, n_fields: int) -> Spans | None:
         if cr[-1] + 1 >= len(a) or (a[cr + 1] != _LF).any():
             return None  # lone CR (old Mac line ends) or CR inside a field
     is_delim = kind == ord(delimiter)
-    is_quoted_delim = is_delim & inside
-    quoted_delims = pos[is_quoted_delim]
+    quoted_delims = pos[is_delim & inside]
     # the field boundaries in file order: each record must be n_fields - 1 delimiters then a line end
     boundary = np.flatnonzero((is_delim & ~inside) | is_lf)
     n_records = int(is_lf.sum())
@@ -73,7 +72,8 @@ def field_spans(raw: bytes, delimiter: str, n_fields: int) -> Spans | None:
         return None  # ragged
     bounds = pos[boundary].reshape(n_records, n_fields)  # the delimiter or line end after each field
     quotes_at = n_quotes_before[boundary].reshape(n_records, n_fields)
-    quoted_delims_at = np.cumsum(is_quoted_delim, dtype=count_type)[boundary].reshape(n_records, n_fields)
+    # structural bytes strictly inside each field: its quotes, its quoted delimiters, and a CR of CRLF
+    inside_field = np.diff(boundary, prepend=-1).reshape(n_records, n_fields) - 1
     starts = np.empty_like(bounds)
     starts[:, 1:] = bounds[:, :-1] + 1
     starts[0, 0] = 0
@@ -83,6 +83,7 @@ def field_spans(raw: bytes, delimiter: str, n_fields: int) -> Spans | None:
         crlf = ends[:, -1] > 0
         crlf[crlf] = a[ends[crlf, -1] - 1] == _CR
         ends[:, -1] -= crlf  # exclude the CR of CRLF
+        inside_field[:, -1] -= crlf
     # quotes: either none in the field, or exactly its first and last byte
     n_quotes = _per_field(quotes_at)
     quoted = n_quotes == 2
@@ -91,7 +92,7 @@ def field_spans(raw: bytes, delimiter: str, n_fields: int) -> Spans | None:
     qs, qe = starts[quoted], ends[quoted]
     if not ((qe - qs >= 2).all() and (a[qs] == _QUOTE).all() and (a[qe - 1] == _QUOTE).all()):
         return None
-    return Spans(starts + quoted, ends - quoted, quoted_delims, _per_field(quoted_delims_at))
+    return Spans(starts + quoted, ends - quoted, quoted_delims, inside_field - n_quotes)
 
 
 def _per_field(running: np.ndarray) -> np.ndarray:
@@ -162,6 +163,11 @@ def int_lists(raw: bytes, starts: np.ndarray, ends: np.ndarray, commas: np.ndarr
 
 _ZEROS = np.uint64(0x3030303030303030)  # eight ASCII '0'
 _HIGH_NIBBLES = np.uint64(0xF0F0F0F0F0F0F0F0)
+_SIXES = np.uint64(0x0606060606060606)
+# eight digit bytes -> four 2-digit numbers -> two 4-digit numbers -> one 8-digit number
+_SWAR_STEPS = [(np.uint64(0x0F0F0F0F0F0F0F0F), np.uint64(2561), np.uint64(8)),
+               (np.uint64(0x00FF00FF00FF00FF), np.uint64(6553601), np.uint64(16)),
+               (np.uint64(0x0000FFFF0000FFFF), np.uint64(42949672960001), np.uint64(32))]
 # _LOW_BYTES[j]: the low j bytes set; j = 8 - digits pads a chunk of `digits` digits with '0's
 _LOW_BYTES = np.array([(1 << (8 * j)) - 1 for j in range(9)], dtype=np.uint64)
 
@@ -191,15 +197,29 @@ def parse_digit_runs(raw: bytes, starts: np.ndarray, ends: np.ndarray) -> np.nda
         at = ends - 8 * chunk - 8  # the word that ends with this chunk's last digit
         if ((at < 0) & (digits > 0)).any():
             return None  # a number within 8 bytes of the file start: only in toy files
-        w = words[np.maximum(at, 0)]
-        low = _LOW_BYTES[8 - digits[0]] if same_length else _LOW_BYTES[8 - digits]
-        w = (w & ~low) | (_ZEROS & low)  # bytes before the chunk become leading '0's
-        if not (((w & _HIGH_NIBBLES) == _ZEROS).all()
-                and (((w + np.uint64(0x0606060606060606)) & _HIGH_NIBBLES) == _ZEROS).all()):
+        w = words[np.maximum(at, 0)]  # a fresh array: everything below works in place on it
+        if same_length:
+            low = _LOW_BYTES[8 - int(digits[0])]
+            w &= ~low
+            w |= _ZEROS & low  # bytes before the chunk become leading '0's
+        else:
+            low = _LOW_BYTES[8 - digits]
+            w &= ~low
+            low &= _ZEROS
+            w |= low
+        # every byte 0x30-0x39: high nibble 3, and still 3 after adding 6
+        bad = w & _HIGH_NIBBLES
+        bad ^= _ZEROS
+        high_after = w + _SIXES
+        high_after &= _HIGH_NIBBLES
+        high_after ^= _ZEROS
+        bad |= high_after
+        if bad.any():
             return None  # a byte that is not a digit
-        w = ((w & np.uint64(0x0F0F0F0F0F0F0F0F)) * np.uint64(2561)) >> np.uint64(8)
-        w = ((w & np.uint64(0x00FF00FF00FF00FF)) * np.uint64(6553601)) >> np.uint64(16)
-        w = ((w & np.uint64(0x0000FFFF0000FFFF)) * np.uint64(42949672960001)) >> np.uint64(32)
+        for mask, multiplier, shift in _SWAR_STEPS:
+            w &= mask
+            w *= multiplier
+            w >>= shift
         value = w if value is None else value + w * np.uint64(10 ** (8 * chunk))
     return value.astype(np.int64)
 
