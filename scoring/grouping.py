@@ -64,10 +64,11 @@ def regex_group(quadrat_id: str, patterns: Sequence[re.Pattern]) -> str:
 def group_ids(ids: Sequence[str], spec: GroupingSpec) -> list[str]:
     """Group name for each id under ``spec.rule`` (the solution column is handled by the caller)."""
     if spec.rule == "strip-date":
-        # strip_date over all ids in one regex pass (ids never contain a line break: id rules)
-        if any("\n" in i for i in ids):
+        # strip_date over all ids in one regex pass, unless an id holds a line break (id rules forbid it)
+        joined = "\n".join(ids)
+        if joined.count("\n") != len(ids) - 1:
             return [strip_date(i) for i in ids]
-        return re.sub(r"-[0-9]{8}$", "", "\n".join(ids), flags=re.MULTILINE).split("\n") if ids else []
+        return re.sub(r"-[0-9]{8}$", "", joined, flags=re.MULTILINE).split("\n") if ids else []
     if spec.rule == "first-n-parts":
         return [first_n_parts(i, spec.n_parts) for i in ids]
     if spec.rule == "regex":
