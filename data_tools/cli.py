@@ -194,15 +194,20 @@ def splits(catalog_file, protocol, output, seed, val_fraction, preset, stratify)
 @click.option("--radius", type=click.IntRange(0, 64), default=0, show_default=True,
               help="Also flag pHashes within this Hamming distance.")
 @click.option("--show", type=click.IntRange(min=0), default=50, show_default=True, help="Pairs to print.")
+@click.option("--boundary", "boundaries", type=click.Choice(["train/test", "train/val", "val/test"]), multiple=True,
+              help="Check only these boundaries (repeat the option). Default: all three; val/test matters because "
+                   "val picks the checkpoint.")
 @_input_errors
-def check_leakage_cmd(splits_dir, catalog_file, radius, show):
-    """Fail (exit 1) when an image or a copy of it sits on both sides of train/test or train/val."""
+def check_leakage_cmd(splits_dir, catalog_file, radius, show, boundaries):
+    """Fail (exit 1) when an image or a copy of it sits on both sides of train/test, train/val or val/test."""
     from data_tools.catalog import read_catalog
-    from data_tools.leakage import check_leakage
+    from data_tools.leakage import BOUNDARIES, check_leakage
 
-    leaks = check_leakage(splits_dir, read_catalog(catalog_file), radius=radius)
+    boundaries = tuple(b for b in BOUNDARIES if b in boundaries) if boundaries else tuple(BOUNDARIES)
+    leaks = check_leakage(splits_dir, read_catalog(catalog_file), radius=radius, boundaries=boundaries)
     if not leaks:
-        click.echo(f"no leakage: no image or pHash (radius {radius}) crosses a train/test or train/val boundary")
+        names = ", ".join(boundaries[:-1]) + " or " + boundaries[-1] if len(boundaries) > 1 else boundaries[0]
+        click.echo(f"no leakage: no image or pHash (radius {radius}) crosses a {names} boundary")
         return
     for leak in leaks[:show]:
         click.echo(leak.render())

@@ -75,6 +75,24 @@ def test_check_leakage_catches_planted_cross_split_duplicate(small_pool, tmp_pat
     assert "same image" in out and "toto/gamma" in out
 
 
+def test_val_test_copy_is_a_leak_unless_that_boundary_is_left_out(small_pool, tmp_path, photos):
+    run("catalog", small_pool, "-o", tmp_path / "cat.csv", "--workers", "1", "--no-progress")
+    run("dedup", tmp_path / "cat.csv", "-o", tmp_path / "dedup.csv")
+    run("splits", tmp_path / "dedup.csv", "--protocol", "loto", "-o", tmp_path / "splits")
+    run("check-leakage", tmp_path / "splits", "--catalog", tmp_path / "cat.csv")
+    # A planted row: a test image of fold gamma also listed in its val split (it would pick the checkpoint).
+    fold = tmp_path / "splits" / "loto" / "gamma.csv"
+    rows = list(csv.reader(fold.open(encoding="utf-8")))
+    test_row = next(r for r in rows[1:] if r[4] == "test")
+    with fold.open("a", encoding="utf-8", newline="") as fh:
+        csv.writer(fh, lineterminator="\n").writerow(test_row[:4] + ["val"])
+    out = run("check-leakage", tmp_path / "splits", "--catalog", tmp_path / "cat.csv", code=1)
+    assert f"loto/gamma: same image (distance 0): test {test_row[0]} <-> val {test_row[0]}" in out
+    out = run("check-leakage", tmp_path / "splits", "--catalog", tmp_path / "cat.csv",
+              "--boundary", "train/test", "--boundary", "train/val")
+    assert "crosses a train/test or train/val boundary" in out
+
+
 def test_near_duplicate_leak_needs_radius(small_pool, tmp_path, photos):
     src = small_pool / "alpha" / "frenes" / "img1.jpg"
     from PIL import Image
