@@ -35,6 +35,8 @@ class Limits(_Strict):
     max_cell_chars: int = Field(100_000, gt=0, description="Longest accepted CSV field.")
     max_seconds: float = Field(60.0, gt=0, description="Wall-clock budget for one grading in the hooks.")
     max_unzipped_bytes: int = Field(200_000_000, gt=0, description="Largest accepted member of a zip upload.")
+    max_memory_mb: int = Field(2048, gt=0, description="Memory (address space, MiB) one grading in the hooks may "
+                               "add to the server's own; POSIX only.")
 
 
 class SplitSpec(_Strict):

@@ -60,6 +60,7 @@ CODES: dict[str, str] = {
     "zip_unsafe_member": "A zip member or uploaded file has an unsafe name ('../', an absolute path) or is a symlink.",
     "zip_too_large": "A zip member expands past the competition's unzipped-size limit (a zip bomb?).",
     "time_limit_exceeded": "Grading took longer than the competition's time limit; the submission is refused.",
+    "memory_limit_exceeded": "Grading needed more memory than the competition's limit; the submission is refused.",
     # host side (solution / definition); never shown to participants as such
     "solution_invalid": "The solution file is invalid (host-side problem).",
     "definition_invalid": "The competition definition is invalid (host-side problem).",

@@ -5,8 +5,8 @@
 1. the definition and the solution are loaded in this process (they are the
    organizer's files: a problem there is host-side, status ``error``);
 2. the participant's upload is unpacked (``scoring/uploads.py``), read and
-   scored in a child process killed after ``limits.max_seconds``
-   (``scoring/hooks/time_limit.py``); byte, row, cell, label and unzipped-size
+   scored in a child process killed after ``limits.max_seconds`` and capped
+   at ``limits.max_memory_mb`` more memory (``scoring/hooks/time_limit.py``); byte, row, cell, label and unzipped-size
    limits are checked by the reader before the work they protect;
 3. the answer is split into what the participant may see (status, metrics,
    problems with stable codes) and what only the host may see (``host``:
@@ -60,9 +60,16 @@ def grade(submission: str | Path | bytes, solution: str | Path | Solution,
                              started)
 
     limit = definition.limits.max_seconds
+    memory_mb = definition.limits.max_memory_mb
     outcome = run_with_time_limit(_read_and_score, (submission, sol, definition, reveal_private, filename),
-                                  seconds=limit)
-    if outcome.kind == "timeout":
+                                  seconds=limit, memory_bytes=memory_mb * 2**20)
+    if outcome.kind == "raised" and outcome.error_type == "MemoryError":
+        result = GradeResult(competition=name, status="rejected", primary_metric=definition.primary_metric,
+                             errors=[ReportProblem(code="memory_limit_exceeded", message=(
+                                 f"grading this file needed more than {memory_mb:,} MiB of memory, the limit of "
+                                 "this competition; check that it is a plain CSV in the expected format"))])
+        result.host = HostInfo(diagnostics=[ReportProblem(code="memory_limit_exceeded", message=outcome.error_text)])
+    elif outcome.kind == "timeout":
         result = GradeResult(competition=name, status="rejected", primary_metric=definition.primary_metric,
                              errors=[ReportProblem(code="time_limit_exceeded", message=(
                                  f"grading this file took longer than {limit:g} seconds, the limit of this "
@@ -132,4 +139,5 @@ def _host_failure(name: str, code: str, message: str, started: float) -> GradeRe
                                                                 message=message)]))
 
 
-_HOST_CODES = ("solution_invalid", "definition_invalid", "internal_error", "time_limit_exceeded")
+_HOST_CODES = ("solution_invalid", "definition_invalid", "internal_error", "time_limit_exceeded",
+               "memory_limit_exceeded")

@@ -1,4 +1,4 @@
-"""Run a function in a child process and kill it when it runs past a wall-clock limit.
+"""Run a function in a child process, kill it past a wall-clock limit, cap the memory it may add.
 
 Why a child process rather than a thread or a signal: a hostile file can keep
 the interpreter inside one C call (a regex, a CSV tokeniser, numpy) for as long
@@ -8,11 +8,17 @@ killing a process always works, and the server's own process survives.
 On POSIX the child is forked (about 10 ms, and the already-loaded solution is
 shared for free); elsewhere it is spawned, so ``fn`` and its arguments must
 then be picklable (they are: module-level function, dataclasses, pydantic).
+
+The memory cap is an address-space limit (``RLIMIT_AS``) set inside the child
+at what it already maps plus the allowance, so a server that holds a large
+solution or other models in memory is not starved by it. Past the cap an
+allocation fails with ``MemoryError`` in the child, never in the server.
 """
 
 from __future__ import annotations
 
 import multiprocessing as mp
+import os
 import sys
 import traceback
 from collections.abc import Callable
@@ -34,8 +40,36 @@ def _context() -> mp.context.BaseContext:
     return mp.get_context("spawn")
 
 
-def _child(conn, fn: Callable[..., Any], args: tuple, kwargs: dict) -> None:
+def _mapped_bytes() -> int | None:
+    """Address space this process maps now (Linux), or None where /proc is absent."""
     try:
+        with open("/proc/self/statm", encoding="ascii") as fh:
+            return int(fh.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def cap_memory(extra_bytes: int) -> bool:
+    """Limit this process to what it maps now plus ``extra_bytes``; False where that cannot be done."""
+    try:
+        import resource
+    except ImportError:  # Windows
+        return False
+    mapped = _mapped_bytes()
+    if mapped is None:
+        return False
+    soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+    cap = mapped + extra_bytes
+    if hard != resource.RLIM_INFINITY:
+        cap = min(cap, hard)
+    resource.setrlimit(resource.RLIMIT_AS, (cap, hard))
+    return True
+
+
+def _child(conn, fn: Callable[..., Any], args: tuple, kwargs: dict, memory_bytes: int | None) -> None:
+    try:
+        if memory_bytes is not None:
+            cap_memory(memory_bytes)
         value = fn(*args, **kwargs)
         conn.send(("ok", value, "", ""))
     except BaseException as exc:  # noqa: BLE001 - everything must come back to the parent
@@ -47,11 +81,15 @@ def _child(conn, fn: Callable[..., Any], args: tuple, kwargs: dict) -> None:
 
 
 def run_with_time_limit(fn: Callable[..., Any], args: tuple = (), kwargs: dict | None = None, *,
-                        seconds: float) -> Outcome:
-    """``fn(*args, **kwargs)`` in a child process; give up and kill it after ``seconds``."""
+                        seconds: float, memory_bytes: int | None = None) -> Outcome:
+    """``fn(*args, **kwargs)`` in a child process; give up and kill it after ``seconds``.
+
+    ``memory_bytes``: how much address space the child may map beyond what it
+    starts with (POSIX; ignored elsewhere).
+    """
     ctx = _context()
     parent_conn, child_conn = ctx.Pipe(duplex=False)
-    proc = ctx.Process(target=_child, args=(child_conn, fn, args, kwargs or {}), daemon=True)
+    proc = ctx.Process(target=_child, args=(child_conn, fn, args, kwargs or {}, memory_bytes), daemon=True)
     proc.start()
     child_conn.close()  # so that recv() sees EOF if the child dies without sending
     try:

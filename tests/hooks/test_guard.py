@@ -7,6 +7,7 @@ import os
 import signal
 import time
 import zipfile
+from pathlib import Path
 
 import pytest
 from hook_drivers import COMPETITION, CORPUS, SOLUTION
@@ -34,6 +35,23 @@ def test_a_hanging_grading_is_killed_at_the_time_limit(definition, monkeypatch):
     assert result.status == "rejected" and result.exit_code == 1
     assert [e.code for e in result.errors] == ["time_limit_exceeded"]
     assert "0.5 seconds" in result.errors[0].message
+
+
+def _hog(*args, **kwargs):
+    return bytearray(4 * 2**30)  # 4 GiB: far past the 64 MiB allowed below
+
+
+@pytest.mark.skipif(not Path("/proc/self/statm").exists(), reason="the memory cap needs Linux /proc")
+def test_a_grading_past_the_memory_cap_is_refused_and_the_server_survives(definition, monkeypatch):
+    monkeypatch.setattr("scoring.scorer.score", _hog)  # inherited by the forked child
+    result = grade(CORPUS / "bom.csv", SOLUTION, _with_limits(definition, max_memory_mb=64))
+    assert result.status == "rejected" and result.exit_code == 1
+    assert [e.code for e in result.errors] == ["memory_limit_exceeded"]
+    assert "64 MiB" in result.errors[0].message and "Traceback" not in result.errors[0].message
+    assert "MemoryError" in result.host.diagnostics[0].message
+    # the same file under the shipped allowance is scored as usual
+    monkeypatch.undo()
+    assert grade(CORPUS / "bom.csv", SOLUTION, definition).status == "scored"
 
 
 def _die(*args, **kwargs):
