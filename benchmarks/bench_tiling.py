@@ -2,6 +2,7 @@
 
     python benchmarks/bench_tiling.py                 # CPU: tiny preset (56 px), synthetic quadrats
     python benchmarks/bench_tiling.py --device cuda   # GPU: plantclef2024 preset (ViT-B/14 @ 518 px, 7,806 classes)
+    python benchmarks/bench_tiling.py --device cuda --compile   # the same with torch.compile
 
 End to end = decode, JPEG 4:2:2 recompression, grid tiling, Lanczos resize,
 inference, top-k, aggregation, validated submission. The reference in the same
@@ -29,6 +30,7 @@ def main() -> None:
     ap.add_argument("--grid", type=int, default=4)
     ap.add_argument("--batch-size", type=int, default=None)
     ap.add_argument("--workers", type=int, default=None)
+    ap.add_argument("--compile", action="store_true", help="torch.compile the model (the warm-up batch compiles it)")
     ap.add_argument("--naive-tiles", type=int, default=None, help="tiles timed for the naive reference")
     args = ap.parse_args()
 
@@ -68,7 +70,7 @@ def main() -> None:
                                subsampling="4:2:2")
 
         # Model alone: uint8 tiles already in memory.
-        scorer = TileScorer(model, device, 10, mean, std, batch_size=batch)
+        scorer = TileScorer(model, device, 10, mean, std, batch_size=batch, compile=args.compile)
         tiles = torch.randint(0, 256, (batch * (4 if cuda else 2), size, size, 3), dtype=torch.uint8)
         scorer(tiles[:batch])  # warm-up
         if cuda:
@@ -76,7 +78,8 @@ def main() -> None:
         t = time.perf_counter()
         scorer(tiles)
         dt = time.perf_counter() - t
-        print(f"model alone (batched {batch}, top-k on device{', bf16, channels_last' if cuda else ''}): "
+        print(f"model alone (batched {batch}, top-k on device{', bf16, channels_last' if cuda else ''}"
+              f"{', torch.compile' if args.compile else ''}): "
               f"{len(tiles) / dt:,.0f} tiles/s")
 
         # Naive reference: one tile per forward pass, float32, full softmax to host.
@@ -97,7 +100,8 @@ def main() -> None:
         res = run_predict(images, Path(tmp) / "submission.csv", checkpoint=None, class_mapping=None, species=species,
                           spec=spec, preprocess=pre, agg=AggregationConfig(strategy="union", top_k=1),
                           definition=definition, opts=RunOptions(device=str(device), batch_size=batch,
-                                                                 workers=args.workers, progress=False),
+                                                                 workers=args.workers, progress=False,
+                                                                 compile=args.compile),
                           model=model)
         dt = time.perf_counter() - t
         rate = res.n_tiles / dt

@@ -127,6 +127,8 @@ def plantclef() -> None:
 @click.option("--flip-tta", is_flag=True, help="Average with the horizontally flipped tile.")
 @click.option("--no-amp", is_flag=True, help="Disable bf16 autocast on CUDA.")
 @click.option("--no-channels-last", is_flag=True)
+@click.option("--compile", "compile_model", is_flag=True,
+              help="torch.compile the model; every batch is padded to --batch-size so it compiles once.")
 @click.option("--save-tile-scores", type=click.Path(path_type=Path), default=None,
               help="Parquet of per-tile top-k, for `aggregate` and `sweep`.")
 @click.option("--resume", is_flag=True, help="Continue an interrupted run; skip images already predicted.")
@@ -135,7 +137,8 @@ def plantclef() -> None:
 @_guard
 def predict(images, checkpoint, class_mapping, out, competition, preset, model_name, img_size, model_kwargs,
             random_init, tiling, resize_filter, jpeg_quality, subsampling, crop_border, device, batch_size, workers,
-            save_top_k, flip_tta, no_amp, no_channels_last, save_tile_scores, resume, overwrite, quiet, **agg_kw):
+            save_top_k, flip_tta, no_amp, no_channels_last, compile_model, save_tile_scores, resume, overwrite, quiet,
+            **agg_kw):
     """Predict the species of every quadrat image in IMAGES and write a validated submission."""
     from dataclasses import replace
 
@@ -158,7 +161,8 @@ def predict(images, checkpoint, class_mapping, out, competition, preset, model_n
                                   resize_filter=resize_filter, jpeg_quality=jpeg_quality, subsampling=subsampling,
                                   border=border, border_percent=percent)
     opts = RunOptions(device=device, batch_size=batch_size, workers=workers, save_top_k=save_top_k,
-                      flip_tta=flip_tta, amp=not no_amp, channels_last=not no_channels_last, progress=not quiet)
+                      flip_tta=flip_tta, amp=not no_amp, channels_last=not no_channels_last, compile=compile_model,
+                      progress=not quiet)
     result = run_predict(images, out, checkpoint=None if random_init else checkpoint, class_mapping=class_mapping,
                          spec=spec, preprocess=preprocess, agg=agg, definition=_definition(competition), opts=opts,
                          save_tile_scores=save_tile_scores, transect_rule=transect_rule, resume=resume,

@@ -5,6 +5,9 @@
 probabilities of each tile (and their class indices) leave the device.
 On CUDA the tiles are normalised on the device, the forward pass runs under
 bf16 autocast in channels_last layout; softmax and top-k are in float32.
+With ``compile`` the model goes through ``torch.compile`` and every batch is
+padded to ``batch_size`` tiles, so the last, shorter batch does not trigger a
+second compilation (padded rows are dropped before the top-k leaves).
 """
 
 from __future__ import annotations
@@ -25,6 +28,8 @@ class TileScorer:
     flip_tta: bool = False
     amp: bool = True
     channels_last: bool = True
+    compile: bool = False
+    compile_backend: str = "inductor"  # tests use "eager": the same graph capture without code generation
 
     def __post_init__(self) -> None:
         self.model = self.model.to(self.device).eval()
@@ -33,6 +38,7 @@ class TileScorer:
         self._channels_last = cuda and self.channels_last
         if self._channels_last:
             self.model = self.model.to(memory_format=torch.channels_last)
+        self._forward = torch.compile(self.model, backend=self.compile_backend) if self.compile else self.model
         self._mean = torch.tensor(self.mean, device=self.device).view(1, 3, 1, 1) * 255.0
         self._std = torch.tensor(self.std, device=self.device).view(1, 3, 1, 1) * 255.0
         num_classes = getattr(self.model, "num_classes", None)
@@ -41,7 +47,7 @@ class TileScorer:
 
     def _probs(self, x: torch.Tensor) -> torch.Tensor:
         with torch.autocast("cuda", dtype=torch.bfloat16, enabled=self._autocast):
-            logits = self.model(x)
+            logits = self._forward(x)
         return logits.float().softmax(dim=-1)
 
     @torch.inference_mode()
@@ -50,12 +56,16 @@ class TileScorer:
         probs_out, idx_out = [], []
         for start in range(0, len(tiles), self.batch_size):
             chunk = tiles[start:start + self.batch_size].to(self.device, non_blocking=True)
+            n = len(chunk)
+            if self.compile and n < self.batch_size:
+                chunk = torch.cat([chunk, chunk.new_zeros((self.batch_size - n, *chunk.shape[1:]))])
             x = chunk.permute(0, 3, 1, 2).float().sub_(self._mean).div_(self._std)
             if self._channels_last:
                 x = x.contiguous(memory_format=torch.channels_last)
             p = self._probs(x)
             if self.flip_tta:
                 p = (p + self._probs(x.flip(3))) / 2
+            p = p[:n]
             top = p.topk(self.top_k, dim=-1)
             probs_out.append(top.values)
             idx_out.append(top.indices)

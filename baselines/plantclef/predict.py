@@ -43,6 +43,7 @@ class RunOptions:
     flip_tta: bool = False
     amp: bool = True
     channels_last: bool = True
+    compile: bool = False  # torch.compile the model (first batch pays the compilation)
     flush_images: int = 256
     progress: bool = True
 
@@ -123,7 +124,8 @@ def predict_tiles(images: Path, out: Path, *, checkpoint: Path | None, class_map
     if todo:
         mean, std = normalisation(model)
         scorer = TileScorer(model, device, opts.save_top_k, mean, std, batch_size=opts.batch_size,
-                            flip_tta=opts.flip_tta, amp=opts.amp, channels_last=opts.channels_last)
+                            flip_tta=opts.flip_tta, amp=opts.amp, channels_last=opts.channels_last,
+                            compile=opts.compile)
         workers = opts.workers if opts.workers is not None else (min(16, os.cpu_count() or 1)
                                                                  if device.type == "cuda" else 0)
         tiles_per_image = _tiles_per_image(todo[0][1], preprocess)

@@ -73,3 +73,23 @@ def test_csv_mapping_and_errors_name_file_and_line(tmp_path):
         load_class_mapping(bad)
     with pytest.raises(MappingError, match="not found"):
         load_class_mapping(tmp_path / "nope.txt")
+
+
+def test_compiled_scorer_pads_the_last_batch_and_matches_eager():
+    """--compile: the same top-k as the plain model, with 7 tiles in batches of 3 (last batch padded)."""
+    from baselines.plantclef.inference import TileScorer
+
+    torch.manual_seed(0)
+    model, _ = build_model(PRESETS["tiny"], 5, None)
+    tiles = torch.randint(0, 256, (7, PRESETS["tiny"].img_size, PRESETS["tiny"].img_size, 3), dtype=torch.uint8)
+    args = dict(device=torch.device("cpu"), top_k=3, mean=(0.5, 0.5, 0.5), std=(0.25, 0.25, 0.25), batch_size=3)
+    plain_p, plain_i = TileScorer(model, **args)(tiles)
+    seen = []
+    compiled = TileScorer(model, **args, compile=True, compile_backend="eager")
+    forward = compiled._forward
+    assert forward is not model and hasattr(forward, "_orig_mod")  # the torch.compile wrapper
+    compiled._forward = lambda x: seen.append(len(x)) or forward(x)
+    comp_p, comp_i = compiled(tiles)
+    assert seen == [3, 3, 3]  # one input shape only: a single compilation
+    assert torch.equal(comp_i, plain_i) and torch.allclose(comp_p, plain_p, atol=1e-6)
+    assert comp_p.shape == (7, 3)
