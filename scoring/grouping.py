@@ -3,7 +3,7 @@
 No official rule maps a PlantCLEF quadrat id to its transect. Public pipelines
 disagree, so each rule here is a named, documented choice, never "the" rule.
 Measured on the 2,105 real PlantCLEF 2025 test ids (``../shared/real/``, see
-``tests/test_grouping.py`` which recomputes these numbers):
+``tests/scoring/test_grouping.py`` which recomputes these numbers):
 
 ==================  ======  ==============================================
 rule                groups  what it does
@@ -11,14 +11,14 @@ rule                groups  what it does
 ``strip-date``         656  drop a trailing ``-YYYYMMDD`` (repeat surveys
                             of one quadrat count once)
 ``first-n-parts``      257  keep the first n=3 dash-separated parts
+``regex``              425  ``FIVE_PATTERNS`` below: the five-pattern rule
+                            of DS@GT's 2nd-place 2025 solution
 ``regex``              183  ``SITE_PATTERNS`` below: one capture group
                             per data provider, first match wins, whole
                             id as fallback
 ==================  ======  ==============================================
 
-A five-pattern set used by one top 2025 team is reported to give 425 groups;
-its exact patterns are not public, so it is not reproduced here. An explicit
-``transect_id`` column in the solution always wins over any rule.
+An explicit ``transect_id`` column in the solution always wins over any rule.
 """
 
 from __future__ import annotations
@@ -38,6 +38,20 @@ SITE_PATTERNS: tuple[str, ...] = (
     r"^(LISAH-[^-]+-[^-]+)-",
     r"^(OPTMix-[^-]+-[^-]+)-",
     r"^(RNNB-[^-]+)-",
+)
+
+
+# The five-pattern rule of DS@GT's PlantCLEF 2025 solution (2nd place), re-expressed: their
+# ``extract_base_quadrat_id`` in github.com/dsgt-arc/plantclef-2025, plantclef/classification/aggregation.py,
+# used to pool predictions across the surveys of one place. These patterns match the same ids and capture
+# the same text (CBN and LISAH: all before the survey date; GUARDEN: three parts; OPTMix: two; RNNB: site
+# and plot); on the 2,105 real ids they give the 425 groups quoted for it.
+FIVE_PATTERNS: tuple[str, ...] = (
+    r"^(CBN-.*-.*)-[0-9]{8}$",
+    r"^(GUARDEN-[^-]*-[^-]*)-",
+    r"^(LISAH-.*)-[0-9]{8}$",
+    r"^(OPTMix-[0-9]+)-",
+    r"^(RNNB-[0-9]+-[0-9]+)-[0-9]{8}$",
 )
 
 

@@ -16,6 +16,7 @@ from pathlib import Path
 import click
 
 from baselines.plantclef.aggregate import STRATEGIES, AggregationConfig
+from baselines.plantclef.transects import RULES
 
 
 class InputProblem(click.ClickException):
@@ -74,7 +75,7 @@ def aggregation_options(fn):
                      help="Top up to this many species from the best tiles (0 allows empty predictions)."),
         click.option("--transect-mode", type=click.Choice(["none", "union", "mean"]), default="none",
                      show_default=True, help="Share predictions across the images of one transect."),
-        click.option("--transect-rule", type=click.Choice(["strip-date", "first-n-parts", "regex"]), default=None,
+        click.option("--transect-rule", type=click.Choice(list(RULES)), default=None,
                      help="Id -> transect rule (default: the competition's); none is official."),
     ]
     for opt in reversed(opts):
@@ -232,7 +233,7 @@ def _split(text: str, cast):
 @click.option("--min-votes", "min_votes", default="1,2", show_default=True)
 @click.option("--max-species", "max_species", default="none", show_default=True, help="e.g. none,10,20")
 @click.option("--transect-modes", default="none", show_default=True, help="e.g. none,union,mean")
-@click.option("--transect-rule", type=click.Choice(["strip-date", "first-n-parts", "regex"]), default=None)
+@click.option("--transect-rule", type=click.Choice(list(RULES)), default=None)
 @click.option("--min-species", type=click.IntRange(min=0), default=1, show_default=True)
 @click.option("--out-csv", type=click.Path(path_type=Path), default=None, help="Also write the table as CSV.")
 @click.option("--json", "as_json", is_flag=True, help="Print the table as JSON records.")

@@ -8,9 +8,10 @@ the competition definition's own rule (``strip-date`` for PlantCLEF).
 from __future__ import annotations
 
 from scoring.definition import CompetitionDefinition, GroupingSpec
-from scoring.grouping import SITE_PATTERNS, group_ids
+from scoring.grouping import FIVE_PATTERNS, SITE_PATTERNS, group_ids
 
-RULES = ("strip-date", "first-n-parts", "regex")
+PATTERN_SETS = {"five-pattern": FIVE_PATTERNS, "site": SITE_PATTERNS}
+RULES = ("strip-date", "first-n-parts", *PATTERN_SETS, "regex")  # "regex": an alias of "site", kept for old commands
 
 
 def transect_map(ids: list[str], definition: CompetitionDefinition, rule: str | None = None,
@@ -21,8 +22,8 @@ def transect_map(ids: list[str], definition: CompetitionDefinition, rule: str | 
         if spec is None or spec.rule in ("column-only", "whole-id"):
             raise ValueError(f"competition {definition.name} derives no transect from ids; pass --transect-rule "
                              f"({', '.join(RULES)})")
-    elif rule == "regex":
-        spec = GroupingSpec(name="transect", rule="regex", patterns=list(SITE_PATTERNS))
+    elif rule in PATTERN_SETS or rule == "regex":
+        spec = GroupingSpec(name="transect", rule="regex", patterns=list(PATTERN_SETS.get(rule, SITE_PATTERNS)))
     elif rule in RULES:
         spec = GroupingSpec(name="transect", rule=rule, n_parts=n_parts)
     else:

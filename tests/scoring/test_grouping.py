@@ -5,7 +5,7 @@ import csv
 import pytest
 
 from scoring.definition import GroupingSpec
-from scoring.grouping import SITE_PATTERNS, group_ids
+from scoring.grouping import FIVE_PATTERNS, SITE_PATTERNS, group_ids
 
 
 @pytest.fixture(scope="module")
@@ -18,6 +18,7 @@ def real_ids(shared_real):
 @pytest.mark.parametrize(("spec", "expected"), [
     (GroupingSpec(rule="strip-date"), 656),
     (GroupingSpec(rule="first-n-parts", n_parts=3), 257),
+    (GroupingSpec(rule="regex", patterns=list(FIVE_PATTERNS)), 425),
     (GroupingSpec(rule="regex", patterns=list(SITE_PATTERNS)), 183),
 ])
 def test_group_counts_on_real_ids(real_ids, spec, expected):
@@ -30,6 +31,10 @@ def test_rules_on_examples():
         "CBN-PdlC-A1", "GUARDEN-AMB-CF04-1-10", "RNNB-1-1", "2024-CEV3"]
     assert group_ids(ids, GroupingSpec(rule="regex", patterns=list(SITE_PATTERNS))) == [
         "CBN-PdlC-A1", "GUARDEN-AMB-CF04", "RNNB-1", "2024-CEV3-20240602"]  # no pattern: the whole id
+    five = ids + ["LISAH-BOU-0-10-20230523", "OPTMix-0108-P1-312-20231006", "CBN-Pla-B2-x-20200101"]
+    assert group_ids(five, GroupingSpec(rule="regex", patterns=list(FIVE_PATTERNS))) == [
+        "CBN-PdlC-A1", "GUARDEN-AMB-CF04", "RNNB-1-1", "2024-CEV3-20240602",
+        "LISAH-BOU-0-10", "OPTMix-0108", "CBN-Pla-B2-x"]  # CBN and LISAH: everything before the date
 
 
 def test_regex_rule_needs_one_capture_group():
