@@ -64,17 +64,11 @@ def grade(submission: str | Path | bytes, solution: str | Path | Solution,
     outcome = run_with_time_limit(_read_and_score, (submission, sol, definition, reveal_private, filename),
                                   seconds=limit, memory_bytes=memory_mb * 2**20)
     if outcome.kind == "raised" and outcome.error_type == "MemoryError":
-        result = GradeResult(competition=name, status="rejected", primary_metric=definition.primary_metric,
-                             errors=[ReportProblem(code="memory_limit_exceeded", message=(
-                                 f"grading this file needed more than {memory_mb:,} MiB of memory, the limit of "
-                                 "this competition; check that it is a plain CSV in the expected format"))])
-        result.host = HostInfo(diagnostics=[ReportProblem(code="memory_limit_exceeded", message=outcome.error_text)])
+        result = _over_limit(name, definition, "memory_limit_exceeded",
+                             f"needed more than {memory_mb:,} MiB of memory", outcome.error_text)
     elif outcome.kind == "timeout":
-        result = GradeResult(competition=name, status="rejected", primary_metric=definition.primary_metric,
-                             errors=[ReportProblem(code="time_limit_exceeded", message=(
-                                 f"grading this file took longer than {limit:g} seconds, the limit of this "
-                                 "competition; check that it is a plain CSV in the expected format"))])
-        result.host = HostInfo(diagnostics=[ReportProblem(code="time_limit_exceeded", message=outcome.error_text)])
+        result = _over_limit(name, definition, "time_limit_exceeded", f"took longer than {limit:g} seconds",
+                             outcome.error_text)
     elif outcome.kind == "ok":
         result = _from_report(ScoreReport.model_validate_json(outcome.value), name_ids)
     elif outcome.kind == "raised" and outcome.error_type == "HostError":
@@ -129,6 +123,15 @@ def _from_report(report: ScoreReport, name_ids: bool) -> GradeResult:
     metrics = report.metrics if status == "scored" else Metrics()
     return GradeResult(competition=report.competition, status=status, n_rows=report.n_rows, metrics=metrics,
                        warnings=report.warnings, errors=errors, host=HostInfo(details=report.details))
+
+
+def _over_limit(name: str, definition: CompetitionDefinition, code: str, what: str, diagnostic: str) -> GradeResult:
+    """The upload is refused: grading it went past a resource limit of the competition."""
+    message = (f"grading this file {what}, the limit of this competition; check that it is a plain CSV in the "
+               "expected format")
+    return GradeResult(competition=name, status="rejected", primary_metric=definition.primary_metric,
+                       errors=[ReportProblem(code=code, message=message)],
+                       host=HostInfo(diagnostics=[ReportProblem(code=code, message=diagnostic)]))
 
 
 def _host_failure(name: str, code: str, message: str, started: float) -> GradeResult:

@@ -56,6 +56,15 @@ def test_pipeline_end_to_end_leaves_sources_untouched(tmp_path):
     assert "team01/Olivier -> UNKNOWN" in out
 
 
+def plant_copy_of_a_test_row(fold, split: str) -> list[str]:
+    """Append to a fold manifest the first test row again, this time in ``split``; returns that row."""
+    rows = list(csv.reader(fold.open(encoding="utf-8")))
+    test_row = next(r for r in rows[1:] if r[4] == "test")
+    with fold.open("a", encoding="utf-8", newline="") as fh:
+        csv.writer(fh, lineterminator="\n").writerow(test_row[:4] + [split])
+    return test_row
+
+
 def test_check_leakage_catches_planted_cross_split_duplicate(small_pool, tmp_path, photos):
     run("catalog", small_pool, "-o", tmp_path / "cat.csv", "--workers", "1", "--no-progress")
     run("dedup", tmp_path / "cat.csv", "-o", tmp_path / "dedup.csv")
@@ -66,11 +75,7 @@ def test_check_leakage_catches_planted_cross_split_duplicate(small_pool, tmp_pat
     out = run("check-leakage", tmp_path / "leaky", "--catalog", tmp_path / "cat.csv", code=1)
     assert "same pHash" in out and "beta/Chênes/copy_of_alpha.jpg" in out and "alpha/Chênes/img0.jpg" in out
     # A planted row: the same image twice in one fold, once in train and once in test.
-    fold = tmp_path / "splits" / "toto" / "gamma.csv"
-    rows = list(csv.reader(fold.open(encoding="utf-8")))
-    test_row = next(r for r in rows[1:] if r[4] == "test")
-    with fold.open("a", encoding="utf-8", newline="") as fh:
-        csv.writer(fh, lineterminator="\n").writerow(test_row[:4] + ["train"])
+    plant_copy_of_a_test_row(tmp_path / "splits" / "toto" / "gamma.csv", "train")
     out = run("check-leakage", tmp_path / "splits", "--catalog", tmp_path / "cat.csv", code=1)
     assert "same image" in out and "toto/gamma" in out
 
@@ -81,11 +86,7 @@ def test_val_test_copy_is_a_leak_unless_that_boundary_is_left_out(small_pool, tm
     run("splits", tmp_path / "dedup.csv", "--protocol", "loto", "-o", tmp_path / "splits")
     run("check-leakage", tmp_path / "splits", "--catalog", tmp_path / "cat.csv")
     # A planted row: a test image of fold gamma also listed in its val split (it would pick the checkpoint).
-    fold = tmp_path / "splits" / "loto" / "gamma.csv"
-    rows = list(csv.reader(fold.open(encoding="utf-8")))
-    test_row = next(r for r in rows[1:] if r[4] == "test")
-    with fold.open("a", encoding="utf-8", newline="") as fh:
-        csv.writer(fh, lineterminator="\n").writerow(test_row[:4] + ["val"])
+    test_row = plant_copy_of_a_test_row(tmp_path / "splits" / "loto" / "gamma.csv", "val")
     out = run("check-leakage", tmp_path / "splits", "--catalog", tmp_path / "cat.csv", code=1)
     assert f"loto/gamma: same image (distance 0): test {test_row[0]} <-> val {test_row[0]}" in out
     out = run("check-leakage", tmp_path / "splits", "--catalog", tmp_path / "cat.csv",
