@@ -1,0 +1,78 @@
+"""Differential test: the numpy fast path and the csv-module slow path read every file alike.
+
+Every real, reference and bad-corpus file is read twice: as shipped, and with
+the vectorised tokenizer switched off (``field_spans`` returns None, so the
+``csv`` module and the per-cell parser do all the work). Ids, labels, line
+numbers and every problem (code, message, line, column) must be identical:
+the fast path is a shortcut, never a second opinion.
+"""
+
+from pathlib import Path
+
+import pytest
+
+from scoring import csv_spans
+from scoring.definition import load_competition
+from scoring.solution import load_solution
+from scoring.submission import read_submission
+
+REPO = Path(__file__).resolve().parents[2]
+CORPUS = sorted((REPO / "tests" / "hooks" / "corpus").glob("*.csv"))
+REFERENCE = sorted((REPO / "reference_submissions").glob("*/submissions/**/*.csv"))
+REAL = {
+    "plantclef2024_submission_dsgt_run_v1.csv": "plantclef2024",
+    "plantclef2025_submission_tiling_quadrat.csv": "plantclef2025",
+    "plantclef2025_submission_topk5.csv": "plantclef2025",
+    "plantclef2025_submission_vote_k5.csv": "plantclef2025",
+}
+
+
+def _summary(sub) -> dict:
+    return {
+        "ids": list(sub.ids),
+        "lines": sub.lines.tolist(),
+        "labels": sub.labels.to_lists() if sub.labels is not None else None,
+        "classes": sub.classes,
+        "problems": [p.as_dict() for p in sub.problems],
+    }
+
+
+def _both_ways(monkeypatch, read):
+    fast = read()
+    with monkeypatch.context() as m:
+        m.setattr(csv_spans, "field_spans", lambda *args, **kwargs: None)
+        slow = read()
+    return fast, slow
+
+
+def _cases():
+    for path in CORPUS:
+        yield pytest.param(path, "plantclef2025", id=f"corpus/{path.name}")
+    for path in REFERENCE:
+        yield pytest.param(path, path.relative_to(REPO / "reference_submissions").parts[0],
+                           id=str(path.relative_to(REPO / "reference_submissions")))
+
+
+@pytest.mark.parametrize(("path", "competition"), list(_cases()))
+def test_fast_and_slow_paths_read_alike(monkeypatch, path, competition):
+    definition = load_competition(competition)
+    fast, slow = _both_ways(monkeypatch, lambda: read_submission(path, definition))
+    assert _summary(fast) == _summary(slow)
+
+
+@pytest.mark.parametrize("name", sorted(REAL))
+def test_fast_and_slow_paths_read_real_files_alike(monkeypatch, shared_real, name):
+    definition = load_competition(REAL[name])
+    fast, slow = _both_ways(monkeypatch, lambda: read_submission(shared_real / name, definition))
+    assert fast.ok and _summary(fast) == _summary(slow)
+
+
+@pytest.mark.parametrize("competition", ["plantclef2025", "agrichallenge2024"])
+def test_fast_and_slow_paths_load_solutions_alike(monkeypatch, competition):
+    definition = load_competition(competition)
+    path = REPO / "reference_submissions" / competition / "solution.csv"
+    fast, slow = _both_ways(monkeypatch, lambda: load_solution(path, definition))
+    assert fast.ids == slow.ids and fast.groups == slow.groups
+    assert fast.split.tolist() == slow.split.tolist()
+    assert (fast.labels.to_lists() if fast.labels else fast.classes) == \
+           (slow.labels.to_lists() if slow.labels else slow.classes)
