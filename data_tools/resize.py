@@ -24,7 +24,7 @@ from data_tools.errors import DataError
 from data_tools.heif import HEIF_ERROR  # noqa: F401 - importing registers the HEIC opener
 from data_tools.parallel import pmap
 from data_tools.tables import write_table
-from scoring.atomic import atomic_write
+from scoring.runtime.atomic import atomic_write
 
 MANIFEST_COLUMNS = ["source_root", "source_path", "team", "class", "phash", "bytes", "mtime_ns",
                     "output_path", "out_width", "out_height", "status", "error"]

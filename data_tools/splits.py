@@ -30,7 +30,7 @@ import pandas as pd
 
 from data_tools.errors import DataError
 from data_tools.tables import write_table
-from scoring.atomic import write_text
+from scoring.runtime.atomic import write_text
 
 SPLIT_COLUMNS = ["image_id", "path", "team", "class", "split"]
 SPLIT_ORDER = {"train": 0, "val": 1, "test": 2}

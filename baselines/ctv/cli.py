@@ -218,7 +218,7 @@ def slurm_cmd(preset, splits, runs_dir, data_root, weights_dir, protocols, archs
     """Write an sbatch array script, one task per run of the sweep."""
     from baselines.ctv.config import make_config
     from baselines.ctv.slurm import sbatch_script
-    from scoring.atomic import write_text
+    from scoring.runtime.atomic import write_text
 
     try:
         make_config(preset, fold="-", **_overrides(params))  # reject bad values now, not on the cluster

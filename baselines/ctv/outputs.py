@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from scoring.atomic import atomic_write, write_text
+from scoring.runtime.atomic import atomic_write, write_text
 
 PREDICTION_COLUMNS = ("image_id", "team", "split", "true_label", "predicted_label", "confidence")
 SCHEMA_VERSION = 1

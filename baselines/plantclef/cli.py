@@ -34,7 +34,7 @@ def _guard(fn):
         from baselines.plantclef.predict import ResumeError
         from baselines.plantclef.submission import SubmissionRejected
         from baselines.plantclef.tile_scores import TileScoresError
-        from scoring.problems import HostError
+        from scoring.runtime.problems import HostError
 
         try:
             return fn(*args, **kwargs)
@@ -52,7 +52,7 @@ def _guard(fn):
 
 
 def _definition(name: str):
-    from scoring.definition import load_competition
+    from scoring.authoring.definitions import load_competition
 
     return load_competition(name)
 
@@ -245,7 +245,7 @@ def sweep(tile_scores, solution, competition, strategies, top_ks, thresholds, mi
     from baselines.plantclef.sweep import OVERFIT_WARNING, SweepGrid, render_table, run_sweep
     from baselines.plantclef.tile_scores import read_tile_scores
     from scoring.formatting import csv_text, json_number
-    from scoring.atomic import write_text
+    from scoring.runtime.atomic import write_text
 
     modes = tuple(None if m is None or m == "none" else m for m in _split(transect_modes, str))
     bad = [s for s in _split(strategies, str) if s not in STRATEGIES]

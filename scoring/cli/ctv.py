@@ -44,7 +44,7 @@ def summarize_cmd(results_csv, ddof, threshold, digits, as_json, out):
     Std rows), the per-group statistics, the agreement of team rankings across
     architectures, and the TOTO -> LOTO change.
     """
-    from scoring.atomic import write_text
+    from scoring.runtime.atomic import write_text
     from scoring.ctv.results_table import read_results
     from scoring.ctv.summarize import summarize
     from scoring.ctv.summary_markdown import render

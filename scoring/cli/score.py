@@ -25,7 +25,7 @@ def score(submission: Path, solution: Path, competition: str, as_json: bool, rev
 
     def body() -> int:
         from scoring.render import render_report
-        from scoring.scorer import score_file
+        from scoring.runtime.scorer import score_file
 
         definition = load_definition(competition)
         report = score_file(submission, solution, definition, reveal_private=reveal_private, own_team=own_team,

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import numpy as np
 
-from scoring.atomic import write_bytes
+from scoring.runtime.atomic import write_bytes
 from scoring.ctv.cross_team_matrix import CrossTeamMatrix
 from scoring.ctv.results_table import ResultsTable
 

@@ -17,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from scoring.atomic import write_text
+from scoring.runtime.atomic import write_text
 from scoring.ctv.cross_team_matrix import CrossTeamMatrix, toto_matrices
 from scoring.ctv.runs import RunSet, read_runs
 from scoring.ctv.summarize import Summary, summarize
