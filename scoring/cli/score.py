@@ -10,7 +10,7 @@ from scoring.cli.common import EXIT_OK, EXIT_REJECTED, competition_option, json_
 
 
 @click.command()
-@click.argument("submission", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.argument("submission", type=click.Path(exists=True, path_type=Path))
 @click.option("--solution", "-s", required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path),
               help="Ground truth CSV (id, labels, Usage or split column, optional transect_id / team).")
 @competition_option

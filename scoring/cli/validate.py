@@ -11,7 +11,7 @@ from scoring.cli.common import EXIT_OK, EXIT_REJECTED, competition_option, json_
 
 
 @click.command()
-@click.argument("submission", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.argument("submission", type=click.Path(exists=True, path_type=Path))
 @competition_option
 @click.option("--solution", "-s", type=click.Path(exists=True, dir_okay=False, path_type=Path),
               help="With a solution, also check that the ids match the test set.")

@@ -19,7 +19,6 @@ declared outputs themselves, from the returned ``GradeResult``.
 
 from __future__ import annotations
 
-import io
 import json
 import time
 import traceback
@@ -84,30 +83,20 @@ def grade(submission: str | Path | bytes, solution: str | Path | Solution,
 def _read_and_score(submission: str | Path | bytes, sol: Solution, definition: CompetitionDefinition,
                     reveal_private: bool, filename: str | None) -> str:
     """Runs in the child process: unpack, read, score; returns the report as JSON (cheap to send back)."""
-    from .scorer import score
     from .reading.submission import Submission, read_submission
-    from .reading.uploads import ZIP_MAGIC, EMPTY_ZIP_MAGIC, from_zip, open_upload
+    from .reading.uploads import unpack
+    from .scorer import score
 
-    if isinstance(submission, bytes):
-        if submission[:4] in (ZIP_MAGIC, EMPTY_ZIP_MAGIC) and len(submission) <= definition.limits.max_bytes:
-            upload = from_zip(io.BytesIO(submission), definition.limits, display_name=filename or "submission.zip")
-        else:
-            data, shown = submission, filename or "submission.csv"
-            upload = None
-    else:
-        try:
-            upload = open_upload(submission, definition.limits)
-        except FileNotFoundError as exc:
-            raise HostError("internal_error", str(exc)) from None
-    if upload is not None:
-        if not upload.ok:
-            return ScoreReport(competition=definition.name, status="rejected",
-                               errors=[ReportProblem.of(p) for p in upload.problems if p.severity == "error"],
-                               warnings=[ReportProblem.of(p) for p in upload.problems if p.severity == "warning"]
-                               ).to_json()
-        # A zip member is shown as "archive!member" (the archive's name already honours ``filename``).
-        data = upload.data
-        shown = upload.filename if "!" in upload.filename else (filename or upload.filename)
+    try:
+        upload = unpack(submission, definition.limits, filename=filename)
+    except FileNotFoundError as exc:
+        raise HostError("internal_error", str(exc)) from None
+    if not upload.ok:
+        return ScoreReport(competition=definition.name, status="rejected",
+                           errors=[ReportProblem.of(p) for p in upload.problems if p.severity == "error"],
+                           warnings=[ReportProblem.of(p) for p in upload.problems if p.severity == "warning"]
+                           ).to_json()
+    data, shown = upload.data, upload.filename
     sub: Submission = read_submission(data, definition, filename=shown, checked_ids=sol.checked_ids)
     report = score(sub, sol, definition, reveal_private=reveal_private)
     return report.to_json()

@@ -18,13 +18,20 @@ from .problems import HostError, ProblemLog
 from .report import Metrics, ReportProblem, ScoreReport
 from .reading.solution import Solution, load_solution
 from .reading.submission import Submission, read_submission
+from .reading.uploads import unpack
 
 
 def score_file(submission: str | Path | bytes, solution: str | Path | Solution, definition: CompetitionDefinition,
                *, reveal_private: bool = False, own_team: str | None = None,
                val_accuracy: float | None = None, filename: str | None = None) -> ScoreReport:
+    """Read an upload (a CSV, a zip holding one, a folder holding one) and score it: ``grade`` without the guard."""
     sol = solution if isinstance(solution, Solution) else load_solution(solution, definition)
-    sub = read_submission(submission, definition, filename=filename, checked_ids=sol.checked_ids)
+    upload = unpack(submission, definition.limits, filename=filename)
+    if not upload.ok:
+        return ScoreReport(competition=definition.name, status="rejected", primary_metric=definition.primary_metric,
+                           errors=[ReportProblem.of(p) for p in upload.problems if p.severity == "error"],
+                           warnings=[ReportProblem.of(p) for p in upload.problems if p.severity == "warning"])
+    sub = read_submission(upload.data, definition, filename=upload.filename, checked_ids=sol.checked_ids)
     return score(sub, sol, definition, reveal_private=reveal_private, own_team=own_team, val_accuracy=val_accuracy)
 
 

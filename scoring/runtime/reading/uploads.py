@@ -48,6 +48,24 @@ class Upload:
         return self.data is not None
 
 
+def unpack(submission: str | Path | bytes, limits: Limits, *, filename: str | None = None) -> Upload:
+    """What every command and hook does first: the bytes of the one CSV in an upload (path or bytes).
+
+    ``filename`` is how the file is named in messages (the upload's own name by
+    default); a zip member is shown as ``archive!member``.
+    """
+    if isinstance(submission, bytes):
+        if submission[:4] in (ZIP_MAGIC, EMPTY_ZIP_MAGIC) and len(submission) <= limits.max_bytes:
+            import io
+
+            return from_zip(io.BytesIO(submission), limits, display_name=filename or "submission.zip")
+        return Upload(submission, filename or "submission.csv")
+    upload = open_upload(submission, limits)
+    if upload.ok and "!" not in upload.filename and filename:
+        upload.filename = filename
+    return upload
+
+
 def open_upload(path: str | Path, limits: Limits) -> Upload:
     """Bytes of the submission at ``path``: a file, a zip holding one file, or a folder holding one file.
 
