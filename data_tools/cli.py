@@ -171,11 +171,15 @@ def classes(source, class_map):
 @click.option("--seed", type=int, default=42, show_default=True)
 @click.option("--val-fraction", type=float, default=0.3, show_default=True)
 @click.option("--preset", type=click.Choice(["paper", "official"]), default="paper", show_default=True,
-              help="paper: LOTO stratified by team and class; official: by class (the public script).")
+              help="paper: seeded per fold, LOTO stratified by team and class; official: the public script's "
+                   "scikit-learn train_test_split per fold (same seed every fold, stratified by class).")
 @click.option("--stratify", type=click.Choice(["team_class", "class"]), default=None,
               help="Overrides the preset's LOTO stratification.")
+@click.option("--listing", type=click.Path(exists=True, dir_okay=False, path_type=Path), default=None,
+              help="official only: the image order the script saw (one path per line, its Path.iterdir order); "
+                   "default: sorted.")
 @_input_errors
-def splits(catalog_file, protocol, output, seed, val_fraction, preset, stratify):
+def splits(catalog_file, protocol, output, seed, val_fraction, preset, stratify, listing):
     """TOTO/LOTO split manifests (image_id, path, team, class, split) of a clean catalog."""
     from data_tools.catalog import read_catalog
     from data_tools.splits import SPLIT_PRESETS, make_splits, summarize_splits
@@ -183,7 +187,8 @@ def splits(catalog_file, protocol, output, seed, val_fraction, preset, stratify)
     df = read_catalog(catalog_file)
     stratify = stratify or SPLIT_PRESETS[preset]["stratify"]
     for proto in (["toto", "loto"] if protocol == "both" else [protocol]):
-        paths = make_splits(df, proto, output, seed=seed, val_fraction=val_fraction, stratify=stratify)
+        paths = make_splits(df, proto, output, seed=seed, val_fraction=val_fraction, stratify=stratify,
+                            method=SPLIT_PRESETS[preset]["method"], listing=listing)
         click.echo(summarize_splits(paths))
 
 
