@@ -112,16 +112,19 @@ def dedup_cmd(catalog_file, output, preset, radius, team_order, deprioritise, mo
 @click.option("--exif-transpose", is_flag=True, help="Apply the EXIF orientation first (the study did not).")
 @click.option("--manifest", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Source -> output manifest (default OUT/resize_manifest.csv).")
+@click.option("--preset", type=click.Choice(["paper", "official"]), default="paper", show_default=True,
+              help="paper: long side rounded, integer crop offset; official: the public notebook's pixels bit for "
+                   "bit (long side truncated, float crop offset rounded half to even by Pillow).")
 @WORKERS
 @PROGRESS
 @_input_errors
-def resize(table, out, size, resume, exif_transpose, manifest, workers, progress):
+def resize(table, out, size, resume, exif_transpose, manifest, preset, workers, progress):
     """Resize the kept files of a dedup table (or all readable files of a catalog) into OUT."""
     from data_tools.catalog import read_catalog
     from data_tools.resize import resize_tree, summarize_resize
 
     m = resize_tree(read_catalog(table), out, size=size, resume=resume, progress=progress, workers=workers,
-                    exif_transpose=exif_transpose, manifest=manifest)
+                    exif_transpose=exif_transpose, manifest=manifest, rule=preset)
     click.echo(summarize_resize(m))
     if (m["status"] == "error").any():
         sys.exit(3)
