@@ -73,14 +73,17 @@ def catalog(root, output, workers, resume, fast, class_map, progress):
               help="Hamming radius; 0 groups identical hashes only (the study's rule).")
 @click.option("--team-order", default=None, help="Comma-separated team priority for the paper rule "
               "(default: alphabetical).")
-@click.option("--deprioritise", multiple=True, help="Team that loses ties under the official rule (repeatable).")
+@click.option("--deprioritise", multiple=True, help="Team that loses ties under the official rule (repeatable; "
+              "default AI-4o, as the notebook; --deprioritise '' for none).")
+@click.option("--order", type=click.Choice(["sorted", "walk"]), default="sorted", show_default=True,
+              help="official: the last tie-break, catalog (sorted) order or the notebook's os.walk order.")
 @click.option("--move-to", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Move dropped files to DIR/<team>/<class>/... (dry run unless --apply).")
 @click.option("--link-to", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Symlink dropped files into DIR for review (dry run unless --apply).")
 @click.option("--apply", "do_apply", is_flag=True, help="Really move or link (default: print what would happen).")
 @_input_errors
-def dedup_cmd(catalog_file, output, preset, radius, team_order, deprioritise, move_to, link_to, do_apply):
+def dedup_cmd(catalog_file, output, preset, radius, team_order, deprioritise, order, move_to, link_to, do_apply):
     """Group duplicate images and decide which copy to keep (writes keep/drop, never deletes)."""
     from data_tools.catalog import read_catalog
     from data_tools.dedup import apply_drops, dedup, summarize_dedup
@@ -88,9 +91,10 @@ def dedup_cmd(catalog_file, output, preset, radius, team_order, deprioritise, mo
 
     if move_to and link_to:
         raise click.UsageError("give --move-to or --link-to, not both")
-    order = [t.strip() for t in team_order.split(",") if t.strip()] if team_order else None
-    df = dedup(read_catalog(catalog_file), preset=preset, radius=radius, team_order=order,
-               deprioritise=list(deprioritise))
+    order_of_teams = [t.strip() for t in team_order.split(",") if t.strip()] if team_order else None
+    demoted = [t for t in deprioritise if t] if deprioritise else None
+    df = dedup(read_catalog(catalog_file), preset=preset, radius=radius, team_order=order_of_teams,
+               deprioritise=demoted, order=order)
     write_table(df, output)
     click.echo(summarize_dedup(df))
     click.echo(f"wrote {output}")
