@@ -11,8 +11,8 @@ accuracy), the count of ``correct == True`` rows; per summary JSON each team's
 ``final_results``, ``avg_accuracy`` = mean and ``std_accuracy`` = population
 std (ddof 0, numpy's default, as the script computes it) of the test
 accuracies; per TOTO matrix every off-diagonal cell (the accuracy on that test
-team) and the empty diagonal. agrieval runs: ``val_acc``, ``test_acc`` and
-``per_test_team_acc`` of run.json.
+team) and the empty diagonal. agrieval runs: ``train_acc``, ``val_acc``,
+``test_acc`` and ``per_test_team_acc`` of run.json.
 
 The best val accuracy is the val accuracy of the epoch the script selected; it
 equals the val accuracy of the predictions when the selected weights were
@@ -142,10 +142,10 @@ def check_script(tree, runs: list[Run], warnings: list[str]) -> list[Check]:
 def check_agrieval(runs: list[Run]) -> list[Check]:
     checks = []
     for r in runs:
-        for key, split in (("val_acc", "val"), ("test_acc", "test")):
+        for key, split in (("train_acc", "train"), ("val_acc", "val"), ("test_acc", "test")):
             v = r.stored.get(key)
             if isinstance(v, (int, float)) and not isinstance(v, bool):
-                checks.append(Check(r.meta_file, f"{key} (x100)", 100.0 * v, r.pct(split)))
+                checks.append(Check(r.meta_file, f"{key} (x100)", 100.0 * v, r.pct(split) if r.n[split] else None))
         teams = r.stored.get("per_test_team_acc")
         if isinstance(teams, dict):
             for t, v in sorted(teams.items()):

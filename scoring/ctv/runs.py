@@ -222,7 +222,7 @@ def read_agrieval_run(meta_path: Path) -> Run:
                     fold=meta["fold"].strip(), arch=meta["arch"].strip(),
                     train_teams=train if isinstance(train, list) else None)
     run.history = _read_history(meta_path.parent / "history.jsonl")
-    run.stored = {k: meta[k] for k in ("val_acc", "test_acc", "per_test_team_acc") if k in meta}
+    run.stored = {k: meta[k] for k in ("train_acc", "val_acc", "test_acc", "per_test_team_acc") if k in meta}
     return run
 
 
