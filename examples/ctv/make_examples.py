@@ -95,7 +95,7 @@ def main() -> None:
                 val = [p[3] == p[4] for p in preds if p[2] == "val"]
                 test = [p[3] == p[4] for p in preds if p[2] == "test"]
                 meta = {"protocol": protocol, "arch": arch, "fold": fold, "train_teams": train,
-                        "val_acc": round(sum(val) / len(val), 6), "test_acc": round(sum(test) / len(test), 6),
+                        "val_acc": sum(val) / len(val), "test_acc": sum(test) / len(test),
                         "seed": 42, "preset": "paper"}
                 (run / "run.json").write_text(json.dumps(meta, indent=2, sort_keys=True) + "\n", encoding="utf-8")
 
