@@ -22,6 +22,7 @@ ALIASES: dict[str, str] = {
 
 
 def canonical_arch(name: str) -> str:
-    """``densenet`` -> ``densenet121``, ``swin`` -> ``swin_base``, ``swin_tiny_patch4_window7_224.ms_in1k`` -> ``swin_tiny``."""
+    """``densenet`` -> ``densenet121``, ``swin`` -> ``swin_base``, ``swin_tiny_patch4_window7_224.ms_in1k`` ->
+    ``swin_tiny``; any other name as written."""
     text = name.strip()
     return ALIASES.get(text.lower(), ALIASES.get(text.lower().split(".")[0], text))

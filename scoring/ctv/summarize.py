@@ -169,9 +169,11 @@ def agreement_stats(x, y) -> tuple[dict[str, tuple[float, float]], str]:
         return stats, "undefined"
     if len(x) <= MAX_EXACT_N:
         exact = exact_pvalues(x, y)
-        return {k: (st, exact[k]) for k, (st, _) in stats.items()}, f"exact permutation ({math.factorial(len(x))} pairings)"
+        method = f"exact permutation ({math.factorial(len(x))} pairings)"
+        return {k: (st, exact[k]) for k, (st, _) in stats.items()}, method
     floor = perfect_agreement_pvalue(len(x))
-    return {k: (st, p if p > 0 else floor) for k, (st, p) in stats.items()}, "scipy (0 replaced by 2/n!)"
+    fixed = {k: (st, p if p > 0 else floor) for k, (st, p) in stats.items()}
+    return fixed, "scipy (asymptotic; a perfect ranking gets 2/n!)"
 
 
 def _reduction(before: float, after: float) -> float | None:

@@ -53,7 +53,8 @@ def test_every_stored_number_is_reproduced(report):
     """Independent recomputation from the raw files, compared with what the script stored and the report says."""
     out, _ = report
     runs = {(r["protocol"], r["fold"]): r for r in _csv(out / "runs.csv")}
-    team_acc = {(r["protocol"], r["fold"], r["test_team"]): float(r["accuracy"]) for r in _csv(out / "team_accuracy.csv")}
+    team_acc = {(r["protocol"], r["fold"], r["test_team"]): float(r["accuracy"])
+                for r in _csv(out / "team_accuracy.csv")}
     for tree, scen in ((TOTO, "TOTO"), (LOTO, "LOTO")):
         summary = json.loads((tree / "results" / f"{scen}_densenet_summary.json").read_text())
         accs = []
@@ -75,8 +76,8 @@ def test_every_stored_number_is_reproduced(report):
             assert float(row["test_acc"]) == pytest.approx(meta["final_results"]["test_accuracy"], abs=1e-9)
             assert float(row["val_acc"]) == pytest.approx(meta["final_results"]["best_val_accuracy"], abs=1e-9)
             train = pred[pred["split"] == "train"]
-            assert float(row["train_acc"]) == pytest.approx(100 * (train["true_label"] == train["predicted_label"]).mean(),
-                                                            abs=1e-9)
+            train_acc = 100 * (train["true_label"] == train["predicted_label"]).mean()
+            assert float(row["train_acc"]) == pytest.approx(train_acc, abs=1e-9)
             accs.append(float(row["test_acc"]))
         assert summary["avg_accuracy"] == pytest.approx(np.mean(accs), abs=1e-9)
         assert summary["std_accuracy"] == pytest.approx(np.std(accs, ddof=0), abs=1e-9)

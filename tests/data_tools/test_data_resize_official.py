@@ -68,7 +68,8 @@ def test_paper_rule_differs_where_its_geometry_differs():
     differ = {(w, h) for w, h in AWKWARD
               if not np.array_equal(np.asarray(square_resize(noise(w, h, 1), 336, "paper")),
                                     np.asarray(square_resize(noise(w, h, 1), 336, "official")))}
-    expected = {(w, h) for w, h in AWKWARD if w != h and geometry(w, h, 336, "paper") != geometry(w, h, 336, "official")}
+    expected = {(w, h) for w, h in AWKWARD
+                if w != h and geometry(w, h, 336, "paper") != geometry(w, h, 336, "official")}
     assert differ == expected
     assert (1201, 899) in differ and (420, 380) in differ  # 448.67 -> 449 vs 448; 371.37 -> 371, offset 17.5 -> 18
     assert 0 < len(differ) < len(AWKWARD)
