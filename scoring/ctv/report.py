@@ -33,7 +33,7 @@ from scoring.ctv import paper_figures
 from scoring.ctv.cross_check import summary_line
 from scoring.ctv.cross_team_matrix import CrossTeamMatrix, toto_matrices
 from scoring.ctv.runs import SPLITS, RunSet, read_runs
-from scoring.ctv.summarize import Summary, _clean, summarize
+from scoring.ctv.summarize import Summary, json_safe, summarize
 from scoring.ctv.summary_markdown import format_pvalue, per_team_tables, summary_tables
 from scoring.formatting import csv_text, fmt, markdown_table
 
@@ -50,8 +50,8 @@ class ReportResult:
     warnings: list[str] = field(default_factory=list)
 
     def as_dict(self) -> dict:
-        return {"n_runs": len(self.runs), "files": self.files, "summary": self.summary.as_dict() | _clean(self.extra),
-                "warnings": self.warnings}
+        return {"n_runs": len(self.runs), "files": self.files,
+                "summary": self.summary.as_dict() | json_safe(self.extra), "warnings": self.warnings}
 
 
 def _slug(text: str) -> str:
@@ -121,7 +121,7 @@ def build_report(runs_dirs: str | Path | Sequence[str | Path], out_dir: Path, *,
         ["protocol", "arch", "epoch", "split", "n_runs", "mean", "std", "ddof"],
         [[g["protocol"], g["arch"], g["epoch"], s, g[s]["n_runs"], fmt(g[s]["mean"], FULL), fmt(g[s]["std"], FULL),
           g["ddof"]] for g in extra["learning_curves"] for s in SPLITS if g[s]["n_runs"]]))
-    write("summary.json", json.dumps(summary.as_dict() | _clean(extra), indent=2, sort_keys=True) + "\n")
+    write("summary.json", json.dumps(summary.as_dict() | json_safe(extra), indent=2, sort_keys=True) + "\n")
     for m in matrices:
         header, rows = matrix_rows(m, FULL)
         write(f"cross_team_{_slug(m.arch)}.csv", csv_text(header, [[c.rstrip("*") for c in r] for r in rows]))

@@ -73,18 +73,19 @@ class Summary:
 
     def as_dict(self) -> dict:
         return {"schema_version": SCHEMA_VERSION, "ddof": dict(self.ddof), "threshold": self.threshold,
-                "groups": _clean(self.groups), "agreement": _clean(self.agreement),
-                "protocol_change": _clean(self.protocol_change), "warnings": list(self.warnings)}
+                "groups": json_safe(self.groups), "agreement": json_safe(self.agreement),
+                "protocol_change": json_safe(self.protocol_change), "warnings": list(self.warnings)}
 
     def group(self, protocol: str, arch: str) -> dict:
         return next(g for g in self.groups if g["protocol"] == protocol and g["arch"] == arch)
 
 
-def _clean(obj):
+def json_safe(obj):
+    """Floats rounded for stable JSON (``json_number``), NaN as null, in nested dicts and lists."""
     if isinstance(obj, dict):
-        return {k: _clean(v) for k, v in obj.items()}
+        return {k: json_safe(v) for k, v in obj.items()}
     if isinstance(obj, list):
-        return [_clean(v) for v in obj]
+        return [json_safe(v) for v in obj]
     if isinstance(obj, float):
         return json_number(obj)
     return obj
