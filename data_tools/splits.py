@@ -163,7 +163,10 @@ def fold_manifest(pool: pd.DataFrame, protocol: str, fold: str, *, seed: int, va
         if "_pos" not in dev.columns:
             dev = dev.assign(_pos=np.arange(len(dev)))  # sorted pool: listing = image_id order
         dev = script_order(dev)
-        is_val = script_val(dev, val_fraction=val_fraction, seed=seed, by_team=by_team)
+        try:
+            is_val = script_val(dev, val_fraction=val_fraction, seed=seed, by_team=by_team)
+        except DataError as exc:
+            raise DataError(exc.code, f"{protocol.upper()} fold {fold}: {exc.message}") from None
     else:
         is_val = stratified_val(dev, val_fraction=val_fraction, by_team=by_team, seed_parts=(seed, protocol, fold))
     out = pd.concat([dev.assign(split=np.where(is_val, "val", "train")), test.assign(split="test")])

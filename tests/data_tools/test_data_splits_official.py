@@ -162,3 +162,11 @@ def test_cli_official_listing(tmp_path):
     for fold, val in expected.items():
         m = pd.read_csv(tmp_path / "s" / "loto" / f"{fold}.csv")
         assert set(m.loc[m["split"] == "val", "image_id"]) == val
+
+
+def test_too_small_fold_names_the_fold(tmp_path):
+    pool = [p for p in POOL if not (p.startswith("t2/tipu/") and not p.endswith("/000.jpg"))]  # one t2 tipu image
+    with pytest.raises(DataError) as info:
+        make_splits(catalog_of(pool), "toto", tmp_path, stratify="class", method="script")
+    assert info.value.code == "split_too_small" and info.value.message.startswith("TOTO fold t2:")
+    assert "'tipu'" in info.value.message
