@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import torch
-from conftest import tiny_config
+from ctv_fixtures import tiny_config
 from torchvision import transforms as T
 
 from baselines.ctv.config import PRESET_SOURCES, make_config, preset_archs

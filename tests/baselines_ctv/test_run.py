@@ -6,7 +6,7 @@ import json
 
 import pandas as pd
 import pytest
-from conftest import tiny_config
+from ctv_fixtures import tiny_config
 from sklearn.metrics import accuracy_score
 
 from baselines.ctv.errors import CTVError
