@@ -226,6 +226,21 @@ def read_agrieval_run(meta_path: Path) -> Run:
     return run
 
 
+def _label_side_by_side(runs: list[Run]) -> None:
+    """An arch that both layouts ran for the same (protocol, fold) becomes two groups, ``<arch> (<layout>)``.
+
+    So the public script's runs and agrieval's of one backbone sit side by
+    side in every table (and their agreement is computed) instead of clashing.
+    """
+    layouts: dict[tuple[str, str, str], set[str]] = {}
+    for r in runs:
+        layouts.setdefault((r.protocol, r.arch, r.fold), set()).add(r.layout)
+    shared = {arch for (_, arch, _), kinds in layouts.items() if len(kinds) > 1}
+    for r in runs:
+        if r.arch in shared:
+            r.arch = f"{r.arch} ({r.layout})"
+
+
 def read_runs(runs_dirs: str | Path | Sequence[str | Path],
               progress: Callable[[str], None] | None = None) -> RunSet:
     """Every run under one or several folders (each an agrieval runs folder or a script output tree)."""
@@ -258,6 +273,7 @@ def read_runs(runs_dirs: str | Path | Sequence[str | Path],
         checks += cross_check.check_agrieval([r for r in found if r.layout == "agrieval"])
         checks += cross_check.check_script(script, [r for r in found if r.layout == "agri_script"], warnings)
         runs += found
+    _label_side_by_side(runs)
     seen: dict[tuple[str, str, str], Run] = {}
     for r in runs:
         key = (r.protocol, r.arch, r.fold)

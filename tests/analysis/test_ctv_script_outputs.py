@@ -143,9 +143,18 @@ def test_script_and_kit_runs_share_one_vocabulary(tmp_path):
                           "predicted_label": pred["predicted_label"], "confidence": pred["confidence"] / 100})
     frame.to_csv(kit / "predictions.csv", index=False)
     (kit / "run.json").write_text(json.dumps({"protocol": "toto", "arch": "densenet121", "fold": "team01"}))
-    with pytest.raises(InputError) as info:  # the same run twice, under two names of one backbone
-        read_runs([TOTO, tmp_path / "kit"])
-    assert info.value.code == "bad_run" and "'densenet' and 'densenet121' are both 'densenet121'" in info.value.message
+    # the same fold run by the script and by the kit: side by side, one group per layout
+    both = read_runs([TOTO, tmp_path / "kit"])
+    assert sorted({r.arch for r in both.runs}) == ["densenet121 (agri_script)", "densenet121 (agrieval)"]
+    kit_run = next(r for r in both.runs if r.layout == "agrieval")
+    script_run = next(r for r in both.runs if r.fold == "team01" and r.layout == "agri_script")
+    assert kit_run.pct("test") == script_run.pct("test")  # the same predictions, read through both layouts
+    dup = tmp_path / "dup" / "TOTO" / "densenet" / "team01"  # the same layout twice is an error
+    shutil.copytree(kit, dup)
+    with pytest.raises(InputError) as info:
+        read_runs([tmp_path / "kit", tmp_path / "dup"])
+    assert info.value.code == "bad_run" and "'densenet121' and 'densenet121' are both 'densenet121'" in \
+        info.value.message
     rs = read_runs([LOTO, tmp_path / "kit"])  # kit TOTO + script LOTO: one arch, both protocols
     assert {(r.protocol, r.arch, r.layout) for r in rs.runs} == {("TOTO", "densenet121", "agrieval"),
                                                                 ("LOTO", "densenet121", "agri_script")}
