@@ -70,7 +70,8 @@ def summarize_cmd(results_csv, ddof, threshold, digits, as_json, out):
 @ctv.command("report")
 @click.argument("runs_dirs", metavar="RUNS_DIR...", nargs=-1, required=True, type=click.Path(file_okay=False))
 @click.option("--out", "out_dir", type=click.Path(file_okay=False), default="ctv-report", show_default=True,
-              help="Folder for report.md, report.html, tables and plots (never inside the run folders).")
+              help="Folder for report.md, report.html, tables and plots (by default outside the run folders, "
+                   "which may be read-only).")
 @click.option("--plots/--no-plots", default=False, show_default=True, help="Draw PNG figures (needs matplotlib).")
 @click.option("--ddof", type=click.Choice(["paper", "0", "1"]), default="paper", show_default=True,
               help="Std ddof: paper = TOTO 0 and LOTO 1 (the paper's Tables 6 and 7), or one value for both.")
