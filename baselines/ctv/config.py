@@ -146,8 +146,8 @@ PRESETS: dict[str, dict] = {
 PRESET_SOURCES: dict[str, str] = {
     "paper": ("the paper: DenseNet121 and Swin-Tiny, head dropout 0.3 + linear, AdamW lr 1e-4 wd 1e-4, cosine to "
               "1e-6, batch 32, 20 epochs, 224 px, seed 42, ImageNet weights; where the paper is silent "
-              "(augmentation magnitudes, Resize((256, 256)) before the crop, drop_last, grad clip 1.0) the public "
-              "script's values"),
+              "(it gives no augmentation magnitudes, Resize((256, 256)) before the crop, drop_last or grad clip) "
+              "the public script's values"),
     "official": ("the public script 4.agri_challenge_ctv_cli_v3.py: densenet121 and swin_base, each with "
                  "Dropout-Linear(512)-ReLU-BatchNorm1d-Dropout-Linear, get_transforms() augmentation, drop_last=True, "
                  "AdamW/cosine/clip as in train_model(); seeds stay per fold (the script's one global stream is "
