@@ -2,9 +2,17 @@
 
 Per image (the study's recipe): convert to RGB, scale so the *shorter* side is
 ``size`` with bicubic resampling (small images are upscaled), centre-crop the
-longer side to ``size`` (left/top offset ``(long - size) // 2``); square
-images go straight to ``size x size``. JPEG quality 95. No EXIF transpose
-unless asked (the study's hashes and crops were on pixels as stored).
+longer side to ``size``; square images go straight to ``size x size``. JPEG
+quality 95. No EXIF transpose unless asked (the study's hashes and crops were
+on pixels as stored). Two rules for the long side and the crop offset:
+
+* ``paper`` (default; the paper only says "shorter side to 336, centre crop"):
+  long' = round(long * size / short), offset = (long' - size) // 2;
+* ``official`` (the public notebook ``3.build_resized_dataset.ipynb``, bit for
+  bit): long' = int(long * size / short) (truncated), and the crop box is given
+  to Pillow at the float offset (long' - size) / 2, which Pillow rounds half
+  to even. The two rules give different pixels for many sizes (one column
+  more or less before the crop, or a crop one pixel over).
 
 Every output goes through a temporary file and a no-overwrite rename. Two
 sources mapping to one output path is an error naming both, raised before
@@ -31,11 +39,24 @@ MANIFEST_COLUMNS = ["source_root", "source_path", "team", "class", "phash", "byt
 JPEG_QUALITY = 95
 
 
-def square_resize(img: Image.Image, size: int) -> Image.Image:
-    """Shorter side to ``size`` (bicubic), then centre crop to ``size x size``."""
+RESIZE_RULES = ("paper", "official")
+
+
+def square_resize(img: Image.Image, size: int, rule: str = "paper") -> Image.Image:
+    """Shorter side to ``size`` (bicubic), then centre crop to ``size x size`` (``rule``: module docstring)."""
+    if rule not in RESIZE_RULES:
+        raise DataError("bad_option", f"resize rule must be one of {RESIZE_RULES}, got {rule!r}")
     w, h = img.size
     if w == h:
         return img.resize((size, size), Image.Resampling.BICUBIC)
+    if rule == "official":  # the notebook's own statements, so that Pillow rounds the float box as it did there
+        if w < h:
+            tmp = img.resize((size, int(h * size / w)), Image.Resampling.BICUBIC)
+            left, top = 0, (tmp.height - size) / 2
+        else:
+            tmp = img.resize((int(w * size / h), size), Image.Resampling.BICUBIC)
+            left, top = (tmp.width - size) / 2, 0
+        return tmp.crop((left, top, left + size, top + size))
     scale = size / min(w, h)
     nw, nh = max(size, round(w * scale)), max(size, round(h * scale))
     img = img.resize((nw, nh), Image.Resampling.BICUBIC)
@@ -43,13 +64,13 @@ def square_resize(img: Image.Image, size: int) -> Image.Image:
     return img.crop((left, top, left + size, top + size))
 
 
-def _resize_task(task: tuple[str, str, int, bool]) -> tuple[int, int, str]:
-    src, dst, size, transpose = task
+def _resize_task(task: tuple[str, str, int, bool, str]) -> tuple[int, int, str]:
+    src, dst, size, transpose, rule = task
     try:
         with Image.open(src) as img:
             if transpose:
                 img = ImageOps.exif_transpose(img)
-            out = square_resize(img.convert("RGB"), size)
+            out = square_resize(img.convert("RGB"), size, rule)
         with atomic_write(dst, "wb", overwrite=False, encoding=None) as fh:
             out.save(fh, "JPEG", quality=JPEG_QUALITY)
         return size, size, ""
@@ -82,13 +103,16 @@ def select_sources(df: pd.DataFrame) -> pd.DataFrame:
 
 def resize_tree(catalog_or_dedup_df: pd.DataFrame, out_root, *, size: int = 336, resume: bool = False,
                 progress: bool = True, workers: int | None = None, exif_transpose: bool = False,
-                manifest: str | Path | None = None) -> pd.DataFrame:
+                manifest: str | Path | None = None, rule: str = "paper") -> pd.DataFrame:
     """Write the clean tree under ``out_root``; return (and write) the source -> output manifest.
 
     The manifest goes to ``manifest`` or ``out_root/resize_manifest.csv``.
+    ``rule`` is ``paper`` or ``official`` (module docstring).
     """
     if size < 8:
         raise DataError("bad_option", f"--size must be at least 8, got {size}")
+    if rule not in RESIZE_RULES:
+        raise DataError("bad_option", f"resize rule must be one of {RESIZE_RULES}, got {rule!r}")
     out_root = Path(out_root).resolve()
     rows = select_sources(catalog_or_dedup_df)
     outputs = [f"{t}/{c}/{h}.jpg" for t, c, h in zip(rows["team"], rows["class"], rows["phash"])]
@@ -114,8 +138,8 @@ def resize_tree(catalog_or_dedup_df: pd.DataFrame, out_root, *, size: int = 336,
                         else "already exists (use --resume to continue an interrupted run)")
                 raise DataError("output_exists", f"{dst} {what}; refusing to overwrite it")
     todo = [k for k, s in enumerate(status) if s == "todo"]
-    tasks = [(str(Path(rows.at[k, "root"]) / rows.at[k, "path"]), str(out_root / outputs[k]), size, exif_transpose)
-             for k in todo]
+    tasks = [(str(Path(rows.at[k, "root"]) / rows.at[k, "path"]), str(out_root / outputs[k]), size, exif_transpose,
+              rule) for k in todo]
     results = {k: res for k, res in zip(todo, pmap(_resize_task, tasks, workers=workers, desc="resize",
                                                    progress=progress), strict=True)}
     records = []
