@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import click
 
 
@@ -36,3 +38,36 @@ def show(name: str) -> None:
     source = TOML_DIR / f"{name}.toml" if name in available_competitions() else Path(d.source_path)
     click.echo(f"# {source}")
     click.echo(source.read_text(encoding="utf-8"))
+
+
+@competitions.command()
+@click.argument("toml_file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--output", "-o", required=True, type=click.Path(dir_okay=False, path_type=Path),
+              help="The frozen definition to write (.json); refused if it exists.")
+def freeze(toml_file, output) -> None:
+    """Validate a TOML definition and write it frozen (JSON, vocabulary inlined) for the grading runtime.
+
+    \b
+    Example:
+      agrieval competitions freeze my_competition.toml -o my_competition.json
+
+    The runtime (Python 3.8+, numpy only) reads frozen definitions; bundles carry one. Exit codes: 0 written,
+    2 usage error (output exists), 3 invalid definition.
+    """
+    import sys
+
+    from scoring.authoring.definitions import load_toml
+    from scoring.runtime.atomic import write_text
+    from scoring.runtime.definition import freeze as freeze_text
+    from scoring.runtime.problems import HostError
+
+    if output.exists():
+        raise click.UsageError(f"{output} exists; choose another name (nothing was written)")
+    try:
+        definition = load_toml(toml_file)
+    except HostError as exc:
+        click.echo(f"error [{exc.code}] {exc}", err=True)
+        sys.exit(3)
+    write_text(output, freeze_text(definition), overwrite=False)
+    n = len(definition.vocabulary) if definition.vocabulary is not None else 0
+    click.echo(f"wrote {output}: {definition.name} ({definition.task}, {n:,} vocabulary labels inlined)")

@@ -14,6 +14,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Literal, Optional
 
+from .problems import locate
 from .report import SCHEMA_VERSION, Metrics, ReportProblem
 
 _STRICT = {"extra": "forbid"}
@@ -74,60 +75,9 @@ class GradeResult:
                 "warnings": [w.to_dict() for w in self.warnings], "errors": [e.to_dict() for e in self.errors]}
 
     def participant_message(self) -> str:
-        """One text for platforms that show a single message: the errors, one per line."""
-        lines = []
-        for e in self.errors:
-            where = e.file or "submission"
-            if e.line is not None:
-                where += f", line {e.line}" + (f", column {e.column}" if e.column is not None else "")
-            lines.append(f"[{e.code}] {where}: {e.message}")
-        return "\n".join(lines) or self.status
-
-    def to_dict(self) -> Dict[str, Any]:
-        return {"elapsed_seconds": self.elapsed_seconds, "time_limit_seconds": self.time_limit_seconds,
-                "diagnostics": [d.to_dict() for d in self.diagnostics], "details": self.details}
-
-
-@dataclass
-class GradeResult:
-    """One grading: the participant-safe part, and ``host``."""
-
-    __pydantic_config__ = _STRICT
-    competition: str
-    status: Literal["scored", "rejected", "error"]
-    schema_version: str = SCHEMA_VERSION
-    primary_metric: Optional[str] = None
-    n_rows: int = 0
-    metrics: Metrics = field(default_factory=Metrics)
-    warnings: List[ReportProblem] = field(default_factory=list)
-    errors: List[ReportProblem] = field(default_factory=list)  # participant-safe messages
-    host: HostInfo = field(default_factory=HostInfo)
-
-    @property
-    def exit_code(self) -> int:
-        # The exit codes of DESIGN.md (scoring/cli/common.py), spelled out so that a bundled scoring
-        # program does not need click.
-        return {"scored": 0, "rejected": 1}.get(self.status, 3)
-
-    @property
-    def primary(self) -> float | None:
-        return self.metrics.public.get(self.primary_metric) if self.primary_metric else None
-
-    def participant_view(self) -> dict[str, Any]:
-        """Everything that may be shown to the participant (no ``host`` key; private metrics only if revealed)."""
-        return {"schema_version": self.schema_version, "competition": self.competition, "status": self.status,
-                "primary_metric": self.primary_metric, "n_rows": self.n_rows, "metrics": self.metrics.to_dict(),
-                "warnings": [w.to_dict() for w in self.warnings], "errors": [e.to_dict() for e in self.errors]}
-
-    def participant_message(self) -> str:
-        """One text for platforms that show a single message: the errors, one per line."""
-        lines = []
-        for e in self.errors:
-            where = e.file or "submission"
-            if e.line is not None:
-                where += f", line {e.line}" + (f", column {e.column}" if e.column is not None else "")
-            lines.append(f"[{e.code}] {where}: {e.message}")
-        return "\n".join(lines) or self.status
+        """One text for platforms that show a single message: one ``file:line:column: error [code] message``
+        line per error, the format of every agrieval command."""
+        return "\n".join(render_line(e) for e in self.errors) or self.status
 
     def to_dict(self) -> dict[str, Any]:
         out = self.participant_view()
@@ -136,3 +86,10 @@ class GradeResult:
 
     def to_json(self) -> str:
         return json.dumps(self.to_dict(), indent=2, sort_keys=False, allow_nan=False)
+
+
+def render_line(problem: ReportProblem, severity: str = "error") -> str:
+    """``file:line:column: error [code] message``, or ``error [code] message`` when there is no file."""
+    if problem.file is None and problem.line is None:
+        return f"{severity} [{problem.code}] {problem.message}"
+    return f"{locate(problem.file, problem.line, problem.column)}: {severity} [{problem.code}] {problem.message}"

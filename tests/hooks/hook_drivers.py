@@ -221,7 +221,7 @@ def drive_kaggle(path: Path, work: Path) -> Outcome:
 def _codes_in(text: str) -> list[str]:
     import re
 
-    return sorted(set(re.findall(r"^\[([a-z_0-9]+)\]", text, flags=re.M)))
+    return sorted(set(re.findall(r"^(?:\S*: )?error \[([a-z_0-9]+)\]", text, flags=re.M)))
 
 
 DRIVERS = {

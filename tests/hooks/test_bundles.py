@@ -79,7 +79,7 @@ def test_codabench_rejection_host_failure_and_old_python_are_told_apart(bundles,
     (out / "scores.json").write_text('{"transect_f1": 1.0}')  # left by an earlier run: must not survive a rejection
     res = _run([python(CODABENCH), "score.py", str(inp), str(out)], cwd=program)
     assert res.returncode == 1
-    assert res.stderr.startswith("[invalid_id]") and "Traceback" not in res.stderr
+    assert res.stderr.startswith("formula_ids.csv:4:1: error [invalid_id]") and "Traceback" not in res.stderr
     assert sorted(p.name for p in out.iterdir()) == ["metadata"]
 
     inp, out = codabench_layout(tmp_path / "b", SUBS / "partial.csv")
@@ -145,7 +145,7 @@ def test_evalai_package_under_the_worker_pythons(bundles, label, tmp_path):
     res = _run([python(label), str(worker), str(work), annotations, str(CORPUS / "tsv.csv"), "dev", *logs], tmp_path)
     assert res.returncode == 1
     stderr = Path(logs[1]).read_text()
-    assert stderr.startswith("[wrong_delimiter]")  # the clean message before the worker's traceback
+    assert stderr.startswith("tsv.csv:1: error [wrong_delimiter]")  # the clean message before the worker's traceback
     config = yaml.safe_load((bundles["evalai"] / "challenge_config.yaml").read_text())
     codenames = {s["codename"] for s in config["dataset_splits"]}
     assert codenames == {"public", "private"}

@@ -22,7 +22,7 @@ PERFECT = SOLUTION.parent / "submissions" / "perfect.csv"
 # Each kind makes a distinct problem code in the strict reader.
 BAD_VALUES = {"float": "[1355868.0]", "unknown": "[9999999]", "negative": "[-5]", "empty": "",
               "syntax": "1355868, 1355869", "nested": "[[1355868]]", "too_large": "[1234567890123456789012]"}
-ALLOWED = {f"[rows_invalid] submission: {ROWS_INVALID_MESSAGE.format(competition='plantclef2025')}"}
+ALLOWED = {f"error [rows_invalid] {ROWS_INVALID_MESSAGE.format(competition='plantclef2025')}"}
 
 
 def _frames():
@@ -65,12 +65,12 @@ def test_header_problems_are_named_the_same_in_both_calls():
     submission = PERFECT_FRAME.rename(columns={"species_ids": "species"})
     calls = _calls(submission)
     assert calls["Public"] == calls["Private"]
-    assert calls["Public"].startswith("[missing_column]") and "line" not in calls["Public"]
+    assert calls["Public"].startswith("error [missing_column]") and "line" not in calls["Public"]
 
 
 def test_frames_wider_than_the_limit_are_refused_before_conversion():
     extra = pd.DataFrame("", index=PERFECT_FRAME.index, columns=[f"extra{i}" for i in range(20_000)])
     wide = pd.concat([PERFECT_FRAME, extra], axis=1)
     part = SOLUTION_FRAME[SOLUTION_FRAME.Usage == "Public"].drop(columns="Usage")
-    with pytest.raises(ParticipantVisibleError, match=r"^\[extra_column\] the submission has 20,002 columns"):
+    with pytest.raises(ParticipantVisibleError, match=r"^error \[extra_column\] the submission has 20,002 columns"):
         score(part, wide, "quadrat_id")

@@ -84,12 +84,12 @@ def _check_shape(frame: pd.DataFrame, definition: CompetitionDefinition) -> None
         raise ParticipantVisibleError(f"the submission must be a table, got {type(frame).__name__}")
     n_rows, n_cols = frame.shape
     if n_cols > MAX_COLUMNS:
-        raise ParticipantVisibleError(f"[extra_column] the submission has {n_cols:,} columns; it must have exactly "
+        raise ParticipantVisibleError(f"error [extra_column] the submission has {n_cols:,} columns; it must have exactly "
                                       f"{', '.join(definition.expected_columns)}")
     if n_rows > definition.limits.max_rows:
         from ..split_safe import ROWS_INVALID_MESSAGE
 
-        raise ParticipantVisibleError("[rows_invalid] " + ROWS_INVALID_MESSAGE.format(competition=definition.name))
+        raise ParticipantVisibleError("error [rows_invalid] " + ROWS_INVALID_MESSAGE.format(competition=definition.name))
 
 
 def _solution_csv(frame: pd.DataFrame, definition: CompetitionDefinition) -> bytes:
