@@ -28,9 +28,17 @@ def grade(submission: Path, solution: Path, competition: str, reveal_private: bo
     (safe to show the participant), and host-only diagnostics under "host". Exit 0 scored, 1 rejected,
     2 usage error, 3 host-side problem. Limits (bytes, rows, labels per row, seconds) come from the definition.
     """
+    from scoring.authoring.definitions import load_competition
     from scoring.runtime.guard import grade as grade_upload
+    from scoring.runtime.guard import host_failure
+    from scoring.runtime.problems import HostError
 
-    result = grade_upload(submission, solution, competition, reveal_private=reveal_private)
+    try:
+        definition = load_competition(competition)  # a TOML is validated here; the runtime reads frozen ones
+    except HostError as exc:
+        result = host_failure(competition, exc.code, str(exc))
+    else:
+        result = grade_upload(submission, solution, definition, reveal_private=reveal_private)
     payload = result.participant_view() if participant_only else result.to_dict()
     click.echo(json.dumps(payload, indent=2, allow_nan=False))
     raise SystemExit(result.exit_code)

@@ -27,8 +27,13 @@ def score(submission: Path, solution: Path, competition: str, as_json: bool, rev
         from scoring.render import render_report
         from scoring.runtime.scorer import score_file
 
+        from scoring.runtime.reading.solution import load_solution
+
         definition = load_definition(competition)
-        report = score_file(submission, solution, definition, reveal_private=reveal_private, own_team=own_team,
+        sol = load_solution(solution, definition)
+        for warning in sol.warnings:  # about the solution: for whoever holds it, on stderr
+            click.echo(warning.render(), err=True)
+        report = score_file(submission, sol, definition, reveal_private=reveal_private, own_team=own_team,
                             val_accuracy=val_accuracy)
         if as_json:
             click.echo(report.to_json())

@@ -74,6 +74,7 @@ def grade(submission: str | Path | bytes, solution: str | Path | Solution,
         result = host_failure(name, "internal_error", f"{outcome.error_type}: {outcome.error_text}", started)
     if split_safe:
         result = split_independent(result)
+    result.host.diagnostics.extend(ReportProblem.of(w) for w in sol.warnings)  # host-only: never in errors
     result.primary_metric = definition.primary_metric
     result.host.elapsed_seconds = round(time.perf_counter() - started, 3)
     result.host.time_limit_seconds = limit

@@ -21,7 +21,8 @@ def align(sub: Submission, sol: Solution, log: ProblemLog) -> np.ndarray | None:
         return np.arange(len(sol.ids), dtype=np.int64)
     position = {id_: i for i, id_ in enumerate(sub.ids)}  # ids are unique on both sides (checked earlier)
     known = set(sol.ids)
-    missing = [i for i in sol.ids if i not in position]
+    # Sorted: in the solution's order, the omitted ids would tell which are public (a solution grouped by Usage).
+    missing = sorted(i for i in sol.ids if i not in position)
     unknown = [(k, int(sub.lines[j])) for j, k in enumerate(sub.ids) if k not in known]
     if missing:
         shown = ", ".join(repr(m) for m in missing[:_SHOW])

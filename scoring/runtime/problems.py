@@ -38,6 +38,7 @@ CODES: dict[str, str] = {
     "missing_id": "An id cell is empty.",
     "invalid_id": "An id has characters the competition's ids never have (spaces, formulas, look-alike letters...).",
     "duplicate_id": "The same id appears on several rows.",
+    "repeated_header": "The header line appears again inside the file (two files pasted together?); remove it.",
     "missing_ids": "Ids of the test set are absent from the submission.",
     "unknown_ids": "The submission has ids that are not in the test set.",
     # labels
@@ -66,6 +67,8 @@ CODES: dict[str, str] = {
     # host side (solution / definition); never shown to participants as such
     "solution_invalid": "The solution file is invalid (host-side problem).",
     "definition_invalid": "The competition definition is invalid (host-side problem).",
+    "ids_reveal_labels": ("Host-side warning: the solution's ids contain their own class label (e.g. "
+                          "team_a/caroubier/img.jpg): a submission can read the truth from the ids."),
     "internal_error": "The grader failed on the host side (crash, missing file); shown to participants as a generic message.",
 }
 

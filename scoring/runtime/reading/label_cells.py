@@ -109,12 +109,20 @@ def parse_cell(cell: str, syntax: str, log: ProblemLog, line: int, column: int) 
         log.error("missing_value", f"the prediction is {what}; write {empty} for no species", line, column)
         return None
     if syntax == "python-list":
+        if cell[:1].isspace() and stripped.startswith('"'):
+            log.error("list_syntax", f"a space stands before the opening quote of {_show(cell)}: the CSV reader "
+                      "then keeps the quotes as text; remove the space after the delimiter", line, column)
+            return None
         if not (stripped.startswith("[") and stripped.endswith("]")):
             log.error("list_syntax", f"expected a list such as [1395807, 1397463], got {_show(cell)}", line, column)
             return None
         body = stripped[1:-1]
-        if "[" in body or "]" in body:
+        if "[" in body:
             log.error("nested_list", f"lists inside the list are not accepted: {_show(cell)}", line, column)
+            return None
+        if "]" in body:
+            log.error("list_syntax", f"a stray ']' inside the list {_show(cell)}; write one list such as "
+                      "[1395807, 1397463]", line, column)
             return None
         if not body.strip():
             return []
@@ -200,6 +208,9 @@ def parse_multiclass(cells: Sequence[str], lines: np.ndarray, column: int,
         elif vocab is not None and cell not in vocab:
             close = difflib.get_close_matches(cell.strip().lower(), sorted(vocab), n=1, cutoff=0.6)
             hint = f"; did you mean {close[0]!r}?" if close else f"; classes: {', '.join(sorted(vocab))}"
+            odd = next((c for c in cell if not c.isascii() or not c.isprintable()), None)
+            if odd is not None:  # a look-alike letter (Cyrillic 'е' for 'e') reads the same on screen
+                hint = f"; character {odd!r} (U+{ord(odd):04X}) is not an ASCII letter{hint}"
             log.error("unknown_label", f"class {_show(cell)} is not one of this competition's classes{hint}",
                       line, column)
             out.append(None)

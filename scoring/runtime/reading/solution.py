@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 
@@ -12,7 +12,7 @@ from . import label_cells, table
 from ..definition import CompetitionDefinition
 from ..grouping import group_codes, group_ids
 from .labelsets import LabelSets
-from ..problems import HostError, ProblemLog
+from ..problems import HostError, Problem, ProblemLog
 from .submission import CheckedIds, check_ids  # the same id rules as for submissions
 
 SPLITS = ("public", "private", "ignored")
@@ -29,6 +29,7 @@ class Solution:
     classes: list[str] | None = None
     path: str | None = None
     checked_ids: CheckedIds | None = None  # lets an identical submission id column skip its checks
+    warnings: list = field(default_factory=list)  # host-side problems of the solution (never shown to participants)
 
     @cached_property
     def group_codes(self) -> tuple[np.ndarray, list[str]]:
@@ -91,7 +92,30 @@ def load_solution(source: str | Path | bytes, definition: CompetitionDefinition)
     cells = tab.byte_cells(definition.id_column)
     return Solution(ids=ids, split=split, groups=groups, group_source=source_desc, labels=labels,
                     classes=classes, path=str(source) if not isinstance(source, bytes) else None,
-                    checked_ids=CheckedIds(ids, cells, definition.id_pattern) if cells else None)
+                    checked_ids=CheckedIds(ids, cells, definition.id_pattern) if cells else None,
+                    warnings=_label_leak_warnings(name, ids, classes, definition))
+
+
+def _label_leak_warnings(name: str, ids: list, classes: list | None, definition: CompetitionDefinition) -> list:
+    """A host-side warning when the ids carry their own class (``team_a/caroubier/img_00.jpg``): every
+    participant could then score 1.0 by reading the truth from the ids."""
+    if classes is None or not ids:
+        return []
+    leaking = sum(1 for id_, cls in zip(ids, classes) if cls and _token_in(cls.lower(), id_.lower()))
+    if leaking * 2 < len(ids):
+        return []
+    example = next(i for i, c in zip(ids, classes) if c and _token_in(c.lower(), i.lower()))
+    return [Problem("ids_reveal_labels", f"{leaking:,} of the {len(ids):,} ids of {name} contain their own class "
+                    f"label (e.g. {example[:80]!r}): a submission can read the truth from them; give the test images "
+                    "ids without the class (`agrieval data splits` writes such ids) before publishing",
+                    "warning", file=name)]
+
+
+def _token_in(label: str, text: str) -> bool:
+    """``label`` appears in ``text`` between separators (``/``, ``_``, ``-``, ``.``, start or end)."""
+    import re
+
+    return re.search(rf"(?:^|[/\\._-]){re.escape(label)}(?:$|[/\\._-])", text) is not None
 
 
 def _read(path: str | Path, limit: int, log: ProblemLog) -> bytes | None:

@@ -85,6 +85,7 @@ def read_submission(source: str | Path | bytes, definition: CompetitionDefinitio
         ids = checked_ids.ids
     else:
         ids = tab.column(definition.id_column)
+        _repeated_header(ids, tab, definition, log)
         check_ids(ids, tab.lines, id_col, definition, log)
     sub = Submission(ids=ids, lines=tab.lines)
     if definition.task == "multilabel":
@@ -133,3 +134,11 @@ def check_ids(ids: list[str], lines: np.ndarray, column: int, definition: Compet
         seen = first_line.setdefault(id_, int(lines[i]))
         if seen != int(lines[i]):
             log.error("duplicate_id", f"id {id_[:60]!r} already appeared on line {seen}", int(lines[i]), column)
+
+
+def _repeated_header(ids: list, tab, definition: CompetitionDefinition, log: ProblemLog) -> None:
+    """Name a header line repeated inside the file as such, not as a bad id and a bad label."""
+    for i in (i for i, id_ in enumerate(ids) if id_ == definition.id_column):
+        if tab.cell(i, definition.prediction_column) == definition.prediction_column:
+            log.error("repeated_header", "the header line appears again here (two files pasted together?); "
+                      "remove this line", int(tab.lines[i]), 1)

@@ -193,6 +193,13 @@ def parse(text: str, *, delimiter: str, required: Sequence[str], optional: Seque
         if not _check_header(header, required, optional, allow_extra, delimiter, log):
             return None
         n_fields = len(header)
+        # Bound the work before tokenising: with more than twice the row limit in lines, the file has too many
+        # rows however many of them are blank or continue a quoted field (those are problems of their own).
+        n_lines = text.count("\n")
+        if n_lines > 2 * max_rows + 2:
+            log.error("too_many_rows", f"the file has {n_lines:,} lines, far more than the {max_rows:,} data rows "
+                      "this competition accepts", line=2 * max_rows + 3)
+            return None
         if raw is not None and n_fields > 1:
             spans = csv_spans.field_spans(raw, delimiter, n_fields)
             if spans is not None:
@@ -275,8 +282,17 @@ def _read_rows(reader, text: str, n_fields: int, max_rows: int, max_cell_chars: 
     return rows, np.asarray(lines, dtype=np.int64)
 
 
+# A header wider than this is refused in one message, before any per-field work (a 19 MB header of commas
+# would otherwise cost a fuzzy match per field).
+MAX_HEADER_FIELDS = 64
+
+
 def _check_header(header: list[str], required: Sequence[str], optional: Sequence[str], allow_extra: bool,
                   delimiter: str, log: ProblemLog) -> bool:
+    if len(header) > MAX_HEADER_FIELDS:
+        log.error("missing_column", f"the first line has {len(header):,} fields: it is not the header "
+                  f"{delimiter.join(required)!r} the file must start with", line=1)
+        return False
     ok = True
     seen: dict[str, int] = {}
     for j, name in enumerate(header, start=1):
@@ -287,22 +303,23 @@ def _check_header(header: list[str], required: Sequence[str], optional: Sequence
         seen.setdefault(name, j)
     known = set(required) | set(optional)
     extras = [h for h in header if h not in known]
-    if header and not any(h in known for h in header) and not any(
+    folded = {h.strip().lower() for h in header}
+    if header and not any(h in known for h in header) and not any(r.lower() in folded for r in required) and not any(
             difflib.get_close_matches(r, header, n=1, cutoff=0.5) for r in required):
         log.error("missing_column", f"the first line reads {delimiter.join(header)[:80]!r}, not a header: the file "
                   f"must start with the header line {delimiter.join(required)!r}", line=1)
         return False
     for name in required:
         if name not in seen:
-            close = difflib.get_close_matches(name, extras, n=1, cutoff=0.5) or [
-                h for h in extras if h.strip().lower() == name.lower()]
+            close = [h for h in extras if h.strip().lower() == name.lower()] or difflib.get_close_matches(
+                name, extras, n=1, cutoff=0.5)
             hint = f"; found {close[0]!r} instead: rename it to {name!r}" if close else ""
             log.error("missing_column", f"required column {name!r} is missing{hint}", line=1)
             ok = False
     if not allow_extra:
         for name in extras:
             close = difflib.get_close_matches(name, [r for r in required if r not in seen], n=1, cutoff=0.5)
-            if close:
+            if close or any(name.strip().lower() == r.lower() for r in required if r not in seen):
                 continue  # already reported as the misnamed required column
             log.error("extra_column", f"column {name!r} is not accepted; the columns are {', '.join(required)}",
                       line=1, column=seen[name])

@@ -87,7 +87,12 @@ def open_upload(path: str | Path, limits: Limits) -> Upload:
 
 def _from_file(path: Path, limits: Limits) -> Upload:
     log = ProblemLog(file=path.name)
-    size = path.stat().st_size
+    info = path.stat()
+    if not stat.S_ISREG(info.st_mode):  # a FIFO or a device would block or never end
+        log.error("not_text", f"{path.name!r} is not a regular file (a named pipe, socket or device); upload the "
+                  "CSV file itself")
+        return Upload(None, path.name, log.finish())
+    size = info.st_size
     with path.open("rb") as fh:
         head = fh.read(4)
     if head in (ZIP_MAGIC, EMPTY_ZIP_MAGIC):
@@ -118,7 +123,13 @@ def from_zip(path: str | Path, limits: Limits, *, display_name: str | None = Non
             if log.has_errors:
                 return Upload(None, name, log.finish())
             if not members:
-                log.error("zip_empty", "the archive holds no file; put your CSV file in it")
+                noise = [i.filename for i in infos if not i.is_dir()]
+                if noise:  # e.g. a CSV named `metadata` or `._submission.csv`: a name kept for other tools' files
+                    log.error("zip_empty", f"the archive holds only {', '.join(repr(n[:60]) for n in noise[:3])}, "
+                              "names that archivers and grading platforms use for their own files; name your CSV "
+                              "file e.g. submission.csv")
+                else:
+                    log.error("zip_empty", "the archive holds no file; put your CSV file in it")
                 return Upload(None, name, log.finish())
             if len(members) > 1:
                 shown = ", ".join(repr(m.filename[:60]) for m in members[:5])
@@ -127,6 +138,10 @@ def from_zip(path: str | Path, limits: Limits, *, display_name: str | None = Non
                           "it must hold exactly one CSV file")
                 return Upload(None, name, log.finish())
             member = members[0]
+            if member.flag_bits & 0x1:
+                log.error("zip_invalid", f"the archive member {member.filename[:60]!r} is encrypted (password-"
+                          "protected); upload the CSV file itself, or a zip without a password")
+                return Upload(None, name, log.finish())
             inner = f"{name}!{member.filename}"
             log.file = inner
             if member.file_size > limits.max_unzipped_bytes:
