@@ -4,6 +4,12 @@ CSV cells are read as text first (a pHash such as ``0123456789012345`` must
 not become an integer), then the known numeric and boolean columns are
 converted; a cell that does not convert is an error naming file, line and
 column.
+
+File names that are not UTF-8 (``NAME_COLUMNS``) are written with
+``scoring.file_names.escape_name`` (``%XX`` per undecodable byte, ``%25`` for
+``%``) and read back to the exact name, in CSV and Parquet alike; any other
+text cell holding such a byte (an error message quoting a path) is written
+with ``display_name``, so no table write fails on a file name.
 """
 
 from __future__ import annotations
@@ -15,14 +21,38 @@ import pandas as pd
 
 from data_tools.errors import DataError
 from scoring.atomic import atomic_write
+from scoring.file_names import display_name, escape_name, has_undecodable, unescape_name
 
 INT_COLUMNS = ("width", "height", "bytes", "mtime_ns", "group_id", "group_size",
                "out_width", "out_height")
 BOOL_COLUMNS = ("readable", "keep")
+NAME_COLUMNS = ("root", "path", "team", "class_raw", "subcategory", "kept_path", "image_id",
+                "source_root", "source_path", "output_path")
+
+
+def _text_safe(df: pd.DataFrame) -> pd.DataFrame:
+    """Name columns escaped losslessly; other text cells made printable (see the module docstring)."""
+    out = None
+    for col in df.columns:
+        if not _is_text(df[col]):
+            continue
+        values = df[col]
+        if col in NAME_COLUMNS:
+            if not values.map(lambda v: isinstance(v, str) and ("%" in v or has_undecodable(v))).any():
+                continue
+            fixed = values.map(lambda v: escape_name(v) if isinstance(v, str) else v)
+        elif values.map(lambda v: isinstance(v, str) and has_undecodable(v)).any():
+            fixed = values.map(lambda v: display_name(v) if isinstance(v, str) else v)
+        else:
+            continue
+        out = df.copy() if out is None else out
+        out[col] = fixed
+    return df if out is None else out
 
 
 def write_table(df: pd.DataFrame, path: str | Path) -> Path:
     path = Path(path)
+    df = _text_safe(df)
     if path.suffix.lower() == ".parquet":
         with atomic_write(path, "wb", encoding=None) as fh:
             df.to_parquet(fh, index=False)
@@ -49,6 +79,9 @@ def read_table(path: str | Path, required: tuple[str, ...] = ()) -> pd.DataFrame
     missing = [c for c in required if c not in df.columns]
     if missing:
         raise DataError("bad_table", f"{path}: missing column(s) {missing}; found {list(df.columns)}")
+    for col in NAME_COLUMNS:
+        if col in df.columns and _is_text(df[col]):
+            df[col] = df[col].map(lambda v: unescape_name(v) if isinstance(v, str) else v)
     for col in INT_COLUMNS:
         if col in df.columns and _is_text(df[col]):
             df[col] = _convert(df[col], path, col, int)
