@@ -1,7 +1,9 @@
 """``agrieval data ...``: the curation pipeline, one subcommand per stage.
 
 Exit codes: 0 done; 1 a check failed (leaks found, unknown class folders);
-2 usage error; 3 bad input (message ``error[<code>]: ...`` names the file).
+2 usage error; 3 bad input or a refused output path (message
+``error[<code>]: ...`` names the file). Every output path is checked by
+``scoring.output_policy`` before anything is written.
 """
 
 from __future__ import annotations
@@ -13,11 +15,17 @@ from pathlib import Path
 import click
 
 from data_tools.errors import DataError
+from scoring.output_policy import OutputPlan, OutputRefused
 
 WORKERS = click.option("--workers", type=click.IntRange(min=1), default=None,
                        help="Processes to use (default: all cores).")
 PROGRESS = click.option("--progress/--no-progress", default=True, show_default=True,
                         help="Progress bar on a terminal, plain lines otherwise.")
+OVERWRITE = click.option("--overwrite", is_flag=True,
+                          help="Replace existing output files. Never source data, never a file the command reads.")
+MAX_PIXELS = click.option("--max-pixels", type=click.IntRange(min=1), default=None,
+                          help="Decoded pixels per worker [default: 64000000, about 450 MB]; larger JPEGs are "
+                               "decoded reduced, other larger files are reported unreadable.")
 CLASS_MAP = click.option("--class-map", type=click.Path(dir_okay=False, path_type=Path), default=None,
                          help="A TOML laid over the shipped class map (see `agrieval data classes`).")
 
@@ -27,7 +35,7 @@ def _input_errors(func):
     def wrapper(*args, **kwargs):
         try:
             return func(*args, **kwargs)
-        except DataError as exc:
+        except (DataError, OutputRefused) as exc:
             click.echo(exc.render(), err=True)
             sys.exit(3)
     return wrapper
@@ -51,15 +59,22 @@ def data() -> None:
 @click.option("--fast", is_flag=True, help="Hash JPEGs from a reduced decode (Image.draft); reports agreement "
               "with exact hashes on a sample.")
 @CLASS_MAP
+@OVERWRITE
+@MAX_PIXELS
 @PROGRESS
 @_input_errors
-def catalog(root, output, workers, resume, fast, class_map, progress):
-    """Catalog every image of ROOT/<team>/<class>/[<sub-category>/]<image>."""
+def catalog(root, output, workers, resume, fast, class_map, overwrite, max_pixels, progress):
+    """Catalog every image of ROOT/<team>/<class>/[<sub-category>/]<image>.
+
+    Symbolic links are never followed: each is listed as skipped, with where it points.
+    """
     from data_tools.catalog import build_catalog, summarize_catalog
     from data_tools.classes import load_class_map
+    from data_tools.probe import DEFAULT_MAX_PIXELS
 
+    plan = OutputPlan(overwrite=overwrite, inputs=[class_map] if class_map else [])
     df = build_catalog(root, output, workers=workers, resume=resume, fast=fast, progress=progress,
-                       class_map=load_class_map(class_map))
+                       class_map=load_class_map(class_map), max_pixels=max_pixels or DEFAULT_MAX_PIXELS, plan=plan)
     click.echo(summarize_catalog(df))
     click.echo(f"wrote {output}")
 
@@ -79,29 +94,39 @@ def catalog(root, output, workers, resume, fast, class_map, progress):
 @click.option("--link-to", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Symlink dropped files into DIR for review (dry run unless --apply).")
 @click.option("--apply", "do_apply", is_flag=True, help="Really move or link (default: print what would happen).")
+@OVERWRITE
 @_input_errors
-def dedup_cmd(catalog_file, output, preset, radius, team_order, deprioritise, move_to, link_to, do_apply):
-    """Group duplicate images and decide which copy to keep (writes keep/drop, never deletes)."""
+def dedup_cmd(catalog_file, output, preset, radius, team_order, deprioritise, move_to, link_to, do_apply,
+              overwrite):
+    """Group duplicate images and decide which copy to keep (writes keep/drop, never deletes).
+
+    Moves and links never replace a file (not even with --overwrite, which is for OUTPUT only).
+    """
     from data_tools.catalog import read_catalog
-    from data_tools.dedup import apply_drops, dedup, summarize_dedup
+    from data_tools.dedup import dedup, execute_drops, plan_drops, summarize_dedup
     from data_tools.tables import write_table
+    from scoring.file_names import display_name
 
     if move_to and link_to:
         raise click.UsageError("give --move-to or --link-to, not both")
     order = [t.strip() for t in team_order.split(",") if t.strip()] if team_order else None
-    df = dedup(read_catalog(catalog_file), preset=preset, radius=radius, team_order=order,
-               deprioritise=list(deprioritise))
-    write_table(df, output)
-    click.echo(summarize_dedup(df))
-    click.echo(f"wrote {output}")
+    cat = read_catalog(catalog_file)
+    plan = OutputPlan(overwrite=overwrite, sources=sorted(set(cat["root"])), inputs=[catalog_file])
+    plan.claim(output, what="dedup table")
+    df = dedup(cat, preset=preset, radius=radius, team_order=order, deprioritise=list(deprioritise))
     target, how = (move_to, "move") if move_to else (link_to, "link")
+    pairs = plan_drops(df, target, how=how, plan=plan) if target is not None else []  # refused before writing
+    write_table(df, output)
+    click.echo(display_name(summarize_dedup(df)))
+    click.echo(f"wrote {output}")
     if target is not None:
-        plan = apply_drops(df, target, how=how, dry_run=not do_apply)
+        if do_apply:
+            execute_drops(pairs, how=how)
         verb = {"move": "moved", "link": "linked"}[how] if do_apply else f"would {how}"
-        for src, dst in plan:
-            click.echo(f"{verb}: {src} -> {dst}")
+        for src, dst in pairs:
+            click.echo(display_name(f"{verb}: {src} -> {dst}"))
         if not do_apply:
-            click.echo(f"dry run: {len(plan)} file(s); add --apply to {how} them")
+            click.echo(f"dry run: {len(pairs)} file(s); add --apply to {how} them")
 
 
 @data.command()
@@ -113,15 +138,23 @@ def dedup_cmd(catalog_file, output, preset, radius, team_order, deprioritise, mo
 @click.option("--manifest", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Source -> output manifest (default OUT/resize_manifest.csv).")
 @WORKERS
+@OVERWRITE
+@MAX_PIXELS
 @PROGRESS
 @_input_errors
-def resize(table, out, size, resume, exif_transpose, manifest, workers, progress):
-    """Resize the kept files of a dedup table (or all readable files of a catalog) into OUT."""
+def resize(table, out, size, resume, exif_transpose, manifest, workers, overwrite, max_pixels, progress):
+    """Resize the kept files of a dedup table (or all readable files of a catalog) into OUT.
+
+    OUT may not be inside a catalogued root (the copies would be catalogued as new photos).
+    """
     from data_tools.catalog import read_catalog
+    from data_tools.probe import DEFAULT_MAX_PIXELS
     from data_tools.resize import resize_tree, summarize_resize
 
+    plan = OutputPlan(overwrite=overwrite, inputs=[table])
     m = resize_tree(read_catalog(table), out, size=size, resume=resume, progress=progress, workers=workers,
-                    exif_transpose=exif_transpose, manifest=manifest)
+                    exif_transpose=exif_transpose, manifest=manifest, max_pixels=max_pixels or DEFAULT_MAX_PIXELS,
+                    plan=plan)
     click.echo(summarize_resize(m))
     if (m["status"] == "error").any():
         sys.exit(3)
@@ -174,16 +207,21 @@ def classes(source, class_map):
               help="paper: LOTO stratified by team and class; official: by class (the public script).")
 @click.option("--stratify", type=click.Choice(["team_class", "class"]), default=None,
               help="Overrides the preset's LOTO stratification.")
+@OVERWRITE
 @_input_errors
-def splits(catalog_file, protocol, output, seed, val_fraction, preset, stratify):
-    """TOTO/LOTO split manifests (image_id, path, team, class, split) of a clean catalog."""
+def splits(catalog_file, protocol, output, seed, val_fraction, preset, stratify, overwrite):
+    """TOTO/LOTO split manifests (image_id, path, team, class, split) of a clean catalog.
+
+    image_id is <team>/<hash of the path>: it never carries the class (the path column does).
+    """
     from data_tools.catalog import read_catalog
     from data_tools.splits import SPLIT_PRESETS, make_splits, summarize_splits
 
     df = read_catalog(catalog_file)
     stratify = stratify or SPLIT_PRESETS[preset]["stratify"]
+    plan = OutputPlan(overwrite=overwrite, inputs=[catalog_file])
     for proto in (["toto", "loto"] if protocol == "both" else [protocol]):
-        paths = make_splits(df, proto, output, seed=seed, val_fraction=val_fraction, stratify=stratify)
+        paths = make_splits(df, proto, output, seed=seed, val_fraction=val_fraction, stratify=stratify, plan=plan)
         click.echo(summarize_splits(paths))
 
 

@@ -10,13 +10,21 @@ Stratified split: for each class ``c`` the validation count is
 ``n_val(c) = floor(f * n_c + 1/2)``; with ``team_class`` it is shared among the
 teams by largest remainder (quota ``f * n_tc``, ties by team name), so every
 stratum is within one image of its quota and every class within one image of
-``f * n_c``. Inside a stratum, rows sorted by ``image_id`` are permuted by a
+``f * n_c``. Inside a stratum, rows sorted by ``path`` are permuted by a
 generator seeded from ``sha256(seed|protocol|fold|team|class)``: folds do not
 depend on each other, nor on file-system order.
 
 Files: ``OUT/<protocol>/<fold>.csv`` with ``image_id, path, team, class, split``
 (sorted by split then image_id; ``path`` relative to ``root``) and
 ``OUT/<protocol>/folds.json`` (parameters, root, counts per fold and split).
+
+``image_id`` never contains the class: it is ``<team>/<16 hex digits of
+sha256(path)>`` (``image_id_of``), because an id that carries the truth (the
+pool's ``<team>/<class>/<file>`` paths) lets anyone who sees the ids, e.g. a
+participant scored on them, read the labels. The path, which does name the
+class folder, is in its own column. Written through ``scoring.output_policy``:
+an existing fold file or ``folds.json`` is refused unless ``--overwrite``, and
+the folder may not be inside the catalogued root.
 """
 
 from __future__ import annotations
@@ -31,6 +39,7 @@ import pandas as pd
 from data_tools.errors import DataError
 from data_tools.tables import write_table
 from scoring.atomic import write_text
+from scoring.output_policy import OutputPlan
 
 SPLIT_COLUMNS = ["image_id", "path", "team", "class", "split"]
 SPLIT_ORDER = {"train": 0, "val": 1, "test": 2}
@@ -66,11 +75,16 @@ def stratified_val(pool: pd.DataFrame, *, val_fraction: float, by_team: bool, se
         else:
             strata = [("*", rows, n_val)]
         for team, members, k in strata:
-            ordered = members.sort_values("image_id", kind="stable")
+            ordered = members.sort_values("path" if "path" in members.columns else "image_id", kind="stable")
             rng = np.random.default_rng(stratum_seed(*seed_parts, team, cls))
             picked = ordered.index[rng.permutation(len(ordered))[:k]]
             is_val[picked] = True
     return is_val
+
+
+def image_id_of(team: str, path: str) -> str:
+    """``<team>/<first 16 hex digits of sha256(path)>``: stable, unique in practice, and free of the class."""
+    return f"{team}/{hashlib.sha256(path.encode('utf-8', 'surrogateescape')).hexdigest()[:16]}"
 
 
 def prepare_pool(df: pd.DataFrame) -> tuple[pd.DataFrame, str]:
@@ -88,9 +102,13 @@ def prepare_pool(df: pd.DataFrame) -> tuple[pd.DataFrame, str]:
                         f"splits need the images of one root, the catalog has {len(roots)}: {roots[:3]}")
     if rows["team"].nunique() < 2:
         raise DataError("bad_option", "cross-team splits need at least 2 teams")
-    pool = pd.DataFrame({"image_id": rows["path"], "path": rows["path"], "team": rows["team"],
-                         "class": rows["class"]})
-    return pool.sort_values("image_id", kind="stable").reset_index(drop=True), roots[0]
+    ids = [image_id_of(t, p) for t, p in zip(rows["team"], rows["path"])]
+    pool = pd.DataFrame({"image_id": ids, "path": rows["path"], "team": rows["team"], "class": rows["class"]})
+    if not pool["image_id"].is_unique:  # 64-bit digests: not seen in practice, but never a silent merge
+        dup = pool[pool["image_id"].duplicated(keep=False)].sort_values("path")
+        raise DataError("name_collision", f"{dup['path'].iloc[0]} and {dup['path'].iloc[1]} get the same "
+                        f"image_id {dup['image_id'].iloc[0]}")
+    return pool.sort_values("path", kind="stable").reset_index(drop=True), roots[0]
 
 
 def fold_manifest(pool: pd.DataFrame, protocol: str, fold: str, *, seed: int, val_fraction: float,
@@ -108,8 +126,12 @@ def fold_manifest(pool: pd.DataFrame, protocol: str, fold: str, *, seed: int, va
 
 
 def make_splits(clean_catalog_df: pd.DataFrame, protocol: str, out_dir, *, seed: int = 42,
-                val_fraction: float = 0.3, stratify: str = "team_class") -> list[Path]:
-    """Write every fold of ``protocol`` under ``out_dir/<protocol>/``; return the fold CSV paths (team order)."""
+                val_fraction: float = 0.3, stratify: str = "team_class",
+                plan: OutputPlan | None = None) -> list[Path]:
+    """Write every fold of ``protocol`` under ``out_dir/<protocol>/``; return the fold CSV paths (team order).
+
+    ``plan`` carries ``--overwrite`` and the files the command reads.
+    """
     if protocol not in PROTOCOLS:
         raise DataError("bad_option", f"protocol must be one of {PROTOCOLS}, got {protocol!r}")
     if stratify not in STRATIFY:
@@ -123,6 +145,10 @@ def make_splits(clean_catalog_df: pd.DataFrame, protocol: str, out_dir, *, seed:
     if stale:
         raise DataError("output_exists", f"{target} holds fold files of another pool ({stale[:3]}); "
                         "write to a new folder")
+    plan = plan or OutputPlan()
+    plan.add_sources(root)
+    target = plan.claim_dir(target, what="splits folder")
+    plan.claim_all([target / f"{team}.csv" for team in teams] + [target / "folds.json"], what="split file")
     paths, folds = [], {}
     for team in teams:
         manifest = fold_manifest(pool, protocol, team, seed=seed, val_fraction=val_fraction, stratify=stratify)

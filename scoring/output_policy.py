@@ -61,8 +61,14 @@ def folded(path: str | os.PathLike) -> str:
 
 
 def _absolute(path: str | os.PathLike) -> Path:
-    # resolve() follows links: an output that is a link to a source photo is that photo.
+    # resolve() follows links: a folder that is a link into the pool is in the pool.
     return Path(os.path.abspath(os.fspath(path))).resolve()
+
+
+def _absolute_file(path: str | os.PathLike) -> Path:
+    # The folder resolved, the name itself not: an atomic write replaces a link, it never writes through it.
+    raw = Path(os.path.abspath(os.fspath(path)))
+    return raw.parent.resolve() / raw.name
 
 
 def _inside(path: Path, root: Path) -> bool:
@@ -114,14 +120,17 @@ class OutputPlan:
             raise OutputRefused("output_exists", f"{what} {folder} exists and is not a folder", path=folder)
         return path
 
-    def claim(self, file: str | os.PathLike, *, what: str = "output", replaceable: bool = True) -> Path:
+    def claim(self, file: str | os.PathLike, *, what: str = "output", replaceable: bool = True,
+              may_exist: bool = False) -> Path:
         """Check one output file; return it absolute (links resolved).
 
         ``replaceable=False`` refuses an existing file even with ``--overwrite``
-        (a destination of moved source files, which would be lost).
+        (a destination of moved source files, which would be lost);
+        ``may_exist=True`` leaves an existing file to the caller (``--resume``
+        checks it is its own earlier output).
         """
         shown = os.fspath(file)
-        path = _absolute(file)
+        path = _absolute_file(file)
         self._check_place(path, shown, what)
         key = folded(path)
         other = self._claimed.get(key)
@@ -130,9 +139,9 @@ class OutputPlan:
             raise OutputRefused("output_collision", f"{what} {shown} and {same} are both planned by this run; "
                                 "the second would replace the first", path=shown)
         raw = Path(os.path.abspath(shown))
-        if raw.exists() or raw.is_symlink():
-            if raw.is_dir():
-                raise OutputRefused("output_exists", f"{what} {shown} is an existing folder", path=shown)
+        if raw.is_dir():
+            raise OutputRefused("output_exists", f"{what} {shown} is an existing folder", path=shown)
+        if (raw.exists() or raw.is_symlink()) and not may_exist:
             if not (self.overwrite and replaceable):
                 hint = (f"pass {OVERWRITE_FLAG} to replace it, or choose another path" if replaceable
                         else "it is never replaced; move it away or choose another folder")
@@ -140,5 +149,5 @@ class OutputPlan:
         self._claimed[key] = path
         return path
 
-    def claim_all(self, files, *, what: str = "output", replaceable: bool = True) -> list[Path]:
-        return [self.claim(f, what=what, replaceable=replaceable) for f in files]
+    def claim_all(self, files, **kw) -> list[Path]:
+        return [self.claim(f, **kw) for f in files]
