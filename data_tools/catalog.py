@@ -33,7 +33,7 @@ from data_tools.parallel import pmap
 from data_tools.probe import DEFAULT_MAX_PIXELS, exact_hash_task, probe_task
 from data_tools.tables import read_table, write_table
 from data_tools.walk import Entry, walk_pool
-from scoring.file_names import display_name
+from scoring.file_names import display_name, escape_name, unescape_name
 from scoring.output_policy import OutputPlan
 
 CATALOG_COLUMNS = ["root", "path", "team", "class_raw", "class", "subcategory", "format", "width", "height",
@@ -79,7 +79,7 @@ def build_catalog(root, output=None, *, workers=None, resume=False, fast=False, 
     rows: dict[str, dict] = {}
     todo: list[Entry] = []
     for e in entries:
-        old = previous.get(e.path)
+        old = previous.get(escape_name(e.path))
         if old is not None and int(old["bytes"]) == e.bytes and int(old["mtime_ns"]) == e.mtime_ns:
             rows[e.path] = _row(root, e, class_map, mode, old)
         else:
@@ -96,7 +96,7 @@ def build_catalog(root, output=None, *, workers=None, resume=False, fast=False, 
             last_checkpoint = time.monotonic()
 
     df = _frame(rows.values())
-    df.attrs["skipped"] = [(s.path, s.reason) for s in skipped]
+    df.attrs["skipped"] = [(escape_name(s.path), display_name(s.reason)) for s in skipped]
     df.attrs["reused"] = reused
     if fast:
         df.attrs["fast_agreement"] = fast_agreement(df, sample=fast_check, workers=workers, max_pixels=max_pixels)
@@ -106,13 +106,15 @@ def build_catalog(root, output=None, *, workers=None, resume=False, fast=False, 
 
 
 def _row(root: Path, e: Entry, class_map: ClassMap, mode: str, probed: dict) -> dict:
+    # names as escaped text (scoring.file_names): a name that is not UTF-8 fits any table, losslessly
     cls = class_map.normalise(e.class_raw)
     return {
-        "root": str(root), "path": e.path, "team": e.team, "class_raw": e.class_raw, "class": cls or "",
-        "subcategory": e.subcategory, "format": probed["format"], "width": int(probed["width"]),
-        "height": int(probed["height"]), "bytes": e.bytes, "mtime_ns": e.mtime_ns,
-        "device": probed["device"], "phash": probed["phash"], "phash_mode": probed.get("phash_mode") or mode,
-        "readable": bool(probed["readable"]), "error": probed["error"],
+        "root": escape_name(str(root)), "path": escape_name(e.path), "team": escape_name(e.team),
+        "class_raw": escape_name(e.class_raw), "class": cls or "", "subcategory": escape_name(e.subcategory),
+        "format": probed["format"], "width": int(probed["width"]), "height": int(probed["height"]),
+        "bytes": e.bytes, "mtime_ns": e.mtime_ns, "device": display_name(probed["device"]),
+        "phash": probed["phash"], "phash_mode": probed.get("phash_mode") or mode,
+        "readable": bool(probed["readable"]), "error": display_name(probed["error"]),
     }
 
 
@@ -125,8 +127,13 @@ def _reusable_rows(output: Path, root: Path, mode: str) -> dict[str, dict]:
     if not output.exists():
         return {}
     old = read_catalog(output)
-    old = old[(old["root"] == str(root)) & old["phash_mode"].isin([mode, "reduced"])]
+    old = old[(old["root"] == escape_name(str(root))) & old["phash_mode"].isin([mode, "reduced"])]
     return {r["path"]: r for r in old.to_dict("records")}
+
+
+def source_file(root: str, path: str) -> Path:
+    """The file on disk of a catalog row's (escaped) ``root`` and ``path``."""
+    return Path(unescape_name(root)) / unescape_name(path)
 
 
 def check_unchanged(row) -> Path:
@@ -135,7 +142,7 @@ def check_unchanged(row) -> Path:
     Commands that act on sources (resize, dedup --move-to) call this first, so they never act on a
     file the catalog does not describe.
     """
-    src = Path(row.root) / row.path
+    src = source_file(row.root, row.path)
     try:
         st = src.stat()
     except FileNotFoundError:
@@ -158,7 +165,7 @@ def fast_agreement(df: pd.DataFrame, *, sample: int = FAST_CHECK_SAMPLE, workers
         return {"checked": 0, "identical_share": None, "worst_hamming": None}
     idx = np.unique(np.linspace(0, len(jpegs) - 1, num=min(sample, len(jpegs))).round().astype(int))
     picked = jpegs.iloc[idx]
-    paths = [(str(Path(r) / p), max_pixels) for r, p in zip(picked["root"], picked["path"])]
+    paths = [(str(source_file(r, p)), max_pixels) for r, p in zip(picked["root"], picked["path"])]
     exact = list(pmap(exact_hash_task, paths, workers=workers, desc="fast-mode check", progress=False))
     dist = [bin(int(a, 16) ^ int(b, 16)).count("1") for a, b in zip(exact, picked["phash"])]
     return {"checked": len(dist), "identical_share": float(np.mean(np.equal(dist, 0))),
@@ -209,4 +216,4 @@ def summarize_catalog(df: pd.DataFrame, *, top: int = 10) -> str:
     if fa and fa["checked"]:
         lines.append(f"fast mode check on {fa['checked']} JPEGs: {fa['identical_share']:.1%} identical to exact "
                      f"hashes, worst Hamming distance {fa['worst_hamming']}")
-    return display_name("\n".join(lines))  # printable whatever the file names
+    return "\n".join(lines)

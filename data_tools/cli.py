@@ -15,6 +15,7 @@ from pathlib import Path
 import click
 
 from data_tools.errors import DataError
+from scoring.file_names import unescape_name
 from scoring.output_policy import OutputPlan, OutputRefused
 
 WORKERS = click.option("--workers", type=click.IntRange(min=1), default=None,
@@ -111,13 +112,13 @@ def dedup_cmd(catalog_file, output, preset, radius, team_order, deprioritise, mo
         raise click.UsageError("give --move-to or --link-to, not both")
     order = [t.strip() for t in team_order.split(",") if t.strip()] if team_order else None
     cat = read_catalog(catalog_file)
-    plan = OutputPlan(overwrite=overwrite, sources=sorted(set(cat["root"])), inputs=[catalog_file])
+    plan = OutputPlan(overwrite=overwrite, sources=[unescape_name(r) for r in sorted(set(cat["root"]))], inputs=[catalog_file])
     plan.claim(output, what="dedup table")
     df = dedup(cat, preset=preset, radius=radius, team_order=order, deprioritise=list(deprioritise))
     target, how = (move_to, "move") if move_to else (link_to, "link")
     pairs = plan_drops(df, target, how=how, plan=plan) if target is not None else []  # refused before writing
     write_table(df, output)
-    click.echo(display_name(summarize_dedup(df)))
+    click.echo(summarize_dedup(df))
     click.echo(f"wrote {output}")
     if target is not None:
         if do_apply:

@@ -18,10 +18,11 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from data_tools.catalog import check_unchanged
+from data_tools.catalog import check_unchanged, source_file
 from data_tools.errors import DataError
 from data_tools.hamming import hash_groups, hex_to_uint64
 from data_tools.keep_rules import rank_in_groups
+from scoring.file_names import unescape_name
 from scoring.output_policy import OutputPlan, OutputRefused, folded
 
 DEDUP_COLUMNS = ["group_id", "group_size", "keep", "action", "reason", "kept_path"]
@@ -114,13 +115,13 @@ def plan_drops(df: pd.DataFrame, target: str | Path, *, how: str,
     if how not in ("move", "link"):
         raise ValueError("how must be 'move' or 'link'")
     plan = plan or OutputPlan()
-    plan.add_sources(*sorted(set(df["root"])))
+    plan.add_sources(*(unescape_name(r) for r in sorted(set(df["root"]))))
     what = f"--{how}-to"
     target = plan.claim_dir(target, what=f"{what} folder")
     pairs = []
     for r in df[~df["keep"]].itertuples():
-        src = Path(r.root) / r.path
-        dst = target / r.path
+        src = source_file(r.root, r.path)
+        dst = target / unescape_name(r.path)
         try:
             plan.claim(dst, what=f"{what} destination of {src}", replaceable=False)
         except OutputRefused as exc:

@@ -28,13 +28,14 @@ from pathlib import Path
 import pandas as pd
 from PIL import Image, ImageOps
 
-from data_tools.catalog import check_unchanged
+from data_tools.catalog import check_unchanged, source_file
 from data_tools.errors import DataError
 from data_tools.heif import HEIF_ERROR  # noqa: F401 - importing registers the HEIC opener
 from data_tools.parallel import pmap
 from data_tools.probe import DEFAULT_MAX_PIXELS, bound_pixels
 from data_tools.tables import write_table
 from scoring.atomic import atomic_write
+from scoring.file_names import display_name, unescape_name
 from scoring.output_policy import OutputPlan, OutputRefused
 
 MANIFEST_COLUMNS = ["source_root", "source_path", "team", "class", "phash", "bytes", "mtime_ns",
@@ -67,9 +68,9 @@ def _resize_task(task: tuple) -> tuple[int, int, str]:
             out.save(fh, "JPEG", quality=JPEG_QUALITY)
         return size, size, ""
     except FileExistsError:
-        return 0, 0, f"{dst} appeared while resizing; not overwritten"
+        return 0, 0, display_name(f"{dst} appeared while resizing; not overwritten")
     except Exception as exc:  # noqa: BLE001 - one bad file is a manifest row, not a crash
-        return 0, 0, f"{type(exc).__name__}: {exc}"
+        return 0, 0, display_name(f"{type(exc).__name__}: {exc}")
 
 
 def _existing_ok(path: Path, size: int) -> bool:
@@ -108,7 +109,7 @@ def resize_tree(catalog_or_dedup_df: pd.DataFrame, out_root, *, size: int = 336,
         raise DataError("bad_option", f"--max-pixels must be at least 1, got {max_pixels}")
     rows = select_sources(catalog_or_dedup_df)
     plan = plan or OutputPlan()
-    plan.add_sources(*sorted(set(rows["root"])))
+    plan.add_sources(*(unescape_name(r) for r in sorted(set(rows["root"]))))
     out_root = plan.claim_dir(out_root, what="resize output folder")
     manifest = Path(manifest) if manifest else out_root / "resize_manifest.csv"
     plan.claim(manifest, what="resize manifest", may_exist=resume)
@@ -117,7 +118,7 @@ def resize_tree(catalog_or_dedup_df: pd.DataFrame, out_root, *, size: int = 336,
     clash = rows[rows.duplicated("output_path", keep=False)]
     if len(clash):
         first = clash.sort_values(["output_path", "path"], kind="stable").head(2)
-        a, b = (Path(r) / p for r, p in zip(first["root"], first["path"]))
+        a, b = (source_file(r, p) for r, p in zip(first["root"], first["path"]))
         raise DataError("name_collision", f"{a} and {b} would both be written to "
                         f"{out_root / first['output_path'].iloc[0]} (same team, class and pHash); run dedup "
                         f"first ({clash['output_path'].nunique()} such output name(s))")
@@ -126,7 +127,7 @@ def resize_tree(catalog_or_dedup_df: pd.DataFrame, out_root, *, size: int = 336,
 
     status = ["todo"] * len(rows)
     for k, rel in enumerate(outputs):
-        dst = out_root / rel
+        dst = out_root / unescape_name(rel)
         try:
             plan.claim(dst, what=f"resized copy of {rows.at[k, 'path']}", may_exist=resume)
         except OutputRefused as exc:
@@ -141,8 +142,8 @@ def resize_tree(catalog_or_dedup_df: pd.DataFrame, out_root, *, size: int = 336,
                                     path=dst)
             status[k] = "reused"
     todo = [k for k, s in enumerate(status) if s == "todo"]
-    tasks = [(str(Path(rows.at[k, "root"]) / rows.at[k, "path"]), str(out_root / outputs[k]), size, exif_transpose,
-              max_pixels, plan.overwrite) for k in todo]
+    tasks = [(str(source_file(rows.at[k, "root"], rows.at[k, "path"])), str(out_root / unescape_name(outputs[k])),
+              size, exif_transpose, max_pixels, plan.overwrite) for k in todo]
     results = {k: res for k, res in zip(todo, pmap(_resize_task, tasks, workers=workers, desc="resize",
                                                    progress=progress), strict=True)}
     records = []

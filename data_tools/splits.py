@@ -39,6 +39,7 @@ import pandas as pd
 from data_tools.errors import DataError
 from data_tools.tables import write_table
 from scoring.atomic import write_text
+from scoring.file_names import unescape_name
 from scoring.output_policy import OutputPlan
 
 SPLIT_COLUMNS = ["image_id", "path", "team", "class", "split"]
@@ -84,7 +85,7 @@ def stratified_val(pool: pd.DataFrame, *, val_fraction: float, by_team: bool, se
 
 def image_id_of(team: str, path: str) -> str:
     """``<team>/<first 16 hex digits of sha256(path)>``: stable, unique in practice, and free of the class."""
-    return f"{team}/{hashlib.sha256(path.encode('utf-8', 'surrogateescape')).hexdigest()[:16]}"
+    return f"{team}/{hashlib.sha256(path.encode('utf-8')).hexdigest()[:16]}"
 
 
 def prepare_pool(df: pd.DataFrame) -> tuple[pd.DataFrame, str]:
@@ -146,7 +147,7 @@ def make_splits(clean_catalog_df: pd.DataFrame, protocol: str, out_dir, *, seed:
         raise DataError("output_exists", f"{target} holds fold files of another pool ({stale[:3]}); "
                         "write to a new folder")
     plan = plan or OutputPlan()
-    plan.add_sources(root)
+    plan.add_sources(unescape_name(root))
     target = plan.claim_dir(target, what="splits folder")
     plan.claim_all([target / f"{team}.csv" for team in teams] + [target / "folds.json"], what="split file")
     paths, folds = [], {}

@@ -5,11 +5,12 @@ not become an integer), then the known numeric and boolean columns are
 converted; a cell that does not convert is an error naming file, line and
 column.
 
-File names that are not UTF-8 (``NAME_COLUMNS``) are written with
-``scoring.file_names.escape_name`` (``%XX`` per undecodable byte, ``%25`` for
-``%``) and read back to the exact name, in CSV and Parquet alike; any other
-text cell holding such a byte (an error message quoting a path) is written
-with ``display_name``, so no table write fails on a file name.
+File names are held as text that is always valid UTF-8
+(``scoring.file_names.escape_name``: ``%XX`` per byte that is not UTF-8,
+``%25`` for ``%``), escaped where the catalog is built and unescaped where a
+row becomes a path on disk (``catalog.source_file``), so CSV and Parquet
+store every name losslessly. A text cell that still holds such a byte (a
+hand-made frame) is written with ``display_name`` rather than failing.
 """
 
 from __future__ import annotations
@@ -21,32 +22,19 @@ import pandas as pd
 
 from data_tools.errors import DataError
 from scoring.atomic import atomic_write
-from scoring.file_names import display_name, escape_name, has_undecodable, unescape_name
+from scoring.file_names import display_name, has_undecodable
 
 INT_COLUMNS = ("width", "height", "bytes", "mtime_ns", "group_id", "group_size",
                "out_width", "out_height")
 BOOL_COLUMNS = ("readable", "keep")
-NAME_COLUMNS = ("root", "path", "team", "class_raw", "subcategory", "kept_path", "image_id",
-                "source_root", "source_path", "output_path")
 
 
 def _text_safe(df: pd.DataFrame) -> pd.DataFrame:
-    """Name columns escaped losslessly; other text cells made printable (see the module docstring)."""
     out = None
-    for col in df.columns:
-        if not _is_text(df[col]):
-            continue
-        values = df[col]
-        if col in NAME_COLUMNS:
-            if not values.map(lambda v: isinstance(v, str) and ("%" in v or has_undecodable(v))).any():
-                continue
-            fixed = values.map(lambda v: escape_name(v) if isinstance(v, str) else v)
-        elif values.map(lambda v: isinstance(v, str) and has_undecodable(v)).any():
-            fixed = values.map(lambda v: display_name(v) if isinstance(v, str) else v)
-        else:
-            continue
-        out = df.copy() if out is None else out
-        out[col] = fixed
+    for col in df.columns:  # only object columns can hold a lone surrogate (Arrow strings cannot)
+        if df[col].dtype == object and df[col].map(lambda v: isinstance(v, str) and has_undecodable(v)).any():
+            out = df.copy() if out is None else out
+            out[col] = df[col].map(lambda v: display_name(v) if isinstance(v, str) else v)
     return df if out is None else out
 
 
@@ -79,9 +67,6 @@ def read_table(path: str | Path, required: tuple[str, ...] = ()) -> pd.DataFrame
     missing = [c for c in required if c not in df.columns]
     if missing:
         raise DataError("bad_table", f"{path}: missing column(s) {missing}; found {list(df.columns)}")
-    for col in NAME_COLUMNS:
-        if col in df.columns and _is_text(df[col]):
-            df[col] = df[col].map(lambda v: unescape_name(v) if isinstance(v, str) else v)
     for col in INT_COLUMNS:
         if col in df.columns and _is_text(df[col]):
             df[col] = _convert(df[col], path, col, int)
