@@ -16,11 +16,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from data_tools.catalog import build_catalog
-from data_tools.dedup import dedup, plan_drops
+from data_tools.dedup import dedup
 from data_tools.tables import write_table
 from scoring.atomic import write_text
 from scoring.cli.main import cli
-from scoring.output_policy import CODES, OutputPlan, OutputRefused
+
+# The policy's own names are imported inside the tests that use them, so that the command-line tests
+# also run (and fail for what they check) against a tree without the policy.
 
 
 def run(*args, code=0):
@@ -41,10 +43,11 @@ def catalogued(small_pool, tmp_path):
 def test_catalog_output_onto_a_catalogued_photo_is_refused(small_pool):
     photo = small_pool / "alpha" / "Chênes" / "img0.jpg"
     before = tree_digest(small_pool)
-    out = run("catalog", small_pool, "-o", photo, "--workers", "1", "--no-progress", "--overwrite", code=3)
+    out = run("catalog", small_pool, "-o", photo, "--workers", "1", "--no-progress", code=3)
     assert "error[output_in_source]" in out and str(photo) in out
     out = run("catalog", small_pool, "-o", small_pool / "catalog.csv", "--workers", "1", "--no-progress", code=3)
     assert "error[output_in_source]" in out
+    run("catalog", small_pool, "-o", photo, "--workers", "1", "--no-progress", "--overwrite", code=3)  # also then
     assert tree_digest(small_pool) == before
 
 
@@ -60,6 +63,8 @@ def test_outputs_onto_source_photos_or_the_input_are_refused(catalogued, tmp_pat
         return run("resize", cat, tmp_path / "clean", "--manifest", target, "--workers", "1", "--no-progress",
                    *extra, code=3)
 
+    assert "error[output_in_source]" in attempt(photo)
+    assert "error[output_is_input]" in attempt(cat)
     assert "error[output_in_source]" in attempt(photo, "--overwrite")
     assert "error[output_is_input]" in attempt(cat, "--overwrite")
     link = tmp_path / "link_to_catalog.csv"
@@ -73,7 +78,7 @@ def test_outputs_onto_source_photos_or_the_input_are_refused(catalogued, tmp_pat
 
 def test_existing_outputs_need_overwrite(catalogued, tmp_path):
     pool, cat = catalogued
-    run("catalog", pool, "-o", cat, "--workers", "1", "--no-progress", code=3)
+    assert "error[output_exists]" in run("catalog", pool, "-o", cat, "--workers", "1", "--no-progress", code=3)
     run("catalog", pool, "-o", cat, "--workers", "1", "--no-progress", "--overwrite")
     run("catalog", pool, "-o", cat, "--workers", "1", "--no-progress", "--resume")  # its own earlier output
     (tmp_path / "dedup.csv").write_text("mine\n")
@@ -106,7 +111,7 @@ def test_existing_outputs_need_overwrite(catalogued, tmp_path):
 def test_resize_into_the_source_tree_is_refused(catalogued, tmp_path, inside):
     pool, cat = catalogued
     before = tree_digest(pool)
-    out = run("resize", cat, pool / inside, "--workers", "1", "--no-progress", "--overwrite", code=3)
+    out = run("resize", cat, pool / inside, "--workers", "1", "--no-progress", code=3)
     assert "error[output_in_source]" in out
     assert tree_digest(pool) == before
     link = tmp_path / "looks_outside"
@@ -153,7 +158,8 @@ def test_move_to_refuses_two_drops_with_one_destination(tmp_path, photos):
 
 
 def test_move_never_replaces_a_file_that_appears_after_planning(small_pool, tmp_path):
-    from data_tools.dedup import execute_drops
+    from data_tools.dedup import execute_drops, plan_drops
+    from scoring.output_policy import OutputRefused
 
     df = dedup(build_catalog(small_pool, workers=1, progress=False))
     pairs = plan_drops(df, tmp_path / "moved", how="move")
@@ -173,6 +179,9 @@ _names = st.lists(_letter, min_size=1, max_size=6).map("".join)
 @given(a=_names, b=_names)
 def test_destinations_are_compared_case_folded_and_nfc_normalised(tmp_path, a, b):
     """A family of names: two drops collide exactly when a case-insensitive, normalising volume would merge them."""
+    from data_tools.dedup import plan_drops
+    from scoring.output_policy import OutputRefused
+
     df = pd.DataFrame({"root": [str(tmp_path / "r1"), str(tmp_path / "r2")],
                        "path": [f"t/c/{a}.jpg", f"t/c/{b}.jpg"], "keep": [False, False]})
     def caseless(x):  # Unicode canonical caseless match (D145), the oracle
@@ -190,6 +199,8 @@ def test_destinations_are_compared_case_folded_and_nfc_normalised(tmp_path, a, b
 # -- the policy itself ---------------------------------------------------------------------------------------
 
 def test_policy_codes_and_rules(tmp_path):
+    from scoring.output_policy import CODES, OutputPlan, OutputRefused
+
     src = tmp_path / "pool"
     write(src / "t" / "c" / "a.jpg", b"x")
     reads = write(tmp_path / "in.csv", b"id\n")
