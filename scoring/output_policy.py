@@ -101,6 +101,9 @@ class OutputPlan:
     def add_sources(self, *roots) -> None:
         self.sources = sorted(set(self.sources) | {_absolute(s) for s in roots}, key=str)
 
+    def add_inputs(self, *files) -> None:
+        self.inputs = sorted(set(self.inputs) | {_absolute(f) for f in files}, key=str)
+
     def _check_place(self, path: Path, shown: str, what: str) -> None:
         for src in self.inputs:
             if _same_file(path, src):

@@ -8,6 +8,10 @@ Writes into the output folder (each file atomically):
 * ``summary.json`` the ``ctv summarize`` statistics;
 * ``cross_team_<arch>.csv`` the TOTO matrices with row/column means and ranges;
 * ``plots/*.png`` with ``--plots``; ``report.md`` and ``report.html`` (images embedded).
+
+Every file is checked by ``scoring.output_policy`` before the first is
+written: an existing one is refused unless ``--overwrite``, and none may be a
+file the report reads.
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ from scoring.ctv.runs import RunSet, read_runs
 from scoring.ctv.summarize import Summary, summarize
 from scoring.ctv.summary_markdown import per_team_tables, summary_tables
 from scoring.formatting import csv_text, fmt, markdown_table
+from scoring.output_policy import OutputPlan
 
 
 @dataclass
@@ -54,15 +59,28 @@ def matrix_rows(m: CrossTeamMatrix, digits: int) -> tuple[list[str], list[list]]
     return header, rows
 
 
+def _planned_files(matrices: list[CrossTeamMatrix], table, plots: bool) -> list[str]:
+    names = ["runs.csv", "team_accuracy.csv", "results.csv", "summary.json"]
+    names += [f"cross_team_{_slug(m.arch)}.csv" for m in matrices]
+    if plots:
+        names += [f"plots/cross_team_{_slug(m.arch)}.png" for m in matrices] + ["plots/vtg_distribution.png"]
+        names += [f"plots/team_accuracy_{p}.png" for p in table.protocols()]
+    return names + ["report.md", "report.html"]
+
+
 def build_report(runs_dir: str | Path, out_dir: Path, *, plots: bool = False, ddof: int = 1,
                  threshold: float = 95.0, digits: int = 2,
-                 progress: Callable[[str], None] | None = None) -> ReportResult:
+                 progress: Callable[[str], None] | None = None, plan: OutputPlan | None = None) -> ReportResult:
     runset: RunSet = read_runs(runs_dir, progress)
     table = runset.results_table()
     summary = summarize(table, ddof=ddof, threshold=threshold)
     matrices = toto_matrices(runset.runs)
     result = ReportResult(runset.runs, summary, matrices, warnings=runset.warnings + summary.warnings)
-    out_dir = Path(out_dir)
+    plan = plan or OutputPlan()
+    root = Path(runs_dir)
+    plan.add_inputs(*[r.source for r in runset.runs], *root.rglob("run.json"), *root.rglob("*_results.json"))
+    out_dir = plan.claim_dir(out_dir, what="report folder")
+    plan.claim_all([out_dir / n for n in _planned_files(matrices, table, plots)], what="report file")
 
     def write(name: str, text: str) -> None:
         write_text(out_dir / name, text)
