@@ -112,7 +112,8 @@ def resize_tree(catalog_or_dedup_df: pd.DataFrame, out_root, *, size: int = 336,
     plan.add_sources(*(unescape_name(r) for r in sorted(set(rows["root"]))))
     out_root = plan.claim_dir(out_root, what="resize output folder")
     manifest = Path(manifest) if manifest else out_root / "resize_manifest.csv"
-    plan.claim(manifest, what="resize manifest", may_exist=resume)
+    again = "pass --resume to continue an earlier run, or --overwrite to replace its files"
+    plan.claim(manifest, what="resize manifest", may_exist=resume, hint=again)
     outputs = [f"{t}/{c}/{h}.jpg" for t, c, h in zip(rows["team"], rows["class"], rows["phash"])]
     rows = rows.assign(output_path=outputs)
     clash = rows[rows.duplicated("output_path", keep=False)]
@@ -128,15 +129,9 @@ def resize_tree(catalog_or_dedup_df: pd.DataFrame, out_root, *, size: int = 336,
     status = ["todo"] * len(rows)
     for k, rel in enumerate(outputs):
         dst = out_root / unescape_name(rel)
-        try:
-            plan.claim(dst, what=f"resized copy of {rows.at[k, 'path']}", may_exist=resume)
-        except OutputRefused as exc:
-            if exc.code != "output_exists":
-                raise
-            raise OutputRefused("output_exists", f"{dst} already exists; pass --resume to continue an interrupted "
-                                "run, or --overwrite to replace it", path=dst) from None
+        plan.claim(dst, what=f"resized copy of {rows.at[k, 'path']}", may_exist=resume, hint=again)
         if resume and (dst.exists() or dst.is_symlink()):
-            if not _existing_ok(dst, size):
+            if dst.is_symlink() or not _existing_ok(dst, size):
                 raise OutputRefused("output_exists", f"{dst} is not a {size}x{size} JPEG from an earlier run; "
                                     "refusing to overwrite it (move it away, or pass --overwrite without --resume)",
                                     path=dst)

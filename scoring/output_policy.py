@@ -124,13 +124,14 @@ class OutputPlan:
         return path
 
     def claim(self, file: str | os.PathLike, *, what: str = "output", replaceable: bool = True,
-              may_exist: bool = False) -> Path:
+              may_exist: bool = False, hint: str | None = None) -> Path:
         """Check one output file; return it absolute (links resolved).
 
         ``replaceable=False`` refuses an existing file even with ``--overwrite``
         (a destination of moved source files, which would be lost);
         ``may_exist=True`` leaves an existing file to the caller (``--resume``
-        checks it is its own earlier output).
+        checks it is its own earlier output); ``hint`` replaces the advice of an
+        ``output_exists`` message.
         """
         shown = os.fspath(file)
         path = _absolute_file(file)
@@ -146,8 +147,9 @@ class OutputPlan:
             raise OutputRefused("output_exists", f"{what} {shown} is an existing folder", path=shown)
         if (raw.exists() or raw.is_symlink()) and not may_exist:
             if not (self.overwrite and replaceable):
-                hint = (f"pass {OVERWRITE_FLAG} to replace it, or choose another path" if replaceable
-                        else "it is never replaced; move it away or choose another folder")
+                if not replaceable:
+                    hint = "it is never replaced; move it away or choose another folder"
+                hint = hint or f"pass {OVERWRITE_FLAG} to replace it, or choose another path"
                 raise OutputRefused("output_exists", f"{what} {shown} already exists; {hint}", path=shown)
         self._claimed[key] = path
         return path
