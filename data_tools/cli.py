@@ -25,7 +25,7 @@ PROGRESS = click.option("--progress/--no-progress", default=True, show_default=T
 OVERWRITE = click.option("--overwrite", is_flag=True,
                           help="Replace existing output files. Never source data, never a file the command reads.")
 MAX_PIXELS = click.option("--max-pixels", type=click.IntRange(min=1), default=None,
-                          help="Decoded pixels per worker [default: 64000000, about 450 MB]; larger JPEGs are "
+                          help="Decoded pixels per worker [default: 64000000, about 340 MB]; larger JPEGs are "
                                "decoded reduced, other larger files are reported unreadable.")
 CLASS_MAP = click.option("--class-map", type=click.Path(dir_okay=False, path_type=Path), default=None,
                          help="A TOML laid over the shipped class map (see `agrieval data classes`).")

@@ -14,8 +14,8 @@ Decoded pixels are bounded per worker (``max_pixels``, default
 exceed memory: a larger JPEG is decoded reduced (``Image.draft``, the
 smallest DCT scale 1/2, 1/4 or 1/8 that fits; its row says
 ``phash_mode=reduced``), any other format larger than the cap is an
-unreadable row whose error names the cap. A decoded pixel costs about 7 bytes
-while hashing (RGB, L and the resampling buffers).
+unreadable row whose error names the cap. A decoded pixel costs about 5.3
+bytes at the peak of hashing (254 MB for 48 MP, RGB plus the L copy).
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from PIL import Image
 from data_tools.heif import HEIF_ERROR, HEIF_SUFFIXES
 
 FAST_MIN_SIDE = 256
-DEFAULT_MAX_PIXELS = 64_000_000  # a 64 MP photo: about 450 MB per worker while decoding
+DEFAULT_MAX_PIXELS = 64_000_000  # a 64 MP photo: about 340 MB per worker while hashing
 EXIF_MAKE, EXIF_MODEL = 0x010F, 0x0110
 
 
@@ -83,17 +83,22 @@ def bound_pixels(img: Image.Image, max_pixels: int) -> bool:
                     return True
                 break
     raise TooManyPixels(f"{w}x{h} = {w * h} pixels is above the cap of {max_pixels} decoded pixels per "
-                        "worker; raise --max-pixels (about 7 bytes per pixel per worker) or shrink the file")
+                        "worker; raise --max-pixels (about 5.3 bytes per pixel per worker) or shrink the file")
 
 
-def hash_image(img: Image.Image, *, fast: bool, max_pixels: int = DEFAULT_MAX_PIXELS) -> tuple[str, bool]:
-    """pHash as 16 hex digits, and whether the pixel cap reduced the decode.
+def bound_decode(img: Image.Image, *, fast: bool, max_pixels: int = DEFAULT_MAX_PIXELS) -> bool:
+    """Set up the decode of ``img`` before anything loads it: ``fast`` draft for JPEGs, then the pixel cap.
 
-    ``fast`` draft-decodes JPEGs; both that and the cap change ``img``.
+    Returns whether the cap reduced it. Must come before ``read_device``: reading a PNG's EXIF decodes it.
     """
     if fast and img.format == "JPEG":
         img.draft(img.mode, (FAST_MIN_SIDE, FAST_MIN_SIDE))
-    reduced = bound_pixels(img, max_pixels)
+    return bound_pixels(img, max_pixels)
+
+
+def hash_image(img: Image.Image, *, fast: bool, max_pixels: int = DEFAULT_MAX_PIXELS) -> tuple[str, bool]:
+    """pHash as 16 hex digits, and whether the pixel cap reduced the decode (``bound_decode``)."""
+    reduced = bound_decode(img, fast=fast, max_pixels=max_pixels)
     return str(imagehash.phash(img)), reduced
 
 
@@ -114,8 +119,9 @@ def probe_file(path: str, fast: bool = False, max_pixels: int = DEFAULT_MAX_PIXE
         with Image.open(path) as img:
             fmt = img.format or fmt
             width, height = img.size
+            reduced = bound_decode(img, fast=fast, max_pixels=max_pixels)
             device = read_device(img)
-            digest, reduced = hash_image(img, fast=fast, max_pixels=max_pixels)
+            digest = str(imagehash.phash(img))
         return ProbeResult(fmt, width, height, device, digest, True, "", "reduced" if reduced else "")
     except Exception as exc:  # noqa: BLE001 - any decoder failure becomes a row, never a crash
         message = str(exc) or "unreadable"
