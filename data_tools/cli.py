@@ -15,7 +15,7 @@ from pathlib import Path
 import click
 
 from data_tools.errors import DataError
-from scoring.file_names import unescape_name
+from scoring.file_names import display_name, unescape_name
 from scoring.output_policy import OutputPlan, OutputRefused
 
 WORKERS = click.option("--workers", type=click.IntRange(min=1), default=None,
@@ -106,7 +106,6 @@ def dedup_cmd(catalog_file, output, preset, radius, team_order, deprioritise, mo
     from data_tools.catalog import read_catalog
     from data_tools.dedup import dedup, execute_drops, plan_drops, summarize_dedup
     from data_tools.tables import write_table
-    from scoring.file_names import display_name
 
     if move_to and link_to:
         raise click.UsageError("give --move-to or --link-to, not both")
@@ -179,8 +178,7 @@ def classes(source, class_map):
         click.echo(cmap.to_toml(), nl=False)
         return
     if source.is_dir():
-        folders = sorted({(t.name, c.name) for t in source.iterdir() if t.is_dir() and not t.name.startswith(".")
-                          for c in t.iterdir() if c.is_dir() and not c.name.startswith(".")})
+        folders = sorted(_class_folders(source))
     else:
         from data_tools.catalog import read_catalog
 
@@ -189,12 +187,26 @@ def classes(source, class_map):
     unknown = []
     for team, folder in folders:
         cls = cmap.normalise(folder)
-        click.echo(f"{team}/{folder} -> {cls or 'UNKNOWN (canonical form: ' + canonical(folder) + ')'}")
+        click.echo(display_name(f"{team}/{folder} -> {cls or 'UNKNOWN (canonical form: ' + canonical(folder) + ')'}"))
         if cls is None:
-            unknown.append(f"{team}/{folder}")
+            unknown.append(display_name(f"{team}/{folder}"))
     if unknown:
         click.echo(f"{len(unknown)} unknown class folder(s): {unknown}", err=True)
         sys.exit(1)
+
+
+def _class_folders(root: Path) -> set[tuple[str, str]]:
+    """(team, class folder) pairs under ``root``, by the catalog's rules: links and hidden names are not
+    followed, a folder that cannot be listed is reported and passed over."""
+    def subfolders(folder: Path) -> list[Path]:
+        try:
+            return [p for p in folder.iterdir()
+                    if not p.name.startswith(".") and not p.is_symlink() and p.is_dir()]
+        except OSError as exc:
+            click.echo(display_name(f"skipped: {folder}: folder cannot be listed ({exc.strerror or exc})"), err=True)
+            return []
+
+    return {(t.name, c.name) for t in subfolders(root) for c in subfolders(t)}
 
 
 @data.command()

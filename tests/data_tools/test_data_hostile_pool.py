@@ -221,3 +221,12 @@ def test_max_pixels_bounds_the_real_decode(tmp_path, fmt):
         r = probe_file(str(path), max_pixels=1_000_000)
     assert max(seen) <= 1_000_000
     assert r.readable == (fmt == "JPEG") and (r.width, r.height) == (4000, 3000)
+
+
+def test_classes_on_the_hostile_pool_lists_without_a_traceback(hostile, locked_folder):
+    result = CliRunner().invoke(cli, ["data", "classes", str(hostile)])
+    assert result.exit_code == 1 and isinstance(result.exception, SystemExit), repr(result.exception)
+    out = result.output
+    out.encode("utf-8")
+    assert "alpha/ch%FF%FEne -> UNKNOWN" in out and "alpha/frenes -> frene" in out
+    assert "linked_team" not in out and "loopdir" not in out  # links are not followed
