@@ -37,7 +37,7 @@ def _input_errors(func):
         try:
             return func(*args, **kwargs)
         except (DataError, OutputRefused) as exc:
-            click.echo(exc.render(), err=True)
+            click.echo(display_name(exc.render()), err=True)  # a path in it may have any bytes
             sys.exit(3)
     return wrapper
 

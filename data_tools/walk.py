@@ -75,13 +75,15 @@ def walk_pool(root: str | Path) -> tuple[list[Entry], list[Skipped]]:
     entries: list[Entry] = []
     skipped: list[Skipped] = []
 
-    def visit(folder: Path, parts: tuple[str, ...]) -> None:
+    stack: list[tuple[Path, tuple[str, ...]]] = [(root, ())]  # a stack, not recursion: depth is the pool's
+    while stack:
+        folder, parts = stack.pop()
         try:
             with os.scandir(folder) as it:
                 items = sorted(it, key=lambda d: d.name)
         except OSError as exc:
             skipped.append(Skipped("/".join(parts) or ".", f"folder cannot be listed ({exc.strerror or exc})"))
-            return
+            continue
         for item in items:
             rel_parts = parts + (item.name,)
             rel = "/".join(rel_parts)
@@ -91,7 +93,7 @@ def walk_pool(root: str | Path) -> tuple[list[Entry], list[Skipped]]:
                 elif item.is_symlink():
                     skipped.append(Skipped(rel, _link_reason(Path(item.path), root)))
                 elif item.is_dir(follow_symlinks=False):
-                    visit(Path(item.path), rel_parts)
+                    stack.append((Path(item.path), rel_parts))
                 elif not item.is_file(follow_symlinks=False):
                     skipped.append(Skipped(rel, "not a regular file (FIFO, socket or device)"))
                 elif Path(item.name).suffix.lower() not in IMAGE_SUFFIXES:
@@ -105,8 +107,6 @@ def walk_pool(root: str | Path) -> tuple[list[Entry], list[Skipped]]:
                                          st.st_size, st.st_mtime_ns))
             except OSError as exc:  # vanished or unreadable between listing and stat
                 skipped.append(Skipped(rel, f"cannot be examined ({exc.strerror or exc})"))
-
-    visit(root, ())
     entries.sort(key=lambda e: e.path)
     skipped.sort(key=lambda s: s.path)
     return entries, skipped

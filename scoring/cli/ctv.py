@@ -14,6 +14,7 @@ import sys
 import click
 
 from scoring.ctv.input_error import InputError
+from scoring.file_names import display_name
 from scoring.output_policy import OutputPlan, OutputRefused
 
 
@@ -25,10 +26,10 @@ def ctv() -> None:
 def _refused(exc: OutputRefused, as_json: bool) -> None:
     """An output path refused by the output policy: a usage error (exit 2), in the style of ``_fail``."""
     if as_json:
-        click.echo(json.dumps({"status": "error", "errors": [{"code": exc.code, "message": exc.message,
-                                                             "file": exc.path}]}, sort_keys=True))
+        click.echo(json.dumps({"status": "error", "errors": [{"code": exc.code, "message": display_name(exc.message),
+                                                             "file": display_name(exc.path or "")}]}, sort_keys=True))
     else:
-        click.echo(f"{exc.path}: error [{exc.code}] {exc.message}", err=True)
+        click.echo(display_name(f"{exc.path}: error [{exc.code}] {exc.message}"), err=True)
     raise SystemExit(2)
 
 

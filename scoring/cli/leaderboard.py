@@ -46,6 +46,7 @@ def leaderboard(submissions_dir: Path, solution: Path, competition: str, out_dir
     def body() -> int:
         from scoring.leaderboard.build import build_leaderboard, list_submissions
         from scoring.leaderboard.outputs import OUTPUT_NAMES, to_dict, to_markdown, write_outputs
+        from scoring.file_names import display_name
         from scoring.output_policy import OutputPlan, OutputRefused
 
         # The submissions are the participants' data, and a leaderboard.csv among them would be scored next time.
@@ -55,7 +56,7 @@ def leaderboard(submissions_dir: Path, solution: Path, competition: str, out_dir
             plan.claim_all([plan.claim_dir(out_dir, what="--out folder") / n for n in names],
                            what="leaderboard file")
         except OutputRefused as exc:
-            click.echo(f"error [{exc.code}] {exc.message}", err=True)
+            click.echo(display_name(f"error [{exc.code}] {exc.message}"), err=True)
             return EXIT_USAGE
         definition = load_definition(competition)
         if not list_submissions(submissions_dir, recursive):

@@ -230,3 +230,37 @@ def test_classes_on_the_hostile_pool_lists_without_a_traceback(hostile, locked_f
     out.encode("utf-8")
     assert "alpha/ch%FF%FEne -> UNKNOWN" in out and "alpha/frenes -> frene" in out
     assert "linked_team" not in out and "loopdir" not in out  # links are not followed
+
+
+def test_a_very_deep_tree_is_walked_without_recursion(tmp_path, photos):
+    root = tmp_path / "pool"
+    write(root / "t" / "frene" / "ok.jpg", jpeg_bytes(photos["coffee"]))
+    top = deep = str(root / "t" / "frene")
+    try:
+        for _ in range(1200):  # deeper than Python's recursion limit; os.makedirs itself recurses
+            deep = os.path.join(deep, "d")
+            os.mkdir(deep)
+        write(Path(deep) / "lost.jpg", b"x")
+        df = build_catalog(root, workers=1, progress=False)
+        assert list(df["path"]) == ["t/frene/ok.jpg"]
+        (path, reason), = df.attrs["skipped"]
+        assert path.endswith("/d/lost.jpg") and "depth 1203" in reason
+    finally:  # shutil.rmtree recurses too: leave tmp_path easy to clean, whatever happened
+        if os.path.exists(os.path.join(deep, "lost.jpg")):
+            os.unlink(os.path.join(deep, "lost.jpg"))
+        while deep != top:
+            os.rmdir(deep)
+            deep = os.path.dirname(deep)
+
+
+def test_a_changed_source_with_a_name_that_is_not_utf8_is_a_printable_error(tmp_path, photos):
+    root = tmp_path / "pool"
+    bad = os.path.join(os.fsencode(root), b"t", b"frene", b"x\xff.jpg")
+    os.makedirs(os.path.dirname(bad))
+    with open(bad, "wb") as fh:
+        fh.write(jpeg_bytes(photos["coffee"]))
+    run("catalog", root, "-o", tmp_path / "c.csv", "--workers", "1", "--no-progress")
+    with open(bad, "ab") as fh:
+        fh.write(b"changed")
+    out = run("resize", tmp_path / "c.csv", tmp_path / "clean", "--no-progress", code=3)
+    assert "error[source_changed]" in out and "x%FF.jpg" in out
