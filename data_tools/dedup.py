@@ -125,8 +125,8 @@ def plan_drops(df: pd.DataFrame, target: str | Path, *, how: str,
         try:
             plan.claim(dst, what=f"{what} destination of {src}", replaceable=False)
         except OutputRefused as exc:
-            if exc.code == "output_collision":
-                first = next(s for s, d in pairs if folded(d) == folded(dst))
+            first = next((s for s, d in pairs if folded(d) == folded(dst)), None)
+            if exc.code == "output_collision" and first is not None:
                 raise OutputRefused("output_collision", f"{first} and {src} would both go to {dst} (same relative "
                                     "path, up to case and Unicode normalisation); the second would replace the "
                                     "first. Move the drops of each root to its own folder", path=dst) from None

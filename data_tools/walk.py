@@ -17,8 +17,9 @@ link is resolved first.
 Also skipped, with the reason: hidden entries (names starting with ``.``:
 ``.DS_Store``, ``._IMG.jpg`` of macOS), folders that cannot be listed,
 non-regular files (FIFOs, sockets, devices). Names that are not UTF-8 are
-catalogued, kept exactly as the file system has them (lone surrogates in
-memory, ``%XX`` in tables: ``scoring.file_names``).
+catalogued: entries hold them exactly as the file system has them (lone
+surrogates, PEP 383); the catalog turns them into escaped text
+(``scoring.file_names``).
 """
 
 from __future__ import annotations
