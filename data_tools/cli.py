@@ -77,7 +77,7 @@ def catalog(root, output, workers, resume, fast, class_map, overwrite, max_pixel
     df = build_catalog(root, output, workers=workers, resume=resume, fast=fast, progress=progress,
                        class_map=load_class_map(class_map), max_pixels=max_pixels or DEFAULT_MAX_PIXELS, plan=plan)
     click.echo(summarize_catalog(df))
-    click.echo(f"wrote {output}")
+    click.echo(display_name(f"wrote {output}"))
 
 
 @data.command(name="dedup")
@@ -118,7 +118,7 @@ def dedup_cmd(catalog_file, output, preset, radius, team_order, deprioritise, mo
     pairs = plan_drops(df, target, how=how, plan=plan) if target is not None else []  # refused before writing
     write_table(df, output)
     click.echo(summarize_dedup(df))
-    click.echo(f"wrote {output}")
+    click.echo(display_name(f"wrote {output}"))
     if target is not None:
         if do_apply:
             execute_drops(pairs, how=how)
