@@ -5,7 +5,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.agrieval-installed
 
-.PHONY: demo test bench clean-venv
+.PHONY: demo test test-runtime platform-venvs bench clean-venv
 
 $(STAMP): pyproject.toml constraints.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -16,8 +16,20 @@ $(STAMP): pyproject.toml constraints.txt
 demo: $(STAMP)
 	$(BIN)/agrieval demo
 
-test: $(STAMP)
-	$(BIN)/python -m pytest -q -p no:cacheprovider
+# The whole suite on this Python, then the grading runtime's own tests under every interpreter of
+# .ci/interpreters (the grading platforms' Pythons, numpy only), each in its own venv.
+test: $(STAMP) platform-venvs
+	AGRIEVAL_REQUIRE_PLATFORMS=1 $(BIN)/python -m pytest -q -p no:cacheprovider
+	$(MAKE) --no-print-directory test-runtime
+
+platform-venvs:
+	scripts/platform_venvs.sh
+
+test-runtime: platform-venvs
+	@for venv in .venv-platforms/*/; do \
+		echo "== tests/runtime under $$venv"; \
+		PYTHONPATH=$(CURDIR) $$venv/bin/python -m pytest -q -p no:cacheprovider tests/runtime || exit 1; \
+	done
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/bench_scoring.py
@@ -26,4 +38,4 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/bench_tiling.py
 
 clean-venv:
-	rm -rf $(VENV)
+	rm -rf $(VENV) .venv-platforms

@@ -4,7 +4,7 @@
 
 For each size it writes a PlantCLEF-style solution and submission (7,806 real
 species ids, 1 to 15 labels per row), then times
-  kit:       read + validate + score (``scoring.scorer.score_file``), and
+  kit:       read + validate + score (``scoring.runtime.scorer.score_file``), and
   reference: pandas.read_csv + ast.literal_eval + MultiLabelBinarizer(sparse_output=True)
              + sklearn f1_score(average="samples"),
 checks that both sample-averaged F1 agree to 1e-9, and prints the speed ratio.
@@ -21,13 +21,14 @@ import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 
 
 def make_files(n: int, folder: Path, seed: int = 0) -> tuple[Path, Path]:
-    from scoring.definition import load_competition
+    from scoring.authoring.definitions import load_competition
 
     vocab = np.array(sorted(load_competition("plantclef2025").labels))
     rng = np.random.default_rng(seed)
@@ -49,15 +50,14 @@ def make_files(n: int, folder: Path, seed: int = 0) -> tuple[Path, Path]:
 
 def definition():
     """plantclef2025 with room for the 200,000-row stress case (the shipped limit is 100,000 rows)."""
-    from scoring.definition import load_competition
+    from scoring.authoring.definitions import load_competition
 
     d = load_competition("plantclef2025")
-    return d.model_copy(update={"limits": d.limits.model_copy(update={"max_rows": 1_000_000,
-                                                                      "max_bytes": 500_000_000})})
+    return replace(d, limits=replace(d.limits, max_rows=1_000_000, max_bytes=500_000_000))
 
 
 def kit(sol: Path, sub: Path, d) -> float:
-    from scoring.scorer import score_file
+    from scoring.runtime.scorer import score_file
 
     report = score_file(sub, sol, d)
     assert report.status == "scored", report.errors

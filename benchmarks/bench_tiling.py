@@ -41,7 +41,7 @@ def main() -> None:
     from baselines.plantclef.predict import RunOptions, run_predict
     from baselines.plantclef.preprocess import PreprocessConfig, load_rgb, quadrat_tiles
     from baselines.plantclef.synthetic import make_quadrats
-    from scoring.definition import load_competition
+    from scoring.authoring.definitions import load_competition
 
     device = torch.device(args.device)
     cuda = device.type == "cuda"

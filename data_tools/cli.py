@@ -89,7 +89,10 @@ def catalog(root, output, workers, resume, fast, class_map, overwrite, max_pixel
               help="Hamming radius; 0 groups identical hashes only (the study's rule).")
 @click.option("--team-order", default=None, help="Comma-separated team priority for the paper rule "
               "(default: alphabetical).")
-@click.option("--deprioritise", multiple=True, help="Team that loses ties under the official rule (repeatable).")
+@click.option("--deprioritise", multiple=True, help="Team that loses ties under the official rule (repeatable; "
+              "default AI-4o, as the notebook; --deprioritise '' for none).")
+@click.option("--order", type=click.Choice(["sorted", "walk"]), default="sorted", show_default=True,
+              help="official: the last tie-break, catalog (sorted) order or the notebook's os.walk order.")
 @click.option("--move-to", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Move dropped files to DIR/<team>/<class>/... (dry run unless --apply).")
 @click.option("--link-to", type=click.Path(file_okay=False, path_type=Path), default=None,
@@ -97,7 +100,7 @@ def catalog(root, output, workers, resume, fast, class_map, overwrite, max_pixel
 @click.option("--apply", "do_apply", is_flag=True, help="Really move or link (default: print what would happen).")
 @OVERWRITE
 @_input_errors
-def dedup_cmd(catalog_file, output, preset, radius, team_order, deprioritise, move_to, link_to, do_apply,
+def dedup_cmd(catalog_file, output, preset, radius, team_order, deprioritise, order, move_to, link_to, do_apply,
               overwrite):
     """Group duplicate images and decide which copy to keep (writes keep/drop, never deletes).
 
@@ -109,11 +112,12 @@ def dedup_cmd(catalog_file, output, preset, radius, team_order, deprioritise, mo
 
     if move_to and link_to:
         raise click.UsageError("give --move-to or --link-to, not both")
-    order = [t.strip() for t in team_order.split(",") if t.strip()] if team_order else None
+    order_of_teams = [t.strip() for t in team_order.split(",") if t.strip()] if team_order else None
+    demoted = [t for t in deprioritise if t] if deprioritise else None
     cat = read_catalog(catalog_file)
     plan = OutputPlan(overwrite=overwrite, sources=[unescape_name(r) for r in sorted(set(cat["root"]))], inputs=[catalog_file])
     plan.claim(output, what="dedup table")
-    df = dedup(cat, preset=preset, radius=radius, team_order=order, deprioritise=list(deprioritise))
+    df = dedup(cat, preset=preset, radius=radius, team_order=order_of_teams, deprioritise=demoted, order=order)
     target, how = (move_to, "move") if move_to else (link_to, "link")
     pairs = plan_drops(df, target, how=how, plan=plan) if target is not None else []  # refused before writing
     write_table(df, output)
@@ -137,12 +141,15 @@ def dedup_cmd(catalog_file, output, preset, radius, team_order, deprioritise, mo
 @click.option("--exif-transpose", is_flag=True, help="Apply the EXIF orientation first (the study did not).")
 @click.option("--manifest", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Source -> output manifest (default OUT/resize_manifest.csv).")
+@click.option("--preset", type=click.Choice(["paper", "official"]), default="paper", show_default=True,
+              help="paper: long side rounded, integer crop offset; official: the public notebook's pixels bit for "
+                   "bit (long side truncated, float crop offset rounded half to even by Pillow).")
 @WORKERS
 @OVERWRITE
 @MAX_PIXELS
 @PROGRESS
 @_input_errors
-def resize(table, out, size, resume, exif_transpose, manifest, workers, overwrite, max_pixels, progress):
+def resize(table, out, size, resume, exif_transpose, manifest, preset, workers, overwrite, max_pixels, progress):
     """Resize the kept files of a dedup table (or all readable files of a catalog) into OUT.
 
     OUT may not be inside a catalogued root (the copies would be catalogued as new photos).
@@ -153,8 +160,8 @@ def resize(table, out, size, resume, exif_transpose, manifest, workers, overwrit
 
     plan = OutputPlan(overwrite=overwrite, inputs=[table])
     m = resize_tree(read_catalog(table), out, size=size, resume=resume, progress=progress, workers=workers,
-                    exif_transpose=exif_transpose, manifest=manifest, max_pixels=max_pixels or DEFAULT_MAX_PIXELS,
-                    plan=plan)
+                    exif_transpose=exif_transpose, manifest=manifest, rule=preset,
+                    max_pixels=max_pixels or DEFAULT_MAX_PIXELS, plan=plan)
     click.echo(summarize_resize(m))
     if (m["status"] == "error").any():
         sys.exit(3)
@@ -217,12 +224,16 @@ def _class_folders(root: Path) -> set[tuple[str, str]]:
 @click.option("--seed", type=int, default=42, show_default=True)
 @click.option("--val-fraction", type=float, default=0.3, show_default=True)
 @click.option("--preset", type=click.Choice(["paper", "official"]), default="paper", show_default=True,
-              help="paper: LOTO stratified by team and class; official: by class (the public script).")
+              help="paper: seeded per fold, LOTO stratified by team and class; official: the public script's "
+                   "scikit-learn train_test_split per fold (same seed every fold, stratified by class).")
 @click.option("--stratify", type=click.Choice(["team_class", "class"]), default=None,
               help="Overrides the preset's LOTO stratification.")
+@click.option("--listing", type=click.Path(exists=True, dir_okay=False, path_type=Path), default=None,
+              help="official only: the image order the script saw (one path per line, its Path.iterdir order); "
+                   "default: sorted.")
 @OVERWRITE
 @_input_errors
-def splits(catalog_file, protocol, output, seed, val_fraction, preset, stratify, overwrite):
+def splits(catalog_file, protocol, output, seed, val_fraction, preset, stratify, listing, overwrite):
     """TOTO/LOTO split manifests (image_id, path, team, class, split) of a clean catalog.
 
     image_id is <team>/<hash of the path>: it never carries the class (the path column does).
@@ -234,7 +245,8 @@ def splits(catalog_file, protocol, output, seed, val_fraction, preset, stratify,
     stratify = stratify or SPLIT_PRESETS[preset]["stratify"]
     plan = OutputPlan(overwrite=overwrite, inputs=[catalog_file])
     for proto in (["toto", "loto"] if protocol == "both" else [protocol]):
-        paths = make_splits(df, proto, output, seed=seed, val_fraction=val_fraction, stratify=stratify, plan=plan)
+        paths = make_splits(df, proto, output, seed=seed, val_fraction=val_fraction, stratify=stratify,
+                            method=SPLIT_PRESETS[preset]["method"], listing=listing, plan=plan)
         click.echo(summarize_splits(paths))
 
 

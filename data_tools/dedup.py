@@ -22,21 +22,60 @@ from data_tools.catalog import check_unchanged, source_file
 from data_tools.errors import DataError
 from data_tools.hamming import hash_groups, hex_to_uint64
 from data_tools.keep_rules import rank_in_groups
+from data_tools.walk import os_walk_listing
 from scoring.file_names import unescape_name
 from scoring.output_policy import OutputPlan, OutputRefused, folded
 
 DEDUP_COLUMNS = ["group_id", "group_size", "keep", "action", "reason", "kept_path"]
 
 
+ORDERS = ("sorted", "walk")
+
+
+def notebook_order(df: pd.DataFrame) -> pd.Series:
+    """Each readable row's position in the notebook's duplicate list (for ``--order walk``).
+
+    The notebook lists the pool with ``os.walk`` (file-system order), keeps
+    the rows whose hash occurs more than once, and sorts them by hash with
+    pandas' default sort (not stable: equal hashes may be reordered, and the
+    notebook inherits that); "first" in its last tie-break is the first row of
+    a group in that list. Rows are re-listed from their root as it is now.
+    """
+    position: dict[tuple[str, str], int] = {}
+    for root in sorted(set(df["root"])):
+        for path in os_walk_listing(root):
+            position[(root, path)] = len(position)
+    walk = pd.Series([position.get((r, p), -1) for r, p in zip(df["root"], df["path"])], index=df.index)
+    missing = df.index[walk < 0]
+    if len(missing):
+        r = df.loc[missing[0]]
+        raise DataError("source_changed", f"{Path(r['root']) / r['path']} is in the catalog but not on disk; "
+                        "--order walk re-lists the pool where the catalog found it")
+    listed = df.assign(_walk=walk).sort_values("_walk", kind="stable")
+    dup = listed[listed.duplicated("phash", keep=False)].sort_values(by="phash")
+    order = pd.Series(np.arange(len(df)) + len(dup), index=listed.index)  # singletons: no tie to break
+    order[dup.index] = np.arange(len(dup))
+    return order.reindex(df.index)
+
+
 def dedup(catalog_df: pd.DataFrame, *, preset: str = "paper", radius: int = 0,
-          team_order: Sequence[str] | None = None, deprioritise: Sequence[str] | None = None) -> pd.DataFrame:
+          team_order: Sequence[str] | None = None, deprioritise: Sequence[str] | None = None,
+          order: str = "sorted") -> pd.DataFrame:
     """The catalog with ``group_id``, ``group_size``, ``keep``, ``action``, ``reason``, ``kept_path`` added.
 
     Group ids number the groups 1, 2, ... in path order of their first file;
-    unreadable files get group 0.
+    unreadable files get group 0. ``deprioritise`` None means the preset's
+    default (``AI-4o`` under ``official``, as the notebook). ``order`` is the
+    official rule's last tie-break: ``sorted`` (catalog order) or ``walk``
+    (``notebook_order``).
     """
     if not 0 <= radius <= 64:
         raise DataError("bad_option", f"--radius must be between 0 and 64, got {radius}")
+    if order not in ORDERS:
+        raise DataError("bad_option", f"--order must be one of {ORDERS}, got {order!r}")
+    if order == "walk" and preset != "official":
+        raise DataError("bad_option", "--order walk is the official preset's last tie-break; the paper preset "
+                        "breaks the last tie by path")
     df = catalog_df.drop(columns=[c for c in DEDUP_COLUMNS if c in catalog_df.columns]).reset_index(drop=True)
     if preset != "official":  # official keeps the catalog's row order: it is its last tie-break
         df = df.sort_values("path", kind="stable").reset_index(drop=True)
@@ -62,9 +101,13 @@ def dedup(catalog_df: pd.DataFrame, *, preset: str = "paper", radius: int = 0,
     df["reason"] = "unreadable"
     df["kept_path"] = ""
     sub = df.loc[readable]
+    if len(sub) and order == "walk":
+        sub = sub.assign(_order=notebook_order(sub))
     if len(sub):
         keep, reason, winner = rank_in_groups(sub, sub["group_id"], preset, team_order=team_order,
                                               deprioritise=deprioritise)
+        if order == "walk":
+            reason = reason.replace("catalog order", "walk order")
         df.loc[readable, "keep"] = keep
         df.loc[readable, "reason"] = reason
         df.loc[readable, "kept_path"] = df.loc[winner.to_numpy(), "path"].to_numpy()

@@ -20,7 +20,7 @@ import numpy as np
 from PIL import Image
 
 from data_tools.errors import DataError
-from scoring.atomic import write_bytes
+from scoring.runtime.atomic import write_bytes
 
 CLASSES = ("caroubier", "chene", "faux_poivrier", "frene", "pistachier", "tipu")
 

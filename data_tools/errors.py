@@ -22,6 +22,8 @@ CODES: dict[str, str] = {
     "output_exists": "An output file already exists and would be overwritten.",
     "bad_option": "An option value is out of range or inconsistent with the input.",
     "source_changed": "A source file changed since it was catalogued (size or mtime).",
+    "split_too_small": "A fold's pool is too small for the public script's stratified split (2+ images per class).",
+    "bad_listing": "A --listing file names an image that is not in the pool, names one twice, or misses one.",
 }
 
 

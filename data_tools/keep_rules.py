@@ -7,9 +7,11 @@ first criterion on which it lost to the kept one.
 ``paper`` (the paper's text): larger file (bytes) > more pixels (w*h) > has an
 EXIF device > team order (``team_order``, otherwise alphabetical) > path.
 
-``official`` (the study's public notebook): file size rounded to 0.01 MB
-(MiB, ``round(bytes / 2**20, 2)``) > more pixels > known device > not a
-deprioritised team (``deprioritise``) > catalog order.
+``official`` (the study's public notebook ``2.clean_duplicates.ipynb``): file
+size rounded to 0.01 MB (MiB, Python's ``round(bytes / 2**20, 2)``) > more
+pixels > known device > not a deprioritised team (``deprioritise``; default
+``AI-4o``, the team the notebook hard-codes) > list order (the ``_order``
+column: catalog order, or the notebook's walk order with ``--order walk``).
 """
 
 from __future__ import annotations
@@ -34,6 +36,14 @@ def _team_rank(df: pd.DataFrame, opts: dict) -> pd.Series:
     return df["team"].map(rank)
 
 
+# The notebook demotes this team in the last-but-one tie-break, by name.
+OFFICIAL_DEPRIORITISED = ("AI-4o",)
+
+
+def _list_order(df: pd.DataFrame, opts: dict) -> pd.Series:
+    return df["_order"] if "_order" in df.columns else pd.Series(np.arange(len(df)), index=df.index)
+
+
 PRESETS: dict[str, list[Criterion]] = {
     "paper": [
         Criterion("smaller file", lambda df, o: -df["bytes"]),
@@ -43,11 +53,12 @@ PRESETS: dict[str, list[Criterion]] = {
         Criterion("path order", lambda df, o: df["path"].rank(method="dense")),
     ],
     "official": [
-        Criterion("smaller file (0.01 MB)", lambda df, o: -(df["bytes"] / 2**20).round(2)),
+        # the notebook's own expression, Python's round
+        Criterion("smaller file (0.01 MB)", lambda df, o: -df["bytes"].map(lambda b: round(b / 2**20, 2))),
         Criterion("fewer pixels", lambda df, o: -(df["width"] * df["height"])),
         Criterion("no EXIF device", lambda df, o: (df["device"] == "unknown").astype(int)),
         Criterion("deprioritised team", lambda df, o: df["team"].isin(set(o.get("deprioritise") or [])).astype(int)),
-        Criterion("catalog order", lambda df, o: pd.Series(np.arange(len(df)), index=df.index)),
+        Criterion("catalog order", _list_order),
     ],
 }
 
@@ -57,6 +68,8 @@ def rank_in_groups(df: pd.DataFrame, groups: pd.Series, preset: str, *, team_ord
     """(keep flag, reason, index of the kept row) for every row, groups given by ``groups``."""
     if preset not in PRESETS:
         raise ValueError(f"unknown keep-rule preset {preset!r}; choose from {sorted(PRESETS)}")
+    if deprioritise is None and preset == "official":
+        deprioritise = OFFICIAL_DEPRIORITISED
     opts = {"team_order": team_order, "deprioritise": deprioritise}
     criteria = PRESETS[preset]
     keys = pd.DataFrame({f"k{n}": c.key(df, opts).astype(float) for n, c in enumerate(criteria)}, index=df.index)

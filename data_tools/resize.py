@@ -2,9 +2,17 @@
 
 Per image (the study's recipe): convert to RGB, scale so the *shorter* side is
 ``size`` with bicubic resampling (small images are upscaled), centre-crop the
-longer side to ``size`` (left/top offset ``(long - size) // 2``); square
-images go straight to ``size x size``. JPEG quality 95. No EXIF transpose
-unless asked (the study's hashes and crops were on pixels as stored).
+longer side to ``size``; square images go straight to ``size x size``. JPEG
+quality 95. No EXIF transpose unless asked (the study's hashes and crops were
+on pixels as stored). Two rules for the long side and the crop offset:
+
+* ``paper`` (default; the paper only says "shorter side to 336, centre crop"):
+  long' = round(long * size / short), offset = (long' - size) // 2;
+* ``official`` (the public notebook ``3.build_resized_dataset.ipynb``, bit for
+  bit): long' = int(long * size / short) (truncated), and the crop box is given
+  to Pillow at the float offset (long' - size) / 2, which Pillow rounds half
+  to even. The two rules give different pixels for many sizes (one column
+  more or less before the crop, or a crop one pixel over).
 
 Every output goes through a temporary file and a no-overwrite rename. Before
 anything is written, the output folder, every output file and the manifest
@@ -34,20 +42,33 @@ from data_tools.heif import HEIF_ERROR  # noqa: F401 - importing registers the H
 from data_tools.parallel import pmap
 from data_tools.probe import DEFAULT_MAX_PIXELS, bound_pixels
 from data_tools.tables import write_table
-from scoring.atomic import atomic_write
 from scoring.file_names import display_name, unescape_name
 from scoring.output_policy import OutputPlan, OutputRefused
+from scoring.runtime.atomic import atomic_write
 
 MANIFEST_COLUMNS = ["source_root", "source_path", "team", "class", "phash", "bytes", "mtime_ns",
                     "output_path", "out_width", "out_height", "status", "error"]
 JPEG_QUALITY = 95
 
 
-def square_resize(img: Image.Image, size: int) -> Image.Image:
-    """Shorter side to ``size`` (bicubic), then centre crop to ``size x size``."""
+RESIZE_RULES = ("paper", "official")
+
+
+def square_resize(img: Image.Image, size: int, rule: str = "paper") -> Image.Image:
+    """Shorter side to ``size`` (bicubic), then centre crop to ``size x size`` (``rule``: module docstring)."""
+    if rule not in RESIZE_RULES:
+        raise DataError("bad_option", f"resize rule must be one of {RESIZE_RULES}, got {rule!r}")
     w, h = img.size
     if w == h:
         return img.resize((size, size), Image.Resampling.BICUBIC)
+    if rule == "official":  # the notebook's own statements, so that Pillow rounds the float box as it did there
+        if w < h:
+            tmp = img.resize((size, int(h * size / w)), Image.Resampling.BICUBIC)
+            left, top = 0, (tmp.height - size) / 2
+        else:
+            tmp = img.resize((int(w * size / h), size), Image.Resampling.BICUBIC)
+            left, top = (tmp.width - size) / 2, 0
+        return tmp.crop((left, top, left + size, top + size))
     scale = size / min(w, h)
     nw, nh = max(size, round(w * scale)), max(size, round(h * scale))
     img = img.resize((nw, nh), Image.Resampling.BICUBIC)
@@ -55,15 +76,14 @@ def square_resize(img: Image.Image, size: int) -> Image.Image:
     return img.crop((left, top, left + size, top + size))
 
 
-def _resize_task(task: tuple) -> tuple[int, int, str]:
-    src, dst, size, transpose, *rest = task
-    max_pixels, overwrite = rest if rest else (DEFAULT_MAX_PIXELS, False)
+def _resize_task(task: tuple[str, str, int, bool, str, int, bool]) -> tuple[int, int, str]:
+    src, dst, size, transpose, rule, max_pixels, overwrite = task
     try:
         with Image.open(src) as img:
             bound_pixels(img, max_pixels)
             if transpose:
                 img = ImageOps.exif_transpose(img)
-            out = square_resize(img.convert("RGB"), size)
+            out = square_resize(img.convert("RGB"), size, rule)
         with atomic_write(dst, "wb", overwrite=overwrite, encoding=None) as fh:
             out.save(fh, "JPEG", quality=JPEG_QUALITY)
         return size, size, ""
@@ -96,15 +116,18 @@ def select_sources(df: pd.DataFrame) -> pd.DataFrame:
 
 def resize_tree(catalog_or_dedup_df: pd.DataFrame, out_root, *, size: int = 336, resume: bool = False,
                 progress: bool = True, workers: int | None = None, exif_transpose: bool = False,
-                manifest: str | Path | None = None, max_pixels: int = DEFAULT_MAX_PIXELS,
+                manifest: str | Path | None = None, rule: str = "paper", max_pixels: int = DEFAULT_MAX_PIXELS,
                 plan: OutputPlan | None = None) -> pd.DataFrame:
     """Write the clean tree under ``out_root``; return (and write) the source -> output manifest.
 
     The manifest goes to ``manifest`` or ``out_root/resize_manifest.csv``.
-    ``plan`` carries ``--overwrite`` and the files the command reads.
+    ``rule`` is ``paper`` or ``official`` (module docstring). ``plan`` carries
+    ``--overwrite`` and the files the command reads.
     """
     if size < 8:
         raise DataError("bad_option", f"--size must be at least 8, got {size}")
+    if rule not in RESIZE_RULES:
+        raise DataError("bad_option", f"resize rule must be one of {RESIZE_RULES}, got {rule!r}")
     if max_pixels < 1:
         raise DataError("bad_option", f"--max-pixels must be at least 1, got {max_pixels}")
     rows = select_sources(catalog_or_dedup_df)
@@ -138,7 +161,7 @@ def resize_tree(catalog_or_dedup_df: pd.DataFrame, out_root, *, size: int = 336,
             status[k] = "reused"
     todo = [k for k, s in enumerate(status) if s == "todo"]
     tasks = [(str(source_file(rows.at[k, "root"], rows.at[k, "path"])), str(out_root / unescape_name(outputs[k])),
-              size, exif_transpose, max_pixels, plan.overwrite) for k in todo]
+              size, exif_transpose, rule, max_pixels, plan.overwrite) for k in todo]
     results = {k: res for k, res in zip(todo, pmap(_resize_task, tasks, workers=workers, desc="resize",
                                                    progress=progress), strict=True)}
     records = []

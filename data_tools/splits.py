@@ -14,6 +14,15 @@ stratum is within one image of its quota and every class within one image of
 generator seeded from ``sha256(seed|protocol|fold|team|class)``: folds do not
 depend on each other, nor on file-system order.
 
+The ``script`` method (preset ``official``) is the public training script's
+split instead: one ``train_test_split(test_size=f, random_state=seed,
+stratify=labels)`` per fold (``shuffle_split``), the same seed for every fold,
+over the fold's pool in the script's order: training teams in sorted order,
+each team's images in listing order. The script lists with ``Path.iterdir()``,
+so its split depends on the file system; ``listing`` (one path per line, the
+order the script saw) reproduces it, and without one the images are taken in
+sorted order.
+
 Files: ``OUT/<protocol>/<fold>.csv`` with ``image_id, path, team, class, split``
 (sorted by split then image_id; ``path`` relative to ``root``) and
 ``OUT/<protocol>/folds.json`` (parameters, root, counts per fold and split).
@@ -37,17 +46,20 @@ import numpy as np
 import pandas as pd
 
 from data_tools.errors import DataError
+from data_tools.shuffle_split import stratified_train_test_split
 from data_tools.tables import write_table
-from scoring.atomic import write_text
 from scoring.file_names import unescape_name
 from scoring.output_policy import OutputPlan
+from scoring.runtime.atomic import write_text
 
 SPLIT_COLUMNS = ["image_id", "path", "team", "class", "split"]
 SPLIT_ORDER = {"train": 0, "val": 1, "test": 2}
 PROTOCOLS = ("toto", "loto")
 STRATIFY = ("team_class", "class")
-# Named presets of the study: the paper's text, and its public training script.
-SPLIT_PRESETS = {"paper": {"stratify": "team_class"}, "official": {"stratify": "class"}}
+METHODS = ("per_fold", "script")
+# Named presets of the study: the paper's text (per-fold seeds), and its public training script.
+SPLIT_PRESETS = {"paper": {"stratify": "team_class", "method": "per_fold"},
+                 "official": {"stratify": "class", "method": "script"}}
 
 
 def stratum_seed(*parts) -> np.random.SeedSequence:
@@ -112,27 +124,90 @@ def prepare_pool(df: pd.DataFrame) -> tuple[pd.DataFrame, str]:
     return pool.sort_values("path", kind="stable").reset_index(drop=True), roots[0]
 
 
+def read_listing(path: str | Path, image_paths) -> dict[str, int]:
+    """``path -> position`` from a listing file: one image path per line, in the order the script saw.
+
+    A line matches the image whose ``path`` (``team/class/name``, relative to
+    the root) it equals or ends with after a ``/``, so absolute paths under
+    any root work. Every pool image must appear exactly once, and every
+    non-blank line must be a pool image.
+    """
+    ids = set(image_paths)
+    depths = sorted({i.count("/") + 1 for i in ids})
+    position: dict[str, int] = {}
+    try:
+        lines = Path(path).read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise DataError("bad_listing", f"{path}: cannot read the listing ({exc})") from None
+    for number, line in enumerate(lines, 1):
+        text = line.strip().replace("\\", "/")
+        if not text:
+            continue
+        parts = text.split("/")
+        match = next((s for s in ("/".join(parts[-d:]) for d in depths if d <= len(parts)) if s in ids), None)
+        if match is None:
+            raise DataError("bad_listing", f"{path}:{number}: {text!r} is not an image of the pool")
+        if match in position:
+            raise DataError("bad_listing", f"{path}:{number}: {match} is listed twice")
+        position[match] = len(position)
+    missing = sorted(ids - set(position))
+    if missing:
+        raise DataError("bad_listing", f"{path}: {len(missing)} pool image(s) are not listed, e.g. {missing[0]}")
+    return position
+
+
+def script_val(dev: pd.DataFrame, *, val_fraction: float, seed: int, by_team: bool) -> pd.Series:
+    """Boolean Series: is the row in validation under the public script's split (rows in the script's order)?"""
+    labels = (dev["team"] + "|" + dev["class"]) if by_team else dev["class"]
+    _, val = stratified_train_test_split(labels.to_numpy(), test_size=val_fraction, seed=seed)
+    is_val = pd.Series(False, index=dev.index)
+    is_val.iloc[val] = True
+    return is_val
+
+
+def script_order(rows: pd.DataFrame) -> pd.DataFrame:
+    """Teams in sorted order, each team's rows by listing position (``_pos``), as the script concatenates them."""
+    return rows.sort_values(["team", "_pos"], kind="stable")
+
+
 def fold_manifest(pool: pd.DataFrame, protocol: str, fold: str, *, seed: int, val_fraction: float,
-                  stratify: str) -> pd.DataFrame:
+                  stratify: str, method: str = "per_fold") -> pd.DataFrame:
     if protocol == "toto":
         dev, test = pool[pool["team"] == fold], pool[pool["team"] != fold]
         by_team = False  # one team: class strata
     else:
         dev, test = pool[pool["team"] != fold], pool[pool["team"] == fold]
         by_team = stratify == "team_class"
-    is_val = stratified_val(dev, val_fraction=val_fraction, by_team=by_team, seed_parts=(seed, protocol, fold))
+    if method == "script":
+        if "_pos" not in dev.columns:
+            dev = dev.assign(_pos=np.arange(len(dev)))  # pool sorted by path: the sorted listing
+        dev = script_order(dev)
+        try:
+            is_val = script_val(dev, val_fraction=val_fraction, seed=seed, by_team=by_team)
+        except DataError as exc:
+            raise DataError(exc.code, f"{protocol.upper()} fold {fold}: {exc.message}") from None
+    else:
+        is_val = stratified_val(dev, val_fraction=val_fraction, by_team=by_team, seed_parts=(seed, protocol, fold))
     out = pd.concat([dev.assign(split=np.where(is_val, "val", "train")), test.assign(split="test")])
     out = out.assign(_o=out["split"].map(SPLIT_ORDER)).sort_values(["_o", "image_id"], kind="stable")
     return out[SPLIT_COLUMNS].reset_index(drop=True)
 
 
 def make_splits(clean_catalog_df: pd.DataFrame, protocol: str, out_dir, *, seed: int = 42,
-                val_fraction: float = 0.3, stratify: str = "team_class",
-                plan: OutputPlan | None = None) -> list[Path]:
+                val_fraction: float = 0.3, stratify: str = "team_class", method: str = "per_fold",
+                listing: str | Path | None = None, plan: OutputPlan | None = None) -> list[Path]:
     """Write every fold of ``protocol`` under ``out_dir/<protocol>/``; return the fold CSV paths (team order).
 
-    ``plan`` carries ``--overwrite`` and the files the command reads.
+    ``method`` is ``per_fold`` (the paper preset: seeded per fold and stratum)
+    or ``script`` (the official preset: the public script's split, in the
+    order of ``listing`` or, without one, sorted order). ``plan`` carries
+    ``--overwrite`` and the files the command reads.
     """
+    if method not in METHODS:
+        raise DataError("bad_option", f"method must be one of {METHODS}, got {method!r}")
+    if listing is not None and method != "script":
+        raise DataError("bad_option", "--listing sets the order of the public script's split; it needs "
+                        "--preset official (the paper preset does not depend on file order)")
     if protocol not in PROTOCOLS:
         raise DataError("bad_option", f"protocol must be one of {PROTOCOLS}, got {protocol!r}")
     if stratify not in STRATIFY:
@@ -140,6 +215,9 @@ def make_splits(clean_catalog_df: pd.DataFrame, protocol: str, out_dir, *, seed:
     if not 0.0 < val_fraction < 1.0:
         raise DataError("bad_option", f"val fraction must be strictly between 0 and 1, got {val_fraction}")
     pool, root = prepare_pool(clean_catalog_df)
+    if listing is not None:
+        position = read_listing(listing, pool["path"])
+        pool = pool.assign(_pos=pool["path"].map(position))
     teams = sorted(pool["team"].unique())
     target = Path(out_dir) / protocol
     stale = sorted(p.name for p in target.glob("*.csv") if p.stem not in teams) if target.is_dir() else []
@@ -152,7 +230,8 @@ def make_splits(clean_catalog_df: pd.DataFrame, protocol: str, out_dir, *, seed:
     plan.claim_all([target / f"{team}.csv" for team in teams] + [target / "folds.json"], what="split file")
     paths, folds = [], {}
     for team in teams:
-        manifest = fold_manifest(pool, protocol, team, seed=seed, val_fraction=val_fraction, stratify=stratify)
+        manifest = fold_manifest(pool, protocol, team, seed=seed, val_fraction=val_fraction, stratify=stratify,
+                                 method=method)
         path = write_table(manifest, target / f"{team}.csv")
         paths.append(path)
         per_split = manifest.groupby("split").size()
@@ -165,7 +244,9 @@ def make_splits(clean_catalog_df: pd.DataFrame, protocol: str, out_dir, *, seed:
         }
     info = {
         "schema_version": 1, "protocol": protocol, "seed": seed, "val_fraction": val_fraction,
-        "stratify": stratify if protocol == "loto" else "class", "root": str(Path(root).resolve()),
+        "stratify": stratify if protocol == "loto" else "class", "method": method,
+        "order": (str(Path(listing).resolve()) if listing is not None else "sorted") if method == "script" else None,
+        "seed_per_fold": method == "per_fold", "root": str(Path(root).resolve()),
         "path_relative_to": "root", "n_images": int(len(pool)), "teams": teams,
         "classes": sorted(pool["class"].unique()), "folds": folds,
     }
@@ -179,6 +260,8 @@ def summarize_splits(paths: list[Path]) -> str:
     info = json.loads((paths[0].parent / "folds.json").read_text(encoding="utf-8"))
     lines = [f"{info['protocol'].upper()}: {len(paths)} folds, seed {info['seed']}, val fraction "
              f"{info['val_fraction']}, stratified by {info['stratify']}, root {info['root']}"]
+    if info.get("method") == "script":
+        lines[0] += f"; the public script's split (same seed every fold, {info['order']} order)"
     for team, fold in info["folds"].items():
         c = fold["counts"]
         lines.append(f"  {team}: train={c['train']} val={c['val']} test={c['test']} -> {paths[0].parent / fold['file']}")

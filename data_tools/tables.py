@@ -21,8 +21,8 @@ from pathlib import Path
 import pandas as pd
 
 from data_tools.errors import DataError
-from scoring.atomic import atomic_write
 from scoring.file_names import display_name, has_undecodable
+from scoring.runtime.atomic import atomic_write
 
 INT_COLUMNS = ("width", "height", "bytes", "mtime_ns", "group_id", "group_size",
                "out_width", "out_height")

@@ -111,3 +111,23 @@ def walk_pool(root: str | Path) -> tuple[list[Entry], list[Skipped]]:
     entries.sort(key=lambda e: e.path)
     skipped.sort(key=lambda s: s.path)
     return entries, skipped
+
+
+def os_walk_listing(root: str | Path) -> list[str]:
+    """Image paths relative to ``root`` in the order ``os.walk`` gives them, unsorted.
+
+    This is the order the study's notebooks listed the pool in (it depends on
+    the file system); only the ``official`` dedup preset's ``--order walk``
+    uses it. Hidden entries are skipped as in ``walk_pool``.
+    """
+    root = Path(root)
+    if not root.is_dir():
+        raise DataError("not_a_directory", f"{root}: not a folder; --order walk lists the files where the "
+                        "catalog found them")
+    out = []
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = [d for d in dirnames if not d.startswith(".")]
+        for name in filenames:
+            if not name.startswith(".") and Path(name).suffix.lower() in IMAGE_SUFFIXES:
+                out.append((Path(dirpath) / name).relative_to(root).as_posix())
+    return out

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from scoring.formatting import fmt as _fmt
-from scoring.report import ScoreReport
+from scoring.runtime.report import ScoreReport
 
 
 def fmt(x: float | None, digits: int = 4) -> str:

@@ -9,10 +9,10 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from scoring.definition import CompetitionDefinition
-from scoring.metrics import multiclass, multilabel
-from scoring.solution import Solution
-from scoring.submission import Submission
+from scoring.runtime.definition import CompetitionDefinition
+from scoring.runtime.metrics import multiclass, multilabel
+from scoring.runtime.reading.solution import Solution
+from scoring.runtime.reading.submission import Submission
 
 
 def row_frame(sub: Submission, sol: Solution, definition: CompetitionDefinition, order: np.ndarray) -> pd.DataFrame:

@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 
 from baselines.ctv.errors import CTVError
-from scoring.atomic import write_text
+from scoring.runtime.atomic import write_text
 
 
 def cache_key(paths: list[str], size: int) -> str:

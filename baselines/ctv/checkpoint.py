@@ -14,7 +14,7 @@ from pathlib import Path
 import torch
 
 from baselines.ctv.errors import CTVError
-from scoring.atomic import atomic_write
+from scoring.runtime.atomic import atomic_write
 
 
 def save(path: Path, obj: dict) -> None:

@@ -33,18 +33,23 @@ _TRAIN_OPTIONS: list[tuple[str, str, dict]] = [
     ("--grad-clip", "grad_clip", dict(type=float, help="Max gradient L2 norm; 0 = off [1.0].")),
     ("--label-smoothing", "label_smoothing", dict(type=float, help="Cross-entropy label smoothing [0].")),
     ("--img-size", "img_size", dict(type=int, help="Input size [224].")),
-    ("--resize-size", "resize_size", dict(type=int, help="Eval resize of the shorter side before centre crop [256].")),
+    ("--resize-size", "resize_size", dict(type=int, help="Resize before the train crop and the eval centre crop [256].")),
+    ("--resize-square/--no-resize-square", "resize_square", dict(default=None, help="Resize to (size, size) as the script, or (off) the shorter side for eval and nothing before the train crop [on].")),
     ("--rrc-scale", "rrc_scale", dict(type=float, nargs=2, help="RandomResizedCrop area range [0.8 1.0].")),
     ("--hflip", "hflip", dict(type=float, help="Horizontal flip probability [0.5].")),
-    ("--vflip", "vflip", dict(type=float, help="Vertical flip probability [0.5].")),
+    ("--vflip", "vflip", dict(type=float, help="Vertical flip probability [0.3].")),
     ("--rotation", "rotation", dict(type=float, help="Max rotation in degrees [30].")),
-    ("--color-jitter", "color_jitter", dict(type=float, nargs=4, help="Brightness contrast saturation hue [0.2 0.2 0.2 0].")),
-    ("--random-erasing", "random_erasing", dict(type=float, help="Random erasing probability [0.25].")),
+    ("--color-jitter", "color_jitter", dict(type=float, nargs=4, help="Brightness contrast saturation hue [0.2 0.2 0.3 0.1].")),
+    ("--random-erasing", "random_erasing", dict(type=float, help="Random erasing probability [0.2].")),
+    ("--erasing-scale", "erasing_scale", dict(type=float, nargs=2, help="Random erasing area range, fraction of the image [0.02 0.15].")),
+    ("--erasing-ratio", "erasing_ratio", dict(type=float, nargs=2, help="Random erasing aspect ratio range [0.3 3.3].")),
+    ("--drop-last/--no-drop-last", "drop_last", dict(default=None, help="Drop the last incomplete train batch, as the script [on].")),
     ("--mean", "mean", dict(type=float, nargs=3, help="Normalisation mean [ImageNet].")),
     ("--std", "std", dict(type=float, nargs=3, help="Normalisation std [ImageNet].")),
     ("--seed", "seed", dict(type=int, help="Base seed; each fold's seed derives from it and the fold name [42].")),
     ("--deterministic", "deterministic", dict(is_flag=True, default=None, help="Deterministic kernels: two CPU runs are bit-identical.")),
-    ("--eval-test-every-epoch", "eval_test_every_epoch", dict(is_flag=True, default=None, help="Record test accuracy per epoch (never used for selection).")),
+    ("--eval-test-every-epoch/--no-eval-test-every-epoch", "eval_test_every_epoch", dict(default=None, help="Record test accuracy per epoch, never used for selection (learning curves) [paper, official: on].")),
+    ("--predict-train/--no-predict-train", "predict_train", dict(default=None, help="Write train-split predictions after training (train accuracy) [on].")),
     ("--device", "device", dict(help="auto, cpu, cuda [auto].")),
     ("--amp", "amp", dict(type=click.Choice(["auto", "bf16", "none"]), help="bf16 autocast [auto: on CUDA].")),
     ("--channels-last", "channels_last", dict(type=click.Choice(["auto", "on", "off"]), help="[auto: on CUDA].")),
@@ -220,8 +225,8 @@ def slurm_cmd(preset, splits, runs_dir, data_root, weights_dir, protocols, archs
     """Write an sbatch array script, one task per run of the sweep."""
     from baselines.ctv.config import make_config
     from baselines.ctv.slurm import sbatch_script
-    from scoring.atomic import write_text
     from scoring.output_policy import OutputPlan, OutputRefused
+    from scoring.runtime.atomic import write_text
 
     try:
         OutputPlan(overwrite=overwrite).claim(output, what="sbatch script")

@@ -42,21 +42,27 @@ class TrainConfig:
     min_lr: float = 1e-6           # cosine annealing floor, stepped once per epoch
     grad_clip: float = 1.0         # max L2 norm of all gradients; 0 disables
     label_smoothing: float = 0.0
-    # input and augmentation (train: the public script's; eval: resize then centre crop)
+    # input and augmentation: the public script's get_transforms() values (S:320-345)
     img_size: int = 224
     resize_size: int = 256
+    resize_square: bool = True     # Resize((r, r)) before the train crop and the eval centre crop, as the script;
+    #                                off: no resize before the train crop, eval resizes the shorter side to r
     rrc_scale: tuple[float, float] = (0.8, 1.0)
     hflip: float = 0.5
-    vflip: float = 0.5
+    vflip: float = 0.3
     rotation: float = 30.0
-    color_jitter: tuple[float, float, float, float] = (0.2, 0.2, 0.2, 0.0)
-    random_erasing: float = 0.25
+    color_jitter: tuple[float, float, float, float] = (0.2, 0.2, 0.3, 0.1)
+    random_erasing: float = 0.2
+    erasing_scale: tuple[float, float] = (0.02, 0.15)  # erased area, as a fraction of the image
+    erasing_ratio: tuple[float, float] = (0.3, 3.3)    # aspect ratio range (torchvision's default, the script's)
+    drop_last: bool = True         # drop the last incomplete train batch (the script: avoids BatchNorm on 1 image)
     mean: tuple[float, float, float] = IMAGENET_MEAN
     std: tuple[float, float, float] = IMAGENET_STD
     # reproducibility and reporting
     seed: int = 42
     deterministic: bool = False
     eval_test_every_epoch: bool = False
+    predict_train: bool = True     # predict the train split after training (train accuracy, the paper's Figs 4, 10)
     # runtime (do not change the result, apart from floating-point order on GPU)
     device: str = "auto"
     amp: str = "auto"              # "bf16", "none", "auto" (bf16 on CUDA)
@@ -73,7 +79,7 @@ class TrainConfig:
 
     # fields that neither change the model nor the predictions' meaning
     RUNTIME = ("device", "num_workers", "threads", "pin_memory", "persistent_workers", "cache", "keep_last",
-               "compile", "allow_download", "weights", "eval_test_every_epoch", "extra")
+               "compile", "allow_download", "weights", "eval_test_every_epoch", "predict_train", "extra")
 
     def to_dict(self) -> dict:
         out = dataclasses.asdict(self)
@@ -104,9 +110,13 @@ class TrainConfig:
             bad(f"need 0 <= --min-lr <= --lr and --lr > 0, got lr={self.lr} min_lr={self.min_lr}")
         if self.resize_size < self.img_size:
             bad(f"--resize-size ({self.resize_size}) must be >= --img-size ({self.img_size})")
-        lo, hi = self.rrc_scale
-        if not 0 < lo <= hi <= 1:
-            bad(f"--rrc-scale must satisfy 0 < min <= max <= 1, got {self.rrc_scale}")
+        for name in ("rrc_scale", "erasing_scale"):
+            lo, hi = getattr(self, name)
+            if not 0 < lo <= hi <= 1:
+                bad(f"--{name.replace('_', '-')} must satisfy 0 < min <= max <= 1, got {getattr(self, name)}")
+        lo, hi = self.erasing_ratio
+        if not 0 < lo <= hi:
+            bad(f"--erasing-ratio must satisfy 0 < min <= max, got {self.erasing_ratio}")
         for name in ("hflip", "vflip", "random_erasing"):
             if not 0 <= getattr(self, name) <= 1:
                 bad(f"--{name.replace('_', '-')} is a probability, got {getattr(self, name)}")
@@ -120,15 +130,29 @@ class TrainConfig:
             pass  # checked when the model is built, where the file name is known
 
 
-# Presets: named defaults. The CLI applies a preset, then the flags given.
+# Presets: named defaults. The CLI applies a preset, then the flags given. The dataclass defaults are the
+# public script's values; a preset lists what it changes, and PRESET_SOURCES says where each value comes from.
 PRESETS: dict[str, dict] = {
     # The AgrI Challenge paper: DenseNet121 and Swin-Tiny, head = dropout 0.3 + linear.
-    "paper": dict(head="linear", head_dropout=0.3, archs=("densenet121", "swin_tiny")),
-    # The public training script: Swin-Base with a 512-unit MLP head.
-    "official": dict(head="mlp", head_dropout=0.3, head_hidden=512, archs=("swin_base",)),
+    "paper": dict(head="linear", head_dropout=0.3, eval_test_every_epoch=True, archs=("densenet121", "swin_tiny")),
+    # The public training script (4.agri_challenge_ctv_cli_v3.py): both of its archs, densenet (torchvision
+    # densenet121) and swin (swin_base_patch4_window7_224), each with its 512-unit MLP head; test every epoch.
+    "official": dict(head="mlp", head_dropout=0.3, head_hidden=512, eval_test_every_epoch=True,
+                     archs=("densenet121", "swin_base")),
     # Embedded demo and tests: tiny random-init model, small input, CPU-sized.
     "demo": dict(head="linear", head_dropout=0.1, pretrained=False, epochs=2, batch_size=16, lr=1e-3,
-                 min_lr=1e-4, img_size=32, resize_size=36, rotation=10.0, archs=("tiny_cnn",)),
+                 min_lr=1e-4, img_size=32, resize_size=36, rotation=10.0, drop_last=False, archs=("tiny_cnn",)),
+}
+PRESET_SOURCES: dict[str, str] = {
+    "paper": ("the paper: DenseNet121 and Swin-Tiny, head dropout 0.3 + linear, AdamW lr 1e-4 wd 1e-4, cosine to "
+              "1e-6, batch 32, 20 epochs, 224 px, seed 42, ImageNet weights; where the paper is silent "
+              "(it gives no augmentation magnitudes, Resize((256, 256)) before the crop, drop_last or grad clip) "
+              "the public script's values"),
+    "official": ("the public script 4.agri_challenge_ctv_cli_v3.py: densenet121 and swin_base, each with "
+                 "Dropout-Linear(512)-ReLU-BatchNorm1d-Dropout-Linear, get_transforms() augmentation, drop_last=True, "
+                 "AdamW/cosine/clip as in train_model(); seeds stay per fold (the script's one global stream is "
+                 "not reproduced)"),
+    "demo": "agrieval's CPU demo: tiny random-init model, 32 px, 2 epochs",
 }
 
 
@@ -150,7 +174,7 @@ def make_config(preset: str = "paper", **overrides) -> TrainConfig:
     unknown = sorted(set(values) - names)
     if unknown:
         raise CTVError("bad_option", f"unknown settings {unknown}")
-    for key in ("rrc_scale", "color_jitter", "mean", "std"):
+    for key in ("rrc_scale", "erasing_scale", "erasing_ratio", "color_jitter", "mean", "std"):
         if key in values:
             values[key] = tuple(float(x) for x in values[key])
     cfg = TrainConfig(preset=preset, **values)

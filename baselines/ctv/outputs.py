@@ -1,10 +1,13 @@
 """The files of one finished run: ``predictions.csv``, ``history.jsonl``, ``run.json``.
 
 ``predictions.csv`` columns are exactly ``image_id, team, split, true_label,
-predicted_label, confidence`` (val rows, then test rows, each sorted by
+predicted_label, confidence`` (train rows (eval transform, after training;
+unless ``--no-predict-train``), then val rows, then test rows, each sorted by
 image_id; confidence = max softmax probability, 6 decimals). Accuracies in
 ``run.json`` are fractions in [0, 1]; ``per_test_team_acc[t]`` is the accuracy
-on the test rows of team t.
+on the test rows of team t. ``history.jsonl`` has one line per epoch:
+``epoch, lr, train_loss, train_acc`` (running, augmented), ``val_acc`` and,
+with ``--eval-test-every-epoch``, ``test_acc``.
 """
 
 from __future__ import annotations
@@ -18,7 +21,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from scoring.atomic import atomic_write, write_text
+from scoring.runtime.atomic import atomic_write, write_text
 
 PREDICTION_COLUMNS = ("image_id", "team", "split", "true_label", "predicted_label", "confidence")
 SCHEMA_VERSION = 1

@@ -22,7 +22,7 @@ from torch.utils.data import DataLoader
 from baselines.ctv import checkpoint, outputs
 from baselines.ctv.archs import resolve_arch
 from baselines.ctv.cache import build_cache
-from baselines.ctv.config import TrainConfig
+from baselines.ctv.config import PRESET_SOURCES, TrainConfig
 from baselines.ctv.dataset import SplitDataset
 from baselines.ctv.distributed import DistInfo, Shard, ShardedShuffle, barrier, init_distributed, shutdown
 from baselines.ctv.engine import Runtime, accuracy, predict, train_one_epoch
@@ -101,9 +101,12 @@ def _loaders(cfg: TrainConfig, data: FoldData, seed: int, info: DistInfo, device
     parts = {s: data.part(s) for s in ("train", "val", "test")}
     train_ds = SplitDataset(parts["train"]["abspath"], parts["train"]["label"], train_transform(cfg), cache=cache)
     sampler = ShardedShuffle(len(train_ds), seed, info)
-    train = DataLoader(train_ds, batch_size=per_rank, sampler=sampler, drop_last=False, **common)
+    train = DataLoader(train_ds, batch_size=per_rank, sampler=sampler, drop_last=cfg.drop_last, **common)
+    if cfg.drop_last and len(train_ds) < cfg.batch_size:
+        raise CTVError("bad_option", f"{len(train_ds)} train images < --batch-size {cfg.batch_size} with --drop-last: "
+                       "no batch would be trained; lower --batch-size or pass --no-drop-last")
     evals = {}
-    for s in ("val", "test"):
+    for s in (("train", "val", "test") if cfg.predict_train else ("val", "test")):
         ds = SplitDataset(parts[s]["abspath"], parts[s]["label"], eval_transform(cfg), cache=cache)
         evals[s] = DataLoader(ds, batch_size=per_rank * 2, sampler=Shard(len(ds), info), **common)
     return train, sampler, evals, parts
@@ -196,7 +199,8 @@ def _train(cfg, splits_dir, out: Path, data_root, weights_dir, info: DistInfo, l
                              info=info, progress=progress, desc=f"epoch {epoch}")
         val = predict(eval_model, eval_loaders["val"], rt, info=info, progress=progress, desc="val")
         row = {"epoch": epoch, "lr": lr, "train_loss": tr["loss"], "train_acc": tr["acc"],
-               "val_acc": accuracy(val), "train_images_per_s": tr["n"] / max(tr["seconds"], 1e-9),
+               "val_acc": accuracy(val), "train_images": tr["n"],
+               "train_images_per_s": tr["n"] / max(tr["seconds"], 1e-9),
                "skipped_batches": tr["skipped_batches"]}
         if cfg.eval_test_every_epoch:
             row["test_acc"] = accuracy(predict(eval_model, eval_loaders["test"], rt, info=info,
@@ -229,27 +233,30 @@ def _train(cfg, splits_dir, out: Path, data_root, weights_dir, info: DistInfo, l
 
     best = checkpoint.load(out / "best.pt")
     model.load_state_dict(best["model"])
+    predicted = [s for s in ("train", "val", "test") if s in eval_loaders]
     results = {s: predict(eval_model, eval_loaders[s], rt, info=info, progress=progress, desc=s)
-               for s in ("val", "test")}
+               for s in predicted}
     elapsed = state["elapsed"] + time.perf_counter() - t_resumed
     record = None
     if info.is_main:
-        frames = [outputs.prediction_frame(parts[s], results[s], data.classes, s) for s in ("val", "test")]
+        frames = [outputs.prediction_frame(parts[s], results[s], data.classes, s) for s in predicted]
         outputs.write_predictions(out / "predictions.csv", frames)
         val_acc, test_acc = accuracy(results["val"]), accuracy(results["test"])
-        n_eval = len(results["val"]["label"]) + len(results["test"]["label"])
-        eval_s = results["val"]["seconds"] + results["test"]["seconds"]
+        train_acc = accuracy(results["train"]) if "train" in results else None
+        n_eval = sum(len(results[s]["label"]) for s in predicted)
+        eval_s = sum(results[s]["seconds"] for s in predicted)
         record = {
             "schema_version": outputs.SCHEMA_VERSION, "status": "complete",
             "protocol": cfg.protocol, "arch": spec.key, "timm_model": spec.timm_name, "fold": cfg.fold,
-            "preset": cfg.preset, "settings": cfg.to_dict(), "identity_hash": cfg.identity_hash(),
+            "preset": cfg.preset, "preset_source": PRESET_SOURCES.get(cfg.preset, ""), "settings": cfg.to_dict(),
+            "identity_hash": cfg.identity_hash(),
             "seed": seed, "base_seed": cfg.seed, "classes": data.classes,
             "manifest": str(data.manifest), "data_root": str(data.root), "weights": weights,
             "train_teams": data.teams("train"), "val_teams": data.teams("val"), "test_teams": data.teams("test"),
             "n_train": len(parts["train"]), "n_val": len(parts["val"]), "n_test": len(parts["test"]),
             "best_epoch": state["best_epoch"], "epochs_run": state["epoch"],
-            "val_acc": val_acc, "test_acc": test_acc, "vtg": val_acc - test_acc,
-            "per_test_team_acc": outputs.team_accuracy(frames[1]),
+            "train_acc": train_acc, "val_acc": val_acc, "test_acc": test_acc, "vtg": val_acc - test_acc,
+            "per_test_team_acc": outputs.team_accuracy(frames[-1]),
             "wall_time_s": elapsed,
             "train_images_per_s": state["train_images"] / max(state["train_seconds"], 1e-9),
             "eval_images_per_s": n_eval / max(eval_s, 1e-9),

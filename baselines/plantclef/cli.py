@@ -35,7 +35,7 @@ def _guard(fn):
         from baselines.plantclef.submission import SubmissionRejected
         from baselines.plantclef.tile_scores import TileScoresError
         from scoring.output_policy import OutputRefused
-        from scoring.problems import HostError
+        from scoring.runtime.problems import HostError
 
         try:
             return fn(*args, **kwargs)
@@ -53,7 +53,7 @@ def _guard(fn):
 
 
 def _definition(name: str):
-    from scoring.definition import load_competition
+    from scoring.authoring.definitions import load_competition
 
     return load_competition(name)
 
@@ -250,8 +250,8 @@ def sweep(tile_scores, solution, competition, strategies, top_ks, thresholds, mi
     from baselines.plantclef.sweep import OVERFIT_WARNING, SweepGrid, render_table, run_sweep
     from baselines.plantclef.tile_scores import read_tile_scores
     from scoring.formatting import csv_text, json_number
-    from scoring.atomic import write_text
     from scoring.output_policy import OutputPlan
+    from scoring.runtime.atomic import write_text
 
     if out_csv:
         OutputPlan(overwrite=overwrite, inputs=[tile_scores, solution]).claim(out_csv, what="--out-csv")

@@ -24,8 +24,8 @@ from baselines.plantclef.model import PRESETS, build_model
 from baselines.plantclef.predict import PredictResult, RunOptions, run_predict
 from baselines.plantclef.preprocess import PreprocessConfig
 from baselines.plantclef.synthetic import demo_ids, make_quadrats
-from scoring.atomic import atomic_write, write_text
-from scoring.definition import CompetitionDefinition
+from scoring.runtime.atomic import atomic_write, write_text
+from scoring.runtime.definition import CompetitionDefinition
 
 MARKER = "demo.json"
 
@@ -60,7 +60,7 @@ def write_solution(path: Path, planted: dict[str, list[int]], definition: Compet
 
 def run_demo(out: Path, definition: CompetitionDefinition, *, n_images: int = 8, n_classes: int = 8,
              progress: bool = True) -> DemoResult:
-    from scoring.scorer import score_file
+    from scoring.runtime.scorer import score_file
 
     out = Path(out)
     _check_folder(out)

@@ -27,7 +27,7 @@ from baselines.plantclef.progress import Progress
 from baselines.plantclef.submission import write_validated
 from baselines.plantclef.tile_scores import PartStore, tile_frame, write_tile_scores
 from baselines.plantclef.transects import transect_map
-from scoring.definition import CompetitionDefinition
+from scoring.runtime.definition import CompetitionDefinition
 
 
 class ResumeError(RuntimeError):

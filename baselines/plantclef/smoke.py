@@ -31,7 +31,7 @@ def main(argv: list[str] | None = None) -> int:
     from baselines.plantclef.predict import RunOptions, resolve_device, run_predict
     from baselines.plantclef.preprocess import PreprocessConfig
     from baselines.plantclef.synthetic import make_quadrats
-    from scoring.definition import load_competition
+    from scoring.authoring.definitions import load_competition
 
     ok = True
     device = resolve_device(args.device)

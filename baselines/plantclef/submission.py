@@ -2,7 +2,7 @@
 
 The format (2025: quoted ``"[1, 2]"``; 2024: ``;``-separated) is the scoring
 core's business: ``scoring.writer.write_submission`` writes it, and
-``scoring.validate.validate_file`` checks the written bytes before they are
+``scoring.runtime.validate.validate_file`` checks the written bytes before they are
 renamed to the final path. A rejected file never replaces anything.
 """
 
@@ -12,7 +12,7 @@ import os
 import tempfile
 from pathlib import Path
 
-from scoring.definition import CompetitionDefinition
+from scoring.runtime.definition import CompetitionDefinition
 
 
 class SubmissionRejected(RuntimeError):
@@ -27,7 +27,7 @@ class SubmissionRejected(RuntimeError):
 def write_validated(path: str | Path, ids: list[str], labels: list[list[int]], definition: CompetitionDefinition,
                     *, overwrite: bool = True) -> list:
     """Write through a temporary sibling, validate it, then rename. Returns the warnings."""
-    from scoring.validate import validate_file
+    from scoring.runtime.validate import validate_file
     from scoring.writer import write_submission
 
     path = Path(path)

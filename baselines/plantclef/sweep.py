@@ -2,7 +2,7 @@
 
 The solution is a validation set the user labelled (or a pseudo-solution);
 only its ids are aggregated. Every setting's submission goes through the same
-writer and validator as ``predict`` and is scored by ``scoring.scorer``; the
+writer and validator as ``predict`` and is scored by ``scoring.runtime.scorer``; the
 table is sorted by the competition's primary metric (public split), best first,
 ties by setting name.
 """
@@ -19,7 +19,7 @@ import pandas as pd
 from baselines.plantclef.aggregate import AggregationConfig, aggregate
 from baselines.plantclef.submission import write_validated
 from baselines.plantclef.transects import transect_map
-from scoring.definition import CompetitionDefinition
+from scoring.runtime.definition import CompetitionDefinition
 
 OVERFIT_WARNING = ("WARNING: picking the best of these settings on this solution overfits it; tuning on the "
                    "test leaderboard overfits. Choose on a labelled validation set, then confirm on held-out data.")
@@ -60,8 +60,8 @@ def run_sweep(tiles: pd.DataFrame, solution_path: Path, definition: CompetitionD
               settings: list[AggregationConfig], transect_rule: str | None = None,
               progress=None) -> pd.DataFrame:
     """One row per setting: ``setting``, every public metric, ``mean_labels``, sorted best first."""
-    from scoring.scorer import score_file
-    from scoring.solution import load_solution
+    from scoring.runtime.scorer import score_file
+    from scoring.runtime.reading.solution import load_solution
 
     solution = load_solution(solution_path, definition)
     ids = list(solution.ids)

@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 from PIL import Image
 
-from scoring.atomic import atomic_write
+from scoring.runtime.atomic import atomic_write
 
 
 def palette(n: int) -> np.ndarray:

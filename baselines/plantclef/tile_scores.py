@@ -31,7 +31,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from scoring.atomic import atomic_write
+from scoring.runtime.atomic import atomic_write
 
 META_KEY = b"agrieval.plantclef"
 SCHEMA = pa.schema([

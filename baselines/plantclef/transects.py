@@ -1,14 +1,14 @@
 """Transect of each quadrat, for sharing predictions across repeat surveys.
 
-The rules are the scoring core's (``scoring.grouping``): no official rule maps
+The rules are the scoring core's (``scoring.runtime.grouping``): no official rule maps
 a PlantCLEF quadrat id to its transect, so the rule is always named. Default:
 the competition definition's own rule (``strip-date`` for PlantCLEF).
 """
 
 from __future__ import annotations
 
-from scoring.definition import CompetitionDefinition, GroupingSpec
-from scoring.grouping import FIVE_PATTERNS, SITE_PATTERNS, group_ids
+from scoring.runtime.definition import CompetitionDefinition, GroupingSpec
+from scoring.runtime.grouping import FIVE_PATTERNS, SITE_PATTERNS, group_ids
 
 PATTERN_SETS = {"five-pattern": FIVE_PATTERNS, "site": SITE_PATTERNS}
 RULES = ("strip-date", "first-n-parts", *PATTERN_SETS, "regex")  # "regex": an alias of "site", kept for old commands

@@ -9,8 +9,11 @@ TOTO, a smaller gap under LOTO); they are not the paper's results.
 writes ``RESULTS.csv`` (12 teams x 2 archs x 2 protocols), ``loto_<arch>.csv``
 (team, test_acc: two rankings for ``agrieval rank-agreement``) and ``runs/``: the
 agrieval baselines layout ``runs/<protocol>/<arch>/<fold>/{run.json,predictions.csv}``
-for 4 teams, plus ``runs/agri_script/`` in the public AgrI training script's
-layout (``*_predictions.csv`` + ``*_results.json``, Swin-Base, TOTO).
+for 4 teams, plus ``runs/agri_script/CTV_TOTO_swin_epochs_20/``: one TOTO Swin
+run in the public AgrI training script's own output layout (``results/``,
+``predictions/`` with train rows, ``matrices/``, the summary JSON), as
+``scoring/ctv/script_runs.py`` describes it. Real outputs of the script are in
+the project's shared ``real/agri_script/``.
 """
 
 from __future__ import annotations
@@ -92,24 +95,55 @@ def main() -> None:
                 val = [p[3] == p[4] for p in preds if p[2] == "val"]
                 test = [p[3] == p[4] for p in preds if p[2] == "test"]
                 meta = {"protocol": protocol, "arch": arch, "fold": fold, "train_teams": train,
-                        "val_acc": round(sum(val) / len(val), 6), "test_acc": round(sum(test) / len(test), 6),
+                        "val_acc": sum(val) / len(val), "test_acc": sum(test) / len(test),
                         "seed": 42, "preset": "paper"}
                 (run / "run.json").write_text(json.dumps(meta, indent=2, sort_keys=True) + "\n", encoding="utf-8")
 
-    script = HERE / "runs" / "agri_script"
+    write_script_tree(rng, teams, quality)
+
+
+def write_script_tree(rng, teams: list[str], quality: dict[str, float]) -> None:
+    """One TOTO Swin run of the public AgrI script, in its own output layout (``scoring.ctv.script_runs``)."""
+    import sys
+
+    sys.path.insert(0, str(HERE.parents[1]))
+    from scoring.ctv.weighted_prf import weighted_prf
+
+    tree = HERE / "runs" / "agri_script" / "CTV_TOTO_swin_epochs_20"
+    prefix = "/data/agrichallenge/Dataset_w336_h336"
+    header = ["file_path", "team", "split", "true_label", "predicted_label", "confidence", "correct"]
+    results, matrix = {}, {}
     for fold in teams:
-        split_of = {t: "val" if t == fold else "test" for t in teams}
         acc = {t: 0.98 if t == fold else (quality[t] + quality[fold]) / 2 - 0.05 for t in teams}
-        preds = predictions(rng, acc, split_of, 40)
-        rows = [(p[0], p[1], p[2], p[3], p[4], p[5], int(p[3] == p[4])) for p in preds]
-        stem = f"swin_base_toto_{fold}"
-        write_csv(script / f"{stem}_predictions.csv",
-                  ["file_path", "team", "split", "true_label", "predicted_label", "confidence", "correct"], rows)
-        val = [r[6] for r in rows if r[2] == "val"]
-        test = [r[6] for r in rows if r[2] == "test"]
-        res = {"model": "swin_base", "mode": "toto", "team": fold,
-               "val_acc": sum(val) / len(val), "test_acc": sum(test) / len(test)}
-        (script / f"{stem}_results.json").write_text(json.dumps(res, indent=2) + "\n", encoding="utf-8")
+        rows = []
+        for split, members in (("train", [fold]), ("val", [fold]), ("test", [t for t in teams if t != fold])):
+            n = {"train": 28, "val": 12, "test": 40}[split]
+            for p in predictions(rng, {t: acc[t] for t in members}, {t: split for t in members}, n):
+                # the script writes absolute paths, percent confidences and True/False
+                path = f"{prefix}/{p[1]}/{p[3]}/{rng.integers(2**63):016x}.jpg"
+                rows.append([path, p[1], split, p[3], p[4], f"{100 * p[5]:.5f}", str(p[3] == p[4])])
+        tag = f"TOTO_swin_train{fold}"
+        write_csv(tree / "predictions" / f"{tag}_predictions.csv", header, rows)
+        test = [r for r in rows if r[2] == "test"]
+        val = [r for r in rows if r[2] == "val"]
+        prf = weighted_prf([r[3] for r in test], [r[4] for r in test])
+        final = {"test_accuracy": 100.0 * sum(r[6] == "True" for r in test) / len(test),
+                 "test_precision": prf["precision"] * 100, "test_recall": prf["recall"] * 100,
+                 "test_f1": prf["f1"] * 100,
+                 "best_val_accuracy": 100.0 * sum(r[6] == "True" for r in val) / len(val)}
+        meta = {"scenario": "TOTO", "architecture": "swin", "train_team": fold,
+                "test_teams": [t for t in teams if t != fold], "final_results": final}
+        (tree / "results").mkdir(parents=True, exist_ok=True)
+        (tree / "results" / f"{tag}_results.json").write_text(json.dumps(meta, indent=2), encoding="utf-8")
+        results[fold] = final
+        matrix[fold] = {t: 100.0 * sum(r[6] == "True" for r in test if r[1] == t) / sum(r[1] == t for r in test)
+                        for t in teams if t != fold}
+    accs = [r["test_accuracy"] for r in results.values()]
+    summary = {"scenario": "TOTO", "architecture": "swin", "results": results,
+               "avg_accuracy": float(np.mean(accs)), "std_accuracy": float(np.std(accs))}
+    (tree / "results" / "TOTO_swin_summary.json").write_text(json.dumps(summary, indent=2), encoding="utf-8")
+    write_csv(tree / "matrices" / "TOTO_swin_cross_team_matrix.csv", ["Train_Team"] + [f"Test_{t}" for t in teams],
+              [[a] + ["" if a == b else repr(matrix[a][b]) for b in teams] for a in teams])
 
 
 if __name__ == "__main__":

@@ -1,4 +1,4 @@
-"""``agrieval bundle``: write a ready scoring program for a grading platform."""
+"""``agrieval bundle PLATFORM``: write exactly what one grading platform consumes, ready to upload."""
 
 from __future__ import annotations
 
@@ -8,46 +8,53 @@ import click
 
 from scoring.cli.common import EXIT_OK, competition_option, load_definition, run_guarded
 
-
-@click.group()
-def bundle() -> None:
-    """Write a ready scoring program for a grading platform."""
+PLATFORM_NAMES = ("codabench", "codalab", "evalai", "hf", "kaggle")
 
 
-@bundle.command()
+@click.command()
+@click.argument("platform", type=click.Choice(PLATFORM_NAMES))
 @competition_option
 @click.option("--solution", "-s", required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path),
-              help="Ground truth CSV; copied to reference_data/solution.csv after it is validated.")
+              help="Ground truth CSV; checked (it must score perfectly against itself) and copied into the bundle.")
 @click.option("--split", type=click.Choice(["public", "private"]), default="public", show_default=True,
-              help="Split of the solution this phase's leaderboard shows.")
-@click.option("--platform", type=click.Choice(["codabench", "codalab"]), default="codabench", show_default=True,
-              help="codabench: metadata.yaml with /app paths; codalab: metadata with $program/$input/$output.")
+              help="codabench/codalab: the split this phase's leaderboard shows (one bundle per phase).")
 @click.argument("out_dir", type=click.Path(file_okay=False, path_type=Path))
-def codabench(competition: str, solution: Path, split: str, platform: str, out_dir: Path) -> None:
-    """Write OUT_DIR/scoring_program and OUT_DIR/reference_data for a Codabench/CodaLab competition bundle.
+def bundle(platform: str, competition: str, solution: Path, split: str, out_dir: Path) -> None:
+    """Write OUT_DIR: the scoring program PLATFORM runs, the frozen definition, the solution and a README.
 
-    OUT_DIR must be new or empty. Exit 0 written, 2 usage error, 3 bad solution or definition.
+    \b
+    codabench  scoring_program/ + reference_data/ + competition.yaml (docker_image, leaderboard columns)
+    codalab    the same program (writes scores.txt too) + the legacy leaderboard YAML
+    evalai     evaluation_script/ package + annotations/ + challenge_config.yaml
+    hf         metric.py (runtime embedded) + solution.csv + conf.json
+    kaggle     agrieval_metric.py (runtime embedded; split-independent messages) + solution.csv
+
+    \b
+    Example:
+      agrieval bundle codabench -c plantclef2025 -s reference_submissions/plantclef2025/solution.csv cb/
+
+    OUT_DIR must be new or empty. Exit codes: 0 written, 2 usage error (OUT_DIR not empty), 3 bad solution or
+    definition (nothing written).
     """
-
-    if out_dir.exists() and any(out_dir.iterdir()):
-        raise click.UsageError(f"{out_dir} is not empty; choose a new folder (nothing was written)")
+    if out_dir.exists() and (not out_dir.is_dir() or any(out_dir.iterdir())):
+        raise click.UsageError(f"{out_dir} exists and is not an empty folder; choose a new folder (nothing was written)")
 
     def body() -> int:
-        from scoring.hooks.codabench_bundle import write_bundle
-        from scoring.problems import HostError
-        from scoring.solution import load_solution
+        from scoring.authoring.bundles import PLATFORMS
+        from scoring.authoring.bundles.files import check_inputs, write
 
         definition = load_definition(competition)
-        sol = load_solution(solution, definition)
-        if not (sol.split == split).any():
-            raise HostError("solution_invalid", f"{solution}: no row of the {split} split "
-                            f"(column {definition.split.column!r}); this phase would have nothing to score")
-        made = write_bundle(out_dir, definition, solution, split=split, platform=platform)
-        n_code = sum(1 for f in made.files if "scoring" in f.relative_to(made.root).parts[1:2])
-        click.echo(f"wrote {made.root}/scoring_program ({len(made.files) - 2} files, {n_code} of them the scoring "
-                   f"package) and {made.root}/reference_data/solution.csv ({len(sol.ids):,} rows)")
-        click.echo(f"leaderboard keys: {', '.join(made.leaderboard_keys)}")
-        click.echo(f"next: read {made.root}/README.md, zip both folders and reference them in competition.yaml")
+        needs = (split,) if platform in ("codabench", "codalab") else ("public", "private")
+        inputs = check_inputs(definition, solution, splits=needs)
+        made = PLATFORMS[platform](inputs, split=split)
+        written = write(made, out_dir)
+        size = sum(p.stat().st_size for p in written)
+        click.echo(f"wrote {len(written)} files ({size / 1e6:.1f} MB) to {out_dir} for {platform}: "
+                   f"{definition.name}, {len(inputs.solution.ids):,} solution rows, leaderboard keys "
+                   f"{', '.join(inputs.keys)}")
+        for i, step in enumerate(made.next_steps, start=1):
+            click.echo(f"next {i}: {step}")
+        click.echo(f"details: {out_dir / 'README.md'}")
         return EXIT_OK
 
     run_guarded(competition, False, body)

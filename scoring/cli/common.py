@@ -9,8 +9,9 @@ from collections.abc import Callable
 
 import click
 
-from scoring.definition import CompetitionDefinition, load_competition
-from scoring.problems import HostError
+from scoring.authoring.definitions import load_competition
+from scoring.runtime.definition import CompetitionDefinition
+from scoring.runtime.problems import HostError
 
 EXIT_OK, EXIT_REJECTED, EXIT_USAGE, EXIT_HOST = 0, 1, 2, 3
 
@@ -47,7 +48,7 @@ def run_guarded(competition: str, as_json: bool, body: Callable[[], int]) -> Non
 
 def _host_failure(competition: str, as_json: bool, code: str, message: str) -> None:
     if as_json:
-        from scoring.report import SCHEMA_VERSION
+        from scoring.runtime.report import SCHEMA_VERSION
 
         click.echo(json.dumps({"schema_version": SCHEMA_VERSION, "competition": competition, "status": "error",
                                "n_rows": 0, "metrics": {"public": {}}, "warnings": [],

@@ -10,7 +10,7 @@ import click
 def competitions(ctx: click.Context) -> None:
     """List the shipped competition definitions."""
     if ctx.invoked_subcommand is None:
-        from scoring.definition import available_competitions, load_competition
+        from scoring.authoring.definitions import available_competitions, load_competition
 
         for name in available_competitions():
             d = load_competition(name)
@@ -24,13 +24,15 @@ def show(name: str) -> None:
     import sys
     from pathlib import Path
 
-    from scoring.definition import load_competition
-    from scoring.problems import HostError
+    from scoring.authoring.definitions import TOML_DIR, available_competitions, load_competition
+    from scoring.runtime.problems import HostError
 
     try:
         d = load_competition(name)
     except HostError as exc:
         click.echo(f"error [{exc.code}] {exc}", err=True)
         sys.exit(3)
-    click.echo(f"# {d.source_path}")
-    click.echo(Path(d.source_path).read_text(encoding="utf-8"))
+    # A shipped competition is shown as its TOML source, not as the frozen JSON the runtime reads.
+    source = TOML_DIR / f"{name}.toml" if name in available_competitions() else Path(d.source_path)
+    click.echo(f"# {source}")
+    click.echo(source.read_text(encoding="utf-8"))

@@ -43,8 +43,9 @@ def _fail(exc: InputError, as_json: bool) -> None:
 
 @ctv.command("summarize")
 @click.argument("results_csv", type=click.Path(dir_okay=False))
-@click.option("--ddof", type=click.Choice(["0", "1"]), default="1", show_default=True,
-              help="Delta degrees of freedom of the std: 1 sample std (paper), 0 population std (public script).")
+@click.option("--ddof", type=click.Choice(["paper", "0", "1"]), default="paper", show_default=True,
+              help="Delta degrees of freedom of the std: paper = TOTO 0, LOTO 1 (the paper's Tables 6 and 7); "
+                   "or 0 (population, the public script) / 1 (sample) for both.")
 @click.option("--threshold", type=float, default=95.0, show_default=True,
               help="Report the share of teams whose test accuracy is above this (percent).")
 @click.option("--digits", type=click.IntRange(0, 10), default=2, show_default=True, help="Decimals in the tables.")
@@ -59,7 +60,7 @@ def summarize_cmd(results_csv, ddof, threshold, digits, as_json, out, overwrite)
     Std rows), the per-group statistics, the agreement of team rankings across
     architectures, and the TOTO -> LOTO change.
     """
-    from scoring.atomic import write_text
+    from scoring.runtime.atomic import write_text
     from scoring.ctv.results_table import read_results
     from scoring.ctv.summarize import summarize
     from scoring.ctv.summary_markdown import render
@@ -73,7 +74,7 @@ def summarize_cmd(results_csv, ddof, threshold, digits, as_json, out, overwrite)
         table = read_results(results_csv)
     except InputError as exc:
         _fail(exc, as_json)
-    summary = summarize(table, ddof=int(ddof), threshold=threshold)
+    summary = summarize(table, ddof=None if ddof == "paper" else int(ddof), threshold=threshold)
     if as_json:
         text = json.dumps({"status": "ok", "source": results_csv} | summary.as_dict(), indent=2, sort_keys=True) + "\n"
     else:
@@ -87,31 +88,37 @@ def summarize_cmd(results_csv, ddof, threshold, digits, as_json, out, overwrite)
 
 
 @ctv.command("report")
-@click.argument("runs_dir", type=click.Path(file_okay=False))
-@click.option("--out", "out_dir", type=click.Path(file_okay=False), default=None,
-              help="Folder for report.md, report.html, tables and plots [default: RUNS_DIR/report].")
+@click.argument("runs_dirs", metavar="RUNS_DIR...", nargs=-1, required=True, type=click.Path(file_okay=False))
+@click.option("--out", "out_dir", type=click.Path(file_okay=False), default="ctv-report", show_default=True,
+              help="Folder for report.md, report.html, tables and plots (by default outside the run folders, "
+                   "which may be read-only).")
 @click.option("--plots/--no-plots", default=False, show_default=True, help="Draw PNG figures (needs matplotlib).")
-@click.option("--ddof", type=click.Choice(["0", "1"]), default="1", show_default=True)
+@click.option("--ddof", type=click.Choice(["paper", "0", "1"]), default="paper", show_default=True,
+              help="Std ddof: paper = TOTO 0 and LOTO 1 (the paper's Tables 6 and 7), or one value for both.")
 @click.option("--threshold", type=float, default=95.0, show_default=True)
 @click.option("--digits", type=click.IntRange(0, 10), default=2, show_default=True)
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as one JSON object on stdout.")
 @click.option("--overwrite", is_flag=True, help="Replace the files of an earlier report in the --out folder.")
-def report_cmd(runs_dir, out_dir, plots, ddof, threshold, digits, as_json, overwrite):
-    """Read run outputs under RUNS_DIR and write the CTV report.
+def report_cmd(runs_dirs, out_dir, plots, ddof, threshold, digits, as_json, overwrite):
+    """Read run outputs under each RUNS_DIR and write the CTV report.
 
     Reads agrieval baselines runs (<protocol>/<arch>/<fold>/run.json +
-    predictions.csv) and the public AgrI script's *_predictions.csv +
-    *_results.json. Accuracies are recomputed from the predictions.
+    predictions.csv + history.jsonl) and public AgrI script output trees
+    (results/*_results.json, predictions/*_predictions.csv, the summary JSON
+    and the cross-team matrix), several at once. Accuracies are recomputed
+    from the predictions and every number the runs stored is checked against
+    them (a difference is a warning naming the file and both values).
     """
     from pathlib import Path
 
     from scoring.ctv.report import build_report
 
-    out_path = Path(out_dir) if out_dir else Path(runs_dir) / "report"
+    out_path = Path(out_dir)
     progress = None if as_json else (lambda msg: click.echo(msg, err=True))
     try:
-        result = build_report(runs_dir, out_path, plots=plots, ddof=int(ddof), threshold=threshold,
-                              digits=digits, progress=progress, plan=OutputPlan(overwrite=overwrite))
+        result = build_report(list(runs_dirs), out_path, plots=plots, ddof=None if ddof == "paper" else int(ddof),
+                              threshold=threshold, digits=digits, progress=progress,
+                              plan=OutputPlan(overwrite=overwrite))
     except InputError as exc:
         _fail(exc, as_json)
     except OutputRefused as exc:
@@ -124,7 +131,10 @@ def report_cmd(runs_dir, out_dir, plots, ddof, threshold, digits, as_json, overw
     else:
         for w in result.warnings:
             click.echo(f"warning: {w}", err=True)
-        click.echo(f"{len(result.runs)} runs; report written to {out_path / 'report.md'} and {out_path / 'report.html'}")
+        checked = result.extra["cross_check"]
+        click.echo(f"{len(result.runs)} runs; {checked['n_checked']} stored numbers checked, "
+                   f"{checked['n_disagree']} disagree; report written to {out_path / 'report.md'} and "
+                   f"{out_path / 'report.html'}")
         for f in result.files:
             click.echo(f"  {f}")
     sys.stdout.flush()

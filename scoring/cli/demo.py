@@ -22,10 +22,10 @@ def _find_reference_dir() -> Path | None:
 @click.option("--reveal-private", is_flag=True, help="Also show private scores.")
 def demo(ref_dir: Path | None, reveal_private: bool) -> None:
     """Score the bundled reference submissions of every competition."""
-    from scoring.definition import load_competition
+    from scoring.authoring.definitions import load_competition
     from scoring.render import fmt
-    from scoring.scorer import score_file
-    from scoring.solution import load_solution
+    from scoring.runtime.scorer import score_file
+    from scoring.runtime.reading.solution import load_solution
 
     ref_dir = ref_dir or _find_reference_dir()
     if ref_dir is None:

@@ -1,6 +1,6 @@
 """``agrieval grade``: grade one upload for a home-grown server; always one JSON object on stdout.
 
-The in-process twin is ``scoring.hooks.grade`` (same ``GradeResult``; this
+The in-process twin is ``scoring.runtime.guard.grade`` (same ``GradeResult``; this
 command prints its ``to_dict()``).
 """
 
@@ -28,7 +28,7 @@ def grade(submission: Path, solution: Path, competition: str, reveal_private: bo
     (safe to show the participant), and host-only diagnostics under "host". Exit 0 scored, 1 rejected,
     2 usage error, 3 host-side problem. Limits (bytes, rows, labels per row, seconds) come from the definition.
     """
-    from scoring.hooks.guard import grade as grade_upload
+    from scoring.runtime.guard import grade as grade_upload
 
     result = grade_upload(submission, solution, competition, reveal_private=reveal_private)
     payload = result.participant_view() if participant_only else result.to_dict()

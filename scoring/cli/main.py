@@ -21,7 +21,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "competitions": ("scoring.cli.competitions:competitions", "List or show competition definitions."),
     "demo": ("scoring.cli.demo:demo", "Score every bundled reference submission and print a leaderboard."),
     "grade": ("scoring.cli.grade:grade", "Grade a submission for a server: always one JSON object."),
-    "bundle": ("scoring.cli.bundle:bundle", "Write a ready scoring program for a grading platform."),
+    "bundle": ("scoring.cli.bundle:bundle", "Write what a grading platform runs: codabench, codalab, evalai, hf, kaggle."),
     "leaderboard": ("scoring.cli.leaderboard:leaderboard", "Score a folder of submissions into a leaderboard."),
     "rank-agreement": ("scoring.cli.rank_agreement:rank_agreement", "Agreement between two rankings."),
     "ctv": ("scoring.cli.ctv:ctv", "Cross-Team Validation tables and reports."),

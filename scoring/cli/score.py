@@ -10,7 +10,7 @@ from scoring.cli.common import EXIT_OK, EXIT_REJECTED, competition_option, json_
 
 
 @click.command()
-@click.argument("submission", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.argument("submission", type=click.Path(exists=True, path_type=Path))
 @click.option("--solution", "-s", required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path),
               help="Ground truth CSV (id, labels, Usage or split column, optional transect_id / team).")
 @competition_option
@@ -25,7 +25,7 @@ def score(submission: Path, solution: Path, competition: str, as_json: bool, rev
 
     def body() -> int:
         from scoring.render import render_report
-        from scoring.scorer import score_file
+        from scoring.runtime.scorer import score_file
 
         definition = load_definition(competition)
         report = score_file(submission, solution, definition, reveal_private=reveal_private, own_team=own_team,

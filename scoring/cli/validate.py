@@ -11,7 +11,7 @@ from scoring.cli.common import EXIT_OK, EXIT_REJECTED, competition_option, json_
 
 
 @click.command()
-@click.argument("submission", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.argument("submission", type=click.Path(exists=True, path_type=Path))
 @competition_option
 @click.option("--solution", "-s", type=click.Path(exists=True, dir_okay=False, path_type=Path),
               help="With a solution, also check that the ids match the test set.")
@@ -20,9 +20,9 @@ def validate(submission: Path, competition: str, solution: Path | None, as_json:
     """Check SUBMISSION's format (and ids, given --solution). Exit 0 valid, 1 invalid."""
 
     def body() -> int:
-        from scoring.report import SCHEMA_VERSION, ReportProblem
-        from scoring.solution import load_solution
-        from scoring.validate import validate_file
+        from scoring.runtime.report import SCHEMA_VERSION, ReportProblem
+        from scoring.runtime.reading.solution import load_solution
+        from scoring.runtime.validate import validate_file
 
         definition = load_definition(competition)
         sol = load_solution(solution, definition) if solution else None
@@ -33,8 +33,8 @@ def validate(submission: Path, competition: str, solution: Path | None, as_json:
             click.echo(json.dumps({
                 "schema_version": SCHEMA_VERSION, "competition": definition.name,
                 "status": "rejected" if errors else "valid",
-                "errors": [ReportProblem.of(p).model_dump(exclude_none=True) for p in errors],
-                "warnings": [ReportProblem.of(p).model_dump(exclude_none=True) for p in warnings]}, indent=2))
+                "errors": [ReportProblem.of(p).to_dict() for p in errors],
+                "warnings": [ReportProblem.of(p).to_dict() for p in warnings]}, indent=2))
         else:
             for p in problems:
                 click.echo(p.render())

@@ -60,8 +60,8 @@ def toto_matrices(runs: list[Run]) -> list[CrossTeamMatrix]:
         index = {t: k for k, t in enumerate(teams)}
         values = np.full((len(teams), len(teams)), np.nan)
         for r in arch_runs:
-            values[index[r.fold], index[r.fold]] = 100 * r.val_acc
-            for t, acc in r.team_acc.items():
-                values[index[r.fold], index[t]] = 100 * acc
+            values[index[r.fold], index[r.fold]] = r.pct("val")
+            for t in r.team_n:
+                values[index[r.fold], index[t]] = r.team_pct(t)
         out.append(CrossTeamMatrix(arch, teams, values))
     return out

@@ -8,7 +8,7 @@ rejected), 2 on a usage error and 3 on an internal problem.
 
 from __future__ import annotations
 
-from scoring.problems import locate
+from scoring.runtime.problems import locate
 
 # code -> what it means; tests check that every raised code is listed here.
 CODES: dict[str, str] = {

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import numpy as np
 
-from scoring.atomic import write_bytes
+from scoring.runtime.atomic import write_bytes
 from scoring.ctv.cross_team_matrix import CrossTeamMatrix
 from scoring.ctv.results_table import ResultsTable
 
@@ -105,4 +105,47 @@ def team_bars(table: ResultsTable, protocol: str, path: Path) -> Path:
     ax.set_title(f"{protocol}: test accuracy per {role} (bars) and validation accuracy (ticks)")
     ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1), fontsize=8)
     ax.grid(axis="y", alpha=0.3)
+    return _save(fig, path)
+
+
+def split_bars(split_accuracy: list[dict], path: Path) -> Path:
+    """Train/val/test mean accuracy per (protocol, arch) with ±std error bars (the paper's Figs 4 and 10)."""
+    plt = _pyplot()
+    labels = [f"{g['protocol']}\n{g['arch']}" for g in split_accuracy]
+    fig, ax = plt.subplots(figsize=(max(5, 1.6 * len(labels) + 1.5), 4.2))
+    x = np.arange(len(labels))
+    for k, split in enumerate(("train", "val", "test")):
+        mean = [g[split]["mean"] if g[split]["n_runs"] else np.nan for g in split_accuracy]
+        std = [g[split]["std"] if g[split]["n_runs"] else np.nan for g in split_accuracy]
+        ax.bar(x + (k - 1) * 0.27, mean, 0.27, yerr=np.nan_to_num(std), capsize=3, label=split)
+    ax.set_xticks(x, labels)
+    ax.set_ylabel("accuracy (%)")
+    ax.set_ylim(0, 102)
+    ddofs = sorted({f"{g['protocol']} ddof={g['ddof']}" for g in split_accuracy})
+    ax.set_title(f"Train / val / test accuracy, mean ± std over runs ({', '.join(ddofs)})")
+    ax.legend(loc="lower right", fontsize=8)
+    ax.grid(axis="y", alpha=0.3)
+    return _save(fig, path)
+
+
+def learning_curves(curves: list[dict], path: Path) -> Path:
+    """Mean ± std band of the per-epoch accuracies, one panel per (protocol, arch) (the paper's Figs 5 and 11)."""
+    plt = _pyplot()
+    keys = sorted({(g["protocol"], g["arch"]) for g in curves})
+    fig, axes = plt.subplots(1, len(keys), figsize=(4.5 * len(keys), 3.8), squeeze=False)
+    for ax, (protocol, arch) in zip(axes[0], keys):
+        rows = [g for g in curves if (g["protocol"], g["arch"]) == (protocol, arch)]
+        for split in ("train", "val", "test"):
+            pts = [(g["epoch"], g[split]["mean"], g[split]["std"]) for g in rows if g[split]["n_runs"]]
+            if not pts:
+                continue
+            e, m, s = (np.array(v, dtype=float) for v in zip(*pts))
+            s = np.nan_to_num(s)
+            ax.plot(e, m, label=split)
+            ax.fill_between(e, m - s, m + s, alpha=0.2)
+        ax.set_title(f"{protocol} {arch} (ddof={rows[0]['ddof']})")
+        ax.set_xlabel("epoch")
+        ax.set_ylabel("accuracy (%)")
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=8)
     return _save(fig, path)

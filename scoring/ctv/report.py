@@ -1,33 +1,48 @@
 """``agrieval ctv report``: from run folders to report.md / report.html.
 
-Writes into the output folder (each file atomically):
+Reads one or several folders (agrieval runs folders and public AgrI script
+output trees, side by side) and writes into the output folder (each file
+atomically):
 
-* ``runs.csv`` one row per run (accuracies recomputed from the predictions);
+* ``runs.csv`` one row per run (accuracies in percent recomputed from the
+  predictions, 10 decimals);
+* ``cross_check.csv`` every number the runs stored about themselves against the
+  recomputed one (``scoring.ctv.cross_check``);
 * ``team_accuracy.csv`` one row per (run, test team);
 * ``results.csv`` the per-team table in ``ctv summarize``'s input format;
-* ``summary.json`` the ``ctv summarize`` statistics;
+* ``split_accuracy.csv`` train/val/test mean and std per protocol and arch
+  (the paper's Figs 4 and 10); ``learning_curves.csv`` per epoch (Figs 5 and 11);
+* ``summary.json`` the ``ctv summarize`` statistics plus the above and the
+  Pearson r between architectures' TOTO matrices;
 * ``cross_team_<arch>.csv`` the TOTO matrices with row/column means and ranges;
 * ``plots/*.png`` with ``--plots``; ``report.md`` and ``report.html`` (images embedded).
 
+Every std states its ddof; by default TOTO uses 0 and LOTO 1, as the paper's
+Tables 6 and 7 (``scoring.ctv.summarize.PAPER_DDOF``).
+
 Every file is checked by ``scoring.output_policy`` before the first is
 written: an existing one is refused unless ``--overwrite``, and none may be a
-file the report reads.
+file the report reads (in any of the run folders).
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from scoring.atomic import write_text
+from scoring.ctv import paper_figures
+from scoring.ctv.cross_check import summary_line
+from scoring.runtime.atomic import write_text
 from scoring.ctv.cross_team_matrix import CrossTeamMatrix, toto_matrices
-from scoring.ctv.runs import RunSet, read_runs
-from scoring.ctv.summarize import Summary, summarize
-from scoring.ctv.summary_markdown import per_team_tables, summary_tables
+from scoring.ctv.runs import SPLITS, RunSet, read_runs
+from scoring.ctv.summarize import Summary, json_safe, summarize
+from scoring.ctv.summary_markdown import format_pvalue, per_team_tables, summary_tables
 from scoring.formatting import csv_text, fmt, markdown_table
 from scoring.output_policy import OutputPlan
+
+FULL = 10  # decimals of the CSV outputs: enough to compare with stored numbers at 1e-9
 
 
 @dataclass
@@ -35,12 +50,13 @@ class ReportResult:
     runs: list
     summary: Summary
     matrices: list[CrossTeamMatrix]
+    extra: dict = field(default_factory=dict)
     files: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
 
     def as_dict(self) -> dict:
-        return {"n_runs": len(self.runs), "files": self.files, "summary": self.summary.as_dict(),
-                "warnings": self.warnings}
+        return {"n_runs": len(self.runs), "files": self.files,
+                "summary": self.summary.as_dict() | json_safe(self.extra), "warnings": self.warnings}
 
 
 def _slug(text: str) -> str:
@@ -59,46 +75,83 @@ def matrix_rows(m: CrossTeamMatrix, digits: int) -> tuple[list[str], list[list]]
     return header, rows
 
 
-def _planned_files(matrices: list[CrossTeamMatrix], table, plots: bool) -> list[str]:
-    names = ["runs.csv", "team_accuracy.csv", "results.csv", "summary.json"]
+def _mean_std_cell(stat: dict, digits: int) -> str:
+    if not stat["n_runs"]:
+        return ""
+    std = fmt(stat["std"], digits)
+    return f"{fmt(stat['mean'], digits)} ± {std}" if std else fmt(stat["mean"], digits)
+
+
+def _planned_files(matrices: list[CrossTeamMatrix], table, plots: bool, curves: bool) -> list[str]:
+    """Every file ``build_report`` writes, known before the first is written (the output policy checks them all)."""
+    names = ["runs.csv", "cross_check.csv", "team_accuracy.csv", "results.csv", "split_accuracy.csv",
+             "learning_curves.csv", "summary.json"]
     names += [f"cross_team_{_slug(m.arch)}.csv" for m in matrices]
     if plots:
         names += [f"plots/cross_team_{_slug(m.arch)}.png" for m in matrices] + ["plots/vtg_distribution.png"]
-        names += [f"plots/team_accuracy_{p}.png" for p in table.protocols()]
+        names += [f"plots/team_accuracy_{p}.png" for p in table.protocols()] + ["plots/split_accuracy.png"]
+        names += ["plots/learning_curves.png"] if curves else []
     return names + ["report.md", "report.html"]
 
 
-def build_report(runs_dir: str | Path, out_dir: Path, *, plots: bool = False, ddof: int = 1,
-                 threshold: float = 95.0, digits: int = 2,
+def _read_files(root: Path) -> list[Path]:
+    """The files ``read_runs`` may read under one run folder (agrieval runs and AgrI script trees)."""
+    patterns = ("run.json", "predictions.csv", "history.jsonl", "*_results.json", "*_predictions.csv",
+                "*_summary.json", "*_cross_team_matrix.csv")
+    return [p for pattern in patterns for p in root.rglob(pattern)]
+
+
+def build_report(runs_dirs: str | Path | Sequence[str | Path], out_dir: Path, *, plots: bool = False,
+                 ddof: int | dict | None = None, threshold: float = 95.0, digits: int = 2,
                  progress: Callable[[str], None] | None = None, plan: OutputPlan | None = None) -> ReportResult:
-    runset: RunSet = read_runs(runs_dir, progress)
+    dirs = [runs_dirs] if isinstance(runs_dirs, (str, Path)) else list(runs_dirs)
+    runset: RunSet = read_runs(dirs, progress)
     table = runset.results_table()
     summary = summarize(table, ddof=ddof, threshold=threshold)
     matrices = toto_matrices(runset.runs)
-    result = ReportResult(runset.runs, summary, matrices, warnings=runset.warnings + summary.warnings)
+    extra = {"split_accuracy": paper_figures.split_accuracy(runset.runs, summary.ddof),
+             "learning_curves": paper_figures.learning_curves(runset.runs, summary.ddof),
+             "matrix_correlation": paper_figures.matrix_correlation(matrices),
+             "cross_check": {"n_checked": len(runset.checks), "n_disagree": sum(not c.ok for c in runset.checks)}}
+    result = ReportResult(runset.runs, summary, matrices, extra, warnings=runset.warnings + summary.warnings)
     plan = plan or OutputPlan()
-    root = Path(runs_dir)
-    plan.add_inputs(*[r.source for r in runset.runs], *root.rglob("run.json"), *root.rglob("*_results.json"))
+    plan.add_inputs(*[r.source for r in runset.runs], *(p for d in dirs for p in _read_files(Path(d))))
     out_dir = plan.claim_dir(out_dir, what="report folder")
-    plan.claim_all([out_dir / n for n in _planned_files(matrices, table, plots)], what="report file")
+    planned = _planned_files(matrices, table, plots, bool(extra["learning_curves"]))
+    plan.claim_all([out_dir / n for n in planned], what="report file")
 
     def write(name: str, text: str) -> None:
         write_text(out_dir / name, text)
         result.files.append(name)
 
-    runs_header = ["protocol", "arch", "fold", "layout", "n_val", "n_test", "val_acc", "test_acc", "vtg", "source"]
-    write("runs.csv", csv_text(runs_header, [[r.protocol, r.arch, r.fold, r.layout, r.n_val, r.n_test,
-                                               fmt(100 * r.val_acc, 4), fmt(100 * r.test_acc, 4),
-                                               fmt(100 * r.vtg, 4), r.source] for r in runset.runs]))
+    runs = runset.runs
+    write("runs.csv", csv_text(
+        ["protocol", "arch", "arch_as_written", "fold", "layout", "n_train", "n_val", "n_test", "train_acc", "val_acc",
+         "test_acc", "vtg", "source"],
+        [[r.protocol, r.arch, r.arch_raw, r.fold, r.layout, r.n["train"], r.n["val"], r.n["test"],
+          fmt(r.pct("train"), FULL), fmt(r.pct("val"), FULL), fmt(r.pct("test"), FULL),
+          fmt(r.pct("val") - r.pct("test"), FULL), r.source] for r in runs]))
+    write("cross_check.csv", csv_text(["file", "quantity", "stored", "recomputed", "difference", "agrees"],
+                                      [[c.file, c.quantity, "" if c.stored is None else repr(c.stored),
+                                        "" if c.recomputed is None else repr(c.recomputed), f"{c.difference:.3g}",
+                                        "yes" if c.ok else "no"] for c in runset.checks]))
     write("team_accuracy.csv", csv_text(["protocol", "arch", "fold", "test_team", "n_images", "accuracy"],
-                                        [[r.protocol, r.arch, r.fold, t, r.team_n[t], fmt(100 * a, 4)]
-                                         for r in runset.runs for t, a in r.team_acc.items()]))
+                                        [[r.protocol, r.arch, r.fold, t, r.team_n[t], fmt(r.team_pct(t), FULL)]
+                                         for r in runs for t in r.team_n]))
     write("results.csv", csv_text(["protocol", "arch", "team", "val_acc", "test_acc"],
-                                  [[t.protocol, t.arch, t.team, fmt(t.val_acc, 4), fmt(t.test_acc, 4)]
+                                  [[t.protocol, t.arch, t.team, fmt(t.val_acc, FULL), fmt(t.test_acc, FULL)]
                                    for t in table.rows]))
-    write("summary.json", json.dumps(summary.as_dict(), indent=2, sort_keys=True) + "\n")
+    write("split_accuracy.csv", csv_text(
+        ["protocol", "arch", "split", "n_runs", "mean", "std", "ddof"],
+        [[g["protocol"], g["arch"], s, g[s]["n_runs"], fmt(g[s]["mean"], FULL), fmt(g[s]["std"], FULL), g["ddof"]]
+         for g in extra["split_accuracy"] for s in SPLITS]))
+    write("learning_curves.csv", csv_text(
+        ["protocol", "arch", "epoch", "split", "n_runs", "mean", "std", "ddof"],
+        [[g["protocol"], g["arch"], g["epoch"], s, g[s]["n_runs"], fmt(g[s]["mean"], FULL), fmt(g[s]["std"], FULL),
+          g["ddof"]] for g in extra["learning_curves"] for s in SPLITS if g[s]["n_runs"]]))
+    write("summary.json", json.dumps(summary.as_dict() | json_safe(extra), indent=2, sort_keys=True) + "\n")
     for m in matrices:
-        header, rows = matrix_rows(m, 4)
+        header, rows = matrix_rows(m, FULL)
         write(f"cross_team_{_slug(m.arch)}.csv", csv_text(header, [[c.rstrip("*") for c in r] for r in rows]))
 
     images: dict[str, str] = {}
@@ -115,15 +168,47 @@ def build_report(runs_dir: str | Path, out_dir: Path, *, plots: bool = False, dd
             name = f"plots/team_accuracy_{protocol}.png"
             P.team_bars(table, protocol, out_dir / name)
             images[f"bars:{protocol}"] = name
+        P.split_bars(extra["split_accuracy"], out_dir / "plots/split_accuracy.png")
+        images["splits"] = "plots/split_accuracy.png"
+        if extra["learning_curves"]:
+            P.learning_curves(extra["learning_curves"], out_dir / "plots/learning_curves.png")
+            images["curves"] = "plots/learning_curves.png"
         result.files += sorted(images.values())
 
-    md = [f"# Cross-Team Validation report\n\n{len(runset.runs)} runs read from `{runs_dir}`. "
-          "Accuracies (%) are recomputed from each run's predictions; VTG = val acc - test acc. "
-          f"Std with ddof={ddof}.\n"]
+    ddofs = ", ".join(f"{p} ddof={d}" for p, d in summary.ddof.items())
+    layouts = sorted({r.layout for r in runs})
+    renamed = sorted({f"`{r.arch_raw}` → `{r.arch}`" for r in runs if r.arch_raw != r.arch})
+    md = [f"# Cross-Team Validation report\n\n{len(runs)} runs read from "
+          + ", ".join(f"`{d}`" for d in dirs) + f" (layouts: {', '.join(layouts)}). "
+          "Accuracies (%) are recomputed from each run's predictions as 100 × correct / images; "
+          f"VTG = val acc − test acc. Every std is sqrt(Σ(x − mean)² / (n − ddof)) with {ddofs} "
+          "(the paper's Table 6 used ddof 0, its Table 7 ddof 1).\n"]
+    if renamed:
+        md.append("Architecture names in one vocabulary: " + ", ".join(renamed) + ".\n")
+    md.append("## Numbers stored by the runs\n\n" + summary_line(runset.checks) + " Every check is in "
+              "`cross_check.csv`.\n")
+    bad = [c for c in runset.checks if not c.ok]
+    if bad:
+        md.append(markdown_table(["File", "Quantity", "Stored", "Recomputed", "Difference"],
+                                 [[c.file, c.quantity, "" if c.stored is None else repr(c.stored),
+                                   "" if c.recomputed is None else repr(c.recomputed), f"{c.difference:.3g}"]
+                                  for c in bad]))
     md.append("## Runs\n\n" + markdown_table(
-        ["Protocol", "Arch", "Fold", "Layout", "Val images", "Test images", "Val acc", "Test acc", "VTG"],
-        [[r.protocol, r.arch, r.fold, r.layout, r.n_val, r.n_test, fmt(100 * r.val_acc, digits),
-          fmt(100 * r.test_acc, digits), fmt(100 * r.vtg, digits)] for r in runset.runs]))
+        ["Protocol", "Arch", "Fold", "Layout", "Train images", "Val images", "Test images", "Train acc", "Val acc",
+         "Test acc", "VTG"],
+        [[r.protocol, r.arch, r.fold, r.layout, r.n["train"], r.n["val"], r.n["test"], fmt(r.pct("train"), digits),
+          fmt(r.pct("val"), digits), fmt(r.pct("test"), digits), fmt(r.pct("val") - r.pct("test"), digits)]
+         for r in runs]))
+    md.append("## Train, val and test accuracy (the paper's Figs 4 and 10)\n\nMean ± std over the runs of each "
+              "protocol and architecture; train = the train split predicted after training.\n\n" + markdown_table(
+                  ["Protocol", "Arch", "Runs", "Train", "Val", "Test", "ddof"],
+                  [[g["protocol"], g["arch"], g["test"]["n_runs"]] + [_mean_std_cell(g[s], digits) for s in SPLITS]
+                   + [g["ddof"]] for g in extra["split_accuracy"]]))
+    if "splits" in images:
+        md.append(f"![Train, val and test accuracy]({images['splits']})\n")
+    md.append(_curves_section(extra["learning_curves"], runs, digits))
+    if "curves" in images:
+        md.append(f"![Mean learning curves]({images['curves']})\n")
     md.append("## Per-team tables\n\n" + per_team_tables(table, summary, digits))
     for protocol in table.protocols():
         if f"bars:{protocol}" in images:
@@ -140,6 +225,12 @@ def build_report(runs_dir: str | Path, out_dir: Path, *, plots: bool = False, dd
             md.append(f"### {m.arch}\n\n" + markdown_table(header, rows))
             if f"heatmap:{m.arch}" in images:
                 md.append(f"![{m.arch} cross-team heatmap]({images[f'heatmap:{m.arch}']})\n")
+        if extra["matrix_correlation"]:
+            md.append("### Agreement of the architectures' matrices\n\nPearson r over the off-diagonal cells both "
+                      "matrices have (the paper reports 0.95), two-sided p from scipy.\n\n" + markdown_table(
+                          ["Arch A", "Arch B", "Cells", "Pearson r", "p"],
+                          [[c["arch_a"], c["arch_b"], c["n_cells"], fmt(c["pearson"]), format_pvalue(c["pvalue"])]
+                           for c in extra["matrix_correlation"]]))
     if result.warnings:
         md.append("## Warnings\n\n" + "\n".join(f"> {w}" for w in result.warnings) + "\n")
     text = "\n".join(md)
@@ -148,3 +239,21 @@ def build_report(runs_dir: str | Path, out_dir: Path, *, plots: bool = False, dd
 
     write("report.html", to_html(text, out_dir, "Cross-Team Validation report"))
     return result
+
+
+def _curves_section(curves: list[dict], runs, digits: int) -> str:
+    no_history = [r for r in runs if not r.history]
+    head = "## Mean learning curves (the paper's Figs 5 and 11)\n\n"
+    note = ""
+    if no_history:
+        script = sum(r.layout == "agri_script" for r in no_history)
+        note = (f"{len(no_history)} runs have no per-epoch history"
+                + (f" ({script} of the public script, which logs it to Weights & Biases only)" if script else "")
+                + ".\n\n")
+    if not curves:
+        return head + (note or "No run has a per-epoch history.\n")
+    rows = [[g["protocol"], g["arch"], g["epoch"], g["test"]["n_runs"] or g["val"]["n_runs"]]
+            + [_mean_std_cell(g[s], digits) for s in SPLITS] for g in curves]
+    return (head + note + "Mean ± std over the runs that reached each epoch; train = running accuracy during the "
+            "epoch; test only for runs made with `--eval-test-every-epoch`.\n\n"
+            + markdown_table(["Protocol", "Arch", "Epoch", "Runs", "Train", "Val", "Test"], rows))

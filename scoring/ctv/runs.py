@@ -3,55 +3,78 @@
 agrieval baselines: ``RUNS_DIR/<protocol>/<arch>/<fold>/run.json`` with
 ``protocol, arch, fold, train_teams, val_acc, test_acc`` (fractions), next to
 ``predictions.csv`` with ``image_id, team, split, true_label, predicted_label,
-confidence`` (split ``val`` or ``test``).
+confidence`` (split ``train``, ``val`` or ``test``; confidence in [0, 1]) and
+``history.jsonl`` (one JSON object per epoch).
 
-Public AgrI training script: ``<stem>_predictions.csv`` with ``file_path, team,
-split, true_label, predicted_label, confidence, correct`` next to
-``<stem>_results.json``; the architecture is read from the JSON (``arch``,
-``model``, ``model_name`` or ``architecture``).
+Public AgrI training script: an output tree ``results/<tag>_results.json`` +
+``predictions/<tag>_predictions.csv`` (``scoring.ctv.script_runs``).
 
-Accuracies are always recomputed from the predictions; numbers stored in the
-JSON files are only compared (a difference is a warning). The protocol and the
-fold are inferred from which teams are in the val and test splits (TOTO: one
-team in val, the fold; LOTO: one team in test, the fold) and must agree with
-the JSON when it states them.
+Accuracies are always recomputed from the predictions, as
+``100 * n_correct / n`` (the script's own formula, so equal numbers compare
+equal); numbers stored next to them are only compared
+(``scoring.ctv.cross_check``). The protocol and the fold are inferred from
+which teams are in the val and test splits (TOTO: one team in val, the fold;
+LOTO: one team in test, the fold) and must agree with the JSON.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
+from scoring.ctv.arch_names import canonical_arch
 from scoring.ctv.input_error import InputError
 from scoring.ctv.results_table import PROTOCOLS, ResultsTable, TeamResult
 
 AGRIEVAL_COLUMNS = ("image_id", "team", "split", "true_label", "predicted_label", "confidence")
-SCRIPT_COLUMNS = ("file_path", "team", "split", "true_label", "predicted_label", "confidence", "correct")
-_ARCH_KEYS = ("arch", "model", "model_name", "architecture")
-_PROTOCOL_KEYS = ("protocol", "mode", "strategy")
-_FOLD_KEYS = ("fold", "team", "train_team", "held_out_team", "holdout_team", "test_team")
-# Stored accuracies are often rounded; below this (as a fraction) a difference is not reported.
-ACC_TOLERANCE = 1e-4
+SPLITS = ("train", "val", "test")
 
 
 @dataclass
 class Run:
-    source: str  # folder of a baselines run, or the predictions file of a script run
+    source: str  # the predictions file
     layout: str  # "agrieval" or "agri_script"
     protocol: str
-    arch: str
+    arch: str  # canonical name (scoring.ctv.arch_names)
     fold: str
     train_teams: list[str]
-    n_val: int
-    n_test: int
-    val_acc: float  # fraction
-    test_acc: float  # fraction, pooled over all test images
-    team_acc: dict[str, float] = field(default_factory=dict)  # per test team (fraction)
-    team_n: dict[str, int] = field(default_factory=dict)
+    n: dict[str, int]  # images per split (train may be 0: older agrieval runs wrote val and test only)
+    n_correct: dict[str, int]
+    team_n: dict[str, int] = field(default_factory=dict)  # per test team
+    team_correct: dict[str, int] = field(default_factory=dict)
+    arch_raw: str = ""  # as the run wrote it
+    meta_file: str = ""
+    history: list[dict] = field(default_factory=list)  # per epoch, accuracies in percent
+    stored: dict = field(default_factory=dict)  # numbers the run wrote about itself, for scoring.ctv.cross_check
+    labels: dict[str, tuple[np.ndarray, np.ndarray]] = field(default_factory=dict, repr=False)  # split -> (true, pred)
+
+    def pct(self, split: str) -> float:
+        """Accuracy of a split in percent, ``100 * n_correct / n`` (NaN when the split is absent)."""
+        return 100.0 * self.n_correct[split] / self.n[split] if self.n.get(split) else float("nan")
+
+    def team_pct(self, team: str) -> float:
+        return 100.0 * self.team_correct[team] / self.team_n[team]
+
+    @property
+    def train_acc(self) -> float | None:
+        """Fraction, or None when the run wrote no train predictions."""
+        return self.n_correct["train"] / self.n["train"] if self.n.get("train") else None
+
+    @property
+    def val_acc(self) -> float:
+        return self.n_correct["val"] / self.n["val"]
+
+    @property
+    def test_acc(self) -> float:
+        return self.n_correct["test"] / self.n["test"]
+
+    @property
+    def team_acc(self) -> dict[str, float]:
+        return {t: self.team_correct[t] / self.team_n[t] for t in self.team_n}
 
     @property
     def vtg(self) -> float:
@@ -63,14 +86,15 @@ class Run:
 class RunSet:
     runs: list[Run]
     warnings: list[str] = field(default_factory=list)
+    checks: list = field(default_factory=list)  # scoring.ctv.cross_check.Check
 
     def results_table(self) -> ResultsTable:
         """The per-team table (percent) that ``ctv summarize`` reads."""
-        return ResultsTable([TeamResult(r.protocol, r.arch, r.fold, 100 * r.val_acc, 100 * r.test_acc)
+        return ResultsTable([TeamResult(r.protocol, r.arch, r.fold, r.pct("val"), r.pct("test"))
                              for r in self.runs], "<runs>")
 
 
-def _load_json(path: Path) -> dict:
+def load_json(path: Path) -> dict:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
@@ -80,14 +104,8 @@ def _load_json(path: Path) -> dict:
     return data
 
 
-def _first(data: dict, keys: tuple[str, ...]) -> str | None:
-    for k in keys:
-        if isinstance(data.get(k), str) and data[k].strip():
-            return data[k].strip()
-    return None
-
-
-def _read_predictions(path: Path, columns: tuple[str, ...]):
+def read_predictions(path: Path, columns: Sequence[str], confidence_max: float):
+    """The predictions table, every cell checked; ``confidence`` within [0, confidence_max]."""
     import pandas as pd
 
     name = str(path)
@@ -98,9 +116,10 @@ def _read_predictions(path: Path, columns: tuple[str, ...]):
     except (UnicodeDecodeError, pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
         raise InputError("unreadable_csv", f"cannot read predictions: {exc}", file=name) from None
     frame.columns = [c.strip() for c in frame.columns]
+    header = list(frame.columns)
     for col in columns:
-        if col not in frame.columns:
-            raise InputError("missing_column", f"required column {col!r} is missing (header: {', '.join(frame.columns)})",
+        if col not in header:
+            raise InputError("missing_column", f"required column {col!r} is missing (header: {', '.join(header)})",
                              file=name, line=1)
     if frame.empty:
         raise InputError("empty_table", "the predictions file has no rows", file=name)
@@ -108,15 +127,21 @@ def _read_predictions(path: Path, columns: tuple[str, ...]):
         empty = np.flatnonzero(frame[col].str.strip() == "")
         if len(empty):
             raise InputError("empty_cell", f"column {col!r} is empty", file=name, line=int(empty[0]) + 2,
-                             column=list(frame.columns).index(col) + 1)
-    bad = np.flatnonzero(~frame["split"].isin(["val", "test"]))
+                             column=header.index(col) + 1)
+    bad = np.flatnonzero(~frame["split"].isin(SPLITS))
     if len(bad):
-        raise InputError("bad_run", f"split must be 'val' or 'test', found {frame['split'].iloc[bad[0]]!r}",
-                         file=name, line=int(bad[0]) + 2, column=list(frame.columns).index("split") + 1)
+        raise InputError("bad_run", f"split must be one of {', '.join(SPLITS)}, found {frame['split'].iloc[bad[0]]!r}",
+                         file=name, line=int(bad[0]) + 2, column=header.index("split") + 1)
+    conf = pd.to_numeric(frame["confidence"], errors="coerce").to_numpy(dtype=float)
+    bad = np.flatnonzero(~np.isfinite(conf) | (conf < 0) | (conf > confidence_max))
+    if len(bad):
+        scale = "a percentage (0-100)" if confidence_max > 1 else "a probability (0-1)"
+        raise InputError("bad_number", f"confidence must be {scale}, found {frame['confidence'].iloc[bad[0]]!r}",
+                         file=name, line=int(bad[0]) + 2, column=header.index("confidence") + 1)
     return frame
 
 
-def _infer(frame, name: str) -> tuple[str | None, str | None]:
+def infer_protocol(frame, name: str) -> tuple[str | None, str | None]:
     val_teams = sorted(set(frame.loc[frame["split"] == "val", "team"]))
     test_teams = sorted(set(frame.loc[frame["split"] == "test", "team"]))
     if not val_teams or not test_teams:
@@ -131,97 +156,133 @@ def _infer(frame, name: str) -> tuple[str | None, str | None]:
     return None, None  # ambiguous (two teams) or neither: the JSON must say
 
 
-def _build(frame, *, source: str, layout: str, meta: dict, meta_file: str, warnings: list[str],
-           arch: str | None) -> Run:
-    protocol_meta = _first(meta, _PROTOCOL_KEYS)
-    if protocol_meta is not None:
-        protocol_meta = protocol_meta.upper()
-        if protocol_meta not in PROTOCOLS:
-            raise InputError("bad_protocol", f"protocol must be TOTO or LOTO, found {protocol_meta!r}", file=meta_file)
-    fold_meta = _first(meta, _FOLD_KEYS)
-    protocol, fold = _infer(frame, source)
-    if protocol is None:
-        if protocol_meta is None or fold_meta is None:
-            raise InputError("bad_run", "cannot tell TOTO from LOTO from the splits; the JSON must give "
-                             f"one of {list(_PROTOCOL_KEYS)} and one of {list(_FOLD_KEYS)}", file=meta_file)
-        protocol, fold = protocol_meta, fold_meta
-    if protocol_meta is not None and protocol_meta != protocol:
-        raise InputError("bad_run", f"the JSON says {protocol_meta} but the predictions' splits are those of "
-                         f"{protocol} (fold {fold})", file=meta_file)
-    if fold_meta is not None and fold_meta != fold:
-        raise InputError("bad_run", f"the JSON names fold {fold_meta!r} but the predictions' splits give {fold!r}",
-                         file=meta_file)
-    if arch is None:
-        raise InputError("bad_json", f"the architecture is missing; give one of {list(_ARCH_KEYS)}", file=meta_file)
-
-    correct = (frame["true_label"].to_numpy() == frame["predicted_label"].to_numpy())
-    if "correct" in frame.columns:
-        stated = frame["correct"].str.strip().str.lower().map(
-            {"1": True, "0": False, "true": True, "false": False, "1.0": True, "0.0": False})
-        if stated.isna().any():
-            line = int(np.flatnonzero(stated.isna().to_numpy())[0]) + 2
-            raise InputError("bad_run", "column 'correct' must hold 0/1 or True/False", file=source, line=line)
-        n_diff = int((stated.to_numpy(dtype=bool) != correct).sum())
-        if n_diff:
-            warnings.append(f"{source}: 'correct' disagrees with true_label == predicted_label on {n_diff} rows; "
-                            "the labels are used")
-    is_val = (frame["split"] == "val").to_numpy()
+def build_run(frame, *, source: str, layout: str, meta_file: str, protocol: str | None, fold: str | None,
+              arch: str, train_teams: list[str] | None) -> Run:
+    """A Run from a checked predictions table; ``protocol``/``fold`` as the JSON states them (or None)."""
+    inferred, inferred_fold = infer_protocol(frame, source)
+    if inferred is None:
+        if protocol is None or fold is None:
+            raise InputError("bad_run", "cannot tell TOTO from LOTO from the splits and the JSON does not say",
+                             file=meta_file)
+        inferred, inferred_fold = protocol, fold
+    if protocol is not None and protocol != inferred:
+        raise InputError("bad_run", f"the JSON says {protocol} but the predictions' splits are those of "
+                         f"{inferred} (fold {inferred_fold})", file=meta_file)
+    if fold is not None and fold != inferred_fold:
+        raise InputError("bad_run", f"the JSON names fold {fold!r} but the predictions' splits give "
+                         f"{inferred_fold!r}", file=meta_file)
+    true = frame["true_label"].to_numpy(dtype=object)
+    pred = frame["predicted_label"].to_numpy(dtype=object)
+    correct = true == pred
+    split = frame["split"].to_numpy()
     teams = frame["team"].to_numpy()
-    team_acc, team_n = {}, {}
-    for team in sorted(set(teams[~is_val])):
-        m = ~is_val & (teams == team)
-        team_acc[team] = float(correct[m].mean())
-        team_n[team] = int(m.sum())
+    n = {s: int((split == s).sum()) for s in SPLITS}
+    n_correct = {s: int(correct[split == s].sum()) for s in SPLITS}
+    is_test = split == "test"
+    team_n = {t: int((is_test & (teams == t)).sum()) for t in sorted(set(teams[is_test]))}
+    team_correct = {t: int(correct[is_test & (teams == t)].sum()) for t in team_n}
+    if train_teams is None:
+        train_teams = [inferred_fold] if inferred == "TOTO" else sorted(set(teams[split == "val"]))
+    return Run(source, layout, inferred, canonical_arch(arch), inferred_fold, [str(t) for t in train_teams], n,
+               n_correct, team_n, team_correct, arch_raw=arch, meta_file=meta_file,
+               labels={s: (true[split == s], pred[split == s]) for s in SPLITS if n[s]})
+
+
+def _read_history(path: Path) -> list[dict]:
+    if not path.is_file():
+        return []
+    rows = []
+    for k, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise InputError("bad_json", f"cannot parse the epoch record: {exc}", file=str(path), line=k) from None
+        if not isinstance(row, dict) or not isinstance(row.get("epoch"), int):
+            raise InputError("bad_json", "each line must be an object with an integer 'epoch'", file=str(path), line=k)
+        rows.append({"epoch": row["epoch"], **{s: 100.0 * row[f"{s}_acc"] for s in SPLITS
+                                              if isinstance(row.get(f"{s}_acc"), (int, float))}})
+    return rows
+
+
+def read_agrieval_run(meta_path: Path) -> Run:
+    meta = load_json(meta_path)
+    for key in ("protocol", "arch", "fold"):
+        if not isinstance(meta.get(key), str) or not meta[key].strip():
+            raise InputError("bad_json", f"run.json needs a non-empty string {key!r}", file=str(meta_path))
+    protocol = meta["protocol"].strip().upper()
+    if protocol not in PROTOCOLS:
+        raise InputError("bad_protocol", f"protocol must be TOTO or LOTO, found {meta['protocol']!r}",
+                         file=str(meta_path))
+    pred_path = meta_path.parent / "predictions.csv"
+    frame = read_predictions(pred_path, AGRIEVAL_COLUMNS, 1.0)
     train = meta.get("train_teams")
-    if not isinstance(train, list):
-        train = [fold] if protocol == "TOTO" else sorted(set(teams[is_val]))
-    run = Run(source, layout, protocol, arch, fold, [str(t) for t in train], int(is_val.sum()), int((~is_val).sum()),
-              float(correct[is_val].mean()), float(correct[~is_val].mean()), team_acc, team_n)
-    for key, mine in (("val_acc", run.val_acc), ("test_acc", run.test_acc)):
-        stated = meta.get(key)
-        if isinstance(stated, (int, float)):
-            stated = float(stated) / (100 if stated > 1 else 1)
-            if abs(stated - mine) > ACC_TOLERANCE:
-                warnings.append(f"{meta_file}: {key} {stated:.4f} differs from {mine:.4f} recomputed from the "
-                                "predictions; the recomputed value is used")
+    run = build_run(frame, source=str(pred_path), layout="agrieval", meta_file=str(meta_path), protocol=protocol,
+                    fold=meta["fold"].strip(), arch=meta["arch"].strip(),
+                    train_teams=train if isinstance(train, list) else None)
+    run.history = _read_history(meta_path.parent / "history.jsonl")
+    run.stored = {k: meta[k] for k in ("train_acc", "val_acc", "test_acc", "per_test_team_acc") if k in meta}
     return run
 
 
-def read_runs(runs_dir: str | Path, progress: Callable[[str], None] | None = None) -> RunSet:
-    root = Path(runs_dir)
-    if not root.is_dir():
-        raise InputError("file_not_found", f"no such folder: {root}", file=str(root))
-    warnings: list[str] = []
+def _label_side_by_side(runs: list[Run]) -> None:
+    """An arch that both layouts ran for the same (protocol, fold) becomes two groups, ``<arch> (<layout>)``.
+
+    So the public script's runs and agrieval's of one backbone sit side by
+    side in every table (and their agreement is computed) instead of clashing.
+    """
+    layouts: dict[tuple[str, str, str], set[str]] = {}
+    for r in runs:
+        layouts.setdefault((r.protocol, r.arch, r.fold), set()).add(r.layout)
+    shared = {arch for (_, arch, _), kinds in layouts.items() if len(kinds) > 1}
+    for r in runs:
+        if r.arch in shared:
+            r.arch = f"{r.arch} ({r.layout})"
+
+
+def read_runs(runs_dirs: str | Path | Sequence[str | Path],
+              progress: Callable[[str], None] | None = None) -> RunSet:
+    """Every run under one or several folders (each an agrieval runs folder or a script output tree)."""
+    from scoring.ctv import cross_check, script_runs
+
+    roots = [Path(runs_dirs)] if isinstance(runs_dirs, (str, Path)) else [Path(d) for d in runs_dirs]
+    if not roots:
+        raise InputError("no_runs", "no run folder given")
     runs: list[Run] = []
-    run_files = sorted(root.rglob("run.json"))
-    script_files = sorted(root.rglob("*_results.json"))
-    total = len(run_files) + len(script_files)
-    for i, meta_path in enumerate(run_files, 1):
-        meta = _load_json(meta_path)
-        for key in ("protocol", "arch", "fold"):
-            if not isinstance(meta.get(key), str) or not meta[key].strip():
-                raise InputError("bad_json", f"run.json needs a non-empty string {key!r}", file=str(meta_path))
-        frame = _read_predictions(meta_path.parent / "predictions.csv", AGRIEVAL_COLUMNS)
-        runs.append(_build(frame, source=str(meta_path.parent / "predictions.csv"), layout="agrieval", meta=meta,
-                           meta_file=str(meta_path), warnings=warnings, arch=meta["arch"].strip()))
-        if progress:
-            progress(f"[{i}/{total}] {meta_path.parent.relative_to(root)}")
-    for i, meta_path in enumerate(script_files, len(run_files) + 1):
-        pred_path = meta_path.with_name(meta_path.name[: -len("_results.json")] + "_predictions.csv")
-        meta = _load_json(meta_path)
-        frame = _read_predictions(pred_path, SCRIPT_COLUMNS)
-        runs.append(_build(frame, source=str(pred_path), layout="agri_script", meta=meta, meta_file=str(meta_path),
-                           warnings=warnings, arch=_first(meta, _ARCH_KEYS)))
-        if progress:
-            progress(f"[{i}/{total}] {meta_path.relative_to(root)}")
-    if not runs:
-        raise InputError("no_runs", "found no run.json (agrieval baselines) nor *_results.json (AgrI script) "
-                         "under the folder", file=str(root))
-    seen: dict[tuple[str, str, str], str] = {}
+    checks: list = []
+    warnings: list[str] = []
+    for root in roots:
+        if not root.is_dir():
+            raise InputError("file_not_found", f"no such folder: {root}", file=str(root))
+        run_files = sorted(root.rglob("run.json"))
+        script = script_runs.find(root)
+        total = len(run_files) + len(script.results)
+        found: list[Run] = []
+        for i, meta_path in enumerate(run_files, 1):
+            found.append(read_agrieval_run(meta_path))
+            if progress:
+                progress(f"[{i}/{total}] {meta_path.parent.relative_to(root)}")
+        for i, meta_path in enumerate(script.results, len(run_files) + 1):
+            found.append(script_runs.read_run(meta_path))
+            if progress:
+                progress(f"[{i}/{total}] {meta_path.relative_to(root)}")
+        if not found:
+            raise InputError("no_runs", "found no run.json (agrieval baselines) nor results/*_results.json "
+                             "(AgrI script) under the folder", file=str(root))
+        checks += cross_check.check_agrieval([r for r in found if r.layout == "agrieval"])
+        checks += cross_check.check_script(script, [r for r in found if r.layout == "agri_script"], warnings)
+        runs += found
+    _label_side_by_side(runs)
+    seen: dict[tuple[str, str, str], Run] = {}
     for r in runs:
         key = (r.protocol, r.arch, r.fold)
         if key in seen:
-            raise InputError("bad_run", f"two runs for {key}: {seen[key]} and {r.source}", file=r.source)
-        seen[key] = r.source
+            first = seen[key]
+            raise InputError("bad_run", f"two runs for {key} (architecture names are compared in one vocabulary: "
+                             f"{first.arch_raw!r} and {r.arch_raw!r} are both {r.arch!r}): {first.source} and "
+                             f"{r.source}", file=r.source)
+        seen[key] = r
     runs.sort(key=lambda r: (PROTOCOLS.index(r.protocol), r.arch, r.fold))
-    return RunSet(runs, warnings)
+    warnings += [c.warning() for c in checks if not c.ok]
+    return RunSet(runs, warnings, checks)

@@ -3,8 +3,10 @@
 For each (protocol, arch) group of n teams with accuracies in percent:
 
 * mean  m = (1/n) sum x_i;  std s = sqrt( sum (x_i - m)^2 / (n - ddof) ),
-  ddof = 1 (sample std, the default) or 0 (population std, as the public AgrI
-  script computes it); the ddof used is written in the output;
+  ddof = 0 (population std) or 1 (sample std), per protocol. The default
+  follows the paper's table being reproduced: its Table 6 (TOTO) Std rows are
+  population stds (ddof 0, also what the public script computes), its Table 7
+  (LOTO) Std rows sample stds (ddof 1). The ddof used is written in the output;
 * VTG_i = val_acc_i - test_acc_i, from the unrounded inputs;
 * share above threshold = #{i : test_acc_i > threshold} / n.
 
@@ -30,8 +32,23 @@ import numpy as np
 from scoring.ctv.results_table import ResultsTable, TeamResult
 from scoring.formatting import json_number
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: ddof is per protocol
 METRICS = ("val_acc", "test_acc", "vtg")
+# The paper's Table 6 (TOTO) used ddof 0, its Table 7 (LOTO) ddof 1.
+PAPER_DDOF = {"TOTO": 0, "LOTO": 1}
+
+
+def resolve_ddof(ddof: int | dict | None) -> dict[str, int]:
+    """``{protocol: ddof}``: None -> the paper's per-table choice, an int -> the same for both."""
+    if ddof is None:
+        return dict(PAPER_DDOF)
+    if isinstance(ddof, dict):
+        out = dict(PAPER_DDOF) | dict(ddof)
+    else:
+        out = {p: ddof for p in PAPER_DDOF}
+    if any(v not in (0, 1) for v in out.values()):
+        raise ValueError("ddof must be 0 or 1")
+    return out
 
 
 def mean_std(values, ddof: int) -> tuple[float, float]:
@@ -47,7 +64,7 @@ def _values(rows: list[TeamResult], metric: str) -> list[float]:
 
 @dataclass
 class Summary:
-    ddof: int
+    ddof: dict[str, int]  # protocol -> ddof of every std of that protocol
     threshold: float
     groups: list[dict]
     agreement: list[dict]
@@ -55,35 +72,36 @@ class Summary:
     warnings: list[str] = field(default_factory=list)
 
     def as_dict(self) -> dict:
-        return {"schema_version": SCHEMA_VERSION, "ddof": self.ddof, "threshold": self.threshold,
-                "groups": _clean(self.groups), "agreement": _clean(self.agreement),
-                "protocol_change": _clean(self.protocol_change), "warnings": list(self.warnings)}
+        return {"schema_version": SCHEMA_VERSION, "ddof": dict(self.ddof), "threshold": self.threshold,
+                "groups": json_safe(self.groups), "agreement": json_safe(self.agreement),
+                "protocol_change": json_safe(self.protocol_change), "warnings": list(self.warnings)}
 
     def group(self, protocol: str, arch: str) -> dict:
         return next(g for g in self.groups if g["protocol"] == protocol and g["arch"] == arch)
 
 
-def _clean(obj):
+def json_safe(obj):
+    """Floats rounded for stable JSON (``json_number``), NaN as null, in nested dicts and lists."""
     if isinstance(obj, dict):
-        return {k: _clean(v) for k, v in obj.items()}
+        return {k: json_safe(v) for k, v in obj.items()}
     if isinstance(obj, list):
-        return [_clean(v) for v in obj]
+        return [json_safe(v) for v in obj]
     if isinstance(obj, float):
         return json_number(obj)
     return obj
 
 
-def summarize(table: ResultsTable, *, ddof: int = 1, threshold: float = 95.0) -> Summary:
-    if ddof not in (0, 1):
-        raise ValueError("ddof must be 0 or 1")
-    from scoring.ranking import correlations
+def summarize(table: ResultsTable, *, ddof: int | dict | None = None, threshold: float = 95.0) -> Summary:
+    """The statistics of the module docstring; ``ddof`` per ``resolve_ddof``."""
+    ddofs = resolve_ddof(ddof)
 
     warnings = list(table.warnings)
     groups = []
     for protocol in table.protocols():
         for arch in table.archs(protocol):
             rows = table.group(protocol, arch)
-            g = {"protocol": protocol, "arch": arch, "n_teams": len(rows)}
+            ddof = ddofs[protocol]
+            g = {"protocol": protocol, "arch": arch, "n_teams": len(rows), "ddof": ddof}
             for metric in METRICS:
                 m, s = mean_std(_values(rows, metric), ddof)
                 g[metric] = {"mean": m, "std": s}
@@ -108,9 +126,10 @@ def summarize(table: ResultsTable, *, ddof: int = 1, threshold: float = 95.0) ->
                 warnings.append(f"{protocol}: {arch_a} vs {arch_b} compared on the {len(teams)} common teams; "
                                 f"only one has {', '.join(missing)}")
             for metric in ("test_acc", "vtg"):
-                stats = correlations([getattr(a[t], metric) for t in teams], [getattr(b[t], metric) for t in teams])
+                xa, xb = [getattr(a[t], metric) for t in teams], [getattr(b[t], metric) for t in teams]
+                stats, method = agreement_stats(xa, xb)
                 entry = {"protocol": protocol, "metric": metric, "arch_a": arch_a, "arch_b": arch_b,
-                         "n_teams": len(teams)}
+                         "n_teams": len(teams), "pvalue_method": method}
                 for name, (s, p) in stats.items():
                     entry[name] = {"statistic": s, "pvalue": p}
                 if len(teams) < 3 or any(math.isnan(s) for s, _ in stats.values()):
@@ -134,7 +153,28 @@ def summarize(table: ResultsTable, *, ddof: int = 1, threshold: float = 95.0) ->
         if entry["vtg_reduction_pct"] is None or entry["std_reduction_pct"] is None:
             warnings.append(f"{arch}: a TOTO value is 0, so a reduction in % is undefined")
         change.append(entry)
-    return Summary(ddof, threshold, groups, agreement, change, warnings)
+    return Summary(ddofs, threshold, groups, agreement, change, warnings)
+
+
+def agreement_stats(x, y) -> tuple[dict[str, tuple[float, float]], str]:
+    """Spearman, Pearson, Kendall with p-values at their real precision, and how the p-values were got.
+
+    n <= 8: exact permutation p-values (``permutation_pvalues``); more teams:
+    scipy's, except that a perfect agreement gets 2/n! instead of 0.
+    """
+    from scoring.ctv.permutation_pvalues import MAX_EXACT_N, exact_pvalues, perfect_agreement_pvalue
+    from scoring.ranking import correlations
+
+    stats = correlations(x, y)
+    if any(math.isnan(st) for st, _ in stats.values()):
+        return stats, "undefined"
+    if len(x) <= MAX_EXACT_N:
+        exact = exact_pvalues(x, y)
+        method = f"exact permutation ({math.factorial(len(x))} pairings)"
+        return {k: (st, exact[k]) for k, (st, _) in stats.items()}, method
+    floor = perfect_agreement_pvalue(len(x))
+    fixed = {k: (st, p if p > 0 else floor) for k, (st, p) in stats.items()}
+    return fixed, "scipy (asymptotic; a perfect ranking gets 2/n!)"
 
 
 def _reduction(before: float, after: float) -> float | None:

@@ -15,10 +15,11 @@ from scoring.formatting import fmt, markdown_table
 _TEAM_ROLE = {"TOTO": "training team", "LOTO": "held-out team"}
 
 
-def _p(p: float | None) -> str:
+def format_pvalue(p: float | None) -> str:
+    """Three significant digits, scientific below 1e-3: 0.0833, 0.00139 -> 1.39e-03; never a false 0."""
     if p is None or p != p:
         return ""
-    return f"{p:.2e}" if p < 1e-4 else f"{p:.4f}"
+    return f"{p:.2e}" if p < 1e-3 else f"{p:.3g}"
 
 
 def per_team_tables(table: ResultsTable, summary: Summary, digits: int = 2) -> str:
@@ -37,7 +38,7 @@ def per_team_tables(table: ResultsTable, summary: Summary, digits: int = 2) -> s
                 r = cell.get((arch, team))
                 row += [fmt(r.val_acc, digits), fmt(r.test_acc, digits), fmt(r.vtg, digits)] if r else ["", "", ""]
             rows.append(row)
-        for label, key in (("**Mean**", "mean"), (f"**Std** (ddof={summary.ddof})", "std")):
+        for label, key in (("**Mean**", "mean"), (f"**Std** (ddof={summary.ddof[protocol]})", "std")):
             row = [label]
             for arch in archs:
                 g = summary.group(protocol, arch)
@@ -56,14 +57,17 @@ def summary_tables(summary: Summary, digits: int = 2) -> str:
              fmt(g["vtg"]["std"], digits), f"{fmt(g['test_acc_min'], digits)} ({g['test_acc_min_team']})",
              f"{fmt(g['test_acc_max'], digits)} ({g['test_acc_max_team']})", fmt(g["share_above_threshold"], 3)]
             for g in summary.groups]
-    out = [f"### Group statistics (std with ddof={summary.ddof})\n\n" + markdown_table(header, rows)]
+    ddofs = ", ".join(f"{p} ddof={d}" for p, d in summary.ddof.items())
+    out = [f"### Group statistics (std: {ddofs})\n\n" + markdown_table(header, rows)]
     if summary.agreement:
         header = ["Protocol", "Metric", "Arch A", "Arch B", "Teams", "Spearman", "p", "Pearson", "p", "Kendall", "p"]
         rows = [[a["protocol"], a["metric"], a["arch_a"], a["arch_b"], a["n_teams"],
-                 fmt(a["spearman"]["statistic"]), _p(a["spearman"]["pvalue"]),
-                 fmt(a["pearson"]["statistic"]), _p(a["pearson"]["pvalue"]),
-                 fmt(a["kendall"]["statistic"]), _p(a["kendall"]["pvalue"])] for a in summary.agreement]
-        out.append("### Agreement of team rankings across architectures\n\n" + markdown_table(header, rows))
+                 fmt(a["spearman"]["statistic"]), format_pvalue(a["spearman"]["pvalue"]),
+                 fmt(a["pearson"]["statistic"]), format_pvalue(a["pearson"]["pvalue"]),
+                 fmt(a["kendall"]["statistic"]), format_pvalue(a["kendall"]["pvalue"])] for a in summary.agreement]
+        methods = sorted({a["pvalue_method"] for a in summary.agreement})
+        out.append("### Agreement of team rankings across architectures\n\n"
+                   f"Two-sided p-values: {'; '.join(methods)}.\n\n" + markdown_table(header, rows))
     if summary.protocol_change:
         header = ["Arch", "TOTO test mean", "LOTO test mean", "Gain (points)", "TOTO VTG", "LOTO VTG",
                   "VTG reduction (%)", "TOTO test std", "LOTO test std", "Std reduction (%)"]

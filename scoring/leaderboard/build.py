@@ -102,12 +102,12 @@ def build_leaderboard(folder: str | Path, solution_path: str | Path, definition,
                       metric: str | None = None, unit: str = "group", n_resamples: int = 1000, seed: int = 0,
                       confidence: float = 0.95, alpha: float = 0.05, recursive: bool = False,
                       progress: Callable[[str], None] | None = None) -> Leaderboard:
-    from scoring.matching import align
-    from scoring.problems import ProblemLog
+    from scoring.runtime.matching import align
+    from scoring.runtime.problems import ProblemLog
     from scoring.rows import row_frame
-    from scoring.scorer import score
-    from scoring.solution import load_solution
-    from scoring.submission import read_submission
+    from scoring.runtime.scorer import score
+    from scoring.runtime.reading.solution import load_solution
+    from scoring.runtime.reading.submission import read_submission
 
     folder = Path(folder)
     sol = load_solution(solution_path, definition)
@@ -132,7 +132,7 @@ def build_leaderboard(folder: str | Path, solution_path: str | Path, definition,
             frames[name] = row_frame(sub, sol, definition, align(sub, sol, ProblemLog()))
             msg = f"{metric} {entry.public.score:.4f}"
         else:
-            entry.errors = [e.model_dump(exclude_none=True) if hasattr(e, "model_dump") else dict(e)
+            entry.errors = [e.to_dict() if hasattr(e, "to_dict") else dict(e)
                             for e in report.errors]
             msg = "rejected: " + ", ".join(sorted({e["code"] for e in entry.errors}))
         entries.append(entry)

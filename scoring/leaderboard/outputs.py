@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from scoring.atomic import write_text
+from scoring.runtime.atomic import write_text
 from scoring.leaderboard.build import SCHEMA_VERSION, Leaderboard, SplitScore
 from scoring.formatting import csv_text, fmt, json_number, markdown_table
 

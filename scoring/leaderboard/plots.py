@@ -6,7 +6,7 @@ from __future__ import annotations
 import io
 from pathlib import Path
 
-from scoring.atomic import write_bytes
+from scoring.runtime.atomic import write_bytes
 from scoring.leaderboard.build import Leaderboard
 
 

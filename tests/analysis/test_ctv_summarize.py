@@ -54,7 +54,18 @@ def test_group_statistics_by_hand(ddof):
     # share strictly above 89: LOTO A has 90 only; LOTO B has 92 and 91 (89 is not above 89)
     assert s.group("LOTO", "A")["share_above_threshold"] == pytest.approx(1 / 3)
     assert s.group("LOTO", "B")["share_above_threshold"] == pytest.approx(2 / 3)
-    assert s.as_dict()["ddof"] == ddof
+    assert s.as_dict()["ddof"] == {"TOTO": ddof, "LOTO": ddof}
+    assert g["ddof"] == ddof
+
+
+def test_default_ddof_follows_the_paper_tables():
+    # Table 6 (TOTO): population std (ddof 0); Table 7 (LOTO): sample std (ddof 1)
+    s = summarize(table_of(HAND))
+    assert s.ddof == {"TOTO": 0, "LOTO": 1}
+    assert s.group("TOTO", "A")["test_acc"]["std"] == pytest.approx(np.std([70, 80, 60], ddof=0))
+    assert s.group("LOTO", "A")["test_acc"]["std"] == pytest.approx(np.std([88, 90, 86], ddof=1))
+    text = render(table_of(HAND), s)
+    assert "**Std** (ddof=0)" in text.split("### LOTO")[0] and "**Std** (ddof=1)" in text.split("### LOTO")[1]
 
 
 @pytest.mark.parametrize("ddof", [0, 1])
@@ -178,7 +189,7 @@ def test_cli_json_on_bundled_example():
     res = CliRunner().invoke(cli, ["ctv", "summarize", str(EXAMPLE), "--json", "--ddof", "0"])
     assert res.exit_code == 0, res.output
     out = json.loads(res.stdout)
-    assert out["ddof"] == 0 and out["status"] == "ok"
+    assert out["ddof"] == {"TOTO": 0, "LOTO": 0} and out["status"] == "ok"
     assert {(g["protocol"], g["arch"]) for g in out["groups"]} == {
         (p, a) for p in ("TOTO", "LOTO") for a in ("densenet121", "swin_tiny")}
     assert all(g["n_teams"] == 12 for g in out["groups"])

@@ -12,7 +12,7 @@ import pytest
 from click.testing import CliRunner
 
 from scoring.cli.main import cli
-from scoring.definition import load_competition
+from scoring.authoring.definitions import load_competition
 from scoring.leaderboard.bootstrap import draw_units, generic_resample_scores, resample_scores, unit_codes
 from scoring.leaderboard.build import build_leaderboard, competition_ranks
 from scoring.leaderboard.paired_test import paired_vs_leader
@@ -53,11 +53,11 @@ def test_intervals_contain_scores_and_leader_has_no_test(plantclef_board):
 
 
 def _frames(definition_name: str):
-    from scoring.matching import align
-    from scoring.problems import ProblemLog
+    from scoring.runtime.matching import align
+    from scoring.runtime.problems import ProblemLog
     from scoring.rows import row_frame
-    from scoring.solution import load_solution
-    from scoring.submission import read_submission
+    from scoring.runtime.reading.solution import load_solution
+    from scoring.runtime.reading.submission import read_submission
 
     d = load_competition(definition_name)
     sol = load_solution(REF / definition_name / "solution.csv", d)

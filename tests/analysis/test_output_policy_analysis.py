@@ -121,3 +121,29 @@ def test_any_submission_file_name_gets_a_board(names):
         assert len({e["name"] for e in board["entries"]}) == len(names)
         for f in ("leaderboard.csv", "leaderboard.md", "leaderboard.json"):
             (out / f).read_bytes().decode("utf-8")
+
+
+def test_report_plans_every_file_it_writes_from_several_folders(tmp_path):
+    """The output policy is asked about every file before the first is written: the planned list is the
+    written list, also with the paper figures, plots and the script's runs read from a second folder."""
+    from scoring.ctv.report import _planned_files, build_report
+    from scoring.output_policy import OutputPlan
+
+    ours, script = tmp_path / "ours", tmp_path / "script"
+    shutil.copytree(RUNS, ours, ignore=shutil.ignore_patterns("agri_script"))
+    shutil.copytree(RUNS / "agri_script", script)
+    out = tmp_path / "report"
+    result = build_report([ours, script], out, plots=True, plan=OutputPlan())
+    written = sorted(str(p.relative_to(out)) for p in out.rglob("*") if p.is_file())
+    planned = _planned_files(result.matrices, _table(result), True,
+                             bool(result.extra["learning_curves"]))
+    assert written == sorted(result.files) == sorted(planned)
+    assert {r.layout for r in result.runs} == {"agrieval", "agri_script"}
+    res = invoke("ctv", "report", ours, script, "--out", out, "--plots")  # every one of them is now refused
+    assert res.exit_code == 2 and "error [output_exists]" in res.stderr
+
+
+def _table(result):
+    from scoring.ctv.runs import RunSet
+
+    return RunSet(result.runs, []).results_table()

@@ -78,13 +78,3 @@ def ctv_data(tmp_path_factory) -> tuple[Path, Path]:
     root, splits = base / "pool", base / "splits"
     write_splits(make_pool(root), root, splits)
     return root, splits
-
-
-def tiny_config(**kw):
-    """The demo preset on the 40 px test pool, single-threaded (CI has 2 busy cores)."""
-    from baselines.ctv.config import make_config
-
-    values = dict(arch="tiny_cnn", protocol="toto", fold="alpha", epochs=3, batch_size=8, threads=1,
-                  deterministic=True)
-    values.update(kw)
-    return make_config("demo", **values)

@@ -7,7 +7,7 @@ import hashlib
 import numpy as np
 import pytest
 import torch
-from conftest import tiny_config
+from ctv_fixtures import tiny_config
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -19,20 +19,21 @@ from baselines.ctv.seeding import derive_seed, fold_seed
 from baselines.ctv.transforms import eval_transform, normalize_batch, train_transform
 
 
-def test_eval_transform_is_resize_then_centre_crop_on_a_real_photo():
+@pytest.mark.parametrize("square", [True, False])
+def test_eval_transform_is_resize_then_centre_crop_on_a_real_photo(square):
     from PIL import Image
     from skimage import data
 
     from baselines.ctv.config import make_config
 
-    cfg = make_config("paper")  # 256 -> 224
+    cfg = make_config("paper", resize_square=square)  # 256 -> 224
     img = data.chelsea()  # 300 x 451
     out = eval_transform(cfg)(torch.from_numpy(img).permute(2, 0, 1))
     assert out.shape == (3, 224, 224) and out.dtype == torch.uint8
-    # oracle: PIL bilinear resize of the shorter side to 256 (longer side truncated, as torchvision does),
-    # then centre crop 224
+    # oracle: PIL bilinear resize to 256 x 256 (the script's Resize((256, 256))), or of the shorter side to 256
+    # (longer side truncated, as torchvision does), then centre crop 224
     h, w = img.shape[:2]
-    ref = Image.fromarray(img).resize((int(w * 256 / h), 256), Image.BILINEAR)
+    ref = Image.fromarray(img).resize((256, 256) if square else (int(w * 256 / h), 256), Image.BILINEAR)
     left, top = (ref.width - 224) // 2, (ref.height - 224) // 2
     ref = np.asarray(ref.crop((left, top, left + 224, top + 224))).astype(int)
     assert np.abs(out.permute(1, 2, 0).numpy().astype(int) - ref).mean() < 0.05

@@ -6,7 +6,7 @@ import json
 
 import pandas as pd
 import pytest
-from conftest import tiny_config
+from ctv_fixtures import tiny_config
 from sklearn.metrics import accuracy_score
 
 from baselines.ctv.errors import CTVError
@@ -40,10 +40,11 @@ def test_outputs_follow_the_contract(reference, ctv_data):
     assert sorted(p.name for p in out.iterdir()) == ["best.pt", "history.jsonl", "predictions.csv", "run.json"]
     pred = pd.read_csv(out / "predictions.csv", keep_default_na=False)
     assert tuple(pred.columns) == PREDICTION_COLUMNS
-    assert set(pred["split"]) == {"val", "test"}
+    assert list(dict.fromkeys(pred["split"])) == ["train", "val", "test"]  # train rows first, as the script
     manifest = pd.read_csv(ctv_data[1] / "toto" / "alpha.csv")
-    evald = manifest[manifest["split"] != "train"]
-    assert sorted(pred["image_id"]) == sorted(evald["image_id"])
+    for split in ("train", "val", "test"):
+        assert sorted(pred.loc[pred["split"] == split, "image_id"]) == sorted(
+            manifest.loc[manifest["split"] == split, "image_id"])
     assert ((pred["confidence"] >= 0.5) & (pred["confidence"] <= 1)).all()  # max of 2 softmax outputs
 
     run = json.loads((out / "run.json").read_text())
@@ -54,6 +55,8 @@ def test_outputs_follow_the_contract(reference, ctv_data):
     assert (run["protocol"], run["arch"], run["fold"], run["train_teams"]) == ("toto", "tiny_cnn", "alpha", ["alpha"])
     assert run["settings"]["lr"] == 1e-3 and run["settings"]["epochs"] == 3
     val, test = pred[pred["split"] == "val"], pred[pred["split"] == "test"]
+    train = pred[pred["split"] == "train"]
+    assert run["train_acc"] == pytest.approx(accuracy_score(train["true_label"], train["predicted_label"]))
     assert run["val_acc"] == pytest.approx(accuracy_score(val["true_label"], val["predicted_label"]))
     assert run["test_acc"] == pytest.approx(accuracy_score(test["true_label"], test["predicted_label"]))
     for team, acc in run["per_test_team_acc"].items():

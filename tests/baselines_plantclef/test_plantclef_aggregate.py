@@ -15,7 +15,7 @@ from baselines.plantclef.model import ModelSpec
 from baselines.plantclef.predict import RunOptions, run_predict
 from baselines.plantclef.preprocess import PreprocessConfig
 from baselines.plantclef.synthetic import planted_image
-from scoring.definition import load_competition
+from scoring.authoring.definitions import load_competition
 
 
 @st.composite
@@ -123,7 +123,7 @@ def _run(planted_run, cfg, name, definition="plantclef2025"):
                 spec=ModelSpec(img_size=28), preprocess=pre, agg=cfg, definition=load_competition(definition),
                 opts=RunOptions(device="cpu", batch_size=5, workers=0, save_top_k=3, progress=False),
                 overwrite=True, model=stub)
-    from scoring.submission import read_submission
+    from scoring.runtime.reading.submission import read_submission
 
     sub = read_submission(out, load_competition(definition))
     assert sub.ok, sub.problems

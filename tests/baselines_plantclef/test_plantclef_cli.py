@@ -8,7 +8,7 @@ from click.testing import CliRunner
 
 from baselines.plantclef.synthetic import demo_ids, make_quadrats
 from scoring.cli.main import cli
-from scoring.definition import load_competition
+from scoring.authoring.definitions import load_competition
 
 N_CLASSES = 5
 
@@ -129,7 +129,7 @@ def test_sweep_ranks_settings_and_warns(workspace):
     # Independent check of one row: score the aggregated file with the scorer directly.
     from baselines.plantclef.aggregate import AggregationConfig, aggregate
     from baselines.plantclef.submission import write_validated
-    from scoring.scorer import score_file
+    from scoring.runtime.scorer import score_file
 
     frame = pd.read_parquet(tiles)
     ids = sorted(planted)

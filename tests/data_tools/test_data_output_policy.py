@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from data_tools.catalog import build_catalog
 from data_tools.dedup import dedup
 from data_tools.tables import write_table
-from scoring.atomic import write_text
+from scoring.runtime.atomic import write_text
 from scoring.cli.main import cli
 
 # The policy's own names are imported inside the tests that use them, so that the command-line tests

@@ -22,7 +22,7 @@ import pandas as pd
 from click.testing import CliRunner
 
 from scoring.cli.main import cli
-from scoring.definition import load_competition
+from scoring.authoring.definitions import load_competition
 
 ROOT = Path(__file__).resolve().parents[2]
 CORPUS = Path(__file__).parent / "corpus"
@@ -65,13 +65,13 @@ def _from_result(view: dict, exit_code: int | None = None) -> Outcome:
 
 
 def drive_grade_function(path: Path, work: Path) -> Outcome:
-    from scoring.hooks import grade
+    from scoring.runtime.guard import grade
 
     return _from_result(grade(path, SOLUTION, COMPETITION).participant_view())
 
 
 def drive_grade_bytes(path: Path, work: Path) -> Outcome:
-    from scoring.hooks import grade
+    from scoring.runtime.guard import grade
 
     data = path.read_bytes() if path.stat().st_size < 100_000_000 else path  # the sparse 200 MB file stays a path
     return _from_result(grade(data, SOLUTION, COMPETITION, filename=path.name).participant_view())
@@ -119,7 +119,7 @@ def tree_state(root: Path) -> dict[str, bytes]:
 
 
 def drive_codabench(path: Path, work: Path) -> Outcome:
-    from scoring.hooks import codabench
+    from scoring.runtime.platforms import codabench
 
     inp, out = codabench_layout(work, path)
     before = tree_state(inp)
@@ -128,7 +128,7 @@ def drive_codabench(path: Path, work: Path) -> Outcome:
     assert (out / "metadata").read_text() == "worker-owned\n"
     written = sorted(p.name for p in out.iterdir())
     if result.status == "scored":
-        assert written == ["metadata", "scores.json"]
+        assert written == ["metadata", "scores.json", "scores.txt"]
         scores = json.loads((out / "scores.json").read_text())
         return Outcome("scored", primary=scores[result.primary_metric], warnings=[w.code for w in result.warnings])
     assert written == ["metadata"], written
@@ -136,7 +136,7 @@ def drive_codabench(path: Path, work: Path) -> Outcome:
 
 
 def drive_evalai(path: Path, work: Path) -> Outcome:
-    from scoring.hooks.evalai import SubmissionRejected, make_evaluate
+    from scoring.runtime.platforms.evalai import SubmissionRejected, make_evaluate
 
     evaluate = make_evaluate(COMPETITION)
     try:
@@ -154,8 +154,17 @@ class EvalParams:
         self.__dict__.update(kw)
 
 
-def hf_repo(work: Path, upload: Path, definition) -> tuple[EvalParams, Path]:
-    """A local copy of the competition dataset repo: solution.csv with a split column, submissions/, metric TOML."""
+def hf_definition(definition):
+    """The competition as a Hugging Face host declares it: the solution's split column is ``split``."""
+    from dataclasses import replace
+
+    return replace(definition, split=replace(definition.split, column="split", public="public", private="private",
+                                             ignored=None))
+
+
+def hf_repo(work: Path, upload: Path) -> tuple[EvalParams, Path]:
+    """A local copy of the competition dataset repo: solution.csv with a split column, submissions/ with the upload
+    stored as the platform stores it (``submissions/{team_id}-{submission_id}.{ext}``, the upload's extension)."""
     repo = work / "competition_repo"
     (repo / "submissions").mkdir(parents=True)
     rows = solution_rows()
@@ -164,30 +173,25 @@ def hf_repo(work: Path, upload: Path, definition) -> tuple[EvalParams, Path]:
     w.writerow(["quadrat_id", "species_ids", "split"])
     w.writerows([r["quadrat_id"], r["species_ids"], r["Usage"].lower()] for r in rows)
     (repo / "solution.csv").write_text(buf.getvalue())
-    toml = Path(definition.source_path).read_text().replace(
-        'column = "Usage"\npublic = "Public"\nprivate = "Private"\nignored = "Ignored"',
-        'column = "split"\npublic = "public"\nprivate = "private"')
-    assert 'column = "split"' in toml
-    (repo / "plantclef2025_hf.toml").write_text(toml)
-    shutil.copy(Path(definition.source_path).parent / "plantclef_species.txt", repo / "plantclef_species.txt")
-    place(upload, repo / "submissions" / "team7-sub42.csv")
+    place(upload, repo / "submissions" / f"team7-sub42{upload.suffix or '.csv'}")
     params = EvalParams(competition_id=str(repo), competition_type="generic", metric="custom", token="hf_unused",
                         team_id="team7", submission_id="sub42", submission_id_col="quadrat_id",
                         submission_cols=["quadrat_id", "species_ids"], submission_rows=40,
-                        output_path=str(work / "out"), submission_repo="", time_limit=60, dataset="")
+                        output_path=str(work / "out"), submission_repo="", time_limit=60, dataset="",
+                        submission_filenames=["submission.csv"])
     return params, repo
 
 
 def drive_hf(path: Path, work: Path) -> Outcome:
-    from scoring.hooks.hf_competitions import SubmissionRejected, make_compute
+    from scoring.runtime.platforms.hf import SubmissionRejected, make_compute
 
-    params, repo = hf_repo(work, path, load_competition(COMPETITION))
-    compute = make_compute(repo / "plantclef2025_hf.toml")
+    params, repo = hf_repo(work, path)
+    compute = make_compute(hf_definition(load_competition(COMPETITION)))
     try:
         out = compute(params)
     except SubmissionRejected as exc:
         return Outcome("rejected", message=str(exc), codes=_codes_in(str(exc)))
-    assert out["public_score"].keys() == out["private_score"].keys()
+    assert list(out["public_score"]) == list(out["private_score"])
     return Outcome("scored", primary=out["public_score"]["transect_f1"])
 
 
@@ -196,7 +200,7 @@ KAGGLE_UPLOAD_LIMIT = 20_000_000  # stands in for Kaggle's own upload limit: big
 
 def drive_kaggle(path: Path, work: Path) -> Outcome:
     """Kaggle parses the upload with pandas, then calls score(solution, submission, row_id_column_name)."""
-    from scoring.hooks.kaggle import ParticipantVisibleError, score
+    from scoring.runtime.platforms.kaggle import ParticipantVisibleError, score
 
     if path.stat().st_size > KAGGLE_UPLOAD_LIMIT or path.suffix == ".zip":
         # Kaggle unpacks archives and enforces its upload limit itself, before any metric runs.

@@ -7,20 +7,19 @@ import os
 import signal
 import time
 import zipfile
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 from hook_drivers import COMPETITION, CORPUS, SOLUTION
 
-from scoring.definition import Limits
-from scoring.hooks import grade
-from scoring.hooks.result import HOST_FAILURE_MESSAGE
-from scoring.uploads import from_zip
+from scoring.runtime.guard import grade
+from scoring.runtime.result import HOST_FAILURE_MESSAGE
+from scoring.runtime.reading.uploads import from_zip
 
 
 def _with_limits(definition, **kw):
-    limits = definition.limits.model_dump() | kw
-    return definition.model_copy(update={"limits": Limits(**limits)})
+    return replace(definition, limits=replace(definition.limits, **kw))
 
 
 def _slow_score(*args, **kwargs):
@@ -28,7 +27,7 @@ def _slow_score(*args, **kwargs):
 
 
 def test_a_hanging_grading_is_killed_at_the_time_limit(definition, monkeypatch):
-    monkeypatch.setattr("scoring.scorer.score", _slow_score)  # inherited by the forked child
+    monkeypatch.setattr("scoring.runtime.scorer.score", _slow_score)  # inherited by the forked child
     started = time.perf_counter()
     result = grade(CORPUS / "bom.csv", SOLUTION, _with_limits(definition, max_seconds=0.5))
     assert time.perf_counter() - started < 5
@@ -43,7 +42,7 @@ def _hog(*args, **kwargs):
 
 @pytest.mark.skipif(not Path("/proc/self/statm").exists(), reason="the memory cap needs Linux /proc")
 def test_a_grading_past_the_memory_cap_is_refused_and_the_server_survives(definition, monkeypatch):
-    monkeypatch.setattr("scoring.scorer.score", _hog)  # inherited by the forked child
+    monkeypatch.setattr("scoring.runtime.scorer.score", _hog)  # inherited by the forked child
     result = grade(CORPUS / "bom.csv", SOLUTION, _with_limits(definition, max_memory_mb=64))
     assert result.status == "rejected" and result.exit_code == 1
     assert [e.code for e in result.errors] == ["memory_limit_exceeded"]
@@ -64,7 +63,7 @@ def _crash(*args, **kwargs):
 
 @pytest.mark.parametrize("fault", [_die, _crash])
 def test_a_crashing_grader_is_a_host_error_with_a_generic_message(definition, monkeypatch, fault):
-    monkeypatch.setattr("scoring.scorer.score", fault)
+    monkeypatch.setattr("scoring.runtime.scorer.score", fault)
     result = grade(CORPUS / "bom.csv", SOLUTION, definition)
     assert result.status == "error" and result.exit_code == 3
     assert [(e.code, e.message) for e in result.errors] == [("internal_error", HOST_FAILURE_MESSAGE)]
@@ -92,9 +91,9 @@ def test_inflation_stops_at_the_limit_even_when_the_declared_size_is_small(defin
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
         zf.writestr("s.csv", b"0" * 2_000_000)
-    limits = Limits(**(definition.limits.model_dump() | {"max_unzipped_bytes": 3_000_000}))
+    limits = replace(definition.limits, max_unzipped_bytes=3_000_000)
     assert from_zip(io.BytesIO(buf.getvalue()), limits, display_name="s.zip").ok
-    small = Limits(**(definition.limits.model_dump() | {"max_unzipped_bytes": 1_000_000}))
+    small = replace(definition.limits, max_unzipped_bytes=1_000_000)
     with zipfile.ZipFile(io.BytesIO(buf.getvalue())) as zf:
         info = zf.infolist()[0]
         assert info.file_size == 2_000_000
@@ -102,7 +101,7 @@ def test_inflation_stops_at_the_limit_even_when_the_declared_size_is_small(defin
     up = from_zip(io.BytesIO(buf.getvalue()), small, display_name="s.zip")
     assert not up.ok and up.problems[0].code == "zip_too_large" and "expands to" in up.problems[0].message
     # A header that lies (claims 10 bytes): the streaming cap still stops at the limit.
-    from scoring import uploads
+    from scoring.runtime.reading import uploads
 
     log = uploads.ProblemLog(file="s.zip")
     with zipfile.ZipFile(io.BytesIO(buf.getvalue())) as zf:
@@ -111,7 +110,7 @@ def test_inflation_stops_at_the_limit_even_when_the_declared_size_is_small(defin
 
 
 def test_upload_folder_shapes(tmp_path, definition):
-    from scoring.uploads import open_upload
+    from scoring.runtime.reading.uploads import open_upload
 
     empty = tmp_path / "empty"
     empty.mkdir()

@@ -10,10 +10,10 @@ from pathlib import Path
 import pandas as pd
 import pytest
 from click.testing import CliRunner
-from hook_drivers import COMPETITION, CORPUS, ROOT, SOLUTION, EvalParams, codabench_layout, hf_repo
+from hook_drivers import COMPETITION, CORPUS, ROOT, SOLUTION, hf_definition, hf_repo
 
 from scoring.cli.main import cli
-from scoring.problems import HostError
+from scoring.runtime.problems import HostError
 
 EXPECTED = json.loads((ROOT / "reference_submissions" / "expected_scores.json").read_text())
 SUBMISSIONS = ROOT / "reference_submissions"
@@ -25,7 +25,7 @@ PRIMARY = {"plantclef2025": "transect_f1", "agrichallenge2024": "accuracy"}
 
 @pytest.mark.parametrize("competition", sorted(GOOD))
 def test_kaggle_scores_public_and_private_subsets_like_the_harness(competition):
-    from scoring.hooks.kaggle import score
+    from scoring.runtime.platforms.kaggle import score
 
     solution = pd.read_csv(SUBMISSIONS / competition / "solution.csv", dtype=str, keep_default_na=False)
     id_col = solution.columns[0]
@@ -40,7 +40,7 @@ def test_kaggle_scores_public_and_private_subsets_like_the_harness(competition):
 
 
 def test_kaggle_ignored_rows_are_required_but_not_scored():
-    from scoring.hooks.kaggle import score
+    from scoring.runtime.platforms.kaggle import score
 
     solution = pd.read_csv(SOLUTION, dtype=str, keep_default_na=False)
     submission = pd.read_csv(SUBMISSIONS / COMPETITION / "submissions" / "partial.csv", dtype=str,
@@ -58,7 +58,7 @@ def test_kaggle_ignored_rows_are_required_but_not_scored():
 
 
 def test_kaggle_errors_are_participant_visible_and_name_no_id():
-    from scoring.hooks.kaggle import ParticipantVisibleError, score
+    from scoring.runtime.platforms.kaggle import ParticipantVisibleError, score
 
     solution = pd.read_csv(SOLUTION, dtype=str, keep_default_na=False)
     private = solution[solution.Usage == "Private"].drop(columns="Usage")
@@ -71,85 +71,24 @@ def test_kaggle_errors_are_participant_visible_and_name_no_id():
         score(private, submission, "plot_id")  # the host configured the wrong id column
 
 
-# --- Codabench --------------------------------------------------------------------------------------------------
-
-def _run_program(args: list[str], cwd: Path) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, *args], cwd=cwd, capture_output=True, text=True, timeout=120)
-
-
-def test_codabench_program_as_the_worker_runs_it(tmp_path):
-    ok = SUBMISSIONS / COMPETITION / "submissions" / "partial.csv"
-    inp, out = codabench_layout(tmp_path / "a", ok)
-    res = _run_program(["-m", "scoring.hooks.codabench", str(inp), str(out), "--competition", COMPETITION,
-                        "--split", "private"], ROOT)
-    assert res.returncode == 0, res.stderr
-    scores = json.loads((out / "scores.json").read_text())
-    assert scores == pytest.approx(EXPECTED[COMPETITION]["partial"]["private"])
-    assert (out / "metadata").read_text() == "worker-owned\n"
-
-    inp, out = codabench_layout(tmp_path / "b", CORPUS / "formula_ids.csv")
-    res = _run_program(["-m", "scoring.hooks.codabench", str(inp), str(out), "--competition", COMPETITION], ROOT)
-    assert res.returncode == 1
-    assert "[invalid_id]" in res.stderr and "spreadsheet formula" in res.stderr
-    assert "Traceback" not in res.stderr
-    assert sorted(p.name for p in out.iterdir()) == ["metadata"]
-
-
-def test_bundle_writes_a_program_that_runs_on_its_own(tmp_path):
-    runner = CliRunner()
-    bundle = tmp_path / "bundle"
-    res = runner.invoke(cli, ["bundle", "codabench", "--competition", COMPETITION, "--solution", str(SOLUTION),
-                              str(bundle)])
-    assert res.exit_code == 0, res.output
-    program = bundle / "scoring_program"
-    meta = (program / "metadata.yaml").read_text()
-    assert meta.startswith("command: python3 /app/program/score.py /app/input /app/output\n")
-    assert (bundle / "reference_data" / "solution.csv").read_bytes() == SOLUTION.read_bytes()
-    # Run the command line as the worker does, with /app replaced by our folders.
-    work = tmp_path / "app"
-    inp, out = codabench_layout(work, SUBMISSIONS / COMPETITION / "submissions" / "baseline_top5_common.csv")
-    command = meta.split("\n")[0].removeprefix("command: ").replace("/app/program", str(program)) \
-        .replace("/app/input", str(inp)).replace("/app/output", str(out)).split()
-    res = subprocess.run([sys.executable, *command[1:]], cwd=tmp_path, capture_output=True, text=True, timeout=120)
-    assert res.returncode == 0, res.stderr
-    expected = EXPECTED[COMPETITION]["baseline_top5_common"]["public"]
-    assert json.loads((out / "scores.json").read_text()) == pytest.approx(expected)
-    # The bundled copy of the package is the one that ran.
-    probe = subprocess.run([sys.executable, "-c", f"import sys; sys.path.insert(0, {str(program)!r}); "
-                            "import scoring; print(scoring.__file__)"], capture_output=True, text=True, cwd=tmp_path)
-    assert probe.stdout.strip().startswith(str(program))
-    # Never over a non-empty folder; a bad solution is a host error.
-    again = runner.invoke(cli, ["bundle", "codabench", "-c", COMPETITION, "-s", str(SOLUTION), str(bundle)])
-    assert again.exit_code == 2
-    bad = tmp_path / "bad.csv"
-    bad.write_text("nope\n")
-    assert runner.invoke(cli, ["bundle", "codabench", "-c", COMPETITION, "-s", str(bad),
-                               str(tmp_path / "b2")]).exit_code == 3
-
-
-def test_codalab_flavour_uses_the_worker_variables(tmp_path):
-    res = CliRunner().invoke(cli, ["bundle", "codabench", "-c", COMPETITION, "-s", str(SOLUTION),
-                                   "--platform", "codalab", str(tmp_path / "b")])
-    assert res.exit_code == 0
-    assert (tmp_path / "b" / "scoring_program" / "metadata").read_text().startswith(
-        "command: python3 $program/score.py $input $output\n")
-
+# --- Codabench / CodaLab: run as bundles under the platforms' interpreters, see test_bundles.py ------------------
 
 # --- EvalAI -----------------------------------------------------------------------------------------------------
 
 def test_evalai_result_structure_and_phases():
-    from scoring.hooks.evalai import SubmissionRejected, make_evaluate
+    from scoring.runtime.platforms.evalai import SubmissionRejected, make_evaluate
 
     evaluate = make_evaluate(COMPETITION)
     sub = str(SUBMISSIONS / COMPETITION / "submissions" / "over_predicting.csv")
     expected = EXPECTED[COMPETITION]["over_predicting"]
     dev = evaluate(str(SOLUTION), sub, "dev", submission_metadata={"status": "running"})
     assert [list(x) for x in dev["result"]] == [["public"]]
-    assert dev["submission_result"] == pytest.approx(expected["public"])
+    assert dev["submission_result"] == {"public": pytest.approx(expected["public"])}
     test = evaluate(str(SOLUTION), sub, "test")
     assert [list(x) for x in test["result"]] == [["public"], ["private"]]
     assert test["result"][1]["private"] == pytest.approx(expected["private"])
-    assert test["submission_result"] == test["result"][1]["private"]
+    # The participant's "Result file" never holds the private split, even on the private phase.
+    assert test["submission_result"] == {"public": test["result"][0]["public"]}
     with pytest.raises(HostError):
         evaluate(str(SOLUTION), sub, "no_such_phase")
     with pytest.raises(SubmissionRejected, match=r"\[wrong_delimiter\]"):
@@ -158,35 +97,57 @@ def test_evalai_result_structure_and_phases():
 
 # --- Hugging Face competitions ----------------------------------------------------------------------------------
 
-def test_hf_compute_with_platform_params(tmp_path, definition):
-    from scoring.hooks.hf_competitions import make_compute
+@pytest.mark.parametrize("upload", ["partial.csv", "partial.zip"])
+def test_hf_compute_with_platform_params(tmp_path, definition, upload):
+    from scoring.runtime.platforms.hf import make_compute
 
-    params, repo = hf_repo(tmp_path, SUBMISSIONS / COMPETITION / "submissions" / "partial.csv", definition)
-    out = make_compute(repo / "plantclef2025_hf.toml")(params)
-    assert out["public_score"].keys() == out["private_score"].keys()
+    source = SUBMISSIONS / COMPETITION / "submissions" / "partial.csv"
+    if upload.endswith(".zip"):  # the platform keeps the upload's extension: submissions/<team>-<id>.zip
+        import zipfile
+
+        with zipfile.ZipFile(tmp_path / upload, "w") as zf:
+            zf.write(source, "partial.csv")
+        source = tmp_path / upload
+    params, repo = hf_repo(tmp_path / "w", source)
+    out = make_compute(hf_definition(definition))(params)
+    assert list(out["public_score"]) == list(out["private_score"])
+    assert list(out["public_score"])[0] == "transect_f1"  # the primary metric first (SCORING_METRIC)
     assert out["public_score"] == pytest.approx(EXPECTED[COMPETITION]["partial"]["public"])
     assert out["private_score"] == pytest.approx(EXPECTED[COMPETITION]["partial"]["private"])
-    # Script competitions: the participant's code wrote submission.csv into output_path.
-    (Path(params.output_path)).mkdir()
-    (Path(params.output_path) / "submission.csv").write_bytes(
-        (SUBMISSIONS / COMPETITION / "submissions" / "perfect.csv").read_bytes())
-    params.competition_type = "script"
-    assert make_compute(repo / "plantclef2025_hf.toml")(params)["private_score"]["transect_f1"] == 1.0
+    assert all(type(v) is float for v in out["public_score"].values())
 
 
-def test_hf_compute_reads_local_files_only(tmp_path):
-    from scoring.hooks.hf_competitions import make_compute
+def test_hf_compute_fetches_from_the_hub_by_repo_id(tmp_path, definition, monkeypatch):
+    """competition_id is a Hub repo id: the metric downloads solution.csv and the upload as the platform does."""
+    import types
 
-    params = EvalParams(competition_id="someone/plantclef", competition_type="generic", team_id="t",
-                        submission_id="s", submission_id_col="quadrat_id", output_path=str(tmp_path))
-    with pytest.raises(HostError, match="local"):
-        make_compute(COMPETITION)(params)
+    from scoring.runtime.platforms.hf import make_compute
+
+    params, repo = hf_repo(tmp_path, SUBMISSIONS / COMPETITION / "submissions" / "perfect.csv")
+    calls = []
+
+    def hf_hub_download(repo_id, filename, repo_type, token):
+        calls.append((repo_id, filename, repo_type, token))
+        path = repo / filename
+        if not path.is_file():
+            raise type("EntryNotFoundError", (Exception,), {})(filename)
+        return str(path)
+
+    monkeypatch.setitem(sys.modules, "huggingface_hub", types.SimpleNamespace(hf_hub_download=hf_hub_download))
+    params.competition_id = "agrieval-org/plantclef-demo"
+    out = make_compute(hf_definition(definition))(params)
+    assert out["private_score"]["transect_f1"] == 1.0
+    assert calls[0] == ("agrieval-org/plantclef-demo", "solution.csv", "dataset", "hf_unused")
+    assert calls[1][1] == "submissions/team7-sub42.csv"
+    params.submission_id = "nothing-here"
+    with pytest.raises(HostError, match="no upload"):
+        make_compute(hf_definition(definition))(params)
 
 
 # --- agrieval grade ---------------------------------------------------------------------------------------------
 
 def test_grade_command_prints_one_json_object_and_matches_the_function(tmp_path):
-    from scoring.hooks import grade
+    from scoring.runtime.guard import grade
 
     sub = SUBMISSIONS / COMPETITION / "submissions" / "partial.csv"
     res = subprocess.run([sys.executable, "-m", "scoring.cli.main", "grade", str(sub), "--solution", str(SOLUTION),

@@ -23,9 +23,10 @@ from hook_drivers import tree_state
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from scoring.definition import load_competition
-from scoring.hooks import codabench, grade
-from scoring.solution import load_solution
+from scoring.authoring.definitions import TOML_DIR, load_competition
+from scoring.runtime.guard import grade
+from scoring.runtime.platforms import codabench
+from scoring.runtime.reading.solution import load_solution
 
 N = 12
 IDS = [f"SYN-T{i // 3}-Q{i}-2023050{i % 3 + 1}" for i in range(N)]
@@ -44,7 +45,7 @@ def _csv(rows, header) -> bytes:
 @pytest.fixture(scope="module")
 def world(tmp_path_factory, definition):
     d = tmp_path_factory.mktemp("synthetic")
-    toml = re.sub(r'(?m)^vocabulary_file = .*$', "", open(definition.source_path).read())
+    toml = re.sub(r'(?m)^vocabulary_file = .*$', "", (TOML_DIR / "plantclef2025.toml").read_text())
     toml = toml.replace('name = "plantclef2025"', 'name = "synthetic"')
     (d / "synthetic.toml").write_text(toml)
     sol = _csv([[i, str(lab), u] for i, lab, u in zip(IDS, SECRET, USAGE)], ["quadrat_id", "species_ids", "Usage"])
@@ -106,18 +107,18 @@ def test_generated_files_are_safe_deterministic_and_change_nothing(world, tmp_pa
     (work / "in" / "res" / "submission.csv").write_bytes(data)
     (work / "out" / "metadata").write_text("worker\n")
     before_in, before_out = tree_state(work / "in"), tree_state(work / "out")
-    result = codabench.run(work / "in", work / "out", competition=str(world["dir"] / "synthetic.toml"))
+    result = codabench.run(work / "in", work / "out", competition=world["definition"])
     assert tree_state(work / "in") == before_in
     after_out = tree_state(work / "out")
     if result.status == "scored":
-        assert set(after_out) == {"metadata", "scores.json"} and after_out["metadata"] == before_out["metadata"]
+        assert set(after_out) == {"metadata", "scores.json", "scores.txt"} and after_out["metadata"] == before_out["metadata"]
     else:
         assert result.status == "rejected" and after_out == before_out
     assert {k: v for k, v in result.participant_view().items() if k != "metrics"} == \
         {k: v for k, v in first.items() if k != "metrics"}
 
     # Kaggle, one split at a time: an id mismatch must not reveal which ids are in the split.
-    from scoring.hooks.kaggle import ParticipantVisibleError, score
+    from scoring.runtime.platforms.kaggle import ParticipantVisibleError, score
 
     try:
         frame = pd.read_csv(io.BytesIO(data), dtype=str, keep_default_na=False)
@@ -127,7 +128,7 @@ def test_generated_files_are_safe_deterministic_and_change_nothing(world, tmp_pa
     for usage in ("Public", "Private"):
         part = solution[solution.Usage == usage].drop(columns="Usage")
         try:
-            score(part, frame, "quadrat_id", competition=str(world["dir"] / "synthetic.toml"))
+            score(part, frame, "quadrat_id", competition=world["definition"])
         except ParticipantVisibleError as exc:
             _assert_safe([str(exc)], data)
             for line in str(exc).splitlines():

@@ -14,9 +14,9 @@ import numpy as np
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from scoring import csv_spans
-from scoring.label_cells import parse_cell
-from scoring.problems import ProblemLog
+from scoring.runtime.reading import csv_spans
+from scoring.runtime.reading.label_cells import parse_cell
+from scoring.runtime.problems import ProblemLog
 
 plain = st.integers(0, 10**18 - 1).map(str)
 odd = st.one_of(st.integers(10**18, 10**20).map(str), st.from_regex(r"0[0-9]{1,3}", fullmatch=True),

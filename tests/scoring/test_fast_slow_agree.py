@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from scoring import csv_spans
-from scoring.definition import load_competition
-from scoring.solution import load_solution
-from scoring.submission import read_submission
+from scoring.runtime.reading import csv_spans
+from scoring.authoring.definitions import load_competition
+from scoring.runtime.reading.solution import load_solution
+from scoring.runtime.reading.submission import read_submission
 
 REPO = Path(__file__).resolve().parents[2]
 CORPUS = sorted((REPO / "tests" / "hooks" / "corpus").glob("*.csv"))

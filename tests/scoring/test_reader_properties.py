@@ -3,8 +3,8 @@
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from scoring.definition import CompetitionDefinition
-from scoring.submission import read_submission
+from scoring.runtime.definition import CompetitionDefinition
+from scoring.runtime.reading.submission import read_submission
 from scoring.writer import format_submission
 
 ids = st.lists(st.from_regex(r"[A-Z]{2,4}-[0-9]{1,3}-20[0-9]{6}", fullmatch=True), min_size=1, max_size=20, unique=True)
@@ -70,8 +70,8 @@ def test_vectorised_tokenizer_agrees_with_csv_module(rows, quote_all, crlf):
 
     import numpy as np
 
-    from scoring import csv_spans, table
-    from scoring.problems import ProblemLog
+    from scoring.runtime.reading import csv_spans, table
+    from scoring.runtime.problems import ProblemLog
 
     buf = io.StringIO()
     csv.writer(buf, quoting=csv.QUOTE_ALL if quote_all else csv.QUOTE_MINIMAL,
@@ -90,8 +90,8 @@ def test_vectorised_tokenizer_agrees_with_csv_module(rows, quote_all, crlf):
 
 
 def test_real_file_takes_the_vectorised_path(shared_real):
-    from scoring import table
-    from scoring.problems import ProblemLog
+    from scoring.runtime.reading import table
+    from scoring.runtime.problems import ProblemLog
 
     data = (shared_real / "plantclef2025_submission_tiling_quadrat.csv").read_bytes()
     log = ProblemLog()

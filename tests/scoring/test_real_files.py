@@ -2,10 +2,10 @@
 
 import pytest
 
-from scoring.definition import load_competition
-from scoring.scorer import score_file
-from scoring.solution import load_solution
-from scoring.submission import read_submission
+from scoring.authoring.definitions import load_competition
+from scoring.runtime.scorer import score_file
+from scoring.runtime.reading.solution import load_solution
+from scoring.runtime.reading.submission import read_submission
 from scoring.writer import format_submission
 
 PC25 = ["plantclef2025_submission_tiling_quadrat.csv", "plantclef2025_submission_topk5.csv",

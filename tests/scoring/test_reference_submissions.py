@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from scoring.definition import load_competition
-from scoring.scorer import score_file
+from scoring.authoring.definitions import load_competition
+from scoring.runtime.scorer import score_file
 
 REF = Path(__file__).resolve().parents[2] / "reference_submissions"
 EXPECTED = json.loads((REF / "expected_scores.json").read_text())

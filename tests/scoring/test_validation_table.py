@@ -4,9 +4,9 @@ from pathlib import Path
 
 import pytest
 
-from scoring.definition import load_competition
-from scoring.solution import load_solution
-from scoring.validate import validate_file
+from scoring.authoring.definitions import load_competition
+from scoring.runtime.reading.solution import load_solution
+from scoring.runtime.validate import validate_file
 
 FILES = Path(__file__).parent / "files"
 REF = Path(__file__).resolve().parents[2] / "reference_submissions" / "plantclef2025"

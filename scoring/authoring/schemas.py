@@ -1,0 +1,47 @@
+"""JSON Schemas of what people read and write: the score report and the competition definition.
+
+pydantic reads the runtime's dataclass annotations; the files in ``docs/`` are
+these schemas, kept current by a test (``python -m scoring.authoring.schemas``
+rewrites them).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from scoring.runtime.definition import CompetitionDefinition
+from scoring.runtime.report import ScoreReport
+
+DOCS = Path(__file__).resolve().parents[2] / "docs"
+
+
+def _schema(cls) -> dict:
+    from pydantic import TypeAdapter
+
+    return TypeAdapter(cls).json_schema()
+
+
+def report_schema() -> dict:
+    """Schema of ``agrieval score --json`` (``metrics.private`` only when revealed)."""
+    return _schema(ScoreReport)
+
+
+def definition_schema() -> dict:
+    """Schema of a competition definition (the keys a TOML file may hold)."""
+    schema = _schema(CompetitionDefinition)
+    schema["properties"].pop("source_path", None)
+    return schema
+
+
+SCHEMAS = {"report.schema.json": report_schema, "definition.schema.json": definition_schema}
+
+
+def text(name: str) -> str:
+    return json.dumps(SCHEMAS[name](), indent=2, sort_keys=True) + "\n"
+
+
+if __name__ == "__main__":
+    for name in SCHEMAS:
+        (DOCS / name).write_text(text(name), encoding="utf-8")
+        print(f"wrote docs/{name}")

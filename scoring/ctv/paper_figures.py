@@ -1,0 +1,80 @@
+"""The numbers behind the paper's other figures, from a set of runs.
+
+* ``split_accuracy`` (Figs 4 and 10): per (protocol, arch), the mean and std
+  over runs of the train, val and test accuracy (percent). Train accuracy is
+  the accuracy on the train split predicted after training (eval mode), so
+  only runs that wrote train predictions count for it.
+* ``learning_curves`` (Figs 5 and 11): per (protocol, arch, epoch), the mean
+  and std over the runs that reached that epoch of the per-epoch train, val
+  and test accuracy in their history (the running train accuracy during the
+  epoch, as both the kit and the script log it).
+* ``matrix_correlation``: Pearson r between two architectures' TOTO
+  cross-team matrices over the off-diagonal cells both have (the paper: 0.95),
+  r = sum (a - mean a)(b - mean b) / sqrt(sum (a - mean a)^2 sum (b - mean b)^2),
+  with scipy's two-sided p-value.
+
+Std: sqrt(sum (x - mean)^2 / (n - ddof)), the ddof of the protocol.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+
+from scoring.ctv.cross_team_matrix import CrossTeamMatrix
+from scoring.ctv.runs import SPLITS, Run
+from scoring.ctv.summarize import mean_std
+
+
+def _groups(runs: list[Run]) -> dict[tuple[str, str], list[Run]]:
+    out: dict[tuple[str, str], list[Run]] = {}
+    for r in runs:
+        out.setdefault((r.protocol, r.arch), []).append(r)
+    return out
+
+
+def split_accuracy(runs: list[Run], ddof: dict[str, int]) -> list[dict]:
+    rows = []
+    for (protocol, arch), group in _groups(runs).items():
+        row = {"protocol": protocol, "arch": arch, "ddof": ddof[protocol]}
+        for split in SPLITS:
+            values = [r.pct(split) for r in group if r.n.get(split)]
+            m, s = mean_std(values, ddof[protocol])
+            row[split] = {"n_runs": len(values), "mean": m, "std": s}
+        rows.append(row)
+    return rows
+
+
+def learning_curves(runs: list[Run], ddof: dict[str, int]) -> list[dict]:
+    rows = []
+    for (protocol, arch), group in _groups(runs).items():
+        epochs = sorted({h["epoch"] for r in group for h in r.history})
+        for epoch in epochs:
+            row = {"protocol": protocol, "arch": arch, "epoch": epoch, "ddof": ddof[protocol]}
+            for split in SPLITS:
+                values = [h[split] for r in group for h in r.history if h["epoch"] == epoch and split in h]
+                m, s = mean_std(values, ddof[protocol])
+                row[split] = {"n_runs": len(values), "mean": m, "std": s}
+            rows.append(row)
+    return rows
+
+
+def matrix_correlation(matrices: list[CrossTeamMatrix]) -> list[dict]:
+    from scipy import stats
+
+    out = []
+    for a, b in itertools.combinations(matrices, 2):
+        cells = [(i, j) for i in sorted(set(a.teams) & set(b.teams)) for j in sorted(set(a.teams) & set(b.teams))
+                 if i != j]
+        xa = np.array([a.values[a.teams.index(i), a.teams.index(j)] for i, j in cells])
+        xb = np.array([b.values[b.teams.index(i), b.teams.index(j)] for i, j in cells])
+        keep = np.isfinite(xa) & np.isfinite(xb)
+        xa, xb = xa[keep], xb[keep]
+        r = p = math.nan
+        if len(xa) >= 3 and np.ptp(xa) > 0 and np.ptp(xb) > 0:
+            res = stats.pearsonr(xa, xb)
+            r, p = float(res.statistic), float(res.pvalue)
+        out.append({"arch_a": a.arch, "arch_b": b.arch, "n_cells": int(len(xa)), "pearson": r, "pvalue": p})
+    return out

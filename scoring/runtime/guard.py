@@ -1,0 +1,132 @@
+"""The one guarded entry point every grading hook goes through.
+
+``grade(submission, solution, competition)`` never raises and never hangs:
+
+1. the definition and the solution are loaded in this process (they are the
+   organizer's files: a problem there is host-side, status ``error``);
+2. the participant's upload is unpacked (``scoring/uploads.py``), read and
+   scored in a child process killed after ``limits.max_seconds`` and capped
+   at ``limits.max_memory_mb`` more memory (``scoring/hooks/time_limit.py``); byte, row, cell, label and unzipped-size
+   limits are checked by the reader before the work they protect;
+3. the answer is split into what the participant may see (status, metrics,
+   problems with stable codes) and what only the host may see (``host``:
+   timings, the cause of a failure, per-class breakdowns).
+
+A crash, a timeout or a host-side problem never shows a traceback or the
+solution to the participant. Nothing is written anywhere: hooks write their
+declared outputs themselves, from the returned ``GradeResult``.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+import traceback
+from pathlib import Path
+
+from .definition import CompetitionDefinition, load_definition
+from .result import HOST_FAILURE_MESSAGE, GradeResult, HostInfo
+from .split_safe import split_independent
+from .time_limit import run_with_time_limit
+from .problems import HostError
+from .report import Metrics, ReportProblem, ScoreReport
+from .reading.solution import Solution, load_solution
+
+
+
+def grade(submission: str | Path | bytes, solution: str | Path | Solution,
+          competition: str | Path | CompetitionDefinition, *, reveal_private: bool = False,
+          filename: str | None = None, split_safe: bool = False) -> GradeResult:
+    """Grade one upload; the in-process twin of ``agrieval grade`` (same ``GradeResult``).
+
+    ``submission`` is a path (a CSV, a zip holding one CSV, a folder holding one
+    file) or the bytes of a CSV or zip. ``split_safe=True`` is for platforms
+    that hand over one split at a time (Kaggle): row-level problems then become one message that names no
+    row, count, cell or code (``split_safe.py``).
+    """
+    started = time.perf_counter()
+    name = str(getattr(competition, "name", competition))
+    try:
+        definition = competition if isinstance(competition, CompetitionDefinition) else load_definition(competition)
+        name = definition.name
+        sol = solution if isinstance(solution, Solution) else load_solution(solution, definition)
+    except HostError as exc:
+        return host_failure(name, exc.code, str(exc), started)
+    except Exception as exc:  # noqa: BLE001 - a server must get an answer, not a traceback
+        return host_failure(name, "internal_error", f"{type(exc).__name__}: {exc}\n{traceback.format_exc()}",
+                             started)
+
+    limit = definition.limits.max_seconds
+    memory_mb = definition.limits.max_memory_mb
+    outcome = run_with_time_limit(_read_and_score, (submission, sol, definition, reveal_private, filename),
+                                  seconds=limit, memory_bytes=memory_mb * 2**20)
+    if outcome.kind == "raised" and outcome.error_type == "MemoryError":
+        result = _over_limit(name, definition, "memory_limit_exceeded",
+                             f"needed more than {memory_mb:,} MiB of memory", outcome.error_text)
+    elif outcome.kind == "timeout":
+        result = _over_limit(name, definition, "time_limit_exceeded", f"took longer than {limit:g} seconds",
+                             outcome.error_text)
+    elif outcome.kind == "ok":
+        result = _from_report(ScoreReport.from_dict(json.loads(outcome.value)))
+    elif outcome.kind == "raised" and outcome.error_type == "HostError":
+        result = host_failure(name, outcome.value["code"], outcome.value["message"], started)
+    else:
+        result = host_failure(name, "internal_error", f"{outcome.error_type}: {outcome.error_text}", started)
+    if split_safe:
+        result = split_independent(result)
+    result.primary_metric = definition.primary_metric
+    result.host.elapsed_seconds = round(time.perf_counter() - started, 3)
+    result.host.time_limit_seconds = limit
+    return result
+
+
+def _read_and_score(submission: str | Path | bytes, sol: Solution, definition: CompetitionDefinition,
+                    reveal_private: bool, filename: str | None) -> str:
+    """Runs in the child process: unpack, read, score; returns the report as JSON (cheap to send back)."""
+    from .reading.submission import Submission, read_submission
+    from .reading.uploads import unpack
+    from .scorer import score
+
+    try:
+        upload = unpack(submission, definition.limits, filename=filename)
+    except FileNotFoundError as exc:
+        raise HostError("internal_error", str(exc)) from None
+    if not upload.ok:
+        return ScoreReport(competition=definition.name, status="rejected",
+                           errors=[ReportProblem.of(p) for p in upload.problems if p.severity == "error"],
+                           warnings=[ReportProblem.of(p) for p in upload.problems if p.severity == "warning"]
+                           ).to_json()
+    data, shown = upload.data, upload.filename
+    sub: Submission = read_submission(data, definition, filename=shown, checked_ids=sol.checked_ids)
+    report = score(sub, sol, definition, reveal_private=reveal_private)
+    return report.to_json()
+
+
+def _from_report(report: ScoreReport) -> GradeResult:
+    status = report.status if report.status != "error" else "rejected"
+    metrics = report.metrics if status == "scored" else Metrics()
+    return GradeResult(competition=report.competition, status=status, n_rows=report.n_rows, metrics=metrics,
+                       warnings=report.warnings, errors=report.errors, host=HostInfo(details=report.details))
+
+
+def _over_limit(name: str, definition: CompetitionDefinition, code: str, what: str, diagnostic: str) -> GradeResult:
+    """The upload is refused: grading it went past a resource limit of the competition."""
+    message = (f"grading this file {what}, the limit of this competition; check that it is a plain CSV in the "
+               "expected format")
+    return GradeResult(competition=name, status="rejected", primary_metric=definition.primary_metric,
+                       errors=[ReportProblem(code=code, message=message)],
+                       host=HostInfo(diagnostics=[ReportProblem(code=code, message=diagnostic)]))
+
+
+def host_failure(name: str, code: str, message: str, started: float | None = None) -> GradeResult:
+    """A grading that failed on the host side: a generic participant message, the cause under ``host``."""
+    elapsed = round(time.perf_counter() - started, 3) if started is not None else 0.0
+    return GradeResult(competition=name, status="error",
+                       errors=[ReportProblem(code="internal_error", message=HOST_FAILURE_MESSAGE)],
+                       host=HostInfo(elapsed_seconds=elapsed,
+                                     diagnostics=[ReportProblem(code=code if code in _HOST_CODES else "internal_error",
+                                                                message=message)]))
+
+
+_HOST_CODES = ("solution_invalid", "definition_invalid", "internal_error", "time_limit_exceeded",
+               "memory_limit_exceeded")

@@ -1,0 +1,39 @@
+"""Match a submission's ids to the solution's: missing and unknown ids.
+
+Messages list submission-side facts only (counts and a few ids); nothing says
+which ids are public or private.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .problems import ProblemLog
+from .reading.solution import Solution
+from .reading.submission import Submission
+
+_SHOW = 5
+
+
+def align(sub: Submission, sol: Solution, log: ProblemLog) -> np.ndarray | None:
+    """Index into the submission's rows for each solution id, or None when ids do not match."""
+    if sub.ids == sol.ids:  # the usual case: the submission follows the sample file's order
+        return np.arange(len(sol.ids), dtype=np.int64)
+    position = {id_: i for i, id_ in enumerate(sub.ids)}  # ids are unique on both sides (checked earlier)
+    known = set(sol.ids)
+    missing = [i for i in sol.ids if i not in position]
+    unknown = [(k, int(sub.lines[j])) for j, k in enumerate(sub.ids) if k not in known]
+    if missing:
+        shown = ", ".join(repr(m) for m in missing[:_SHOW])
+        more = f" and {len(missing) - _SHOW:,} more" if len(missing) > _SHOW else ""
+        verb = "is" if len(missing) == 1 else "are"
+        log.error("missing_ids", f"{len(missing):,} of the {len(sol.ids):,} test ids {verb} missing from the "
+                  f"submission: {shown}{more}; every test id needs one row")
+    if unknown:
+        for k, line in unknown[:_SHOW]:
+            log.error("unknown_ids", f"id {k[:60]!r} is not a test id of this competition", line)
+        if len(unknown) > _SHOW:
+            log.error("unknown_ids", f"{len(unknown):,} ids in all are not test ids of this competition")
+    if missing or unknown:
+        return None
+    return np.fromiter((position[i] for i in sol.ids), dtype=np.int64, count=len(sol.ids))

@@ -1,0 +1,143 @@
+"""Multi-label metrics on ``LabelSets`` (PlantCLEF).
+
+Notation for row i: T_i true set, P_i predicted set, tp_i = |T_i & P_i|.
+
+- sample F1:      F1_i = 2 tp_i / (|T_i| + |P_i|), and ``empty_both`` when T_i = P_i = {}
+- sample precision: tp_i / |P_i|; recall: tp_i / |T_i|; a 0/0 is ``empty_both`` when both sets
+  are empty and 0 otherwise (an empty prediction for a non-empty truth scores 0)
+- transect F1:    mean over transects g of (mean of F1_i over the rows of g): a transect
+  surveyed several times counts once
+- micro F1:       2 sum tp_i / (sum |T_i| + sum |P_i|)
+- macro F1:       mean over classes c in (union of true and predicted labels) of
+                  2 tp_c / (|true rows of c| + |predicted rows of c|)
+
+Nothing here builds a dense rows x classes matrix: rows and labels are combined
+into one sorted int64 key per (row, label) pair and matched with searchsorted.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..reading.labelsets import LabelSets
+
+
+def _check_aligned(y_true: LabelSets, y_pred: LabelSets) -> None:
+    if y_true.n_rows != y_pred.n_rows:
+        raise ValueError(f"y_true has {y_true.n_rows} rows but y_pred has {y_pred.n_rows}")
+
+
+def _hits(y_true: LabelSets, y_pred: LabelSets) -> np.ndarray:
+    """Boolean per predicted entry: is it in the row's true set?"""
+    _check_aligned(y_true, y_pred)
+    if not len(y_pred.labels) or not len(y_true.labels):
+        return np.zeros(len(y_pred.labels), dtype=bool)
+    width = int(max(y_true.labels.max(), y_pred.labels.max())) + 1
+    key_true = y_true.row_of_label * width + y_true.labels  # sorted: rows ascending, labels sorted in rows
+    key_pred = y_pred.row_of_label * width + y_pred.labels
+    pos = np.searchsorted(key_true, key_pred)
+    pos[pos == len(key_true)] = 0
+    return key_true[pos] == key_pred
+
+
+def true_positives(y_true: LabelSets, y_pred: LabelSets, *, hit: np.ndarray | None = None) -> np.ndarray:
+    """tp_i per row (``hit``: ``_hits(y_true, y_pred)`` when already computed)."""
+    hit = _hits(y_true, y_pred) if hit is None else hit
+    return np.bincount(y_pred.row_of_label[hit], minlength=y_pred.n_rows).astype(np.int64)
+
+
+def sample_scores(y_true: LabelSets, y_pred: LabelSets, *, empty_both: float = 1.0,
+                  tp: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per-row precision, recall and F1 (see the module docstring for the 0/0 rules)."""
+    tp = (true_positives(y_true, y_pred) if tp is None else tp).astype(float)
+    n_true = y_true.sizes.astype(float)
+    n_pred = y_pred.sizes.astype(float)
+    both_empty = (n_true == 0) & (n_pred == 0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        precision = np.where(n_pred > 0, tp / n_pred, 0.0)
+        recall = np.where(n_true > 0, tp / n_true, 0.0)
+        f1 = np.where(n_true + n_pred > 0, 2 * tp / (n_true + n_pred), 0.0)
+    for arr in (precision, recall, f1):
+        arr[both_empty] = empty_both
+    return precision, recall, f1
+
+
+def sample_f1(y_true: LabelSets, y_pred: LabelSets, *, empty_both: float = 1.0) -> float:
+    """Mean over rows of F1_i (scikit-learn's ``f1_score(average='samples')``)."""
+    return float(np.mean(sample_scores(y_true, y_pred, empty_both=empty_both)[2])) if y_true.n_rows else float("nan")
+
+
+def grouped_mean(values: np.ndarray, group_codes: np.ndarray) -> float:
+    """Two-level mean: mean within each group, then mean of the group means."""
+    values = np.asarray(values, dtype=float)
+    group_codes = np.asarray(group_codes, dtype=np.int64)
+    if len(values) != len(group_codes):
+        raise ValueError("values and group_codes differ in length")
+    if not len(values):
+        return float("nan")
+    _, codes = np.unique(group_codes, return_inverse=True)
+    sums = np.bincount(codes, weights=values)
+    counts = np.bincount(codes)
+    return float(np.mean(sums / counts))
+
+
+def transect_f1(y_true: LabelSets, y_pred: LabelSets, group_codes: np.ndarray, *, empty_both: float = 1.0) -> float:
+    """PlantCLEF's primary score: F1 per quadrat, averaged within transects, then across transects."""
+    return grouped_mean(sample_scores(y_true, y_pred, empty_both=empty_both)[2], group_codes)
+
+
+def micro_f1(y_true: LabelSets, y_pred: LabelSets, *, empty_both: float = 1.0) -> float:
+    """2 sum tp / (sum |T| + sum |P|) over all rows."""
+    tp = int(true_positives(y_true, y_pred).sum())
+    denom = len(y_true.labels) + len(y_pred.labels)
+    return empty_both if denom == 0 else 2 * tp / denom
+
+
+def per_class_counts(y_true: LabelSets, y_pred: LabelSets, *, hit: np.ndarray | None = None
+                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Classes in truth or prediction, with per-class tp, true count and predicted count."""
+    hit = _hits(y_true, y_pred) if hit is None else hit
+    both = np.concatenate([y_true.labels, y_pred.labels])
+    n_t = len(y_true.labels)
+    if len(both) and both.max() < 50_000_000:
+        # species ids are < 2e6: counting by id is linear, no sort needed
+        size = int(both.max()) + 1
+        true_c = np.bincount(y_true.labels, minlength=size)
+        pred_c = np.bincount(y_pred.labels, minlength=size)
+        tp_c = np.bincount(y_pred.labels[hit], minlength=size)
+        classes = np.flatnonzero(true_c + pred_c)
+        return classes, tp_c[classes], true_c[classes], pred_c[classes]
+    classes, inv = np.unique(both, return_inverse=True)
+    true_c = np.bincount(inv[:n_t], minlength=len(classes))
+    pred_codes = inv[n_t:]
+    pred_c = np.bincount(pred_codes, minlength=len(classes))
+    tp_c = np.bincount(pred_codes[hit], minlength=len(classes))
+    return classes, tp_c, true_c, pred_c
+
+
+def macro_f1(y_true: LabelSets, y_pred: LabelSets, *, empty_both: float = 1.0) -> float:
+    """Mean per-class F1 over the classes present in truth or prediction."""
+    _check_aligned(y_true, y_pred)
+    classes, tp_c, true_c, pred_c = per_class_counts(y_true, y_pred)
+    if not len(classes):
+        return empty_both
+    return float(np.mean(2 * tp_c / (true_c + pred_c)))
+
+
+def all_metrics(y_true: LabelSets, y_pred: LabelSets, group_codes: np.ndarray, *, empty_both: float = 1.0
+                ) -> dict[str, float]:
+    """Every metric above, matching (row, label) pairs once instead of once per metric."""
+    _check_aligned(y_true, y_pred)
+    hit = _hits(y_true, y_pred)
+    tp = true_positives(y_true, y_pred, hit=hit)
+    p, r, f = sample_scores(y_true, y_pred, empty_both=empty_both, tp=tp)
+    denom = len(y_true.labels) + len(y_pred.labels)
+    classes, tp_c, true_c, pred_c = per_class_counts(y_true, y_pred, hit=hit)
+    return {
+        "transect_f1": grouped_mean(f, group_codes),
+        "sample_f1": float(f.mean()),
+        "micro_f1": empty_both if denom == 0 else 2 * int(tp.sum()) / denom,
+        "macro_f1": float(np.mean(2 * tp_c / (true_c + pred_c))) if len(classes) else empty_both,
+        "sample_precision": float(p.mean()),
+        "sample_recall": float(r.mean()),
+    }

@@ -1,0 +1,167 @@
+"""Problems found in a submission or a solution, each with a stable code.
+
+A ``Problem`` is what a reader, validator or scorer reports instead of raising:
+the code is stable (organizers match on it), the message is meant for the
+person who wrote the file and, for submissions, never contains a ground-truth
+label, a count of true labels, or which ids are public or private.
+
+``CODES`` is the catalogue; ``docs/errors.md`` is generated from it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Literal
+
+Severity = Literal["error", "warning"]
+
+# code -> one-line description (what it means, what to do).
+CODES: dict[str, str] = {
+    # file level
+    "file_too_large": "The file is larger than the competition's byte limit; checked before reading it.",
+    "empty_file": "The file has no bytes.",
+    "not_text": "The file is binary (an image, archive, spreadsheet...), not a CSV text file.",
+    "wrong_encoding": "The file is not UTF-8 (e.g. UTF-16 or Latin-1); save it as UTF-8.",
+    "utf8_bom": "Warning: the file starts with a UTF-8 byte-order mark; it is accepted and ignored.",
+    "crlf_line_endings": "Warning: Windows (CRLF) line endings; accepted.",
+    "mixed_line_endings": "Warning: the file mixes line-ending styles; accepted.",
+    "malformed_csv": "The CSV cannot be tokenised (e.g. an unterminated quote).",
+    "header_only": "The file has a header but no data rows.",
+    "wrong_delimiter": "The header is split by another delimiter than the competition's.",
+    "missing_column": "A required column is absent (the message suggests the closest header found).",
+    "extra_column": "The header has a column the competition does not accept.",
+    "duplicate_column": "The same column name appears twice in the header.",
+    "blank_line": "Warning: an empty line inside the file; it is skipped.",
+    "ragged_row": "A row has a different number of fields than the header.",
+    "too_many_rows": "More data rows than the competition allows.",
+    # ids
+    "missing_id": "An id cell is empty.",
+    "invalid_id": "An id has characters the competition's ids never have (spaces, formulas, look-alike letters...).",
+    "duplicate_id": "The same id appears on several rows.",
+    "missing_ids": "Ids of the test set are absent from the submission.",
+    "unknown_ids": "The submission has ids that are not in the test set.",
+    # labels
+    "missing_value": "A prediction cell is empty or holds NaN/None/null.",
+    "list_syntax": "A prediction cell is not a list in the competition's syntax.",
+    "nested_list": "A prediction list contains another list.",
+    "float_label": "A label is written as a float (e.g. 1395807.0 or 1e6); write integers.",
+    "negative_label": "A label is negative.",
+    "non_integer_label": "A label is not an integer.",
+    "leading_zero_label": "An integer label has leading zeros.",
+    "label_too_large": "A label is larger than any valid id (more than 18 digits).",
+    "unknown_label": "A label is not in the competition's vocabulary.",
+    "too_many_labels": "A row predicts more labels than the competition allows.",
+    "duplicate_label": "Warning: a label repeats within one list; it counts once.",
+    "too_many_problems": "Only the first problems of this kind are listed.",
+    "rows_invalid": ("Some rows break the format; said instead of the row-level problems where a grader is handed "
+                     "one split at a time (Kaggle), so that no message reveals the split: run `agrieval validate`."),
+    # uploads (zip archives and upload folders, scoring/uploads.py) and the grading guard (scoring/hooks/)
+    "zip_invalid": "The upload looks like a zip archive but cannot be opened as one.",
+    "zip_empty": "The upload (zip archive or folder) holds no file.",
+    "zip_several_files": "The upload holds several files; it must hold exactly one CSV file.",
+    "zip_unsafe_member": "A zip member or uploaded file has an unsafe name ('../', an absolute path) or is a symlink.",
+    "zip_too_large": "A zip member expands past the competition's unzipped-size limit (a zip bomb?).",
+    "time_limit_exceeded": "Grading took longer than the competition's time limit; the submission is refused.",
+    "memory_limit_exceeded": "Grading needed more memory than the competition's limit; the submission is refused.",
+    # host side (solution / definition); never shown to participants as such
+    "solution_invalid": "The solution file is invalid (host-side problem).",
+    "definition_invalid": "The competition definition is invalid (host-side problem).",
+    "internal_error": "The grader failed on the host side (crash, missing file); shown to participants as a generic message.",
+}
+
+
+def locate(file: str | None, line: int | None = None, column: int | None = None) -> str:
+    """``file:line:column`` as compilers print it (``<input>`` when there is no file name)."""
+    where = file or "<input>"
+    if line is not None:
+        where += f":{line}"
+        if column is not None:
+            where += f":{column}"
+    return where
+
+
+@dataclass(frozen=True)
+class Problem:
+    code: str
+    message: str
+    severity: Severity = "error"
+    line: int | None = None
+    column: int | None = None
+    file: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.code not in CODES:
+            raise ValueError(f"unknown problem code {self.code!r}")
+
+    def as_dict(self) -> dict:
+        return {k: v for k, v in asdict(self).items() if v is not None}
+
+    def render(self) -> str:
+        return f"{locate(self.file, self.line, self.column)}: {self.severity} [{self.code}] {self.message}"
+
+
+@dataclass
+class ProblemLog:
+    """Collects problems, keeping at most ``per_code`` of each code.
+
+    Files with an error on every one of 200,000 rows must not produce 200,000
+    messages; the overflow is summarised by one ``too_many_problems`` entry.
+    """
+
+    file: str | None = None
+    per_code: int = 20
+    problems: list[Problem] = field(default_factory=list)
+    _counts: dict[str, int] = field(default_factory=dict)
+
+    def add(self, code: str, message: str, *, severity: Severity = "error",
+            line: int | None = None, column: int | None = None) -> None:
+        n = self._counts.get(code, 0) + 1
+        self._counts[code] = n
+        if n <= self.per_code:
+            self.problems.append(Problem(code, message, severity, line, column, self.file))
+
+    def error(self, code: str, message: str, line: int | None = None, column: int | None = None) -> None:
+        self.add(code, message, severity="error", line=line, column=column)
+
+    def warning(self, code: str, message: str, line: int | None = None, column: int | None = None) -> None:
+        self.add(code, message, severity="warning", line=line, column=column)
+
+    def finish(self) -> list[Problem]:
+        """Return the problems, with one summary per truncated code, errors first."""
+        out = list(self.problems)
+        for code, n in sorted(self._counts.items()):
+            if n > self.per_code:
+                sev = next(p.severity for p in self.problems if p.code == code)
+                out.append(Problem("too_many_problems",
+                                   f"{n - self.per_code} more [{code}] problems not listed ({n} in all).",
+                                   sev, None, None, self.file))
+        return sorted(out, key=lambda p: (p.severity != "error", p.code == "too_many_problems",
+                                          p.line or 0, p.column or 0, p.code))
+
+    @property
+    def has_errors(self) -> bool:
+        return any(p.severity == "error" for p in self.problems)
+
+    def count(self, code: str) -> int:
+        return self._counts.get(code, 0)
+
+
+class HostError(Exception):
+    """A host-side problem (bad solution, bad definition): exit code 3.
+
+    Its message is for the organizer and may mention solution contents; it is
+    never shown to a participant.
+    """
+
+    def __init__(self, code: str, message: str, problems: list[Problem] | None = None):
+        super().__init__(message)
+        self.code = code
+        self.problems = problems or []
+
+
+def errors_markdown() -> str:
+    """The catalogue as Markdown (written to docs/errors.md; a test keeps the file current)."""
+    lines = ["# Problem codes", "", "Every rejection and warning carries one of these stable codes "
+             "(`scoring/runtime/problems.py`).", "", "| code | meaning |", "|---|---|"]
+    lines += [f"| `{code}` | {text} |" for code, text in CODES.items()]
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,208 @@
+"""Parse prediction cells into labels, strictly, with a problem per bad cell.
+
+Well-formed files take a vectorised fast path: straight from the file's bytes
+(``csv_spans.int_lists``) when the tokenizer read it, else C-speed string
+operations over all cells and one ``np.fromstring``. Only when that fails is
+each cell parsed on its own, to say exactly what is wrong and where.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from ..definition import CompetitionDefinition
+from .labelsets import LabelSets
+from ..problems import ProblemLog
+
+if TYPE_CHECKING:
+    from .table import Table
+
+_MISSING = {"", "nan", "none", "null", "na", "n/a", "<na>"}
+_SHOW = 60  # characters of a bad cell shown back in a message
+
+
+def _show(cell: str) -> str:
+    return repr(cell if len(cell) <= _SHOW else cell[:_SHOW] + "...")
+
+
+def parse_multilabel_column(tab: "Table", definition: CompetitionDefinition, log: ProblemLog) -> LabelSets:
+    """Label sets of the prediction column, straight from the bytes when the file is regular."""
+    column = tab.header.index(definition.prediction_column) + 1
+    fast = tab.int_lists(definition.prediction_column) if definition.list_syntax == "python-list" else None
+    if fast is not None:
+        sets, had_repeat = LabelSets.from_flat(*fast)
+        _check_sets(sets, fast[0], had_repeat, tab.lines, column, definition, log)
+        return sets
+    return parse_multilabel(tab.column(definition.prediction_column), tab.lines, column, definition, log)
+
+
+def parse_multilabel(cells: Sequence[str], lines: np.ndarray, column: int,
+                     definition: CompetitionDefinition, log: ProblemLog) -> LabelSets:
+    """Label sets for ``cells`` (bad cells become empty rows, with an error logged)."""
+    fast = _fast_numbers(cells, definition.list_syntax)
+    if fast is None:
+        sizes, flat = _slow_numbers(cells, lines, column, definition, log)
+    else:
+        sizes, flat = fast
+    sets, had_repeat = LabelSets.from_flat(sizes, flat)
+    _check_sets(sets, sizes, had_repeat, lines, column, definition, log)
+    return sets
+
+
+def _fast_numbers(cells: Sequence[str], syntax: str) -> tuple[np.ndarray, np.ndarray] | None:
+    """Sizes and concatenated labels when every cell is plainly well formed, else None.
+
+    Only C-speed string operations run over all cells; anything unusual (odd
+    spacing, a sign, a leading zero, a float, an empty item, 19+ digits) sends the
+    whole column to the slow path, which accepts or rejects each cell exactly.
+    """
+    if syntax == "python-list":
+        if not all(c[:1] == "[" and c[-1:] == "]" for c in cells):
+            return None
+        bodies = [c[1:-1] for c in cells]
+        sizes = np.fromiter((b.count(",") + 1 if b else 0 for b in bodies), dtype=np.int64, count=len(bodies))
+        text = ",".join(b for b in bodies if b).replace(", ", ",")
+    else:
+        sizes = np.fromiter((c.count(" ") + 1 if c else 0 for c in cells), dtype=np.int64, count=len(cells))
+        text = " ".join(c for c in cells if c)
+        if "  " in text or text[:1] == " " or text[-1:] == " ":
+            return None
+        text = text.replace(" ", ",")
+    if not text:
+        return (sizes, np.zeros(0, dtype=np.int64)) if not sizes.any() else None
+    digits = text.replace(",", "")
+    if not (digits.isascii() and digits.isdigit()) or ",," in text or text[0] == "," or text[-1] == "," \
+            or text[0] == "0" or ",0" in text:
+        return None
+    flat = np.fromstring(text, dtype=np.int64, sep=",")
+    # fromstring saturates on overflow: any value this large had 19+ digits
+    if len(flat) != int(sizes.sum()) or flat.max() >= 10**18:
+        return None
+    return sizes, flat
+
+
+def _slow_numbers(cells: Sequence[str], lines: np.ndarray, column: int,
+                  definition: CompetitionDefinition, log: ProblemLog) -> tuple[np.ndarray, np.ndarray]:
+    sizes = np.zeros(len(cells), dtype=np.int64)
+    flat: list[int] = []
+    for i, cell in enumerate(cells):
+        values = parse_cell(cell, definition.list_syntax, log, int(lines[i]), column)
+        if values is not None:
+            sizes[i] = len(values)
+            flat.extend(values)
+    return sizes, np.asarray(flat, dtype=np.int64)
+
+
+def parse_cell(cell: str, syntax: str, log: ProblemLog, line: int, column: int) -> list[int] | None:
+    """One cell to a list of ints, or None with the reason logged."""
+    stripped = cell.strip()
+    if stripped.lower() in _MISSING:
+        what = "empty" if not stripped else f"{stripped!r}"
+        empty = "[]" if syntax == "python-list" else "an empty cell"
+        if syntax == "space-separated" and not stripped:
+            return []
+        log.error("missing_value", f"the prediction is {what}; write {empty} for no species", line, column)
+        return None
+    if syntax == "python-list":
+        if not (stripped.startswith("[") and stripped.endswith("]")):
+            log.error("list_syntax", f"expected a list such as [1395807, 1397463], got {_show(cell)}", line, column)
+            return None
+        body = stripped[1:-1]
+        if "[" in body or "]" in body:
+            log.error("nested_list", f"lists inside the list are not accepted: {_show(cell)}", line, column)
+            return None
+        if not body.strip():
+            return []
+        tokens = [t.strip() for t in body.split(",")]
+    else:
+        tokens = stripped.split()
+    values: list[int] = []
+    for tok in tokens:
+        v = _parse_int_token(tok, cell, log, line, column)
+        if v is None:
+            return None
+        values.append(v)
+    return values
+
+
+def _parse_int_token(tok: str, cell: str, log: ProblemLog, line: int, column: int) -> int | None:
+    if tok == "":
+        log.error("list_syntax", f"empty item in the list (a doubled or trailing comma?): {_show(cell)}", line, column)
+        return None
+    if tok.lower() in _MISSING or tok.lower() in {"inf", "-inf", "+inf", "infinity"}:
+        log.error("missing_value", f"{tok!r} is not a species id: {_show(cell)}", line, column)
+        return None
+    body = tok[1:] if tok[0] in "+-" else tok
+    if body.isdigit() and body.isascii():
+        if tok[0] == "-":
+            log.error("negative_label", f"label {tok} is negative", line, column)
+            return None
+        if tok[0] == "+":
+            log.error("non_integer_label", f"write {body} without a sign", line, column)
+            return None
+        if len(body) > 1 and body[0] == "0":
+            log.error("leading_zero_label", f"label {tok} has leading zeros", line, column)
+            return None
+        if len(body) > 18:
+            log.error("label_too_large", f"label {tok[:24]} has {len(body)} digits; no valid id is that large", line, column)
+            return None
+        return int(body)
+    if re.fullmatch(r"[+-]?(\d+\.\d*|\.\d+|\d+(\.\d*)?[eE][+-]?\d+)", tok):
+        log.error("float_label", f"label {tok} is written as a float; write the integer id", line, column)
+        return None
+    if tok[:1] in "'\"":
+        log.error("non_integer_label", f"label {_show(tok)} is quoted text; write the bare integer id", line, column)
+        return None
+    log.error("non_integer_label", f"label {_show(tok)} is not an integer species id", line, column)
+    return None
+
+
+def _check_sets(sets: LabelSets, raw_sizes: np.ndarray, had_repeat: np.ndarray, lines: np.ndarray, column: int,
+                definition: CompetitionDefinition, log: ProblemLog) -> None:
+    limit = definition.limits.max_labels_per_row
+    for i in np.flatnonzero(raw_sizes > limit)[:50]:
+        log.error("too_many_labels", f"{int(raw_sizes[i]):,} labels in one row; at most {limit:,} are accepted",
+                  int(lines[i]), column)
+    if had_repeat.any():
+        rows = np.flatnonzero(had_repeat)
+        shown = ", ".join(str(int(lines[i])) for i in rows[:10])
+        more = f" and {len(rows) - 10} more" if len(rows) > 10 else ""
+        log.warning("duplicate_label", f"{len(rows)} rows repeat a label within their list (lines {shown}{more}); "
+                    "a repeated label counts once", int(lines[rows[0]]), column)
+    lookup = definition.int_label_lookup
+    if lookup is not None and len(sets.labels):
+        # one table lookup per label (ids are < 2e6) instead of a sort-based isin
+        in_range = sets.labels < len(lookup)
+        bad = ~in_range
+        bad[in_range] = ~lookup[sets.labels[in_range]]
+        if bad.any():
+            rows = sets.row_of_label[bad]
+            for r, lab in list(zip(rows.tolist(), sets.labels[bad].tolist()))[:200]:
+                log.error("unknown_label", f"species id {lab} is not in this competition's vocabulary",
+                          int(lines[r]), column)
+
+
+def parse_multiclass(cells: Sequence[str], lines: np.ndarray, column: int,
+                     definition: CompetitionDefinition, log: ProblemLog) -> list[str | None]:
+    """One class name per cell; an unknown class gets a closest-name suggestion."""
+    vocab = definition.labels
+    out: list[str | None] = []
+    for i, cell in enumerate(cells):
+        line = int(lines[i])
+        if cell.strip().lower() in _MISSING:
+            log.error("missing_value", "the predicted class is empty or NaN", line, column)
+            out.append(None)
+        elif vocab is not None and cell not in vocab:
+            close = difflib.get_close_matches(cell.strip().lower(), sorted(vocab), n=1, cutoff=0.6)
+            hint = f"; did you mean {close[0]!r}?" if close else f"; classes: {', '.join(sorted(vocab))}"
+            log.error("unknown_label", f"class {_show(cell)} is not one of this competition's classes{hint}",
+                      line, column)
+            out.append(None)
+        else:
+            out.append(cell)
+    return out

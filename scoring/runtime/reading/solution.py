@@ -1,0 +1,124 @@
+"""Read the organizer's solution (ground truth). Any problem is host-side: HostError, exit 3."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
+
+import numpy as np
+
+from . import label_cells, table
+from ..definition import CompetitionDefinition
+from ..grouping import group_codes, group_ids
+from .labelsets import LabelSets
+from ..problems import HostError, ProblemLog
+from .submission import CheckedIds, check_ids  # the same id rules as for submissions
+
+SPLITS = ("public", "private", "ignored")
+SPLIT_DTYPE = "<U7"
+
+
+@dataclass
+class Solution:
+    ids: list[str]  # every id the submission must contain (Ignored rows included)
+    split: np.ndarray  # "public" / "private" / "ignored" per id
+    groups: list[str]  # transect / team per id
+    group_source: str  # "column 'transect_id'" or "rule 'strip-date'"...
+    labels: LabelSets | None = None
+    classes: list[str] | None = None
+    path: str | None = None
+    checked_ids: CheckedIds | None = None  # lets an identical submission id column skip its checks
+
+    @cached_property
+    def group_codes(self) -> tuple[np.ndarray, list[str]]:
+        """Integer code per id (into the sorted group names), computed once per solution."""
+        return group_codes(self.groups)
+
+    def index_of(self) -> dict[str, int]:
+        return {id_: i for i, id_ in enumerate(self.ids)}
+
+    def mask(self, split: str) -> np.ndarray:
+        return self.split == split
+
+
+def load_solution(source: str | Path | bytes, definition: CompetitionDefinition) -> Solution:
+    name = Path(source).name if not isinstance(source, bytes) else "solution.csv"
+    log = ProblemLog(file=name, per_code=5)
+    big = 10 * 1024**3  # the solution is trusted; the byte limit protects against submissions
+    data = source if isinstance(source, bytes) else _read(source, big, log)
+    text = table.decode(data, log) if data is not None else None
+    spec = definition.split
+    group_col = definition.grouping.solution_column if definition.grouping else None
+    optional = [c for c in (spec.column, group_col) if c]
+    tab = None
+    if text is not None:
+        tab = table.parse(text, delimiter=definition.delimiter, required=definition.expected_columns,
+                          optional=optional, allow_extra=True, max_rows=10**8, max_cell_chars=10**7, log=log,
+                          what="competition's solution", raw=table.clean_bytes(data))
+    if tab is None or log.has_errors:
+        _fail(name, log)
+
+    pred_col = tab.header.index(definition.prediction_column) + 1
+    ids = tab.column(definition.id_column)
+    check_ids(ids, tab.lines, tab.header.index(definition.id_column) + 1, definition, log)
+    labels = classes = None
+    if definition.task == "multilabel":
+        labels = label_cells.parse_multilabel_column(tab, definition, log)
+    else:
+        cells = tab.column(definition.prediction_column)
+        parsed = label_cells.parse_multiclass(cells, tab.lines, pred_col, definition, log)
+        classes = [c or "" for c in parsed]
+    split = _read_split(tab, definition, log)
+    if log.has_errors:
+        _fail(name, log)
+
+    if group_col and group_col in tab.header:
+        groups = tab.column(group_col)
+        source_desc = f"column {group_col!r}"
+        empty = [int(tab.lines[i]) for i, g in enumerate(groups) if not g.strip()]
+        if empty:
+            raise HostError("solution_invalid", f"{name}: empty {group_col!r} on lines {empty[:5]}")
+    elif definition.grouping and definition.grouping.rule != "column-only":
+        groups = group_ids(ids, definition.grouping)
+        source_desc = f"rule {definition.grouping.rule!r}"
+    elif definition.grouping:
+        raise HostError("solution_invalid", f"{name}: the solution needs the column {group_col!r} "
+                        f"({definition.grouping.name} of each row) for this competition")
+    else:
+        groups = list(ids)
+        source_desc = "none (each row its own group)"
+    cells = tab.byte_cells(definition.id_column)
+    return Solution(ids=ids, split=split, groups=groups, group_source=source_desc, labels=labels,
+                    classes=classes, path=str(source) if not isinstance(source, bytes) else None,
+                    checked_ids=CheckedIds(ids, cells, definition.id_pattern) if cells else None)
+
+
+def _read(path: str | Path, limit: int, log: ProblemLog) -> bytes | None:
+    try:
+        return table.read_limited(path, limit, log)
+    except OSError as exc:
+        raise HostError("solution_invalid", f"cannot read the solution {str(path)!r}: {exc}") from None
+
+
+def _read_split(tab: table.Table, definition: CompetitionDefinition, log: ProblemLog) -> np.ndarray:
+    """"public" / "private" / "ignored" per row, from the split column's values."""
+    spec = definition.split
+    if spec.column not in tab.header:
+        return np.full(tab.n_rows, "public", dtype=SPLIT_DTYPE)
+    names = [spec.public, spec.private] + ([spec.ignored] if spec.ignored else [])
+    codes = tab.match(spec.column, names)
+    col = tab.header.index(spec.column) + 1
+    unknown: dict[str, int] = {}
+    for row in np.flatnonzero(codes < 0)[:10_000].tolist():
+        unknown.setdefault(tab.cell(row, spec.column), int(tab.lines[row]))
+    for value in sorted(unknown):
+        log.error("solution_invalid", f"{spec.column} value {value!r} is not one of {sorted(names)}",
+                  unknown[value], col)
+    return np.array(SPLITS, dtype=SPLIT_DTYPE)[np.where(codes < 0, 2, codes)]
+
+
+def _fail(name: str, log: ProblemLog) -> None:
+    problems = log.finish()
+    detail = "\n".join("  " + p.render() for p in problems if p.severity == "error")
+    raise HostError("solution_invalid", f"the solution {name!r} is invalid:\n{detail}", problems)

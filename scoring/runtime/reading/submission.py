@@ -1,0 +1,135 @@
+"""Read a participant's submission strictly: bytes in, ids and labels or problems out.
+
+Every problem has a stable code and a line/column; messages never depend on the
+solution (id checks against the solution live in ``scoring/matching.py``).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from . import csv_spans, label_cells, table
+from ..definition import CompetitionDefinition
+from .labelsets import LabelSets
+from ..problems import Problem, ProblemLog
+
+_FORMULA_START = ("=", "+", "-", "@")
+
+
+@dataclass
+class Submission:
+    ids: list[str] = field(default_factory=list)
+    lines: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    labels: LabelSets | None = None  # multilabel
+    classes: list[str | None] | None = None  # multiclass
+    problems: list[Problem] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not any(p.severity == "error" for p in self.problems)
+
+    @property
+    def errors(self) -> list[Problem]:
+        return [p for p in self.problems if p.severity == "error"]
+
+    @property
+    def warnings(self) -> list[Problem]:
+        return [p for p in self.problems if p.severity == "warning"]
+
+
+@dataclass(frozen=True)
+class CheckedIds:
+    """Ids that already passed ``check_ids`` (the solution's), with the bytes they were read from.
+
+    A submission whose id column is byte for byte the same reuses them instead
+    of decoding and checking 200,000 ids again: the outcome would be identical.
+    """
+    ids: list[str]
+    cells: tuple[bytes, np.ndarray, np.ndarray]  # (raw, starts, ends)
+    id_pattern: str | None
+
+
+def read_submission(source: str | Path | bytes, definition: CompetitionDefinition, *,
+                    filename: str | None = None, checked_ids: CheckedIds | None = None) -> Submission:
+    """Parse and check a submission. Nothing here depends on a solution's content: ``checked_ids``
+    only saves work when the id column repeats ids known to be valid."""
+    name = filename or (Path(source).name if not isinstance(source, bytes) else "submission.csv")
+    log = ProblemLog(file=name)
+    limits = definition.limits
+    if isinstance(source, bytes):
+        data: bytes | None = source
+        if len(data) > limits.max_bytes:
+            log.error("file_too_large", f"the file is {len(data):,} bytes; this competition accepts at most "
+                      f"{limits.max_bytes:,} bytes")
+            data = None
+    else:
+        data = table.read_limited(source, limits.max_bytes, log)
+    text = table.decode(data, log) if data is not None else None
+    if text is None:
+        return Submission(problems=log.finish())
+    tab = table.parse(text, delimiter=definition.delimiter, required=definition.expected_columns,
+                      max_rows=limits.max_rows, max_cell_chars=limits.max_cell_chars, log=log,
+                      raw=table.clean_bytes(data))
+    if tab is None:
+        return Submission(problems=log.finish())
+
+    id_col = tab.header.index(definition.id_column) + 1
+    pred_col = tab.header.index(definition.prediction_column) + 1
+    cells = tab.byte_cells(definition.id_column)
+    if (checked_ids is not None and cells is not None and checked_ids.id_pattern == definition.id_pattern
+            and csv_spans.cells_equal(*cells, *checked_ids.cells)):
+        ids = checked_ids.ids
+    else:
+        ids = tab.column(definition.id_column)
+        check_ids(ids, tab.lines, id_col, definition, log)
+    sub = Submission(ids=ids, lines=tab.lines)
+    if definition.task == "multilabel":
+        sub.labels = label_cells.parse_multilabel_column(tab, definition, log)
+    else:
+        cells = tab.column(definition.prediction_column)
+        sub.classes = label_cells.parse_multiclass(cells, tab.lines, pred_col, definition, log)
+    sub.problems = log.finish()
+    return sub
+
+
+def check_ids(ids: list[str], lines: np.ndarray, column: int, definition: CompetitionDefinition,
+              log: ProblemLog) -> None:
+    """Empty, malformed and duplicate ids. Ids are compared exactly: no stripping, no case folding."""
+    pattern = definition.id_pattern
+    fast_ok = False
+    if pattern and ids:
+        joined = "\n".join(ids)
+        fast_ok = joined.count("\n") == len(ids) - 1 and re.fullmatch(
+            rf"(?:(?:{pattern})\n)*(?:{pattern})", joined) is not None
+    if not fast_ok:
+        compiled = re.compile(pattern) if pattern else None
+        for i, id_ in enumerate(ids):
+            line = int(lines[i])
+            if not id_.strip():
+                log.error("missing_id", "the id cell is empty", line, column)
+            elif id_ != id_.strip():
+                log.error("invalid_id", f"id {id_.strip()[:60]!r} has leading or trailing spaces; remove them",
+                          line, column)
+            elif id_.startswith(_FORMULA_START) and not (compiled and compiled.fullmatch(id_)):
+                log.error("invalid_id", f"id {id_[:60]!r} looks like a spreadsheet formula, not a test id",
+                          line, column)
+            elif compiled and not compiled.fullmatch(id_):
+                # Look-alike letters and control characters first: they are the usual culprits, and a
+                # Cyrillic letter passes isalnum() while a legal '-' fails a pattern anchored on a letter.
+                bad = next((c for c in id_ if not c.isascii() or not c.isprintable()), None)
+                if bad is None:
+                    bad = next((c for c in id_ if not compiled.fullmatch(c) and not c.isalnum()), None)
+                why = f"; character {bad!r} (U+{ord(bad):04X}) is not allowed" if bad else ""
+                log.error("invalid_id", f"id {id_[:60]!r} is not a valid id for this competition{why}",
+                          line, column)
+    if len(set(ids)) == len(ids):
+        return
+    first_line: dict[str, int] = {}
+    for i, id_ in enumerate(ids):
+        seen = first_line.setdefault(id_, int(lines[i]))
+        if seen != int(lines[i]):
+            log.error("duplicate_id", f"id {id_[:60]!r} already appeared on line {seen}", int(lines[i]), column)

@@ -1,0 +1,310 @@
+"""Bytes to a table of string cells with line numbers, or a list of problems.
+
+This is the format layer shared by submissions and solutions: size limit,
+binary and encoding checks, line endings, delimiter, header, ragged rows and
+the row limit. It knows nothing about labels (``label_cells.py``) or ids.
+"""
+
+from __future__ import annotations
+
+import csv
+import difflib
+import io
+import itertools
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from . import csv_spans
+from ..problems import ProblemLog
+
+_MAGIC = {
+    b"\x89PNG": "a PNG image",
+    b"\xff\xd8\xff": "a JPEG image",
+    b"GIF8": "a GIF image",
+    b"PK\x03\x04": "a zip archive (an .xlsx spreadsheet is one too)",
+    b"%PDF": "a PDF document",
+    b"\xd0\xcf\x11\xe0": "a legacy Office document (.xls)",
+    b"\x1f\x8b": "a gzip archive",
+    b"BM": None,  # too short to be sure; decided by the NUL check below
+}
+_CANDIDATE_DELIMITERS = [",", ";", "\t", "|"]
+_DELIM_NAMES = {",": "',' (comma)", ";": "';' (semicolon)", "\t": "a tab", "|": "'|' (pipe)"}
+
+
+@dataclass
+class Table:
+    header: list[str]
+    lines: np.ndarray  # 1-based line on which each data row starts
+    rows: list[list[str]] | None = None  # from the csv module (slow path)
+    raw: bytes | None = None  # with spans: from the vectorised tokenizer (fast path)
+    spans: csv_spans.Spans | None = None  # data rows only: (starts, ends) shaped (n_rows, n_fields)
+    ascii_text: str | None = None  # the decoded text when it is pure ASCII: str slices need no decoding
+    delimiter: str = ","
+
+    @property
+    def n_rows(self) -> int:
+        return len(self.lines)
+
+    def column(self, name: str) -> list[str]:
+        j = self.header.index(name)
+        if self.rows is not None:
+            return [r[j] for r in self.rows]
+        starts, ends = self.spans.starts, self.spans.ends
+        return csv_spans.decode_spans(self.raw, starts[:, j], ends[:, j], self.ascii_text)
+
+    def byte_cells(self, name: str) -> tuple[bytes, np.ndarray, np.ndarray] | None:
+        """(raw bytes, starts, ends) of column ``name`` on the fast path, else None."""
+        if self.spans is None:
+            return None
+        j = self.header.index(name)
+        return self.raw, self.spans.starts[:, j], self.spans.ends[:, j]
+
+    def match(self, name: str, values: Sequence[str]) -> np.ndarray:
+        """Index into ``values`` of each cell of column ``name`` (exact match), -1 for any other cell."""
+        j = self.header.index(name)
+        if self.rows is not None:
+            position = {v: i for i, v in enumerate(values)}
+            return np.fromiter((position.get(r[j], -1) for r in self.rows), dtype=np.int64, count=len(self.rows))
+        return csv_spans.match_cells(self.raw, self.spans.starts[:, j], self.spans.ends[:, j],
+                                     [v.encode("utf-8") for v in values])
+
+    def cell(self, row: int, name: str) -> str:
+        j = self.header.index(name)
+        if self.rows is not None:
+            return self.rows[row][j]
+        return self.raw[self.spans.starts[row, j]:self.spans.ends[row, j]].decode("utf-8")
+
+    def int_lists(self, name: str) -> tuple[np.ndarray, np.ndarray] | None:
+        """Fast parse of a column of ``[1, 2]`` lists straight from the bytes, or None."""
+        if self.spans is None:
+            return None
+        j = self.header.index(name)
+        # with ',' as the delimiter the commas inside quoted lists are already located
+        if self.delimiter == ",":
+            return csv_spans.int_lists(self.raw, self.spans.starts[:, j], self.spans.ends[:, j],
+                                       self.spans.quoted_delimiters, self.spans.quoted_delimiter_counts[:, j])
+        return csv_spans.int_lists(self.raw, self.spans.starts[:, j], self.spans.ends[:, j])
+
+
+def read_limited(path: str | Path, max_bytes: int, log: ProblemLog) -> bytes | None:
+    """Read a file, refusing (before reading it) one over ``max_bytes``."""
+    path = Path(path)
+    size = path.stat().st_size
+    if size > max_bytes:
+        log.error("file_too_large", f"the file is {size:,} bytes; this competition accepts at most {max_bytes:,} bytes")
+        return None
+    with path.open("rb") as fh:
+        data = fh.read(max_bytes + 1)
+    if len(data) > max_bytes:  # grew while we read it
+        log.error("file_too_large", f"the file is larger than {max_bytes:,} bytes")
+        return None
+    return data
+
+
+def delimiter_name(d: str) -> str:
+    return _DELIM_NAMES.get(d, repr(d))
+
+
+def clean_bytes(data: bytes) -> bytes:
+    """The bytes ``decode`` parsed: without a UTF-8 BOM."""
+    return data[3:] if data.startswith(b"\xef\xbb\xbf") else data
+
+
+def decode(data: bytes, log: ProblemLog) -> str | None:
+    """Strict UTF-8 decoding; a UTF-8 BOM is accepted with a warning."""
+    if not data:
+        log.error("empty_file", "the file is empty; it needs a header line and one row per test item")
+        return None
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        log.error("wrong_encoding", "the file is UTF-16 encoded; save it as UTF-8 (in Excel: 'CSV UTF-8')")
+        return None
+    for magic, what in _MAGIC.items():
+        if what and data.startswith(magic):
+            log.error("not_text", f"the file is {what}, not a CSV text file")
+            return None
+    if b"\x00" in data[:65536]:
+        log.error("not_text", "the file contains NUL bytes: it is binary (or UTF-16 without a BOM), not a UTF-8 CSV text file")
+        return None
+    if data.startswith(b"\xef\xbb\xbf"):
+        log.warning("utf8_bom", "the file starts with a UTF-8 byte-order mark (BOM); it is ignored", line=1)
+        data = data[3:]
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        col = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
+        byte = data[exc.start]
+        log.error("wrong_encoding",
+                  f"byte 0x{byte:02X} is not valid UTF-8; the file seems to be in another encoding "
+                  "(Latin-1 / Windows-1252?); save it as UTF-8", line=line, column=col)
+        return None
+    if b"\r" not in data:
+        return text  # LF line ends only: nothing to report
+    a = np.frombuffer(data, dtype=np.uint8)
+    cr = np.flatnonzero(a == ord("\r"))
+    n_crlf = int((a[cr[cr + 1 < len(a)] + 1] == ord("\n")).sum())
+    n_cr = len(cr) - n_crlf
+    n_lf = data.count(b"\n") - n_crlf
+    styles = sum(x > 0 for x in (n_crlf, n_cr, n_lf))
+    if styles > 1:
+        log.warning("mixed_line_endings", f"the file mixes line endings ({n_crlf} CRLF, {n_lf} LF, {n_cr} CR); accepted")
+    elif n_crlf:
+        log.warning("crlf_line_endings", "the file has Windows (CRLF) line endings; accepted")
+    return text
+
+
+def parse(text: str, *, delimiter: str, required: Sequence[str], optional: Sequence[str] = (),
+          allow_extra: bool = False, max_rows: int, max_cell_chars: int, log: ProblemLog,
+          what: str = "competition", raw: bytes | None = None) -> Table | None:
+    """Tokenise CSV text and check the header, the field counts and the row limit.
+
+    With ``raw`` (the UTF-8 bytes of ``text``) a regular file is tokenised by
+    numpy (``csv_spans``); otherwise, or when the file is irregular, by ``csv``.
+    """
+    end = text.find("\n")
+    first_line = (text if end < 0 else text[:end]).rstrip("\r")
+    expected_header = delimiter.join(required)
+    if not first_line.strip():
+        log.error("missing_column", f"the first line is empty; it must be the header {expected_header!r}", line=1)
+        return None
+    if delimiter not in first_line:
+        for cand in _CANDIDATE_DELIMITERS:
+            if cand != delimiter and cand in first_line:
+                log.error("wrong_delimiter",
+                          f"columns are separated by {delimiter_name(cand)} but this {what} expects "
+                          f"{delimiter_name(delimiter)}; expected header: {expected_header!r}", line=1)
+                return None
+
+    old_limit = csv.field_size_limit()
+    csv.field_size_limit(max_cell_chars)
+    try:
+        # the header alone first: a regular file never needs the csv module beyond it
+        try:
+            header = next(csv.reader(io.StringIO(first_line, newline=""), delimiter=delimiter, strict=True))
+        except StopIteration:
+            log.error("empty_file", "the file has no lines")
+            return None
+        except csv.Error as exc:
+            log.error("malformed_csv", f"the header cannot be read as CSV ({exc})", line=1)
+            return None
+        if not _check_header(header, required, optional, allow_extra, delimiter, log):
+            return None
+        n_fields = len(header)
+        if raw is not None and n_fields > 1:
+            spans = csv_spans.field_spans(raw, delimiter, n_fields)
+            if spans is not None:
+                starts, ends = spans.starts, spans.ends
+                n_rows = len(starts) - 1
+                fast_header = csv_spans.decode_spans(raw, starts[0], ends[0])
+                if fast_header == header and 0 < n_rows <= max_rows and int((ends - starts).max()) <= max_cell_chars:
+                    return Table(header=header, lines=np.arange(2, n_rows + 2, dtype=np.int64), raw=raw,
+                                 spans=csv_spans.Spans(starts[1:], ends[1:], spans.quoted_delimiters,
+                                                       spans.quoted_delimiter_counts[1:]),
+                                 ascii_text=text if raw.isascii() else None, delimiter=delimiter)
+        reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, strict=True)
+        try:
+            next(reader)  # the header, already checked
+        except csv.Error as exc:
+            log.error("malformed_csv", f"the header cannot be read as CSV ({exc})", line=1)
+            return None
+        rows, lines = _read_rows(reader, text, n_fields, max_rows, max_cell_chars, delimiter, log)
+        if rows is None:
+            return None
+    finally:
+        csv.field_size_limit(old_limit)
+    if not rows and not log.has_errors:
+        log.error("header_only", "the file has a header but no data rows", line=1)
+        return None
+    return Table(header=header, lines=lines, rows=rows)
+
+
+def _read_rows(reader, text: str, n_fields: int, max_rows: int, max_cell_chars: int, delimiter: str,
+               log: ProblemLog) -> tuple[list[list[str]] | None, np.ndarray]:
+    """Data rows and the line each starts on.
+
+    Fast path: read every record at C speed; when there are as many records as
+    lines and all have the right width, record i starts on line i + 2. Anything
+    else (blank lines, fields spanning lines, ragged rows, lone CR line ends) is
+    re-read record by record to locate each problem.
+    """
+    try:
+        rows = list(itertools.islice(reader, max_rows + 1))
+    except csv.Error:
+        rows = None  # located below
+    n_lines = text.count("\n") + (0 if text.endswith("\n") else 1)
+    if (rows is not None and len(rows) <= max_rows and len(rows) == n_lines - 1 and "\r" not in text.replace("\r\n", "")
+            and all(len(r) == n_fields for r in rows)):
+        return rows, np.arange(2, len(rows) + 2, dtype=np.int64)
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, strict=True)
+    next(reader)
+    rows, lines = [], []
+    prev_end = reader.line_num
+    while True:
+        try:
+            rec = next(reader)
+        except StopIteration:
+            break
+        except csv.Error as exc:
+            msg = str(exc)
+            if "field larger than field limit" in msg:
+                log.error("malformed_csv", f"a field is longer than {max_cell_chars:,} characters",
+                          line=prev_end + 1)
+            else:
+                log.error("malformed_csv", f"the CSV cannot be read from here on ({msg}); "
+                          "check for an unterminated or stray double quote", line=prev_end + 1)
+            return None, np.zeros(0, dtype=np.int64)
+        start = prev_end + 1
+        prev_end = reader.line_num
+        if not rec:
+            log.warning("blank_line", "empty line skipped", line=start)
+            continue
+        if len(rec) != n_fields:
+            log.error("ragged_row", f"this row has {len(rec)} fields but the header has {n_fields} "
+                      f"(separator {delimiter_name(delimiter)}; a list with commas must be quoted)",
+                      line=start, column=n_fields + 1 if len(rec) > n_fields else None)
+            continue
+        if len(rows) >= max_rows:
+            log.error("too_many_rows", f"the file has more than {max_rows:,} data rows, the limit of this competition",
+                      line=start)
+            return None, np.zeros(0, dtype=np.int64)
+        rows.append(rec)
+        lines.append(start)
+    return rows, np.asarray(lines, dtype=np.int64)
+
+
+def _check_header(header: list[str], required: Sequence[str], optional: Sequence[str], allow_extra: bool,
+                  delimiter: str, log: ProblemLog) -> bool:
+    ok = True
+    seen: dict[str, int] = {}
+    for j, name in enumerate(header, start=1):
+        if name in seen:
+            log.error("duplicate_column", f"column {name!r} appears twice in the header (columns {seen[name]} and {j})",
+                      line=1, column=j)
+            ok = False
+        seen.setdefault(name, j)
+    known = set(required) | set(optional)
+    extras = [h for h in header if h not in known]
+    if header and not any(h in known for h in header) and not any(
+            difflib.get_close_matches(r, header, n=1, cutoff=0.5) for r in required):
+        log.error("missing_column", f"the first line reads {delimiter.join(header)[:80]!r}, not a header: the file "
+                  f"must start with the header line {delimiter.join(required)!r}", line=1)
+        return False
+    for name in required:
+        if name not in seen:
+            close = difflib.get_close_matches(name, extras, n=1, cutoff=0.5) or [
+                h for h in extras if h.strip().lower() == name.lower()]
+            hint = f"; found {close[0]!r} instead: rename it to {name!r}" if close else ""
+            log.error("missing_column", f"required column {name!r} is missing{hint}", line=1)
+            ok = False
+    if not allow_extra:
+        for name in extras:
+            close = difflib.get_close_matches(name, [r for r in required if r not in seen], n=1, cutoff=0.5)
+            if close:
+                continue  # already reported as the misnamed required column
+            log.error("extra_column", f"column {name!r} is not accepted; the columns are {', '.join(required)}",
+                      line=1, column=seen[name])
+            ok = False
+    return ok

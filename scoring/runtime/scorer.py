@@ -1,0 +1,126 @@
+"""Score a submission against a solution: the one path every command and hook takes.
+
+``score`` never raises for a bad submission (it returns a rejected report);
+host-side problems (unreadable solution, bad definition) raise ``HostError``.
+The private split is not computed at all unless ``reveal_private`` is set.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from .definition import CompetitionDefinition
+from .matching import align
+from .metrics import multiclass, multilabel
+from .problems import HostError, ProblemLog
+from .report import Metrics, ReportProblem, ScoreReport
+from .reading.solution import Solution, load_solution
+from .reading.submission import Submission, read_submission
+from .reading.uploads import unpack
+
+
+def score_file(submission: str | Path | bytes, solution: str | Path | Solution, definition: CompetitionDefinition,
+               *, reveal_private: bool = False, own_team: str | None = None,
+               val_accuracy: float | None = None, filename: str | None = None) -> ScoreReport:
+    """Read an upload (a CSV, a zip holding one, a folder holding one) and score it: ``grade`` without the guard."""
+    sol = solution if isinstance(solution, Solution) else load_solution(solution, definition)
+    upload = unpack(submission, definition.limits, filename=filename)
+    if not upload.ok:
+        return ScoreReport(competition=definition.name, status="rejected", primary_metric=definition.primary_metric,
+                           errors=[ReportProblem.of(p) for p in upload.problems if p.severity == "error"],
+                           warnings=[ReportProblem.of(p) for p in upload.problems if p.severity == "warning"])
+    sub = read_submission(upload.data, definition, filename=upload.filename, checked_ids=sol.checked_ids)
+    return score(sub, sol, definition, reveal_private=reveal_private, own_team=own_team, val_accuracy=val_accuracy)
+
+
+def score(sub: Submission, sol: Solution, definition: CompetitionDefinition, *, reveal_private: bool = False,
+          own_team: str | None = None, val_accuracy: float | None = None) -> ScoreReport:
+    report = ScoreReport(competition=definition.name, status="rejected", primary_metric=definition.primary_metric,
+                         n_rows=len(sub.ids), warnings=[ReportProblem.of(p) for p in sub.warnings],
+                         errors=[ReportProblem.of(p) for p in sub.errors])
+    if not sub.ok:
+        return report
+    log = ProblemLog(file=sub.problems[0].file if sub.problems else None)
+    order = align(sub, sol, log)
+    if order is None:
+        report.errors = [ReportProblem.of(p) for p in log.finish()]
+        return report
+    if own_team is not None and definition.task != "multiclass":
+        raise HostError("definition_invalid", "--own-team applies to single-label (team) competitions only")
+    if own_team is not None and own_team not in set(sol.groups):
+        raise HostError("definition_invalid", f"--own-team {own_team!r} is not a team of this solution")
+    if val_accuracy is not None and not 0.0 <= val_accuracy <= 1.0:
+        raise HostError("definition_invalid", f"--val-accuracy must be a fraction in [0, 1], got {val_accuracy}")
+
+    splits = ["public"] + (["private"] if reveal_private else [])
+    public: dict[str, float] = {}
+    private: dict[str, float] | None = {} if reveal_private else None
+    for split in splits:
+        mask = (sol.split == split)
+        if not mask.any():
+            continue
+        idx = np.flatnonzero(mask)
+        target = public if split == "public" else private
+        if definition.task == "multilabel":
+            values, detail = _multilabel(sub, sol, definition, order, idx)
+        else:
+            values, detail = _multiclass(sub, sol, definition, order, idx, own_team, val_accuracy)
+        target.update(values)
+        report.details[split] = detail
+    report.metrics = Metrics(public=public, private=private)
+    report.status = "scored"
+    return report
+
+
+def _multilabel(sub: Submission, sol: Solution, definition: CompetitionDefinition, order: np.ndarray,
+                idx: np.ndarray) -> tuple[dict[str, float], dict]:
+    y_true = sol.labels.take(idx)
+    y_pred = sub.labels.take(order[idx])
+    eb = definition.empty_both_score
+    all_codes, _ = sol.group_codes
+    codes = all_codes[idx]
+    n_groups = len(np.unique(codes))
+    values = multilabel.all_metrics(y_true, y_pred, codes, empty_both=eb)
+    grouping = definition.grouping
+    detail = {
+        "n_scored_rows": int(len(idx)),
+        "grouping": {"unit": grouping.name if grouping else "row", "source": sol.group_source,
+                     "n_groups": n_groups, "official": False},
+        "empty_set_policy": {"empty_prediction_nonempty_truth": 0.0, "both_empty": eb},
+    }
+    return values, detail
+
+
+def _multiclass(sub: Submission, sol: Solution, definition: CompetitionDefinition, order: np.ndarray,
+                idx: np.ndarray, own_team: str | None, val_accuracy: float | None) -> tuple[dict[str, float], dict]:
+    y_true = [sol.classes[i] for i in idx]
+    y_pred = [sub.classes[order[i]] for i in idx]
+    groups = [sol.groups[i] for i in idx]
+    labels = sorted(definition.labels) if definition.labels is not None else sorted(set(y_true) | set(y_pred))
+    per_group = multiclass.group_accuracy(y_true, y_pred, groups)
+    values = {
+        "accuracy": multiclass.accuracy(y_true, y_pred),
+        "balanced_accuracy": multiclass.balanced_accuracy(y_true, y_pred),
+        "macro_f1": multiclass.macro_f1(y_true, y_pred),
+        "group_accuracy": float(np.mean(list(per_group.values()))),
+    }
+    if own_team is not None:
+        cross = multiclass.cross_group_accuracy(y_true, y_pred, groups, own_team)
+        values["cross_team_accuracy"] = cross
+        if val_accuracy is not None:
+            values["vtg"] = multiclass.validation_test_gap(val_accuracy, cross)
+    elif val_accuracy is not None:
+        values["vtg"] = multiclass.validation_test_gap(val_accuracy, values["accuracy"])
+    detail = {
+        "n_scored_rows": int(len(idx)),
+        "labels": labels,
+        "per_class": multiclass.per_class(y_true, y_pred, labels),
+        "confusion_matrix": multiclass.confusion_matrix(y_true, y_pred, labels).tolist(),
+        "per_group_accuracy": per_group,
+        "group_unit": definition.grouping.name if definition.grouping else "row",
+    }
+    if own_team is not None:
+        detail["own_team"] = own_team
+    return values, detail

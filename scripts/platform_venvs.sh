@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Build one venv per line of .ci/interpreters under .venv-platforms/<label>: numpy (pinned) + pytest + hypothesis.
+# Fails loudly when an interpreter is missing: the runtime's portability is part of what CI proves.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+mkdir -p .venv-platforms
+grep -v '^\s*#' .ci/interpreters | grep -v '^\s*$' | while read -r label python numpy _; do
+    venv=".venv-platforms/$label"
+    stamp="$venv/.installed-$numpy"
+    if [ ! -x "$python" ]; then
+        echo "error: interpreter $python for $label (.ci/interpreters) is missing on this machine" >&2
+        exit 1
+    fi
+    if [ ! -f "$stamp" ]; then
+        rm -rf "$venv"
+        "$python" -m venv "$venv"
+        "$venv/bin/python" -m pip install --quiet --disable-pip-version-check "$numpy" pytest hypothesis
+        touch "$stamp"
+    fi
+    echo "$label: $("$venv/bin/python" -c 'import sys, numpy; print(sys.version.split()[0], "numpy", numpy.__version__)')"
+done
