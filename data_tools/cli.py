@@ -1,7 +1,9 @@
 """``agrieval data ...``: the curation pipeline, one subcommand per stage.
 
 Exit codes: 0 done; 1 a check failed (leaks found, unknown class folders);
-2 usage error; 3 bad input (message ``error[<code>]: ...`` names the file).
+2 usage error; 3 bad input or a refused output path (message
+``error[<code>]: ...`` names the file). Every output path is checked by
+``scoring.output_policy`` before anything is written.
 """
 
 from __future__ import annotations
@@ -13,11 +15,18 @@ from pathlib import Path
 import click
 
 from data_tools.errors import DataError
+from scoring.file_names import display_name, unescape_name
+from scoring.output_policy import OutputPlan, OutputRefused
 
 WORKERS = click.option("--workers", type=click.IntRange(min=1), default=None,
                        help="Processes to use (default: all cores).")
 PROGRESS = click.option("--progress/--no-progress", default=True, show_default=True,
                         help="Progress bar on a terminal, plain lines otherwise.")
+OVERWRITE = click.option("--overwrite", is_flag=True,
+                          help="Replace existing output files. Never source data, never a file the command reads.")
+MAX_PIXELS = click.option("--max-pixels", type=click.IntRange(min=1), default=None,
+                          help="Decoded pixels per worker [default: 64000000, about 340 MB]; larger JPEGs are "
+                               "decoded reduced, other larger files are reported unreadable.")
 CLASS_MAP = click.option("--class-map", type=click.Path(dir_okay=False, path_type=Path), default=None,
                          help="A TOML laid over the shipped class map (see `agrieval data classes`).")
 
@@ -27,8 +36,8 @@ def _input_errors(func):
     def wrapper(*args, **kwargs):
         try:
             return func(*args, **kwargs)
-        except DataError as exc:
-            click.echo(exc.render(), err=True)
+        except (DataError, OutputRefused) as exc:
+            click.echo(display_name(exc.render()), err=True)  # a path in it may have any bytes
             sys.exit(3)
     return wrapper
 
@@ -51,17 +60,24 @@ def data() -> None:
 @click.option("--fast", is_flag=True, help="Hash JPEGs from a reduced decode (Image.draft); reports agreement "
               "with exact hashes on a sample.")
 @CLASS_MAP
+@OVERWRITE
+@MAX_PIXELS
 @PROGRESS
 @_input_errors
-def catalog(root, output, workers, resume, fast, class_map, progress):
-    """Catalog every image of ROOT/<team>/<class>/[<sub-category>/]<image>."""
+def catalog(root, output, workers, resume, fast, class_map, overwrite, max_pixels, progress):
+    """Catalog every image of ROOT/<team>/<class>/[<sub-category>/]<image>.
+
+    Symbolic links are never followed: each is listed as skipped, with where it points.
+    """
     from data_tools.catalog import build_catalog, summarize_catalog
     from data_tools.classes import load_class_map
+    from data_tools.probe import DEFAULT_MAX_PIXELS
 
+    plan = OutputPlan(overwrite=overwrite, inputs=[class_map] if class_map else [])
     df = build_catalog(root, output, workers=workers, resume=resume, fast=fast, progress=progress,
-                       class_map=load_class_map(class_map))
+                       class_map=load_class_map(class_map), max_pixels=max_pixels or DEFAULT_MAX_PIXELS, plan=plan)
     click.echo(summarize_catalog(df))
-    click.echo(f"wrote {output}")
+    click.echo(display_name(f"wrote {output}"))
 
 
 @data.command(name="dedup")
@@ -82,30 +98,39 @@ def catalog(root, output, workers, resume, fast, class_map, progress):
 @click.option("--link-to", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Symlink dropped files into DIR for review (dry run unless --apply).")
 @click.option("--apply", "do_apply", is_flag=True, help="Really move or link (default: print what would happen).")
+@OVERWRITE
 @_input_errors
-def dedup_cmd(catalog_file, output, preset, radius, team_order, deprioritise, order, move_to, link_to, do_apply):
-    """Group duplicate images and decide which copy to keep (writes keep/drop, never deletes)."""
+def dedup_cmd(catalog_file, output, preset, radius, team_order, deprioritise, order, move_to, link_to, do_apply,
+              overwrite):
+    """Group duplicate images and decide which copy to keep (writes keep/drop, never deletes).
+
+    Moves and links never replace a file (not even with --overwrite, which is for OUTPUT only).
+    """
     from data_tools.catalog import read_catalog
-    from data_tools.dedup import apply_drops, dedup, summarize_dedup
+    from data_tools.dedup import dedup, execute_drops, plan_drops, summarize_dedup
     from data_tools.tables import write_table
 
     if move_to and link_to:
         raise click.UsageError("give --move-to or --link-to, not both")
     order_of_teams = [t.strip() for t in team_order.split(",") if t.strip()] if team_order else None
     demoted = [t for t in deprioritise if t] if deprioritise else None
-    df = dedup(read_catalog(catalog_file), preset=preset, radius=radius, team_order=order_of_teams,
-               deprioritise=demoted, order=order)
+    cat = read_catalog(catalog_file)
+    plan = OutputPlan(overwrite=overwrite, sources=[unescape_name(r) for r in sorted(set(cat["root"]))], inputs=[catalog_file])
+    plan.claim(output, what="dedup table")
+    df = dedup(cat, preset=preset, radius=radius, team_order=order_of_teams, deprioritise=demoted, order=order)
+    target, how = (move_to, "move") if move_to else (link_to, "link")
+    pairs = plan_drops(df, target, how=how, plan=plan) if target is not None else []  # refused before writing
     write_table(df, output)
     click.echo(summarize_dedup(df))
-    click.echo(f"wrote {output}")
-    target, how = (move_to, "move") if move_to else (link_to, "link")
+    click.echo(display_name(f"wrote {output}"))
     if target is not None:
-        plan = apply_drops(df, target, how=how, dry_run=not do_apply)
+        if do_apply:
+            execute_drops(pairs, how=how)
         verb = {"move": "moved", "link": "linked"}[how] if do_apply else f"would {how}"
-        for src, dst in plan:
-            click.echo(f"{verb}: {src} -> {dst}")
+        for src, dst in pairs:
+            click.echo(display_name(f"{verb}: {src} -> {dst}"))
         if not do_apply:
-            click.echo(f"dry run: {len(plan)} file(s); add --apply to {how} them")
+            click.echo(f"dry run: {len(pairs)} file(s); add --apply to {how} them")
 
 
 @data.command()
@@ -120,15 +145,23 @@ def dedup_cmd(catalog_file, output, preset, radius, team_order, deprioritise, or
               help="paper: long side rounded, integer crop offset; official: the public notebook's pixels bit for "
                    "bit (long side truncated, float crop offset rounded half to even by Pillow).")
 @WORKERS
+@OVERWRITE
+@MAX_PIXELS
 @PROGRESS
 @_input_errors
-def resize(table, out, size, resume, exif_transpose, manifest, preset, workers, progress):
-    """Resize the kept files of a dedup table (or all readable files of a catalog) into OUT."""
+def resize(table, out, size, resume, exif_transpose, manifest, preset, workers, overwrite, max_pixels, progress):
+    """Resize the kept files of a dedup table (or all readable files of a catalog) into OUT.
+
+    OUT may not be inside a catalogued root (the copies would be catalogued as new photos).
+    """
     from data_tools.catalog import read_catalog
+    from data_tools.probe import DEFAULT_MAX_PIXELS
     from data_tools.resize import resize_tree, summarize_resize
 
+    plan = OutputPlan(overwrite=overwrite, inputs=[table])
     m = resize_tree(read_catalog(table), out, size=size, resume=resume, progress=progress, workers=workers,
-                    exif_transpose=exif_transpose, manifest=manifest, rule=preset)
+                    exif_transpose=exif_transpose, manifest=manifest, rule=preset,
+                    max_pixels=max_pixels or DEFAULT_MAX_PIXELS, plan=plan)
     click.echo(summarize_resize(m))
     if (m["status"] == "error").any():
         sys.exit(3)
@@ -152,8 +185,7 @@ def classes(source, class_map):
         click.echo(cmap.to_toml(), nl=False)
         return
     if source.is_dir():
-        folders = sorted({(t.name, c.name) for t in source.iterdir() if t.is_dir() and not t.name.startswith(".")
-                          for c in t.iterdir() if c.is_dir() and not c.name.startswith(".")})
+        folders = sorted(_class_folders(source))
     else:
         from data_tools.catalog import read_catalog
 
@@ -162,12 +194,26 @@ def classes(source, class_map):
     unknown = []
     for team, folder in folders:
         cls = cmap.normalise(folder)
-        click.echo(f"{team}/{folder} -> {cls or 'UNKNOWN (canonical form: ' + canonical(folder) + ')'}")
+        click.echo(display_name(f"{team}/{folder} -> {cls or 'UNKNOWN (canonical form: ' + canonical(folder) + ')'}"))
         if cls is None:
-            unknown.append(f"{team}/{folder}")
+            unknown.append(display_name(f"{team}/{folder}"))
     if unknown:
         click.echo(f"{len(unknown)} unknown class folder(s): {unknown}", err=True)
         sys.exit(1)
+
+
+def _class_folders(root: Path) -> set[tuple[str, str]]:
+    """(team, class folder) pairs under ``root``, by the catalog's rules: links and hidden names are not
+    followed, a folder that cannot be listed is reported and passed over."""
+    def subfolders(folder: Path) -> list[Path]:
+        try:
+            return [p for p in folder.iterdir()
+                    if not p.name.startswith(".") and not p.is_symlink() and p.is_dir()]
+        except OSError as exc:
+            click.echo(display_name(f"skipped: {folder}: folder cannot be listed ({exc.strerror or exc})"), err=True)
+            return []
+
+    return {(t.name, c.name) for t in subfolders(root) for c in subfolders(t)}
 
 
 @data.command()
@@ -185,17 +231,22 @@ def classes(source, class_map):
 @click.option("--listing", type=click.Path(exists=True, dir_okay=False, path_type=Path), default=None,
               help="official only: the image order the script saw (one path per line, its Path.iterdir order); "
                    "default: sorted.")
+@OVERWRITE
 @_input_errors
-def splits(catalog_file, protocol, output, seed, val_fraction, preset, stratify, listing):
-    """TOTO/LOTO split manifests (image_id, path, team, class, split) of a clean catalog."""
+def splits(catalog_file, protocol, output, seed, val_fraction, preset, stratify, listing, overwrite):
+    """TOTO/LOTO split manifests (image_id, path, team, class, split) of a clean catalog.
+
+    image_id is <team>/<hash of the path>: it never carries the class (the path column does).
+    """
     from data_tools.catalog import read_catalog
     from data_tools.splits import SPLIT_PRESETS, make_splits, summarize_splits
 
     df = read_catalog(catalog_file)
     stratify = stratify or SPLIT_PRESETS[preset]["stratify"]
+    plan = OutputPlan(overwrite=overwrite, inputs=[catalog_file])
     for proto in (["toto", "loto"] if protocol == "both" else [protocol]):
         paths = make_splits(df, proto, output, seed=seed, val_fraction=val_fraction, stratify=stratify,
-                            method=SPLIT_PRESETS[preset]["method"], listing=listing)
+                            method=SPLIT_PRESETS[preset]["method"], listing=listing, plan=plan)
         click.echo(summarize_splits(paths))
 
 

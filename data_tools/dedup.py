@@ -18,11 +18,13 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from data_tools.catalog import check_unchanged
+from data_tools.catalog import check_unchanged, source_file
 from data_tools.errors import DataError
 from data_tools.hamming import hash_groups, hex_to_uint64
 from data_tools.keep_rules import rank_in_groups
 from data_tools.walk import os_walk_listing
+from scoring.file_names import unescape_name
+from scoring.output_policy import OutputPlan, OutputRefused, folded
 
 DEDUP_COLUMNS = ["group_id", "group_size", "keep", "action", "reason", "kept_path"]
 
@@ -143,30 +145,73 @@ def summarize_dedup(df: pd.DataFrame, *, show: int = 20) -> str:
     return "\n".join(lines)
 
 
-def apply_drops(df: pd.DataFrame, target: str | Path, *, how: str, dry_run: bool = True) -> list[tuple[str, str]]:
-    """Move (``how="move"``) or symlink (``how="link"``) every dropped file to ``target/<relative path>``.
+def plan_drops(df: pd.DataFrame, target: str | Path, *, how: str,
+               plan: OutputPlan | None = None) -> list[tuple[str, str]]:
+    """The (source, destination) pairs that move or link every dropped file to ``target/<relative path>``.
 
-    Returns the (source, destination) pairs. Refuses, before touching anything,
-    when a destination exists or a source changed since it was catalogued.
+    Checked before anything is touched (``scoring.output_policy``): ``target`` is
+    not inside a catalogued root; no destination exists (never replaced, even with
+    ``--overwrite``: it may be a file moved there before); no two drops share a
+    destination, names compared case-folded and NFC-normalised (a catalog of
+    several roots, or ``IMG.jpg``/``img.jpg``); a source to move is unchanged.
     """
     if how not in ("move", "link"):
         raise ValueError("how must be 'move' or 'link'")
-    target = Path(target).resolve()
-    drops = df[~df["keep"]]
-    plan = []
-    for r in drops.itertuples():
-        src = Path(r.root) / r.path
-        dst = target / r.path
-        if dst.exists() or dst.is_symlink():
-            raise DataError("output_exists", f"{dst} already exists; refusing to overwrite it (source {src})")
+    plan = plan or OutputPlan()
+    plan.add_sources(*(unescape_name(r) for r in sorted(set(df["root"]))))
+    what = f"--{how}-to"
+    target = plan.claim_dir(target, what=f"{what} folder")
+    pairs = []
+    for r in df[~df["keep"]].itertuples():
+        src = source_file(r.root, r.path)
+        dst = target / unescape_name(r.path)
+        try:
+            plan.claim(dst, what=f"{what} destination of {src}", replaceable=False)
+        except OutputRefused as exc:
+            first = next((s for s, d in pairs if folded(d) == folded(dst)), None)
+            if exc.code == "output_collision" and first is not None:
+                raise OutputRefused("output_collision", f"{first} and {src} would both go to {dst} (same relative "
+                                    "path, up to case and Unicode normalisation); the second would replace the "
+                                    "first. Move the drops of each root to its own folder", path=dst) from None
+            raise
         if how == "move":
             check_unchanged(r)
-        plan.append((str(src), str(dst)))
+        pairs.append((str(src), str(dst)))
+    return pairs
+
+
+def execute_drops(pairs: list[tuple[str, str]], *, how: str) -> None:
+    """Carry out ``plan_drops``: never replaces a destination, also one that appeared since planning."""
+    for src, dst in pairs:
+        os.makedirs(os.path.dirname(dst), exist_ok=True)
+        if how == "link":
+            os.symlink(src, dst)  # fails if dst exists
+        else:
+            _move_no_replace(src, dst)
+
+
+def _move_no_replace(src: str, dst: str) -> None:
+    # os.rename and shutil.move replace an existing destination; a hard link never does.
+    try:
+        os.link(src, dst)
+    except FileExistsError:
+        raise OutputRefused("output_exists", f"{dst} appeared while moving; {src} was left in place",
+                            path=dst) from None
+    except OSError:  # another file system, or one without hard links: reserve the name, then copy
+        fd = os.open(dst, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+        os.close(fd)
+        shutil.copy2(src, dst)
+    os.unlink(src)
+
+
+def apply_drops(df: pd.DataFrame, target: str | Path, *, how: str, dry_run: bool = True,
+                plan: OutputPlan | None = None) -> list[tuple[str, str]]:
+    """Move (``how="move"``) or symlink (``how="link"``) every dropped file to ``target/<relative path>``.
+
+    Returns the (source, destination) pairs; refuses before touching anything
+    (``plan_drops``).
+    """
+    pairs = plan_drops(df, target, how=how, plan=plan)
     if not dry_run:
-        for src, dst in plan:
-            os.makedirs(os.path.dirname(dst), exist_ok=True)
-            if how == "move":
-                shutil.move(src, dst)
-            else:
-                os.symlink(src, dst)
-    return plan
+        execute_drops(pairs, how=how)
+    return pairs

@@ -2,7 +2,10 @@
 
 The CLI turns it into ``error[<code>]: <message>`` on stderr and exit code 3
 (input problem); a failed *check* (leakage found, unknown class folders) is
-exit code 1 instead and is not an exception.
+exit code 1 instead and is not an exception. A refused output path is
+``scoring.output_policy.OutputRefused`` (codes ``output_exists``,
+``output_is_input``, ``output_in_source``, ``output_collision``), rendered the
+same way with the same exit code.
 """
 
 from __future__ import annotations

@@ -37,7 +37,7 @@ class Leak:
     kind: str        # "same image", "same pHash" or "near pHash"
     distance: int
     split_a: str
-    image_a: str
+    image_a: str     # the row's path (the organizer's view; image_id is an opaque hash)
     split_b: str
     image_b: str
 
@@ -93,13 +93,15 @@ def check_leakage(splits_dir, catalog_df: pd.DataFrame, *, radius: int = 0,
 
     leaks: list[Leak] = []
     for protocol, fold, m in folds:
+        where = dict(zip(m["image_id"], m["path"]))
         dup = m[m.duplicated("image_id", keep=False)]
         for image_id, rows in dup.groupby("image_id", sort=True):
             splits = sorted(set(rows["split"]))
             for a in splits:
                 for b in splits:
                     if a < b and {a, b} in checked:
-                        leaks.append(Leak(protocol, fold, "same image", 0, a, image_id, b, image_id))
+                        leaks.append(Leak(protocol, fold, "same image", 0, a, where[image_id], b,
+                                          where[image_id]))
         rows = m.drop_duplicates("image_id").reset_index(drop=True)
         rows["h"] = [code_of[lookup[p]] for p in rows["abs"]]
         left = rows[["image_id", "split", "h"]].rename(columns={"image_id": "ia", "split": "sa", "h": "ha"})
@@ -111,5 +113,5 @@ def check_leakage(splits_dir, catalog_df: pd.DataFrame, *, radius: int = 0,
         pairs = pairs[np.array(crossing, dtype=bool)] if len(pairs) else pairs
         for r in pairs.sort_values(["ia", "ib"]).itertuples():
             kind = "same pHash" if r.distance == 0 else "near pHash"
-            leaks.append(Leak(protocol, fold, kind, int(r.distance), r.sa, r.ia, r.sb, r.ib))
+            leaks.append(Leak(protocol, fold, kind, int(r.distance), r.sa, where[r.ia], r.sb, where[r.ib]))
     return leaks

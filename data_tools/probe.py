@@ -8,6 +8,14 @@ Fast mode asks libjpeg for a reduced decode first (``Image.draft``, DCT
 scaling by 1/2, 1/4 or 1/8, keeping at least ``FAST_MIN_SIDE`` pixels per
 side), then hashes that: the 32x32 thumbnail is nearly the same, a few bits
 may flip. Non-JPEG files are hashed exactly in both modes.
+
+Decoded pixels are bounded per worker (``max_pixels``, default
+``DEFAULT_MAX_PIXELS``), so ``--workers`` times the largest photo cannot
+exceed memory: a larger JPEG is decoded reduced (``Image.draft``, the
+smallest DCT scale 1/2, 1/4 or 1/8 that fits; its row says
+``phash_mode=reduced``), any other format larger than the cap is an
+unreadable row whose error names the cap. A decoded pixel costs about 5.3
+bytes at the peak of hashing (254 MB for 48 MP, RGB plus the L copy).
 """
 
 from __future__ import annotations
@@ -21,6 +29,7 @@ from PIL import Image
 from data_tools.heif import HEIF_ERROR, HEIF_SUFFIXES
 
 FAST_MIN_SIDE = 256
+DEFAULT_MAX_PIXELS = 64_000_000  # a 64 MP photo: about 340 MB per worker while hashing
 EXIF_MAKE, EXIF_MODEL = 0x010F, 0x0110
 
 
@@ -33,6 +42,7 @@ class ProbeResult:
     phash: str
     readable: bool
     error: str
+    phash_mode: str = ""  # "reduced" when the pixel cap reduced the decode; "" otherwise
 
 
 def _tag_text(value) -> str:
@@ -51,15 +61,53 @@ def read_device(img: Image.Image) -> str:
     return device or "unknown"
 
 
-def hash_image(img: Image.Image, *, fast: bool) -> str:
-    """pHash as 16 hex digits; ``fast`` draft-decodes JPEGs (changes ``img``)."""
+class TooManyPixels(Exception):
+    """The image cannot be decoded within the pixel cap."""
+
+
+def bound_pixels(img: Image.Image, max_pixels: int) -> bool:
+    """Make ``img`` decode to at most ``max_pixels`` (before ``load``); True when it was reduced.
+
+    JPEG: ``draft`` at the smallest power-of-two scale that fits (libjpeg decodes
+    it directly, the full image never exists in memory). Other formats cannot
+    decode partially: ``TooManyPixels``.
+    """
+    w, h = img.size
+    if w * h <= max_pixels:
+        return False
+    if img.format == "JPEG":
+        for k in (2, 4, 8):
+            if -(-w // k) * -(-h // k) <= max_pixels:
+                img.draft(img.mode, (-(-w // k), -(-h // k)))
+                if img.size[0] * img.size[1] <= max_pixels:
+                    return True
+                break
+    raise TooManyPixels(f"{w}x{h} = {w * h} pixels is above the cap of {max_pixels} decoded pixels per "
+                        "worker; raise --max-pixels (about 5.3 bytes per pixel per worker) or shrink the file")
+
+
+def bound_decode(img: Image.Image, *, fast: bool, max_pixels: int = DEFAULT_MAX_PIXELS) -> bool:
+    """Set up the decode of ``img`` before anything loads it: ``fast`` draft for JPEGs, then the pixel cap.
+
+    Returns whether the cap reduced it. Must come before ``read_device``: reading a PNG's EXIF decodes it.
+    """
     if fast and img.format == "JPEG":
         img.draft(img.mode, (FAST_MIN_SIDE, FAST_MIN_SIDE))
-    return str(imagehash.phash(img))
+    return bound_pixels(img, max_pixels)
 
 
-def probe_file(path: str, fast: bool = False) -> ProbeResult:
-    """Open ``path`` once: format, size, device and pHash, or the error that stopped us."""
+def hash_image(img: Image.Image, *, fast: bool, max_pixels: int = DEFAULT_MAX_PIXELS) -> tuple[str, bool]:
+    """pHash as 16 hex digits, and whether the pixel cap reduced the decode (``bound_decode``)."""
+    reduced = bound_decode(img, fast=fast, max_pixels=max_pixels)
+    return str(imagehash.phash(img)), reduced
+
+
+def probe_file(path: str, fast: bool = False, max_pixels: int = DEFAULT_MAX_PIXELS) -> ProbeResult:
+    """Open ``path`` once: format, size, device and pHash, or the error that stopped us.
+
+    ``phash_mode`` of the row is the run's, or ``reduced`` when the pixel cap
+    made us hash a reduced decode (``bound_pixels``).
+    """
     fmt = os.path.splitext(path)[1].lstrip(".").upper()
     width = height = 0
     device = "unknown"
@@ -71,20 +119,23 @@ def probe_file(path: str, fast: bool = False) -> ProbeResult:
         with Image.open(path) as img:
             fmt = img.format or fmt
             width, height = img.size
+            reduced = bound_decode(img, fast=fast, max_pixels=max_pixels)
             device = read_device(img)
-            digest = hash_image(img, fast=fast)
-        return ProbeResult(fmt, width, height, device, digest, True, "")
+            digest = str(imagehash.phash(img))
+        return ProbeResult(fmt, width, height, device, digest, True, "", "reduced" if reduced else "")
     except Exception as exc:  # noqa: BLE001 - any decoder failure becomes a row, never a crash
         message = str(exc) or "unreadable"
         return ProbeResult(fmt, width, height, device, "", False, f"{type(exc).__name__}: {message}")
 
 
-def probe_task(task: tuple[str, bool]) -> dict:
-    """Pool entry point: ``(path, fast)`` -> the result as a dict."""
+
+def probe_task(task: tuple) -> dict:
+    """Pool entry point: ``(path, fast[, max_pixels])`` -> the result as a dict."""
     return asdict(probe_file(*task))
 
 
-def exact_hash_task(path: str) -> str:
-    """Pool entry point for the fast-mode agreement check."""
+def exact_hash_task(task) -> str:
+    """Pool entry point for the fast-mode agreement check: ``path`` or ``(path, max_pixels)``."""
+    path, max_pixels = (task, DEFAULT_MAX_PIXELS) if isinstance(task, str) else task
     with Image.open(path) as img:
-        return str(imagehash.phash(img))
+        return hash_image(img, fast=False, max_pixels=max_pixels)[0]

@@ -14,10 +14,19 @@ on pixels as stored). Two rules for the long side and the crop offset:
   to even. The two rules give different pixels for many sizes (one column
   more or less before the crop, or a crop one pixel over).
 
-Every output goes through a temporary file and a no-overwrite rename. Two
-sources mapping to one output path is an error naming both, raised before
-anything is written. ``resume`` accepts outputs already present when they
-decode at the right size; anything else in the way is an error.
+Every output goes through a temporary file and a no-overwrite rename. Before
+anything is written, the output folder, every output file and the manifest
+are checked by ``scoring.output_policy``: OUT may not be, or be inside, a
+catalogued root (derivatives next to the originals would be catalogued as new
+photos); two sources mapping to one output path (also up to case and Unicode
+normalisation) is an error naming both; an existing output or manifest is
+refused unless ``--overwrite``. ``resume`` accepts outputs already present
+when they decode at the right size (and rewrites the manifest); anything else
+in the way is an error.
+
+Decoded pixels are bounded per worker as in the catalog (``max_pixels``,
+``probe.bound_pixels``): a larger JPEG is decoded reduced by 1/2, 1/4 or 1/8
+before the resize, another format larger than the cap is an ``error`` row.
 """
 
 from __future__ import annotations
@@ -27,11 +36,14 @@ from pathlib import Path
 import pandas as pd
 from PIL import Image, ImageOps
 
-from data_tools.catalog import check_unchanged
+from data_tools.catalog import check_unchanged, source_file
 from data_tools.errors import DataError
 from data_tools.heif import HEIF_ERROR  # noqa: F401 - importing registers the HEIC opener
 from data_tools.parallel import pmap
+from data_tools.probe import DEFAULT_MAX_PIXELS, bound_pixels
 from data_tools.tables import write_table
+from scoring.file_names import display_name, unescape_name
+from scoring.output_policy import OutputPlan, OutputRefused
 from scoring.runtime.atomic import atomic_write
 
 MANIFEST_COLUMNS = ["source_root", "source_path", "team", "class", "phash", "bytes", "mtime_ns",
@@ -64,20 +76,21 @@ def square_resize(img: Image.Image, size: int, rule: str = "paper") -> Image.Ima
     return img.crop((left, top, left + size, top + size))
 
 
-def _resize_task(task: tuple[str, str, int, bool, str]) -> tuple[int, int, str]:
-    src, dst, size, transpose, rule = task
+def _resize_task(task: tuple[str, str, int, bool, str, int, bool]) -> tuple[int, int, str]:
+    src, dst, size, transpose, rule, max_pixels, overwrite = task
     try:
         with Image.open(src) as img:
+            bound_pixels(img, max_pixels)
             if transpose:
                 img = ImageOps.exif_transpose(img)
             out = square_resize(img.convert("RGB"), size, rule)
-        with atomic_write(dst, "wb", overwrite=False, encoding=None) as fh:
+        with atomic_write(dst, "wb", overwrite=overwrite, encoding=None) as fh:
             out.save(fh, "JPEG", quality=JPEG_QUALITY)
         return size, size, ""
     except FileExistsError:
-        return 0, 0, f"{dst} appeared while resizing; not overwritten"
+        return 0, 0, display_name(f"{dst} appeared while resizing; not overwritten")
     except Exception as exc:  # noqa: BLE001 - one bad file is a manifest row, not a crash
-        return 0, 0, f"{type(exc).__name__}: {exc}"
+        return 0, 0, display_name(f"{type(exc).__name__}: {exc}")
 
 
 def _existing_ok(path: Path, size: int) -> bool:
@@ -103,24 +116,33 @@ def select_sources(df: pd.DataFrame) -> pd.DataFrame:
 
 def resize_tree(catalog_or_dedup_df: pd.DataFrame, out_root, *, size: int = 336, resume: bool = False,
                 progress: bool = True, workers: int | None = None, exif_transpose: bool = False,
-                manifest: str | Path | None = None, rule: str = "paper") -> pd.DataFrame:
+                manifest: str | Path | None = None, rule: str = "paper", max_pixels: int = DEFAULT_MAX_PIXELS,
+                plan: OutputPlan | None = None) -> pd.DataFrame:
     """Write the clean tree under ``out_root``; return (and write) the source -> output manifest.
 
     The manifest goes to ``manifest`` or ``out_root/resize_manifest.csv``.
-    ``rule`` is ``paper`` or ``official`` (module docstring).
+    ``rule`` is ``paper`` or ``official`` (module docstring). ``plan`` carries
+    ``--overwrite`` and the files the command reads.
     """
     if size < 8:
         raise DataError("bad_option", f"--size must be at least 8, got {size}")
     if rule not in RESIZE_RULES:
         raise DataError("bad_option", f"resize rule must be one of {RESIZE_RULES}, got {rule!r}")
-    out_root = Path(out_root).resolve()
+    if max_pixels < 1:
+        raise DataError("bad_option", f"--max-pixels must be at least 1, got {max_pixels}")
     rows = select_sources(catalog_or_dedup_df)
+    plan = plan or OutputPlan()
+    plan.add_sources(*(unescape_name(r) for r in sorted(set(rows["root"]))))
+    out_root = plan.claim_dir(out_root, what="resize output folder")
+    manifest = Path(manifest) if manifest else out_root / "resize_manifest.csv"
+    again = "pass --resume to continue an earlier run, or --overwrite to replace its files"
+    plan.claim(manifest, what="resize manifest", may_exist=resume, hint=again)
     outputs = [f"{t}/{c}/{h}.jpg" for t, c, h in zip(rows["team"], rows["class"], rows["phash"])]
     rows = rows.assign(output_path=outputs)
     clash = rows[rows.duplicated("output_path", keep=False)]
     if len(clash):
         first = clash.sort_values(["output_path", "path"], kind="stable").head(2)
-        a, b = (Path(r) / p for r, p in zip(first["root"], first["path"]))
+        a, b = (source_file(r, p) for r, p in zip(first["root"], first["path"]))
         raise DataError("name_collision", f"{a} and {b} would both be written to "
                         f"{out_root / first['output_path'].iloc[0]} (same team, class and pHash); run dedup "
                         f"first ({clash['output_path'].nunique()} such output name(s))")
@@ -129,17 +151,17 @@ def resize_tree(catalog_or_dedup_df: pd.DataFrame, out_root, *, size: int = 336,
 
     status = ["todo"] * len(rows)
     for k, rel in enumerate(outputs):
-        dst = out_root / rel
-        if dst.exists():
-            if resume and _existing_ok(dst, size):
-                status[k] = "reused"
-            else:
-                what = (f"is not a {size}x{size} JPEG from an earlier run" if resume
-                        else "already exists (use --resume to continue an interrupted run)")
-                raise DataError("output_exists", f"{dst} {what}; refusing to overwrite it")
+        dst = out_root / unescape_name(rel)
+        plan.claim(dst, what=f"resized copy of {rows.at[k, 'path']}", may_exist=resume, hint=again)
+        if resume and (dst.exists() or dst.is_symlink()):
+            if dst.is_symlink() or not _existing_ok(dst, size):
+                raise OutputRefused("output_exists", f"{dst} is not a {size}x{size} JPEG from an earlier run; "
+                                    "refusing to overwrite it (move it away, or pass --overwrite without --resume)",
+                                    path=dst)
+            status[k] = "reused"
     todo = [k for k, s in enumerate(status) if s == "todo"]
-    tasks = [(str(Path(rows.at[k, "root"]) / rows.at[k, "path"]), str(out_root / outputs[k]), size, exif_transpose,
-              rule) for k in todo]
+    tasks = [(str(source_file(rows.at[k, "root"], rows.at[k, "path"])), str(out_root / unescape_name(outputs[k])),
+              size, exif_transpose, rule, max_pixels, plan.overwrite) for k in todo]
     results = {k: res for k, res in zip(todo, pmap(_resize_task, tasks, workers=workers, desc="resize",
                                                    progress=progress), strict=True)}
     records = []
@@ -153,7 +175,7 @@ def resize_tree(catalog_or_dedup_df: pd.DataFrame, out_root, *, size: int = 336,
         })
     out = pd.DataFrame(records, columns=MANIFEST_COLUMNS)
     out.attrs["out_root"] = str(out_root)
-    write_table(out, Path(manifest) if manifest else out_root / "resize_manifest.csv")
+    write_table(out, manifest)
     return out
 
 

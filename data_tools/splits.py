@@ -10,7 +10,7 @@ Stratified split: for each class ``c`` the validation count is
 ``n_val(c) = floor(f * n_c + 1/2)``; with ``team_class`` it is shared among the
 teams by largest remainder (quota ``f * n_tc``, ties by team name), so every
 stratum is within one image of its quota and every class within one image of
-``f * n_c``. Inside a stratum, rows sorted by ``image_id`` are permuted by a
+``f * n_c``. Inside a stratum, rows sorted by ``path`` are permuted by a
 generator seeded from ``sha256(seed|protocol|fold|team|class)``: folds do not
 depend on each other, nor on file-system order.
 
@@ -26,6 +26,14 @@ sorted order.
 Files: ``OUT/<protocol>/<fold>.csv`` with ``image_id, path, team, class, split``
 (sorted by split then image_id; ``path`` relative to ``root``) and
 ``OUT/<protocol>/folds.json`` (parameters, root, counts per fold and split).
+
+``image_id`` never contains the class: it is ``<team>/<16 hex digits of
+sha256(path)>`` (``image_id_of``), because an id that carries the truth (the
+pool's ``<team>/<class>/<file>`` paths) lets anyone who sees the ids, e.g. a
+participant scored on them, read the labels. The path, which does name the
+class folder, is in its own column. Written through ``scoring.output_policy``:
+an existing fold file or ``folds.json`` is refused unless ``--overwrite``, and
+the folder may not be inside the catalogued root.
 """
 
 from __future__ import annotations
@@ -40,6 +48,8 @@ import pandas as pd
 from data_tools.errors import DataError
 from data_tools.shuffle_split import stratified_train_test_split
 from data_tools.tables import write_table
+from scoring.file_names import unescape_name
+from scoring.output_policy import OutputPlan
 from scoring.runtime.atomic import write_text
 
 SPLIT_COLUMNS = ["image_id", "path", "team", "class", "split"]
@@ -78,11 +88,16 @@ def stratified_val(pool: pd.DataFrame, *, val_fraction: float, by_team: bool, se
         else:
             strata = [("*", rows, n_val)]
         for team, members, k in strata:
-            ordered = members.sort_values("image_id", kind="stable")
+            ordered = members.sort_values("path" if "path" in members.columns else "image_id", kind="stable")
             rng = np.random.default_rng(stratum_seed(*seed_parts, team, cls))
             picked = ordered.index[rng.permutation(len(ordered))[:k]]
             is_val[picked] = True
     return is_val
+
+
+def image_id_of(team: str, path: str) -> str:
+    """``<team>/<first 16 hex digits of sha256(path)>``: stable, unique in practice, and free of the class."""
+    return f"{team}/{hashlib.sha256(path.encode('utf-8')).hexdigest()[:16]}"
 
 
 def prepare_pool(df: pd.DataFrame) -> tuple[pd.DataFrame, str]:
@@ -100,20 +115,24 @@ def prepare_pool(df: pd.DataFrame) -> tuple[pd.DataFrame, str]:
                         f"splits need the images of one root, the catalog has {len(roots)}: {roots[:3]}")
     if rows["team"].nunique() < 2:
         raise DataError("bad_option", "cross-team splits need at least 2 teams")
-    pool = pd.DataFrame({"image_id": rows["path"], "path": rows["path"], "team": rows["team"],
-                         "class": rows["class"]})
-    return pool.sort_values("image_id", kind="stable").reset_index(drop=True), roots[0]
+    ids = [image_id_of(t, p) for t, p in zip(rows["team"], rows["path"])]
+    pool = pd.DataFrame({"image_id": ids, "path": rows["path"], "team": rows["team"], "class": rows["class"]})
+    if not pool["image_id"].is_unique:  # 64-bit digests: not seen in practice, but never a silent merge
+        dup = pool[pool["image_id"].duplicated(keep=False)].sort_values("path")
+        raise DataError("name_collision", f"{dup['path'].iloc[0]} and {dup['path'].iloc[1]} get the same "
+                        f"image_id {dup['image_id'].iloc[0]}")
+    return pool.sort_values("path", kind="stable").reset_index(drop=True), roots[0]
 
 
-def read_listing(path: str | Path, image_ids) -> dict[str, int]:
-    """``image_id -> position`` from a listing file: one image path per line, in the order the script saw.
+def read_listing(path: str | Path, image_paths) -> dict[str, int]:
+    """``path -> position`` from a listing file: one image path per line, in the order the script saw.
 
-    A line matches the image whose ``image_id`` (``team/class/name``, relative
-    to the root) it equals or ends with after a ``/``, so absolute paths under
+    A line matches the image whose ``path`` (``team/class/name``, relative to
+    the root) it equals or ends with after a ``/``, so absolute paths under
     any root work. Every pool image must appear exactly once, and every
     non-blank line must be a pool image.
     """
-    ids = set(image_ids)
+    ids = set(image_paths)
     depths = sorted({i.count("/") + 1 for i in ids})
     position: dict[str, int] = {}
     try:
@@ -161,7 +180,7 @@ def fold_manifest(pool: pd.DataFrame, protocol: str, fold: str, *, seed: int, va
         by_team = stratify == "team_class"
     if method == "script":
         if "_pos" not in dev.columns:
-            dev = dev.assign(_pos=np.arange(len(dev)))  # sorted pool: listing = image_id order
+            dev = dev.assign(_pos=np.arange(len(dev)))  # pool sorted by path: the sorted listing
         dev = script_order(dev)
         try:
             is_val = script_val(dev, val_fraction=val_fraction, seed=seed, by_team=by_team)
@@ -176,12 +195,13 @@ def fold_manifest(pool: pd.DataFrame, protocol: str, fold: str, *, seed: int, va
 
 def make_splits(clean_catalog_df: pd.DataFrame, protocol: str, out_dir, *, seed: int = 42,
                 val_fraction: float = 0.3, stratify: str = "team_class", method: str = "per_fold",
-                listing: str | Path | None = None) -> list[Path]:
+                listing: str | Path | None = None, plan: OutputPlan | None = None) -> list[Path]:
     """Write every fold of ``protocol`` under ``out_dir/<protocol>/``; return the fold CSV paths (team order).
 
     ``method`` is ``per_fold`` (the paper preset: seeded per fold and stratum)
     or ``script`` (the official preset: the public script's split, in the
-    order of ``listing`` or, without one, sorted order).
+    order of ``listing`` or, without one, sorted order). ``plan`` carries
+    ``--overwrite`` and the files the command reads.
     """
     if method not in METHODS:
         raise DataError("bad_option", f"method must be one of {METHODS}, got {method!r}")
@@ -196,14 +216,18 @@ def make_splits(clean_catalog_df: pd.DataFrame, protocol: str, out_dir, *, seed:
         raise DataError("bad_option", f"val fraction must be strictly between 0 and 1, got {val_fraction}")
     pool, root = prepare_pool(clean_catalog_df)
     if listing is not None:
-        position = read_listing(listing, pool["image_id"])
-        pool = pool.assign(_pos=pool["image_id"].map(position))
+        position = read_listing(listing, pool["path"])
+        pool = pool.assign(_pos=pool["path"].map(position))
     teams = sorted(pool["team"].unique())
     target = Path(out_dir) / protocol
     stale = sorted(p.name for p in target.glob("*.csv") if p.stem not in teams) if target.is_dir() else []
     if stale:
         raise DataError("output_exists", f"{target} holds fold files of another pool ({stale[:3]}); "
                         "write to a new folder")
+    plan = plan or OutputPlan()
+    plan.add_sources(unescape_name(root))
+    target = plan.claim_dir(target, what="splits folder")
+    plan.claim_all([target / f"{team}.csv" for team in teams] + [target / "folds.json"], what="split file")
     paths, folds = [], {}
     for team in teams:
         manifest = fold_manifest(pool, protocol, team, seed=seed, val_fraction=val_fraction, stratify=stratify,

@@ -4,6 +4,13 @@ CSV cells are read as text first (a pHash such as ``0123456789012345`` must
 not become an integer), then the known numeric and boolean columns are
 converted; a cell that does not convert is an error naming file, line and
 column.
+
+File names are held as text that is always valid UTF-8
+(``scoring.file_names.escape_name``: ``%XX`` per byte that is not UTF-8,
+``%25`` for ``%``), escaped where the catalog is built and unescaped where a
+row becomes a path on disk (``catalog.source_file``), so CSV and Parquet
+store every name losslessly. A text cell that still holds such a byte (a
+hand-made frame) is written with ``display_name`` rather than failing.
 """
 
 from __future__ import annotations
@@ -14,6 +21,7 @@ from pathlib import Path
 import pandas as pd
 
 from data_tools.errors import DataError
+from scoring.file_names import display_name, has_undecodable
 from scoring.runtime.atomic import atomic_write
 
 INT_COLUMNS = ("width", "height", "bytes", "mtime_ns", "group_id", "group_size",
@@ -21,8 +29,18 @@ INT_COLUMNS = ("width", "height", "bytes", "mtime_ns", "group_id", "group_size",
 BOOL_COLUMNS = ("readable", "keep")
 
 
+def _text_safe(df: pd.DataFrame) -> pd.DataFrame:
+    out = None
+    for col in df.columns:  # only object columns can hold a lone surrogate (Arrow strings cannot)
+        if df[col].dtype == object and df[col].map(lambda v: isinstance(v, str) and has_undecodable(v)).any():
+            out = df.copy() if out is None else out
+            out[col] = df[col].map(lambda v: display_name(v) if isinstance(v, str) else v)
+    return df if out is None else out
+
+
 def write_table(df: pd.DataFrame, path: str | Path) -> Path:
     path = Path(path)
+    df = _text_safe(df)
     if path.suffix.lower() == ".parquet":
         with atomic_write(path, "wb", encoding=None) as fh:
             df.to_parquet(fh, index=False)

@@ -218,12 +218,21 @@ def run_all_cmd(preset, splits, runs_dir, data_root, weights_dir, protocols, arc
 @click.option("--setup", help="Shell line run before training, e.g. 'source .venv/bin/activate'.")
 @click.option("--max-parallel", type=int, help="At most this many array tasks at once.")
 @click.option("--all-runs", is_flag=True, help="Include finished runs (they are skipped at run time anyway).")
+@click.option("--overwrite", is_flag=True, help="Replace an existing --output script.")
 def slurm_cmd(preset, splits, runs_dir, data_root, weights_dir, protocols, archs, folds, output, partition,
-              account, time_limit, gpus_per_task, cpus_per_task, mem, setup, max_parallel, all_runs, **params):
+              account, time_limit, gpus_per_task, cpus_per_task, mem, setup, max_parallel, all_runs, overwrite,
+              **params):
     """Write an sbatch array script, one task per run of the sweep."""
     from baselines.ctv.config import make_config
     from baselines.ctv.slurm import sbatch_script
+    from scoring.output_policy import OutputPlan, OutputRefused
     from scoring.runtime.atomic import write_text
+
+    try:
+        OutputPlan(overwrite=overwrite).claim(output, what="sbatch script")
+    except OutputRefused as exc:
+        click.echo(exc.render(), err=True)
+        raise SystemExit(2) from None
 
     try:
         make_config(preset, fold="-", **_overrides(params))  # reject bad values now, not on the cluster

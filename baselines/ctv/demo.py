@@ -39,13 +39,16 @@ def prepare_splits(out: Path, *, teams: int, per_class: int, log=print) -> Path:
     if not pool.is_dir():
         log(f"pool: {teams} teams x 6 classes x {per_class} images -> {pool}")
         make_demo_pool(pool, teams=teams, per_class=per_class, size=96, seed=0)
-    catalog = build_catalog(pool, out / "catalog.csv", progress=False)
+    from scoring.output_policy import OutputPlan
+
+    mine = OutputPlan(overwrite=True)  # the demo's own derived files: a rerun after an interruption replaces them
+    catalog = build_catalog(pool, out / "catalog.csv", progress=False, plan=mine)
     kept = dedup(catalog)
     log(f"curation: {len(catalog)} images catalogued, {int(kept['keep'].sum())} kept after dedup")
-    resize_tree(kept, out / "clean", size=DEMO_SIZE, progress=False)
-    clean = build_catalog(out / "clean", out / "clean_catalog.csv", progress=False)
+    resize_tree(kept, out / "clean", size=DEMO_SIZE, progress=False, resume=True, plan=mine)
+    clean = build_catalog(out / "clean", out / "clean_catalog.csv", progress=False, plan=mine)
     for protocol in ("toto", "loto"):
-        files = make_splits(clean, protocol, splits, seed=42)
+        files = make_splits(clean, protocol, splits, seed=42, plan=mine)
         log(f"splits: {protocol} -> {len(files)} files in {splits / protocol}")
     return splits
 

@@ -18,6 +18,7 @@ from pathlib import Path
 import pandas as pd
 
 from baselines.ctv.errors import CTVError
+from scoring.file_names import unescape_name
 
 COLUMNS = ("image_id", "path", "team", "class", "split")
 SPLITS = ("train", "val", "test")
@@ -77,7 +78,7 @@ def load_fold(splits_dir: str | Path, protocol: str, fold: str, *, data_root: st
         if not params.get("root"):
             raise CTVError("folds_json_invalid", f"{Path(splits_dir) / protocol / 'folds.json'}: no 'root' "
                            "entry; pass --data-root")
-        root = Path(params["root"])
+        root = Path(unescape_name(params["root"]))  # names as data_tools writes them (scoring.file_names)
     else:
         root = Path(data_root)
     frame = _read_manifest(manifest)
@@ -93,7 +94,7 @@ def load_fold(splits_dir: str | Path, protocol: str, fold: str, *, data_root: st
         raise CTVError("manifest_invalid", f"{manifest}: classes {missing_train} have no training image")
     index = {c: i for i, c in enumerate(classes)}
     frame["label"] = frame["class"].map(index).astype("int64")
-    frame["abspath"] = [str(root / p) for p in frame["path"]]
+    frame["abspath"] = [str(root / unescape_name(p)) for p in frame["path"]]
     if check_files:
         for line, p in enumerate(frame["abspath"], start=2):
             if not Path(p).is_file():

@@ -34,6 +34,7 @@ def _guard(fn):
         from baselines.plantclef.predict import ResumeError
         from baselines.plantclef.submission import SubmissionRejected
         from baselines.plantclef.tile_scores import TileScoresError
+        from scoring.output_policy import OutputRefused
         from scoring.runtime.problems import HostError
 
         try:
@@ -45,7 +46,7 @@ def _guard(fn):
             click.echo(f"error: {exc}", err=True)
             sys.exit(3)
         except (CheckpointError, MappingError, ImageListError, TileScoresError, ResumeError, FileExistsError,
-                ValueError) as exc:
+                OutputRefused, ValueError) as exc:
             raise InputProblem(str(exc)) from None
 
     return wrapper
@@ -193,6 +194,9 @@ def aggregate_cmd(tile_scores, out, competition, overwrite, **agg_kw):
     from baselines.plantclef.submission import write_validated
     from baselines.plantclef.tile_scores import read_tile_scores
 
+    from scoring.output_policy import OutputPlan
+
+    OutputPlan(overwrite=overwrite, inputs=[tile_scores]).claim(out, what="--out submission")
     transect_rule = agg_kw.pop("transect_rule")
     agg = _agg_config(agg_kw)
     definition = _definition(competition)
@@ -236,17 +240,21 @@ def _split(text: str, cast):
 @click.option("--transect-rule", type=click.Choice(list(RULES)), default=None)
 @click.option("--min-species", type=click.IntRange(min=0), default=1, show_default=True)
 @click.option("--out-csv", type=click.Path(path_type=Path), default=None, help="Also write the table as CSV.")
+@click.option("--overwrite", is_flag=True, help="Replace an existing --out-csv.")
 @click.option("--json", "as_json", is_flag=True, help="Print the table as JSON records.")
 @_guard
 def sweep(tile_scores, solution, competition, strategies, top_ks, thresholds, min_votes, max_species,
-          transect_modes, transect_rule, min_species, out_csv, as_json):
+          transect_modes, transect_rule, min_species, out_csv, overwrite, as_json):
     """Score aggregation settings of TILE_SCORES against --solution; print them best first."""
     from baselines.plantclef.progress import Progress
     from baselines.plantclef.sweep import OVERFIT_WARNING, SweepGrid, render_table, run_sweep
     from baselines.plantclef.tile_scores import read_tile_scores
     from scoring.formatting import csv_text, json_number
+    from scoring.output_policy import OutputPlan
     from scoring.runtime.atomic import write_text
 
+    if out_csv:
+        OutputPlan(overwrite=overwrite, inputs=[tile_scores, solution]).claim(out_csv, what="--out-csv")
     modes = tuple(None if m is None or m == "none" else m for m in _split(transect_modes, str))
     bad = [s for s in _split(strategies, str) if s not in STRATEGIES]
     if bad:

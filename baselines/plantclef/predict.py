@@ -180,10 +180,13 @@ def run_predict(images: Path, out: Path, *, checkpoint: Path | None, class_mappi
                 species: np.ndarray | None = None, model: torch.nn.Module | None = None) -> PredictResult:
     started = time.perf_counter()
     out = Path(out)
-    if out.exists() and not (overwrite or resume):
-        raise FileExistsError(f"{out} already exists; pass --overwrite to replace it")
-    if save_tile_scores is not None and Path(save_tile_scores).exists() and not (overwrite or resume):
-        raise FileExistsError(f"{save_tile_scores} already exists; pass --overwrite to replace it")
+    from scoring.output_policy import OutputPlan
+
+    # The output policy: never among the quadrat images, never onto the checkpoint or the class mapping.
+    plan = OutputPlan(overwrite=overwrite, sources=[images], inputs=[p for p in (checkpoint, class_mapping) if p])
+    plan.claim(out, what="submission", may_exist=resume)
+    if save_tile_scores is not None:
+        plan.claim(save_tile_scores, what="tile scores", may_exist=resume)
     frame, settings, ids, n_resumed = predict_tiles(
         Path(images), out, checkpoint=checkpoint, class_mapping=class_mapping, species=species, spec=spec,
         preprocess=preprocess, opts=opts, resume=resume, overwrite=overwrite, definition=definition, model=model)

@@ -1,7 +1,9 @@
 """``agrieval ctv summarize`` and ``agrieval ctv report``: the CTV study's tables and figures.
 
 Exit codes: 0 done; 1 an input was rejected (the message names the file, line
-and column); 2 usage error.
+and column); 2 usage error, including an output path that the output policy
+refuses (``scoring.output_policy``: existing without ``--overwrite``, or a
+file the command reads).
 """
 
 from __future__ import annotations
@@ -12,11 +14,23 @@ import sys
 import click
 
 from scoring.ctv.input_error import InputError
+from scoring.file_names import display_name
+from scoring.output_policy import OutputPlan, OutputRefused
 
 
 @click.group("ctv")
 def ctv() -> None:
     """Cross-Team Validation (TOTO/LOTO) tables, matrices, ranking checks and reports."""
+
+
+def _refused(exc: OutputRefused, as_json: bool) -> None:
+    """An output path refused by the output policy: a usage error (exit 2), in the style of ``_fail``."""
+    if as_json:
+        click.echo(json.dumps({"status": "error", "errors": [{"code": exc.code, "message": display_name(exc.message),
+                                                             "file": display_name(exc.path or "")}]}, sort_keys=True))
+    else:
+        click.echo(display_name(f"{exc.path}: error [{exc.code}] {exc.message}"), err=True)
+    raise SystemExit(2)
 
 
 def _fail(exc: InputError, as_json: bool) -> None:
@@ -38,7 +52,8 @@ def _fail(exc: InputError, as_json: bool) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of Markdown tables.")
 @click.option("--out", type=click.Path(dir_okay=False), default=None,
               help="Also write the output (Markdown or JSON) to this file, atomically.")
-def summarize_cmd(results_csv, ddof, threshold, digits, as_json, out):
+@click.option("--overwrite", is_flag=True, help="Replace an existing --out file (never RESULTS_CSV itself).")
+def summarize_cmd(results_csv, ddof, threshold, digits, as_json, out, overwrite):
     """Summarize a per-team RESULTS.csv (protocol,arch,team,val_acc,test_acc in percent).
 
     Prints the paper-style per-team tables (Val, Test, VTG per arch; Mean and
@@ -50,6 +65,11 @@ def summarize_cmd(results_csv, ddof, threshold, digits, as_json, out):
     from scoring.ctv.summarize import summarize
     from scoring.ctv.summary_markdown import render
 
+    if out:  # checked before any work, and before anything is printed
+        try:
+            OutputPlan(overwrite=overwrite, inputs=[results_csv]).claim(out, what="--out file")
+        except OutputRefused as exc:
+            _refused(exc, as_json)
     try:
         table = read_results(results_csv)
     except InputError as exc:
@@ -78,7 +98,8 @@ def summarize_cmd(results_csv, ddof, threshold, digits, as_json, out):
 @click.option("--threshold", type=float, default=95.0, show_default=True)
 @click.option("--digits", type=click.IntRange(0, 10), default=2, show_default=True)
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as one JSON object on stdout.")
-def report_cmd(runs_dirs, out_dir, plots, ddof, threshold, digits, as_json):
+@click.option("--overwrite", is_flag=True, help="Replace the files of an earlier report in the --out folder.")
+def report_cmd(runs_dirs, out_dir, plots, ddof, threshold, digits, as_json, overwrite):
     """Read run outputs under each RUNS_DIR and write the CTV report.
 
     Reads agrieval baselines runs (<protocol>/<arch>/<fold>/run.json +
@@ -96,9 +117,12 @@ def report_cmd(runs_dirs, out_dir, plots, ddof, threshold, digits, as_json):
     progress = None if as_json else (lambda msg: click.echo(msg, err=True))
     try:
         result = build_report(list(runs_dirs), out_path, plots=plots, ddof=None if ddof == "paper" else int(ddof),
-                              threshold=threshold, digits=digits, progress=progress)
+                              threshold=threshold, digits=digits, progress=progress,
+                              plan=OutputPlan(overwrite=overwrite))
     except InputError as exc:
         _fail(exc, as_json)
+    except OutputRefused as exc:
+        _refused(exc, as_json)
     except ImportError as exc:
         click.echo(f"error: --plots needs matplotlib ({exc}); pip install 'agrieval[plots]'", err=True)
         raise SystemExit(3) from None

@@ -31,20 +31,33 @@ from scoring.cli.common import EXIT_OK, EXIT_USAGE, competition_option, load_def
 @click.option("--recursive", is_flag=True, help="Also score CSV files in subfolders (named by relative path).")
 @click.option("--plots", is_flag=True, help="Also write scores.png (and ranks.png with --reveal-private).")
 @click.option("--json", "as_json", is_flag=True, help="Print leaderboard.json on stdout, nothing else.")
+@click.option("--overwrite", is_flag=True, help="Replace the files of an earlier leaderboard in --out.")
 def leaderboard(submissions_dir: Path, solution: Path, competition: str, out_dir: Path, reveal_private: bool,
                 metric: str | None, unit: str, resamples: int, seed: int, confidence: float, alpha: float,
-                recursive: bool, plots: bool, as_json: bool) -> None:
+                recursive: bool, plots: bool, as_json: bool, overwrite: bool) -> None:
     """Score every *.csv in SUBMISSIONS_DIR into a ranked leaderboard.
 
     A rejected file is listed with its error codes and never stops the others.
-    Exit 0 when the leaderboard is written, 2 usage error (e.g. no CSV files),
-    3 host-side problem (bad solution or definition).
+    Exit 0 when the leaderboard is written, 2 usage error (e.g. no CSV files, or
+    an --out that the output policy refuses: inside SUBMISSIONS_DIR, or existing
+    files without --overwrite), 3 host-side problem (bad solution or definition).
     """
 
     def body() -> int:
         from scoring.leaderboard.build import build_leaderboard, list_submissions
-        from scoring.leaderboard.outputs import to_dict, to_markdown, write_outputs
+        from scoring.leaderboard.outputs import OUTPUT_NAMES, to_dict, to_markdown, write_outputs
+        from scoring.file_names import display_name
+        from scoring.output_policy import OutputPlan, OutputRefused
 
+        # The submissions are the participants' data, and a leaderboard.csv among them would be scored next time.
+        plan = OutputPlan(overwrite=overwrite, sources=[submissions_dir], inputs=[solution])
+        names = list(OUTPUT_NAMES) + (["scores.png"] + (["ranks.png"] if reveal_private else []) if plots else [])
+        try:
+            plan.claim_all([plan.claim_dir(out_dir, what="--out folder") / n for n in names],
+                           what="leaderboard file")
+        except OutputRefused as exc:
+            click.echo(display_name(f"error [{exc.code}] {exc.message}"), err=True)
+            return EXIT_USAGE
         definition = load_definition(competition)
         if not list_submissions(submissions_dir, recursive):
             click.echo(f"error: no .csv files in {submissions_dir}" + ("" if recursive else " (try --recursive)"),

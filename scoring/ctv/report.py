@@ -19,6 +19,10 @@ atomically):
 
 Every std states its ddof; by default TOTO uses 0 and LOTO 1, as the paper's
 Tables 6 and 7 (``scoring.ctv.summarize.PAPER_DDOF``).
+
+Every file is checked by ``scoring.output_policy`` before the first is
+written: an existing one is refused unless ``--overwrite``, and none may be a
+file the report reads (in any of the run folders).
 """
 
 from __future__ import annotations
@@ -36,6 +40,7 @@ from scoring.ctv.runs import SPLITS, RunSet, read_runs
 from scoring.ctv.summarize import Summary, json_safe, summarize
 from scoring.ctv.summary_markdown import format_pvalue, per_team_tables, summary_tables
 from scoring.formatting import csv_text, fmt, markdown_table
+from scoring.output_policy import OutputPlan
 
 FULL = 10  # decimals of the CSV outputs: enough to compare with stored numbers at 1e-9
 
@@ -77,9 +82,28 @@ def _mean_std_cell(stat: dict, digits: int) -> str:
     return f"{fmt(stat['mean'], digits)} ± {std}" if std else fmt(stat["mean"], digits)
 
 
+def _planned_files(matrices: list[CrossTeamMatrix], table, plots: bool, curves: bool) -> list[str]:
+    """Every file ``build_report`` writes, known before the first is written (the output policy checks them all)."""
+    names = ["runs.csv", "cross_check.csv", "team_accuracy.csv", "results.csv", "split_accuracy.csv",
+             "learning_curves.csv", "summary.json"]
+    names += [f"cross_team_{_slug(m.arch)}.csv" for m in matrices]
+    if plots:
+        names += [f"plots/cross_team_{_slug(m.arch)}.png" for m in matrices] + ["plots/vtg_distribution.png"]
+        names += [f"plots/team_accuracy_{p}.png" for p in table.protocols()] + ["plots/split_accuracy.png"]
+        names += ["plots/learning_curves.png"] if curves else []
+    return names + ["report.md", "report.html"]
+
+
+def _read_files(root: Path) -> list[Path]:
+    """The files ``read_runs`` may read under one run folder (agrieval runs and AgrI script trees)."""
+    patterns = ("run.json", "predictions.csv", "history.jsonl", "*_results.json", "*_predictions.csv",
+                "*_summary.json", "*_cross_team_matrix.csv")
+    return [p for pattern in patterns for p in root.rglob(pattern)]
+
+
 def build_report(runs_dirs: str | Path | Sequence[str | Path], out_dir: Path, *, plots: bool = False,
                  ddof: int | dict | None = None, threshold: float = 95.0, digits: int = 2,
-                 progress: Callable[[str], None] | None = None) -> ReportResult:
+                 progress: Callable[[str], None] | None = None, plan: OutputPlan | None = None) -> ReportResult:
     dirs = [runs_dirs] if isinstance(runs_dirs, (str, Path)) else list(runs_dirs)
     runset: RunSet = read_runs(dirs, progress)
     table = runset.results_table()
@@ -90,7 +114,11 @@ def build_report(runs_dirs: str | Path | Sequence[str | Path], out_dir: Path, *,
              "matrix_correlation": paper_figures.matrix_correlation(matrices),
              "cross_check": {"n_checked": len(runset.checks), "n_disagree": sum(not c.ok for c in runset.checks)}}
     result = ReportResult(runset.runs, summary, matrices, extra, warnings=runset.warnings + summary.warnings)
-    out_dir = Path(out_dir)
+    plan = plan or OutputPlan()
+    plan.add_inputs(*[r.source for r in runset.runs], *(p for d in dirs for p in _read_files(Path(d))))
+    out_dir = plan.claim_dir(out_dir, what="report folder")
+    planned = _planned_files(matrices, table, plots, bool(extra["learning_curves"]))
+    plan.claim_all([out_dir / n for n in planned], what="report file")
 
     def write(name: str, text: str) -> None:
         write_text(out_dir / name, text)

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
+from scoring.file_names import display_name
 from scoring.leaderboard.bootstrap import draw_units, percentile_interval, resample_scores, unit_codes
 from scoring.leaderboard.paired_test import PairedResult, paired_vs_leader
 
@@ -82,6 +83,16 @@ def competition_ranks(scores: list[float]) -> list[int]:
     return [int(1 + np.count_nonzero(arr > s)) for s in arr]
 
 
+def board_name(relative: str, used: set[str]) -> str:
+    """The submission's name on the board: its relative path, printable (a file name that is not UTF-8
+    is any participant's to choose, and must not stop the board), and unique among ``used``."""
+    name = display_name(relative)
+    while name in used:  # two names that only differed in undecodable bytes
+        name += "~"
+    used.add(name)
+    return name
+
+
 def list_submissions(folder: Path, recursive: bool) -> list[Path]:
     pattern = "**/*.csv" if recursive else "*.csv"
     return sorted((p for p in folder.glob(pattern) if p.is_file()), key=lambda p: p.relative_to(folder).as_posix())
@@ -104,11 +115,13 @@ def build_leaderboard(folder: str | Path, solution_path: str | Path, definition,
     files = list_submissions(folder, recursive)
     entries: list[Entry] = []
     frames: dict[str, object] = {}
+    used: set[str] = set()
     for i, path in enumerate(files, 1):
-        name = path.relative_to(folder).with_suffix("").as_posix()
-        sub = read_submission(path, definition, filename=str(path), checked_ids=sol.checked_ids)
+        name = board_name(path.relative_to(folder).with_suffix("").as_posix(), used)
+        shown = display_name(str(path))
+        sub = read_submission(path, definition, filename=shown, checked_ids=sol.checked_ids)
         report = score(sub, sol, definition, reveal_private=reveal_private)
-        entry = Entry(name, str(path), report.status, n_warnings=len(report.warnings))
+        entry = Entry(name, shown, report.status, n_warnings=len(report.warnings))
         if report.status == "scored":
             if metric not in report.metrics.public:
                 raise ValueError(f"metric {metric!r} is not reported for {definition.name}; "

@@ -145,7 +145,11 @@ def to_markdown(board: Leaderboard) -> str:
     return "\n".join(line.rstrip("\n") + "\n" for line in lines)
 
 
+OUTPUT_NAMES = ("leaderboard.csv", "leaderboard.json", "leaderboard.md")
+
+
 def write_outputs(board: Leaderboard, out_dir: Path) -> list[Path]:
+    """Write ``OUTPUT_NAMES`` into ``out_dir`` (the command checks them against the output policy first)."""
     out_dir = Path(out_dir)
     written = []
     for name, text in (("leaderboard.csv", to_csv(board)),

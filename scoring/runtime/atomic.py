@@ -2,6 +2,8 @@
 
 A reader never sees a half-written file, and an interrupted job leaves the
 previous output (or nothing) in place. Used by every command that writes.
+The file gets the mode a plain ``open()`` would give it (0666 less the
+user's umask), not ``mkstemp``'s private 0600.
 """
 
 from __future__ import annotations
@@ -12,6 +14,20 @@ import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import IO
+
+
+def _umask() -> int:
+    """The process umask, read without changing it where the system says it (Linux)."""
+    try:
+        with open("/proc/self/status", "rb") as fh:  # bytes: the Name: line may be any encoding
+            for line in fh:
+                if line.startswith(b"Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError):
+        pass
+    mask = os.umask(0o022)  # elsewhere: set and restore at once
+    os.umask(mask)
+    return mask
 
 
 @contextlib.contextmanager
@@ -28,6 +44,12 @@ def atomic_write(path: str | Path, mode: str = "w", *, overwrite: bool = True,
         raise FileExistsError(f"{path} already exists; refusing to overwrite it")
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     binary = "b" in mode
+    try:
+        os.chmod(tmp, 0o666 & ~_umask())
+    except BaseException:
+        os.close(fd)
+        os.unlink(tmp)
+        raise
     try:
         with os.fdopen(fd, mode, encoding=None if binary else encoding,
                        newline=None if binary else newline) as fh:

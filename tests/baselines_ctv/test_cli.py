@@ -125,3 +125,14 @@ def test_torchrun_two_gloo_processes_agree_with_a_single_process(ctv_data, tmp_p
         assert mine.loc[ids, "confidence"].to_numpy() == pytest.approx(single["conf"], abs=2e-6)
     hist = [json.loads(line) for line in (out / "history.jsonl").read_text().splitlines()]
     assert [h["epoch"] for h in hist] == [1, 2]
+
+
+def test_slurm_refuses_an_existing_script_unless_overwrite(ctv_data, tmp_path):
+    _, splits = ctv_data
+    out = tmp_path / "ctv.sbatch"
+    out.write_text("#!/bin/bash\n# my edited script\n")
+    args = ["slurm", "--splits", str(splits), "--runs-dir", str(tmp_path / "runs"), "-o", str(out)]
+    res = _invoke(args)
+    assert res.exit_code == 2 and "error[output_exists]" in res.output and "--overwrite" in res.output
+    assert out.read_text() == "#!/bin/bash\n# my edited script\n"
+    assert _invoke([*args, "--overwrite"]).exit_code == 0 and "#SBATCH --array=" in out.read_text()

@@ -153,3 +153,16 @@ def test_demo_runs_end_to_end(tmp_path):
     (tmp_path / "other" / "precious.txt").write_text("x")
     res = CliRunner().invoke(cli, ["baselines", "plantclef", "demo", "--out", str(tmp_path / "other"), "--quiet"])
     assert res.exit_code == 2 and "not a previous demo folder" in res.output
+
+
+def test_outputs_follow_the_output_policy(workspace):
+    """Issue 12: no --out among the quadrat images or onto a file the command reads, even with --overwrite."""
+    folder = workspace[0]
+    images = sorted((folder / "images").iterdir())
+    res = _predict(workspace, folder / "images" / "sub.csv", "--overwrite")
+    assert res.exit_code == 2 and "inside the source folder" in res.output
+    assert not (folder / "images" / "sub.csv").exists()
+    assert sorted((folder / "images").iterdir()) == images
+    res = _predict(workspace, folder / "class_mapping.txt", "--overwrite")
+    assert res.exit_code == 2 and "a file this command reads" in res.output
+    assert (folder / "class_mapping.txt").read_text().count("\n") == N_CLASSES

@@ -59,7 +59,7 @@ def test_layout_subcategory_broken_files_and_skips(tmp_path, photos):
     assert not rows.loc["t1/Olivier/cut.jpg", "readable"] and rows.loc["t1/Olivier/cut.jpg", "class"] == ""
     assert "0 bytes" in rows.loc["t2/frene/zero.jpg", "error"]
     skipped = dict(df.attrs["skipped"])
-    assert set(skipped) == {"t2/frene/notes.txt", "t2/stray.jpg"}
+    assert set(skipped) == {"t2/frene/notes.txt", "t2/stray.jpg", "t2/.DS_Store"}  # hidden: listed, not silent
     text = summarize_catalog(df)
     assert "UNKNOWN class folders" in text and "Olivier" in text
     assert "unreadable: t2/frene/zero.jpg" in text and "skipped: t2/stray.jpg" in text

@@ -88,7 +88,7 @@ def test_val_test_copy_is_a_leak_unless_that_boundary_is_left_out(small_pool, tm
     # A planted row: a test image of fold gamma also listed in its val split (it would pick the checkpoint).
     test_row = plant_copy_of_a_test_row(tmp_path / "splits" / "loto" / "gamma.csv", "val")
     out = run("check-leakage", tmp_path / "splits", "--catalog", tmp_path / "cat.csv", code=1)
-    assert f"loto/gamma: same image (distance 0): test {test_row[0]} <-> val {test_row[0]}" in out
+    assert f"loto/gamma: same image (distance 0): test {test_row[1]} <-> val {test_row[1]}" in out  # paths
     out = run("check-leakage", tmp_path / "splits", "--catalog", tmp_path / "cat.csv",
               "--boundary", "train/test", "--boundary", "train/val")
     assert "crosses a train/test or train/val boundary" in out

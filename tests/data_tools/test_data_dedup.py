@@ -11,6 +11,7 @@ from PIL import Image
 
 from data_tools.catalog import CATALOG_COLUMNS, build_catalog
 from data_tools.dedup import apply_drops, dedup, summarize_dedup
+from scoring.output_policy import OutputRefused
 from data_tools.errors import DataError
 
 
@@ -110,7 +111,7 @@ def test_move_and_link_are_dry_runs_unless_applied(small_pool, tmp_path):
     apply_drops(df, tmp_path / "review", how="link", dry_run=False)
     link = tmp_path / "review" / "beta" / "Chênes" / "copy_of_alpha.jpg"
     assert link.is_symlink() and tree_digest(small_pool) == before
-    with pytest.raises(DataError) as err:  # never overwrite
+    with pytest.raises(OutputRefused) as err:  # never overwrite
         apply_drops(df, tmp_path / "review", how="link")
     assert err.value.code == "output_exists"
     apply_drops(df, tmp_path / "moved", how="move", dry_run=False)

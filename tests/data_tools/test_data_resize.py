@@ -11,6 +11,7 @@ from data_tools.catalog import build_catalog
 from data_tools.dedup import dedup
 from data_tools.errors import DataError
 from data_tools.resize import resize_tree, square_resize
+from scoring.output_policy import OutputRefused
 
 
 def test_resize_kept_files(small_pool, tmp_path):
@@ -60,14 +61,14 @@ def test_existing_output_is_never_overwritten_and_resume(small_pool, tmp_path):
     out = tmp_path / "clean"
     m = resize_tree(d, out, workers=1, progress=False)
     victim = out / m["output_path"].iloc[0]
-    with pytest.raises(DataError) as err:
+    with pytest.raises(OutputRefused) as err:
         resize_tree(d, out, workers=1, progress=False)
     assert err.value.code == "output_exists"
     victim.unlink()
     again = resize_tree(d, out, resume=True, workers=1, progress=False)
     assert (again["status"] == "reused").sum() == len(m) - 1 and (again["status"] == "written").sum() == 1
     victim.write_bytes(b"someone else's file")
-    with pytest.raises(DataError):
+    with pytest.raises(OutputRefused):
         resize_tree(d, out, resume=True, workers=1, progress=False)
     assert victim.read_bytes() == b"someone else's file"
 

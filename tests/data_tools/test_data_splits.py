@@ -42,7 +42,7 @@ def test_manifests(tmp_path, protocol, stratify):
         m = pd.read_csv(p)
         fold = p.stem
         assert list(m.columns) == SPLIT_COLUMNS
-        assert m["image_id"].is_unique and set(m["image_id"]) == set(df["path"])  # disjoint and complete
+        assert m["image_id"].is_unique and set(m["path"]) == set(df["path"])  # disjoint and complete
         test_teams = set(m.loc[m["split"] == "test", "team"])
         dev = m[m["split"] != "test"]
         if protocol == "toto":

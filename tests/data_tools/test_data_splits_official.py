@@ -84,8 +84,8 @@ def test_official_preset_equals_sklearn_per_fold(tmp_path, protocol, listed):
     expected = sklearn_folds(listing, protocol)
     for p in paths:
         m = pd.read_csv(p)
-        assert set(m.loc[m["split"] == "val", "image_id"]) == expected[p.stem]
-        assert set(m["image_id"]) == set(POOL)
+        assert set(m.loc[m["split"] == "val", "path"]) == expected[p.stem]
+        assert set(m["path"]) == set(POOL)
     info = json.loads((tmp_path / "out" / protocol / "folds.json").read_text())
     assert info["method"] == "script" and info["seed_per_fold"] is False
     assert info["order"] == (str((tmp_path / "listing.txt").resolve()) if listed else "sorted")
@@ -119,15 +119,15 @@ def test_reproduces_the_real_script_outputs(tmp_path, protocol, folder):
     for p in paths:
         tag = ("TOTO_densenet_train" if protocol == "toto" else "LOTO_densenet_heldout") + p.stem
         real = pd.read_csv(folder / f"{tag}_predictions.csv")
-        real["image_id"] = real["file_path"].str.split("/").str[-3:].str.join("/")
+        real["path"] = real["file_path"].str.split("/").str[-3:].str.join("/")
         mine = pd.read_csv(p)
         for split in ("train", "val", "test"):
-            assert set(mine.loc[mine["split"] == split, "image_id"]) == set(real.loc[real["split"] == split,
-                                                                                       "image_id"]), (p.stem, split)
+            assert set(mine.loc[mine["split"] == split, "path"]) == set(real.loc[real["split"] == split,
+                                                                                       "path"]), (p.stem, split)
     # and the sorted default is a different split: the script's split depends on the listing
     other = make_splits(catalog_of(sorted(pool)), protocol, tmp_path / "sorted", stratify="class", method="script")
-    assert any(set(pd.read_csv(a).query("split == 'val'")["image_id"])
-               != set(pd.read_csv(b).query("split == 'val'")["image_id"]) for a, b in zip(paths, other))
+    assert any(set(pd.read_csv(a).query("split == 'val'")["path"])
+               != set(pd.read_csv(b).query("split == 'val'")["path"]) for a, b in zip(paths, other))
 
 
 def test_listing_errors(tmp_path):
@@ -161,7 +161,7 @@ def test_cli_official_listing(tmp_path):
     expected = sklearn_folds(listing, "loto")
     for fold, val in expected.items():
         m = pd.read_csv(tmp_path / "s" / "loto" / f"{fold}.csv")
-        assert set(m.loc[m["split"] == "val", "image_id"]) == val
+        assert set(m.loc[m["split"] == "val", "path"]) == val
 
 
 def test_too_small_fold_names_the_fold(tmp_path):
