@@ -156,14 +156,13 @@ def _tiles_per_image(path: Path, preprocess: PreprocessConfig) -> int:
     """Tile count of one image from its header only (orientations 5-8 swap width and height)."""
     from PIL import Image
 
-    from baselines.plantclef.geometry import border_box, tile_boxes
+    from baselines.plantclef.preprocess import quadrat_boxes
 
     with Image.open(path) as im:
         w, h = im.size
         if im.getexif().get(0x0112, 1) in (5, 6, 7, 8):
             w, h = h, w
-    x0, y0, x1, y1 = border_box(w, h, preprocess.border, preprocess.border_percent)
-    return len(tile_boxes(x1 - x0, y1 - y0, preprocess.levels))
+    return len(quadrat_boxes(w, h, preprocess))
 
 
 def predictions(frame: pd.DataFrame, ids: list[str], agg: AggregationConfig, definition: CompetitionDefinition,
