@@ -258,13 +258,16 @@ def _from_matrix(inp: Inputs, score: np.ndarray, keep_at_least: float | None,
     """Long frame of the entries of ``score`` ``(len(ids), C)`` (>= ``keep_at_least`` when given), with
     columns taken from the same entries of the ``extra`` matrices."""
     stats = inp.stats
-    best = image_level_matrix(stats, inp.ids, "max")
+    best = image_level_matrix(stats, inp.ids, "max") if stats.max is not None else None
     mask = np.ones(score.shape, bool) if keep_at_least is None else score >= keep_at_least
     rows, cols = np.nonzero(mask)
     frame = pd.DataFrame({"image_id": np.asarray(inp.ids, dtype=object)[rows],
                           "species_id": stats.species[cols].astype(np.int64),
-                          "score": score[rows, cols], "prob": best[rows, cols],
+                          "score": score[rows, cols], "prob": best[rows, cols] if best is not None else 0.0,
                           **{name: m[rows, cols] for name, m in (extra or {}).items()}})
+    if best is None:  # an ensemble: the best saved probability, 0 for a species no tile saved
+        tile_best = inp.tiles.groupby(KEYS, sort=True)["prob"].max()
+        frame["prob"] = tile_best.reindex(pd.MultiIndex.from_frame(frame[KEYS])).fillna(0.0).to_numpy()
     pos = _first_positions(inp.tiles)
     frame["first"] = pos.reindex(pd.MultiIndex.from_frame(frame[KEYS])).fillna(NO_POSITION).to_numpy(np.int64)
     return frame.sort_values(KEYS, kind="mergesort").reset_index(drop=True)
@@ -373,7 +376,8 @@ def aggregate(tiles: pd.DataFrame, cfg: AggregationConfig, image_ids: list[str] 
     ids = sorted(set(tiles["image_id"])) if image_ids is None else list(image_ids)
     groups = _check_groups(cfg, ids, groups)
     if cfg.tile_transform == "zscore":
-        tiles = tile_zscores(tiles, n_classes)
+        if "is_z" not in tiles:  # an ensemble of z-scored files arrives transformed
+            tiles = tile_zscores(tiles, n_classes)
         if stats is not None and cfg.strategy in ("max", "multiscale", "mean", "bma"):
             raise NotExact(f"{cfg.strategy} on per-tile z-scores cannot use the image stats (they hold "
                            "probabilities); use union, vote or pairs on z-scores")

@@ -77,6 +77,8 @@ def ensemble_tiles(frames: list[pd.DataFrame]) -> pd.DataFrame:
                          "is known to beat the species the files did not save; save a larger --save-top-k")
     out["bound"] = out["bound"].astype(np.float64)
     out["tile_p2"] = np.float32(np.nan)  # not derivable for the mean distribution
+    if all("is_z" in f for f in frames):
+        out["is_z"] = True
     return out.reset_index(drop=True)
 
 
@@ -94,4 +96,5 @@ def tile_zscores(tiles: pd.DataFrame, n_classes: int) -> pd.DataFrame:
     bound = tile_bounds(tiles, n_classes).reindex(pd.MultiIndex.from_frame(tiles[TILE_KEYS])).to_numpy()
     out["prob"] = (tiles["prob"].to_numpy(np.float64) - 1.0 / c) / sigma
     out["bound"] = (bound - 1.0 / c) / sigma
+    out["is_z"] = True
     return out

@@ -42,16 +42,16 @@ class StatsError(ValueError):
 @dataclass
 class ImageStats:
     keys: pd.DataFrame  # image_id, level, n_tiles (one row per group, sorted)
-    max: np.ndarray  # float32 (G, C)
+    max: np.ndarray | None  # float32 (G, C); None where not derivable (an ensemble's max and bma)
     sum: np.ndarray
-    bma: np.ndarray
+    bma: np.ndarray | None
     species: np.ndarray  # int64 (C,)
 
     def __post_init__(self) -> None:
         order = np.lexsort((self.keys["level"].to_numpy(), self.keys["image_id"].to_numpy().astype(str)))
         if not np.array_equal(order, np.arange(len(order))):
             self.keys = self.keys.iloc[order].reset_index(drop=True)
-            self.max, self.sum, self.bma = self.max[order], self.sum[order], self.bma[order]
+            self.max, self.sum, self.bma = (None if a is None else a[order] for a in (self.max, self.sum, self.bma))
 
     @property
     def n_classes(self) -> int:
@@ -59,14 +59,25 @@ class ImageStats:
 
     def select(self, image_ids) -> ImageStats:
         keep = self.keys["image_id"].isin(set(image_ids)).to_numpy()
-        return ImageStats(self.keys[keep].reset_index(drop=True), self.max[keep], self.sum[keep], self.bma[keep],
-                          self.species)
+        return ImageStats(self.keys[keep].reset_index(drop=True), *(None if a is None else a[keep] for a in
+                                                                   (self.max, self.sum, self.bma)), self.species)
 
     @staticmethod
     def concat(parts: list[ImageStats]) -> ImageStats:
-        return ImageStats(pd.concat([p.keys for p in parts], ignore_index=True),
-                          np.concatenate([p.max for p in parts]), np.concatenate([p.sum for p in parts]),
-                          np.concatenate([p.bma for p in parts]), parts[0].species)
+        def cat(name):
+            arrays = [getattr(p, name) for p in parts]
+            return None if any(a is None for a in arrays) else np.concatenate(arrays)
+
+        return ImageStats(pd.concat([p.keys for p in parts], ignore_index=True), cat("max"), cat("sum"), cat("bma"),
+                          parts[0].species)
+
+    @staticmethod
+    def ensemble(parts: list[ImageStats]) -> ImageStats:
+        """Stats of the mean of M models over the same tiles: the sums average exactly; max and BMA do not."""
+        for p in parts[1:]:
+            if not (p.keys.equals(parts[0].keys) and np.array_equal(p.species, parts[0].species)):
+                raise StatsError("the image stats of an ensemble's files do not cover the same images and classes")
+        return ImageStats(parts[0].keys, None, sum(p.sum for p in parts) / len(parts), None, parts[0].species)
 
 
 def stats_path(tile_scores: str | Path) -> Path:
@@ -122,6 +133,9 @@ def image_level_matrix(stats: ImageStats, image_ids: list[str], what: str,
     ``max``: max_l w_l M_l(c); ``mean``: sum_l S_l(c) / sum_l n_l (mean over all tiles);
     ``bma``: mean over levels of B_l(c). ``weights`` (per level, default 1) apply to ``max``.
     """
+    if getattr(stats, "bma" if what == "bma" else "sum" if what == "mean" else "max") is None:
+        raise StatsError(f"the image stats hold no exact {what} here (an ensemble keeps only the per-class sums, "
+                         "i.e. mean); aggregate the files one by one for max, multiscale or bma")
     keys = stats.keys
     index = {i: n for n, i in enumerate(image_ids)}
     rows = keys["image_id"].map(index)

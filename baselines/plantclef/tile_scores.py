@@ -163,3 +163,28 @@ class PartStore:
     def remove(self) -> None:
         # Our own scratch folder, never user data.
         shutil.rmtree(self.folder, ignore_errors=True)
+
+
+def load_scores(paths: list[str | Path], tile_transform: str = "none"):
+    """Tile scores (and their image stats when the sidecar exists) of one file, or the ensemble of several
+    (``ensemble.ensemble_tiles``; z-scored file by file first when ``tile_transform`` is ``zscore``).
+    Returns ``(frame, stats or None, n_classes or None)``."""
+    from baselines.plantclef.ensemble import ensemble_tiles, tile_zscores
+    from baselines.plantclef.image_stats import ImageStats, read_stats, stats_path
+
+    frames, stats, n_classes = [], [], set()
+    for p in paths:
+        frame, meta = read_tile_scores(p)
+        side = stats_path(p)
+        stats.append(read_stats(side, expect_meta=meta) if side.is_file() else None)
+        frames.append(frame)
+        n_classes.add(meta.get("n_classes"))
+    if len(n_classes) > 1:
+        raise TileScoresError(f"the tile-score files come from models with different class counts {sorted(n_classes)}")
+    n = n_classes.pop()
+    if len(frames) == 1:
+        return frames[0], stats[0], n
+    if tile_transform == "zscore":
+        frames = [tile_zscores(f, n) for f in frames]
+    merged = ensemble_tiles(frames)
+    return merged, ImageStats.ensemble(stats) if all(s is not None for s in stats) else None, n

@@ -70,16 +70,16 @@ def test_resume_predicts_only_the_missing_images(workspace, monkeypatch):
     folder = workspace[0]
     full = _predict(workspace, folder / "full.csv", "--save-tile-scores", str(folder / "full.parquet"))
     assert full.exit_code == 0
-    real_call = inference.TileScorer.__call__
+    real_call = inference.TileScorer.score
     calls = {"n": 0}
 
-    def crash_after_first(self, tiles):
+    def crash_after_first(self, *args, **kwargs):
         calls["n"] += 1
         if calls["n"] > 1:
             raise KeyboardInterrupt
-        return real_call(self, tiles)
+        return real_call(self, *args, **kwargs)
 
-    monkeypatch.setattr(inference.TileScorer, "__call__", crash_after_first)
+    monkeypatch.setattr(inference.TileScorer, "score", crash_after_first)
     monkeypatch.setattr("baselines.plantclef.predict.RunOptions.flush_images", 1)
     interrupted = _predict(workspace, folder / "resumed.csv", "--save-tile-scores", str(folder / "resumed.parquet"))
     assert interrupted.exit_code == 1 and "Aborted" in interrupted.output  # click's answer to Ctrl-C
@@ -87,13 +87,18 @@ def test_resume_predicts_only_the_missing_images(workspace, monkeypatch):
     assert parts.is_dir() and not (folder / "resumed.csv").exists()
     again = _predict(workspace, folder / "resumed.csv")
     assert again.exit_code == 2 and "--resume" in again.output
-    monkeypatch.setattr(inference.TileScorer, "__call__", real_call)
+    monkeypatch.setattr(inference.TileScorer, "score", real_call)
     res = _predict(workspace, folder / "resumed.csv", "--resume", "--save-tile-scores", str(folder / "resumed.parquet"))
     assert res.exit_code == 0, res.output
     # 10 tiles per image > --batch-size 8: one image per batch, so the first image was kept before the crash.
     assert "(1 resumed)" in res.output
     assert (folder / "resumed.csv").read_bytes() == (folder / "full.csv").read_bytes()
     pd.testing.assert_frame_equal(pd.read_parquet(folder / "resumed.parquet"), pd.read_parquet(folder / "full.parquet"))
+    from baselines.plantclef.image_stats import read_stats
+
+    resumed, full_stats = read_stats(folder / "resumed.stats.parquet"), read_stats(folder / "full.stats.parquet")
+    pd.testing.assert_frame_equal(resumed.keys, full_stats.keys)
+    assert np.array_equal(resumed.max, full_stats.max) and np.array_equal(resumed.bma, full_stats.bma)
     assert not parts.exists()
 
 
