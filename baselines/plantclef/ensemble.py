@@ -37,8 +37,9 @@ def tile_bounds(tiles: pd.DataFrame, n_classes: int | None = None) -> pd.Series:
     return b
 
 
-def ensemble_tiles(frames: list[pd.DataFrame]) -> pd.DataFrame:
-    """Mean of M tile-score frames over the same (image, tile)s, truncated to its exact entries."""
+def ensemble_tiles(frames: list[pd.DataFrame], n_classes: int | None = None) -> pd.DataFrame:
+    """Mean of M tile-score frames over the same (image, tile)s, truncated to its exact entries
+    (``n_classes``: a tile that saved every class has no unsaved species)."""
     if len(frames) < 2:
         raise ValueError("an ensemble needs at least two tile-score files")
     keys = [f.drop_duplicates(TILE_KEYS)[TILE_KEYS + ["level", "x0", "y0", "x1", "y1"]].sort_values(TILE_KEYS)
@@ -48,7 +49,7 @@ def ensemble_tiles(frames: list[pd.DataFrame]) -> pd.DataFrame:
             raise ValueError(f"tile-score file {n} does not hold the same tiles (images, boxes) as file 1; "
                              "an ensemble averages models over identical tiles")
     m = len(frames)
-    bounds = [tile_bounds(f) for f in frames]
+    bounds = [tile_bounds(f, n_classes) for f in frames]
     wide = [f.set_index(TILE_KEYS + ["species_id"])["prob"].astype(np.float64) for f in frames]
     union = pd.concat(wide, axis=1, keys=range(m))  # NaN where a file lacks the species
     tile_index = union.index.droplevel("species_id")

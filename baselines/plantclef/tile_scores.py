@@ -186,5 +186,5 @@ def load_scores(paths: list[str | Path], tile_transform: str = "none"):
         return frames[0], stats[0], n
     if tile_transform == "zscore":
         frames = [tile_zscores(f, n) for f in frames]
-    merged = ensemble_tiles(frames)
+    merged = ensemble_tiles(frames, n)
     return merged, ImageStats.ensemble(stats) if all(s is not None for s in stats) else None, n
