@@ -1,7 +1,7 @@
 """A picture of the tiles on a quadrat (``agrieval baselines plantclef tiles``), drawn with PIL.
 
 Each tile's box is outlined in its level's colour and numbered in tile order;
-the part the model sees is shaded (with ``crop`` a 3:2 tile loses its sides);
+what the model never sees of a tile is darkened (with ``crop`` a 3:2 tile loses its sides);
 zero padding past the image edge (``--border pad``) is drawn as black with a
 dashed outline. A legend line under the image says the level, tile count,
 tile size and scale to the model input.
@@ -34,10 +34,12 @@ def draw_tiles(image: Image.Image, cfg: PreprocessConfig, out: str | Path, max_s
     canvas.paste(image.resize((round(image.width * s), round(image.height * s)), Image.Resampling.LANCZOS), (0, 0))
     shade = Image.new("RGBA", canvas.size, (0, 0, 0, 0))
     sd = ImageDraw.Draw(shade)
-    for k, box in tiles:
-        colour = COLOURS[k % len(COLOURS)]
-        seen = policy_box(box, cfg.tile_policy)
-        sd.rectangle(_scaled(seen, s, 0, 0), fill=(*colour, 40))
+    for _, box in tiles:  # darken what the model never sees of each tile (crop drops a 3:2 tile's sides)
+        sx0, sy0, sx1, sy1 = policy_box(box, cfg.tile_policy)
+        x0, y0, x1, y1 = box
+        for strip in ((x0, y0, sx0, y1), (sx1, y0, x1, y1), (sx0, y0, sx1, sy0), (sx0, sy1, sx1, y1)):
+            if strip[2] > strip[0] and strip[3] > strip[1]:
+                sd.rectangle(_scaled(strip, s, 0, 0), fill=(0, 0, 0, 120))
     canvas = Image.alpha_composite(canvas.convert("RGBA"), shade).convert("RGB")
     d = ImageDraw.Draw(canvas)
     width = max(2, round(3 * s * max(x1, y1) / 1000))
@@ -45,11 +47,11 @@ def draw_tiles(image: Image.Image, cfg: PreprocessConfig, out: str | Path, max_s
     for t, (k, box) in enumerate(tiles):
         colour = COLOURS[k % len(COLOURS)]
         sb = _scaled(box, s, 0, 0)
-        outside = box[2] > image.width or box[3] > image.height
         d.rectangle(sb, outline=colour, width=width)
-        if outside:
-            _dashed(d, _scaled((image.width if box[2] > image.width else box[0], box[1], box[2], box[3]), s, 0, 0),
-                    (255, 255, 255))
+        if box[2] > image.width:  # zero padding past the right edge
+            _dashed(d, _scaled((image.width, box[1], box[2], box[3]), s, 0, 0), (255, 255, 255))
+        if box[3] > image.height:  # and past the bottom
+            _dashed(d, _scaled((box[0], image.height, box[2], box[3]), s, 0, 0), (255, 255, 255))
         d.text((sb[0] + 2 * width, sb[1] + 2 * width), str(t), fill=colour)
         counts.setdefault(k, []).append(box)
     lines = []

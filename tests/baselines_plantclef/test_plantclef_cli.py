@@ -158,3 +158,80 @@ def test_demo_runs_end_to_end(tmp_path):
     (tmp_path / "other" / "precious.txt").write_text("x")
     res = CliRunner().invoke(cli, ["baselines", "plantclef", "demo", "--out", str(tmp_path / "other"), "--quiet"])
     assert res.exit_code == 2 and "not a previous demo folder" in res.output
+
+
+def test_tiles_command_draws_every_box_and_the_padding(tmp_path):
+    from PIL import Image
+
+    from baselines.plantclef.synthetic import field_quadrat
+
+    field_quadrat(600, 400, seed=1).save(tmp_path / "q.jpg")
+    res = CliRunner().invoke(cli, ["baselines", "plantclef", "tiles", str(tmp_path / "q.jpg"), "--recipe",
+                                   "organisers-tiling", "--out", str(tmp_path / "t.png"), "--max-side", "2000"],
+                             catch_exceptions=False)
+    assert res.exit_code == 0, res.output
+    # window:518:259 with zero padding on 600x400: x starts 0, 259 (n = ceil(82/259) + 1 = 2); y: one window.
+    assert "level 0 window:518:259: 2 tiles of 518x518 px" in res.output and "border pad" in res.output
+    drawing = Image.open(tmp_path / "t.png")
+    assert drawing.size[0] == 259 + 518 and drawing.size[1] > 518  # the padded windows and the legend line
+    assert drawing.getpixel((0, 200))[:2] == (255, 214)  # level 0's outline colour on the first box edge
+    again = CliRunner().invoke(cli, ["baselines", "plantclef", "tiles", str(tmp_path / "q.jpg"),
+                                     "--out", str(tmp_path / "t.png")])
+    assert again.exit_code == 2 and "already exists" in again.output
+    grid = CliRunner().invoke(cli, ["baselines", "plantclef", "tiles", str(tmp_path / "q.jpg"), "--tiling", "grid:2",
+                                    "--tile-policy", "stretch", "--out", str(tmp_path / "g.png")])
+    assert grid.exit_code == 0 and "4 tiles of 300x200 px, stretch -> 518 px" in grid.output
+
+
+def test_recipes_are_listed_with_sources_and_flags_override_them(workspace):
+    res = CliRunner().invoke(cli, ["baselines", "plantclef", "recipes", "--markdown"])
+    assert res.exit_code == 0
+    for name in ("organisers-tiling", "dsgt-2025-grid", "winner-2025", "chlorophyll-2025"):
+        assert f"| `{name}` |" in res.output
+    folder = workspace[0]
+    tiles = folder / "tiles.parquet"
+    if not tiles.exists():
+        pytest.skip("needs the tile scores of the first test")
+    base = ["baselines", "plantclef", "aggregate", str(tiles), "--overwrite"]
+    rec = CliRunner().invoke(cli, base + ["--recipe", "organisers-tiling", "--out", str(folder / "r.csv")])
+    assert rec.exit_code == 0 and "union k=2 thr=0.1" in rec.output, rec.output
+    mine = CliRunner().invoke(cli, base + ["--recipe", "organisers-tiling", "--top-k", "1",
+                                           "--out", str(folder / "r1.csv")])
+    assert mine.exit_code == 0 and "union k=1 thr=0.1" in mine.output
+
+
+def test_aggregate_exposes_stats_strategies_and_ensembles(workspace):
+    from baselines.plantclef.image_stats import read_stats
+    from baselines.plantclef.tile_scores import read_tile_scores
+
+    folder = workspace[0]
+    tiles = folder / "tiles.parquet"
+    if not tiles.exists():
+        pytest.skip("needs the tile scores of the first test")
+    frame, meta = read_tile_scores(tiles)
+    stats = read_stats(folder / "tiles.stats.parquet", expect_meta=meta)
+    # The stats' max of every saved species is the max of its saved tile probabilities.
+    best = frame.groupby(["image_id", "species_id"])["prob"].max()
+    col = {int(s): c for c, s in enumerate(stats.species)}
+    for (image_id, species), p in best.items():
+        rows = stats.keys.index[stats.keys["image_id"] == image_id]
+        assert stats.max[rows, col[species]].max() == pytest.approx(p, abs=1e-6)
+    for args in (["--strategy", "mean", "--top-k", "2"], ["--strategy", "bma", "--z-threshold", "1"],
+                 ["--strategy", "multiscale", "--scale-weights", "1,0.5", "--threshold", "0.2"],
+                 ["--strategy", "max", "--target-mean", "2"], ["--strategy", "pairs", "--top-k", "3"],
+                 ["--strategy", "vote", "--tie-rule", "first-seen", "--tile-transform", "zscore"],
+                 ["--strategy", "union", "--transect-mode", "count-topk", "--pool-k", "3"],
+                 ["--strategy", "union", "--transect-mode", "min-images", "--transect-rule", "chlorophyll-plot"]):
+        res = CliRunner().invoke(cli, ["baselines", "plantclef", "aggregate", str(tiles), "--overwrite",
+                                       "--out", str(folder / "s.csv"), *args])
+        assert res.exit_code == 0, (args, res.output)
+    # Two files: the ensemble. The same file twice is its own mean, so the species lists are unchanged.
+    one = CliRunner().invoke(cli, ["baselines", "plantclef", "aggregate", str(tiles), "--strategy", "mean",
+                                   "--top-k", "2", "--out", str(folder / "e1.csv"), "--overwrite"])
+    two = CliRunner().invoke(cli, ["baselines", "plantclef", "aggregate", str(tiles), str(tiles), "--strategy",
+                                   "mean", "--top-k", "2", "--out", str(folder / "e2.csv"), "--overwrite"])
+    assert one.exit_code == two.exit_code == 0 and "ensemble of 2 files" in two.output
+    assert (folder / "e1.csv").read_bytes() == (folder / "e2.csv").read_bytes()
+    refused = CliRunner().invoke(cli, ["baselines", "plantclef", "aggregate", str(tiles), str(tiles), "--strategy",
+                                       "max", "--out", str(folder / "e3.csv"), "--overwrite"])
+    assert refused.exit_code == 2 and "no exact max" in refused.output
