@@ -400,7 +400,7 @@ def recipes(markdown):
 @click.pass_context
 @_guard
 def tiles(ctx, image, out, input_size, max_side, overwrite, **kw):
-    """Draw the tiles of IMAGE (boxes, the part the model sees, padding) into --out (PNG)."""
+    """Draw the tiles of IMAGE (boxes, the part the model sees, padding) into --out (PNG, or JPEG for .jpg)."""
     from baselines.plantclef.draw import draw_tiles
     from baselines.plantclef.geometry import parse_border, parse_level
     from baselines.plantclef.preprocess import PreprocessConfig, load_rgb

@@ -24,7 +24,7 @@ def _scaled(box, s: float, ox: int, oy: int):
 
 
 def draw_tiles(image: Image.Image, cfg: PreprocessConfig, out: str | Path, max_side: int = 1200) -> str:
-    """Write the drawing to ``out`` (PNG) and return a one-paragraph summary of the tiles."""
+    """Write the drawing to ``out`` (JPEG for a .jpg/.jpeg name, else PNG) and return a one-paragraph summary of the tiles."""
     tiles = quadrat_boxes(image.width, image.height, cfg)
     x1 = max([image.width] + [b[2] for _, b in tiles])
     y1 = max([image.height] + [b[3] for _, b in tiles])
@@ -64,8 +64,9 @@ def draw_tiles(image: Image.Image, cfg: PreprocessConfig, out: str | Path, max_s
                      f"{cfg.input_size} px (x{cfg.input_size / side:.2f})")
     for n, line in enumerate(lines):
         d.text((6, round(y1 * s) + 6 + 22 * n), line, fill=COLOURS[n % len(COLOURS)])
+    jpeg = Path(out).suffix.lower() in (".jpg", ".jpeg")
     with atomic_write(out, "wb", encoding=None) as fh:
-        canvas.save(fh, format="PNG")
+        canvas.save(fh, format="JPEG", quality=85) if jpeg else canvas.save(fh, format="PNG")
     head = (f"{image.width}x{image.height} image, {len(tiles)} tiles, tile policy {cfg.tile_policy}, "
             f"border {cfg.border_mode}")
     return "\n".join([head, *lines])
