@@ -110,7 +110,7 @@ def main() -> None:
                           definition=definition, opts=RunOptions(device=str(device), batch_size=batch,
                                                                  workers=args.workers, progress=False,
                                                                  compile=args.compile,
-                                                                 image_stats=not args.no_image_stats),
+                                                                 image_stats="none" if args.no_image_stats else "image"),
                           model=model)
         dt = time.perf_counter() - t
         rate = res.n_tiles / dt

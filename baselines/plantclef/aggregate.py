@@ -199,7 +199,7 @@ def require_bound_below(inp: Inputs, threshold: float, what: str, weights=None, 
 def require_stats(inp: Inputs, what: str) -> None:
     if inp.stats is None and not inp.complete():
         raise NotExact(f"{what} needs the score of every class on every tile: give the image stats (predict writes "
-                       "<tiles>.stats.parquet next to --save-tile-scores unless --no-image-stats), or save "
+                       "<tiles>.stats.parquet next to --save-tile-scores unless --image-stats none), or save "
                        f"--save-top-k {inp.n_classes or 'N_CLASSES'}")
 
 

@@ -192,9 +192,9 @@ def tiling_options(fn):
 @click.option("--workers", type=click.IntRange(min=0), default=None, help="Decoding workers (default: auto).")
 @click.option("--save-top-k", type=click.IntRange(min=1), default=10, show_default=True,
               help="Scores kept per tile (union, vote and pairs can use at most these).")
-@click.option("--no-image-stats", is_flag=True,
-              help="Do not compute the per-image max/sum/BMA over every class (max, mean, bma then need a full "
-                   "--save-top-k).")
+@click.option("--image-stats", type=click.Choice(["image", "level", "none"]), default="image", show_default=True,
+              help="Per-image max/sum/BMA over every class, next to --save-tile-scores (exact max, mean, bma): per "
+                   "image, per image and tiling level (needed by --scale-weights), or none.")
 @click.option("--flip-tta", is_flag=True, help="Average with the horizontally flipped tile.")
 @click.option("--no-amp", is_flag=True, help="Disable bf16 autocast on CUDA.")
 @click.option("--no-channels-last", is_flag=True)
@@ -208,7 +208,7 @@ def tiling_options(fn):
 @click.pass_context
 @_guard
 def predict(ctx, images, checkpoint, class_mapping, out, competition, preset, model_name, img_size, model_kwargs,
-            random_init, device, batch_size, workers, no_image_stats, no_amp, no_channels_last, compile_model,
+            random_init, device, batch_size, workers, image_stats, no_amp, no_channels_last, compile_model,
             save_tile_scores, resume, overwrite, quiet, **kw):
     """Predict the species of every quadrat image in IMAGES and write a validated submission."""
     from dataclasses import replace
@@ -236,7 +236,7 @@ def predict(ctx, images, checkpoint, class_mapping, out, competition, preset, mo
                                   border_percent=percent)
     opts = RunOptions(device=device, batch_size=batch_size, workers=workers, save_top_k=kw["save_top_k"],
                       flip_tta=kw["flip_tta"], amp=not no_amp, channels_last=not no_channels_last,
-                      compile=compile_model, progress=not quiet, image_stats=not no_image_stats)
+                      compile=compile_model, progress=not quiet, image_stats=image_stats)
     result = run_predict(images, out, checkpoint=None if random_init else checkpoint, class_mapping=class_mapping,
                          spec=spec, preprocess=preprocess, agg=agg, definition=_definition(competition), opts=opts,
                          save_tile_scores=save_tile_scores, transect_rule=transect_rule, resume=resume,

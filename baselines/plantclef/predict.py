@@ -45,7 +45,7 @@ class RunOptions:
     amp: bool = True
     channels_last: bool = True
     compile: bool = False  # torch.compile the model (first batch pays the compilation)
-    image_stats: bool = True  # per (image, level) max / sum / BMA over every class (image_stats)
+    image_stats: str = "image"  # "image" | "level" | "none": max / sum / BMA over every class (image_stats)
     flush_images: int = 256
     progress: bool = True
 
@@ -93,7 +93,7 @@ def predict_tiles(images: Path, out: Path, *, checkpoint: Path | None, class_map
                   model: torch.nn.Module | None = None
                   ) -> tuple[pd.DataFrame, dict, list[str], int, ImageStats | None]:
     """Tile scores of every image of ``images`` (resuming from parts), their metadata, the ids,
-    how many images were resumed and the image stats (None without ``opts.image_stats``).
+    how many images were resumed and the image stats (None with ``opts.image_stats == "none"``).
     ``model`` replaces the built model (tests' stub models)."""
     items = list_quadrats(images)
     if species is None:
@@ -137,7 +137,10 @@ def predict_tiles(images: Path, out: Path, *, checkpoint: Path | None, class_map
         images_per_batch = max(1, opts.batch_size // tiles_per_image)
         loader = make_loader(todo, preprocess, images_per_batch, workers, pin_memory=device.type == "cuda")
         bar = Progress(len(todo), "predict", enabled=opts.progress)
-        n_levels = len(preprocess.levels)
+        if opts.image_stats not in ("image", "level", "none"):
+            raise ValueError(f"image stats {opts.image_stats!r} is not one of image, level, none")
+        n_levels = len(preprocess.levels) if opts.image_stats == "level" else 1
+        with_stats = opts.image_stats != "none"
         pending: list[pd.DataFrame] = []
         pending_stats: list[ImageStats] = []
         n_pending = 0
@@ -149,13 +152,14 @@ def predict_tiles(images: Path, out: Path, *, checkpoint: Path | None, class_map
         try:
             for batch in loader:
                 image_pos = np.repeat(np.arange(len(batch.counts)), batch.counts)
-                group = image_pos * n_levels + batch.levels.astype(np.int64)
-                out = scorer.score(batch.tiles, torch.from_numpy(group) if opts.image_stats else None,
+                group = image_pos * n_levels + (batch.levels.astype(np.int64) if n_levels > 1 else 0)
+                out = scorer.score(batch.tiles, torch.from_numpy(group) if with_stats else None,
                                    len(batch.counts) * n_levels)
                 pending.append(tile_frame(batch.image_ids, batch.counts, batch.boxes, batch.levels,
                                           out.probs.numpy(), out.indices.numpy(), species, out.p2.numpy()))
-                if opts.image_stats:
-                    pending_stats.append(_batch_stats(batch.image_ids, group, n_levels, out, species))
+                if with_stats:
+                    pending_stats.append(_batch_stats(batch.image_ids, group, n_levels, out, species,
+                                                      per_level=opts.image_stats == "level"))
                 n_pending += len(batch.image_ids)
                 bar.update(len(batch.image_ids))
                 if n_pending >= opts.flush_images:
@@ -166,15 +170,16 @@ def predict_tiles(images: Path, out: Path, *, checkpoint: Path | None, class_map
                 flush()
             bar.close()
     frame = store.read_all()
-    stats = store.read_stats() if opts.image_stats else None
+    stats = store.read_stats() if opts.image_stats != "none" else None
     return frame, settings, [i for i, _ in items], n_resumed, stats
 
 
-def _batch_stats(image_ids: list[str], group: np.ndarray, n_levels: int, out, species: np.ndarray) -> ImageStats:
-    """The groups that have tiles (an image may have no tile at some level? never: every level tiles)."""
+def _batch_stats(image_ids: list[str], group: np.ndarray, n_levels: int, out, species: np.ndarray,
+                 per_level: bool) -> ImageStats:
+    """One row per group that has tiles; level -1 when the stats pool all levels of an image."""
     present = np.unique(group)
     keys = pd.DataFrame({"image_id": [image_ids[g // n_levels] for g in present],
-                         "level": (present % n_levels).astype(np.int16),
+                         "level": (present % n_levels if per_level else np.full(len(present), -1)).astype(np.int16),
                          "n_tiles": np.bincount(group, minlength=len(image_ids) * n_levels)[present].astype(np.int32)})
     return ImageStats(keys, out.group_max.numpy()[present], out.group_sum.numpy()[present],
                       out.group_bma.numpy()[present], np.asarray(species, dtype=np.int64))

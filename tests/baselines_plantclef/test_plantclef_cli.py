@@ -34,7 +34,7 @@ def _predict(ws, out, *extra):
 def test_predict_writes_a_file_that_validate_accepts_and_reaggregation_matches(workspace):
     folder = workspace[0]
     res = _predict(workspace, folder / "sub.csv", "--strategy", "vote", "--top-k", "2", "--min-votes", "2",
-                   "--save-tile-scores", str(folder / "tiles.parquet"))
+                   "--save-tile-scores", str(folder / "tiles.parquet"), "--image-stats", "level")
     assert res.exit_code == 0, res.output
     assert "weights: state_dict_ema" in res.output and "predicted 4 quadrats" in res.output
     val = CliRunner().invoke(cli, ["validate", str(folder / "sub.csv"), "--competition", "plantclef2025"])
@@ -235,3 +235,41 @@ def test_aggregate_exposes_stats_strategies_and_ensembles(workspace):
     refused = CliRunner().invoke(cli, ["baselines", "plantclef", "aggregate", str(tiles), str(tiles), "--strategy",
                                        "max", "--out", str(folder / "e3.csv"), "--overwrite"])
     assert refused.exit_code == 2 and "no exact max" in refused.output
+
+
+def test_per_scale_weights_need_per_level_stats(workspace):
+    folder = workspace[0]
+    res = _predict(workspace, folder / "w.csv", "--save-tile-scores", str(folder / "w.parquet"), "--overwrite")
+    assert res.exit_code == 0, res.output
+    from baselines.plantclef.image_stats import read_stats
+
+    assert set(read_stats(folder / "w.stats.parquet").keys["level"]) == {-1}  # the default: per image
+    agg = CliRunner().invoke(cli, ["baselines", "plantclef", "aggregate", str(folder / "w.parquet"), "--strategy",
+                                   "multiscale", "--scale-weights", "1,0.5", "--out", str(folder / "w2.csv")])
+    assert agg.exit_code == 2 and "--image-stats level" in agg.output
+
+
+def test_predict_with_a_recipe_uses_its_tiling_and_preprocessing(workspace):
+    folder = workspace[0]
+    res = _predict(workspace, folder / "rec.csv", "--recipe", "dsgt-2025-grid", "--top-k", "3",
+                   "--save-tile-scores", str(folder / "rec.parquet"), "--overwrite")
+    # _predict passes --tiling grid:2 --tiling window:80:60 --save-top-k 3 explicitly: they win over the recipe
+    assert res.exit_code == 0, res.output
+    assert "pairs k=3" in res.output
+    from baselines.plantclef.tile_scores import read_tile_scores
+
+    _, meta = read_tile_scores(folder / "rec.parquet")
+    assert meta["preprocess"]["levels"] == ["grid:2", "window:80:60"]
+    assert meta["preprocess"]["resize_filter"] == "bicubic" and meta["preprocess"]["tile_policy"] == "crop"
+    folder_, ckpt, _, _ = workspace
+    plain = CliRunner().invoke(cli, ["baselines", "plantclef", "predict", str(folder / "images"), "--checkpoint",
+                                     str(ckpt), "--class-mapping", str(folder / "class_mapping.txt"), "--preset",
+                                     "tiny", "--device", "cpu", "--recipe", "dsgt-2025-grid", "--quiet",
+                                     "--save-top-k", "5",  # the recipe's 10 > the 5 classes of this model
+                                     "--save-tile-scores", str(folder / "rec9.parquet"), "--out",
+                                     str(folder / "rec9.csv"), "--overwrite"], catch_exceptions=False)
+    assert plain.exit_code == 0, plain.output
+    frame, meta = read_tile_scores(folder / "rec9.parquet")
+    assert meta["preprocess"]["levels"] == ["floor:3"] and meta["save_top_k"] == 5
+    assert "pairs k=5" in plain.output
+    assert frame.groupby("image_id")["tile"].nunique().eq(9).all()
