@@ -155,6 +155,7 @@ class Inputs:
     ids: list[str]
     stats: ImageStats | None
     n_classes: int | None
+    target_x: float | None = None  # set when the score function already applied the target threshold
 
     def depth(self) -> pd.Series:
         return self.tiles.groupby(["image_id", "tile"], sort=True).size()
@@ -253,13 +254,25 @@ def _first_positions(tiles: pd.DataFrame) -> pd.Series:
     return rows.groupby(KEYS, sort=True)["pos"].min()
 
 
-def _from_matrix(inp: Inputs, score: np.ndarray, keep_at_least: float | None,
+def _candidates(inp: Inputs, score: np.ndarray, mask: np.ndarray, k: int | None) -> np.ndarray:
+    """``mask`` narrowed to the k best entries of each image (ties kept) when nothing after the keep rule can
+    drop an entry, so that C classes x N images become rows only when they may reach the output."""
+    cfg = inp.cfg
+    if k is None or k >= score.shape[1] or cfg.min_score is not None or cfg.group_mode in ("union", "mean"):
+        return mask
+    masked = np.where(mask, score, -np.inf)
+    kth = -np.partition(-masked, k - 1, axis=1)[:, k - 1]
+    return mask & (masked >= kth[:, None])
+
+
+def _from_matrix(inp: Inputs, score: np.ndarray, mask: np.ndarray | None = None,
                  extra: dict[str, np.ndarray] | None = None) -> pd.DataFrame:
-    """Long frame of the entries of ``score`` ``(len(ids), C)`` (>= ``keep_at_least`` when given), with
+    """Long frame of the entries of ``score`` ``(len(ids), C)`` selected by ``mask`` (all by default), with
     columns taken from the same entries of the ``extra`` matrices."""
     stats = inp.stats
     best = image_level_matrix(stats, inp.ids, "max") if stats.max is not None else None
-    mask = np.ones(score.shape, bool) if keep_at_least is None else score >= keep_at_least
+    if mask is None:
+        mask = np.ones(score.shape, bool)
     rows, cols = np.nonzero(mask)
     frame = pd.DataFrame({"image_id": np.asarray(inp.ids, dtype=object)[rows],
                           "species_id": stats.species[cols].astype(np.int64),
@@ -285,11 +298,17 @@ def _weighted_max_from_tiles(inp: Inputs, weights) -> pd.DataFrame:
 def score_max(inp: Inputs) -> pd.DataFrame:
     """S(s) = max over every tile of every level of w_l(t) * p_t(s) (w = 1 unless ``scale_weights``)."""
     cfg = inp.cfg
+    if cfg.target_mean is not None:  # the search runs over every class of every image
+        require_stats(inp, f"{cfg.strategy} with a target mean")
     if inp.stats is not None:
         s = image_level_matrix(inp.stats, inp.ids, "max", cfg.scale_weights)
-        return _from_matrix(inp, s, None if cfg.target_mean else cfg.threshold)
-    if cfg.target_mean is None:
-        require_bound_below(inp, cfg.threshold, cfg.strategy, cfg.scale_weights)
+        if cfg.target_mean is not None and cfg.group_mode != "mean":
+            inp.target_x = threshold_for_mean_count(list(s), cfg.target_mean)
+            return _from_matrix(inp, s, _candidates(inp, s, s > inp.target_x, cfg.max_species))
+        if cfg.target_mean is not None:
+            return _from_matrix(inp, s)
+        return _from_matrix(inp, s, _candidates(inp, s, s >= cfg.threshold, cfg.max_species))
+    require_bound_below(inp, cfg.threshold, cfg.strategy, cfg.scale_weights)
     return _weighted_max_from_tiles(inp, cfg.scale_weights)
 
 
@@ -297,7 +316,9 @@ def score_mean(inp: Inputs) -> pd.DataFrame:
     """S(s) = (1/T) sum_t p_t(s) over the T tiles of the image (all levels)."""
     require_stats(inp, "mean")
     if inp.stats is not None:
-        return _from_matrix(inp, image_level_matrix(inp.stats, inp.ids, "mean"), None)
+        s = image_level_matrix(inp.stats, inp.ids, "mean")
+        k = min(inp.cfg.top_k, inp.cfg.max_species or inp.cfg.top_k)
+        return _from_matrix(inp, s, _candidates(inp, s, np.ones(s.shape, bool), k))
     n_tiles = inp.tiles.groupby("image_id")["tile"].nunique()
     out = _group_rows(inp.tiles, total=("prob", "sum"))
     out["score"] = out["total"] / out["image_id"].map(n_tiles).to_numpy()
@@ -311,7 +332,7 @@ def score_bma(inp: Inputs) -> pd.DataFrame:
         raise NotExact("bma needs the image stats (BMA vectors are computed on the device by predict)")
     b = image_level_matrix(inp.stats, inp.ids, "bma")
     z = (b - b.mean(axis=1, keepdims=True)) / b.std(axis=1, ddof=1, keepdims=True)
-    return _from_matrix(inp, b, None, {"z": z})
+    return _from_matrix(inp, b, _candidates(inp, b, z > inp.cfg.z_threshold, inp.cfg.max_species), {"z": z})
 
 
 def keep_all(scored: pd.DataFrame, cfg: AggregationConfig) -> np.ndarray:
@@ -388,12 +409,11 @@ def aggregate(tiles: pd.DataFrame, cfg: AggregationConfig, image_ids: list[str] 
     scored = score_fn(inp).reset_index(drop=True)
     if cfg.group_mode == "mean":
         scored = pool_mean(scored, groups).reset_index(drop=True)
-    if cfg.target_mean is not None:
+    if inp.target_x is not None:  # applied by the score function on every class
+        kept = scored
+    elif cfg.target_mean is not None:
         by_image = {i: s.to_numpy() for i, s in scored.groupby("image_id")["score"]}
         x = threshold_for_mean_count([by_image.get(i, np.zeros(0)) for i in ids], cfg.target_mean)
-        if cfg.strategy in ("max", "multiscale") and stats is None:
-            require_bound_below(inp, np.nextafter(x, np.inf), f"{cfg.strategy} at the target threshold {x:.6g}",
-                                cfg.scale_weights)
         kept = scored[(scored["score"] > x).to_numpy()]
     else:
         kept = scored[keep_fn(scored, cfg)] if len(scored) else scored

@@ -5,7 +5,8 @@ only its ids are aggregated. Every setting's submission goes through the same
 writer and validator as ``predict`` and is scored by ``scoring.scorer``; the
 table is sorted by the competition's primary metric (public split), best first,
 ties by setting name. A setting the saved scores cannot give exactly
-(``aggregate.NotExact``) is listed with its reason instead of a score.
+(``aggregate.NotExact``), or whose target mean no threshold reaches, is listed
+with its reason instead of a score.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import pandas as pd
 
 from baselines.plantclef.aggregate import AggregationConfig, NotExact, aggregate
 from baselines.plantclef.submission import write_validated
+from baselines.plantclef.threshold_search import TargetUnreachable
 from baselines.plantclef.transects import transect_map
 from scoring.definition import CompetitionDefinition
 
@@ -97,8 +99,9 @@ def run_sweep(tiles: pd.DataFrame, solution_path: Path, definition: CompetitionD
         for n, cfg in enumerate(settings):
             try:
                 labels = aggregate(tiles, cfg, image_ids=ids, groups=groups, stats=stats, n_classes=n_classes)
-            except NotExact as exc:
-                rows.append({"setting": cfg.label(), "note": f"not exact: {exc}"})
+            except (NotExact, TargetUnreachable) as exc:
+                kind = "not exact" if isinstance(exc, NotExact) else "target unreachable"
+                rows.append({"setting": cfg.label(), "note": f"{kind}: {exc}"})
                 if progress is not None:
                     progress.update(1)
                 continue

@@ -11,7 +11,7 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from baselines.plantclef.aggregate import AggregationConfig, aggregate
+from baselines.plantclef.aggregate import AggregationConfig, NotExact, aggregate
 from baselines.plantclef.bma import bma_vectors
 from baselines.plantclef.ensemble import ensemble_tiles, tile_zscores
 from baselines.plantclef.image_stats import ImageStats
@@ -299,3 +299,28 @@ def test_organisers_notebook_max_is_a_union_of_top2_above_01():
                     results[species] = prob
     got = aggregate(frame, AggregationConfig(strategy="union", top_k=2, threshold=0.1))["Q"]
     assert sorted(got) == sorted(int(s) for s in results)
+
+
+@settings(max_examples=30, deadline=None)
+@given(full=quadrats(max_images=4), target=st.sampled_from([1.0, 2.0, 3.5]))
+def test_winner_max_then_calc_seuil_on_every_class(full, target):
+    """The winner: per quadrat the max over all tiles of every class, then the threshold bisected to a target
+    mean over every class of every quadrat, strict ``>`` (``new_with_threshold``)."""
+    ids = sorted(full)
+    scores = [np.max(full[i], axis=0) for i in ids]
+    frame = top_k_frame(full, 1)
+    stats = ImageStats(pd.DataFrame({"image_id": ids, "level": -1, "n_tiles": [len(full[i]) for i in ids]}),
+                       np.asarray(scores), np.asarray([np.sum(full[i], axis=0) for i in ids]),
+                       np.asarray(scores), SPECIES.astype(np.int64))
+    cfg = AggregationConfig(strategy="max", target_mean=target)
+    try:
+        x = winner_calc_seuil([list(s) for s in scores], target)
+    except RuntimeError:
+        with pytest.raises(TargetUnreachable):
+            aggregate(frame, cfg, stats=stats, n_classes=C)
+        return
+    got = aggregate(frame, cfg, stats=stats, n_classes=C)
+    assert {i: sorted(v) for i, v in got.items()} == {i: [int(SPECIES[c]) for c in range(C) if s[c] > x]
+                                                      for i, s in zip(ids, scores)}
+    with pytest.raises(NotExact, match="every class"):
+        aggregate(frame, cfg, n_classes=C)  # the search needs every class: no stats, no search
