@@ -63,10 +63,16 @@ def test_411_without_simplejpeg_is_refused_with_the_install_hint(astronaut, monk
         jpeg.encode_jpeg(astronaut, 94, "4:1:1")
 
 
-def test_411_with_simplejpeg_quarters_the_chroma(astronaut):
-    pytest.importorskip("simplejpeg")
+def test_411_with_simplejpeg_quarters_the_chroma_at_the_tile_stage(astronaut, quadrat32):
+    simplejpeg = pytest.importorskip("simplejpeg")
     with Image.open(io.BytesIO(jpeg.encode_jpeg(astronaut, 94, "4:1:1"))) as im:
         assert im.layer[0][1:3] == (4, 1) and im.layer[1][1:3] == (1, 1)
+    cfg = PreprocessConfig(levels=(parse_level("square:2"),), input_size=64, jpeg_quality=94, subsampling="4:1:1")
+    tiles, boxes, _ = quadrat_tiles(quadrat32, cfg)
+    for tile, box in zip(tiles, boxes):
+        resized = np.ascontiguousarray(quadrat32.resize((64, 64), LANCZOS, box=tuple(int(v) for v in box)))
+        raw = simplejpeg.encode_jpeg(resized, quality=94, colorspace="RGB", colorsubsampling="411")
+        assert np.array_equal(tile, _decode(raw))
 
 
 @pytest.mark.parametrize("quality,subsampling,code", [(85, "4:2:2", 1), (95, "4:4:4", 0), (70, "4:2:0", 2)])
