@@ -110,13 +110,15 @@ def main() -> None:
                           definition=definition, opts=RunOptions(device=str(device), batch_size=batch,
                                                                  workers=args.workers, progress=False,
                                                                  compile=args.compile,
-                                                                 image_stats="none" if args.no_image_stats else "image"),
+                                                                 image_stats="none" if args.no_image_stats
+                                                                 else "image"),
                           model=model)
         dt = time.perf_counter() - t
         rate = res.n_tiles / dt
         stats = "no image stats" if args.no_image_stats else "image stats"
         print(f"end to end ({n_images} quadrats {w}x{h}, grid:{args.grid}, 4:2:2 recompression per {args.jpeg_stage}, "
-              f"Lanczos, {stats}, aggregation, validated CSV): {rate:,.0f} tiles/s, {rate / (naive_tiles / dt_naive):.1f}x the naive "
+              f"Lanczos, {stats}, aggregation, validated CSV): {rate:,.0f} tiles/s, "
+              f"{rate / (naive_tiles / dt_naive):.1f}x the naive "
               f"model-only loop")
         if cuda:
             print(f"projected 2,105 quadrats x 16 tiles: {33_680 / rate:.0f} s (target < 60 s, >= 1,500 tiles/s)")

@@ -8,19 +8,21 @@ tile t, ``top_k(t)`` the species of tile t with rank < k, ``l(t)`` its level.
 
 Each strategy is a *score* S(s) per (image, species) and a *keep* rule:
 
-==============  =====================================================  ==========================  ========================
-strategy        score S(s)                                             keep                        from
-==============  =====================================================  ==========================  ========================
-``union``       max p_t(s) over tiles with s in top_k(t), p_t(s) >= thr  every scored species        organisers' notebook
-``max``         max over all tiles of p_t(s)                           S >= threshold              2025 winner
-``mean``        (1/T) sum_t p_t(s)                                     the top_k highest S         agrieval
-``vote``        #{t : s in top_k(t)}                                   S >= min_votes              DS@GT NMS notebook
-``pairs``       rank of s's first pair in the list of every (tile,     the first top_k pairs       DS@GT 2025 grid runs
-                species, p) sorted by p desc (ties: tile, rank)        (species de-duplicated)
-``bma``         B(s) = sum_t w_t p_t(s) (``bma``)                      z-score of B over classes   NEUON 2024, Chlorophyll
-                                                                       > z_threshold               Crew 2025
-``multiscale``  max over levels l of w_l * max_{t in l} p_t(s)         S >= threshold              2025 winner (w = 1)
-==============  =====================================================  ==========================  ========================
+==============  ===============================================  ======================  ==================
+strategy        score S(s)                                       keep                    from
+==============  ===============================================  ======================  ==================
+``union``       max p_t(s) over tiles with s in top_k(t) and     every scored species    organisers'
+                p_t(s) >= threshold                                                      notebook
+``max``         max over all tiles of p_t(s)                     S >= threshold          2025 winner
+``mean``        (1/T) sum_t p_t(s)                               the top_k highest S     agrieval
+``vote``        #{t : s in top_k(t)}                             S >= min_votes          DS@GT NMS notebook
+``pairs``       rank of s's first pair in the list of every      the first top_k pairs   DS@GT 2025 grid
+                (tile, species, p) sorted by p desc (ties:       (species                runs
+                tile, then rank)                                 de-duplicated)
+``bma``         B(s) = sum_t w_t p_t(s) (``bma``)                z-score of B over       NEUON 2024,
+                                                                 classes > z_threshold   Chlorophyll Crew
+``multiscale``  max over levels l of w_l * max_{t in l} p_t(s)   S >= threshold          2025 winner (w=1)
+==============  ===============================================  ======================  ==================
 
 Exact or refused: ``max``, ``mean``, ``bma`` and ``multiscale`` read the image
 stats when given (exact whatever the saved top-k). Without them ``max`` and

@@ -96,7 +96,8 @@ def aggregation_options(fn):
                      help="score: ties by best probability then species id; first-seen: by first appearance in "
                           "tile order (Counter.most_common)."),
         click.option("--z-threshold", type=float, default=0.0, show_default=True, help="bma: z-score to beat."),
-        click.option("--scale-weights", default=None, help="multiscale/max: one weight per tiling level, e.g. 1,1,0.5."),
+        click.option("--scale-weights", default=None,
+                     help="multiscale/max: one weight per tiling level, e.g. 1,1,0.5."),
         click.option("--target-mean", type=click.FloatRange(min=0, min_open=True), default=None,
                      help="Bisect the threshold so the mean number of species per quadrat is this (calc_seuil)."),
         click.option("--tile-transform", type=click.Choice(list(TILE_TRANSFORMS)), default="none", show_default=True,

@@ -24,7 +24,7 @@ def _scaled(box, s: float, ox: int, oy: int):
 
 
 def draw_tiles(image: Image.Image, cfg: PreprocessConfig, out: str | Path, max_side: int = 1200) -> str:
-    """Write the drawing to ``out`` (JPEG for a .jpg/.jpeg name, else PNG) and return a one-paragraph summary of the tiles."""
+    """Write the drawing to ``out`` (JPEG for a .jpg/.jpeg name, else PNG); return a summary of the tiles."""
     tiles = quadrat_boxes(image.width, image.height, cfg)
     x1 = max([image.width] + [b[2] for _, b in tiles])
     y1 = max([image.height] + [b[3] for _, b in tiles])

@@ -147,7 +147,8 @@ def test_tiles_shape_boxes_and_filters(astronaut):
 @pytest.mark.parametrize("kwargs,match", [({"resize_filter": "nearest"}, "resize filter"),
                                           ({"subsampling": "4:1:0"}, "subsampling"),
                                           ({"jpeg_quality": 0}, "quality"), ({"jpeg_stage": "file"}, "JPEG stage"),
-                                          ({"tile_policy": "fill"}, "tile policy"), ({"border_mode": "wrap"}, "border")])
+                                          ({"tile_policy": "fill"}, "tile policy"),
+                                          ({"border_mode": "wrap"}, "border")])
 def test_bad_options_are_rejected(kwargs, match):
     with pytest.raises(ValueError, match=match):
         PreprocessConfig(**kwargs)
