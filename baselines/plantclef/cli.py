@@ -155,7 +155,8 @@ def tiling_options(fn):
                      help="A tile that is not square: crop its centred square (timm eval transform), pad it "
                           "(letterbox on black) or stretch it to the square input."),
         click.option("--border", "border_mode", type=click.Choice(list(BORDERS)), default="snap",
-                     show_default=True, help="Windows at the far edge: snap inside the image, or pad with zeros."),
+                     show_default=True, help="Windows at the edge: snap inside the image, pad with zeros past the far edge, or centre the "
+                          "zero padding (kornia's compute_padding)."),
         click.option("--crop-border", default="0", show_default=True, help="Border removed from each side: px or N%."),
     ]
     for opt in reversed(opts):

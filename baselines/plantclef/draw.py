@@ -26,32 +26,35 @@ def _scaled(box, s: float, ox: int, oy: int):
 def draw_tiles(image: Image.Image, cfg: PreprocessConfig, out: str | Path, max_side: int = 1200) -> str:
     """Write the drawing to ``out`` (JPEG for a .jpg/.jpeg name, else PNG); return a summary of the tiles."""
     tiles = quadrat_boxes(image.width, image.height, cfg)
+    xmin, ymin = min([0] + [b[0] for _, b in tiles]), min([0] + [b[1] for _, b in tiles])
     x1 = max([image.width] + [b[2] for _, b in tiles])
     y1 = max([image.height] + [b[3] for _, b in tiles])
-    s = min(1.0, max_side / max(x1, y1))
+    s = min(1.0, max_side / max(x1 - xmin, y1 - ymin))
+    ox, oy = round(-xmin * s), round(-ymin * s)
     legend_h = 22 * len(cfg.levels) + 10
-    canvas = Image.new("RGB", (round(x1 * s), round(y1 * s) + legend_h), (0, 0, 0))
-    canvas.paste(image.resize((round(image.width * s), round(image.height * s)), Image.Resampling.LANCZOS), (0, 0))
+    area_h = round((y1 - ymin) * s)
+    canvas = Image.new("RGB", (round((x1 - xmin) * s), area_h + legend_h), (0, 0, 0))
+    canvas.paste(image.resize((round(image.width * s), round(image.height * s)), Image.Resampling.LANCZOS), (ox, oy))
     shade = Image.new("RGBA", canvas.size, (0, 0, 0, 0))
     sd = ImageDraw.Draw(shade)
     for _, box in tiles:  # darken what the model never sees of each tile (crop drops a 3:2 tile's sides)
         sx0, sy0, sx1, sy1 = policy_box(box, cfg.tile_policy)
-        x0, y0, x1, y1 = box
-        for strip in ((x0, y0, sx0, y1), (sx1, y0, x1, y1), (sx0, y0, sx1, sy0), (sx0, sy1, sx1, y1)):
+        x0, y0, bx1, by1 = box
+        for strip in ((x0, y0, sx0, by1), (sx1, y0, bx1, by1), (sx0, y0, sx1, sy0), (sx0, sy1, sx1, by1)):
             if strip[2] > strip[0] and strip[3] > strip[1]:
-                sd.rectangle(_scaled(strip, s, 0, 0), fill=(0, 0, 0, 120))
+                sd.rectangle(_scaled(strip, s, ox, oy), fill=(0, 0, 0, 120))
     canvas = Image.alpha_composite(canvas.convert("RGBA"), shade).convert("RGB")
     d = ImageDraw.Draw(canvas)
-    width = max(2, round(3 * s * max(x1, y1) / 1000))
+    width = max(2, round(3 * s * max(x1 - xmin, y1 - ymin) / 1000))
     counts: dict[int, list] = {}
     for t, (k, box) in enumerate(tiles):
         colour = COLOURS[k % len(COLOURS)]
-        sb = _scaled(box, s, 0, 0)
+        sb = _scaled(box, s, ox, oy)
         d.rectangle(sb, outline=colour, width=width)
-        if box[2] > image.width:  # zero padding past the right edge
-            _dashed(d, _scaled((image.width, box[1], box[2], box[3]), s, 0, 0), (255, 255, 255))
-        if box[3] > image.height:  # and past the bottom
-            _dashed(d, _scaled((box[0], image.height, box[2], box[3]), s, 0, 0), (255, 255, 255))
+        for pad in ((image.width, box[1], box[2], box[3]), (box[0], image.height, box[2], box[3]),
+                    (box[0], box[1], 0, box[3]), (box[0], box[1], box[2], 0)):  # zero padding past an edge
+            if pad[2] > pad[0] and pad[3] > pad[1]:
+                _dashed(d, _scaled(pad, s, ox, oy), (255, 255, 255))
         d.text((sb[0] + 2 * width, sb[1] + 2 * width), str(t), fill=colour)
         counts.setdefault(k, []).append(box)
     lines = []
@@ -63,7 +66,7 @@ def draw_tiles(image: Image.Image, cfg: PreprocessConfig, out: str | Path, max_s
         lines.append(f"level {k} {level}: {len(boxes)} tiles of {w}x{h} px, {cfg.tile_policy} -> "
                      f"{cfg.input_size} px (x{cfg.input_size / side:.2f})")
     for n, line in enumerate(lines):
-        d.text((6, round(y1 * s) + 6 + 22 * n), line, fill=COLOURS[n % len(COLOURS)])
+        d.text((6, area_h + 6 + 22 * n), line, fill=COLOURS[n % len(COLOURS)])
     jpeg = Path(out).suffix.lower() in (".jpg", ".jpeg")
     with atomic_write(out, "wb", encoding=None) as fh:
         canvas.save(fh, format="JPEG", quality=85) if jpeg else canvas.save(fh, format="PNG")

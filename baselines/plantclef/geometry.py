@@ -2,9 +2,11 @@
 
 Boxes are half-open pixel rectangles ``(x0, y0, x1, y1)``. With ``border="snap"``
 (the default) every box lies inside the image, ``0 <= x0 < x1 <= width``; with
-``border="pad"`` a window may run past the right or bottom edge, the part
-outside the image being zero (black) pixels, as the organisers' tiling notebook
-and Chlorophyll Crew pad with kornia.
+``border="pad"`` a window may run past the right or bottom edge and with
+``border="centre"`` past any edge, the part outside the image being zero
+(black) pixels: ``pad`` is the organisers' tiling notebook (last row and column
+zero-padded), ``centre`` is kornia's ``compute_padding`` as Chlorophyll Crew
+call it (the padding split between both sides, the odd pixel at the far side).
 
 A *level* is one tiling of the image; several levels (scales) may be used at
 once and their tiles are simply concatenated, level by level.
@@ -19,7 +21,10 @@ once and their tiles are simply concatenated, level by level.
     length L the count is ``n = ceil((L-S)/T) + 1`` (1 when L <= S) and the
     starts are ``i*T``. ``snap``: the last start becomes ``L-S`` so the window
     stays inside (and a single window spans an axis shorter than S); ``pad``:
-    the starts stay ``i*T`` and the last window is zero-padded past the edge.
+    the starts stay ``i*T`` and the last window is zero-padded past the edge;
+    ``centre``: with ``P = (T - (L-S) mod T) mod T`` the starts are
+    ``i*T - P//2`` (the windows shifted to centre the padding; an axis that
+    ``P`` leaves shorter than S is padded to one window instead).
 ``cover:S``
     ``ceil(W/S) x ceil(H/S)`` windows of S px spread evenly from edge to edge
     (start ``round(i*(L-S)/(n-1))``), so neighbours overlap by the slack:
@@ -43,7 +48,7 @@ import re
 from dataclasses import dataclass
 
 Box = tuple[int, int, int, int]
-BORDERS = ("snap", "pad")
+BORDERS = ("snap", "pad", "centre")
 
 _LEVEL = re.compile(r"^(?:grid:(?P<gc>\d+)(?:x(?P<gr>\d+))?|window:(?P<s>\d+)(?::(?P<t>\d+))?|cover:(?P<cs>\d+)"
                     r"|square:(?P<sq>\d+)|floor:(?P<fl>\d+)|(?P<full>full))$")
@@ -117,6 +122,11 @@ def _window_starts(length: int, size: int, stride: int, border: str) -> list[int
     n = _window_count(length, size, stride)
     if border == "pad":
         return [i * stride for i in range(n)]
+    if border == "centre":
+        pad = (stride - (length - size) % stride) % stride
+        if length + pad < size:  # kornia would give no window at all; the kit pads the axis to one window
+            pad = size - length
+        return [i * stride - pad // 2 for i in range((length + pad - size) // stride + 1)]
     return [min(i * stride, max(length - size, 0)) for i in range(n)]
 
 
@@ -159,7 +169,7 @@ def level_boxes(width: int, height: int, level: Level, border: str = "snap") -> 
         return [(x, y, min(x + level.size, width), min(y + level.size, height)) for y in ys for x in xs]
     xs = _window_starts(width, level.size, level.stride, border)
     ys = _window_starts(height, level.size, level.stride, border)
-    if border == "pad":
+    if border in ("pad", "centre"):
         return [(x, y, x + level.size, y + level.size) for y in ys for x in xs]
     return [(x, y, min(x + level.size, width), min(y + level.size, height)) for y in ys for x in xs]
 

@@ -59,7 +59,8 @@ _DSGT = ("dsgt-arc/plantclef-2025: plantclef/classification/transform.py (_split
 _WINNER = ("2025 winner (mirrored in yunijeong5/PlantCLEF2026 paper1_preprocessing/): src/lib_dataset.rs "
            "(shorter side to s*518, Lanczos, centre square, per-tile JPEG), src/lib.rs (max over all tiles of all "
            "scales), src/lib_soumission.rs (top-k, minimum score); pipeline/compression.py (4:2:2 q85, 4:1:1 q94)")
-_CHLORO = ("geranium12/plant-clef-2025: src/data.py (518/259 windows, kornia padding), src/prediction.py "
+_CHLORO = ("geranium12/plant-clef-2025: src/data.py (518/259 windows, kornia compute_padding: centred), "
+           "src/prediction.py "
            "(top_k_tile_prediction, combine_same_plot_threshold), predictions/merge.ipynb (top-1 per tile, "
            "bisection to a mean of 4.2 species)")
 
@@ -111,14 +112,14 @@ register(Recipe(
     summary="winner-2025 with per-tile JPEG 4:1:1 q94"))
 register(Recipe(
     "chlorophyll-2025",
-    {"tiling": ["window:518:259"], "border_mode": "pad", "tile_policy": "crop", "jpeg_quality": None,
+    {"tiling": ["window:518:259"], "border_mode": "centre", "tile_policy": "crop", "jpeg_quality": None,
      "strategy": "union", "top_k": 1, "threshold": 0.0, "target_mean": 4.2, "min_species": 0},
     _CHLORO,
     choices="a single model (their ensemble mean: pass several tile-score files to aggregate)",
-    summary="518/259 zero-padded windows, top-1 per tile, threshold bisected to 4.2 species per quadrat"))
+    summary="518/259 windows, padding centred, top-1 per tile, threshold bisected to 4.2 species per quadrat"))
 register(Recipe(
     "chlorophyll-2025-plot",
-    {"tiling": ["window:518:259"], "border_mode": "pad", "tile_policy": "crop", "jpeg_quality": None,
+    {"tiling": ["window:518:259"], "border_mode": "centre", "tile_policy": "crop", "jpeg_quality": None,
      "strategy": "union", "top_k": 1, "threshold": 0.0, "target_mean": 4.2, "min_species": 0,
      "transect_mode": "min-images", "pool_min_images": 2, "transect_rule": "chlorophyll-plot"},
     _CHLORO,

@@ -44,21 +44,22 @@ def _too_small(width, height, level):
 
 
 @settings(max_examples=200, deadline=None)
-@given(width=sizes, height=sizes, level=levels(), border=st.sampled_from(["snap", "pad"]))
+@given(width=sizes, height=sizes, level=levels(), border=st.sampled_from(["snap", "pad", "centre"]))
 def test_boxes_cover_every_pixel_and_stay_inside(width, height, level, border):
     if _too_small(width, height, level):
         with pytest.raises(ValueError, match="needs an image of at least"):
             level_boxes(width, height, level, border)
         return
     boxes = level_boxes(width, height, level, border)
-    padded = border == "pad" and level.kind == "window"
+    padded = border != "snap" and level.kind == "window"
     for x0, y0, x1, y1 in boxes:
-        assert 0 <= x0 < x1 and 0 <= y0 < y1 and x0 < width and y0 < height
+        assert x0 < x1 and y0 < y1 and x0 < width and y0 < height and x1 > 0 and y1 > 0
         if padded:
             assert x1 - x0 == y1 - y0 == level.size  # always a full window, zero past the edge
+            assert border == "centre" or (x0 >= 0 and y0 >= 0)  # pad: only past the right and bottom
         else:
-            assert x1 <= width and y1 <= height
-    clipped = [(x0, y0, min(x1, width), min(y1, height)) for x0, y0, x1, y1 in boxes]
+            assert 0 <= x0 and 0 <= y0 and x1 <= width and y1 <= height
+    clipped = [(max(x0, 0), max(y0, 0), min(x1, width), min(y1, height)) for x0, y0, x1, y1 in boxes]
     cover = coverage(width, height, clipped)
     if level.kind == "square":
         side = min(width, height)
@@ -99,6 +100,27 @@ def test_grid_4_gives_16_row_major_tiles_and_levels_concatenate():
     assert len(boxes) == 17
     assert boxes[0] == (0, (0, 0, 100, 75)) and boxes[1] == (0, (100, 0, 200, 75))
     assert boxes[-1] == (1, (0, 0, 400, 300))
+
+
+def kornia_compute_padding(original, window, stride):
+    """kornia.contrib.compute_padding for one axis, re-stated: (front, back) zero padding."""
+    remainder = (original - window) % stride
+    padding = stride - remainder if remainder != 0 else 0
+    return padding // 2, padding - padding // 2
+
+
+@settings(max_examples=100, deadline=None)
+@given(length=st.integers(1, 2000), size=st.integers(1, 600), data=st.data())
+def test_centre_border_is_kornias_compute_padding(length, size, data):
+    stride = data.draw(st.integers(1, size))
+    front, back = kornia_compute_padding(length, size, stride)
+    # extract_tensor_patches on the padded axis: windows at 0, stride, ... while they fit, shifted by -front
+    padded = length + front + back
+    if padded < size:  # kornia gives no window; the kit pads the axis to exactly one, centred
+        front, padded = (size - length) // 2, size
+    want = [i * stride - front for i in range((padded - size) // stride + 1)]
+    got = [b[0] for b in level_boxes(length, 1, Level("window", size=size, stride=stride), border="centre")]
+    assert got == want
 
 
 def test_floor_grid_is_column_major_like_dsgt():

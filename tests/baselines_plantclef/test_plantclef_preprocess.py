@@ -122,6 +122,12 @@ def test_padded_window_is_zero_past_the_edge(quadrat32):
     assert np.array_equal(tiles[1][:256, :84], np.asarray(quadrat32)[:, 300:])
     snap, sboxes, _ = quadrat_tiles(quadrat32, PreprocessConfig(levels=cfg.levels, input_size=300))
     assert sboxes.tolist() == [[0, 0, 300, 256], [84, 0, 384, 256]]
+    # centre (kornia's compute_padding): x padded by 216 = 108 + 108, y by 44 = 22 + 22
+    centred, cboxes, _ = quadrat_tiles(quadrat32, PreprocessConfig(levels=cfg.levels, input_size=300,
+                                                                   border_mode="centre"))
+    assert cboxes.tolist() == [[-108, -22, 192, 278], [192, -22, 492, 278]]
+    assert not centred[0][:22].any() and not centred[0][:, :108].any() and not centred[0][278:].any()
+    assert np.array_equal(centred[0][22:278, 108:], np.asarray(quadrat32)[:, :192])
 
 
 def test_recompression_422_changes_the_pixels_and_differs_from_444(astronaut):
