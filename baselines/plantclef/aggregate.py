@@ -64,6 +64,7 @@ import numpy as np
 import pandas as pd
 
 from baselines.plantclef.ensemble import tile_bounds, tile_zscores
+from baselines.plantclef.exactness import NotExact
 from baselines.plantclef.image_stats import ImageStats, image_level_matrix
 from baselines.plantclef.pooling import MODES, pool_count_topk, pool_mean, pool_min_images, pool_union
 from baselines.plantclef.threshold_search import threshold_for_mean_count
@@ -72,10 +73,6 @@ KEYS = ["image_id", "species_id"]
 TIE_RULES = ("score", "first-seen")
 TILE_TRANSFORMS = ("none", "zscore")
 NO_POSITION = 2 ** 62  # a species never seen in a saved top-k comes after every seen one
-
-
-class NotExact(ValueError):
-    """The saved tile scores cannot give this aggregation exactly; the message says what to save."""
 
 
 @dataclass(frozen=True)

@@ -32,6 +32,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from baselines.plantclef.exactness import NotExact
 from scoring.atomic import atomic_write
 
 STATS = ("max", "sum", "bma")
@@ -137,7 +138,7 @@ def image_level_matrix(stats: ImageStats, image_ids: list[str], what: str,
     ``bma``: mean over levels of B_l(c). ``weights`` (per level, default 1) apply to ``max``.
     """
     if getattr(stats, "bma" if what == "bma" else "sum" if what == "mean" else "max") is None:
-        raise StatsError(f"the image stats hold no exact {what} here (an ensemble keeps only the per-class sums, "
+        raise NotExact(f"the image stats hold no exact {what} here (an ensemble keeps only the per-class sums, "
                          "i.e. mean); aggregate the files one by one for max, multiscale or bma")
     keys = stats.keys
     index = {i: n for n, i in enumerate(image_ids)}
@@ -154,7 +155,7 @@ def image_level_matrix(stats: ImageStats, image_ids: list[str], what: str,
     out = np.zeros((len(image_ids), stats.n_classes), dtype=np.float64)
     if what == "max":
         if weights is not None and len(levels) and (levels < 0).any():
-            raise StatsError("per-scale weights need per-level image stats: predict with --image-stats level, or "
+            raise NotExact("per-scale weights need per-level image stats: predict with --image-stats level, or "
                              "aggregate without the stats file (exact when no unsaved species can reach the threshold)")
         levels = np.maximum(levels, 0)
         w = np.ones(int(levels.max()) + 1 if len(levels) else 1) if weights is None else np.asarray(weights, float)

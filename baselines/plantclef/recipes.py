@@ -69,6 +69,8 @@ register(Recipe(
     {"tiling": ["window:518:259"], "border_mode": "pad", "tile_policy": "crop", "jpeg_quality": None,
      "strategy": "union", "top_k": 2, "threshold": 0.1, "min_species": 0},
     _ORGANISERS,
+    choices="border pad: the notebook pads the last row and column (kornia's compute_padding would centre the "
+            "padding: --border centre)",
     summary="union of every tile's top-2 above 0.1 (what the notebook's buggy max amounts to); [] when none"))
 register(Recipe(
     "dsgt-2025-grid",

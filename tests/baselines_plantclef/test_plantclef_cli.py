@@ -273,3 +273,29 @@ def test_predict_with_a_recipe_uses_its_tiling_and_preprocessing(workspace):
     assert meta["preprocess"]["levels"] == ["floor:3"] and meta["save_top_k"] == 5
     assert "pairs k=5" in plain.output
     assert frame.groupby("image_id")["tile"].nunique().eq(9).all()
+
+
+def test_sweep_covers_every_strategy_and_lists_refusals(workspace):
+    folder, _, species, planted = workspace
+    tiles = folder / "tiles.parquet"
+    if not tiles.exists():
+        pytest.skip("needs the tile scores of the first test")
+    from baselines.plantclef.demo import write_solution
+
+    truth = {i: sorted(species[c] for c in cls) for i, cls in planted.items()}
+    write_solution(folder / "solution.csv", truth, load_competition("plantclef2025"))
+    args = ["baselines", "plantclef", "sweep", str(tiles), "--solution", str(folder / "solution.csv"),
+            "--strategies", "union,max,mean,vote,pairs,bma,multiscale", "--top-k", "2,4", "--thresholds", "0.2",
+            "--min-votes", "1", "--z-thresholds", "1", "--scale-weights", "none;1,0.5", "--target-means", "none,2",
+            "--transect-modes", "none,count-topk", "--tie-rules", "score,first-seen",
+            "--out-csv", str(folder / "all.csv")]
+    res = CliRunner().invoke(cli, args, catch_exceptions=False)
+    assert res.exit_code == 0, res.output
+    table = pd.read_csv(folder / "all.csv", keep_default_na=False)
+    strategies = {s.split()[0] for s in table["setting"]}
+    assert strategies == {"union", "max", "mean", "vote", "pairs", "bma", "multiscale"}
+    # pairs k=4 needs 4 saved per tile (3 were): refused with the flag to use, not scored
+    refused = table[table["setting"].str.startswith("pairs k=4")]
+    assert len(refused) and refused["note"].str.contains("--save-top-k 4").all()
+    scored = table[table["note"] == ""]
+    assert len(scored) > 20 and pd.to_numeric(scored["transect_f1"]).is_monotonic_decreasing
