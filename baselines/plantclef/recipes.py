@@ -95,35 +95,37 @@ register(Recipe(
     + _DSGT,
     choices="pool_k 10 (union_agg_topk's top_k is a call argument)",
     summary="dsgt-2025-grid, then each transect gets its 10 species predicted by the most images"))
+def _winner(quality: int, subsampling: str) -> dict:
+    return {"tiling": [f"square:{s}" for s in range(1, 10)], "tile_policy": "crop", "resize_filter": "lanczos",
+            "jpeg_quality": quality, "subsampling": subsampling, "jpeg_stage": "tile", "strategy": "multiscale",
+            "threshold": 0.0, "max_species": 10, "min_species": 0}
+
+
+_CHLORO_VALUES = {"tiling": ["window:518:259"], "border_mode": "centre", "tile_policy": "crop", "jpeg_quality": None,
+                  "strategy": "union", "top_k": 1, "threshold": 0.0, "target_mean": 4.2, "min_species": 0}
+
 register(Recipe(
     "winner-2025",
-    {"tiling": [f"square:{s}" for s in range(1, 10)], "tile_policy": "crop", "resize_filter": "lanczos",
-     "jpeg_quality": 85, "subsampling": "4:2:2", "jpeg_stage": "tile", "strategy": "multiscale", "threshold": 0.0,
-     "max_species": 10, "min_species": 0},
+    _winner(85, "4:2:2"),
     _WINNER,
     choices="scales 1..9 (the overview's nine sizes), top-k 10 and minimum score 0 (lib_soumission.rs takes both "
             "as arguments; 10 is its target_nb_species)",
     summary="nine centred-square scales (285 tiles), per-tile JPEG 4:2:2 q85, max over all tiles, top 10"))
 register(Recipe(
     "winner-2025-411",
-    {"tiling": [f"square:{s}" for s in range(1, 10)], "tile_policy": "crop", "resize_filter": "lanczos",
-     "jpeg_quality": 94, "subsampling": "4:1:1", "jpeg_stage": "tile", "strategy": "multiscale", "threshold": 0.0,
-     "max_species": 10, "min_species": 0},
+    _winner(94, "4:1:1"),
     _WINNER,
     choices="as winner-2025; 4:1:1 needs the simplejpeg package",
     summary="winner-2025 with per-tile JPEG 4:1:1 q94"))
 register(Recipe(
     "chlorophyll-2025",
-    {"tiling": ["window:518:259"], "border_mode": "centre", "tile_policy": "crop", "jpeg_quality": None,
-     "strategy": "union", "top_k": 1, "threshold": 0.0, "target_mean": 4.2, "min_species": 0},
+    _CHLORO_VALUES,
     _CHLORO,
     choices="a single model (their ensemble mean: pass several tile-score files to aggregate)",
     summary="518/259 windows, padding centred, top-1 per tile, threshold bisected to 4.2 species per quadrat"))
 register(Recipe(
     "chlorophyll-2025-plot",
-    {"tiling": ["window:518:259"], "border_mode": "centre", "tile_policy": "crop", "jpeg_quality": None,
-     "strategy": "union", "top_k": 1, "threshold": 0.0, "target_mean": 4.2, "min_species": 0,
-     "transect_mode": "min-images", "pool_min_images": 2, "transect_rule": "chlorophyll-plot"},
+    {**_CHLORO_VALUES, "transect_mode": "min-images", "pool_min_images": 2, "transect_rule": "chlorophyll-plot"},
     _CHLORO,
     choices="N = 2 images (combine_same_plot_threshold is a config value)",
     summary="chlorophyll-2025, then a species is kept when >= 2 images of the plot predict it"))

@@ -114,7 +114,8 @@ def test_missing_checkpoint_and_mapping_messages(workspace, tmp_path):
     assert res.exit_code == 2 and "--checkpoint is required" in res.output
 
 
-def test_sweep_ranks_settings_and_warns(workspace):
+def _solution(workspace):
+    """The planted species as a solution next to the first test's tile scores."""
     folder, _, species, planted = workspace
     tiles = folder / "tiles.parquet"
     if not tiles.exists():
@@ -123,6 +124,11 @@ def test_sweep_ranks_settings_and_warns(workspace):
 
     truth = {i: sorted(species[c] for c in cls) for i, cls in planted.items()}
     write_solution(folder / "solution.csv", truth, load_competition("plantclef2025"))
+    return folder, tiles
+
+
+def test_sweep_ranks_settings_and_warns(workspace):
+    folder, tiles = _solution(workspace)
     res = CliRunner().invoke(cli, ["baselines", "plantclef", "sweep", str(tiles), "--solution",
                                    str(folder / "solution.csv"), "--strategies", "union,vote", "--top-k", "1,2",
                                    "--thresholds", "0.0", "--min-votes", "1", "--out-csv", str(folder / "sweep.csv")],
@@ -137,7 +143,7 @@ def test_sweep_ranks_settings_and_warns(workspace):
     from scoring.scorer import score_file
 
     frame = pd.read_parquet(tiles)
-    ids = sorted(planted)
+    ids = sorted(workspace[3])
     labels = aggregate(frame, AggregationConfig(strategy="vote", top_k=2, min_votes=1), image_ids=ids)
     write_validated(folder / "one.csv", ids, [labels[i] for i in ids], load_competition("plantclef2025"))
     rep = score_file(folder / "one.csv", folder / "solution.csv", load_competition("plantclef2025"))
@@ -276,14 +282,7 @@ def test_predict_with_a_recipe_uses_its_tiling_and_preprocessing(workspace):
 
 
 def test_sweep_covers_every_strategy_and_lists_refusals(workspace):
-    folder, _, species, planted = workspace
-    tiles = folder / "tiles.parquet"
-    if not tiles.exists():
-        pytest.skip("needs the tile scores of the first test")
-    from baselines.plantclef.demo import write_solution
-
-    truth = {i: sorted(species[c] for c in cls) for i, cls in planted.items()}
-    write_solution(folder / "solution.csv", truth, load_competition("plantclef2025"))
+    folder, tiles = _solution(workspace)
     args = ["baselines", "plantclef", "sweep", str(tiles), "--solution", str(folder / "solution.csv"),
             "--strategies", "union,max,mean,vote,pairs,bma,multiscale", "--top-k", "2,4", "--thresholds", "0.2",
             "--min-votes", "1", "--z-thresholds", "1", "--scale-weights", "none;1,0.5", "--target-means", "none,2",
