@@ -324,3 +324,25 @@ def test_winner_max_then_calc_seuil_on_every_class(full, target):
                                                       for i, s in zip(ids, scores)}
     with pytest.raises(NotExact, match="every class"):
         aggregate(frame, cfg, n_classes=C)  # the search needs every class: no stats, no search
+
+
+def chlorophyll_extract_plot_name(t):
+    """Chlorophyll Crew src/prediction.py ``extract_plot_name`` (group_same_plot_by_year off), re-stated."""
+    if "CBN-PdlC" in t or "CBN-Pla" in t:
+        return t[:-9]
+    if "GUARDEN-CBNMed" in t:
+        return t[: t.index("-", 15)]
+    return t
+
+
+def test_chlorophyll_plot_rule_on_the_real_test_ids(shared_real):
+    import csv
+
+    from baselines.plantclef.transects import transect_map
+    from scoring.definition import load_competition
+
+    with open(shared_real / "plantclef2025_submission_topk5.csv", newline="") as fh:
+        ids = [row[0] for row in csv.reader(fh)][1:]
+    groups = transect_map(ids, load_competition("plantclef2025"), "chlorophyll-plot")
+    assert len(ids) == 2105 and all(groups[i] == chlorophyll_extract_plot_name(i) for i in ids)
+    assert len(set(groups.values())) == 595  # as ../shared/plantclef_pipelines.md quotes
