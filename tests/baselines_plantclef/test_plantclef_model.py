@@ -120,3 +120,12 @@ def test_score_returns_exact_group_stats_and_sums_of_squares():
     assert torch.allclose(out.group_bma, bma_vectors(p, group, 3), atol=1e-6)
     assert torch.allclose(out.p2, (p ** 2).sum(1), atol=1e-6)
     assert torch.equal(out.indices, p.topk(2, dim=-1).indices)
+
+
+def test_the_gpu_smoke_check_of_the_image_stats_passes_on_the_cpu(capsys):
+    from baselines.plantclef.smoke import check_group_stats
+
+    torch.manual_seed(2)
+    model, _ = build_model(PRESETS["tiny"], 6, None)
+    assert check_group_stats(model, torch.device("cpu"), 6, size=PRESETS["tiny"].img_size)
+    assert "ok   image stats on cpu" in capsys.readouterr().out
