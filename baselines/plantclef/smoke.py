@@ -80,7 +80,7 @@ def check_group_stats(model, device, n_classes: int, size: int = 518) -> bool:
 
     try:
         mean, std = normalisation(model)
-        scorer = TileScorer(model, device, 10, mean, std, batch_size=4)
+        scorer = TileScorer(model, device, min(10, n_classes), mean, std, batch_size=4)
         tiles = torch.randint(0, 256, (10, size, size, 3), dtype=torch.uint8)
         group = torch.tensor([0, 0, 0, 1, 1, 2, 2, 2, 2, 1])
         out = scorer.score(tiles, group, 3)
