@@ -171,10 +171,13 @@ def require_depth(inp: Inputs, k: int, what: str) -> None:
     if not len(inp.tiles):
         return
     depth = inp.depth()
-    if int(depth.min()) < k:
-        (image_id, tile) = depth.idxmin()
+    short = depth < k
+    if inp.n_classes is not None:
+        short &= depth < inp.n_classes  # a tile that saved every class has all of its top k
+    if short.any():
+        image_id, tile = short[short].index[0]
         raise NotExact(f"{what} uses the top {k} of each tile, but tile {tile} of {image_id!r} has only "
-                       f"{int(depth.min())} saved; predict again with --save-top-k {k} (or more)")
+                       f"{int(depth[(image_id, tile)])} saved; predict again with --save-top-k {k} (or more)")
 
 
 def require_bound_below(inp: Inputs, threshold: float, what: str, weights=None, need_k: int | None = None) -> None:
@@ -207,9 +210,15 @@ def require_stats(inp: Inputs, what: str) -> None:
 
 
 def _positions(tiles: pd.DataFrame) -> np.ndarray:
-    """Tile-order position of each row: tile first, then rank."""
-    width = int(tiles["rank"].max()) + 1 if len(tiles) else 1
-    return tiles["tile"].to_numpy(np.int64) * width + tiles["rank"].to_numpy(np.int64)
+    """Order of first appearance of each row: image (sorted ids, which orders a transect's images when
+    pooling), then tile, then rank."""
+    if not len(tiles):
+        return np.zeros(0, dtype=np.int64)
+    width = int(tiles["rank"].max()) + 1
+    height = int(tiles["tile"].max()) + 1
+    ids = tiles["image_id"].to_numpy()
+    image = np.searchsorted(np.unique(ids), ids).astype(np.int64)
+    return (image * height + tiles["tile"].to_numpy(np.int64)) * width + tiles["rank"].to_numpy(np.int64)
 
 
 def _group_rows(rows: pd.DataFrame, **aggs) -> pd.DataFrame:

@@ -243,3 +243,15 @@ def test_transect_mean_keeps_species_with_enough_average_support(planted_run):
         frac += np.bincount(np.asarray(regions).ravel(), minlength=N_CLASSES) / 4 / len(PLANTED)
     top2 = {int(SPECIES[c]) for c in np.argsort(-frac, kind="stable")[:2]}
     assert got == {i: top2 for i in PLANTED}
+
+
+def test_first_seen_across_a_transect_follows_the_image_order():
+    # Two surveys of one transect, one species each, same probability: with a cap of 1 the pooled list keeps
+    # the species of the first image (sorted ids), whatever the species ids.
+    frame = pd.DataFrame({"image_id": ["T-20240101", "T-20240601"], "tile": [0, 0], "level": 0, "rank": 0,
+                          "species_id": [9, 4], "prob": [0.7, 0.7]})
+    groups = {"T-20240101": "T", "T-20240601": "T"}
+    first = AggregationConfig(strategy="union", group_mode="union", max_species=1, tie_rule="first-seen")
+    assert aggregate(frame, first, groups=groups) == {i: [9] for i in groups}
+    by_id = AggregationConfig(strategy="union", group_mode="union", max_species=1)
+    assert aggregate(frame, by_id, groups=groups) == {i: [4] for i in groups}
