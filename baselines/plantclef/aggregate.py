@@ -49,7 +49,8 @@ top-k entries; the others: every tile), so that it is exact whenever S is.
 **Order and ties** (``tie_rule``). ``score``: S desc, then best tile
 probability desc, then species id asc: deterministic and independent of tile
 order. ``first-seen``: S desc, then the first appearance of the species in tile
-order (tile, then rank) among the rows the strategy counted, then species id:
+order (image by sorted id, which matters only when a transect pools several,
+then tile, then rank) among the rows the strategy counted, then species id:
 what ``collections.Counter.most_common`` gives, so DS@GT's vote runs (top-1 per
 tile, ``most_common(10)``) are reproduced exactly with ``vote``, ``top_k 1``,
 ``max_species 10``, ``tie_rule first-seen``. ``pairs`` has its own order.
