@@ -298,3 +298,25 @@ def test_sweep_covers_every_strategy_and_lists_refusals(workspace):
     assert len(refused) and refused["note"].str.contains("--save-top-k 4").all()
     scored = table[table["note"] == ""]
     assert len(scored) > 20 and pd.to_numeric(scored["transect_f1"]).is_monotonic_decreasing
+
+
+def test_the_winners_recipe_runs_end_to_end_on_the_cpu(workspace):
+    folder, ckpt, _, _ = workspace
+    res = CliRunner().invoke(cli, ["baselines", "plantclef", "predict", str(folder / "images"), "--checkpoint",
+                                   str(ckpt), "--class-mapping", str(folder / "class_mapping.txt"), "--preset", "tiny",
+                                   "--device", "cpu", "--recipe", "winner-2025", "--save-top-k", "5", "--quiet",
+                                   "--image-stats", "level", "--save-tile-scores", str(folder / "win.parquet"),
+                                   "--out", str(folder / "win.csv"), "--overwrite"], catch_exceptions=False)
+    assert res.exit_code == 0, res.output
+    assert "multiscale thr=0 max_species=10" in res.output
+    from baselines.plantclef.image_stats import read_stats
+    from baselines.plantclef.tile_scores import read_tile_scores
+
+    frame, meta = read_tile_scores(folder / "win.parquet")
+    assert frame.groupby("image_id")["tile"].nunique().eq(285).all()  # 1 + 4 + ... + 81
+    assert meta["preprocess"]["jpeg_stage"] == "tile" and meta["preprocess"]["jpeg_quality"] == 85
+    assert len(read_stats(folder / "win.stats.parquet").keys) == 4 * 9  # per image and scale
+    weighted = CliRunner().invoke(cli, ["baselines", "plantclef", "aggregate", str(folder / "win.parquet"),
+                                        "--recipe", "winner-2025", "--scale-weights", "1,1,1,1,1,1,1,0.5,0.5",
+                                        "--out", str(folder / "win_w.csv"), "--overwrite"])
+    assert weighted.exit_code == 0, weighted.output
