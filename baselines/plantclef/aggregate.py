@@ -42,6 +42,9 @@ transect ``union`` pooling; species whose best tile probability is below
 to ``min_species`` (default 0: empty lists are written, as every public
 pipeline does) from the image's best remaining species by tile probability.
 
+Thresholds are inclusive (``>=``) except the target search (``>``, as the
+winner's); the teams' ``>`` differs only on a probability exactly equal to it.
+
 The *best tile probability* of a species is the max of p_t(s) over the rows
 the strategy counted (union: the top-k entries above the threshold; vote: the
 top-k entries; the others: every tile), so that it is exact whenever S is.

@@ -6,8 +6,8 @@ Per tile, in this order:
 1. the box (``geometry``; ``--border snap|pad`` for windows);
 2. the **tile policy** turns a box that is not square into the model's square
    input: ``crop`` keeps its centred square of side ``min(w, h)`` (what timm's
-   eval transform, resize-shorter-side then centre-crop, shows the model: the
-   organisers' starter notebook and DS@GT); ``pad`` resizes it keeping its
+   eval transform, resize-shorter-side then centre-crop, shows the model, up to
+   the rounding of the crop offset: the organisers' starter notebook and DS@GT); ``pad`` resizes it keeping its
    ratio and centres it on black (letterbox); ``stretch`` resizes it to the
    square, changing its aspect ratio (x1.5 on the tiles of a 3:2 quadrat);
 3. resize to ``input_size`` (``--resize-filter``, Lanczos by default) in one
