@@ -1,7 +1,8 @@
 """A picture of the tiles on a quadrat (``agrieval baselines plantclef tiles``), drawn with PIL.
 
 Each tile's box is outlined in its level's colour and numbered in tile order;
-what the model never sees of a tile is darkened (with ``crop`` a 3:2 tile loses its sides);
+what no tile shows the model is darkened (with ``crop`` a 3:2 tile loses its sides;
+``square:N`` never sees the sides of a 3:2 quadrat);
 zero padding past the image edge (``--border pad``) is drawn as black with a
 dashed outline. A legend line under the image says the level, tile count,
 tile size and scale to the model input.
@@ -35,14 +36,13 @@ def draw_tiles(image: Image.Image, cfg: PreprocessConfig, out: str | Path, max_s
     area_h = round((y1 - ymin) * s)
     canvas = Image.new("RGB", (round((x1 - xmin) * s), area_h + legend_h), (0, 0, 0))
     canvas.paste(image.resize((round(image.width * s), round(image.height * s)), Image.Resampling.LANCZOS), (ox, oy))
+    unseen = Image.new("L", canvas.size, 0)  # darken what no tile shows the model (crop drops a 3:2 tile's sides)
+    ud = ImageDraw.Draw(unseen)
+    ud.rectangle(_scaled((0, 0, image.width, image.height), s, ox, oy), fill=120)
+    for _, box in tiles:
+        ud.rectangle(_scaled(policy_box(box, cfg.tile_policy), s, ox, oy), fill=0)
     shade = Image.new("RGBA", canvas.size, (0, 0, 0, 0))
-    sd = ImageDraw.Draw(shade)
-    for _, box in tiles:  # darken what the model never sees of each tile (crop drops a 3:2 tile's sides)
-        sx0, sy0, sx1, sy1 = policy_box(box, cfg.tile_policy)
-        x0, y0, bx1, by1 = box
-        for strip in ((x0, y0, sx0, by1), (sx1, y0, bx1, by1), (sx0, y0, sx1, sy0), (sx0, sy1, sx1, by1)):
-            if strip[2] > strip[0] and strip[3] > strip[1]:
-                sd.rectangle(_scaled(strip, s, ox, oy), fill=(0, 0, 0, 120))
+    shade.putalpha(unseen)
     canvas = Image.alpha_composite(canvas.convert("RGBA"), shade).convert("RGB")
     d = ImageDraw.Draw(canvas)
     width = max(2, round(3 * s * max(x1 - xmin, y1 - ymin) / 1000))
