@@ -1,22 +1,31 @@
 """PlantCLEF DINOv2 tiling predictor: quadrat images -> tiles -> ViT -> per-tile
-top-k -> aggregation -> a validated submission.
+top-k and per-image stats -> aggregation -> a validated submission.
 
 Where things live (one concept per module):
 
-=================  ==========================================================
-``geometry``       tile boxes of an image (pure function, property-tested)
-``preprocess``     JPEG recompression, border crop, resize filter, tile crops
-``classes``        output index -> species id (class_mapping.txt / CSV)
-``model``          timm model presets and checkpoint loading (EMA first)
-``loader``         dataset of quadrats decoded and tiled in loader workers
-``inference``      batched forward pass, top-k on the device, flip TTA
-``tile_scores``    Parquet of per-tile top-k (re-aggregation without a GPU)
-``aggregate``      named aggregation strategies (union, max, mean, vote)
-``transects``      sharing predictions across the images of one transect
-``submission``     validated writing through ``scoring.writer``
-``predict``        the end-to-end run, resumable
-``sweep``          scoring many aggregation settings against a solution
-``synthetic``      synthetic quadrats with planted species (demo, tests)
-``demo``           ``agrieval baselines plantclef demo``
-=================  ==========================================================
+====================  ==========================================================
+``geometry``          tile boxes of an image (grid, window, cover, square, floor)
+``jpeg``              JPEG encode/decode with a named chroma subsampling (4:1:1)
+``preprocess``        border crop, tile policy, resize, JPEG stage, tile crops
+``classes``           output index -> species id (class_mapping.txt / CSV)
+``model``             timm model presets and checkpoint loading (EMA first)
+``loader``            dataset of quadrats decoded and tiled in loader workers
+``inference``         batched forward pass, top-k and group stats on the device
+``bma``               Bayesian model averaging weights over tiles (NEUON)
+``tile_scores``       Parquet of per-tile top-k (re-aggregation without a GPU)
+``image_stats``       per-image max / sum / BMA over every class (exactness)
+``aggregate``         named strategies (union, max, mean, vote, pairs, bma,
+                      multiscale), exact or refused, tie rules
+``ensemble``          mean of several models' tiles; per-tile z-scores
+``threshold_search``  the threshold for a target mean species count (calc_seuil)
+``pooling``           sharing predictions across the images of one transect
+``transects``         image id -> transect rules (the scoring core's)
+``recipes``           named, registered team configurations (--recipe)
+``submission``        validated writing through ``scoring.writer``
+``predict``           the end-to-end run, resumable
+``sweep``             scoring many aggregation settings against a solution
+``draw``              a picture of the tiles on a quadrat (``tiles`` command)
+``synthetic``         synthetic quadrats (planted species; a field quadrat)
+``demo``              ``agrieval baselines plantclef demo``
+====================  ==========================================================
 """

@@ -1,39 +1,82 @@
-"""From per-tile top-k scores to the species set of each quadrat.
+"""From per-tile scores to the species list of each quadrat.
 
 Input: a long frame with one row per (image_id, tile, rank) holding the
 ``species_id`` and softmax ``prob`` of that tile's rank-th best class (ranks
-0..K-1, as saved by ``predict``). ``T`` is the number of tiles of an image and
-``top_k(t)`` the species of tile t with rank < k.
+0..K-1, as saved by ``predict``), and optionally the per-image statistics over
+every class (``image_stats``). ``p_t(s)`` is the probability of species s on
+tile t, ``top_k(t)`` the species of tile t with rank < k, ``l(t)`` its level.
 
-Each strategy is two small functions: a *score* per (image, species) and a
-*keep* rule:
+Each strategy is a *score* S(s) per (image, species) and a *keep* rule:
 
-==========  =================================================  =====================
-strategy    score S(s)                                          keep
-==========  =================================================  =====================
-``union``   max p_t(s) over tiles with s in top_k(t),           every scored species
-            p_t(s) >= threshold
-``max``     max over tiles of p_t(s)                            S(s) >= threshold
-``mean``    (1/T) sum_t p_t(s)  (0 outside a tile's saved top-K)  the k highest S
-``vote``    #{t : s in top_k(t)}                                 S(s) >= min_votes
-==========  =================================================  =====================
+==============  ===============================================  ======================  ==================
+strategy        score S(s)                                       keep                    from
+==============  ===============================================  ======================  ==================
+``union``       max p_t(s) over tiles with s in top_k(t) and     every scored species    organisers'
+                p_t(s) >= threshold                                                      notebook
+``max``         max over all tiles of p_t(s)                     S >= threshold          2025 winner
+``mean``        (1/T) sum_t p_t(s)                               the top_k highest S     agrieval
+``vote``        #{t : s in top_k(t)}                             S >= min_votes          DS@GT NMS notebook
+``pairs``       rank of s's first pair in the list of every      the first top_k pairs   DS@GT 2025 grid
+                (tile, species, p) sorted by p desc (ties:       (species                runs
+                tile, then rank)                                 de-duplicated)
+``bma``         B(s) = sum_t w_t p_t(s) (``bma``)                z-score of B over       NEUON 2024,
+                                                                 classes > z_threshold   Chlorophyll Crew
+``multiscale``  max over levels l of w_l * max_{t in l} p_t(s)   S >= threshold          2025 winner (w=1)
+==============  ===============================================  ======================  ==================
 
-Then, for every strategy: optional transect pooling (``transects``), species
-whose best tile probability is below ``min_score`` dropped, the rest ordered
-by (S desc, best probability desc, species id asc), capped at ``max_species``,
-and topped up to ``min_species`` from the image's best remaining species by
-tile probability (so that no quadrat is left empty unless asked).
+Exact or refused: ``max``, ``mean``, ``bma`` and ``multiscale`` read the image
+stats when given (exact whatever the saved top-k). Without them ``max`` and
+``multiscale`` are exact only when no unsaved species could reach the
+threshold (every tile's smallest saved probability, times its level weight,
+is below it), ``mean`` and ``bma`` only when every class was saved; ``union``
+needs each tile's top-k saved unless its bound is below the threshold,
+``vote`` and ``pairs`` need the top-k of every tile. Anything else raises
+:class:`NotExact` naming what to save.
+
+Then, in order: ``tile_transform zscore`` (``ensemble.tile_zscores``) before
+scoring; transect ``mean`` pooling; ``target_mean`` replaces the keep rule by
+``S > x`` with x from ``threshold_search`` (the winner's ``calc_seuil``);
+transect ``union`` pooling; species whose best tile probability is below
+``min_score`` dropped; ordering; the cap ``max_species``; transect
+``count-topk`` / ``min-images`` pooling of the lists (``pooling``); a top-up
+to ``min_species`` (default 0: empty lists are written, as every public
+pipeline does) from the image's best remaining species by tile probability.
+
+Thresholds are inclusive (``>=``) except the target search (``>``, as the
+winner's); the teams' ``>`` differs only on a probability exactly equal to it.
+
+The *best tile probability* of a species is the max of p_t(s) over the rows
+the strategy counted (union: the top-k entries above the threshold; vote: the
+top-k entries; the others: every tile), so that it is exact whenever S is.
+
+**Order and ties** (``tie_rule``). ``score``: S desc, then best tile
+probability desc, then species id asc: deterministic and independent of tile
+order. ``first-seen``: S desc, then the first appearance of the species in tile
+order (image by sorted id, which matters only when a transect pools several,
+then tile, then rank) among the rows the strategy counted, then species id:
+what ``collections.Counter.most_common`` gives, so DS@GT's vote runs (top-1 per
+tile, ``most_common(10)``) are reproduced exactly with ``vote``, ``top_k 1``,
+``max_species 10``, ``tie_rule first-seen``. ``pairs`` has its own order.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 
 import numpy as np
 import pandas as pd
 
+from baselines.plantclef.ensemble import tile_bounds, tile_zscores
+from baselines.plantclef.exactness import NotExact
+from baselines.plantclef.image_stats import ImageStats, image_level_matrix
+from baselines.plantclef.pooling import MODES, pool_count_topk, pool_mean, pool_min_images, pool_union
+from baselines.plantclef.threshold_search import threshold_for_mean_count
+
 KEYS = ["image_id", "species_id"]
+TIE_RULES = ("score", "first-seen")
+TILE_TRANSFORMS = ("none", "zscore")
+NO_POSITION = 2 ** 62  # a species never seen in a saved top-k comes after every seen one
 
 
 @dataclass(frozen=True)
@@ -44,15 +87,24 @@ class AggregationConfig:
     min_votes: int = 1
     max_species: int | None = None
     min_score: float | None = None
-    min_species: int = 1
-    group_mode: str | None = None  # None | "union" | "mean"
+    min_species: int = 0
+    group_mode: str | None = None  # None | pooling.MODES
+    pool_k: int = 10  # count-topk
+    pool_min_images: int = 2  # min-images
+    tie_rule: str = "score"
+    z_threshold: float = 0.0  # bma
+    scale_weights: tuple[float, ...] | None = None  # multiscale (and max): one weight per tiling level
+    target_mean: float | None = None
+    tile_transform: str = "none"
 
     def __post_init__(self) -> None:
         if self.strategy not in STRATEGIES:
             raise ValueError(f"aggregation strategy {self.strategy!r} is not one of {', '.join(STRATEGIES)}")
         if self.top_k < 1:
             raise ValueError("top-k must be at least 1")
-        if not 0.0 <= self.threshold <= 1.0:
+        if self.tile_transform not in TILE_TRANSFORMS:
+            raise ValueError(f"tile transform {self.tile_transform!r} is not one of {', '.join(TILE_TRANSFORMS)}")
+        if self.tile_transform == "none" and not 0.0 <= self.threshold <= 1.0:
             raise ValueError(f"threshold {self.threshold} is not a probability in [0, 1]")
         if self.min_votes < 1:
             raise ValueError("min-votes must be at least 1")
@@ -60,49 +112,239 @@ class AggregationConfig:
             raise ValueError("max-species must be at least 1")
         if self.min_species < 0 or (self.max_species is not None and self.min_species > self.max_species):
             raise ValueError("min-species must be in 0..max-species")
-        if self.group_mode not in (None, "union", "mean"):
-            raise ValueError(f"transect mode {self.group_mode!r} is not union or mean")
+        if self.group_mode is not None and self.group_mode not in MODES:
+            raise ValueError(f"transect mode {self.group_mode!r} is not one of {', '.join(MODES)}")
+        if self.pool_k < 1 or self.pool_min_images < 1:
+            raise ValueError("pool-k and pool-min-images must be at least 1")
+        if self.tie_rule not in TIE_RULES:
+            raise ValueError(f"tie rule {self.tie_rule!r} is not one of {', '.join(TIE_RULES)}")
+        if self.scale_weights is not None and (not self.scale_weights or min(self.scale_weights) <= 0):
+            raise ValueError("scale weights must be positive numbers, one per tiling level")
+        if self.target_mean is not None and self.target_mean <= 0:
+            raise ValueError("the target mean number of species must be positive")
 
     def label(self) -> str:
         """Short stable name of the setting, for sweep tables."""
         core = {"union": f"union k={self.top_k} thr={self.threshold:g}",
                 "max": f"max thr={self.threshold:g}",
                 "mean": f"mean k={self.top_k}",
-                "vote": f"vote k={self.top_k} m={self.min_votes}"}[self.strategy]
-        extra = [f"max_species={self.max_species}"] if self.max_species else []
+                "vote": f"vote k={self.top_k} m={self.min_votes}",
+                "pairs": f"pairs k={self.top_k}",
+                "bma": f"bma z>{self.z_threshold:g}",
+                "multiscale": f"multiscale thr={self.threshold:g}"}[self.strategy]
+        extra = [f"w={','.join(f'{w:g}' for w in self.scale_weights)}"] if self.scale_weights else []
+        extra += [f"target_mean={self.target_mean:g}"] if self.target_mean else []
+        extra += [f"max_species={self.max_species}"] if self.max_species else []
         extra += [f"min_score={self.min_score:g}"] if self.min_score else []
-        extra += [f"transect={self.group_mode}"] if self.group_mode else []
+        extra += [f"min_species={self.min_species}"] if self.min_species else []
+        extra += [f"tiles={self.tile_transform}"] if self.tile_transform != "none" else []
+        extra += [f"ties={self.tie_rule}"] if self.tie_rule != "score" else []
+        if self.group_mode == "count-topk":
+            extra.append(f"transect=count-topk:{self.pool_k}")
+        elif self.group_mode == "min-images":
+            extra.append(f"transect=min-images:{self.pool_min_images}")
+        elif self.group_mode:
+            extra.append(f"transect={self.group_mode}")
         return " ".join([core, *extra])
 
     def as_dict(self) -> dict:
         return asdict(self)
 
 
-def _best_prob(tiles: pd.DataFrame) -> pd.DataFrame:
-    return tiles.groupby(KEYS, sort=True, as_index=False)["prob"].max()
+@dataclass
+class Inputs:
+    tiles: pd.DataFrame
+    cfg: AggregationConfig
+    ids: list[str]
+    stats: ImageStats | None
+    n_classes: int | None
+    target_x: float | None = None  # set when the score function already applied the target threshold
+
+    def depth(self) -> pd.Series:
+        return self.tiles.groupby(["image_id", "tile"], sort=True).size()
+
+    def complete(self) -> bool:
+        return self.n_classes is not None and len(self.tiles) > 0 and int(self.depth().min()) >= self.n_classes
 
 
-def score_union(tiles: pd.DataFrame, cfg: AggregationConfig) -> pd.DataFrame:
+# --- exactness ------------------------------------------------------------------------------------
+
+
+def require_depth(inp: Inputs, k: int, what: str) -> None:
+    """Every tile must have its top k saved."""
+    if not len(inp.tiles):
+        return
+    depth = inp.depth()
+    short = depth < k
+    if inp.n_classes is not None:
+        short &= depth < inp.n_classes  # a tile that saved every class has all of its top k
+    if short.any():
+        image_id, tile = short[short].index[0]
+        raise NotExact(f"{what} uses the top {k} of each tile, but tile {tile} of {image_id!r} has only "
+                       f"{int(depth[(image_id, tile)])} saved; predict again with --save-top-k {k} (or more)")
+
+
+def require_bound_below(inp: Inputs, threshold: float, what: str, weights=None, need_k: int | None = None) -> None:
+    """No unsaved species may reach ``threshold`` (optionally only for tiles with fewer than ``need_k`` saved)."""
+    if not len(inp.tiles) or inp.complete():
+        return
+    bound = tile_bounds(inp.tiles, inp.n_classes)
+    if weights is not None:
+        levels = inp.tiles.groupby(["image_id", "tile"], sort=True)["level"].first().to_numpy()
+        bound = bound * np.asarray(weights, dtype=np.float64)[levels]
+    bad = bound >= threshold
+    if need_k is not None:
+        bad &= inp.depth() < need_k
+    if bad.any():
+        image_id, tile = bad[bad].index[0]
+        raise NotExact(f"{what} is not exact from the saved top-k: tile {tile} of {image_id!r} was saved down to "
+                       f"p = {bound[(image_id, tile)]:.4g} >= {threshold:g}, so a species it did not save could still "
+                       "pass; give the image stats (predict writes <tiles>.stats.parquet next to --save-tile-scores) "
+                       "or save a larger --save-top-k")
+
+
+def require_stats(inp: Inputs, what: str) -> None:
+    if inp.stats is None and not inp.complete():
+        raise NotExact(f"{what} needs the score of every class on every tile: give the image stats (predict writes "
+                       "<tiles>.stats.parquet next to --save-tile-scores unless --image-stats none), or save "
+                       f"--save-top-k {inp.n_classes or 'N_CLASSES'}")
+
+
+# --- scores ---------------------------------------------------------------------------------------
+
+
+def _positions(tiles: pd.DataFrame) -> np.ndarray:
+    """Order of first appearance of each row: image (sorted ids, which orders a transect's images when
+    pooling), then tile, then rank."""
+    if not len(tiles):
+        return np.zeros(0, dtype=np.int64)
+    width = int(tiles["rank"].max()) + 1
+    height = int(tiles["tile"].max()) + 1
+    ids = tiles["image_id"].to_numpy()
+    image = np.searchsorted(np.unique(ids), ids).astype(np.int64)
+    return (image * height + tiles["tile"].to_numpy(np.int64)) * width + tiles["rank"].to_numpy(np.int64)
+
+
+def _group_rows(rows: pd.DataFrame, **aggs) -> pd.DataFrame:
+    rows = rows.assign(pos=_positions(rows))
+    return rows.groupby(KEYS, sort=True, as_index=False).agg(prob=("prob", "max"), first=("pos", "min"), **aggs)
+
+
+def score_union(inp: Inputs) -> pd.DataFrame:
+    """S(s) = max p_t(s) over tiles with rank_t(s) < k and p_t(s) >= threshold."""
+    cfg, tiles = inp.cfg, inp.tiles
+    require_bound_below(inp, cfg.threshold, f"union with top-k {cfg.top_k}", need_k=cfg.top_k)
     sel = tiles[(tiles["rank"] < cfg.top_k) & (tiles["prob"] >= cfg.threshold)]
-    return sel.groupby(KEYS, sort=True, as_index=False)["prob"].max().assign(score=lambda f: f["prob"])
+    return _group_rows(sel).assign(score=lambda f: f["prob"])
 
 
-def score_max(tiles: pd.DataFrame, cfg: AggregationConfig) -> pd.DataFrame:
-    return _best_prob(tiles).assign(score=lambda f: f["prob"])
+def score_vote(inp: Inputs) -> pd.DataFrame:
+    """S(s) = #{t : rank_t(s) < k}."""
+    require_depth(inp, inp.cfg.top_k, "vote")
+    sel = inp.tiles[inp.tiles["rank"] < inp.cfg.top_k]
+    out = _group_rows(sel, score=("tile", "nunique"))
+    out["score"] = out["score"].astype(np.float64)
+    return out
 
 
-def score_mean(tiles: pd.DataFrame, cfg: AggregationConfig) -> pd.DataFrame:
-    n_tiles = tiles.groupby("image_id")["tile"].nunique()
-    out = tiles.groupby(KEYS, sort=True, as_index=False).agg(total=("prob", "sum"), prob=("prob", "max"))
+def score_pairs(inp: Inputs) -> pd.DataFrame:
+    """DS@GT: every (tile, species, p) of an image sorted by p desc (stable: tile, then rank); the first
+    k pairs; species de-duplicated keeping the first. S = -(position of the species' first pair)."""
+    k = inp.cfg.top_k
+    require_depth(inp, k, "pairs")
+    t = inp.tiles.sort_values(["image_id", "prob", "tile", "rank"], ascending=[True, False, True, True],
+                              kind="mergesort")
+    top = t[t.groupby("image_id", sort=False).cumcount() < k]
+    first = top.drop_duplicates(KEYS, keep="first").copy()
+    first["first"] = first.groupby("image_id", sort=False).cumcount().astype(np.int64)
+    first["score"] = -first["first"].astype(np.float64)
+    return first[KEYS + ["prob", "first", "score"]].reset_index(drop=True)
+
+
+def _first_positions(tiles: pd.DataFrame) -> pd.Series:
+    rows = tiles.assign(pos=_positions(tiles))
+    return rows.groupby(KEYS, sort=True)["pos"].min()
+
+
+def _candidates(inp: Inputs, score: np.ndarray, mask: np.ndarray, k: int | None) -> np.ndarray:
+    """``mask`` narrowed to the k best entries of each image (ties kept) when nothing after the keep rule can
+    drop an entry, so that C classes x N images become rows only when they may reach the output."""
+    cfg = inp.cfg
+    if k is None or k >= score.shape[1] or cfg.min_score is not None or cfg.group_mode in ("union", "mean"):
+        return mask
+    masked = np.where(mask, score, -np.inf)
+    kth = -np.partition(-masked, k - 1, axis=1)[:, k - 1]
+    return mask & (masked >= kth[:, None])
+
+
+def _from_matrix(inp: Inputs, score: np.ndarray, mask: np.ndarray | None = None,
+                 extra: dict[str, np.ndarray] | None = None) -> pd.DataFrame:
+    """Long frame of the entries of ``score`` ``(len(ids), C)`` selected by ``mask`` (all by default), with
+    columns taken from the same entries of the ``extra`` matrices."""
+    stats = inp.stats
+    best = image_level_matrix(stats, inp.ids, "max") if stats.max is not None else None
+    if mask is None:
+        mask = np.ones(score.shape, bool)
+    rows, cols = np.nonzero(mask)
+    frame = pd.DataFrame({"image_id": np.asarray(inp.ids, dtype=object)[rows],
+                          "species_id": stats.species[cols].astype(np.int64),
+                          "score": score[rows, cols], "prob": best[rows, cols] if best is not None else 0.0,
+                          **{name: m[rows, cols] for name, m in (extra or {}).items()}})
+    if best is None:  # an ensemble: the best saved probability, 0 for a species no tile saved
+        tile_best = inp.tiles.groupby(KEYS, sort=True)["prob"].max()
+        frame["prob"] = tile_best.reindex(pd.MultiIndex.from_frame(frame[KEYS])).fillna(0.0).to_numpy()
+    pos = _first_positions(inp.tiles)
+    frame["first"] = pos.reindex(pd.MultiIndex.from_frame(frame[KEYS])).fillna(NO_POSITION).to_numpy(np.int64)
+    return frame.sort_values(KEYS, kind="mergesort").reset_index(drop=True)
+
+
+def _weighted_max_from_tiles(inp: Inputs, weights) -> pd.DataFrame:
+    tiles = inp.tiles
+    w = np.ones(int(tiles["level"].max()) + 1 if len(tiles) else 1) if weights is None else np.asarray(weights, float)
+    if len(tiles) and int(tiles["level"].max()) >= len(w):
+        raise ValueError(f"{len(w)} scale weight(s) given for {int(tiles['level'].max()) + 1} tiling levels")
+    rows = tiles.assign(wp=tiles["prob"].to_numpy(np.float64) * w[tiles["level"].to_numpy()])
+    return _group_rows(rows, score=("wp", "max"))
+
+
+def score_max(inp: Inputs) -> pd.DataFrame:
+    """S(s) = max over every tile of every level of w_l(t) * p_t(s) (w = 1 unless ``scale_weights``)."""
+    cfg = inp.cfg
+    if cfg.target_mean is not None:  # the search runs over every class of every image
+        require_stats(inp, f"{cfg.strategy} with a target mean")
+    if inp.stats is not None:
+        s = image_level_matrix(inp.stats, inp.ids, "max", cfg.scale_weights)
+        if cfg.target_mean is not None and cfg.group_mode != "mean":
+            inp.target_x = threshold_for_mean_count(list(s), cfg.target_mean)
+            return _from_matrix(inp, s, _candidates(inp, s, s > inp.target_x, cfg.max_species))
+        if cfg.target_mean is not None:
+            return _from_matrix(inp, s)
+        return _from_matrix(inp, s, _candidates(inp, s, s >= cfg.threshold, cfg.max_species))
+    require_bound_below(inp, cfg.threshold, cfg.strategy, cfg.scale_weights)
+    return _weighted_max_from_tiles(inp, cfg.scale_weights)
+
+
+def score_mean(inp: Inputs) -> pd.DataFrame:
+    """S(s) = (1/T) sum_t p_t(s) over the T tiles of the image (all levels)."""
+    require_stats(inp, "mean")
+    if inp.stats is not None:
+        s = image_level_matrix(inp.stats, inp.ids, "mean")
+        k = min(inp.cfg.top_k, inp.cfg.max_species or inp.cfg.top_k)
+        return _from_matrix(inp, s, _candidates(inp, s, np.ones(s.shape, bool), k))
+    n_tiles = inp.tiles.groupby("image_id")["tile"].nunique()
+    out = _group_rows(inp.tiles, total=("prob", "sum"))
     out["score"] = out["total"] / out["image_id"].map(n_tiles).to_numpy()
     return out.drop(columns="total")
 
 
-def score_vote(tiles: pd.DataFrame, cfg: AggregationConfig) -> pd.DataFrame:
-    sel = tiles[tiles["rank"] < cfg.top_k]
-    out = sel.groupby(KEYS, sort=True, as_index=False).agg(score=("tile", "nunique"), prob=("prob", "max"))
-    out["score"] = out["score"].astype(np.float64)
-    return out
+def score_bma(inp: Inputs) -> pd.DataFrame:
+    """S(s) = B(s) (mean over levels of each level's BMA vector); kept: z-score over classes > z_threshold."""
+    require_stats(inp, "bma")
+    if inp.stats is None:
+        raise NotExact("bma needs the image stats (BMA vectors are computed on the device by predict)")
+    b = image_level_matrix(inp.stats, inp.ids, "bma")
+    z = (b - b.mean(axis=1, keepdims=True)) / b.std(axis=1, ddof=1, keepdims=True)
+    return _from_matrix(inp, b, _candidates(inp, b, z > inp.cfg.z_threshold, inp.cfg.max_species), {"z": z})
 
 
 def keep_all(scored: pd.DataFrame, cfg: AggregationConfig) -> np.ndarray:
@@ -114,7 +356,7 @@ def keep_threshold(scored: pd.DataFrame, cfg: AggregationConfig) -> np.ndarray:
 
 
 def keep_top_k(scored: pd.DataFrame, cfg: AggregationConfig) -> np.ndarray:
-    ranked = _ordered(scored)
+    ranked = _ordered(scored, cfg.tie_rule)
     pos = ranked.groupby("image_id", sort=False).cumcount()
     return (pos < cfg.top_k).reindex(scored.index).to_numpy()
 
@@ -123,71 +365,85 @@ def keep_votes(scored: pd.DataFrame, cfg: AggregationConfig) -> np.ndarray:
     return (scored["score"] >= cfg.min_votes).to_numpy()
 
 
-Strategy = tuple[Callable[[pd.DataFrame, AggregationConfig], pd.DataFrame],
-                 Callable[[pd.DataFrame, AggregationConfig], np.ndarray]]
-STRATEGIES: dict[str, Strategy] = {
+def keep_z(scored: pd.DataFrame, cfg: AggregationConfig) -> np.ndarray:
+    return (scored["z"] > cfg.z_threshold).to_numpy()
+
+
+STRATEGIES = {
     "union": (score_union, keep_all),
     "max": (score_max, keep_threshold),
     "mean": (score_mean, keep_top_k),
     "vote": (score_vote, keep_votes),
+    "pairs": (score_pairs, keep_all),
+    "bma": (score_bma, keep_z),
+    "multiscale": (score_max, keep_threshold),
 }
 
 
-def _ordered(frame: pd.DataFrame) -> pd.DataFrame:
+def _ordered(frame: pd.DataFrame, tie_rule: str = "score") -> pd.DataFrame:
+    if tie_rule == "first-seen":
+        return frame.sort_values(["image_id", "score", "first", "species_id"], ascending=[True, False, True, True],
+                                 kind="mergesort")
     return frame.sort_values(["image_id", "score", "prob", "species_id"], ascending=[True, False, False, True],
                              kind="mergesort")
 
 
-def _pool_mean(scored: pd.DataFrame, groups: Mapping[str, str]) -> pd.DataFrame:
-    """Average each species' score over the images of a transect (absent = 0); best probability = max."""
-    g = scored.assign(group=scored["image_id"].map(groups))
-    n_images = pd.Series(list(groups.values())).value_counts()
-    pooled = g.groupby(["group", "species_id"], as_index=False).agg(score=("score", "sum"), prob=("prob", "max"))
-    pooled["score"] = pooled["score"] / pooled["group"].map(n_images).to_numpy()
-    members = pd.DataFrame({"image_id": list(groups), "group": list(groups.values())})
-    return members.merge(pooled, on="group").drop(columns="group")
-
-
-def _pool_union(kept: pd.DataFrame, groups: Mapping[str, str]) -> pd.DataFrame:
-    """Each image gets every species kept in any image of its transect (score, probability = max)."""
-    g = kept.assign(group=kept["image_id"].map(groups))
-    pooled = g.groupby(["group", "species_id"], as_index=False).agg(score=("score", "max"), prob=("prob", "max"))
-    members = pd.DataFrame({"image_id": list(groups), "group": list(groups.values())})
-    return members.merge(pooled, on="group").drop(columns="group")
+def _check_groups(cfg: AggregationConfig, ids: list[str], groups: Mapping[str, str] | None) -> dict | None:
+    if cfg.group_mode is None:
+        return None
+    if groups is None:
+        raise ValueError("a transect mode needs the transect of each image")
+    missing = [i for i in ids if i not in groups]
+    if missing:
+        raise ValueError(f"no transect for image {missing[0]!r}")
+    return {i: groups[i] for i in ids}
 
 
 def aggregate(tiles: pd.DataFrame, cfg: AggregationConfig, image_ids: list[str] | None = None,
-              groups: Mapping[str, str] | None = None) -> dict[str, list[int]]:
-    """Species ids per image, ordered best first. ``image_ids`` (default: those in ``tiles``)
-    are all returned, an image without tiles getting an empty list.
-    ``groups`` maps image id -> transect, required when ``cfg.group_mode`` is set."""
-    saved_k = int(tiles["rank"].max()) + 1 if len(tiles) else 0
-    if cfg.strategy in ("union", "vote") and cfg.top_k > saved_k and len(tiles):
-        raise ValueError(f"top-k {cfg.top_k} per tile asked, but only the top {saved_k} of each tile were saved")
+              groups: Mapping[str, str] | None = None, stats: ImageStats | None = None,
+              n_classes: int | None = None) -> dict[str, list[int]]:
+    """Species ids per image, ordered best first (module docstring). ``image_ids`` (default: those in
+    ``tiles``) are all returned, an image without tiles getting an empty list. ``groups`` maps image id ->
+    transect, required when ``cfg.group_mode`` is set. ``n_classes``: the model's class count (lets a
+    file that saved every class count as complete, and z-scores)."""
     ids = sorted(set(tiles["image_id"])) if image_ids is None else list(image_ids)
+    groups = _check_groups(cfg, ids, groups)
+    if cfg.tile_transform == "zscore":
+        if "is_z" not in tiles:  # an ensemble of z-scored files arrives transformed
+            tiles = tile_zscores(tiles, n_classes)
+        if stats is not None and cfg.strategy in ("max", "multiscale", "mean", "bma"):
+            raise NotExact(f"{cfg.strategy} on per-tile z-scores cannot use the image stats (they hold "
+                           "probabilities); use union, vote or pairs on z-scores")
+    if stats is not None:
+        stats = stats.select(ids)
+    inp = Inputs(tiles, cfg, ids, stats, n_classes)
     score_fn, keep_fn = STRATEGIES[cfg.strategy]
-    scored = score_fn(tiles, cfg)
-    if cfg.group_mode is not None:
-        if groups is None:
-            raise ValueError("a transect mode needs the transect of each image")
-        missing = [i for i in ids if i not in groups]
-        if missing:
-            raise ValueError(f"no transect for image {missing[0]!r}")
-        groups = {i: groups[i] for i in ids}
+    scored = score_fn(inp).reset_index(drop=True)
     if cfg.group_mode == "mean":
-        scored = _pool_mean(scored, groups)
-    kept = scored[keep_fn(scored.reset_index(drop=True), cfg)] if len(scored) else scored
+        scored = pool_mean(scored, groups).reset_index(drop=True)
+    if inp.target_x is not None:  # applied by the score function on every class
+        kept = scored
+    elif cfg.target_mean is not None:
+        by_image = {i: s.to_numpy() for i, s in scored.groupby("image_id")["score"]}
+        x = threshold_for_mean_count([by_image.get(i, np.zeros(0)) for i in ids], cfg.target_mean)
+        kept = scored[(scored["score"] > x).to_numpy()]
+    else:
+        kept = scored[keep_fn(scored, cfg)] if len(scored) else scored
     if cfg.group_mode == "union":
-        kept = _pool_union(kept, groups)
+        kept = pool_union(kept, groups)
     if cfg.min_score is not None:
         kept = kept[kept["prob"] >= cfg.min_score]
-    kept = _ordered(kept)
+    kept = _ordered(kept, cfg.tie_rule)
     if cfg.max_species is not None:
         kept = kept[kept.groupby("image_id", sort=False).cumcount() < cfg.max_species]
-    result = {i: [] for i in ids}
+    result: dict[str, list[int]] = {i: [] for i in ids}
     for image_id, species in kept.groupby("image_id", sort=False)["species_id"]:
         if image_id in result:
             result[image_id] = [int(s) for s in species]
+    if cfg.group_mode == "count-topk":
+        result = pool_count_topk(result, groups, cfg.pool_k)
+    elif cfg.group_mode == "min-images":
+        result = pool_min_images(result, groups, cfg.pool_min_images)
     if cfg.min_species:
         _top_up(result, tiles, cfg.min_species)
     return result
@@ -197,7 +453,7 @@ def _top_up(result: dict[str, list[int]], tiles: pd.DataFrame, min_species: int)
     short = [i for i, labels in result.items() if len(labels) < min_species]
     if not short:
         return
-    best = _best_prob(tiles[tiles["image_id"].isin(short)]).assign(score=0.0)
+    best = tiles[tiles["image_id"].isin(short)].groupby(KEYS, sort=True, as_index=False)["prob"].max()
     best = best.sort_values(["image_id", "prob", "species_id"], ascending=[True, False, True], kind="mergesort")
     for image_id, species in best.groupby("image_id", sort=False)["species_id"]:
         labels = result[image_id]

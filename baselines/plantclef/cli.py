@@ -1,4 +1,4 @@
-"""``agrieval baselines plantclef``: predict, aggregate, sweep, demo.
+"""``agrieval baselines plantclef``: predict, aggregate, sweep, recipes, tiles, demo.
 
 Exit codes: 0 done; 1 the validator rejected the submission we built (report
 it: it is a bug or a class mapping outside the vocabulary); 2 a usage or input
@@ -15,7 +15,12 @@ from pathlib import Path
 
 import click
 
-from baselines.plantclef.aggregate import STRATEGIES, AggregationConfig
+from baselines.plantclef.aggregate import STRATEGIES, TIE_RULES, TILE_TRANSFORMS, AggregationConfig
+from baselines.plantclef.geometry import BORDERS
+from baselines.plantclef.jpeg import SUBSAMPLINGS
+from baselines.plantclef.pooling import MODES as POOL_MODES
+from baselines.plantclef.preprocess import JPEG_STAGES, TILE_POLICIES
+from baselines.plantclef.recipes import RECIPES, get_recipe
 from baselines.plantclef.transects import RULES
 
 
@@ -33,6 +38,7 @@ def _guard(fn):
         from baselines.plantclef.model import CheckpointError
         from baselines.plantclef.predict import ResumeError
         from baselines.plantclef.submission import SubmissionRejected
+        from baselines.plantclef.image_stats import StatsError
         from baselines.plantclef.tile_scores import TileScoresError
         from scoring.output_policy import OutputRefused
         from scoring.runtime.problems import HostError
@@ -45,8 +51,8 @@ def _guard(fn):
         except HostError as exc:
             click.echo(f"error: {exc}", err=True)
             sys.exit(3)
-        except (CheckpointError, MappingError, ImageListError, TileScoresError, ResumeError, FileExistsError,
-                OutputRefused, ValueError) as exc:
+        except (CheckpointError, MappingError, ImageListError, TileScoresError, StatsError, ResumeError,
+                FileExistsError, OutputRefused, ValueError) as exc:
             raise InputProblem(str(exc)) from None
 
     return wrapper
@@ -58,42 +64,105 @@ def _definition(name: str):
     return load_competition(name)
 
 
+def _weights(text: str | None) -> tuple[float, ...] | None:
+    if text is None or text.strip().lower() in ("", "none"):
+        return None
+    try:
+        return tuple(float(t) for t in text.split(","))
+    except ValueError:
+        raise click.BadParameter(f"{text!r} is not a comma list of numbers, e.g. 1,1,0.5") from None
+
+
 def aggregation_options(fn):
     opts = [
-        click.option("--strategy", type=click.Choice(sorted(STRATEGIES)), default="union", show_default=True,
+        click.option("--recipe", type=click.Choice(sorted(RECIPES)), default=None,
+                     help="A team's published configuration (see `recipes`); explicit flags override it."),
+        click.option("--strategy", type=click.Choice(list(STRATEGIES)), default="union", show_default=True,
                      help="union: per-tile top-k above --threshold; max: max over tiles >= --threshold; "
-                          "mean: mean over tiles, top --top-k; vote: species in the top-k of >= --min-votes tiles."),
+                          "mean: mean over tiles, top --top-k; vote: in the top-k of >= --min-votes tiles; "
+                          "pairs: DS@GT's first --top-k (tile, species) pairs; bma: Bayesian model averaging, "
+                          "z-score > --z-threshold; multiscale: max over levels of --scale-weights x level max."),
         click.option("--top-k", type=click.IntRange(min=1), default=1, show_default=True,
-                     help="Per-tile k (union, vote) or per-image k (mean)."),
-        click.option("--threshold", type=click.FloatRange(0, 1), default=0.0, show_default=True,
-                     help="Probability threshold (union, max)."),
+                     help="Per-tile k (union, vote), per-image k (mean) or number of pairs (pairs)."),
+        click.option("--threshold", type=float, default=0.0, show_default=True,
+                     help="Probability threshold (union, max, multiscale); a z-score with --tile-transform zscore."),
         click.option("--min-votes", type=click.IntRange(min=1), default=1, show_default=True,
                      help="Tiles a species must be voted by (vote)."),
         click.option("--max-species", type=click.IntRange(min=1), default=None, help="Cap on species per quadrat."),
-        click.option("--min-score", type=click.FloatRange(0, 1), default=None,
+        click.option("--min-score", type=float, default=None,
                      help="Drop species whose best tile probability is below this."),
-        click.option("--min-species", type=click.IntRange(min=0), default=1, show_default=True,
-                     help="Top up to this many species from the best tiles (0 allows empty predictions)."),
-        click.option("--transect-mode", type=click.Choice(["none", "union", "mean"]), default="none",
-                     show_default=True, help="Share predictions across the images of one transect."),
+        click.option("--min-species", type=click.IntRange(min=0), default=0, show_default=True,
+                     help="Top up to this many species from the best tiles (0: empty lists are written)."),
+        click.option("--tie-rule", type=click.Choice(list(TIE_RULES)), default="score", show_default=True,
+                     help="score: ties by best probability then species id; first-seen: by first appearance in "
+                          "tile order (Counter.most_common)."),
+        click.option("--z-threshold", type=float, default=0.0, show_default=True, help="bma: z-score to beat."),
+        click.option("--scale-weights", default=None,
+                     help="multiscale/max: one weight per tiling level, e.g. 1,1,0.5."),
+        click.option("--target-mean", type=click.FloatRange(min=0, min_open=True), default=None,
+                     help="Bisect the threshold so the mean number of species per quadrat is this (calc_seuil)."),
+        click.option("--tile-transform", type=click.Choice(list(TILE_TRANSFORMS)), default="none", show_default=True,
+                     help="zscore: per-tile z-scores over the classes before aggregating."),
+        click.option("--transect-mode", type=click.Choice(["none", *POOL_MODES]), default="none",
+                     show_default=True, help="Share predictions across the images of one transect (pooling)."),
         click.option("--transect-rule", type=click.Choice(list(RULES)), default=None,
                      help="Id -> transect rule (default: the competition's); none is official."),
+        click.option("--pool-k", type=click.IntRange(min=1), default=10, show_default=True,
+                     help="count-topk: species per transect."),
+        click.option("--pool-min-images", type=click.IntRange(min=1), default=2, show_default=True,
+                     help="min-images: images of the transect that must predict a species."),
     ]
     for opt in reversed(opts):
         fn = opt(fn)
     return fn
 
 
+def _apply_recipe(ctx: click.Context, kw: dict) -> None:
+    """Recipe values for every option left at its default (explicit flags win)."""
+    name = kw.pop("recipe", None)
+    if name is None:
+        return
+    from click.core import ParameterSource
+
+    for key, value in get_recipe(name).values.items():
+        if key in kw and ctx.get_parameter_source(key) in (ParameterSource.DEFAULT, None):
+            if key == "scale_weights" and value is not None:
+                value = ",".join(f"{w:g}" for w in value)
+            kw[key] = tuple(value) if isinstance(value, list) else value
+
+
 def _agg_config(kw: dict) -> AggregationConfig:
     return AggregationConfig(strategy=kw.pop("strategy"), top_k=kw.pop("top_k"), threshold=kw.pop("threshold"),
                              min_votes=kw.pop("min_votes"), max_species=kw.pop("max_species"),
                              min_score=kw.pop("min_score"), min_species=kw.pop("min_species"),
-                             group_mode=None if (m := kw.pop("transect_mode")) == "none" else m)
+                             group_mode=None if (m := kw.pop("transect_mode")) == "none" else m,
+                             pool_k=kw.pop("pool_k"), pool_min_images=kw.pop("pool_min_images"),
+                             tie_rule=kw.pop("tie_rule"), z_threshold=kw.pop("z_threshold"),
+                             scale_weights=_weights(kw.pop("scale_weights")), target_mean=kw.pop("target_mean"),
+                             tile_transform=kw.pop("tile_transform"))
 
 
 @click.group()
 def plantclef() -> None:
     """DINOv2 tiling predictor for PlantCLEF quadrats: images -> validated submission."""
+
+
+def tiling_options(fn):
+    opts = [
+        click.option("--tiling", multiple=True, default=("grid:4",), show_default=True,
+                     help="grid:N, grid:COLSxROWS, window:SIZE[:STRIDE], cover:SIZE, square:N, floor:N or full; "
+                          "repeat for several scales."),
+        click.option("--tile-policy", type=click.Choice(list(TILE_POLICIES)), default="crop", show_default=True,
+                     help="A tile that is not square: crop its centred square (timm eval transform), pad it "
+                          "(letterbox on black) or stretch it to the square input."),
+        click.option("--border", "border_mode", type=click.Choice(list(BORDERS)), default="snap",
+                     show_default=True, help="Windows at the edge: snap inside the image, pad with zeros past the far edge, or centre the "
+                          "zero padding (kornia's compute_padding)."),
+        click.option("--crop-border", default="0", show_default=True, help="Border removed from each side: px or N%."),
+    ]
+    for opt in reversed(opts):
+        fn = opt(fn)
+    return fn
 
 
 @plantclef.command()
@@ -111,36 +180,39 @@ def plantclef() -> None:
 @click.option("--img-size", type=click.IntRange(min=14), default=None, help="Model input size (px).")
 @click.option("--model-kwargs", multiple=True, metavar="KEY=VALUE", help="Extra timm.create_model kwargs.")
 @click.option("--random-init", is_flag=True, help="No checkpoint: random weights (plumbing checks only).")
-@click.option("--tiling", multiple=True, default=("grid:4",), show_default=True,
-              help="grid:N, window:SIZE[:STRIDE] or full; repeat for several scales.")
+@tiling_options
 @click.option("--resize-filter", type=click.Choice(["lanczos", "bicubic", "bilinear"]), default="lanczos",
               show_default=True)
 @click.option("--jpeg-quality", type=click.IntRange(1, 100), default=None,
-              help="Recompress each quadrat in memory at this JPEG quality first.")
-@click.option("--subsampling", type=click.Choice(["4:4:4", "4:2:2", "4:2:0"]), default="4:2:2", show_default=True,
-              help="Chroma subsampling of the recompression.")
-@click.option("--crop-border", default="0", show_default=True, help="Border removed from each side: px or N%.")
+              help="Recompress in memory at this JPEG quality (see --jpeg-stage).")
+@click.option("--subsampling", type=click.Choice(list(SUBSAMPLINGS)), default="4:2:2", show_default=True,
+              help="Chroma subsampling of the recompression (4:1:1 needs simplejpeg).")
+@click.option("--jpeg-stage", type=click.Choice(list(JPEG_STAGES)), default="tile", show_default=True,
+              help="tile: each tile after its resize (the 2025 winner); image: the whole quadrat before tiling.")
 @aggregation_options
 @click.option("--device", default="auto", show_default=True, help="auto, cpu, cuda, cuda:1...")
 @click.option("--batch-size", type=click.IntRange(min=1), default=64, show_default=True, help="Tiles per forward.")
 @click.option("--workers", type=click.IntRange(min=0), default=None, help="Decoding workers (default: auto).")
 @click.option("--save-top-k", type=click.IntRange(min=1), default=10, show_default=True,
-              help="Scores kept per tile (aggregation can use at most these).")
+              help="Scores kept per tile (union, vote and pairs can use at most these).")
+@click.option("--image-stats", type=click.Choice(["image", "level", "none"]), default="image", show_default=True,
+              help="Per-image max/sum/BMA over every class, next to --save-tile-scores (exact max, mean, bma): per "
+                   "image, per image and tiling level (needed by --scale-weights), or none.")
 @click.option("--flip-tta", is_flag=True, help="Average with the horizontally flipped tile.")
 @click.option("--no-amp", is_flag=True, help="Disable bf16 autocast on CUDA.")
 @click.option("--no-channels-last", is_flag=True)
 @click.option("--compile", "compile_model", is_flag=True,
               help="torch.compile the model; every batch is padded to --batch-size so it compiles once.")
 @click.option("--save-tile-scores", type=click.Path(path_type=Path), default=None,
-              help="Parquet of per-tile top-k, for `aggregate` and `sweep`.")
+              help="Parquet of per-tile top-k (and <name>.stats.parquet), for `aggregate` and `sweep`.")
 @click.option("--resume", is_flag=True, help="Continue an interrupted run; skip images already predicted.")
 @click.option("--overwrite", is_flag=True, help="Replace existing outputs.")
 @click.option("--quiet", is_flag=True, help="No progress output.")
+@click.pass_context
 @_guard
-def predict(images, checkpoint, class_mapping, out, competition, preset, model_name, img_size, model_kwargs,
-            random_init, tiling, resize_filter, jpeg_quality, subsampling, crop_border, device, batch_size, workers,
-            save_top_k, flip_tta, no_amp, no_channels_last, compile_model, save_tile_scores, resume, overwrite, quiet,
-            **agg_kw):
+def predict(ctx, images, checkpoint, class_mapping, out, competition, preset, model_name, img_size, model_kwargs,
+            random_init, device, batch_size, workers, image_stats, no_amp, no_channels_last, compile_model,
+            save_tile_scores, resume, overwrite, quiet, **kw):
     """Predict the species of every quadrat image in IMAGES and write a validated submission."""
     from dataclasses import replace
 
@@ -149,8 +221,9 @@ def predict(images, checkpoint, class_mapping, out, competition, preset, model_n
     from baselines.plantclef.predict import RunOptions, run_predict
     from baselines.plantclef.preprocess import PreprocessConfig
 
-    transect_rule = agg_kw.pop("transect_rule")
-    agg = _agg_config(agg_kw)
+    _apply_recipe(ctx, kw)
+    transect_rule = kw.pop("transect_rule")
+    agg = _agg_config(kw)
     if checkpoint is None and not random_init:
         from baselines.plantclef.classes import DOWNLOAD_HINT
 
@@ -158,13 +231,15 @@ def predict(images, checkpoint, class_mapping, out, competition, preset, model_n
     spec = PRESETS[preset]
     spec = replace(spec, name=model_name or spec.name, img_size=img_size or spec.img_size,
                    kwargs={**spec.kwargs, **parse_model_kwargs(model_kwargs)})
-    border, percent = parse_border(crop_border)
-    preprocess = PreprocessConfig(levels=tuple(parse_level(t) for t in tiling), input_size=spec.img_size,
-                                  resize_filter=resize_filter, jpeg_quality=jpeg_quality, subsampling=subsampling,
-                                  border=border, border_percent=percent)
-    opts = RunOptions(device=device, batch_size=batch_size, workers=workers, save_top_k=save_top_k,
-                      flip_tta=flip_tta, amp=not no_amp, channels_last=not no_channels_last, compile=compile_model,
-                      progress=not quiet)
+    border, percent = parse_border(kw["crop_border"])
+    preprocess = PreprocessConfig(levels=tuple(parse_level(t) for t in kw["tiling"]), input_size=spec.img_size,
+                                  resize_filter=kw["resize_filter"], jpeg_quality=kw["jpeg_quality"],
+                                  subsampling=kw["subsampling"], jpeg_stage=kw["jpeg_stage"],
+                                  tile_policy=kw["tile_policy"], border_mode=kw["border_mode"], border=border,
+                                  border_percent=percent)
+    opts = RunOptions(device=device, batch_size=batch_size, workers=workers, save_top_k=kw["save_top_k"],
+                      flip_tta=kw["flip_tta"], amp=not no_amp, channels_last=not no_channels_last,
+                      compile=compile_model, progress=not quiet, image_stats=image_stats)
     result = run_predict(images, out, checkpoint=None if random_init else checkpoint, class_mapping=class_mapping,
                          spec=spec, preprocess=preprocess, agg=agg, definition=_definition(competition), opts=opts,
                          save_tile_scores=save_tile_scores, transect_rule=transect_rule, resume=resume,
@@ -182,31 +257,35 @@ def predict(images, checkpoint, class_mapping, out, competition, preset, model_n
 
 
 @plantclef.command("aggregate")
-@click.argument("tile_scores", type=click.Path(path_type=Path))
+@click.argument("tile_scores", nargs=-1, required=True, type=click.Path(path_type=Path))
 @click.option("--out", type=click.Path(path_type=Path), default=Path("submission.csv"), show_default=True)
 @click.option("--competition", default="plantclef2025", show_default=True)
 @aggregation_options
 @click.option("--overwrite", is_flag=True, help="Replace an existing --out.")
+@click.pass_context
 @_guard
-def aggregate_cmd(tile_scores, out, competition, overwrite, **agg_kw):
-    """Re-run only the aggregation from saved TILE_SCORES (no model, no GPU)."""
+def aggregate_cmd(ctx, tile_scores, out, competition, overwrite, **kw):
+    """Re-run only the aggregation from saved TILE_SCORES (no model, no GPU). Several files: the ensemble
+    (mean of the models' probabilities over the same tiles)."""
     from baselines.plantclef.predict import predictions
     from baselines.plantclef.submission import write_validated
-    from baselines.plantclef.tile_scores import read_tile_scores
+    from baselines.plantclef.tile_scores import load_scores
 
     from scoring.output_policy import OutputPlan
 
-    OutputPlan(overwrite=overwrite, inputs=[tile_scores]).claim(out, what="--out submission")
-    transect_rule = agg_kw.pop("transect_rule")
-    agg = _agg_config(agg_kw)
+    OutputPlan(overwrite=overwrite, inputs=list(tile_scores)).claim(out, what="--out submission")
+    _apply_recipe(ctx, kw)
+    transect_rule = kw.pop("transect_rule")
+    agg = _agg_config(kw)
     definition = _definition(competition)
-    frame, _ = read_tile_scores(tile_scores)
+    frame, stats, n_classes = load_scores(list(tile_scores), agg.tile_transform)
     ids = sorted(set(frame["image_id"]))
-    labels = predictions(frame, ids, agg, definition, transect_rule)
+    labels = predictions(frame, ids, agg, definition, transect_rule, stats=stats, n_classes=n_classes)
     warnings = write_validated(out, ids, labels, definition, overwrite=overwrite)
     for w in warnings:
         click.echo(f"warning: {w.render()}", err=True)
-    click.echo(f"aggregated {len(ids)} quadrats ({agg.label()}); submission (validated): {out}")
+    source = f"the ensemble of {len(tile_scores)} files" if len(tile_scores) > 1 else "1 file"
+    click.echo(f"aggregated {len(ids)} quadrats from {source} ({agg.label()}); submission (validated): {out}")
 
 
 def _split(text: str, cast):
@@ -226,48 +305,76 @@ def _split(text: str, cast):
     return tuple(out)
 
 
+def _choices(text: str, allowed, what: str, hint: str) -> tuple:
+    items = _split(text, str)
+    bad = [s for s in items if s is not None and s not in allowed]
+    if bad:
+        raise click.BadParameter(f"unknown {what} {bad[0]!r}; choose from {', '.join(allowed)}", param_hint=hint)
+    return items
+
+
 @plantclef.command()
-@click.argument("tile_scores", type=click.Path(path_type=Path))
+@click.argument("tile_scores", nargs=-1, required=True, type=click.Path(path_type=Path))
 @click.option("--solution", type=click.Path(path_type=Path), required=True,
               help="Labelled validation set (or pseudo-solution) in the competition's solution format.")
 @click.option("--competition", default="plantclef2025", show_default=True)
-@click.option("--strategies", default="union,max,mean,vote", show_default=True)
+@click.option("--strategies", default="union,max,mean,vote", show_default=True,
+              help=f"Any of {', '.join(STRATEGIES)}.")
 @click.option("--top-k", "top_ks", default="1,3,5", show_default=True)
 @click.option("--thresholds", default="0.05,0.1,0.2", show_default=True)
 @click.option("--min-votes", "min_votes", default="1,2", show_default=True)
+@click.option("--z-thresholds", default="2", show_default=True, help="bma")
+@click.option("--scale-weights", "scale_weights", default="none", show_default=True,
+              help="multiscale: weight lists separated by ';', e.g. 'none;1,1,0.5'")
 @click.option("--max-species", "max_species", default="none", show_default=True, help="e.g. none,10,20")
-@click.option("--transect-modes", default="none", show_default=True, help="e.g. none,union,mean")
+@click.option("--transect-modes", default="none", show_default=True, help=f"none or any of {', '.join(POOL_MODES)}")
 @click.option("--transect-rule", type=click.Choice(list(RULES)), default=None)
-@click.option("--min-species", type=click.IntRange(min=0), default=1, show_default=True)
+@click.option("--pool-k", type=click.IntRange(min=1), default=10, show_default=True)
+@click.option("--pool-min-images", type=click.IntRange(min=1), default=2, show_default=True)
+@click.option("--tie-rules", default="score", show_default=True, help="score,first-seen")
+@click.option("--target-means", default="none", show_default=True, help="e.g. none,4.2,10")
+@click.option("--tile-transforms", default="none", show_default=True, help="none,zscore")
+@click.option("--min-species", type=click.IntRange(min=0), default=0, show_default=True)
 @click.option("--out-csv", type=click.Path(path_type=Path), default=None, help="Also write the table as CSV.")
 @click.option("--overwrite", is_flag=True, help="Replace an existing --out-csv.")
 @click.option("--json", "as_json", is_flag=True, help="Print the table as JSON records.")
 @_guard
-def sweep(tile_scores, solution, competition, strategies, top_ks, thresholds, min_votes, max_species,
-          transect_modes, transect_rule, min_species, out_csv, overwrite, as_json):
-    """Score aggregation settings of TILE_SCORES against --solution; print them best first."""
+def sweep(tile_scores, solution, competition, strategies, top_ks, thresholds, min_votes, z_thresholds, scale_weights,
+          max_species, transect_modes, transect_rule, pool_k, pool_min_images, tie_rules, target_means,
+          tile_transforms, min_species, out_csv, overwrite, as_json):
+    """Score aggregation settings of TILE_SCORES (several files: their ensemble) against --solution; print them
+    best first. Settings the saved scores cannot give exactly are listed with the reason."""
     from baselines.plantclef.progress import Progress
     from baselines.plantclef.sweep import OVERFIT_WARNING, SweepGrid, render_table, run_sweep
-    from baselines.plantclef.tile_scores import read_tile_scores
+    from baselines.plantclef.tile_scores import load_scores
     from scoring.formatting import csv_text, json_number
     from scoring.output_policy import OutputPlan
     from scoring.runtime.atomic import write_text
 
     if out_csv:
-        OutputPlan(overwrite=overwrite, inputs=[tile_scores, solution]).claim(out_csv, what="--out-csv")
-    modes = tuple(None if m is None or m == "none" else m for m in _split(transect_modes, str))
-    bad = [s for s in _split(strategies, str) if s not in STRATEGIES]
-    if bad:
-        raise click.BadParameter(f"unknown strategy {bad[0]!r}; choose from {', '.join(STRATEGIES)}",
-                                 param_hint="--strategies")
-    grid = SweepGrid(strategies=_split(strategies, str), top_k=_split(top_ks, int),
-                     thresholds=_split(thresholds, float), min_votes=_split(min_votes, int),
-                     max_species=_split(max_species, int), group_modes=modes, min_species=min_species)
+        OutputPlan(overwrite=overwrite, inputs=[*tile_scores, solution]).claim(out_csv, what="--out-csv")
+
+    modes = tuple(None if m is None or m == "none" else m
+                  for m in _choices(transect_modes, ("none", *POOL_MODES), "transect mode", "--transect-modes"))
+    transforms = tuple("none" if t is None else t
+                       for t in _choices(tile_transforms, TILE_TRANSFORMS, "tile transform", "--tile-transforms"))
+    grid = SweepGrid(strategies=_choices(strategies, tuple(STRATEGIES), "strategy", "--strategies"),
+                     top_k=_split(top_ks, int), thresholds=_split(thresholds, float), min_votes=_split(min_votes, int),
+                     z_thresholds=_split(z_thresholds, float),
+                     scale_weights=tuple(_weights(w) for w in scale_weights.split(";")),
+                     max_species=_split(max_species, int), group_modes=modes, pool_k=pool_k,
+                     pool_min_images=pool_min_images,
+                     tie_rules=_choices(tie_rules, TIE_RULES, "tie rule", "--tie-rules"),
+                     target_means=_split(target_means, float), tile_transforms=transforms, min_species=min_species)
+    if len(set(transforms)) > 1 and len(tile_scores) > 1:
+        raise click.BadParameter("an ensemble is z-scored file by file: sweep one --tile-transforms value at a time",
+                                 param_hint="--tile-transforms")
     definition = _definition(competition)
-    frame, _ = read_tile_scores(tile_scores)
+    frame, stats, n_classes = load_scores(list(tile_scores), transforms[0])
     settings = grid.settings()
     bar = Progress(len(settings), "sweep", unit="setting", enabled=not as_json)
-    table = run_sweep(frame, solution, definition, settings, transect_rule, progress=bar)
+    table = run_sweep(frame, solution, definition, settings, transect_rule, progress=bar, stats=stats,
+                      n_classes=n_classes)
     bar.close()
     if out_csv:
         write_text(out_csv, csv_text(list(table.columns), table.itertuples(index=False)))
@@ -280,6 +387,49 @@ def sweep(tile_scores, solution, competition, strategies, top_ks, thresholds, mi
     click.echo(f"{len(table)} settings scored on {solution} ({definition.primary_metric}, public split), best first:")
     click.echo(render_table(table, definition.primary_metric), nl=False)
     click.echo(OVERFIT_WARNING)
+
+
+@plantclef.command()
+@click.option("--markdown", is_flag=True, help="The README's table.")
+def recipes(markdown):
+    """List the named recipes (--recipe NAME) with their option values and sources."""
+    from baselines.plantclef.recipes import recipe_table
+
+    click.echo(recipe_table(markdown), nl=False)
+
+
+@plantclef.command()
+@click.argument("image", type=click.Path(path_type=Path))
+@tiling_options
+@click.option("--recipe", type=click.Choice(sorted(RECIPES)), default=None, help="Take the recipe's tiling.")
+@click.option("--input-size", type=click.IntRange(min=1), default=518, show_default=True,
+              help="Model input, for the tile count and scale note.")
+@click.option("--out", type=click.Path(path_type=Path), default=Path("tiles.png"), show_default=True)
+@click.option("--max-side", type=click.IntRange(min=64), default=1200, show_default=True,
+              help="Longest side of the drawing (the image is scaled down to it).")
+@click.option("--overwrite", is_flag=True, help="Replace an existing --out.")
+@click.pass_context
+@_guard
+def tiles(ctx, image, out, input_size, max_side, overwrite, **kw):
+    """Draw the tiles of IMAGE (boxes, the part the model sees, padding) into --out (PNG, or JPEG for .jpg)."""
+    from baselines.plantclef.draw import draw_tiles
+    from baselines.plantclef.geometry import parse_border, parse_level
+    from baselines.plantclef.preprocess import PreprocessConfig, load_rgb
+
+    _apply_recipe(ctx, kw)
+    border, percent = parse_border(kw["crop_border"])
+    cfg = PreprocessConfig(levels=tuple(parse_level(t) for t in kw["tiling"]), input_size=input_size,
+                           tile_policy=kw["tile_policy"], border_mode=kw["border_mode"], border=border,
+                           border_percent=percent)
+    if out.exists() and not overwrite:
+        raise FileExistsError(f"{out} already exists; pass --overwrite to replace it")
+    try:
+        picture = load_rgb(image)
+    except (OSError, ValueError) as exc:
+        raise InputProblem(f"{image}: cannot be decoded as an image ({exc})") from None
+    summary = draw_tiles(picture, cfg, out, max_side=max_side)
+    click.echo(summary)
+    click.echo(f"drawing: {out}")
 
 
 @plantclef.command()

@@ -1,21 +1,42 @@
 """Tile geometry: which boxes of a quadrat image go through the model.
 
-Boxes are half-open pixel rectangles ``(x0, y0, x1, y1)`` with
-``0 <= x0 < x1 <= width`` and ``0 <= y0 < y1 <= height``.
+Boxes are half-open pixel rectangles ``(x0, y0, x1, y1)``. With ``border="snap"``
+(the default) every box lies inside the image, ``0 <= x0 < x1 <= width``; with
+``border="pad"`` a window may run past the right or bottom edge and with
+``border="centre"`` past any edge, the part outside the image being zero
+(black) pixels: ``pad`` is the organisers' tiling notebook (last row and column
+zero-padded), ``centre`` is kornia's ``compute_padding`` as Chlorophyll Crew
+call it (the padding split between both sides, the odd pixel at the far side).
 
 A *level* is one tiling of the image; several levels (scales) may be used at
-once and their tiles are simply concatenated, level by level, row-major.
+once and their tiles are simply concatenated, level by level.
 
-``grid:N``
-    N x N tiles with edges at ``round(i * W / N)``, ``i = 0..N``: the tiles
-    partition the image exactly (no overlap, no gap).
+``grid:N`` / ``grid:CxR``
+    N x N (or C columns x R rows) tiles with edges at ``round(i * W / C)``:
+    the tiles partition the image exactly (no overlap, no gap), row-major.
+    On a 3:2 image ``grid:4`` gives 3:2 tiles; the tile policy (``crop``,
+    ``pad``, ``stretch``, see ``preprocess``) decides what the model sees.
 ``window:S[:T]``
-    square windows of S px moved by stride T (default S, i.e. no overlap).
-    Along an axis of length L > S the starts are ``min(i*T, L-S)`` for
-    ``i = 0..n-1`` with ``n = ceil((L-S)/T) + 1``: the last window is snapped to
-    the far edge so every pixel is covered and none is outside. When L <= S a
-    single window spans the whole axis (the tile is then not square and is
-    stretched to the model input).
+    square windows of S px moved by stride T (default S). Along an axis of
+    length L the count is ``n = ceil((L-S)/T) + 1`` (1 when L <= S) and the
+    starts are ``i*T``. ``snap``: the last start becomes ``L-S`` so the window
+    stays inside (and a single window spans an axis shorter than S); ``pad``:
+    the starts stay ``i*T`` and the last window is zero-padded past the edge;
+    ``centre``: with ``P = (T - (L-S) mod T) mod T`` the starts are
+    ``i*T - P//2`` (the windows shifted to centre the padding; an axis that
+    ``P`` leaves shorter than S is padded to one window instead).
+``cover:S``
+    ``ceil(W/S) x ceil(H/S)`` windows of S px spread evenly from edge to edge
+    (start ``round(i*(L-S)/(n-1))``), so neighbours overlap by the slack:
+    the rectangular, overlapping grid Chlorophyll Crew describe.
+``square:N``
+    the 2025 winner's geometry: the centred square of side ``m = min(W, H)``
+    (offsets ``(W-m)//2``, ``(H-m)//2``) cut into an N x N grid; with several
+    N at once this is the winner's multi-scale tiling.
+``floor:N``
+    DS@GT's ``_split_into_grid``: tiles of ``W//N x H//N`` px from the top-left
+    corner (the right and bottom remainder is dropped), **column-major**
+    (tile 1 is below tile 0).
 ``full``
     the whole image as one tile.
 """
@@ -27,39 +48,59 @@ import re
 from dataclasses import dataclass
 
 Box = tuple[int, int, int, int]
+BORDERS = ("snap", "pad", "centre")
 
-_LEVEL = re.compile(r"^(?:grid:(?P<n>\d+)|window:(?P<s>\d+)(?::(?P<t>\d+))?|(?P<full>full))$")
+_LEVEL = re.compile(r"^(?:grid:(?P<gc>\d+)(?:x(?P<gr>\d+))?|window:(?P<s>\d+)(?::(?P<t>\d+))?|cover:(?P<cs>\d+)"
+                    r"|square:(?P<sq>\d+)|floor:(?P<fl>\d+)|(?P<full>full))$")
 
 
 @dataclass(frozen=True)
 class Level:
     """One tiling level; build with :func:`parse_level`."""
 
-    kind: str  # "grid" | "window" | "full"
-    n: int = 1
+    kind: str  # "grid" | "window" | "cover" | "square" | "floor" | "full"
+    n: int = 1  # columns (grid), N (square, floor)
     size: int = 0
     stride: int = 0
+    rows: int = 0  # grid rows; 0 = same as n
+
+    @property
+    def n_rows(self) -> int:
+        return self.rows or self.n
 
     def __str__(self) -> str:
         if self.kind == "grid":
-            return f"grid:{self.n}"
+            return f"grid:{self.n}" if self.n_rows == self.n else f"grid:{self.n}x{self.n_rows}"
         if self.kind == "window":
             return f"window:{self.size}:{self.stride}"
+        if self.kind == "cover":
+            return f"cover:{self.size}"
+        if self.kind in ("square", "floor"):
+            return f"{self.kind}:{self.n}"
         return "full"
 
 
 def parse_level(text: str) -> Level:
-    """``'grid:4'``, ``'window:518:400'``, ``'window:518'`` or ``'full'``; ValueError otherwise."""
+    """``'grid:4'``, ``'grid:3x2'``, ``'window:518:259'``, ``'cover:518'``, ``'square:3'``, ``'floor:3'`` or
+    ``'full'``; ValueError otherwise."""
     m = _LEVEL.match(text.strip())
     if not m:
-        raise ValueError(f"tiling level {text!r} is not one of grid:N, window:SIZE[:STRIDE], full")
+        raise ValueError(f"tiling level {text!r} is not one of grid:N, grid:COLSxROWS, window:SIZE[:STRIDE], "
+                         "cover:SIZE, square:N, floor:N, full")
     if m["full"]:
         return Level("full")
-    if m["n"] is not None:
-        n = int(m["n"])
-        if n < 1:
-            raise ValueError(f"tiling level {text!r}: N must be at least 1")
-        return Level("grid", n=n)
+    for key, kind in (("gc", "grid"), ("sq", "square"), ("fl", "floor")):
+        if m[key] is not None:
+            n = int(m[key])
+            rows = int(m["gr"]) if kind == "grid" and m["gr"] is not None else 0
+            if n < 1 or (m["gr"] is not None and kind == "grid" and rows < 1):
+                raise ValueError(f"tiling level {text!r}: the tile counts must be at least 1")
+            return Level(kind, n=n, rows=rows if rows != n else 0)
+    if m["cs"] is not None:
+        size = int(m["cs"])
+        if size < 1:
+            raise ValueError(f"tiling level {text!r}: SIZE must be at least 1")
+        return Level("cover", size=size)
     size = int(m["s"])
     stride = int(m["t"]) if m["t"] is not None else size
     if size < 1 or stride < 1:
@@ -69,51 +110,89 @@ def parse_level(text: str) -> Level:
     return Level("window", size=size, stride=stride)
 
 
-def _grid_edges(length: int, n: int) -> list[int]:
+def _edges(length: int, n: int) -> list[int]:
     return [round(i * length / n) for i in range(n + 1)]
 
 
-def _window_starts(length: int, size: int, stride: int) -> list[int]:
-    if length <= size:
+def _window_count(length: int, size: int, stride: int) -> int:
+    return 1 if length <= size else math.ceil((length - size) / stride) + 1
+
+
+def _window_starts(length: int, size: int, stride: int, border: str) -> list[int]:
+    n = _window_count(length, size, stride)
+    if border == "pad":
+        return [i * stride for i in range(n)]
+    if border == "centre":
+        pad = (stride - (length - size) % stride) % stride
+        if length + pad < size:  # kornia would give no window at all; the kit pads the axis to one window
+            pad = size - length
+        return [i * stride - pad // 2 for i in range((length + pad - size) // stride + 1)]
+    return [min(i * stride, max(length - size, 0)) for i in range(n)]
+
+
+def _cover_starts(length: int, size: int) -> list[int]:
+    n = math.ceil(length / size)
+    if n <= 1:
         return [0]
-    n = math.ceil((length - size) / stride) + 1
-    return [min(i * stride, length - size) for i in range(n)]
+    return [round(i * (length - size) / (n - 1)) for i in range(n)]
 
 
-def level_boxes(width: int, height: int, level: Level) -> list[Box]:
-    """Boxes of one level, row-major (top row first, left to right)."""
+def _check_counts(width: int, height: int, cols: int, rows: int, what: str) -> None:
+    if cols > width or rows > height:
+        raise ValueError(f"{what} needs an image of at least {cols}x{rows} px, got {width}x{height}")
+
+
+def level_boxes(width: int, height: int, level: Level, border: str = "snap") -> list[Box]:
+    """Boxes of one level in the order of the module docstring."""
     if width < 1 or height < 1:
         raise ValueError(f"image size {width}x{height} has no pixels")
+    if border not in BORDERS:
+        raise ValueError(f"border {border!r} is not one of {', '.join(BORDERS)}")
     if level.kind == "full":
         return [(0, 0, width, height)]
     if level.kind == "grid":
-        if level.n > min(width, height):
-            raise ValueError(f"grid:{level.n} needs an image of at least {level.n}x{level.n} px, got {width}x{height}")
-        xs, ys = _grid_edges(width, level.n), _grid_edges(height, level.n)
-        return [(xs[i], ys[j], xs[i + 1], ys[j + 1]) for j in range(level.n) for i in range(level.n)]
-    xs = _window_starts(width, level.size, level.stride)
-    ys = _window_starts(height, level.size, level.stride)
+        _check_counts(width, height, level.n, level.n_rows, str(level))
+        xs, ys = _edges(width, level.n), _edges(height, level.n_rows)
+        return [(xs[i], ys[j], xs[i + 1], ys[j + 1]) for j in range(level.n_rows) for i in range(level.n)]
+    if level.kind == "square":
+        side = min(width, height)
+        _check_counts(side, side, level.n, level.n, str(level))
+        ox, oy = (width - side) // 2, (height - side) // 2
+        e = _edges(side, level.n)
+        return [(ox + e[i], oy + e[j], ox + e[i + 1], oy + e[j + 1]) for j in range(level.n) for i in range(level.n)]
+    if level.kind == "floor":
+        _check_counts(width, height, level.n, level.n, str(level))
+        gw, gh = width // level.n, height // level.n
+        return [(i * gw, j * gh, (i + 1) * gw, (j + 1) * gh) for i in range(level.n) for j in range(level.n)]
+    if level.kind == "cover":
+        xs, ys = _cover_starts(width, level.size), _cover_starts(height, level.size)
+        return [(x, y, min(x + level.size, width), min(y + level.size, height)) for y in ys for x in xs]
+    xs = _window_starts(width, level.size, level.stride, border)
+    ys = _window_starts(height, level.size, level.stride, border)
+    if border in ("pad", "centre"):
+        return [(x, y, x + level.size, y + level.size) for y in ys for x in xs]
     return [(x, y, min(x + level.size, width), min(y + level.size, height)) for y in ys for x in xs]
 
 
-def tile_boxes(width: int, height: int, levels: list[Level] | tuple[Level, ...]) -> list[tuple[int, Box]]:
+def tile_boxes(width: int, height: int, levels: list[Level] | tuple[Level, ...],
+               border: str = "snap") -> list[tuple[int, Box]]:
     """``(level_index, box)`` for every tile of every level, in level order."""
     if not levels:
         raise ValueError("at least one tiling level is needed")
-    return [(k, box) for k, level in enumerate(levels) for box in level_boxes(width, height, level)]
+    return [(k, box) for k, level in enumerate(levels) for box in level_boxes(width, height, level, border)]
 
 
 def expected_count(width: int, height: int, level: Level) -> int:
-    """Number of tiles of a level, from the formulas in the module docstring."""
+    """Number of tiles of a level, from the formulas in the module docstring (either border)."""
     if level.kind == "full":
         return 1
     if level.kind == "grid":
+        return level.n * level.n_rows
+    if level.kind in ("square", "floor"):
         return level.n * level.n
-
-    def axis(length: int) -> int:
-        return 1 if length <= level.size else math.ceil((length - level.size) / level.stride) + 1
-
-    return axis(width) * axis(height)
+    if level.kind == "cover":
+        return max(1, math.ceil(width / level.size)) * max(1, math.ceil(height / level.size))
+    return _window_count(width, level.size, level.stride) * _window_count(height, level.size, level.stride)
 
 
 def parse_border(text: str) -> tuple[float, bool]:

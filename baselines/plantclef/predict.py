@@ -19,6 +19,7 @@ import torch
 
 from baselines.plantclef.aggregate import AggregationConfig, aggregate
 from baselines.plantclef.classes import load_class_mapping
+from baselines.plantclef.image_stats import ImageStats, stats_path, write_stats
 from baselines.plantclef.inference import TileScorer
 from baselines.plantclef.loader import list_quadrats, make_loader
 from baselines.plantclef.model import ModelSpec, build_model, normalisation
@@ -44,6 +45,7 @@ class RunOptions:
     amp: bool = True
     channels_last: bool = True
     compile: bool = False  # torch.compile the model (first batch pays the compilation)
+    image_stats: str = "image"  # "image" | "level" | "none": max / sum / BMA over every class (image_stats)
     flush_images: int = 256
     progress: bool = True
 
@@ -88,9 +90,11 @@ def predict_tiles(images: Path, out: Path, *, checkpoint: Path | None, class_map
                   species: np.ndarray | None = None, spec: ModelSpec, preprocess: PreprocessConfig,
                   opts: RunOptions, resume: bool, overwrite: bool,
                   definition: CompetitionDefinition,
-                  model: torch.nn.Module | None = None) -> tuple[pd.DataFrame, dict, list[str], int]:
-    """Tile scores of every image of ``images`` (resuming from parts), their metadata, the ids and
-    how many images were resumed. ``model`` replaces the built model (tests' stub models)."""
+                  model: torch.nn.Module | None = None
+                  ) -> tuple[pd.DataFrame, dict, list[str], int, ImageStats | None]:
+    """Tile scores of every image of ``images`` (resuming from parts), their metadata, the ids,
+    how many images were resumed and the image stats (None with ``opts.image_stats == "none"``).
+    ``model`` replaces the built model (tests' stub models)."""
     items = list_quadrats(images)
     if species is None:
         species = load_class_mapping(class_mapping)
@@ -102,6 +106,7 @@ def predict_tiles(images: Path, out: Path, *, checkpoint: Path | None, class_map
     device = resolve_device(opts.device)
     settings = {"images": str(images.resolve()), "model": info, "preprocess": preprocess.describe(),
                 "save_top_k": opts.save_top_k, "flip_tta": opts.flip_tta, "n_classes": int(len(species)),
+                "image_stats": opts.image_stats,
                 "class_mapping": str(class_mapping) if class_mapping else None}
     store = PartStore(parts_folder(out))
     n_resumed = 0
@@ -132,44 +137,72 @@ def predict_tiles(images: Path, out: Path, *, checkpoint: Path | None, class_map
         images_per_batch = max(1, opts.batch_size // tiles_per_image)
         loader = make_loader(todo, preprocess, images_per_batch, workers, pin_memory=device.type == "cuda")
         bar = Progress(len(todo), "predict", enabled=opts.progress)
+        if opts.image_stats not in ("image", "level", "none"):
+            raise ValueError(f"image stats {opts.image_stats!r} is not one of image, level, none")
+        n_levels = len(preprocess.levels) if opts.image_stats == "level" else 1
+        with_stats = opts.image_stats != "none"
         pending: list[pd.DataFrame] = []
+        pending_stats: list[ImageStats] = []
         n_pending = 0
+
+        def flush():
+            store.write(pd.concat(pending, ignore_index=True), settings,
+                        ImageStats.concat(pending_stats) if pending_stats else None)
+
         try:
             for batch in loader:
-                probs, idx = scorer(batch.tiles)
+                image_pos = np.repeat(np.arange(len(batch.counts)), batch.counts)
+                group = image_pos * n_levels + (batch.levels.astype(np.int64) if n_levels > 1 else 0)
+                out = scorer.score(batch.tiles, torch.from_numpy(group) if with_stats else None,
+                                   len(batch.counts) * n_levels)
                 pending.append(tile_frame(batch.image_ids, batch.counts, batch.boxes, batch.levels,
-                                          probs.numpy(), idx.numpy(), species))
+                                          out.probs.numpy(), out.indices.numpy(), species, out.p2.numpy()))
+                if with_stats:
+                    pending_stats.append(_batch_stats(batch.image_ids, group, n_levels, out, species,
+                                                      per_level=opts.image_stats == "level"))
                 n_pending += len(batch.image_ids)
                 bar.update(len(batch.image_ids))
                 if n_pending >= opts.flush_images:
-                    store.write(pd.concat(pending, ignore_index=True), settings)
-                    pending, n_pending = [], 0
+                    flush()
+                    pending, pending_stats, n_pending = [], [], 0
         finally:
             if pending:  # keep what was computed, also on Ctrl-C
-                store.write(pd.concat(pending, ignore_index=True), settings)
+                flush()
             bar.close()
     frame = store.read_all()
-    return frame, settings, [i for i, _ in items], n_resumed
+    stats = store.read_stats() if opts.image_stats != "none" else None
+    return frame, settings, [i for i, _ in items], n_resumed, stats
+
+
+def _batch_stats(image_ids: list[str], group: np.ndarray, n_levels: int, out, species: np.ndarray,
+                 per_level: bool) -> ImageStats:
+    """One row per group that has tiles; level -1 when the stats pool all levels of an image."""
+    present = np.unique(group)
+    keys = pd.DataFrame({"image_id": [image_ids[g // n_levels] for g in present],
+                         "level": (present % n_levels if per_level else np.full(len(present), -1)).astype(np.int16),
+                         "n_tiles": np.bincount(group, minlength=len(image_ids) * n_levels)[present].astype(np.int32)})
+    return ImageStats(keys, out.group_max.numpy()[present], out.group_sum.numpy()[present],
+                      out.group_bma.numpy()[present], np.asarray(species, dtype=np.int64))
 
 
 def _tiles_per_image(path: Path, preprocess: PreprocessConfig) -> int:
     """Tile count of one image from its header only (orientations 5-8 swap width and height)."""
     from PIL import Image
 
-    from baselines.plantclef.geometry import border_box, tile_boxes
+    from baselines.plantclef.preprocess import quadrat_boxes
 
     with Image.open(path) as im:
         w, h = im.size
         if im.getexif().get(0x0112, 1) in (5, 6, 7, 8):
             w, h = h, w
-    x0, y0, x1, y1 = border_box(w, h, preprocess.border, preprocess.border_percent)
-    return len(tile_boxes(x1 - x0, y1 - y0, preprocess.levels))
+    return len(quadrat_boxes(w, h, preprocess))
 
 
 def predictions(frame: pd.DataFrame, ids: list[str], agg: AggregationConfig, definition: CompetitionDefinition,
-                transect_rule: str | None = None) -> list[list[int]]:
+                transect_rule: str | None = None, stats: ImageStats | None = None,
+                n_classes: int | None = None) -> list[list[int]]:
     groups = transect_map(ids, definition, transect_rule) if agg.group_mode else None
-    by_id = aggregate(frame, agg, image_ids=ids, groups=groups)
+    by_id = aggregate(frame, agg, image_ids=ids, groups=groups, stats=stats, n_classes=n_classes)
     return [by_id[i] for i in ids]
 
 
@@ -187,12 +220,15 @@ def run_predict(images: Path, out: Path, *, checkpoint: Path | None, class_mappi
     plan.claim(out, what="submission", may_exist=resume)
     if save_tile_scores is not None:
         plan.claim(save_tile_scores, what="tile scores", may_exist=resume)
-    frame, settings, ids, n_resumed = predict_tiles(
+        plan.claim(stats_path(save_tile_scores), what="image stats", may_exist=resume)
+    frame, settings, ids, n_resumed, stats = predict_tiles(
         Path(images), out, checkpoint=checkpoint, class_mapping=class_mapping, species=species, spec=spec,
         preprocess=preprocess, opts=opts, resume=resume, overwrite=overwrite, definition=definition, model=model)
     if save_tile_scores is not None:
+        if stats is not None:  # the sidecar first, so tile scores never sit next to stale stats
+            write_stats(stats_path(save_tile_scores), stats, settings)
         write_tile_scores(save_tile_scores, frame, settings)
-    labels = predictions(frame, ids, agg, definition, transect_rule)
+    labels = predictions(frame, ids, agg, definition, transect_rule, stats=stats, n_classes=settings["n_classes"])
     warnings = write_validated(out, ids, labels, definition)
     PartStore(parts_folder(out)).remove()
     n_tiles = int(frame.drop_duplicates(["image_id", "tile"]).shape[0]) if len(frame) else 0

@@ -1,7 +1,8 @@
 """GPU smoke check: ``python -m baselines.plantclef.smoke --device cuda``.
 
 One line per check: the 518 px model with 7,806 random-init classes builds and
-runs a forward pass; then tiles/s end to end (decode, 4x4 tiling, inference,
+runs a forward pass; the image stats computed on the device match the same
+probabilities reduced on the host; then tiles/s end to end (decode, 4x4 tiling, inference,
 aggregation) on a few synthetic quadrats. Exit 1 if a check fails.
 """
 
@@ -50,6 +51,7 @@ def main(argv: list[str] | None = None) -> int:
     except Exception as exc:  # report and go on to the next check
         print(f"FAIL model build: {type(exc).__name__}: {exc}", flush=True)
         return 1
+    ok = check_group_stats(model, device, len(species)) and ok
     with tempfile.TemporaryDirectory() as tmp:
         ids = [f"SMOKE-{i:04d}-20240601" for i in range(args.images)]
         make_quadrats(Path(tmp) / "images", ids, 16, grid=4, width=2048, height=1536)
@@ -68,6 +70,32 @@ def main(argv: list[str] | None = None) -> int:
             print(f"FAIL end to end: {type(exc).__name__}: {exc}", flush=True)
             ok = False
     return 0 if ok else 1
+
+
+def check_group_stats(model, device, n_classes: int, size: int = 518) -> bool:
+    """The device-side image stats (scatter max, index_add, BMA) against the same probabilities reduced here."""
+    from baselines.plantclef.bma import bma_vectors
+    from baselines.plantclef.inference import TileScorer
+    from baselines.plantclef.model import normalisation
+
+    try:
+        mean, std = normalisation(model)
+        scorer = TileScorer(model, device, min(10, n_classes), mean, std, batch_size=4)
+        tiles = torch.randint(0, 256, (10, size, size, 3), dtype=torch.uint8)
+        group = torch.tensor([0, 0, 0, 1, 1, 2, 2, 2, 2, 1])
+        out = scorer.score(tiles, group, 3)
+        with torch.inference_mode():
+            p = scorer._full_probs(tiles).cpu()
+        for g in range(3):
+            assert torch.allclose(out.group_max[g], p[group == g].max(0).values, atol=1e-6)
+            assert torch.allclose(out.group_sum[g], p[group == g].sum(0), atol=1e-5)
+        assert torch.allclose(out.group_bma, bma_vectors(p, group, 3), atol=1e-5)
+        assert out.group_max.shape == (3, n_classes)
+        print(f"ok   image stats on {device}: max, sum and BMA over {n_classes} classes match", flush=True)
+        return True
+    except Exception as exc:
+        print(f"FAIL image stats: {type(exc).__name__}: {exc}", flush=True)
+        return False
 
 
 if __name__ == "__main__":

@@ -4,7 +4,9 @@ The solution is a validation set the user labelled (or a pseudo-solution);
 only its ids are aggregated. Every setting's submission goes through the same
 writer and validator as ``predict`` and is scored by ``scoring.runtime.scorer``; the
 table is sorted by the competition's primary metric (public split), best first,
-ties by setting name.
+ties by setting name. A setting the saved scores cannot give exactly
+(``aggregate.NotExact``), or whose target mean no threshold reaches, is listed
+with its reason instead of a score.
 """
 
 from __future__ import annotations
@@ -16,8 +18,9 @@ from pathlib import Path
 
 import pandas as pd
 
-from baselines.plantclef.aggregate import AggregationConfig, aggregate
+from baselines.plantclef.aggregate import AggregationConfig, NotExact, aggregate
 from baselines.plantclef.submission import write_validated
+from baselines.plantclef.threshold_search import TargetUnreachable
 from baselines.plantclef.transects import transect_map
 from scoring.runtime.definition import CompetitionDefinition
 
@@ -31,37 +34,57 @@ class SweepGrid:
     top_k: tuple[int, ...] = (1, 3, 5)
     thresholds: tuple[float, ...] = (0.05, 0.1, 0.2)
     min_votes: tuple[int, ...] = (1, 2)
+    z_thresholds: tuple[float, ...] = (2.0,)
+    scale_weights: tuple[tuple[float, ...] | None, ...] = (None,)
     max_species: tuple[int | None, ...] = (None,)
     group_modes: tuple[str | None, ...] = (None,)
-    min_species: int = 1
+    pool_k: int = 10
+    pool_min_images: int = 2
+    tie_rules: tuple[str, ...] = ("score",)
+    target_means: tuple[float | None, ...] = (None,)
+    tile_transforms: tuple[str, ...] = ("none",)
+    min_species: int = 0
+
+    def _cores(self, strategy: str) -> list[dict]:
+        if strategy == "union":
+            return [dict(top_k=k, threshold=t) for k, t in itertools.product(self.top_k, self.thresholds)]
+        if strategy == "max":
+            return [dict(threshold=t) for t in self.thresholds]
+        if strategy == "multiscale":
+            return [dict(threshold=t, scale_weights=w) for t, w in itertools.product(self.thresholds,
+                                                                                     self.scale_weights)]
+        if strategy in ("mean", "pairs"):
+            return [dict(top_k=k) for k in self.top_k]
+        if strategy == "vote":
+            return [dict(top_k=k, min_votes=m) for k, m in itertools.product(self.top_k, self.min_votes)]
+        if strategy == "bma":
+            return [dict(z_threshold=z) for z in self.z_thresholds]
+        raise ValueError(f"unknown strategy {strategy!r}")
 
     def settings(self) -> list[AggregationConfig]:
         """Cartesian product of the knobs each strategy uses (others left at their defaults)."""
         out: list[AggregationConfig] = []
         for strategy in self.strategies:
-            if strategy == "union":
-                cores = [dict(top_k=k, threshold=t) for k, t in itertools.product(self.top_k, self.thresholds)]
-            elif strategy == "max":
-                cores = [dict(threshold=t) for t in self.thresholds]
-            elif strategy == "mean":
-                cores = [dict(top_k=k) for k in self.top_k]
-            elif strategy == "vote":
-                cores = [dict(top_k=k, min_votes=m) for k, m in itertools.product(self.top_k, self.min_votes)]
-            else:
-                raise ValueError(f"unknown strategy {strategy!r}")
-            for core, cap, mode in itertools.product(cores, self.max_species, self.group_modes):
+            for core, cap, mode, tie, target, transform in itertools.product(
+                    self._cores(strategy), self.max_species, self.group_modes, self.tie_rules, self.target_means,
+                    self.tile_transforms):
+                if target is not None and strategy in ("pairs", "mean", "vote"):
+                    continue  # their keep rule is a count, not a threshold
+                if target is not None:
+                    core = {k: v for k, v in core.items() if k != "threshold"}
                 min_species = min(self.min_species, cap) if cap else self.min_species
-                out.append(AggregationConfig(strategy=strategy, max_species=cap, group_mode=mode,
-                                             min_species=min_species, **core))
+                out.append(AggregationConfig(strategy=strategy, max_species=cap, group_mode=mode, tie_rule=tie,
+                                             target_mean=target, tile_transform=transform, min_species=min_species,
+                                             pool_k=self.pool_k, pool_min_images=self.pool_min_images, **core))
         return list(dict.fromkeys(out))
 
 
 def run_sweep(tiles: pd.DataFrame, solution_path: Path, definition: CompetitionDefinition,
               settings: list[AggregationConfig], transect_rule: str | None = None,
-              progress=None) -> pd.DataFrame:
-    """One row per setting: ``setting``, every public metric, ``mean_labels``, sorted best first."""
-    from scoring.runtime.scorer import score_file
+              progress=None, stats=None, n_classes: int | None = None) -> pd.DataFrame:
+    """One row per setting: ``setting``, every public metric, ``mean_labels``, ``note``, sorted best first."""
     from scoring.runtime.reading.solution import load_solution
+    from scoring.runtime.scorer import score_file
 
     solution = load_solution(solution_path, definition)
     ids = list(solution.ids)
@@ -74,27 +97,41 @@ def run_sweep(tiles: pd.DataFrame, solution_path: Path, definition: CompetitionD
     rows = []
     with tempfile.TemporaryDirectory(prefix="plantclef-sweep-") as tmp:
         for n, cfg in enumerate(settings):
-            labels = aggregate(tiles, cfg, image_ids=ids, groups=groups)
+            try:
+                labels = aggregate(tiles, cfg, image_ids=ids, groups=groups, stats=stats, n_classes=n_classes)
+            except (NotExact, TargetUnreachable) as exc:
+                kind = "not exact" if isinstance(exc, NotExact) else "target unreachable"
+                rows.append({"setting": cfg.label(), "note": f"{kind}: {exc}"})
+                if progress is not None:
+                    progress.update(1)
+                continue
             path = Path(tmp) / f"setting-{n:04d}.csv"
             write_validated(path, ids, [labels[i] for i in ids], definition)
             report = score_file(path, solution, definition)
             if report.status != "scored":
                 raise RuntimeError(f"setting {cfg.label()}: scoring failed: {report.errors}")
             rows.append({"setting": cfg.label(), **report.metrics.public,
-                         "mean_labels": sum(len(v) for v in labels.values()) / max(len(ids), 1)})
+                         "mean_labels": sum(len(v) for v in labels.values()) / max(len(ids), 1), "note": ""})
             if progress is not None:
                 progress.update(1)
     frame = pd.DataFrame(rows)
     metric = definition.primary_metric
-    return frame.sort_values([metric, "setting"], ascending=[False, True], kind="mergesort").reset_index(drop=True)
+    if metric not in frame:
+        frame[metric] = float("nan")
+    return frame.sort_values([metric, "setting"], ascending=[False, True], kind="mergesort",
+                             na_position="last").reset_index(drop=True)
 
 
 def render_table(frame: pd.DataFrame, primary: str) -> str:
-    """Markdown table: rank, setting, primary metric first, then the other metrics."""
+    """Markdown table: rank, setting, primary metric first, then the other metrics; refused settings last."""
     from scoring.formatting import fmt, markdown_table
 
-    metrics = [primary] + sorted(c for c in frame.columns if c not in ("setting", primary, "mean_labels"))
+    metrics = [primary] + sorted(c for c in frame.columns if c not in ("setting", primary, "mean_labels", "note"))
     header = ["rank", "setting", *metrics, "labels/quadrat"]
-    rows = [[str(i + 1), r["setting"], *[fmt(r[m]) for m in metrics], fmt(r["mean_labels"], 2)]
-            for i, r in frame.iterrows()]
+    rows = []
+    for i, r in frame.iterrows():
+        if isinstance(r.get("note"), str) and r["note"]:
+            rows.append([str(i + 1), r["setting"], r["note"], *[""] * (len(header) - 3)])
+        else:
+            rows.append([str(i + 1), r["setting"], *[fmt(r[m]) for m in metrics], fmt(r["mean_labels"], 2)])
     return markdown_table(header, rows, align=["r", "l"] + ["r"] * (len(header) - 2))

@@ -13,7 +13,14 @@ column          type     meaning
 ``class_index`` int32    model output index
 ``species_id``  int64    species id of that output (class mapping)
 ``prob``        float32  softmax probability (flip-averaged with TTA)
+``tile_p2``     float32  sum over all classes of p_t(c)^2 (same on every
+                         rank of a tile; z-scores). Optional: older files
+                         lack it and only z-scores need it.
 ==============  =======  ================================================
+
+Next to it, ``<name>.stats.parquet`` holds the per-image statistics over every
+class (``image_stats``) that make ``max``, ``mean``, ``bma`` and multi-scale
+aggregation exact whatever the saved top-k.
 
 The file's key-value metadata ``agrieval.plantclef`` holds the run settings
 (model, checkpoint, weights used, preprocessing, tiling levels, top-k) as JSON.
@@ -38,8 +45,10 @@ SCHEMA = pa.schema([
     ("image_id", pa.string()), ("tile", pa.int32()), ("level", pa.int16()),
     ("x0", pa.int32()), ("y0", pa.int32()), ("x1", pa.int32()), ("y1", pa.int32()),
     ("rank", pa.int16()), ("class_index", pa.int32()), ("species_id", pa.int64()), ("prob", pa.float32()),
+    ("tile_p2", pa.float32()),
 ])
-COLUMNS = SCHEMA.names
+OPTIONAL = ("tile_p2",)
+COLUMNS = [c for c in SCHEMA.names if c not in OPTIONAL]
 
 
 class TileScoresError(ValueError):
@@ -47,7 +56,8 @@ class TileScoresError(ValueError):
 
 
 def tile_frame(image_ids: list[str], counts: list[int], boxes: np.ndarray, levels: np.ndarray,
-               probs: np.ndarray, indices: np.ndarray, species: np.ndarray) -> pd.DataFrame:
+               probs: np.ndarray, indices: np.ndarray, species: np.ndarray,
+               p2: np.ndarray | None = None) -> pd.DataFrame:
     """Long frame for one batch: ``probs``/``indices`` are ``(T, k)`` for the T tiles of the batch."""
     n_tiles, k = probs.shape
     per_image_tile = np.concatenate([np.arange(c, dtype=np.int32) for c in counts]) if counts else np.zeros(0, np.int32)
@@ -62,12 +72,15 @@ def tile_frame(image_ids: list[str], counts: list[int], boxes: np.ndarray, level
         "class_index": indices.reshape(-1).astype(np.int32),
         "species_id": species[indices.reshape(-1)].astype(np.int64),
         "prob": probs.reshape(-1).astype(np.float32),
+        "tile_p2": (np.repeat(p2, k) if p2 is not None else np.full(n_tiles * k, np.nan)).astype(np.float32),
     })
 
 
 def _table(frame: pd.DataFrame, meta: dict) -> pa.Table:
     frame = frame.sort_values(["image_id", "tile", "rank"], kind="mergesort").reset_index(drop=True)
-    table = pa.Table.from_pandas(frame[COLUMNS], schema=SCHEMA, preserve_index=False)
+    if "tile_p2" not in frame:
+        frame = frame.assign(tile_p2=np.float32(np.nan))
+    table = pa.Table.from_pandas(frame[SCHEMA.names], schema=SCHEMA, preserve_index=False)
     return table.replace_schema_metadata({META_KEY: json.dumps(meta, sort_keys=True).encode()})
 
 
@@ -89,7 +102,7 @@ def read_tile_scores(path: str | Path) -> tuple[pd.DataFrame, dict]:
         raise TileScoresError(f"{path}: missing column(s) {', '.join(missing)}; expected {', '.join(COLUMNS)}")
     raw = (table.schema.metadata or {}).get(META_KEY)
     meta = json.loads(raw) if raw else {}
-    frame = table.select(COLUMNS).to_pandas()
+    frame = table.select(COLUMNS + [c for c in OPTIONAL if c in table.column_names]).to_pandas()
     if frame[["image_id", "species_id", "prob"]].isna().any().any():
         raise TileScoresError(f"{path}: null image_id, species_id or prob")
     return frame, meta
@@ -120,8 +133,23 @@ class PartStore:
     def parts(self) -> list[Path]:
         return sorted(self.folder.glob("part-*.parquet"))
 
-    def write(self, frame: pd.DataFrame, meta: dict) -> None:
-        write_tile_scores(self.folder / f"part-{len(self.parts()):06d}.parquet", frame, meta, overwrite=False)
+    def write(self, frame: pd.DataFrame, meta: dict, stats=None) -> None:
+        n = len(self.parts())
+        if stats is not None:  # stats first: a part without its stats is never seen as done
+            from baselines.plantclef.image_stats import write_stats
+
+            write_stats(self.folder / f"stats-{n:06d}.parquet", stats, overwrite=True)
+        write_tile_scores(self.folder / f"part-{n:06d}.parquet", frame, meta, overwrite=False)
+
+    def read_stats(self):
+        """The parts' image stats concatenated, or None when a part has none."""
+        from baselines.plantclef.image_stats import ImageStats, read_stats
+
+        parts = self.parts()
+        files = [p.with_name(p.name.replace("part-", "stats-")) for p in parts]
+        if not parts or not all(f.is_file() for f in files):
+            return None
+        return ImageStats.concat([read_stats(f) for f in files])
 
     def read_all(self) -> pd.DataFrame:
         frames = [read_tile_scores(p)[0] for p in self.parts()]
@@ -135,3 +163,28 @@ class PartStore:
     def remove(self) -> None:
         # Our own scratch folder, never user data.
         shutil.rmtree(self.folder, ignore_errors=True)
+
+
+def load_scores(paths: list[str | Path], tile_transform: str = "none"):
+    """Tile scores (and their image stats when the sidecar exists) of one file, or the ensemble of several
+    (``ensemble.ensemble_tiles``; z-scored file by file first when ``tile_transform`` is ``zscore``).
+    Returns ``(frame, stats or None, n_classes or None)``."""
+    from baselines.plantclef.ensemble import ensemble_tiles, tile_zscores
+    from baselines.plantclef.image_stats import ImageStats, read_stats, stats_path
+
+    frames, stats, n_classes = [], [], set()
+    for p in paths:
+        frame, meta = read_tile_scores(p)
+        side = stats_path(p)
+        stats.append(read_stats(side, expect_meta=meta) if side.is_file() else None)
+        frames.append(frame)
+        n_classes.add(meta.get("n_classes"))
+    if len(n_classes) > 1:
+        raise TileScoresError(f"the tile-score files come from models with different class counts {sorted(n_classes)}")
+    n = n_classes.pop()
+    if len(frames) == 1:
+        return frames[0], stats[0], n
+    if tile_transform == "zscore":
+        frames = [tile_zscores(f, n) for f in frames]
+    merged = ensemble_tiles(frames, n)
+    return merged, ImageStats.ensemble(stats) if all(s is not None for s in stats) else None, n

@@ -10,7 +10,14 @@ from __future__ import annotations
 from scoring.runtime.definition import CompetitionDefinition, GroupingSpec
 from scoring.runtime.grouping import FIVE_PATTERNS, SITE_PATTERNS, group_ids
 
-PATTERN_SETS = {"five-pattern": FIVE_PATTERNS, "site": SITE_PATTERNS}
+# Chlorophyll Crew's ``extract_plot_name`` (geranium12/plant-clef-2025, src/prediction.py), re-expressed:
+# CBN-PdlC / CBN-Pla ids lose their last 9 characters ("-YYYYMMDD"); GUARDEN-CBNMed ids are cut at the first
+# dash from position 15 on; every other id is its own plot (the regex rule's whole-id fallback).
+PLOT_PATTERNS: tuple[str, ...] = (
+    r"^(CBN-(?:PdlC|Pla).*).{9}$",
+    r"^(GUARDEN-CBNMed-[^-]*)-",
+)
+PATTERN_SETS = {"five-pattern": FIVE_PATTERNS, "site": SITE_PATTERNS, "chlorophyll-plot": PLOT_PATTERNS}
 RULES = ("strip-date", "first-n-parts", *PATTERN_SETS, "regex")  # "regex": an alias of "site", kept for old commands
 
 

@@ -34,7 +34,7 @@ def _predict(ws, out, *extra):
 def test_predict_writes_a_file_that_validate_accepts_and_reaggregation_matches(workspace):
     folder = workspace[0]
     res = _predict(workspace, folder / "sub.csv", "--strategy", "vote", "--top-k", "2", "--min-votes", "2",
-                   "--save-tile-scores", str(folder / "tiles.parquet"))
+                   "--save-tile-scores", str(folder / "tiles.parquet"), "--image-stats", "level")
     assert res.exit_code == 0, res.output
     assert "weights: state_dict_ema" in res.output and "predicted 4 quadrats" in res.output
     val = CliRunner().invoke(cli, ["validate", str(folder / "sub.csv"), "--competition", "plantclef2025"])
@@ -70,16 +70,16 @@ def test_resume_predicts_only_the_missing_images(workspace, monkeypatch):
     folder = workspace[0]
     full = _predict(workspace, folder / "full.csv", "--save-tile-scores", str(folder / "full.parquet"))
     assert full.exit_code == 0
-    real_call = inference.TileScorer.__call__
+    real_call = inference.TileScorer.score
     calls = {"n": 0}
 
-    def crash_after_first(self, tiles):
+    def crash_after_first(self, *args, **kwargs):
         calls["n"] += 1
         if calls["n"] > 1:
             raise KeyboardInterrupt
-        return real_call(self, tiles)
+        return real_call(self, *args, **kwargs)
 
-    monkeypatch.setattr(inference.TileScorer, "__call__", crash_after_first)
+    monkeypatch.setattr(inference.TileScorer, "score", crash_after_first)
     monkeypatch.setattr("baselines.plantclef.predict.RunOptions.flush_images", 1)
     interrupted = _predict(workspace, folder / "resumed.csv", "--save-tile-scores", str(folder / "resumed.parquet"))
     assert interrupted.exit_code == 1 and "Aborted" in interrupted.output  # click's answer to Ctrl-C
@@ -87,13 +87,18 @@ def test_resume_predicts_only_the_missing_images(workspace, monkeypatch):
     assert parts.is_dir() and not (folder / "resumed.csv").exists()
     again = _predict(workspace, folder / "resumed.csv")
     assert again.exit_code == 2 and "--resume" in again.output
-    monkeypatch.setattr(inference.TileScorer, "__call__", real_call)
+    monkeypatch.setattr(inference.TileScorer, "score", real_call)
     res = _predict(workspace, folder / "resumed.csv", "--resume", "--save-tile-scores", str(folder / "resumed.parquet"))
     assert res.exit_code == 0, res.output
     # 10 tiles per image > --batch-size 8: one image per batch, so the first image was kept before the crash.
     assert "(1 resumed)" in res.output
     assert (folder / "resumed.csv").read_bytes() == (folder / "full.csv").read_bytes()
     pd.testing.assert_frame_equal(pd.read_parquet(folder / "resumed.parquet"), pd.read_parquet(folder / "full.parquet"))
+    from baselines.plantclef.image_stats import read_stats
+
+    resumed, full_stats = read_stats(folder / "resumed.stats.parquet"), read_stats(folder / "full.stats.parquet")
+    pd.testing.assert_frame_equal(resumed.keys, full_stats.keys)
+    assert np.array_equal(resumed.max, full_stats.max) and np.array_equal(resumed.bma, full_stats.bma)
     assert not parts.exists()
 
 
@@ -109,7 +114,8 @@ def test_missing_checkpoint_and_mapping_messages(workspace, tmp_path):
     assert res.exit_code == 2 and "--checkpoint is required" in res.output
 
 
-def test_sweep_ranks_settings_and_warns(workspace):
+def _solution(workspace):
+    """The planted species as a solution next to the first test's tile scores."""
     folder, _, species, planted = workspace
     tiles = folder / "tiles.parquet"
     if not tiles.exists():
@@ -118,6 +124,11 @@ def test_sweep_ranks_settings_and_warns(workspace):
 
     truth = {i: sorted(species[c] for c in cls) for i, cls in planted.items()}
     write_solution(folder / "solution.csv", truth, load_competition("plantclef2025"))
+    return folder, tiles
+
+
+def test_sweep_ranks_settings_and_warns(workspace):
+    folder, tiles = _solution(workspace)
     res = CliRunner().invoke(cli, ["baselines", "plantclef", "sweep", str(tiles), "--solution",
                                    str(folder / "solution.csv"), "--strategies", "union,vote", "--top-k", "1,2",
                                    "--thresholds", "0.0", "--min-votes", "1", "--out-csv", str(folder / "sweep.csv")],
@@ -132,7 +143,7 @@ def test_sweep_ranks_settings_and_warns(workspace):
     from scoring.runtime.scorer import score_file
 
     frame = pd.read_parquet(tiles)
-    ids = sorted(planted)
+    ids = sorted(workspace[3])
     labels = aggregate(frame, AggregationConfig(strategy="vote", top_k=2, min_votes=1), image_ids=ids)
     write_validated(folder / "one.csv", ids, [labels[i] for i in ids], load_competition("plantclef2025"))
     rep = score_file(folder / "one.csv", folder / "solution.csv", load_competition("plantclef2025"))
@@ -166,3 +177,159 @@ def test_outputs_follow_the_output_policy(workspace):
     res = _predict(workspace, folder / "class_mapping.txt", "--overwrite")
     assert res.exit_code == 2 and "a file this command reads" in res.output
     assert (folder / "class_mapping.txt").read_text().count("\n") == N_CLASSES
+
+
+def test_tiles_command_draws_every_box_and_the_padding(tmp_path):
+    from PIL import Image
+
+    from baselines.plantclef.synthetic import field_quadrat
+
+    field_quadrat(600, 400, seed=1).save(tmp_path / "q.jpg")
+    res = CliRunner().invoke(cli, ["baselines", "plantclef", "tiles", str(tmp_path / "q.jpg"), "--recipe",
+                                   "organisers-tiling", "--out", str(tmp_path / "t.png"), "--max-side", "2000"],
+                             catch_exceptions=False)
+    assert res.exit_code == 0, res.output
+    # window:518:259 with zero padding on 600x400: x starts 0, 259 (n = ceil(82/259) + 1 = 2); y: one window.
+    assert "level 0 window:518:259: 2 tiles of 518x518 px" in res.output and "border pad" in res.output
+    drawing = Image.open(tmp_path / "t.png")
+    assert drawing.size[0] == 259 + 518 and drawing.size[1] > 518  # the padded windows and the legend line
+    assert drawing.getpixel((0, 200))[:2] == (255, 214)  # level 0's outline colour on the first box edge
+    again = CliRunner().invoke(cli, ["baselines", "plantclef", "tiles", str(tmp_path / "q.jpg"),
+                                     "--out", str(tmp_path / "t.png")])
+    assert again.exit_code == 2 and "already exists" in again.output
+    grid = CliRunner().invoke(cli, ["baselines", "plantclef", "tiles", str(tmp_path / "q.jpg"), "--tiling", "grid:2",
+                                    "--tile-policy", "stretch", "--out", str(tmp_path / "g.png")])
+    assert grid.exit_code == 0 and "4 tiles of 300x200 px, stretch -> 518 px" in grid.output
+
+
+def test_recipes_are_listed_with_sources_and_flags_override_them(workspace):
+    res = CliRunner().invoke(cli, ["baselines", "plantclef", "recipes", "--markdown"])
+    assert res.exit_code == 0
+    for name in ("organisers-tiling", "dsgt-2025-grid", "winner-2025", "chlorophyll-2025"):
+        assert f"| `{name}` |" in res.output
+    folder = workspace[0]
+    tiles = folder / "tiles.parquet"
+    if not tiles.exists():
+        pytest.skip("needs the tile scores of the first test")
+    base = ["baselines", "plantclef", "aggregate", str(tiles), "--overwrite"]
+    rec = CliRunner().invoke(cli, base + ["--recipe", "organisers-tiling", "--out", str(folder / "r.csv")])
+    assert rec.exit_code == 0 and "union k=2 thr=0.1" in rec.output, rec.output
+    mine = CliRunner().invoke(cli, base + ["--recipe", "organisers-tiling", "--top-k", "1",
+                                           "--out", str(folder / "r1.csv")])
+    assert mine.exit_code == 0 and "union k=1 thr=0.1" in mine.output
+
+
+def test_aggregate_exposes_stats_strategies_and_ensembles(workspace):
+    from baselines.plantclef.image_stats import read_stats
+    from baselines.plantclef.tile_scores import read_tile_scores
+
+    folder = workspace[0]
+    tiles = folder / "tiles.parquet"
+    if not tiles.exists():
+        pytest.skip("needs the tile scores of the first test")
+    frame, meta = read_tile_scores(tiles)
+    stats = read_stats(folder / "tiles.stats.parquet", expect_meta=meta)
+    # The stats' max of every saved species is the max of its saved tile probabilities.
+    best = frame.groupby(["image_id", "species_id"])["prob"].max()
+    col = {int(s): c for c, s in enumerate(stats.species)}
+    for (image_id, species), p in best.items():
+        rows = stats.keys.index[stats.keys["image_id"] == image_id]
+        assert stats.max[rows, col[species]].max() == pytest.approx(p, abs=1e-6)
+    for args in (["--strategy", "mean", "--top-k", "2"], ["--strategy", "bma", "--z-threshold", "1"],
+                 ["--strategy", "multiscale", "--scale-weights", "1,0.5", "--threshold", "0.2"],
+                 ["--strategy", "max", "--target-mean", "2"], ["--strategy", "pairs", "--top-k", "3"],
+                 ["--strategy", "vote", "--tie-rule", "first-seen", "--tile-transform", "zscore"],
+                 ["--strategy", "union", "--transect-mode", "count-topk", "--pool-k", "3"],
+                 ["--strategy", "union", "--transect-mode", "min-images", "--transect-rule", "chlorophyll-plot"]):
+        res = CliRunner().invoke(cli, ["baselines", "plantclef", "aggregate", str(tiles), "--overwrite",
+                                       "--out", str(folder / "s.csv"), *args])
+        assert res.exit_code == 0, (args, res.output)
+    # Two files: the ensemble. The same file twice is its own mean, so the species lists are unchanged.
+    one = CliRunner().invoke(cli, ["baselines", "plantclef", "aggregate", str(tiles), "--strategy", "mean",
+                                   "--top-k", "2", "--out", str(folder / "e1.csv"), "--overwrite"])
+    two = CliRunner().invoke(cli, ["baselines", "plantclef", "aggregate", str(tiles), str(tiles), "--strategy",
+                                   "mean", "--top-k", "2", "--out", str(folder / "e2.csv"), "--overwrite"])
+    assert one.exit_code == two.exit_code == 0 and "ensemble of 2 files" in two.output
+    assert (folder / "e1.csv").read_bytes() == (folder / "e2.csv").read_bytes()
+    refused = CliRunner().invoke(cli, ["baselines", "plantclef", "aggregate", str(tiles), str(tiles), "--strategy",
+                                       "max", "--out", str(folder / "e3.csv"), "--overwrite"])
+    assert refused.exit_code == 2 and "no exact max" in refused.output
+
+
+def test_per_scale_weights_need_per_level_stats(workspace):
+    folder = workspace[0]
+    res = _predict(workspace, folder / "w.csv", "--save-tile-scores", str(folder / "w.parquet"), "--overwrite")
+    assert res.exit_code == 0, res.output
+    from baselines.plantclef.image_stats import read_stats
+
+    assert set(read_stats(folder / "w.stats.parquet").keys["level"]) == {-1}  # the default: per image
+    agg = CliRunner().invoke(cli, ["baselines", "plantclef", "aggregate", str(folder / "w.parquet"), "--strategy",
+                                   "multiscale", "--scale-weights", "1,0.5", "--out", str(folder / "w2.csv")])
+    assert agg.exit_code == 2 and "--image-stats level" in agg.output
+
+
+def test_predict_with_a_recipe_uses_its_tiling_and_preprocessing(workspace):
+    folder = workspace[0]
+    res = _predict(workspace, folder / "rec.csv", "--recipe", "dsgt-2025-grid", "--top-k", "3",
+                   "--save-tile-scores", str(folder / "rec.parquet"), "--overwrite")
+    # _predict passes --tiling grid:2 --tiling window:80:60 --save-top-k 3 explicitly: they win over the recipe
+    assert res.exit_code == 0, res.output
+    assert "pairs k=3" in res.output
+    from baselines.plantclef.tile_scores import read_tile_scores
+
+    _, meta = read_tile_scores(folder / "rec.parquet")
+    assert meta["preprocess"]["levels"] == ["grid:2", "window:80:60"]
+    assert meta["preprocess"]["resize_filter"] == "bicubic" and meta["preprocess"]["tile_policy"] == "crop"
+    folder_, ckpt, _, _ = workspace
+    plain = CliRunner().invoke(cli, ["baselines", "plantclef", "predict", str(folder / "images"), "--checkpoint",
+                                     str(ckpt), "--class-mapping", str(folder / "class_mapping.txt"), "--preset",
+                                     "tiny", "--device", "cpu", "--recipe", "dsgt-2025-grid", "--quiet",
+                                     "--save-top-k", "5",  # the recipe's 10 > the 5 classes of this model
+                                     "--save-tile-scores", str(folder / "rec9.parquet"), "--out",
+                                     str(folder / "rec9.csv"), "--overwrite"], catch_exceptions=False)
+    assert plain.exit_code == 0, plain.output
+    frame, meta = read_tile_scores(folder / "rec9.parquet")
+    assert meta["preprocess"]["levels"] == ["floor:3"] and meta["save_top_k"] == 5
+    assert "pairs k=5" in plain.output
+    assert frame.groupby("image_id")["tile"].nunique().eq(9).all()
+
+
+def test_sweep_covers_every_strategy_and_lists_refusals(workspace):
+    folder, tiles = _solution(workspace)
+    args = ["baselines", "plantclef", "sweep", str(tiles), "--solution", str(folder / "solution.csv"),
+            "--strategies", "union,max,mean,vote,pairs,bma,multiscale", "--top-k", "2,4", "--thresholds", "0.2",
+            "--min-votes", "1", "--z-thresholds", "1", "--scale-weights", "none;1,0.5", "--target-means", "none,2",
+            "--transect-modes", "none,count-topk", "--tie-rules", "score,first-seen",
+            "--out-csv", str(folder / "all.csv")]
+    res = CliRunner().invoke(cli, args, catch_exceptions=False)
+    assert res.exit_code == 0, res.output
+    table = pd.read_csv(folder / "all.csv", keep_default_na=False)
+    strategies = {s.split()[0] for s in table["setting"]}
+    assert strategies == {"union", "max", "mean", "vote", "pairs", "bma", "multiscale"}
+    # pairs k=4 needs 4 saved per tile (3 were): refused with the flag to use, not scored
+    refused = table[table["setting"].str.startswith("pairs k=4")]
+    assert len(refused) and refused["note"].str.contains("--save-top-k 4").all()
+    scored = table[table["note"] == ""]
+    assert len(scored) > 20 and pd.to_numeric(scored["transect_f1"]).is_monotonic_decreasing
+
+
+def test_the_winners_recipe_runs_end_to_end_on_the_cpu(workspace):
+    folder, ckpt, _, _ = workspace
+    res = CliRunner().invoke(cli, ["baselines", "plantclef", "predict", str(folder / "images"), "--checkpoint",
+                                   str(ckpt), "--class-mapping", str(folder / "class_mapping.txt"), "--preset", "tiny",
+                                   "--device", "cpu", "--recipe", "winner-2025", "--save-top-k", "5", "--quiet",
+                                   "--image-stats", "level", "--save-tile-scores", str(folder / "win.parquet"),
+                                   "--out", str(folder / "win.csv"), "--overwrite"], catch_exceptions=False)
+    assert res.exit_code == 0, res.output
+    assert "multiscale thr=0 max_species=10" in res.output
+    from baselines.plantclef.image_stats import read_stats
+    from baselines.plantclef.tile_scores import read_tile_scores
+
+    frame, meta = read_tile_scores(folder / "win.parquet")
+    assert frame.groupby("image_id")["tile"].nunique().eq(285).all()  # 1 + 4 + ... + 81
+    assert meta["preprocess"]["jpeg_stage"] == "tile" and meta["preprocess"]["jpeg_quality"] == 85
+    assert len(read_stats(folder / "win.stats.parquet").keys) == 4 * 9  # per image and scale
+    weighted = CliRunner().invoke(cli, ["baselines", "plantclef", "aggregate", str(folder / "win.parquet"),
+                                        "--recipe", "winner-2025", "--scale-weights", "1,1,1,1,1,1,1,0.5,0.5",
+                                        "--out", str(folder / "win_w.csv"), "--overwrite"])
+    assert weighted.exit_code == 0, weighted.output

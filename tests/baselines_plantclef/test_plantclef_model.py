@@ -93,3 +93,39 @@ def test_compiled_scorer_pads_the_last_batch_and_matches_eager():
     assert seen == [3, 3, 3]  # one input shape only: a single compilation
     assert torch.equal(comp_i, plain_i) and torch.allclose(comp_p, plain_p, atol=1e-6)
     assert comp_p.shape == (7, 3)
+
+
+def test_score_returns_exact_group_stats_and_sums_of_squares():
+    """TileScorer.score against the full softmax computed here: per-group max and sum over every class, the
+    BMA vectors (bma.bma_vectors is checked against NEUON's formula elsewhere) and sum_c p^2 per tile."""
+    from baselines.plantclef.bma import bma_vectors
+    from baselines.plantclef.inference import TileScorer
+
+    torch.manual_seed(1)
+    model, _ = build_model(PRESETS["tiny"], 5, None)
+    size = PRESETS["tiny"].img_size
+    tiles = torch.randint(0, 256, (7, size, size, 3), dtype=torch.uint8)
+    mean, std = (0.5, 0.5, 0.5), (0.25, 0.25, 0.25)
+    scorer = TileScorer(model, torch.device("cpu"), 2, mean, std, batch_size=3)
+    group = torch.tensor([0, 0, 1, 1, 1, 2, 0])
+    out = scorer.score(tiles, group, 3)
+    with torch.inference_mode():
+        x = (tiles.permute(0, 3, 1, 2).float() - torch.tensor(mean).view(1, 3, 1, 1) * 255) / (
+            torch.tensor(std).view(1, 3, 1, 1) * 255)
+        p = model(x).float().softmax(-1)
+    for g in range(3):
+        rows = p[group == g]
+        assert torch.allclose(out.group_max[g], rows.max(0).values, atol=1e-6)
+        assert torch.allclose(out.group_sum[g], rows.sum(0), atol=1e-6)
+    assert torch.allclose(out.group_bma, bma_vectors(p, group, 3), atol=1e-6)
+    assert torch.allclose(out.p2, (p ** 2).sum(1), atol=1e-6)
+    assert torch.equal(out.indices, p.topk(2, dim=-1).indices)
+
+
+def test_the_gpu_smoke_check_of_the_image_stats_passes_on_the_cpu(capsys):
+    from baselines.plantclef.smoke import check_group_stats
+
+    torch.manual_seed(2)
+    model, _ = build_model(PRESETS["tiny"], 6, None)
+    assert check_group_stats(model, torch.device("cpu"), 6, size=PRESETS["tiny"].img_size)
+    assert "ok   image stats on cpu" in capsys.readouterr().out

@@ -1,4 +1,5 @@
-"""Recompression, resize filters and tile crops on a real photo (skimage's astronaut)."""
+"""Recompression stage, tile policies, padded windows and resize filters on a real photo
+(skimage's astronaut, cut to 3:2 like a quadrat). Oracles are PIL calls written out here."""
 
 import io
 
@@ -7,8 +8,11 @@ import pytest
 from PIL import Image, JpegImagePlugin
 from skimage import data
 
+from baselines.plantclef import jpeg
 from baselines.plantclef.geometry import parse_level
-from baselines.plantclef.preprocess import SUBSAMPLING, PreprocessConfig, quadrat_tiles, recompress_jpeg
+from baselines.plantclef.preprocess import PreprocessConfig, quadrat_tiles, recompress_jpeg
+
+LANCZOS = Image.Resampling.LANCZOS
 
 
 @pytest.fixture(scope="module")
@@ -16,28 +20,121 @@ def astronaut():
     return Image.fromarray(data.astronaut())
 
 
-def _sampling_of(image, quality, subsampling):
+@pytest.fixture(scope="module")
+def quadrat32(astronaut):
+    """A 3:2 image (384 x 256)."""
+    return astronaut.crop((40, 100, 424, 356))
+
+
+def _pil_jpeg(image, quality, pillow_code):
     buf = io.BytesIO()
-    image.save(buf, format="JPEG", quality=quality, subsampling=SUBSAMPLING[subsampling])
-    buf.seek(0)
-    with Image.open(buf) as im:
-        return JpegImagePlugin.get_sampling(im)
+    image.save(buf, format="JPEG", quality=quality, subsampling=pillow_code)
+    return buf.getvalue()
+
+
+def _decode(raw):
+    with Image.open(io.BytesIO(raw)) as im:
+        return np.asarray(im.convert("RGB"))
 
 
 @pytest.mark.parametrize("name,code", [("4:4:4", 0), ("4:2:2", 1), ("4:2:0", 2)])
 def test_subsampling_is_what_the_encoded_jpeg_says(astronaut, name, code):
-    assert _sampling_of(astronaut, 90, name) == code
+    with Image.open(io.BytesIO(jpeg.encode_jpeg(astronaut, 90, name))) as im:
+        assert JpegImagePlugin.get_sampling(im) == code
+
+
+def test_pillows_own_411_is_really_420_so_it_is_never_used(astronaut):
+    # The trap this module avoids: Pillow maps "4:1:1" to 4:2:0 without a word.
+    assert _pil_jpeg(astronaut, 90, "4:1:1") == _pil_jpeg(astronaut, 90, 2)
+
+
+def test_411_without_simplejpeg_is_refused_with_the_install_hint(astronaut, monkeypatch):
+    import builtins
+
+    real_import = builtins.__import__
+
+    def no_simplejpeg(name, *args, **kwargs):
+        if name == "simplejpeg":
+            raise ImportError(name)
+        return real_import(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", no_simplejpeg)
+    with pytest.raises(jpeg.JpegUnavailable, match="pip install simplejpeg"):
+        jpeg.encode_jpeg(astronaut, 94, "4:1:1")
+
+
+def test_411_with_simplejpeg_quarters_the_chroma_at_the_tile_stage(astronaut, quadrat32):
+    simplejpeg = pytest.importorskip("simplejpeg")
+    with Image.open(io.BytesIO(jpeg.encode_jpeg(astronaut, 94, "4:1:1"))) as im:
+        assert im.layer[0][1:3] == (4, 1) and im.layer[1][1:3] == (1, 1)
+    cfg = PreprocessConfig(levels=(parse_level("square:2"),), input_size=64, jpeg_quality=94, subsampling="4:1:1")
+    tiles, boxes, _ = quadrat_tiles(quadrat32, cfg)
+    for tile, box in zip(tiles, boxes):
+        resized = np.ascontiguousarray(quadrat32.resize((64, 64), LANCZOS, box=tuple(int(v) for v in box)))
+        raw = simplejpeg.encode_jpeg(resized, quality=94, colorspace="RGB", colorsubsampling="411")
+        assert np.array_equal(tile, _decode(raw))
+
+
+@pytest.mark.parametrize("quality,subsampling,code", [(85, "4:2:2", 1), (95, "4:4:4", 0), (70, "4:2:0", 2)])
+def test_tile_stage_is_encode_after_resize_byte_for_byte(quadrat32, quality, subsampling, code):
+    cfg = PreprocessConfig(levels=(parse_level("square:2"),), input_size=64, jpeg_quality=quality,
+                           subsampling=subsampling)
+    assert cfg.jpeg_stage == "tile"  # the default when recompression is asked for
+    tiles, boxes, _ = quadrat_tiles(quadrat32, cfg)
+    for tile, box in zip(tiles, boxes):
+        resized = quadrat32.resize((64, 64), LANCZOS, box=tuple(int(v) for v in box))
+        raw = _pil_jpeg(resized, quality, code)
+        assert jpeg.encode_jpeg(resized, quality, subsampling) == raw
+        assert np.array_equal(tile, _decode(raw))
+
+
+def test_image_stage_recompresses_the_quadrat_before_tiling(quadrat32):
+    cfg = PreprocessConfig(levels=(parse_level("grid:2"),), input_size=48, jpeg_quality=80, jpeg_stage="image",
+                           tile_policy="stretch")
+    tiles, boxes, _ = quadrat_tiles(quadrat32, cfg)
+    whole = Image.fromarray(_decode(_pil_jpeg(quadrat32, 80, 1)))
+    want = np.asarray(whole.resize((48, 48), LANCZOS, box=tuple(int(v) for v in boxes[3])))
+    assert np.array_equal(tiles[3], want)
+    per_tile, _, _ = quadrat_tiles(quadrat32, PreprocessConfig(levels=cfg.levels, input_size=48, jpeg_quality=80,
+                                                               tile_policy="stretch"))
+    assert not np.array_equal(per_tile, tiles)
+
+
+def test_tile_policies_on_a_3_2_tile(quadrat32):
+    """grid:1 on a 384x256 image: one 3:2 tile. crop = its centred 256 px square; pad = letterbox
+    (black bands of 1/6 of the height above and below); stretch = the whole tile squeezed."""
+    size = 60
+    out = {p: quadrat_tiles(quadrat32, PreprocessConfig(levels=(parse_level("grid:1"),), input_size=size,
+                                                        tile_policy=p))[0][0] for p in ("crop", "pad", "stretch")}
+    assert np.array_equal(out["crop"], np.asarray(quadrat32.resize((size, size), LANCZOS, box=(64, 0, 320, 256))))
+    assert np.array_equal(out["stretch"], np.asarray(quadrat32.resize((size, size), LANCZOS)))
+    band = (size - 40) // 2  # 384 -> 60, 256 -> 40
+    assert not out["pad"][:band].any() and not out["pad"][band + 40:].any()
+    assert np.array_equal(out["pad"][band:band + 40], np.asarray(quadrat32.resize((size, 40), LANCZOS)))
+
+
+def test_padded_window_is_zero_past_the_edge(quadrat32):
+    # window:300 on 384x256 with pad: starts 0, 300 along x (n = ceil(84/300) + 1 = 2); y: one window.
+    cfg = PreprocessConfig(levels=(parse_level("window:300"),), input_size=300, border_mode="pad")
+    tiles, boxes, _ = quadrat_tiles(quadrat32, cfg)
+    assert boxes.tolist() == [[0, 0, 300, 300], [300, 0, 600, 300]]
+    assert not tiles[1][:, 84:].any() and not tiles[1][256:].any()
+    assert np.array_equal(tiles[1][:256, :84], np.asarray(quadrat32)[:, 300:])
+    snap, sboxes, _ = quadrat_tiles(quadrat32, PreprocessConfig(levels=cfg.levels, input_size=300))
+    assert sboxes.tolist() == [[0, 0, 300, 256], [84, 0, 384, 256]]
+    # centre (kornia's compute_padding): x padded by 216 = 108 + 108, y by 44 = 22 + 22
+    centred, cboxes, _ = quadrat_tiles(quadrat32, PreprocessConfig(levels=cfg.levels, input_size=300,
+                                                                   border_mode="centre"))
+    assert cboxes.tolist() == [[-108, -22, 192, 278], [192, -22, 492, 278]]
+    assert not centred[0][:22].any() and not centred[0][:, :108].any() and not centred[0][278:].any()
+    assert np.array_equal(centred[0][22:278, 108:], np.asarray(quadrat32)[:, :192])
 
 
 def test_recompression_422_changes_the_pixels_and_differs_from_444(astronaut):
     out422 = np.asarray(recompress_jpeg(astronaut, 90, "4:2:2"), dtype=np.int16)
     out444 = np.asarray(recompress_jpeg(astronaut, 90, "4:4:4"), dtype=np.int16)
     src = np.asarray(astronaut, dtype=np.int16)
-    assert out422.shape == src.shape
-    assert np.abs(out422 - src).mean() > 0.5
-    assert np.abs(out422 - out444).mean() > 0.1
-    # Chroma halved horizontally: 4:2:2 loses more colour detail than 4:4:4.
-    assert np.abs(out422 - src).mean() > np.abs(out444 - src).mean()
+    assert np.abs(out422 - src).mean() > np.abs(out444 - src).mean() > 0.1
 
 
 def test_tiles_shape_boxes_and_filters(astronaut):
@@ -46,18 +143,18 @@ def test_tiles_shape_boxes_and_filters(astronaut):
     assert tiles.shape == (5, 64, 64, 3) and tiles.dtype == np.uint8
     assert boxes[0].tolist() == [16, 16, 256, 256] and boxes[-1].tolist() == [16, 16, 496, 496]
     assert levels.tolist() == [0, 0, 0, 0, 1]
-    # The first tile equals a plain crop + resize of the same box (oracle: PIL directly).
-    ref = np.asarray(astronaut.crop((16, 16, 256, 256)).resize((64, 64), Image.Resampling.LANCZOS), dtype=np.int16)
+    ref = np.asarray(astronaut.crop((16, 16, 256, 256)).resize((64, 64), LANCZOS), dtype=np.int16)
     assert np.abs(tiles[0].astype(np.int16) - ref).mean() < 2.0
     bicubic, _, _ = quadrat_tiles(astronaut, PreprocessConfig(levels=cfg.levels, input_size=64, border=16,
                                                               resize_filter="bicubic"))
     assert not np.array_equal(bicubic, tiles)
 
 
-def test_bad_options_are_rejected():
-    with pytest.raises(ValueError, match="resize filter"):
-        PreprocessConfig(resize_filter="nearest")
-    with pytest.raises(ValueError, match="subsampling"):
-        PreprocessConfig(subsampling="4:1:1")
-    with pytest.raises(ValueError, match="quality"):
-        PreprocessConfig(jpeg_quality=0)
+@pytest.mark.parametrize("kwargs,match", [({"resize_filter": "nearest"}, "resize filter"),
+                                          ({"subsampling": "4:1:0"}, "subsampling"),
+                                          ({"jpeg_quality": 0}, "quality"), ({"jpeg_stage": "file"}, "JPEG stage"),
+                                          ({"tile_policy": "fill"}, "tile policy"),
+                                          ({"border_mode": "wrap"}, "border")])
+def test_bad_options_are_rejected(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        PreprocessConfig(**kwargs)

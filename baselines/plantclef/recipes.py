@@ -1,0 +1,163 @@
+"""Named recipes: every option of one team's published configuration under one name.
+
+timm style: a recipe is a name for a set of flag values, registered with
+:func:`register`; ``--recipe NAME`` sets them and any flag given explicitly on
+the command line wins. ``agrieval baselines plantclef recipes`` lists them.
+Values are the CLI's (``tiling`` is a list of levels, ``scale_weights`` a
+comma list). Where a team's source does not fix a value, the recipe says so in
+``choices`` and the kit's default stands.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+PREPROCESS_KEYS = ("tiling", "tile_policy", "border_mode", "resize_filter", "jpeg_quality", "subsampling",
+                   "jpeg_stage", "crop_border")
+PREDICT_KEYS = ("save_top_k", "flip_tta")
+AGGREGATION_KEYS = ("strategy", "top_k", "threshold", "min_votes", "max_species", "min_score", "min_species",
+                    "transect_mode", "transect_rule", "pool_k", "pool_min_images", "tie_rule", "z_threshold",
+                    "scale_weights", "target_mean", "tile_transform")
+
+
+@dataclass(frozen=True)
+class Recipe:
+    name: str
+    values: dict
+    source: str
+    choices: str = ""  # values the source does not fix, chosen by the kit
+    summary: str = ""
+
+    def __post_init__(self) -> None:
+        unknown = set(self.values) - set(PREPROCESS_KEYS + PREDICT_KEYS + AGGREGATION_KEYS)
+        if unknown:
+            raise ValueError(f"recipe {self.name}: unknown option(s) {sorted(unknown)}")
+
+    def aggregation_values(self) -> dict:
+        return {k: v for k, v in self.values.items() if k in AGGREGATION_KEYS}
+
+
+RECIPES: dict[str, Recipe] = {}
+
+
+def register(recipe: Recipe) -> Recipe:
+    if recipe.name in RECIPES:
+        raise ValueError(f"recipe {recipe.name!r} is already registered")
+    RECIPES[recipe.name] = recipe
+    return recipe
+
+
+def get_recipe(name: str) -> Recipe:
+    if name not in RECIPES:
+        raise ValueError(f"recipe {name!r} is not one of {', '.join(sorted(RECIPES))}")
+    return RECIPES[name]
+
+
+_ORGANISERS = "PlantCLEF 2024/2025 organisers' tiling notebook (518 px windows, stride 259, kornia zero padding)"
+_DSGT = ("dsgt-arc/plantclef-2025: plantclef/classification/transform.py (_split_into_grid, timm eval transform, "
+         "top-10 per tile, pairs sorted by probability) and submission.py (top_k=5, grid_size=3 defaults)")
+_WINNER = ("2025 winner (mirrored in yunijeong5/PlantCLEF2026 paper1_preprocessing/): src/lib_dataset.rs "
+           "(shorter side to s*518, Lanczos, centre square, per-tile JPEG), src/lib.rs (max over all tiles of all "
+           "scales), src/lib_soumission.rs (top-k, minimum score); pipeline/compression.py (4:2:2 q85, 4:1:1 q94)")
+_CHLORO = ("geranium12/plant-clef-2025: src/data.py (518/259 windows, kornia compute_padding: centred), "
+           "src/prediction.py "
+           "(top_k_tile_prediction, combine_same_plot_threshold), predictions/merge.ipynb (top-1 per tile, "
+           "bisection to a mean of 4.2 species)")
+
+register(Recipe(
+    "organisers-tiling",
+    {"tiling": ["window:518:259"], "border_mode": "pad", "tile_policy": "crop", "jpeg_quality": None,
+     "strategy": "union", "top_k": 2, "threshold": 0.1, "min_species": 0},
+    _ORGANISERS,
+    choices="border pad: the notebook pads the last row and column (kornia's compute_padding would centre the "
+            "padding: --border centre)",
+    summary="union of every tile's top-2 above 0.1 (what the notebook's buggy max amounts to); [] when none"))
+register(Recipe(
+    "dsgt-2025-grid",
+    {"tiling": ["floor:3"], "tile_policy": "crop", "resize_filter": "bicubic", "jpeg_quality": None,
+     "save_top_k": 10, "strategy": "pairs", "top_k": 5, "min_species": 0},
+    _DSGT,
+    summary="3x3 floor grid (column-major), centre crop per tile, first 5 (tile, species) pairs, de-duplicated"))
+register(Recipe(
+    "dsgt-2025-vote",
+    {"tiling": ["floor:3"], "tile_policy": "crop", "resize_filter": "bicubic", "jpeg_quality": None,
+     "strategy": "vote", "top_k": 1, "min_votes": 1, "max_species": 10, "tie_rule": "first-seen",
+     "min_species": 0},
+    "DS@GT 2025 NMS notebook: top-1 per tile, Counter.most_common(10); tiling as " + _DSGT,
+    choices="tiling (the notebook's grid is taken from dsgt-2025-grid)",
+    summary="top-1 per tile, the 10 most voted species, ties first-seen (Counter.most_common)"))
+register(Recipe(
+    "dsgt-2025-transect",
+    {"tiling": ["floor:3"], "tile_policy": "crop", "resize_filter": "bicubic", "jpeg_quality": None,
+     "save_top_k": 10, "strategy": "pairs", "top_k": 5, "min_species": 0, "transect_mode": "count-topk",
+     "pool_k": 10, "transect_rule": "five-pattern"},
+    "dsgt-arc/plantclef-2025 plantclef/classification/aggregation.py (extract_base_quadrat_id, union_agg_topk); "
+    + _DSGT,
+    choices="pool_k 10 (union_agg_topk's top_k is a call argument)",
+    summary="dsgt-2025-grid, then each transect gets its 10 species predicted by the most images"))
+def _winner(quality: int, subsampling: str) -> dict:
+    return {"tiling": [f"square:{s}" for s in range(1, 10)], "tile_policy": "crop", "resize_filter": "lanczos",
+            "jpeg_quality": quality, "subsampling": subsampling, "jpeg_stage": "tile", "strategy": "multiscale",
+            "threshold": 0.0, "max_species": 10, "min_species": 0}
+
+
+_CHLORO_VALUES = {"tiling": ["window:518:259"], "border_mode": "centre", "tile_policy": "crop", "jpeg_quality": None,
+                  "strategy": "union", "top_k": 1, "threshold": 0.0, "target_mean": 4.2, "min_species": 0}
+
+register(Recipe(
+    "winner-2025",
+    _winner(85, "4:2:2"),
+    _WINNER,
+    choices="scales 1..9 (the overview's nine sizes), top-k 10 and minimum score 0 (lib_soumission.rs takes both "
+            "as arguments; 10 is its target_nb_species)",
+    summary="nine centred-square scales (285 tiles), per-tile JPEG 4:2:2 q85, max over all tiles, top 10"))
+register(Recipe(
+    "winner-2025-411",
+    _winner(94, "4:1:1"),
+    _WINNER,
+    choices="as winner-2025; 4:1:1 needs the simplejpeg package",
+    summary="winner-2025 with per-tile JPEG 4:1:1 q94"))
+register(Recipe(
+    "chlorophyll-2025",
+    _CHLORO_VALUES,
+    _CHLORO,
+    choices="a single model (their ensemble mean: pass several tile-score files to aggregate)",
+    summary="518/259 windows, padding centred, top-1 per tile, threshold bisected to 4.2 species per quadrat"))
+register(Recipe(
+    "chlorophyll-2025-plot",
+    {**_CHLORO_VALUES, "transect_mode": "min-images", "pool_min_images": 2, "transect_rule": "chlorophyll-plot"},
+    _CHLORO,
+    choices="N = 2 images (combine_same_plot_threshold is a config value)",
+    summary="chlorophyll-2025, then a species is kept when >= 2 images of the plot predict it"))
+
+
+FLAGS = {"border_mode": "border"}  # option name -> flag, where they differ
+
+
+def _flag(key: str) -> str:
+    return "--" + FLAGS.get(key, key).replace("_", "-")
+
+
+def _fmt(value) -> str:
+    if isinstance(value, list):
+        return " ".join(value) if len(value) < 4 else f"{value[0]} ... {value[-1]} ({len(value)} levels)"
+    return "(off)" if value is None else str(value)
+
+
+def recipe_table(markdown: bool = False) -> str:
+    """Every recipe with its option values and source (the README's table with ``markdown``)."""
+    if markdown:
+        lines = ["| recipe | what it does | option values | source | not fixed by the source |",
+                 "| :--- | :--- | :--- | :--- | :--- |"]
+        for r in RECIPES.values():
+            values = ", ".join(f"`{_flag(k)} {_fmt(v)}`" for k, v in r.values.items())
+            lines.append(f"| `{r.name}` | {r.summary} | {values} | {r.source} | {r.choices or '-'} |")
+        return "\n".join(lines) + "\n"
+    out = []
+    for r in RECIPES.values():
+        out.append(f"{r.name}: {r.summary}")
+        out += [f"  {_flag(k)} {_fmt(v)}" for k, v in r.values.items()]
+        out.append(f"  source: {r.source}")
+        if r.choices:
+            out.append(f"  not fixed by the source: {r.choices}")
+    return "\n".join(out) + "\n"
