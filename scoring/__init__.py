@@ -1,9 +1,13 @@
-"""agrieval's scoring core: competition definitions, strict submission reading,
-metrics, score reports, leaderboards, ranking statistics and grading hooks.
+"""agrieval's scoring side, in four parts:
 
-This package imports only numpy, pandas, pydantic and click at module level so
-that ``agrieval score`` starts fast; scipy and matplotlib are imported inside
-the functions that need them. It never imports ``data_tools`` or ``baselines``.
+* ``runtime/``: what a grading run executes, in one bounded place (definitions as frozen dataclasses, readers,
+  checks, metrics, the report, the guard, one adapter per grading platform). Python 3.8+, numpy only, relative
+  imports only: ``agrieval bundle`` copies it as it is into every platform's scoring program.
+* ``authoring/``: for organizers: TOML definitions validated with pydantic, JSON Schemas, the bundle writers.
+* ``cli/``: the ``agrieval`` command (click), loaded lazily so that ``agrieval score`` starts fast.
+* analyses around it: ``leaderboard/``, ``ranking.py``, ``ctv/`` (scipy and matplotlib imported where used).
+
+This package never imports ``data_tools`` or ``baselines``, nor torch or PIL.
 """
 
 __version__ = "0.1.0"
