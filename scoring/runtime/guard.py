@@ -66,6 +66,7 @@ def grade(submission: str | Path | bytes, solution: str | Path | Solution,
     elif outcome.kind == "timeout":
         result = _over_limit(name, definition, "time_limit_exceeded", f"took longer than {limit:g} seconds",
                              outcome.error_text)
+        result.errors.extend(_problems_near_the_start(submission, definition, filename))
     elif outcome.kind == "ok":
         result = _from_report(ScoreReport.from_dict(json.loads(outcome.value)))
     elif outcome.kind == "raised" and outcome.error_type == "HostError":
@@ -108,6 +109,37 @@ def _from_report(report: ScoreReport) -> GradeResult:
     metrics = report.metrics if status == "scored" else Metrics()
     return GradeResult(competition=report.competition, status=status, n_rows=report.n_rows, metrics=metrics,
                        warnings=report.warnings, errors=report.errors, host=HostInfo(details=report.details))
+
+
+# How much of a file that timed out is read again, in this process, to name its real problem.
+_PREFIX_BYTES = 1 << 16
+
+
+def _problems_near_the_start(submission: str | Path | bytes, definition: CompetitionDefinition,
+                             filename: str | None) -> list:
+    """The format problems of the file's first 64 KiB (whole lines): bounded work that tells a participant whose
+    file timed out what is wrong with it, where a plain time-limit message would not."""
+    from .reading.submission import read_submission
+    from .reading.uploads import ZIP_MAGIC
+
+    try:
+        if isinstance(submission, bytes):
+            head, shown = submission[:_PREFIX_BYTES], filename or "submission.csv"
+        else:
+            path = Path(submission)
+            if not path.is_file():
+                return []
+            with path.open("rb") as fh:
+                head = fh.read(_PREFIX_BYTES)
+            shown = filename or path.name
+        if head[:4] == ZIP_MAGIC or b"\n" not in head:
+            return []
+        head = head[:head.rindex(b"\n") + 1]
+        sub = read_submission(head, definition, filename=shown)
+    except Exception:  # noqa: BLE001 - only a hint: the rejection stands without it
+        return []
+    skip = ("header_only", "too_many_rows", "too_many_problems")
+    return [ReportProblem.of(p) for p in sub.errors if p.code not in skip][:5]
 
 
 def _over_limit(name: str, definition: CompetitionDefinition, code: str, what: str, diagnostic: str) -> GradeResult:

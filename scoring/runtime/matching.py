@@ -31,7 +31,14 @@ def align(sub: Submission, sol: Solution, log: ProblemLog) -> np.ndarray | None:
         log.error("missing_ids", f"{len(missing):,} of the {len(sol.ids):,} test ids {verb} missing from the "
                   f"submission: {shown}{more}; every test id needs one row")
     if unknown:
+        import unicodedata
+
         for k, line in unknown[:_SHOW]:
+            if unicodedata.normalize("NFC", k) in known and unicodedata.normalize("NFC", k) != k:
+                # Looks the same on screen: say why it does not match (the id is the participant's own text).
+                log.error("unknown_ids", f"id {k[:60]!r} differs from a test id only in its Unicode form "
+                          "(decomposed accents, NFD); write it in the composed form (NFC)", line)
+                continue
             log.error("unknown_ids", f"id {k[:60]!r} is not a test id of this competition", line)
         if len(unknown) > _SHOW:
             log.error("unknown_ids", f"{len(unknown):,} ids in all are not test ids of this competition")

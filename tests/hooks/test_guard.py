@@ -125,3 +125,12 @@ def test_upload_folder_shapes(tmp_path, definition):
     (linked / "submission.csv").symlink_to(SOLUTION)
     up = open_upload(linked, definition.limits)
     assert not up.ok and up.problems[0].code == "zip_unsafe_member"
+
+
+def test_a_file_that_times_out_also_gets_its_real_problem_named(definition, monkeypatch, tmp_path):
+    monkeypatch.setattr("scoring.runtime.scorer.score", _slow_score)
+    bad = tmp_path / "slow.csv"
+    bad.write_text('quadrat_id,species_ids\nCBN-PdlC-A1-20230512,"[1355868.0]"\n')
+    result = grade(bad, SOLUTION, _with_limits(definition, max_seconds=0.5))
+    assert [e.code for e in result.errors] == ["time_limit_exceeded", "float_label"]
+    assert result.errors[1].line == 2

@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 import zipfile
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -34,8 +35,7 @@ def test_missing_ids_are_listed_sorted_not_in_the_solutions_split_order():
     ids = [f"Z-{i}" for i in range(3)] + [f"A-{i}" for i in range(3)]  # solution grouped by Usage: Z public, A private
     usage = ["Public"] * 3 + ["Private"] * 3
     solution = "quadrat_id,species_ids,Usage\n" + "".join(f"{i},[1395807],{u}\n" for i, u in zip(ids, usage))
-    sol = load_solution(solution.encode(), PC25.__class__(**{**PC25.__dict__, "grouping": None,
-                                                             "primary_metric": "sample_f1"}))
+    sol = load_solution(solution.encode(), replace(PC25, grouping=None, primary_metric="sample_f1"))
     sub = read_submission(b"quadrat_id,species_ids\nZ-0,[1395807]\n", PC25)
     log = ProblemLog()
     align(sub, sol, log)
@@ -124,3 +124,17 @@ def test_validate_lists_the_exit_code_of_a_zip_like_grade(tmp_path):
     runner = CliRunner()
     good = REPO / "tests" / "hooks" / "corpus" / "zip_good.zip"
     assert runner.invoke(cli, ["validate", str(good), "-c", "plantclef2025"]).exit_code == 0
+
+
+def test_an_id_in_another_unicode_form_is_named_as_such():
+    import unicodedata
+
+    nfc = "CBN-Pr\u00e9-A1"
+    solution = f"quadrat_id,species_ids\n{nfc},[1395807]\n".encode()
+    definition = replace(PC25, grouping=None, primary_metric="sample_f1", id_pattern=None)
+    sol = load_solution(solution, definition)
+    sub = read_submission(f"quadrat_id,species_ids\n{unicodedata.normalize('NFD', nfc)},[1395807]\n".encode(),
+                          definition)
+    log = ProblemLog()
+    assert align(sub, sol, log) is None
+    assert any("Unicode form" in p.message for p in log.finish() if p.code == "unknown_ids")
