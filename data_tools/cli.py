@@ -1,9 +1,10 @@
 """``agrieval data ...``: the curation pipeline, one subcommand per stage.
 
-Exit codes: 0 done; 1 a check failed (leaks found, unknown class folders);
-2 usage error; 3 bad input or a refused output path (message
-``error[<code>]: ...`` names the file). Every output path is checked by
-``scoring.output_policy`` before anything is written.
+Exit codes (``scoring.cli.contract``): 0 done; 1 an input was rejected or a
+check failed (leaks found, unknown class folders); 2 usage error, including a
+refused output path; 3 host-side (a missing extra, an internal error). The
+message is ``error [<code>] ...`` and names the file. Every output path is
+checked by ``scoring.output_policy`` before anything is written.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from pathlib import Path
 import click
 
 from data_tools.errors import DataError
+from scoring.cli import contract
 from scoring.file_names import display_name, unescape_name
 from scoring.output_policy import OutputPlan, OutputRefused
 
@@ -32,17 +34,17 @@ CLASS_MAP = click.option("--class-map", type=click.Path(dir_okay=False, path_typ
 
 
 def _input_errors(func):
+    """Known errors -> the contract's one line and exit code (also when ``data`` is invoked on its own)."""
     @functools.wraps(func)
     def wrapper(*args, **kwargs):
         try:
             return func(*args, **kwargs)
         except (DataError, OutputRefused) as exc:
-            click.echo(display_name(exc.render()), err=True)  # a path in it may have any bytes
-            sys.exit(3)
+            sys.exit(contract.report(exc, "agrieval data"))
     return wrapper
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(cls=contract.ContractGroup, context_settings={"help_option_names": ["-h", "--help"]})
 def data() -> None:
     """Curate a multi-team image pool: catalog -> dedup -> resize -> splits -> check-leakage.
 
@@ -164,7 +166,7 @@ def resize(table, out, size, resume, exif_transpose, manifest, preset, workers, 
                     max_pixels=max_pixels or DEFAULT_MAX_PIXELS, plan=plan)
     click.echo(summarize_resize(m))
     if (m["status"] == "error").any():
-        sys.exit(3)
+        sys.exit(1)  # some files could not be resized: listed above
 
 
 @data.command()

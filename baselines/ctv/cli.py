@@ -16,6 +16,7 @@ from pathlib import Path
 import click
 
 from baselines.ctv.errors import CTVError
+from scoring.cli.contract import ContractGroup
 
 # (flag, config field, click kwargs). Defaults are None: "take the preset's value".
 _TRAIN_OPTIONS: list[tuple[str, str, dict]] = [
@@ -109,14 +110,14 @@ def _as_flags(params: dict) -> list[str]:
 
 def _fail(exc: CTVError):
     click.echo(exc.render(), err=True)
-    raise SystemExit(2 if exc.code == "bad_option" else 1)
+    raise SystemExit(exc.exit_code)
 
 
 def _split_list(value: str | None, default: tuple[str, ...]) -> list[str]:
     return [v.strip() for v in value.split(",") if v.strip()] if value else list(default)
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(cls=ContractGroup, context_settings={"help_option_names": ["-h", "--help"]})
 def ctv() -> None:
     """Cross-Team Validation baselines: DenseNet121 / Swin trained per fold of TOTO and LOTO.
 

@@ -65,14 +65,12 @@ def finished_run(out: Path, cfg: TrainConfig) -> dict | None:
 
 
 def _device(cfg: TrainConfig, info: DistInfo) -> torch.device:
-    name = cfg.device
-    if name == "auto":
-        name = "cuda" if torch.cuda.is_available() else "cpu"
-    if name == "cuda" and info.enabled:
-        return torch.device("cuda", info.local_rank)
-    if name.startswith("cuda") and not torch.cuda.is_available():
-        raise CTVError("bad_option", "--device cuda asked for but torch sees no CUDA device")
-    return torch.device(name)
+    from baselines.device import DeviceError, resolve_device
+
+    try:
+        return resolve_device(cfg.device, info.local_rank if info.enabled else None)
+    except DeviceError as exc:
+        raise CTVError("bad_option", str(exc)) from None
 
 
 def _runtime(cfg: TrainConfig, device: torch.device) -> Runtime:

@@ -15,6 +15,8 @@ from pathlib import Path
 
 import click
 
+from scoring.cli.contract import CommandError, ContractGroup, error_line, report
+
 from baselines.plantclef.aggregate import STRATEGIES, TIE_RULES, TILE_TRANSFORMS, AggregationConfig
 from baselines.plantclef.geometry import BORDERS
 from baselines.plantclef.jpeg import SUBSAMPLINGS
@@ -25,7 +27,20 @@ from baselines.plantclef.transects import RULES
 
 
 class InputProblem(click.ClickException):
+    """A usage or input problem of this command: ``error [code] message``, exit 2."""
+
     exit_code = 2
+
+    def __init__(self, message: str, code: str = "bad_input"):
+        super().__init__(message)
+        self.code = code
+
+
+# Known error class -> the stable code of its one line.
+_CODES = {"CheckpointError": "checkpoint_invalid", "MappingError": "class_mapping_invalid",
+          "ImageListError": "images_invalid", "TileScoresError": "tile_scores_invalid", "StatsError": "stats_invalid",
+          "ResumeError": "resume_mismatch", "FileExistsError": "output_exists", "DeviceError": "device_unavailable",
+          "ValueError": "bad_option"}
 
 
 def _guard(fn):
@@ -33,6 +48,7 @@ def _guard(fn):
 
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
+        from baselines.device import DeviceError
         from baselines.plantclef.classes import MappingError
         from baselines.plantclef.loader import ImageListError
         from baselines.plantclef.model import CheckpointError
@@ -46,22 +62,21 @@ def _guard(fn):
         try:
             return fn(*args, **kwargs)
         except SubmissionRejected as exc:
-            click.echo(f"error: {exc}", err=True)
+            click.echo(error_line("submission_rejected", str(exc)), err=True)
             sys.exit(1)
-        except HostError as exc:
-            click.echo(f"error: {exc}", err=True)
-            sys.exit(3)
+        except (HostError, OutputRefused, CommandError) as exc:
+            sys.exit(report(exc, "agrieval baselines plantclef"))
         except (CheckpointError, MappingError, ImageListError, TileScoresError, StatsError, ResumeError,
-                FileExistsError, OutputRefused, ValueError) as exc:
-            raise InputProblem(str(exc)) from None
+                FileExistsError, DeviceError, ValueError) as exc:
+            raise InputProblem(str(exc), _CODES.get(type(exc).__name__, "bad_input")) from None
 
     return wrapper
 
 
 def _definition(name: str):
-    from scoring.authoring.definitions import load_competition
+    from scoring.cli.contract import competition
 
-    return load_competition(name)
+    return competition(name)
 
 
 def _weights(text: str | None) -> tuple[float, ...] | None:
@@ -142,7 +157,7 @@ def _agg_config(kw: dict) -> AggregationConfig:
                              tile_transform=kw.pop("tile_transform"))
 
 
-@click.group()
+@click.group(cls=ContractGroup)
 def plantclef() -> None:
     """DINOv2 tiling predictor for PlantCLEF quadrats: images -> validated submission."""
 

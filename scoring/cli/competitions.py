@@ -6,8 +6,10 @@ from pathlib import Path
 
 import click
 
+from scoring.cli.contract import ContractGroup
 
-@click.group(invoke_without_command=True)
+
+@click.group(cls=ContractGroup, invoke_without_command=True)
 @click.pass_context
 def competitions(ctx: click.Context) -> None:
     """List the shipped competition definitions."""

@@ -10,8 +10,8 @@ from scoring.ctv.input_error import InputError
 
 
 @click.command("rank-agreement")
-@click.argument("a_csv", type=click.Path(dir_okay=False))
-@click.argument("b_csv", type=click.Path(dir_okay=False))
+@click.argument("a_csv", type=click.Path(exists=True, dir_okay=False))
+@click.argument("b_csv", type=click.Path(exists=True, dir_okay=False))
 @click.option("--key", required=True, help="Column that names the ranked items (team, submission...).")
 @click.option("--value", required=True, help="Score column (in both files unless --value-b is given).")
 @click.option("--value-b", default=None, help="Score column of B.csv when it differs from --value.")

@@ -27,7 +27,7 @@ def score(submission: Path, solution: Path, competition: str, as_json: bool, rev
         from scoring.render import render_report
         from scoring.runtime.scorer import score_file
 
-        from scoring.runtime.reading.solution import load_solution
+        from scoring.cli.common import load_solution_for as load_solution
 
         definition = load_definition(competition)
         sol = load_solution(solution, definition)

@@ -21,7 +21,7 @@ def validate(submission: Path, competition: str, solution: Path | None, as_json:
 
     def body() -> int:
         from scoring.runtime.report import SCHEMA_VERSION, ReportProblem
-        from scoring.runtime.reading.solution import load_solution
+        from scoring.cli.common import load_solution_for as load_solution
         from scoring.runtime.validate import validate_file
 
         definition = load_definition(competition)

@@ -82,7 +82,7 @@ def test_resume_predicts_only_the_missing_images(workspace, monkeypatch):
     monkeypatch.setattr(inference.TileScorer, "score", crash_after_first)
     monkeypatch.setattr("baselines.plantclef.predict.RunOptions.flush_images", 1)
     interrupted = _predict(workspace, folder / "resumed.csv", "--save-tile-scores", str(folder / "resumed.parquet"))
-    assert interrupted.exit_code == 1 and "Aborted" in interrupted.output  # click's answer to Ctrl-C
+    assert interrupted.exit_code == 130 and "error [interrupted]" in interrupted.output  # 128 + SIGINT
     parts = folder / ".resumed.csv.parts"
     assert parts.is_dir() and not (folder / "resumed.csv").exists()
     again = _predict(workspace, folder / "resumed.csv")
