@@ -181,7 +181,7 @@ def tiling_options(fn):
 
 
 @plantclef.command()
-@click.argument("images", type=click.Path(path_type=Path))
+@click.argument("images", type=click.Path(exists=True, path_type=Path))
 @click.option("--checkpoint", type=click.Path(path_type=Path), default=None,
               help="model_best.pth.tar or .safetensors of the organisers' pretrained ViT.")
 @click.option("--class-mapping", type=click.Path(path_type=Path), required=True,
@@ -272,7 +272,7 @@ def predict(ctx, images, checkpoint, class_mapping, out, competition, preset, mo
 
 
 @plantclef.command("aggregate")
-@click.argument("tile_scores", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.argument("tile_scores", nargs=-1, required=True, type=click.Path(exists=True, path_type=Path))
 @click.option("--out", type=click.Path(path_type=Path), default=Path("submission.csv"), show_default=True)
 @click.option("--competition", default="plantclef2025", show_default=True)
 @aggregation_options
@@ -329,7 +329,7 @@ def _choices(text: str, allowed, what: str, hint: str) -> tuple:
 
 
 @plantclef.command()
-@click.argument("tile_scores", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.argument("tile_scores", nargs=-1, required=True, type=click.Path(exists=True, path_type=Path))
 @click.option("--solution", type=click.Path(path_type=Path), required=True,
               help="Labelled validation set (or pseudo-solution) in the competition's solution format.")
 @click.option("--competition", default="plantclef2025", show_default=True)
@@ -414,7 +414,7 @@ def recipes(markdown):
 
 
 @plantclef.command()
-@click.argument("image", type=click.Path(path_type=Path))
+@click.argument("image", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @tiling_options
 @click.option("--recipe", type=click.Choice(sorted(RECIPES)), default=None, help="Take the recipe's tiling.")
 @click.option("--input-size", type=click.IntRange(min=1), default=518, show_default=True,

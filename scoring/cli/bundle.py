@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from scoring.cli.common import EXIT_OK, competition_option, load_definition, run_guarded
+from scoring.cli.common import EXIT_OK, check_solution_pair, competition_option, load_definition, run_guarded
 
 PLATFORM_NAMES = ("codabench", "codalab", "evalai", "hf", "kaggle")
 
@@ -44,6 +44,7 @@ def bundle(platform: str, competition: str, solution: Path, split: str, out_dir:
         from scoring.authoring.bundles.files import check_inputs, write
 
         definition = load_definition(competition)
+        check_solution_pair(solution, definition)
         needs = (split,) if platform in ("codabench", "codalab") else ("public", "private")
         inputs = check_inputs(definition, solution, splits=needs)
         made = PLATFORMS[platform](inputs, split=split)

@@ -33,10 +33,21 @@ def load_solution_for(path, definition: CompetitionDefinition):
         other = _competition_of_header(path, definition)
         if other is None:
             raise
-        columns = contract.competition(other).columns
-        raise HostError(exc.code, f"{path} looks like a solution of {other!r} (its header has "
-                                  f"{', '.join(columns)}), not of {definition.name!r} (which needs "
-                                  f"{', '.join(definition.expected_columns)}): check --competition and --solution") from None
+        raise HostError(exc.code, _pair_message(path, other, definition)) from None
+
+
+def check_solution_pair(path, definition: CompetitionDefinition) -> None:
+    """Fail when the solution's header is another shipped competition's (a wrong --solution/--competition pair)."""
+    other = _competition_of_header(path, definition)
+    if other is not None:
+        raise HostError("solution_invalid", _pair_message(path, other, definition))
+
+
+def _pair_message(path, other: str, definition: CompetitionDefinition) -> str:
+    columns = contract.competition(other).expected_columns
+    return (f"{path} looks like a solution of {other!r} (its header has {', '.join(columns)}), not of "
+            f"{definition.name!r} (which needs {', '.join(definition.expected_columns)}): check --competition "
+            f"and --solution")
 
 
 def _competition_of_header(path, definition: CompetitionDefinition) -> str | None:

@@ -28,14 +28,10 @@ def show(name: str) -> None:
     import sys
     from pathlib import Path
 
-    from scoring.authoring.definitions import TOML_DIR, available_competitions, load_competition
-    from scoring.runtime.problems import HostError
+    from scoring.authoring.definitions import TOML_DIR, available_competitions
+    from scoring.cli.contract import competition
 
-    try:
-        d = load_competition(name)
-    except HostError as exc:
-        click.echo(f"error [{exc.code}] {exc}", err=True)
-        sys.exit(3)
+    d = competition(name)  # an unknown name: exit 2 with a suggestion; a bad definition: exit 3
     # A shipped competition is shown as its TOML source, not as the frozen JSON the runtime reads.
     source = TOML_DIR / f"{name}.toml" if name in available_competitions() else Path(d.source_path)
     click.echo(f"# {source}")

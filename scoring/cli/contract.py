@@ -105,6 +105,8 @@ def missing_extra(module: str, command: str) -> CommandError | None:
     if top not in EXTRAS:
         return None
     package, extra = EXTRAS[top]
+    if command.startswith("agrieval baselines"):
+        extra = "baselines"  # it holds the data extra too: one command installs all a baseline needs
     return CommandError("missing_dependency",
                         f"'{command}' needs {package} (the '{extra}' extra), which this install lacks: "
                         f"{install_command(extra)} (from a clone: pip install -e '.[{extra}]')", EXIT_HOST)

@@ -36,6 +36,7 @@ def grade(submission: Path, solution: Path, competition: str, reveal_private: bo
     Exit codes: 0 scored; 1 rejected (forward "errors" as they are); 2 usage error (missing file, unknown
     competition: the JSON object is still printed); 3 host-side problem (bad solution or definition, crash).
     """
+    from scoring.cli.common import check_solution_pair
     from scoring.cli.contract import CommandError, competition as load_competition, error_line
     from scoring.runtime.guard import grade as grade_upload
     from scoring.runtime.guard import host_failure
@@ -47,6 +48,7 @@ def grade(submission: Path, solution: Path, competition: str, reveal_private: bo
             if not path.exists():
                 raise CommandError("file_not_found", f"the {what} {str(path)!r} does not exist")
         definition = load_competition(competition)  # a TOML is validated here; the runtime reads frozen ones
+        check_solution_pair(solution, definition)
     except (CommandError, HostError) as exc:
         # Still one JSON object on stdout (a server parses it); the line on stderr is for the operator.
         result = host_failure(competition, exc.code, str(exc))
