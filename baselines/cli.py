@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from scoring.cli.contract import ContractGroup, lazy_import
+from scoring.cli.contract import ContractGroup, epilog, lazy_import
 
 _GROUPS = {
     "ctv": ("baselines.ctv.cli:ctv", "DenseNet121 / Swin cross-team validation runs (TOTO, LOTO)."),
@@ -25,6 +25,6 @@ class _Lazy(ContractGroup):
         return _GROUPS[name][1]  # without importing torch
 
 
-@click.group(cls=_Lazy)
+@click.group(cls=_Lazy, epilog=epilog("agrieval baselines plantclef demo --out plantclef-demo --quiet", "Exit codes: 0 done; 1 an input was rejected (a manifest, an image, a run folder made with other settings); 2 usage error (bad option, missing file or weights, a device that is not there); 3 host-side problem (missing 'baselines' extra, internal error)."))
 def baselines() -> None:
     """Baselines for the AgrI Challenge (CTV) and PlantCLEF."""

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import click
 
+from scoring.cli import contract
 from scoring.cli.contract import ContractGroup
 
 
@@ -69,3 +70,9 @@ def freeze(toml_file, output) -> None:
     write_text(output, freeze_text(definition), overwrite=False)
     n = len(definition.vocabulary) if definition.vocabulary is not None else 0
     click.echo(f"wrote {output}: {definition.name} ({definition.task}, {n:,} vocabulary labels inlined)")
+
+
+contract.document(competitions, {
+    "": "agrieval competitions",
+    "show": "agrieval competitions show plantclef2025",
+})

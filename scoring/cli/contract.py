@@ -244,6 +244,23 @@ class ContractGroup(click.Group):
         return summary_of(cmd) if cmd is not None else ""
 
 
+def epilog(example: str, codes: str = EXIT_CODES_HELP) -> str:
+    """The end of a command's --help: an example (kept as written) and its exit codes."""
+    lines = "\n".join(f"  {line}" for line in example.strip().splitlines())
+    return f"\b\nExample:\n{lines}\n\n{codes}"
+
+
+def document(group: click.Group, examples: dict[str, str | tuple[str, str]]) -> None:
+    """Give ``group`` (key ``""``) and each of its commands an example and exit codes in --help.
+
+    A value is an example, or (example, exit-code sentence) when the command's codes say more.
+    """
+    for name, value in examples.items():
+        cmd = group if name == "" else group.commands[name]
+        example, codes = (value, EXIT_CODES_HELP) if isinstance(value, str) else value
+        cmd.epilog = epilog(example, codes)
+
+
 def summary_of(cmd: click.Command) -> str:
     """The first sentence of a command's help, whole."""
     if cmd.short_help:

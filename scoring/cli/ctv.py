@@ -97,8 +97,9 @@ def summarize_cmd(results_csv, ddof, threshold, digits, as_json, out, overwrite)
 @click.option("--plots/--no-plots", default=False, show_default=True, help="Draw PNG figures (needs matplotlib).")
 @click.option("--ddof", type=click.Choice(["paper", "0", "1"]), default="paper", show_default=True,
               help="Std ddof: paper = TOTO 0 and LOTO 1 (the paper's Tables 6 and 7), or one value for both.")
-@click.option("--threshold", type=float, default=95.0, show_default=True)
-@click.option("--digits", type=click.IntRange(0, 10), default=2, show_default=True)
+@click.option("--threshold", type=float, default=95.0, show_default=True,
+              help="Report the share of teams whose test accuracy is above this (percent).")
+@click.option("--digits", type=click.IntRange(0, 10), default=2, show_default=True, help="Decimals in the tables.")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as one JSON object on stdout.")
 @click.option("--overwrite", is_flag=True, help="Replace the files of an earlier report in the --out folder.")
 def report_cmd(runs_dirs, out_dir, plots, ddof, threshold, digits, as_json, overwrite):
@@ -139,3 +140,10 @@ def report_cmd(runs_dirs, out_dir, plots, ddof, threshold, digits, as_json, over
         for f in result.files:
             click.echo(f"  {f}")
     sys.stdout.flush()
+
+
+contract.document(ctv, {
+    "": ("agrieval ctv summarize examples/ctv/RESULTS.csv --ddof 1", 'Exit codes: 0 done; 1 an input was rejected (file:line:column: error [code] message); 2 usage error (bad option, missing file, refused --out); 3 host-side problem (missing matplotlib for --plots, internal error).'),
+    "summarize": ("agrieval ctv summarize examples/ctv/RESULTS.csv --ddof 1 --out summary.md", 'Exit codes: 0 done; 1 an input was rejected (file:line:column: error [code] message); 2 usage error (bad option, missing file, refused --out); 3 host-side problem (missing matplotlib for --plots, internal error).'),
+    "report": ("agrieval ctv report examples/ctv/runs --out ctv-report --plots", 'Exit codes: 0 done; 1 an input was rejected (file:line:column: error [code] message); 2 usage error (bad option, missing file, refused --out); 3 host-side problem (missing matplotlib for --plots, internal error).'),
+})

@@ -6,6 +6,8 @@ from pathlib import Path
 
 import click
 
+from scoring.cli.contract import epilog
+
 
 def _find_reference_dir() -> Path | None:
     for base in (Path.cwd(), *Path.cwd().parents, Path(__file__).resolve().parents[2]):
@@ -15,7 +17,7 @@ def _find_reference_dir() -> Path | None:
     return None
 
 
-@click.command()
+@click.command(epilog=epilog("agrieval demo --reveal-private", "Exit codes: 0 done; 2 usage error (no reference_submissions/ folder); 3 host-side problem."))
 @click.option("--dir", "ref_dir", type=click.Path(exists=True, file_okay=False, path_type=Path),
               help="Folder holding <competition>/solution.csv and <competition>/submissions/ "
                    "(default: the repository's reference_submissions/).")

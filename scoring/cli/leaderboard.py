@@ -11,7 +11,7 @@ from scoring.cli import contract
 from scoring.cli.common import EXIT_OK, EXIT_USAGE, competition_option, load_definition, run_guarded
 
 
-@click.command()
+@click.command(epilog=contract.epilog("agrieval leaderboard reference_submissions/agrichallenge2024/submissions -s reference_submissions/agrichallenge2024/solution.csv -c agrichallenge2024 --out lb", "Exit codes: 0 written (rejected files are listed in it); 2 usage error (no CSV files, bad option, missing file, unknown competition, refused --out); 3 host-side problem (bad solution or definition, missing matplotlib for --plots)."))
 @click.argument("submissions_dir", type=click.Path(exists=True, file_okay=False, path_type=Path))
 @click.option("--solution", "-s", required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path),
               help="Ground truth CSV with the public/private split column.")
@@ -26,7 +26,8 @@ from scoring.cli.common import EXIT_OK, EXIT_USAGE, competition_option, load_def
 @click.option("--resamples", default=1000, show_default=True, type=click.IntRange(min=0),
               help="Bootstrap resamples (0: no intervals, no tests).")
 @click.option("--seed", default=0, show_default=True, type=int, help="Seed of the bootstrap draws.")
-@click.option("--confidence", default=0.95, show_default=True, type=click.FloatRange(0.5, 0.999))
+@click.option("--confidence", default=0.95, show_default=True, type=click.FloatRange(0.5, 0.999),
+              help="Coverage of the bootstrap intervals.")
 @click.option("--alpha", default=0.05, show_default=True, type=click.FloatRange(0.0001, 0.5),
               help="A gap to the leader is called real when the paired test's p-value is below this.")
 @click.option("--recursive", is_flag=True, help="Also score CSV files in subfolders (named by relative path).")
