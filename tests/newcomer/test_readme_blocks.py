@@ -1,0 +1,101 @@
+"""The README as a newcomer pastes it: the quick start is two commands, and its `$ ...` command blocks run, in
+order, from a fresh clone with `agrieval` on PATH (what `. .venv/bin/activate` gives)."""
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+README = (REPO / "README.md").read_text(encoding="utf-8")
+
+# Commands that name your own data, weights, a GPU or a cluster: they cannot run as pasted.
+NEEDS_YOURS = re.compile(r"\bSPLITS\b|\bWEIGHTS\b|test_images/|tiles\.parquet|torchrun|sbatch|--device cuda|"
+                         r"make_examples|python3\.9|zip -r|cd evalai_bundle|/fast/|\bruns\b --plots|"
+                         r"\.\./shared/|bench_|--rows|listing\.txt|--preset official|docs/img/|"
+                         r"\bquadrat\.jpg|\bclean --preset")
+# Cheap blocks: the scoring side (seconds); the rest (data, baselines, reports) is marked slow.
+CHEAP = re.compile(r"^agrieval (score|validate|competitions|grade|rank-agreement|ctv summarize|bundle)\b|^echo |"
+                   r"^mkdir |^cp ")
+
+
+def command_blocks(text: str) -> list[list[str]]:
+    """The `$ ` commands of each fenced block, continuation lines joined."""
+    blocks = []
+    for body in re.findall(r"^```[a-z]*\n(.*?)^```", text, flags=re.S | re.M):
+        cmds, current = [], None
+        for line in body.splitlines():
+            if current is not None:
+                current += "\n" + line
+            elif line.startswith("$ "):
+                current = line[2:]
+            else:
+                continue
+            if not current.endswith("\\"):
+                cmds.append(current)
+                current = None
+        if cmds:
+            blocks.append(cmds)
+    return blocks
+
+
+def runnable(cheap: bool) -> list[str]:
+    out = []
+    for block in command_blocks(README):
+        for cmd in block:
+            if NEEDS_YOURS.search(cmd) or cmd.startswith("python3.9"):
+                continue
+            is_cheap = bool(CHEAP.match(cmd)) and "-demo/" not in cmd  # a demo folder comes from a slow demo
+            if is_cheap or not cheap:
+                out.append(cmd)
+    return out
+
+
+def test_the_quick_start_is_exactly_two_commands():
+    section = README.split("## Quick start", 1)[1].split("\n## ", 1)[0]
+    first = re.search(r"```\n(.*?)```", section, flags=re.S).group(1)
+    assert [line.split("#")[0].strip() for line in first.strip().splitlines()] == ["make demo", "make test"]
+    assert (REPO / ".ci/run").read_text().strip().endswith("make test")
+
+
+def run_in_order(commands, clone: Path, env: dict) -> None:
+    """One shell, in order (a `cd` holds for what follows); each command's exit code is checked."""
+    failures = []
+    for cmd in commands:
+        out = subprocess.run(["bash", "-c", cmd], cwd=clone, env=env, capture_output=True, text=True, timeout=600)
+        text = out.stdout + out.stderr
+        if out.returncode not in (0, 1) or "Traceback" in text or "command not found" in text:
+            failures.append(f"$ {cmd}\n-> exit {out.returncode}\n{text[-1500:]}")
+    assert not failures, "\n\n".join(failures)
+
+
+def clone_env(env_with, clone: Path) -> dict:
+    env = env_with(Path(sys.executable).parent)
+    env["PYTHONPATH"] = str(clone)  # the clone's code, with this venv's packages
+    return env
+
+
+def test_the_cheap_readme_commands_run_as_pasted(fresh_clone, env_with):
+    commands = runnable(cheap=True)
+    assert len(commands) >= 10
+    run_in_order(commands, fresh_clone, clone_env(env_with, fresh_clone))
+
+
+@pytest.mark.slow
+def test_every_runnable_readme_command_runs_as_pasted(fresh_clone, env_with, tmp_path_factory):
+    from conftest import copy_clone  # noqa: the newcomer conftest
+
+    clone = copy_clone(tmp_path_factory.mktemp("clone-all"))
+    run_in_order(runnable(cheap=False), clone, clone_env(env_with, clone))
+
+
+@pytest.mark.slow
+def test_make_demo_from_a_fresh_clone_installs_the_scoring_kit_and_says_what_next(fresh_clone, env_with):
+    out = subprocess.run(["make", "demo", "VENV=.venv-demo"], cwd=fresh_clone, env=env_with(None),
+                         capture_output=True, text=True, timeout=900)
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert "== plantclef2025:" in out.stdout and ". .venv-demo/bin/activate" in out.stdout
+    torch = subprocess.run([str(fresh_clone / ".venv-demo/bin/python"), "-c", "import torch"], capture_output=True)
+    assert torch.returncode != 0
