@@ -250,11 +250,16 @@ def slurm_cmd(preset, splits, runs_dir, data_root, weights_dir, protocols, archs
         common += ["--data-root", str(Path(data_root).resolve())]
     if weights_dir:
         common += ["--weights-dir", str(Path(weights_dir).resolve())]
+    # Slurm opens --output before the job starts: the log folder must exist at submission, so it is made
+    # now, next to the script, and named by its absolute path (sbatch may be run from another folder).
+    log_dir = Path(output).resolve().parent / "slurm-logs"
+    log_dir.mkdir(parents=True, exist_ok=True)
     text = sbatch_script(runs, common_args=common + _as_flags(params), partition=partition, account=account,
                          time=time_limit, gpus_per_task=gpus_per_task, cpus_per_task=cpus_per_task, mem=mem,
-                         setup=setup, max_parallel=max_parallel)
+                         setup=setup, max_parallel=max_parallel, log_dir=str(log_dir))
     write_text(output, text)
-    click.echo(f"wrote {output}: {len(runs)} array tasks; submit with: sbatch {shlex.quote(str(output))}")
+    click.echo(f"wrote {output}: {len(runs)} array tasks, logs in {log_dir}/; submit with: "
+               f"sbatch {shlex.quote(str(output))}")
 
 
 @ctv.command("demo")

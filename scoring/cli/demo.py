@@ -55,7 +55,14 @@ def demo(ref_dir: Path | None, reveal_private: bool) -> None:
         for i, (pub, priv, name, _, _) in enumerate(scored, 1):
             click.echo(f"{i:>4}  {name:<44}{fmt(pub):>8}" + (f"{fmt(priv):>9}" if reveal_private else ""))
         for _, _, name, status, note in rejected:
-            click.echo(f"{'-':>4}  {name:<44}{status:>8}  {note[:90].rstrip()}")
+            click.echo(f"{'-':>4}  {name:<44}{status:>8}  {_clip(note, 90)}")
+
+
+def _clip(text: str, width: int) -> str:
+    """At most ``width`` characters, cut at a word boundary (never mid-word) and marked with '...'."""
+    if len(text) <= width:
+        return text
+    return text[:width - 4].rsplit(" ", 1)[0].rstrip(" ;,:") + " ..."
 
 
 def _rel(p: Path) -> str:

@@ -31,6 +31,12 @@ def fresh_clone(tmp_path_factory) -> Path:
 
 
 @pytest.fixture(scope="session")
+def another_clone(tmp_path_factory):
+    """another_clone(): one more fresh clone, for a test whose outputs must not meet another's."""
+    return lambda: copy_clone(tmp_path_factory.mktemp("clone"))
+
+
+@pytest.fixture(scope="session")
 def scoring_venv(tmp_path_factory, fresh_clone) -> Path:
     """bin/ of a venv holding the scoring install only, as `make demo` makes it (about 12 s, 340 MB)."""
     root = tmp_path_factory.mktemp("venv-scoring")

@@ -84,10 +84,8 @@ def test_the_cheap_readme_commands_run_as_pasted(fresh_clone, env_with):
 
 
 @pytest.mark.slow
-def test_every_runnable_readme_command_runs_as_pasted(fresh_clone, env_with, tmp_path_factory):
-    from conftest import copy_clone  # noqa: the newcomer conftest
-
-    clone = copy_clone(tmp_path_factory.mktemp("clone-all"))
+def test_every_runnable_readme_command_runs_as_pasted(another_clone, env_with):
+    clone = another_clone()
     run_in_order(runnable(cheap=False), clone, clone_env(env_with, clone))
 
 
