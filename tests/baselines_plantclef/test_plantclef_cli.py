@@ -333,3 +333,15 @@ def test_the_winners_recipe_runs_end_to_end_on_the_cpu(workspace):
                                         "--recipe", "winner-2025", "--scale-weights", "1,1,1,1,1,1,1,0.5,0.5",
                                         "--out", str(folder / "win_w.csv"), "--overwrite"])
     assert weighted.exit_code == 0, weighted.output
+
+
+@pytest.mark.parametrize("device", ["cuda", "cuda:1", "gpu"])
+def test_device_errors_are_one_line_and_exit_2(workspace, tmp_path, monkeypatch, device):
+    import torch
+
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    res = _predict(workspace, tmp_path / "sub.csv", "--device", device)
+    assert res.exit_code == 2 and "Traceback" not in res.output
+    lines = [line for line in res.output.splitlines() if line.strip()]
+    assert len(lines) == 1 and lines[0].startswith("error [device_unavailable] --device"), res.output
+    assert not (tmp_path / "sub.csv").exists()

@@ -14,15 +14,14 @@ README = (REPO / "README.md").read_text(encoding="utf-8")
 # Commands that name your own data, weights, a GPU or a cluster: they cannot run as pasted.
 NEEDS_YOURS = re.compile(r"\bSPLITS\b|\bWEIGHTS\b|test_images/|tiles\.parquet|torchrun|sbatch|--device cuda|"
                          r"make_examples|python3\.9|zip -r|cd evalai_bundle|/fast/|\bruns\b --plots|"
-                         r"\.\./shared/|bench_|--rows|listing\.txt|--preset official|docs/img/|"
-                         r"\bquadrat\.jpg|\bclean --preset")
+                         r"\.\./shared/|bench_|--rows|docs/img/|\bquadrat\.jpg")
 # Cheap blocks: the scoring side (seconds); the rest (data, baselines, reports) is marked slow.
 CHEAP = re.compile(r"^agrieval (score|validate|competitions|grade|rank-agreement|ctv summarize|bundle)\b|^echo |"
                    r"^mkdir |^cp ")
 
 
-def command_blocks(text: str) -> list[list[str]]:
-    """The `$ ` commands of each fenced block, continuation lines joined."""
+def command_blocks(text: str) -> list[list[tuple[str, str]]]:
+    """(command, the output the README shows for it) of each fenced block, continuation lines joined."""
     blocks = []
     for body in re.findall(r"^```[a-z]*\n(.*?)^```", text, flags=re.S | re.M):
         cmds, current = [], None
@@ -32,24 +31,26 @@ def command_blocks(text: str) -> list[list[str]]:
             elif line.startswith("$ "):
                 current = line[2:]
             else:
+                if cmds:
+                    cmds[-1] = (cmds[-1][0], cmds[-1][1] + line + "\n")
                 continue
             if not current.endswith("\\"):
-                cmds.append(current)
+                cmds.append((current, ""))
                 current = None
         if cmds:
             blocks.append(cmds)
     return blocks
 
 
-def runnable(cheap: bool) -> list[str]:
+def runnable(cheap: bool) -> list[tuple[str, str]]:
     out = []
     for block in command_blocks(README):
-        for cmd in block:
+        for cmd, shown in block:
             if NEEDS_YOURS.search(cmd) or cmd.startswith("python3.9"):
                 continue
             is_cheap = bool(CHEAP.match(cmd)) and "-demo/" not in cmd  # a demo folder comes from a slow demo
             if is_cheap or not cheap:
-                out.append(cmd)
+                out.append((cmd, shown))
     return out
 
 
@@ -63,10 +64,12 @@ def test_the_quick_start_is_exactly_two_commands():
 def run_in_order(commands, clone: Path, env: dict) -> None:
     """One shell, in order (a `cd` holds for what follows); each command's exit code is checked."""
     failures = []
-    for cmd in commands:
+    for cmd, shown in commands:
         out = subprocess.run(["bash", "-c", cmd], cwd=clone, env=env, capture_output=True, text=True, timeout=600)
         text = out.stdout + out.stderr
-        if out.returncode not in (0, 1) or "Traceback" in text or "command not found" in text:
+        # A command the README shows failing (a refused output, to show the policy) may exit 2 as shown.
+        allowed = (0, 1, 2) if re.search(r"^(\S+: )?error \[", shown, flags=re.M) else (0, 1)
+        if out.returncode not in allowed or "Traceback" in text or "command not found" in text:
             failures.append(f"$ {cmd}\n-> exit {out.returncode}\n{text[-1500:]}")
     assert not failures, "\n\n".join(failures)
 
@@ -77,10 +80,11 @@ def clone_env(env_with, clone: Path) -> dict:
     return env
 
 
-def test_the_cheap_readme_commands_run_as_pasted(fresh_clone, env_with):
+def test_the_cheap_readme_commands_run_as_pasted(another_clone, env_with):
     commands = runnable(cheap=True)
     assert len(commands) >= 10
-    run_in_order(commands, fresh_clone, clone_env(env_with, fresh_clone))
+    clone = another_clone()
+    run_in_order(commands, clone, clone_env(env_with, clone))
 
 
 @pytest.mark.slow
