@@ -184,8 +184,9 @@ def tiling_options(fn):
 @click.argument("images", type=click.Path(exists=True, path_type=Path))
 @click.option("--checkpoint", type=click.Path(path_type=Path), default=None,
               help="model_best.pth.tar or .safetensors of the organisers' pretrained ViT.")
-@click.option("--class-mapping", type=click.Path(path_type=Path), required=True,
-              help="class_mapping.txt (line index = output index) or species_ids.csv.")
+@click.option("--class-mapping", type=click.Path(path_type=Path), default=None,
+              help="class_mapping.txt (line index = output index) or species_ids.csv; required, it comes with "
+                   "the checkpoint.")
 @click.option("--out", type=click.Path(path_type=Path), default=Path("submission.csv"), show_default=True, help='Submission CSV to write (validated before it is written).')
 @click.option("--competition", default="plantclef2025", show_default=True,
               help="plantclef2025 (Kaggle format), plantclef2024 (HF format) or a definition .toml.")
@@ -239,10 +240,13 @@ def predict(ctx, images, checkpoint, class_mapping, out, competition, preset, mo
     _apply_recipe(ctx, kw)
     transect_rule = kw.pop("transect_rule")
     agg = _agg_config(kw)
-    if checkpoint is None and not random_init:
-        from baselines.plantclef.classes import DOWNLOAD_HINT
+    # The two files come in one download: whichever is missing, the first message says where to get both.
+    from baselines.plantclef.classes import DOWNLOAD_HINT
 
-        raise InputProblem(f"--checkpoint is required: {DOWNLOAD_HINT}")
+    if checkpoint is None and not random_init:
+        raise InputProblem(f"--checkpoint is required: {DOWNLOAD_HINT}", "checkpoint_missing")
+    if class_mapping is None:
+        raise InputProblem(f"--class-mapping is required: {DOWNLOAD_HINT}", "class_mapping_missing")
     spec = PRESETS[preset]
     spec = replace(spec, name=model_name or spec.name, img_size=img_size or spec.img_size,
                    kwargs={**spec.kwargs, **parse_model_kwargs(model_kwargs)})

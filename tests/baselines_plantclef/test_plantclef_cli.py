@@ -345,3 +345,10 @@ def test_device_errors_are_one_line_and_exit_2(workspace, tmp_path, monkeypatch,
     lines = [line for line in res.output.splitlines() if line.strip()]
     assert len(lines) == 1 and lines[0].startswith("error [device_unavailable] --device"), res.output
     assert not (tmp_path / "sub.csv").exists()
+
+
+def test_the_missing_checkpoint_is_named_first_even_without_a_class_mapping(workspace):
+    folder = workspace[0]
+    res = CliRunner().invoke(cli, ["baselines", "plantclef", "predict", str(folder / "images")])
+    assert res.exit_code == 2 and "error [checkpoint_missing] --checkpoint is required" in res.output
+    assert "class_mapping.txt" in res.output  # the download that holds both files
