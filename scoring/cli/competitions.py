@@ -42,8 +42,9 @@ def show(name: str) -> None:
 @competitions.command()
 @click.argument("toml_file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.option("--output", "-o", required=True, type=click.Path(dir_okay=False, path_type=Path),
-              help="The frozen definition to write (.json); refused if it exists.")
-def freeze(toml_file, output) -> None:
+              help="The frozen definition to write (.json); refused if it exists, unless --overwrite.")
+@click.option("--overwrite", is_flag=True, help="Replace an existing --output (never TOML_FILE itself).")
+def freeze(toml_file, output, overwrite) -> None:
     """Validate a TOML definition and write it frozen (JSON, vocabulary inlined) for the grading runtime.
 
     \b
@@ -51,23 +52,16 @@ def freeze(toml_file, output) -> None:
       agrieval competitions freeze my_competition.toml -o my_competition.json
 
     The runtime (Python 3.8+, numpy only) reads frozen definitions; bundles carry one. Exit codes: 0 written,
-    2 usage error (output exists), 3 invalid definition.
+    2 usage error (output exists without --overwrite, or is TOML_FILE), 3 invalid definition.
     """
-    import sys
-
     from scoring.authoring.definitions import load_toml
+    from scoring.output_policy import OutputPlan
     from scoring.runtime.atomic import write_text
     from scoring.runtime.definition import freeze as freeze_text
-    from scoring.runtime.problems import HostError
 
-    if output.exists():
-        raise click.UsageError(f"{output} exists; choose another name (nothing was written)")
-    try:
-        definition = load_toml(toml_file)
-    except HostError as exc:
-        click.echo(f"error [{exc.code}] {exc}", err=True)
-        sys.exit(3)
-    write_text(output, freeze_text(definition), overwrite=False)
+    OutputPlan(overwrite=overwrite, inputs=[toml_file]).claim(output, what="frozen definition")
+    definition = load_toml(toml_file)  # a HostError (invalid definition) is the contract's exit 3
+    write_text(output, freeze_text(definition), overwrite=overwrite)
     n = len(definition.vocabulary) if definition.vocabulary is not None else 0
     click.echo(f"wrote {output}: {definition.name} ({definition.task}, {n:,} vocabulary labels inlined)")
 
