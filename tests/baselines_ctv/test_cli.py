@@ -85,6 +85,9 @@ def test_slurm_script_has_one_array_task_per_pending_run(ctv_data, tmp_path):
     runs = [line.strip().strip("'").split() for line in body.splitlines()]
     assert runs[0] == ["toto", "densenet121", "alpha"] and len(runs) == 12
     assert subprocess.run(["bash", "-n", str(out)]).returncode == 0
+    # Slurm opens --output before the task runs: the folder exists now, named absolutely (sbatch from anywhere)
+    logs = tmp_path / "slurm-logs"
+    assert logs.is_dir() and f"#SBATCH --output={logs.resolve()}/%x-%A_%a.out" in text
 
 
 def test_torchrun_two_gloo_processes_agree_with_a_single_process(ctv_data, tmp_path):

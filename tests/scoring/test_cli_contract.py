@@ -182,3 +182,11 @@ def test_validate_help_lists_every_exit_code():
     text = " ".join(run("validate", "--help").output.split())
     for code in ("0", "1", "2", "3"):
         assert re.search(rf"\b{code} [a-z]", text.split("Exit codes")[1]), text
+
+
+def test_the_readme_exit_code_table_covers_every_command():
+    from scoring.cli.main import SUBCOMMANDS
+
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    header = next(line for line in readme.splitlines() if line.startswith("| exit | meaning |"))
+    assert sorted(re.findall(r"`([a-z-]+)`", header)) == sorted(SUBCOMMANDS)
