@@ -20,8 +20,13 @@ import tempfile
 import time
 from pathlib import Path
 
-import numpy as np
-import torch
+from scoring.cli.contract import exit_unless_installed
+
+# Before the imports below: a missing extra is one line naming its pip install, not a traceback.
+exit_unless_installed("python benchmarks/bench_tiling.py", "torch", "timm", "PIL")
+
+import numpy as np  # noqa: E402
+import torch  # noqa: E402
 
 
 def main() -> None:

@@ -63,6 +63,8 @@ EXTRAS: dict[str, tuple[str, str]] = {
     "safetensors": ("safetensors", "baselines"),
     "simplejpeg": ("simplejpeg", "baselines"),
     "matplotlib": ("matplotlib", "plots"),
+    "sklearn": ("scikit-learn", "test"),
+    "skimage": ("scikit-image", "test"),
 }
 
 _debug = os.environ.get("AGRIEVAL_DEBUG", "") not in ("", "0")
@@ -118,6 +120,15 @@ def require(command: str, *modules: str) -> None:
         if importlib.util.find_spec(module) is None:
             raise missing_extra(module, command) or CommandError(
                 "missing_dependency", f"'{command}' needs the Python module {module!r}", EXIT_HOST)
+
+
+def exit_unless_installed(command: str, *modules: str) -> None:
+    """For scripts outside the CLI (benchmarks): the contract's one line and exit 3 when a module is missing."""
+    try:
+        require(command, *modules)
+    except CommandError as exc:
+        print(error_line(exc.code, exc.message), file=sys.stderr)
+        sys.exit(exc.exit_code)
 
 
 def competition(name: str):

@@ -41,6 +41,15 @@ def test_a_missing_extra_is_one_line_with_the_install_command(env_with, scoring_
     assert not (tmp_path / "lb").exists() and not (tmp_path / "report").exists()  # refused before any work
 
 
+@pytest.mark.parametrize("script, extra", [("bench_tiling.py", "baselines"), ("bench_train.py", "baselines"),
+                                            ("bench_catalog.py", "data")])
+def test_a_benchmark_without_its_extra_is_one_line(scoring_venv, fresh_clone, env_with, script, extra):
+    out = subprocess.run([str(scoring_venv / "python"), f"benchmarks/{script}"], capture_output=True, text=True,
+                         cwd=fresh_clone, env=env_with(scoring_venv), timeout=120)
+    assert out.returncode == 3 and "Traceback" not in out.stderr
+    assert out.stderr.startswith("error [missing_dependency] ") and f"pip install 'agrieval[{extra}]'" in out.stderr
+
+
 def test_the_scoring_install_scores_validates_and_shows_help(env_with, scoring_venv, fresh_clone, tmp_path):
     ref = fresh_clone / "reference_submissions" / "plantclef2025"
     out = agrieval(env_with, scoring_venv, fresh_clone, tmp_path, "score", str(ref / "submissions/partial.csv"),
