@@ -32,8 +32,19 @@ def fresh_clone(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="session")
 def another_clone(tmp_path_factory):
-    """another_clone(): one more fresh clone, for a test whose outputs must not meet another's."""
-    return lambda: copy_clone(tmp_path_factory.mktemp("clone"))
+    """another_clone(): one more fresh clone, for a test whose outputs must not meet another's.
+
+    It sits where the README expects it: ``../shared`` (the real files of other people's pipelines) next to it.
+    """
+    def make() -> Path:
+        base = tmp_path_factory.mktemp("checkout")
+        if (REPO.parent / "shared").is_dir():
+            (base / "shared").symlink_to(REPO.parent / "shared")
+        clone = base / "agrieval"
+        clone.mkdir()
+        return copy_clone(clone)
+
+    return make
 
 
 @pytest.fixture(scope="session")
