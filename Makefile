@@ -1,24 +1,35 @@
-# Two entry points: `make demo` (score the bundled reference submissions) and
-# `make test` (set up and run the whole test suite). Both create .venv if absent.
+# Two entry points: `make demo` (score the bundled reference submissions; installs the scoring kit only,
+# about 340 MB) and `make test` (installs every extra the tests need, torch included, about 6.2 GB, and runs
+# the whole suite). Both create .venv if absent; `make test` after `make demo` adds the extras.
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
-STAMP := $(VENV)/.agrieval-installed
+SCORING := $(VENV)/.agrieval-scoring
+ALL := $(VENV)/.agrieval-all
 
 .PHONY: demo test test-runtime platform-venvs bench clean-venv
 
-$(STAMP): pyproject.toml constraints.txt
-	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+$(VENV)/bin/python:
+	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -c constraints.txt -e '.[all]'
-	touch $(STAMP)
 
-demo: $(STAMP)
-	$(BIN)/agrieval demo
+$(SCORING): pyproject.toml constraints.txt | $(VENV)/bin/python
+	$(BIN)/python -m pip install --quiet -c constraints.txt -e .
+	touch $(SCORING)
+
+$(ALL): pyproject.toml constraints.txt | $(VENV)/bin/python
+	$(BIN)/python -m pip install --quiet -c constraints.txt -e '.[all]'
+	touch $(SCORING) $(ALL)
+
+demo: $(SCORING)
+	@$(BIN)/agrieval demo
+	@echo
+	@echo "next: put agrieval on your PATH in this shell with   . $(VENV)/bin/activate"
+	@echo "      then try   agrieval --help   (the extras: pip install -e '.[data]', '.[baselines]', '.[plots]')"
 
 # The whole suite on this Python, then the grading runtime's own tests under every interpreter of
 # .ci/interpreters (the grading platforms' Pythons, numpy only), each in its own venv.
-test: $(STAMP) platform-venvs
+test: $(ALL) platform-venvs
 	AGRIEVAL_REQUIRE_PLATFORMS=1 $(BIN)/python -m pytest -q -p no:cacheprovider
 	$(MAKE) --no-print-directory test-runtime
 
@@ -31,7 +42,7 @@ test-runtime: platform-venvs
 		PYTHONPATH=$(CURDIR) $$venv/bin/python -m pytest -q -p no:cacheprovider tests/runtime || exit 1; \
 	done
 
-bench: $(STAMP)
+bench: $(ALL)
 	$(BIN)/python benchmarks/bench_scoring.py
 	$(BIN)/python benchmarks/bench_catalog.py
 	$(BIN)/python benchmarks/bench_train.py

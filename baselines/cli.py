@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import importlib
-
 import click
+
+from scoring.cli.contract import ContractGroup, epilog, lazy_import
 
 _GROUPS = {
     "ctv": ("baselines.ctv.cli:ctv", "DenseNet121 / Swin cross-team validation runs (TOTO, LOTO)."),
@@ -12,21 +12,19 @@ _GROUPS = {
 }
 
 
-class _Lazy(click.Group):
+class _Lazy(ContractGroup):
     def list_commands(self, ctx):
         return sorted(_GROUPS)
 
     def get_command(self, ctx, name):
         if name not in _GROUPS:
             return None
-        module, attr = _GROUPS[name][0].split(":")
-        return getattr(importlib.import_module(module), attr)
+        return lazy_import(_GROUPS[name][0], f"agrieval baselines {name}")
 
-    def format_commands(self, ctx, formatter):
-        with formatter.section("Commands"):
-            formatter.write_dl([(n, _GROUPS[n][1]) for n in self.list_commands(ctx)])
+    def summary(self, ctx, name):
+        return _GROUPS[name][1]  # without importing torch
 
 
-@click.group(cls=_Lazy)
+@click.group(cls=_Lazy, epilog=epilog("agrieval baselines plantclef demo --out plantclef-demo --quiet", "Exit codes: 0 done; 1 an input was rejected (a manifest, an image, a run folder made with other settings); 2 usage error (bad option, missing file or weights, a device that is not there); 3 host-side problem (missing 'baselines' extra, internal error)."))
 def baselines() -> None:
     """Baselines for the AgrI Challenge (CTV) and PlantCLEF."""

@@ -30,8 +30,13 @@ import time
 from multiprocessing import get_context
 from pathlib import Path
 
-import numpy as np
-from PIL import Image
+from scoring.cli.contract import exit_unless_installed
+
+# Before the imports below: a missing extra is one line naming its pip install, not a traceback.
+exit_unless_installed("python benchmarks/bench_catalog.py", "PIL", "imagehash", "sklearn", "skimage")
+
+import numpy as np  # noqa: E402
+from PIL import Image  # noqa: E402
 
 
 @functools.lru_cache(maxsize=1)

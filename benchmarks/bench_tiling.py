@@ -20,8 +20,13 @@ import tempfile
 import time
 from pathlib import Path
 
-import numpy as np
-import torch
+from scoring.cli.contract import exit_unless_installed
+
+# Before the imports below: a missing extra is one line naming its pip install, not a traceback.
+exit_unless_installed("python benchmarks/bench_tiling.py", "torch", "timm", "PIL")
+
+import numpy as np  # noqa: E402
+import torch  # noqa: E402
 
 
 def main() -> None:
@@ -34,6 +39,7 @@ def main() -> None:
     ap.add_argument("--workers", type=int, default=None)
     ap.add_argument("--compile", action="store_true", help="torch.compile the model (the warm-up batch compiles it)")
     ap.add_argument("--naive-tiles", type=int, default=None, help="tiles timed for the naive reference")
+    ap.add_argument("--repeats", type=int, default=5, help="model-alone passes before and after end to end (best)")
     ap.add_argument("--jpeg-stage", default="tile", choices=["tile", "image"])
     ap.add_argument("--no-image-stats", action="store_true")
     ap.add_argument("--jpeg-stages", action="store_true", help="only compare the recompression stages (CPU)")
@@ -51,7 +57,9 @@ def main() -> None:
     from baselines.plantclef.synthetic import make_quadrats
     from scoring.authoring.definitions import load_competition
 
-    device = torch.device(args.device)
+    from baselines.device import resolve_device
+
+    device = resolve_device(args.device)
     cuda = device.type == "cuda"
     preset = args.preset or ("plantclef2024" if cuda else "tiny")
     n_images = args.images or (128 if cuda else 16)
@@ -77,18 +85,26 @@ def main() -> None:
         pre = PreprocessConfig(levels=(parse_level(f"grid:{args.grid}"),), input_size=size, jpeg_quality=95,
                                subsampling="4:2:2", jpeg_stage=args.jpeg_stage)
 
-        # Model alone: uint8 tiles already in memory.
+        # Model alone: uint8 tiles already in memory. It bounds the end-to-end rate from above, so it is the
+        # best of several passes (taken before and after the end-to-end run): one pass on a shared machine can
+        # land below the end-to-end rate by noise alone.
         scorer = TileScorer(model, device, 10, mean, std, batch_size=batch, compile=args.compile)
         tiles = torch.randint(0, 256, (batch * (4 if cuda else 2), size, size, 3), dtype=torch.uint8)
-        scorer(tiles[:batch])  # warm-up
-        if cuda:
-            torch.cuda.synchronize()
-        t = time.perf_counter()
-        scorer(tiles)
-        dt = time.perf_counter() - t
-        print(f"model alone (batched {batch}, top-k on device{', bf16, channels_last' if cuda else ''}"
-              f"{', torch.compile' if args.compile else ''}): "
-              f"{len(tiles) / dt:,.0f} tiles/s")
+        scorer(tiles[:batch])  # warm-up (and compilation with --compile)
+
+        def model_alone(repeats: int) -> float:
+            best = float("inf")
+            for _ in range(repeats):
+                if cuda:
+                    torch.cuda.synchronize()
+                t = time.perf_counter()
+                scorer(tiles)
+                if cuda:
+                    torch.cuda.synchronize()
+                best = min(best, time.perf_counter() - t)
+            return len(tiles) / best
+
+        alone = model_alone(args.repeats)
 
         # Naive reference: one tile per forward pass, float32, full softmax to host.
         model_ref = model.to(device).float()
@@ -115,6 +131,13 @@ def main() -> None:
                           model=model)
         dt = time.perf_counter() - t
         rate = res.n_tiles / dt
+        alone = max(alone, model_alone(args.repeats))
+        print(f"model alone (batched {batch}, top-k on device{', bf16, channels_last' if cuda else ''}"
+              f"{', torch.compile' if args.compile else ''}; best of {2 * args.repeats} passes of {len(tiles)} "
+              f"tiles, before and after end to end): {alone:,.0f} tiles/s")
+        if alone < rate:  # cannot be: the end-to-end run does the model's work and more
+            print(f"warning: model alone measured below end to end ({alone:,.0f} < {rate:,.0f} tiles/s): the "
+                  "machine was busy; rerun with more --repeats")
         stats = "no image stats" if args.no_image_stats else "image stats"
         print(f"end to end ({n_images} quadrats {w}x{h}, grid:{args.grid}, 4:2:2 recompression per {args.jpeg_stage}, "
               f"Lanczos, {stats}, aggregation, validated CSV): {rate:,.0f} tiles/s, "

@@ -18,9 +18,14 @@ import tempfile
 import time
 from pathlib import Path
 
-import numpy as np
-import torch
-from torch.utils.data import DataLoader
+from scoring.cli.contract import exit_unless_installed
+
+# Before the imports below: a missing extra is one line naming its pip install, not a traceback.
+exit_unless_installed("python benchmarks/bench_train.py", "torch", "timm", "PIL")
+
+import numpy as np  # noqa: E402
+import torch  # noqa: E402
+from torch.utils.data import DataLoader  # noqa: E402
 
 
 def make_images(folder: Path, n: int, size: int = 336) -> list[str]:

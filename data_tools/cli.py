@@ -1,9 +1,10 @@
 """``agrieval data ...``: the curation pipeline, one subcommand per stage.
 
-Exit codes: 0 done; 1 a check failed (leaks found, unknown class folders);
-2 usage error; 3 bad input or a refused output path (message
-``error[<code>]: ...`` names the file). Every output path is checked by
-``scoring.output_policy`` before anything is written.
+Exit codes (``scoring.cli.contract``): 0 done; 1 an input was rejected or a
+check failed (leaks found, unknown class folders); 2 usage error, including a
+refused output path; 3 host-side (a missing extra, an internal error). The
+message is ``error [<code>] ...`` and names the file. Every output path is
+checked by ``scoring.output_policy`` before anything is written.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from pathlib import Path
 import click
 
 from data_tools.errors import DataError
+from scoring.cli import contract
 from scoring.file_names import display_name, unescape_name
 from scoring.output_policy import OutputPlan, OutputRefused
 
@@ -32,17 +34,17 @@ CLASS_MAP = click.option("--class-map", type=click.Path(dir_okay=False, path_typ
 
 
 def _input_errors(func):
+    """Known errors -> the contract's one line and exit code (also when ``data`` is invoked on its own)."""
     @functools.wraps(func)
     def wrapper(*args, **kwargs):
         try:
             return func(*args, **kwargs)
         except (DataError, OutputRefused) as exc:
-            click.echo(display_name(exc.render()), err=True)  # a path in it may have any bytes
-            sys.exit(3)
+            sys.exit(contract.report(exc, "agrieval data"))
     return wrapper
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(cls=contract.ContractGroup, context_settings={"help_option_names": ["-h", "--help"]})
 def data() -> None:
     """Curate a multi-team image pool: catalog -> dedup -> resize -> splits -> check-leakage.
 
@@ -82,7 +84,8 @@ def catalog(root, output, workers, resume, fast, class_map, overwrite, max_pixel
 
 @data.command(name="dedup")
 @click.argument("catalog_file", metavar="CATALOG", type=click.Path(exists=True, dir_okay=False, path_type=Path))
-@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), required=True)
+@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), required=True,
+              help="dedup table to write (.csv or .parquet): every catalog row with keep/drop and its group.")
 @click.option("--preset", type=click.Choice(["paper", "official"]), default="paper", show_default=True,
               help="Keep rule: the paper's text, or the public notebook's.")
 @click.option("--radius", type=click.IntRange(0, 64), default=0, show_default=True,
@@ -136,7 +139,8 @@ def dedup_cmd(catalog_file, output, preset, radius, team_order, deprioritise, or
 @data.command()
 @click.argument("table", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.argument("out", type=click.Path(file_okay=False, path_type=Path))
-@click.option("--size", type=click.IntRange(min=8), default=336, show_default=True)
+@click.option("--size", type=click.IntRange(min=8), default=336, show_default=True,
+              help="Side of the square outputs in pixels (shorter side resized, centre crop).")
 @click.option("--resume", is_flag=True, help="Keep outputs of an interrupted run that are already complete.")
 @click.option("--exif-transpose", is_flag=True, help="Apply the EXIF orientation first (the study did not).")
 @click.option("--manifest", type=click.Path(dir_okay=False, path_type=Path), default=None,
@@ -164,7 +168,7 @@ def resize(table, out, size, resume, exif_transpose, manifest, preset, workers, 
                     max_pixels=max_pixels or DEFAULT_MAX_PIXELS, plan=plan)
     click.echo(summarize_resize(m))
     if (m["status"] == "error").any():
-        sys.exit(3)
+        sys.exit(1)  # some files could not be resized: listed above
 
 
 @data.command()
@@ -218,11 +222,13 @@ def _class_folders(root: Path) -> set[tuple[str, str]]:
 
 @data.command()
 @click.argument("catalog_file", metavar="CLEAN_CATALOG", type=click.Path(exists=True, dir_okay=False, path_type=Path))
-@click.option("--protocol", type=click.Choice(["toto", "loto", "both"]), required=True)
+@click.option("--protocol", type=click.Choice(["toto", "loto", "both"]), required=True,
+              help="TOTO (train on one team), LOTO (leave one team out), or both.")
 @click.option("-o", "--output", type=click.Path(file_okay=False, path_type=Path), required=True,
               help="Folder; folds go to OUTPUT/<protocol>/<team>.csv")
-@click.option("--seed", type=int, default=42, show_default=True)
-@click.option("--val-fraction", type=float, default=0.3, show_default=True)
+@click.option("--seed", type=int, default=42, show_default=True, help="Seed of the train/val draws (one per fold).")
+@click.option("--val-fraction", type=float, default=0.3, show_default=True,
+              help="Share of the training pool held out for validation.")
 @click.option("--preset", type=click.Choice(["paper", "official"]), default="paper", show_default=True,
               help="paper: seeded per fold, LOTO stratified by team and class; official: the public script's "
                    "scikit-learn train_test_split per fold (same seed every fold, stratified by class).")
@@ -282,10 +288,11 @@ def check_leakage_cmd(splits_dir, catalog_file, radius, show, boundaries):
 
 @data.command(name="demo-pool")
 @click.argument("out", type=click.Path(file_okay=False, path_type=Path))
-@click.option("--teams", type=click.IntRange(min=2), default=4, show_default=True)
-@click.option("--per-class", type=click.IntRange(min=2), default=6, show_default=True)
-@click.option("--size", type=click.IntRange(min=32), default=96, show_default=True)
-@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--teams", type=click.IntRange(min=2), default=4, show_default=True, help="Teams in the pool.")
+@click.option("--per-class", type=click.IntRange(min=2), default=6, show_default=True,
+              help="Photos per team and class.")
+@click.option("--size", type=click.IntRange(min=32), default=96, show_default=True, help="Photo side in pixels.")
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the synthetic photos.")
 @_input_errors
 def demo_pool(out, teams, per_class, size, seed):
     """Write a small synthetic multi-team pool (all six classes, with real-world quirks) to OUT."""
@@ -295,3 +302,15 @@ def demo_pool(out, teams, per_class, size, seed):
     n = sum(1 for p in Path(out).rglob("*") if p.is_file())
     click.echo(f"wrote {n} files under {out}: {teams} teams x 6 classes x {per_class} photos, plus duplicates, "
                "a PNG, a HEIC (when pillow-heif can encode) and a truncated JPEG")
+
+
+contract.document(data, {name: (example, "Exit codes: 0 done; 1 an input was rejected or a check failed (leaks, unknown class folders, unreadable files); 2 usage error (bad option, missing file, refused output path); 3 host-side problem (missing 'data' extra, internal error).") for name, example in {
+    "": "agrieval data demo-pool demo && agrieval data catalog demo -o catalog.csv",
+    "catalog": "agrieval data catalog demo -o catalog.csv",
+    "dedup": "agrieval data dedup catalog.csv -o dedup.csv --link-to review",
+    "resize": "agrieval data resize dedup.csv clean",
+    "classes": "agrieval data classes demo",
+    "splits": "agrieval data splits clean.csv --protocol both -o splits",
+    "check-leakage": "agrieval data check-leakage splits --catalog clean.csv --radius 4",
+    "demo-pool": "agrieval data demo-pool demo",
+}.items()})

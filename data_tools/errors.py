@@ -1,11 +1,12 @@
 """The one exception data_tools raises for bad input, with a stable code.
 
-The CLI turns it into ``error[<code>]: <message>`` on stderr and exit code 3
-(input problem); a failed *check* (leakage found, unknown class folders) is
-exit code 1 instead and is not an exception. A refused output path is
-``scoring.output_policy.OutputRefused`` (codes ``output_exists``,
-``output_is_input``, ``output_in_source``, ``output_collision``), rendered the
-same way with the same exit code.
+The CLI turns it into ``error [<code>] <message>`` on stderr and the exit code
+of ``scoring.cli.contract``: 2 for what the command line got wrong
+(``USAGE_CODES``), 1 for an input that was read and rejected. A failed
+*check* (leakage found, unknown class folders) is exit code 1 too and is not an
+exception. A refused output path is ``scoring.output_policy.OutputRefused``
+(codes ``output_exists``, ``output_is_input``, ``output_in_source``,
+``output_collision``), rendered the same way, exit code 2.
 """
 
 from __future__ import annotations
@@ -27,6 +28,10 @@ CODES: dict[str, str] = {
 }
 
 
+# Codes that say the command line is wrong (exit 2); every other code is a rejected input (exit 1).
+USAGE_CODES = frozenset({"not_a_directory", "name_collision", "output_exists", "bad_option"})
+
+
 class DataError(Exception):
     """Bad input to a data_tools stage: ``code`` is a key of ``CODES``."""
 
@@ -37,5 +42,9 @@ class DataError(Exception):
         self.code = code
         self.message = message
 
+    @property
+    def exit_code(self) -> int:
+        return 2 if self.code in USAGE_CODES else 1
+
     def render(self) -> str:
-        return f"error[{self.code}]: {self.message}"
+        return f"error [{self.code}] {self.message}"

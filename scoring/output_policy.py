@@ -51,8 +51,10 @@ class OutputRefused(Exception):
         self.message = message
         self.path = None if path is None else str(path)
 
+    exit_code = 2  # the command line named a path the policy refuses: a usage error
+
     def render(self) -> str:
-        return f"error[{self.code}]: {self.message}"
+        return f"error [{self.code}] {self.message}"
 
 
 def folded(path: str | os.PathLike) -> str:

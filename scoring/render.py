@@ -52,10 +52,11 @@ def render_report(report: ScoreReport, *, submission: str = "") -> str:
                 lines.append(f"{c:<16}{fmt(s['precision']):>10}{fmt(s['recall']):>10}{fmt(s['f1']):>10}"
                              f"{s['support']:>9}")
             labels = pub["labels"]
+            widths = [max(9, len(c) + 2) for c in labels]  # whole class names: never cut to 8 characters
             lines += ["", "confusion matrix (rows: true, columns: predicted):",
-                      " " * 16 + "".join(f"{c[:8]:>9}" for c in labels)]
+                      " " * 16 + "".join(f"{c:>{width}}" for c, width in zip(labels, widths))]
             for c, row in zip(labels, pub["confusion_matrix"]):
-                lines.append(f"{c:<16}" + "".join(f"{v:>9}" for v in row))
+                lines.append(f"{c:<16}" + "".join(f"{v:>{width}}" for v, width in zip(row, widths)))
     problems = render_problems(report)
     if problems:
         lines += ["", problems]

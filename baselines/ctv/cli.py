@@ -16,6 +16,7 @@ from pathlib import Path
 import click
 
 from baselines.ctv.errors import CTVError
+from scoring.cli.contract import ContractGroup, document
 
 # (flag, config field, click kwargs). Defaults are None: "take the preset's value".
 _TRAIN_OPTIONS: list[tuple[str, str, dict]] = [
@@ -109,14 +110,14 @@ def _as_flags(params: dict) -> list[str]:
 
 def _fail(exc: CTVError):
     click.echo(exc.render(), err=True)
-    raise SystemExit(2 if exc.code == "bad_option" else 1)
+    raise SystemExit(exc.exit_code)
 
 
 def _split_list(value: str | None, default: tuple[str, ...]) -> list[str]:
     return [v.strip() for v in value.split(",") if v.strip()] if value else list(default)
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(cls=ContractGroup, context_settings={"help_option_names": ["-h", "--help"]})
 def ctv() -> None:
     """Cross-Team Validation baselines: DenseNet121 / Swin trained per fold of TOTO and LOTO.
 
@@ -145,9 +146,9 @@ def _planned(splits, runs_dir, preset, protocols, archs, folds):
 
 
 @ctv.command("plan")
-@click.option("--splits", type=click.Path(file_okay=False), required=True)
-@click.option("--runs-dir", type=click.Path(file_okay=False), default="runs", show_default=True)
-@click.option("--preset", default="paper", show_default=True)
+@click.option("--splits", type=click.Path(file_okay=False), required=True, help='Folder of fold manifests: SPLITS/<protocol>/<fold>.csv (from `agrieval data splits`).')
+@click.option("--runs-dir", type=click.Path(file_okay=False), default="runs", show_default=True, help='Folder of run outputs: RUNS_DIR/<protocol>/<arch>/<fold>/.')
+@click.option("--preset", default="paper", show_default=True, help='Named defaults: paper, official, demo.')
 @_sweep_options
 @click.option("--json", "as_json", is_flag=True, help="One JSON object on stdout.")
 def plan_cmd(splits, runs_dir, preset, protocols, archs, folds, as_json):
@@ -168,7 +169,7 @@ def plan_cmd(splits, runs_dir, preset, protocols, archs, folds, as_json):
 
 @ctv.command("run")
 @train_options
-@click.option("--protocol", type=click.Choice(["toto", "loto"]), required=True)
+@click.option("--protocol", type=click.Choice(["toto", "loto"]), required=True, help='TOTO (train on one team) or LOTO (leave one team out).')
 @click.option("--arch", required=True, help="Arch key (densenet121, swin_tiny, swin_base, tiny_cnn...) or timm name.")
 @click.option("--fold", required=True, help="Fold name (the manifest's stem, e.g. the team).")
 def run_cmd(preset, splits, runs_dir, data_root, weights_dir, protocol, arch, fold, **params):
@@ -209,12 +210,12 @@ def run_all_cmd(preset, splits, runs_dir, data_root, weights_dir, protocols, arc
 @train_options
 @_sweep_options
 @click.option("-o", "--output", type=click.Path(dir_okay=False), required=True, help="sbatch script to write.")
-@click.option("--partition")
-@click.option("--account")
-@click.option("--time", "time_limit", default="04:00:00", show_default=True)
+@click.option("--partition", help="Slurm partition (#SBATCH --partition); default: the cluster's.")
+@click.option("--account", help='Slurm account to charge (#SBATCH --account).')
+@click.option("--time", "time_limit", default="04:00:00", show_default=True, help='Wall-clock limit of one array task (#SBATCH --time).')
 @click.option("--gpus-per-task", type=int, default=1, show_default=True, help=">1 launches torchrun (DDP).")
-@click.option("--cpus-per-task", type=int, default=16, show_default=True)
-@click.option("--mem", default="64G", show_default=True)
+@click.option("--cpus-per-task", type=int, default=16, show_default=True, help='CPU cores per task (data loading workers).')
+@click.option("--mem", default="64G", show_default=True, help='Memory per task (#SBATCH --mem).')
 @click.option("--setup", help="Shell line run before training, e.g. 'source .venv/bin/activate'.")
 @click.option("--max-parallel", type=int, help="At most this many array tasks at once.")
 @click.option("--all-runs", is_flag=True, help="Include finished runs (they are skipped at run time anyway).")
@@ -249,19 +250,24 @@ def slurm_cmd(preset, splits, runs_dir, data_root, weights_dir, protocols, archs
         common += ["--data-root", str(Path(data_root).resolve())]
     if weights_dir:
         common += ["--weights-dir", str(Path(weights_dir).resolve())]
+    # Slurm opens --output before the job starts: the log folder must exist at submission, so it is made
+    # now, next to the script, and named by its absolute path (sbatch may be run from another folder).
+    log_dir = Path(output).resolve().parent / "slurm-logs"
+    log_dir.mkdir(parents=True, exist_ok=True)
     text = sbatch_script(runs, common_args=common + _as_flags(params), partition=partition, account=account,
                          time=time_limit, gpus_per_task=gpus_per_task, cpus_per_task=cpus_per_task, mem=mem,
-                         setup=setup, max_parallel=max_parallel)
+                         setup=setup, max_parallel=max_parallel, log_dir=str(log_dir))
     write_text(output, text)
-    click.echo(f"wrote {output}: {len(runs)} array tasks; submit with: sbatch {shlex.quote(str(output))}")
+    click.echo(f"wrote {output}: {len(runs)} array tasks, logs in {log_dir}/; submit with: "
+               f"sbatch {shlex.quote(str(output))}")
 
 
 @ctv.command("demo")
-@click.option("--out", type=click.Path(file_okay=False), default="ctv-demo", show_default=True)
-@click.option("--teams", type=int, default=4, show_default=True)
-@click.option("--per-class", type=int, default=6, show_default=True)
-@click.option("--epochs", type=int, default=2, show_default=True)
-@click.option("--arch", default="tiny_cnn", show_default=True)
+@click.option("--out", type=click.Path(file_okay=False), default="ctv-demo", show_default=True, help='Folder for the pool, splits, runs and report.')
+@click.option("--teams", type=int, default=4, show_default=True, help='Teams in the synthetic pool.')
+@click.option("--per-class", type=int, default=6, show_default=True, help='Photos per team and class.')
+@click.option("--epochs", type=int, default=2, show_default=True, help='Training epochs per fold.')
+@click.option("--arch", default="tiny_cnn", show_default=True, help='Architecture of every fold (tiny_cnn runs in seconds on a CPU).')
 @click.option("--threads", type=int, default=1, show_default=True, help="torch CPU threads (0 = torch default).")
 def demo_cmd(out, teams, per_class, epochs, arch, threads):
     """Synthetic pool -> TOTO/LOTO splits -> tiny model per fold on CPU -> 'agrieval ctv report'."""
@@ -282,3 +288,13 @@ def _log(msg: str) -> None:
 
 if __name__ == "__main__":  # torchrun --nproc_per_node=N -m baselines.ctv.cli run ...
     ctv()
+
+
+document(ctv, {name: (example, "Exit codes: 0 done; 1 an input was rejected (a manifest, an image, a run folder made with other settings); 2 usage error (bad option, missing file or weights, a device that is not there); 3 host-side problem (missing 'baselines' extra, internal error).") for name, example in {
+    "": "agrieval baselines ctv demo --out ctv-demo",
+    "plan": "agrieval baselines ctv plan --splits splits --runs-dir runs",
+    "run": "agrieval baselines ctv run --splits splits --weights-dir weights --protocol toto --arch densenet121 --fold team01",
+    "run-all": "agrieval baselines ctv run-all --splits splits --weights-dir weights --runs-dir runs",
+    "slurm": "agrieval baselines ctv slurm --splits splits --weights-dir weights --runs-dir runs -o ctv.sbatch",
+    "demo": "agrieval baselines ctv demo --out ctv-demo",
+}.items()})

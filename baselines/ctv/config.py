@@ -88,6 +88,20 @@ class TrainConfig:
     def identity(self) -> dict:
         return {k: v for k, v in self.to_dict().items() if k not in self.RUNTIME}
 
+    def changed_settings(self, stored: dict | None) -> str:
+        """Which settings of a stored run differ from these, as flags: ``--epochs 2 (the run) vs 3 (now)``.
+
+        ``stored`` is the run's ``settings`` (run.json) or ``identity`` (last.pt); older files hold neither.
+        """
+        if not stored:
+            return "the stored run does not record its settings"
+        mine = self.identity()
+        keys = sorted(k for k in set(mine) | set(stored) if k not in self.RUNTIME and mine.get(k) != stored.get(k))
+        if not keys:
+            return "the settings agree but the identity differs (a different agrieval version?)"
+        return "; ".join(f"--{k.replace('_', '-')} {stored.get(k)!r} (the run) vs {mine.get(k)!r} (now)"
+                         for k in keys)
+
     def identity_hash(self) -> str:
         blob = json.dumps(self.identity(), sort_keys=True, separators=(",", ":"))
         return hashlib.sha256(blob.encode()).hexdigest()[:16]

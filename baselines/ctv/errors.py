@@ -23,6 +23,10 @@ CODES: dict[str, str] = {
 }
 
 
+# Codes that say the command line is wrong (exit 2); the others reject an input (exit 1).
+USAGE_CODES = frozenset({"bad_option", "splits_missing", "unknown_arch", "unknown_preset", "weights_missing"})
+
+
 class CTVError(Exception):
     """A user-facing failure of a CTV run; ``code`` is one of ``CODES``."""
 
@@ -32,6 +36,11 @@ class CTVError(Exception):
         super().__init__(message)
         self.code = code
         self.message = message
+
+    @property
+    def exit_code(self) -> int:
+        """2 when the command line is at fault (``scoring.cli.contract``), 1 when an input was rejected."""
+        return 2 if self.code in USAGE_CODES else 1
 
     def render(self) -> str:
         return f"error [{self.code}] {self.message}"

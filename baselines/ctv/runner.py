@@ -58,21 +58,19 @@ def finished_run(out: Path, cfg: TrainConfig) -> dict | None:
         return None
     data = json.loads(path.read_text(encoding="utf-8"))
     if data.get("identity_hash") != cfg.identity_hash():
-        raise CTVError("run_config_mismatch", f"{path}: this run was made with other settings "
-                       f"(identity {data.get('identity_hash')} vs {cfg.identity_hash()}); use another "
-                       "--runs-dir, or move the folder away to retrain")
+        raise CTVError("run_config_mismatch", f"{path}: this run was made with other settings: "
+                       f"{cfg.changed_settings(data.get('settings'))}; use another --runs-dir, or move the "
+                       "folder away to retrain")
     return data
 
 
 def _device(cfg: TrainConfig, info: DistInfo) -> torch.device:
-    name = cfg.device
-    if name == "auto":
-        name = "cuda" if torch.cuda.is_available() else "cpu"
-    if name == "cuda" and info.enabled:
-        return torch.device("cuda", info.local_rank)
-    if name.startswith("cuda") and not torch.cuda.is_available():
-        raise CTVError("bad_option", "--device cuda asked for but torch sees no CUDA device")
-    return torch.device(name)
+    from baselines.device import DeviceError, resolve_device
+
+    try:
+        return resolve_device(cfg.device, info.local_rank if info.enabled else None)
+    except DeviceError as exc:
+        raise CTVError("bad_option", str(exc)) from None
 
 
 def _runtime(cfg: TrainConfig, device: torch.device) -> Runtime:
@@ -171,8 +169,9 @@ def _train(cfg, splits_dir, out: Path, data_root, weights_dir, info: DistInfo, l
     if last.is_file():
         ck = checkpoint.load(last)
         if ck.get("identity_hash") != cfg.identity_hash():
-            raise CTVError("run_config_mismatch", f"{last}: checkpoint made with other settings; use another "
-                           "--runs-dir, or move it away to start from epoch 1")
+            raise CTVError("run_config_mismatch", f"{last}: checkpoint made with other settings: "
+                           f"{cfg.changed_settings(ck.get('identity'))}; use another --runs-dir, or move it "
+                           "away to start from epoch 1")
         model.load_state_dict(ck["model"])
         optimizer.load_state_dict(ck["optimizer"])
         scheduler.load_state_dict(ck["scheduler"])
@@ -221,7 +220,7 @@ def _train(cfg, splits_dir, out: Path, data_root, weights_dir, info: DistInfo, l
         if info.is_main:
             checkpoint.save(last, {"model": model.state_dict(), "optimizer": optimizer.state_dict(),
                                    "scheduler": scheduler.state_dict(), "state": state,
-                                   "identity_hash": cfg.identity_hash()})
+                                   "identity_hash": cfg.identity_hash(), "identity": cfg.identity()})
             outputs.write_history(out / "history.jsonl", state["history"])
         barrier(info)
         test_txt = f" test {row['test_acc']:.4f}" if "test_acc" in row else ""

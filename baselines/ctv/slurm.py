@@ -26,7 +26,7 @@ def sbatch_script(runs: list[PlannedRun], *, common_args: list[str], job_name: s
              f"#SBATCH --cpus-per-task={cpus_per_task}",
              f"#SBATCH --mem={mem}",
              f"#SBATCH --time={time}",
-             f"#SBATCH --output={log_dir}/%x-%A_%a.out"]
+             f"#SBATCH --output={log_dir}/%x-%A_%a.out"]  # the folder must exist before sbatch (made by the CLI)
     if partition:
         lines.append(f"#SBATCH --partition={partition}")
     if account:

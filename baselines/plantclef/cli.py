@@ -15,6 +15,8 @@ from pathlib import Path
 
 import click
 
+from scoring.cli.contract import CommandError, ContractGroup, document, error_line, report
+
 from baselines.plantclef.aggregate import STRATEGIES, TIE_RULES, TILE_TRANSFORMS, AggregationConfig
 from baselines.plantclef.geometry import BORDERS
 from baselines.plantclef.jpeg import SUBSAMPLINGS
@@ -25,7 +27,20 @@ from baselines.plantclef.transects import RULES
 
 
 class InputProblem(click.ClickException):
+    """A usage or input problem of this command: ``error [code] message``, exit 2."""
+
     exit_code = 2
+
+    def __init__(self, message: str, code: str = "bad_input"):
+        super().__init__(message)
+        self.code = code
+
+
+# Known error class -> the stable code of its one line.
+_CODES = {"CheckpointError": "checkpoint_invalid", "MappingError": "class_mapping_invalid",
+          "ImageListError": "images_invalid", "TileScoresError": "tile_scores_invalid", "StatsError": "stats_invalid",
+          "ResumeError": "resume_mismatch", "FileExistsError": "output_exists", "DeviceError": "device_unavailable",
+          "ValueError": "bad_option"}
 
 
 def _guard(fn):
@@ -33,6 +48,7 @@ def _guard(fn):
 
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
+        from baselines.device import DeviceError
         from baselines.plantclef.classes import MappingError
         from baselines.plantclef.loader import ImageListError
         from baselines.plantclef.model import CheckpointError
@@ -46,22 +62,21 @@ def _guard(fn):
         try:
             return fn(*args, **kwargs)
         except SubmissionRejected as exc:
-            click.echo(f"error: {exc}", err=True)
+            click.echo(error_line("submission_rejected", str(exc)), err=True)
             sys.exit(1)
-        except HostError as exc:
-            click.echo(f"error: {exc}", err=True)
-            sys.exit(3)
+        except (HostError, OutputRefused, CommandError) as exc:
+            sys.exit(report(exc, "agrieval baselines plantclef"))
         except (CheckpointError, MappingError, ImageListError, TileScoresError, StatsError, ResumeError,
-                FileExistsError, OutputRefused, ValueError) as exc:
-            raise InputProblem(str(exc)) from None
+                FileExistsError, DeviceError, ValueError) as exc:
+            raise InputProblem(str(exc), _CODES.get(type(exc).__name__, "bad_input")) from None
 
     return wrapper
 
 
 def _definition(name: str):
-    from scoring.authoring.definitions import load_competition
+    from scoring.cli.contract import competition
 
-    return load_competition(name)
+    return competition(name)
 
 
 def _weights(text: str | None) -> tuple[float, ...] | None:
@@ -142,7 +157,7 @@ def _agg_config(kw: dict) -> AggregationConfig:
                              tile_transform=kw.pop("tile_transform"))
 
 
-@click.group()
+@click.group(cls=ContractGroup)
 def plantclef() -> None:
     """DINOv2 tiling predictor for PlantCLEF quadrats: images -> validated submission."""
 
@@ -166,12 +181,13 @@ def tiling_options(fn):
 
 
 @plantclef.command()
-@click.argument("images", type=click.Path(path_type=Path))
+@click.argument("images", type=click.Path(exists=True, path_type=Path))
 @click.option("--checkpoint", type=click.Path(path_type=Path), default=None,
               help="model_best.pth.tar or .safetensors of the organisers' pretrained ViT.")
-@click.option("--class-mapping", type=click.Path(path_type=Path), required=True,
-              help="class_mapping.txt (line index = output index) or species_ids.csv.")
-@click.option("--out", type=click.Path(path_type=Path), default=Path("submission.csv"), show_default=True)
+@click.option("--class-mapping", type=click.Path(path_type=Path), default=None,
+              help="class_mapping.txt (line index = output index) or species_ids.csv; required, it comes with "
+                   "the checkpoint.")
+@click.option("--out", type=click.Path(path_type=Path), default=Path("submission.csv"), show_default=True, help='Submission CSV to write (validated before it is written).')
 @click.option("--competition", default="plantclef2025", show_default=True,
               help="plantclef2025 (Kaggle format), plantclef2024 (HF format) or a definition .toml.")
 @click.option("--preset", type=click.Choice(["plantclef2024", "tiny"]), default="plantclef2024", show_default=True,
@@ -182,7 +198,7 @@ def tiling_options(fn):
 @click.option("--random-init", is_flag=True, help="No checkpoint: random weights (plumbing checks only).")
 @tiling_options
 @click.option("--resize-filter", type=click.Choice(["lanczos", "bicubic", "bilinear"]), default="lanczos",
-              show_default=True)
+              show_default=True, help="Resampling filter of the tile resize (Pillow's).")
 @click.option("--jpeg-quality", type=click.IntRange(1, 100), default=None,
               help="Recompress in memory at this JPEG quality (see --jpeg-stage).")
 @click.option("--subsampling", type=click.Choice(list(SUBSAMPLINGS)), default="4:2:2", show_default=True,
@@ -200,7 +216,7 @@ def tiling_options(fn):
                    "image, per image and tiling level (needed by --scale-weights), or none.")
 @click.option("--flip-tta", is_flag=True, help="Average with the horizontally flipped tile.")
 @click.option("--no-amp", is_flag=True, help="Disable bf16 autocast on CUDA.")
-@click.option("--no-channels-last", is_flag=True)
+@click.option("--no-channels-last", is_flag=True, help='Keep the NCHW memory layout (channels-last is faster on GPUs).')
 @click.option("--compile", "compile_model", is_flag=True,
               help="torch.compile the model; every batch is padded to --batch-size so it compiles once.")
 @click.option("--save-tile-scores", type=click.Path(path_type=Path), default=None,
@@ -224,10 +240,13 @@ def predict(ctx, images, checkpoint, class_mapping, out, competition, preset, mo
     _apply_recipe(ctx, kw)
     transect_rule = kw.pop("transect_rule")
     agg = _agg_config(kw)
-    if checkpoint is None and not random_init:
-        from baselines.plantclef.classes import DOWNLOAD_HINT
+    # The two files come in one download: whichever is missing, the first message says where to get both.
+    from baselines.plantclef.classes import DOWNLOAD_HINT
 
-        raise InputProblem(f"--checkpoint is required: {DOWNLOAD_HINT}")
+    if checkpoint is None and not random_init:
+        raise InputProblem(f"--checkpoint is required: {DOWNLOAD_HINT}", "checkpoint_missing")
+    if class_mapping is None:
+        raise InputProblem(f"--class-mapping is required: {DOWNLOAD_HINT}", "class_mapping_missing")
     spec = PRESETS[preset]
     spec = replace(spec, name=model_name or spec.name, img_size=img_size or spec.img_size,
                    kwargs={**spec.kwargs, **parse_model_kwargs(model_kwargs)})
@@ -257,9 +276,9 @@ def predict(ctx, images, checkpoint, class_mapping, out, competition, preset, mo
 
 
 @plantclef.command("aggregate")
-@click.argument("tile_scores", nargs=-1, required=True, type=click.Path(path_type=Path))
-@click.option("--out", type=click.Path(path_type=Path), default=Path("submission.csv"), show_default=True)
-@click.option("--competition", default="plantclef2025", show_default=True)
+@click.argument("tile_scores", nargs=-1, required=True, type=click.Path(exists=True, path_type=Path))
+@click.option("--out", type=click.Path(path_type=Path), default=Path("submission.csv"), show_default=True, help='Submission CSV to write (validated before it is written).')
+@click.option("--competition", default="plantclef2025", show_default=True, help='Competition whose format and vocabulary the submission must pass.')
 @aggregation_options
 @click.option("--overwrite", is_flag=True, help="Replace an existing --out.")
 @click.pass_context
@@ -314,27 +333,27 @@ def _choices(text: str, allowed, what: str, hint: str) -> tuple:
 
 
 @plantclef.command()
-@click.argument("tile_scores", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.argument("tile_scores", nargs=-1, required=True, type=click.Path(exists=True, path_type=Path))
 @click.option("--solution", type=click.Path(path_type=Path), required=True,
               help="Labelled validation set (or pseudo-solution) in the competition's solution format.")
-@click.option("--competition", default="plantclef2025", show_default=True)
+@click.option("--competition", default="plantclef2025", show_default=True, help='Competition of --solution (format, vocabulary, grouping).')
 @click.option("--strategies", default="union,max,mean,vote", show_default=True,
               help=f"Any of {', '.join(STRATEGIES)}.")
-@click.option("--top-k", "top_ks", default="1,3,5", show_default=True)
-@click.option("--thresholds", default="0.05,0.1,0.2", show_default=True)
-@click.option("--min-votes", "min_votes", default="1,2", show_default=True)
+@click.option("--top-k", "top_ks", default="1,3,5", show_default=True, help='Comma-separated top-k values to try.')
+@click.option("--thresholds", default="0.05,0.1,0.2", show_default=True, help='Comma-separated probability thresholds to try.')
+@click.option("--min-votes", "min_votes", default="1,2", show_default=True, help='Comma-separated minimum tile votes to try.')
 @click.option("--z-thresholds", default="2", show_default=True, help="bma")
 @click.option("--scale-weights", "scale_weights", default="none", show_default=True,
               help="multiscale: weight lists separated by ';', e.g. 'none;1,1,0.5'")
 @click.option("--max-species", "max_species", default="none", show_default=True, help="e.g. none,10,20")
 @click.option("--transect-modes", default="none", show_default=True, help=f"none or any of {', '.join(POOL_MODES)}")
-@click.option("--transect-rule", type=click.Choice(list(RULES)), default=None)
-@click.option("--pool-k", type=click.IntRange(min=1), default=10, show_default=True)
-@click.option("--pool-min-images", type=click.IntRange(min=1), default=2, show_default=True)
+@click.option("--transect-rule", type=click.Choice(list(RULES)), default=None, help="Transect rule for transect F1 (default: the competition's).")
+@click.option("--pool-k", type=click.IntRange(min=1), default=10, show_default=True, help='Pooling: species kept per image before pooling across a transect.')
+@click.option("--pool-min-images", type=click.IntRange(min=1), default=2, show_default=True, help='Pooling: a species needs this many images of the transect.')
 @click.option("--tie-rules", default="score", show_default=True, help="score,first-seen")
 @click.option("--target-means", default="none", show_default=True, help="e.g. none,4.2,10")
 @click.option("--tile-transforms", default="none", show_default=True, help="none,zscore")
-@click.option("--min-species", type=click.IntRange(min=0), default=0, show_default=True)
+@click.option("--min-species", type=click.IntRange(min=0), default=0, show_default=True, help='Species every quadrat keeps at least (top ones), 0 for none.')
 @click.option("--out-csv", type=click.Path(path_type=Path), default=None, help="Also write the table as CSV.")
 @click.option("--overwrite", is_flag=True, help="Replace an existing --out-csv.")
 @click.option("--json", "as_json", is_flag=True, help="Print the table as JSON records.")
@@ -399,12 +418,12 @@ def recipes(markdown):
 
 
 @plantclef.command()
-@click.argument("image", type=click.Path(path_type=Path))
+@click.argument("image", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @tiling_options
 @click.option("--recipe", type=click.Choice(sorted(RECIPES)), default=None, help="Take the recipe's tiling.")
 @click.option("--input-size", type=click.IntRange(min=1), default=518, show_default=True,
               help="Model input, for the tile count and scale note.")
-@click.option("--out", type=click.Path(path_type=Path), default=Path("tiles.png"), show_default=True)
+@click.option("--out", type=click.Path(path_type=Path), default=Path("tiles.png"), show_default=True, help='Drawing to write (PNG, or JPEG for .jpg).')
 @click.option("--max-side", type=click.IntRange(min=64), default=1200, show_default=True,
               help="Longest side of the drawing (the image is scaled down to it).")
 @click.option("--overwrite", is_flag=True, help="Replace an existing --out.")
@@ -433,9 +452,9 @@ def tiles(ctx, image, out, input_size, max_side, overwrite, **kw):
 
 
 @plantclef.command()
-@click.option("--out", type=click.Path(path_type=Path), default=Path("plantclef-demo"), show_default=True)
-@click.option("--competition", default="plantclef2025", show_default=True)
-@click.option("--quiet", is_flag=True)
+@click.option("--out", type=click.Path(path_type=Path), default=Path("plantclef-demo"), show_default=True, help='Folder for the synthetic images, checkpoint, submission and scores.')
+@click.option("--competition", default="plantclef2025", show_default=True, help='Competition the demo submission is validated and scored for.')
+@click.option("--quiet", is_flag=True, help='No progress output.')
 @_guard
 def demo(out, competition, quiet):
     """Synthetic quadrats + tiny random-init checkpoint -> predict -> validate -> score, on the CPU."""
@@ -453,3 +472,14 @@ def demo(out, competition, quiet):
     click.echo(f"  {res.command}")
     click.echo(f"score it:  agrieval score {res.files['submission']} --solution {res.files['solution']} "
                f"--competition {competition}")
+
+
+document(plantclef, {name: (example, "Exit codes: 0 done; 1 the submission built was rejected by the validator (report it); 2 usage or input problem (bad option, missing file or checkpoint, unreadable image, a device that is not there); 3 host-side problem (bad definition or solution, missing 'baselines' extra).") for name, example in {
+    "": "agrieval baselines plantclef demo --out plantclef-demo --quiet",
+    "predict": "agrieval baselines plantclef predict test_images/ --checkpoint model.pth.tar --class-mapping class_mapping.txt --out submission.csv",
+    "aggregate": "agrieval baselines plantclef aggregate plantclef-demo/tile_scores.parquet --recipe dsgt-2025-vote --out vote.csv",
+    "sweep": "agrieval baselines plantclef sweep plantclef-demo/tile_scores.parquet --solution plantclef-demo/solution.csv",
+    "recipes": "agrieval baselines plantclef recipes --markdown",
+    "tiles": "agrieval baselines plantclef tiles quadrat.jpg --tiling grid:4 --out tiles.jpg",
+    "demo": "agrieval baselines plantclef demo --out plantclef-demo --quiet",
+}.items()})

@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 import torch
 
+from baselines.device import resolve_device
 from baselines.plantclef.aggregate import AggregationConfig, aggregate
 from baselines.plantclef.classes import load_class_mapping
 from baselines.plantclef.image_stats import ImageStats, stats_path, write_stats
@@ -62,13 +63,6 @@ class PredictResult:
     warnings: list = field(default_factory=list)
 
 
-def resolve_device(name: str) -> torch.device:
-    if name == "auto":
-        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
-    dev = torch.device(name)
-    if dev.type == "cuda" and not torch.cuda.is_available():
-        raise RuntimeError("--device cuda asked but torch sees no CUDA device")
-    return dev
 
 
 def check_vocabulary(species: np.ndarray, definition: CompetitionDefinition, source: Path | None) -> None:

@@ -100,6 +100,12 @@ def main() -> None:
                 (run / "run.json").write_text(json.dumps(meta, indent=2, sort_keys=True) + "\n", encoding="utf-8")
 
     write_script_tree(rng, teams, quality)
+    written = sorted(p for p in HERE.rglob("*") if p.is_file() and p.suffix in (".csv", ".json"))
+    runs = sorted({p.parent for p in written if p.name == "run.json"})
+    print(f"wrote {len(written)} files under {HERE.relative_to(HERE.parents[1])}/ (seed 42, the same bytes every "
+          f"time): RESULTS.csv, {', '.join(f'loto_{a}.csv' for a in ARCHS)}, {len(runs)} agrieval run folders "
+          "and one public-script output tree under runs/")
+    print("try: agrieval ctv summarize examples/ctv/RESULTS.csv; agrieval ctv report examples/ctv/runs")
 
 
 def write_script_tree(rng, teams: list[str], quality: dict[str, float]) -> None:

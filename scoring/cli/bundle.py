@@ -6,7 +6,8 @@ from pathlib import Path
 
 import click
 
-from scoring.cli.common import EXIT_OK, competition_option, load_definition, run_guarded
+from scoring.cli.contract import CommandError
+from scoring.cli.common import EXIT_OK, check_solution_pair, competition_option, load_definition, run_guarded
 
 PLATFORM_NAMES = ("codabench", "codalab", "evalai", "hf", "kaggle")
 
@@ -37,13 +38,16 @@ def bundle(platform: str, competition: str, solution: Path, split: str, out_dir:
     definition (nothing written).
     """
     if out_dir.exists() and (not out_dir.is_dir() or any(out_dir.iterdir())):
-        raise click.UsageError(f"{out_dir} exists and is not an empty folder; choose a new folder (nothing was written)")
+        # No --overwrite here: a file left from an older bundle would ship with the new one.
+        raise CommandError("output_exists", f"{out_dir} exists and is not an empty folder; choose a new folder "
+                                            "(nothing was written)", file=str(out_dir))
 
     def body() -> int:
         from scoring.authoring.bundles import PLATFORMS
         from scoring.authoring.bundles.files import check_inputs, write
 
         definition = load_definition(competition)
+        check_solution_pair(solution, definition)
         needs = (split,) if platform in ("codabench", "codalab") else ("public", "private")
         inputs = check_inputs(definition, solution, splits=needs)
         made = PLATFORMS[platform](inputs, split=split)

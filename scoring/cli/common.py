@@ -4,16 +4,14 @@ from __future__ import annotations
 
 import json
 import sys
-import traceback
 from collections.abc import Callable
 
 import click
 
-from scoring.authoring.definitions import load_competition
+from scoring.cli import contract
 from scoring.runtime.definition import CompetitionDefinition
 from scoring.runtime.problems import HostError
-
-EXIT_OK, EXIT_REJECTED, EXIT_USAGE, EXIT_HOST = 0, 1, 2, 3
+from scoring.cli.contract import EXIT_HOST, EXIT_OK, EXIT_REJECTED, EXIT_USAGE  # noqa: F401 (the commands import them from here)
 
 competition_option = click.option(
     "--competition", "-c", required=True, metavar="NAME_OR_TOML",
@@ -22,35 +20,79 @@ json_option = click.option("--json", "as_json", is_flag=True, help="Print one JS
 
 
 def load_definition(name: str) -> CompetitionDefinition:
-    return load_competition(name)
+    return contract.competition(name)
+
+
+def load_solution_for(path, definition: CompetitionDefinition):
+    """The solution, or a host error that says when the file belongs to another competition."""
+    from scoring.runtime.reading.solution import load_solution
+
+    try:
+        return load_solution(path, definition)
+    except HostError as exc:
+        other = _competition_of_header(path, definition)
+        if other is None:
+            raise
+        raise HostError(exc.code, _pair_message(path, other, definition)) from None
+
+
+def check_solution_pair(path, definition: CompetitionDefinition) -> None:
+    """Fail when the solution's header is another shipped competition's (a wrong --solution/--competition pair)."""
+    other = _competition_of_header(path, definition)
+    if other is not None:
+        raise HostError("solution_invalid", _pair_message(path, other, definition))
+
+
+def _pair_message(path, other: str, definition: CompetitionDefinition) -> str:
+    columns = contract.competition(other).expected_columns
+    return (f"{path} looks like a solution of {other!r} (its header has {', '.join(columns)}), not of "
+            f"{definition.name!r} (which needs {', '.join(definition.expected_columns)}): check --competition "
+            f"and --solution")
+
+
+def _competition_of_header(path, definition: CompetitionDefinition) -> str | None:
+    """The shipped competition whose id and prediction columns the file's header holds, if not ``definition``'s."""
+    from scoring.authoring.definitions import available_competitions
+
+    try:
+        with open(path, "rb") as f:
+            head = f.readline(65536).decode("utf-8-sig", "replace").strip()
+    except OSError:
+        return None
+    for name in available_competitions():
+        if name == definition.name:
+            continue
+        other = contract.competition(name)
+        cells = [c.strip().strip('"') for c in head.split(other.delimiter)]
+        if other.id_column in cells and other.prediction_column in cells:
+            if definition.id_column not in cells or definition.prediction_column not in cells:
+                return name
+    return None
 
 
 def run_guarded(competition: str, as_json: bool, body: Callable[[], int]) -> None:
-    """Run ``body``; map host-side problems and crashes to exit code 3 with one JSON object if asked."""
-    try:
-        code = body()
-    except HostError as exc:
-        _host_failure(competition, as_json, exc.code, str(exc))
-        code = EXIT_HOST
-    except click.exceptions.Exit:
-        raise
-    except BrokenPipeError:  # the reader went away (e.g. `| head`): not an error of ours
-        import os
+    """Run ``body`` (it returns the exit code) under the contract; ``--json`` still gets one JSON object.
 
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        sys.exit(EXIT_OK)
-    except Exception as exc:  # an internal error must still produce the promised output
-        _host_failure(competition, as_json, "internal_error", f"internal error: {type(exc).__name__}: {exc}")
-        traceback.print_exc(file=sys.stderr)
-        code = EXIT_HOST
+    stdout is held until ``body`` has decided (``contract.emit``), so a reader that
+    goes away early (``| head -1``) never turns a rejection into exit code 0.
+    """
+    try:
+        code = contract.emit(body)
+    except (click.exceptions.Exit, SystemExit):
+        raise
+    except BaseException as exc:  # noqa: BLE001
+        if as_json and not isinstance(exc, (click.UsageError, BrokenPipeError)):
+            _json_failure(competition, getattr(exc, "code", "internal_error"), str(exc))
+        code = contract.report(exc, "agrieval")
     sys.exit(code)
 
 
-def _host_failure(competition: str, as_json: bool, code: str, message: str) -> None:
-    if as_json:
-        from scoring.runtime.report import SCHEMA_VERSION
+def _json_failure(competition: str, code: str, message: str) -> None:
+    from scoring.runtime.report import SCHEMA_VERSION
 
+    try:
         click.echo(json.dumps({"schema_version": SCHEMA_VERSION, "competition": competition, "status": "error",
                                "n_rows": 0, "metrics": {"public": {}}, "warnings": [],
                                "errors": [{"code": code, "message": message}]}, indent=2))
-    click.echo(f"error [{code}] {message}", err=True)
+    except BrokenPipeError:
+        pass

@@ -6,8 +6,11 @@ from pathlib import Path
 
 import click
 
+from scoring.cli import contract
+from scoring.cli.contract import ContractGroup
 
-@click.group(invoke_without_command=True)
+
+@click.group(cls=ContractGroup, invoke_without_command=True)
 @click.pass_context
 def competitions(ctx: click.Context) -> None:
     """List the shipped competition definitions."""
@@ -26,14 +29,10 @@ def show(name: str) -> None:
     import sys
     from pathlib import Path
 
-    from scoring.authoring.definitions import TOML_DIR, available_competitions, load_competition
-    from scoring.runtime.problems import HostError
+    from scoring.authoring.definitions import TOML_DIR, available_competitions
+    from scoring.cli.contract import competition
 
-    try:
-        d = load_competition(name)
-    except HostError as exc:
-        click.echo(f"error [{exc.code}] {exc}", err=True)
-        sys.exit(3)
+    d = competition(name)  # an unknown name: exit 2 with a suggestion; a bad definition: exit 3
     # A shipped competition is shown as its TOML source, not as the frozen JSON the runtime reads.
     source = TOML_DIR / f"{name}.toml" if name in available_competitions() else Path(d.source_path)
     click.echo(f"# {source}")
@@ -43,8 +42,9 @@ def show(name: str) -> None:
 @competitions.command()
 @click.argument("toml_file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.option("--output", "-o", required=True, type=click.Path(dir_okay=False, path_type=Path),
-              help="The frozen definition to write (.json); refused if it exists.")
-def freeze(toml_file, output) -> None:
+              help="The frozen definition to write (.json); refused if it exists, unless --overwrite.")
+@click.option("--overwrite", is_flag=True, help="Replace an existing --output (never TOML_FILE itself).")
+def freeze(toml_file, output, overwrite) -> None:
     """Validate a TOML definition and write it frozen (JSON, vocabulary inlined) for the grading runtime.
 
     \b
@@ -52,22 +52,21 @@ def freeze(toml_file, output) -> None:
       agrieval competitions freeze my_competition.toml -o my_competition.json
 
     The runtime (Python 3.8+, numpy only) reads frozen definitions; bundles carry one. Exit codes: 0 written,
-    2 usage error (output exists), 3 invalid definition.
+    2 usage error (output exists without --overwrite, or is TOML_FILE), 3 invalid definition.
     """
-    import sys
-
     from scoring.authoring.definitions import load_toml
+    from scoring.output_policy import OutputPlan
     from scoring.runtime.atomic import write_text
     from scoring.runtime.definition import freeze as freeze_text
-    from scoring.runtime.problems import HostError
 
-    if output.exists():
-        raise click.UsageError(f"{output} exists; choose another name (nothing was written)")
-    try:
-        definition = load_toml(toml_file)
-    except HostError as exc:
-        click.echo(f"error [{exc.code}] {exc}", err=True)
-        sys.exit(3)
-    write_text(output, freeze_text(definition), overwrite=False)
+    OutputPlan(overwrite=overwrite, inputs=[toml_file]).claim(output, what="frozen definition")
+    definition = load_toml(toml_file)  # a HostError (invalid definition) is the contract's exit 3
+    write_text(output, freeze_text(definition), overwrite=overwrite)
     n = len(definition.vocabulary) if definition.vocabulary is not None else 0
     click.echo(f"wrote {output}: {definition.name} ({definition.task}, {n:,} vocabulary labels inlined)")
+
+
+contract.document(competitions, {
+    "": "agrieval competitions",
+    "show": "agrieval competitions show plantclef2025",
+})

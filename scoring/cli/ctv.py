@@ -13,12 +13,14 @@ import sys
 
 import click
 
+from scoring.cli import contract
+from scoring.cli.contract import ContractGroup
 from scoring.ctv.input_error import InputError
 from scoring.file_names import display_name
 from scoring.output_policy import OutputPlan, OutputRefused
 
 
-@click.group("ctv")
+@click.group("ctv", cls=ContractGroup)
 def ctv() -> None:
     """Cross-Team Validation (TOTO/LOTO) tables, matrices, ranking checks and reports."""
 
@@ -42,7 +44,7 @@ def _fail(exc: InputError, as_json: bool) -> None:
 
 
 @ctv.command("summarize")
-@click.argument("results_csv", type=click.Path(dir_okay=False))
+@click.argument("results_csv", type=click.Path(exists=True, dir_okay=False))
 @click.option("--ddof", type=click.Choice(["paper", "0", "1"]), default="paper", show_default=True,
               help="Delta degrees of freedom of the std: paper = TOTO 0, LOTO 1 (the paper's Tables 6 and 7); "
                    "or 0 (population, the public script) / 1 (sample) for both.")
@@ -88,15 +90,16 @@ def summarize_cmd(results_csv, ddof, threshold, digits, as_json, out, overwrite)
 
 
 @ctv.command("report")
-@click.argument("runs_dirs", metavar="RUNS_DIR...", nargs=-1, required=True, type=click.Path(file_okay=False))
+@click.argument("runs_dirs", metavar="RUNS_DIR...", nargs=-1, required=True, type=click.Path(exists=True, file_okay=False))
 @click.option("--out", "out_dir", type=click.Path(file_okay=False), default="ctv-report", show_default=True,
               help="Folder for report.md, report.html, tables and plots (by default outside the run folders, "
                    "which may be read-only).")
 @click.option("--plots/--no-plots", default=False, show_default=True, help="Draw PNG figures (needs matplotlib).")
 @click.option("--ddof", type=click.Choice(["paper", "0", "1"]), default="paper", show_default=True,
               help="Std ddof: paper = TOTO 0 and LOTO 1 (the paper's Tables 6 and 7), or one value for both.")
-@click.option("--threshold", type=float, default=95.0, show_default=True)
-@click.option("--digits", type=click.IntRange(0, 10), default=2, show_default=True)
+@click.option("--threshold", type=float, default=95.0, show_default=True,
+              help="Report the share of teams whose test accuracy is above this (percent).")
+@click.option("--digits", type=click.IntRange(0, 10), default=2, show_default=True, help="Decimals in the tables.")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as one JSON object on stdout.")
 @click.option("--overwrite", is_flag=True, help="Replace the files of an earlier report in the --out folder.")
 def report_cmd(runs_dirs, out_dir, plots, ddof, threshold, digits, as_json, overwrite):
@@ -113,6 +116,8 @@ def report_cmd(runs_dirs, out_dir, plots, ddof, threshold, digits, as_json, over
 
     from scoring.ctv.report import build_report
 
+    if plots:
+        contract.require("agrieval ctv report --plots", "matplotlib")
     out_path = Path(out_dir)
     progress = None if as_json else (lambda msg: click.echo(msg, err=True))
     try:
@@ -123,9 +128,6 @@ def report_cmd(runs_dirs, out_dir, plots, ddof, threshold, digits, as_json, over
         _fail(exc, as_json)
     except OutputRefused as exc:
         _refused(exc, as_json)
-    except ImportError as exc:
-        click.echo(f"error: --plots needs matplotlib ({exc}); pip install 'agrieval[plots]'", err=True)
-        raise SystemExit(3) from None
     if as_json:
         click.echo(json.dumps({"status": "ok"} | result.as_dict(), indent=2, sort_keys=True))
     else:
@@ -138,3 +140,10 @@ def report_cmd(runs_dirs, out_dir, plots, ddof, threshold, digits, as_json, over
         for f in result.files:
             click.echo(f"  {f}")
     sys.stdout.flush()
+
+
+contract.document(ctv, {
+    "": ("agrieval ctv summarize examples/ctv/RESULTS.csv --ddof 1", 'Exit codes: 0 done; 1 an input was rejected (file:line:column: error [code] message); 2 usage error (bad option, missing file, refused --out); 3 host-side problem (missing matplotlib for --plots, internal error).'),
+    "summarize": ("agrieval ctv summarize examples/ctv/RESULTS.csv --ddof 1 --out summary.md", 'Exit codes: 0 done; 1 an input was rejected (file:line:column: error [code] message); 2 usage error (bad option, missing file, refused --out); 3 host-side problem (missing matplotlib for --plots, internal error).'),
+    "report": ("agrieval ctv report examples/ctv/runs --out ctv-report --plots", 'Exit codes: 0 done; 1 an input was rejected (file:line:column: error [code] message); 2 usage error (bad option, missing file, refused --out); 3 host-side problem (missing matplotlib for --plots, internal error).'),
+})

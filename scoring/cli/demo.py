@@ -6,6 +6,8 @@ from pathlib import Path
 
 import click
 
+from scoring.cli.contract import epilog
+
 
 def _find_reference_dir() -> Path | None:
     for base in (Path.cwd(), *Path.cwd().parents, Path(__file__).resolve().parents[2]):
@@ -15,7 +17,7 @@ def _find_reference_dir() -> Path | None:
     return None
 
 
-@click.command()
+@click.command(epilog=epilog("agrieval demo --reveal-private", "Exit codes: 0 done; 2 usage error (no reference_submissions/ folder); 3 host-side problem."))
 @click.option("--dir", "ref_dir", type=click.Path(exists=True, file_okay=False, path_type=Path),
               help="Folder holding <competition>/solution.csv and <competition>/submissions/ "
                    "(default: the repository's reference_submissions/).")
@@ -53,7 +55,14 @@ def demo(ref_dir: Path | None, reveal_private: bool) -> None:
         for i, (pub, priv, name, _, _) in enumerate(scored, 1):
             click.echo(f"{i:>4}  {name:<44}{fmt(pub):>8}" + (f"{fmt(priv):>9}" if reveal_private else ""))
         for _, _, name, status, note in rejected:
-            click.echo(f"{'-':>4}  {name:<44}{status:>8}  {note[:90].rstrip()}")
+            click.echo(f"{'-':>4}  {name:<44}{status:>8}  {_clip(note, 90)}")
+
+
+def _clip(text: str, width: int) -> str:
+    """At most ``width`` characters, cut at a word boundary (never mid-word) and marked with '...'."""
+    if len(text) <= width:
+        return text
+    return text[:width - 4].rsplit(" ", 1)[0].rstrip(" ;,:") + " ..."
 
 
 def _rel(p: Path) -> str:

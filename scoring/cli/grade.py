@@ -25,20 +25,37 @@ def grade(submission: Path, solution: Path, competition: str, reveal_private: bo
     """Grade SUBMISSION (a CSV, a zip holding one CSV, or a folder holding one file).
 
     Prints one JSON object: status, metrics (public; private only with --reveal-private), warnings and errors
-    (safe to show the participant), and host-only diagnostics under "host". Exit 0 scored, 1 rejected,
-    2 usage error, 3 host-side problem. Limits (bytes, rows, labels per row, seconds) come from the definition.
+    (safe to show the participant), and host-only diagnostics under "host". Limits (bytes, rows, labels per
+    row, seconds) come from the definition.
+
+    \b
+    Example:
+      agrieval grade reference_submissions/plantclef2025/submissions/partial.csv \\
+        -s reference_submissions/plantclef2025/solution.csv -c plantclef2025 --participant-only
+
+    Exit codes: 0 scored; 1 rejected (forward "errors" as they are); 2 usage error (missing file, unknown
+    competition: the JSON object is still printed); 3 host-side problem (bad solution or definition, crash).
     """
-    from scoring.authoring.definitions import load_competition
+    from scoring.cli.common import check_solution_pair
+    from scoring.cli.contract import CommandError, competition as load_competition, error_line
     from scoring.runtime.guard import grade as grade_upload
     from scoring.runtime.guard import host_failure
     from scoring.runtime.problems import HostError
 
+    exit_code = None
     try:
+        for what, path in (("submission", submission), ("solution", solution)):
+            if not path.exists():
+                raise CommandError("file_not_found", f"the {what} {str(path)!r} does not exist")
         definition = load_competition(competition)  # a TOML is validated here; the runtime reads frozen ones
-    except HostError as exc:
+        check_solution_pair(solution, definition)
+    except (CommandError, HostError) as exc:
+        # Still one JSON object on stdout (a server parses it); the line on stderr is for the operator.
         result = host_failure(competition, exc.code, str(exc))
+        exit_code = getattr(exc, "exit_code", 3)
+        click.echo(error_line(exc.code, str(exc)), err=True)
     else:
         result = grade_upload(submission, solution, definition, reveal_private=reveal_private)
     payload = result.participant_view() if participant_only else result.to_dict()
     click.echo(json.dumps(payload, indent=2, allow_nan=False))
-    raise SystemExit(result.exit_code)
+    raise SystemExit(result.exit_code if exit_code is None else exit_code)

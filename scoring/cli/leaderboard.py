@@ -7,10 +7,11 @@ from pathlib import Path
 
 import click
 
+from scoring.cli import contract
 from scoring.cli.common import EXIT_OK, EXIT_USAGE, competition_option, load_definition, run_guarded
 
 
-@click.command()
+@click.command(epilog=contract.epilog("agrieval leaderboard reference_submissions/agrichallenge2024/submissions -s reference_submissions/agrichallenge2024/solution.csv -c agrichallenge2024 --out lb", "Exit codes: 0 written (rejected files are listed in it); 2 usage error (no CSV files, bad option, missing file, unknown competition, refused --out); 3 host-side problem (bad solution or definition, missing matplotlib for --plots)."))
 @click.argument("submissions_dir", type=click.Path(exists=True, file_okay=False, path_type=Path))
 @click.option("--solution", "-s", required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path),
               help="Ground truth CSV with the public/private split column.")
@@ -25,7 +26,8 @@ from scoring.cli.common import EXIT_OK, EXIT_USAGE, competition_option, load_def
 @click.option("--resamples", default=1000, show_default=True, type=click.IntRange(min=0),
               help="Bootstrap resamples (0: no intervals, no tests).")
 @click.option("--seed", default=0, show_default=True, type=int, help="Seed of the bootstrap draws.")
-@click.option("--confidence", default=0.95, show_default=True, type=click.FloatRange(0.5, 0.999))
+@click.option("--confidence", default=0.95, show_default=True, type=click.FloatRange(0.5, 0.999),
+              help="Coverage of the bootstrap intervals.")
 @click.option("--alpha", default=0.05, show_default=True, type=click.FloatRange(0.0001, 0.5),
               help="A gap to the leader is called real when the paired test's p-value is below this.")
 @click.option("--recursive", is_flag=True, help="Also score CSV files in subfolders (named by relative path).")
@@ -46,22 +48,23 @@ def leaderboard(submissions_dir: Path, solution: Path, competition: str, out_dir
     def body() -> int:
         from scoring.leaderboard.build import build_leaderboard, list_submissions
         from scoring.leaderboard.outputs import OUTPUT_NAMES, to_dict, to_markdown, write_outputs
-        from scoring.file_names import display_name
         from scoring.output_policy import OutputPlan, OutputRefused
 
         # The submissions are the participants' data, and a leaderboard.csv among them would be scored next time.
+        if plots:  # before any work: a missing matplotlib is one line, not a traceback after scoring
+            contract.require("agrieval leaderboard --plots", "matplotlib")
         plan = OutputPlan(overwrite=overwrite, sources=[submissions_dir], inputs=[solution])
         names = list(OUTPUT_NAMES) + (["scores.png"] + (["ranks.png"] if reveal_private else []) if plots else [])
         try:
             plan.claim_all([plan.claim_dir(out_dir, what="--out folder") / n for n in names],
                            what="leaderboard file")
         except OutputRefused as exc:
-            click.echo(display_name(f"error [{exc.code}] {exc.message}"), err=True)
+            click.echo(contract.error_line(exc.code, exc.message), err=True)
             return EXIT_USAGE
         definition = load_definition(competition)
         if not list_submissions(submissions_dir, recursive):
-            click.echo(f"error: no .csv files in {submissions_dir}" + ("" if recursive else " (try --recursive)"),
-                       err=True)
+            click.echo(contract.error_line("no_submissions", f"no .csv files in {submissions_dir}"
+                                           + ("" if recursive else " (try --recursive)")), err=True)
             return EXIT_USAGE
         progress = None if as_json else (lambda msg: click.echo(msg, err=True))
         try:
@@ -69,7 +72,7 @@ def leaderboard(submissions_dir: Path, solution: Path, competition: str, out_dir
                                       metric=metric, unit=unit, n_resamples=resamples, seed=seed,
                                       confidence=confidence, alpha=alpha, recursive=recursive, progress=progress)
         except ValueError as exc:
-            click.echo(f"error: {exc}", err=True)
+            click.echo(contract.error_line("bad_option", str(exc)), err=True)
             return EXIT_USAGE
         written = write_outputs(board, out_dir)
         if plots:

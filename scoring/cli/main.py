@@ -8,11 +8,12 @@ in ``baselines.cli``; the scoring core only knows their import paths.
 
 from __future__ import annotations
 
-import importlib
+import sys
 
 import click
 
 from scoring import __version__
+from scoring.cli.contract import EXIT_CODES_HELP, ContractGroup, lazy_import, report, set_debug
 
 # name -> "module:attribute" of a click command or group.
 SUBCOMMANDS: dict[str, tuple[str, str]] = {
@@ -30,58 +31,43 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
 }
 
 
-class LazyGroup(click.Group):
+class LazyGroup(ContractGroup):
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted(SUBCOMMANDS)
 
     def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
         if name not in SUBCOMMANDS:
             return None
-        target, help_text = SUBCOMMANDS[name]
-        module_name, attr = target.split(":")
+        return lazy_import(SUBCOMMANDS[name][0], f"agrieval {name}")
+
+    def summary(self, ctx: click.Context, name: str) -> str:
+        return SUBCOMMANDS[name][1]  # help must not import every subcommand (that would pull in torch)
+
+    def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
+        """Every failure, including those of parsing the root's own options, keeps the contract."""
         try:
-            module = importlib.import_module(module_name)
-        except ModuleNotFoundError as exc:
-            missing = exc.name or module_name
-            if missing == module_name or module_name.startswith(missing + "."):
-                return _unavailable(name, help_text, f"'{module_name}' is not available in this install.")
-            return _unavailable(
-                name,
-                help_text,
-                f"'agrieval {name}' needs the Python package '{missing}', which is not installed. "
-                f"Install the matching extra, e.g. pip install 'agrieval[{_extra_for(name)}]'.",
-            )
-        return getattr(module, attr)
-
-    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
-        # Help must not import every subcommand (that would pull in torch).
-        rows = [(name, SUBCOMMANDS[name][1]) for name in self.list_commands(ctx)]
-        with formatter.section("Commands"):
-            formatter.write_dl(rows)
+            rv = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+            code = rv if isinstance(rv, int) and not isinstance(rv, bool) and rv in (0, 1, 2, 3) else 0
+        except SystemExit as exc:
+            code = exc.code
+        except BaseException as exc:  # noqa: BLE001
+            code = report(exc, "agrieval")
+        if standalone_mode:
+            sys.exit(code)
+        return code
 
 
-def _extra_for(name: str) -> str:
-    return {"data": "data", "baselines": "baselines"}.get(name, "all")
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]}, epilog=EXIT_CODES_HELP)
+@click.version_option(__version__, prog_name="agrieval", help="Print the version and exit.")
+@click.option("--debug", is_flag=True, help="On an error, also print the Python traceback (or set AGRIEVAL_DEBUG=1).")
+def cli(debug: bool) -> None:
+    """Strict scoring and evaluation tools for PlantCLEF and the AgrI Challenge.
 
-
-def _unavailable(name: str, help_text: str, reason: str) -> click.Command:
-    @click.command(name=name, help=help_text, context_settings={"ignore_unknown_options": True})
-    @click.argument("args", nargs=-1, type=click.UNPROCESSED)
-    def _cmd(args: tuple[str, ...]) -> None:
-        click.echo(f"error: {reason}", err=True)
-        raise SystemExit(3)
-
-    return _cmd
-
-
-@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(__version__, prog_name="agrieval")
-def cli() -> None:
-    """agrieval: strict scoring and evaluation tools for PlantCLEF and the AgrI Challenge.
-
-    Exit codes for commands that read a submission: 0 scored or valid; 1 submission
-    rejected (message safe to show a participant); 2 usage error; 3 host-side problem.
+    \b
+    Example:
+      agrieval validate submission.csv -c plantclef2025
     """
+    set_debug(debug)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -6,19 +6,21 @@ import json
 
 import click
 
+from scoring.cli.contract import epilog
 from scoring.ctv.input_error import InputError
 
 
-@click.command("rank-agreement")
-@click.argument("a_csv", type=click.Path(dir_okay=False))
-@click.argument("b_csv", type=click.Path(dir_okay=False))
+@click.command("rank-agreement", epilog=epilog("agrieval rank-agreement examples/ctv/loto_densenet121.csv examples/ctv/loto_swin_tiny.csv --key team --value test_acc", "Exit codes: 0 done; 1 a file is rejected or the two files do not rank the same keys; 2 usage error (bad option, missing file)."))
+@click.argument("a_csv", type=click.Path(exists=True, dir_okay=False))
+@click.argument("b_csv", type=click.Path(exists=True, dir_okay=False))
 @click.option("--key", required=True, help="Column that names the ranked items (team, submission...).")
 @click.option("--value", required=True, help="Score column (in both files unless --value-b is given).")
 @click.option("--value-b", default=None, help="Score column of B.csv when it differs from --value.")
 @click.option("--resamples", default=1000, show_default=True, type=click.IntRange(min=0),
               help="Bootstrap resamples of the keys for the intervals (0: none).")
 @click.option("--seed", default=0, show_default=True, type=int, help="Seed of the bootstrap.")
-@click.option("--confidence", default=0.95, show_default=True, type=click.FloatRange(0.5, 0.999))
+@click.option("--confidence", default=0.95, show_default=True, type=click.FloatRange(0.5, 0.999),
+              help="Coverage of the bootstrap intervals.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of a table.")
 def rank_agreement(a_csv, b_csv, key, value, value_b, resamples, seed, confidence, as_json):
     """Spearman, Pearson and Kendall agreement between the rankings in A_CSV and B_CSV.

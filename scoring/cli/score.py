@@ -6,10 +6,11 @@ from pathlib import Path
 
 import click
 
+from scoring.cli.contract import epilog
 from scoring.cli.common import EXIT_OK, EXIT_REJECTED, competition_option, json_option, load_definition, run_guarded
 
 
-@click.command()
+@click.command(epilog=epilog("agrieval score reference_submissions/plantclef2025/submissions/partial.csv -s reference_submissions/plantclef2025/solution.csv -c plantclef2025", 'Exit codes: 0 scored; 1 submission rejected (the message is safe to show a participant); 2 usage error (bad option, missing file, unknown competition); 3 host-side problem (bad solution or definition, internal error).'))
 @click.argument("submission", type=click.Path(exists=True, path_type=Path))
 @click.option("--solution", "-s", required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path),
               help="Ground truth CSV (id, labels, Usage or split column, optional transect_id / team).")
@@ -21,13 +22,13 @@ from scoring.cli.common import EXIT_OK, EXIT_REJECTED, competition_option, json_
               help="AgrI: validation accuracy (fraction 0-1) to report the validation-test gap.")
 def score(submission: Path, solution: Path, competition: str, as_json: bool, reveal_private: bool,
           own_team: str | None, val_accuracy: float | None) -> None:
-    """Score SUBMISSION. Exit 0 scored, 1 rejected, 2 usage error, 3 host-side problem."""
+    """Score SUBMISSION against --solution and print every metric of the competition."""
 
     def body() -> int:
         from scoring.render import render_report
         from scoring.runtime.scorer import score_file
 
-        from scoring.runtime.reading.solution import load_solution
+        from scoring.cli.common import load_solution_for as load_solution
 
         definition = load_definition(competition)
         sol = load_solution(solution, definition)

@@ -7,21 +7,22 @@ from pathlib import Path
 
 import click
 
+from scoring.cli.contract import epilog
 from scoring.cli.common import EXIT_OK, EXIT_REJECTED, competition_option, json_option, load_definition, run_guarded
 
 
-@click.command()
+@click.command(epilog=epilog("agrieval validate reference_submissions/plantclef2025/submissions/malformed/float_labels.csv -c plantclef2025", 'Exit codes: 0 valid; 1 invalid (every problem listed, with file, line and column); 2 usage error (bad option, missing file, unknown competition); 3 host-side problem (bad --solution or definition, internal error).'))
 @click.argument("submission", type=click.Path(exists=True, path_type=Path))
 @competition_option
 @click.option("--solution", "-s", type=click.Path(exists=True, dir_okay=False, path_type=Path),
               help="With a solution, also check that the ids match the test set.")
 @json_option
 def validate(submission: Path, competition: str, solution: Path | None, as_json: bool) -> None:
-    """Check SUBMISSION's format (and ids, given --solution). Exit 0 valid, 1 invalid."""
+    """Check SUBMISSION's format (and its ids, given --solution) and list every problem."""
 
     def body() -> int:
         from scoring.runtime.report import SCHEMA_VERSION, ReportProblem
-        from scoring.runtime.reading.solution import load_solution
+        from scoring.cli.common import load_solution_for as load_solution
         from scoring.runtime.validate import validate_file
 
         definition = load_definition(competition)

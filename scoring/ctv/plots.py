@@ -49,9 +49,9 @@ def heatmap(m: CrossTeamMatrix, path: Path) -> Path:
                 continue
             if i == j:
                 ax.add_patch(plt.Rectangle((j - 0.5, i - 0.5), 1, 1, fill=True, color="0.85"))
-                ax.text(j, i, f"{v:.0f}\nval", ha="center", va="center", fontsize=7, color="0.3")
+                ax.text(j, i, f"{whole_percent(v)}\nval", ha="center", va="center", fontsize=7, color="0.3")
             else:
-                ax.text(j, i, f"{v:.0f}", ha="center", va="center", fontsize=8,
+                ax.text(j, i, whole_percent(v), ha="center", va="center", fontsize=8,
                         color="white" if v < (vmin + 100) / 2 else "black")
     ax.set_xticks(range(n), m.teams, rotation=45, ha="right")
     ax.set_yticks(range(n), m.teams)
@@ -60,6 +60,17 @@ def heatmap(m: CrossTeamMatrix, path: Path) -> Path:
     ax.set_title(f"TOTO cross-team accuracy (%), {m.arch}\n(diagonal: own-team validation, grey)")
     fig.colorbar(im, ax=ax, fraction=0.046, pad=0.04, label="accuracy (%)")
     return _save(fig, path)
+
+
+def whole_percent(value: float) -> str:
+    """A percentage to the nearest whole number, halves rounded up as a reader expects (72.5 -> 73).
+
+    ``f"{v:.0f}"`` rounds half to even (72.5 -> 72, 73.5 -> 74); the decimal text of the float is rounded
+    instead, so 72.5 is 73 and 72.49999 stays 72.
+    """
+    from decimal import ROUND_HALF_UP, Decimal
+
+    return str(Decimal(repr(float(value))).quantize(Decimal("1"), rounding=ROUND_HALF_UP))
 
 
 def vtg_distribution(table: ResultsTable, path: Path) -> Path:
@@ -97,8 +108,7 @@ def team_bars(table: ResultsTable, protocol: str, path: Path) -> Path:
         ax.bar(pos, test, width, label=f"{arch} test")
         ax.scatter(pos, val, marker="_", s=120, color="black", zorder=3, label="val" if k == 0 else None)
     ax.set_xticks(x, teams, rotation=45, ha="right")
-    low = min(r.test_acc for r in table.rows if r.protocol == protocol)
-    ax.set_ylim(max(0, np.floor(low / 10) * 10 - 10), 102)
+    ax.set_ylim(0, 102)  # bars start at 0: a cut axis would make small gaps look large
     role = "training team" if protocol == "TOTO" else "held-out team"
     ax.set_xlabel(role)
     ax.set_ylabel("accuracy (%)")

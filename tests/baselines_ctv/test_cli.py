@@ -52,7 +52,7 @@ def test_run_all_then_plan_shows_done_and_rerun_skips(ctv_data, tmp_path):
 @pytest.mark.parametrize("extra, code, text", [
     (["--head-dropout", "1.5"], 2, "head-dropout"),
     (["--resize-size", "16"], 2, "resize-size"),
-    (["--preset", "nope"], 1, "unknown preset"),
+    (["--preset", "nope"], 2, "unknown preset"),  # a bad option: exit 2, as in every command
 ])
 def test_bad_options_fail_with_a_code(ctv_data, tmp_path, extra, code, text):
     _, splits = ctv_data
@@ -66,7 +66,7 @@ def test_paper_preset_without_weights_says_which_file(ctv_data, tmp_path):
     _, splits = ctv_data
     res = _invoke(["run", "--splits", str(splits), "--runs-dir", str(tmp_path), "--protocol", "toto",
                    "--arch", "swin_tiny", "--fold", "alpha"])
-    assert res.exit_code == 1
+    assert res.exit_code == 2  # a weights file that is not there: a missing file, exit 2
     assert "[weights_missing]" in res.output and "swin_tiny_patch4_window7_224.ms_in1k.safetensors" in res.output
 
 
@@ -85,6 +85,9 @@ def test_slurm_script_has_one_array_task_per_pending_run(ctv_data, tmp_path):
     runs = [line.strip().strip("'").split() for line in body.splitlines()]
     assert runs[0] == ["toto", "densenet121", "alpha"] and len(runs) == 12
     assert subprocess.run(["bash", "-n", str(out)]).returncode == 0
+    # Slurm opens --output before the task runs: the folder exists now, named absolutely (sbatch from anywhere)
+    logs = tmp_path / "slurm-logs"
+    assert logs.is_dir() and f"#SBATCH --output={logs.resolve()}/%x-%A_%a.out" in text
 
 
 def test_torchrun_two_gloo_processes_agree_with_a_single_process(ctv_data, tmp_path):
@@ -133,6 +136,15 @@ def test_slurm_refuses_an_existing_script_unless_overwrite(ctv_data, tmp_path):
     out.write_text("#!/bin/bash\n# my edited script\n")
     args = ["slurm", "--splits", str(splits), "--runs-dir", str(tmp_path / "runs"), "-o", str(out)]
     res = _invoke(args)
-    assert res.exit_code == 2 and "error[output_exists]" in res.output and "--overwrite" in res.output
+    assert res.exit_code == 2 and "error [output_exists]" in res.output and "--overwrite" in res.output
     assert out.read_text() == "#!/bin/bash\n# my edited script\n"
     assert _invoke([*args, "--overwrite"]).exit_code == 0 and "#SBATCH --array=" in out.read_text()
+
+
+def test_device_cuda_without_a_gpu_is_one_line_and_exit_2(ctv_data, tmp_path, monkeypatch):
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    _, splits = ctv_data
+    res = _invoke(["run", "--splits", str(splits), "--runs-dir", str(tmp_path), "--protocol", "toto",
+                   "--arch", "tiny_cnn", "--fold", "alpha", *TINY, "--device", "cuda"])
+    assert res.exit_code == 2 and "Traceback" not in res.output
+    assert "error [bad_option] --device 'cuda' asked for a GPU but" in res.output

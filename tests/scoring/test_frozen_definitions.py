@@ -30,7 +30,10 @@ def test_freeze_command_writes_a_definition_the_runtime_reads(tmp_path):
     assert res.exit_code == 0, res.output
     assert load_definition(out).labels == load_definition("plantclef2025").labels
     again = CliRunner().invoke(cli, ["competitions", "freeze", str(TOML_DIR / "plantclef2025.toml"), "-o", str(out)])
-    assert again.exit_code == 2
+    assert again.exit_code == 2 and "error [output_exists]" in again.stderr and "--overwrite" in again.stderr
+    replaced = CliRunner().invoke(cli, ["competitions", "freeze", str(TOML_DIR / "plantclef2025.toml"), "-o", str(out),
+                                        "--overwrite"])
+    assert replaced.exit_code == 0 and load_definition(out).name == "plantclef2025"
     bad = tmp_path / "bad.toml"
     bad.write_text(Path(TOML_DIR / "plantclef2025.toml").read_text().replace("max_rows = 100_000", "max_rows = 'many'")
                    .replace('vocabulary_file = "plantclef_species.txt"', ""))

@@ -78,9 +78,9 @@ def test_definition_with_metric_of_other_task_is_refused(tmp_path):
     assert r.exit_code == 3 and "primary_metric 'accuracy' is not one of" in r.stderr
 
 
-def test_unknown_competition_exit_3():
+def test_unknown_competition_is_a_usage_error():
     r = run("validate", str(REF / "submissions/partial.csv"), "-c", "plantclef2099")
-    assert r.exit_code == 3 and "plantclef2025" in r.stderr
+    assert r.exit_code == 2 and "error [unknown_competition]" in r.stderr and "plantclef2025" in r.stderr
 
 
 def test_validate_lists_every_problem_and_exit_codes():

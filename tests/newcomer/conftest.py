@@ -1,0 +1,74 @@
+"""A fresh clone and a scoring-only venv (``pip install -e .``, no extras), built once per session."""
+
+import shutil
+import subprocess
+import sys
+import venv
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def copy_clone(dest: Path) -> Path:
+    """What a fresh clone holds: the tracked files and the untracked ones git does not ignore."""
+    listed = subprocess.run(["git", "ls-files", "-co", "--exclude-standard", "-z"], cwd=REPO, capture_output=True,
+                            check=True).stdout.decode().split("\0")
+    for name in filter(None, listed):
+        src = REPO / name
+        if src.is_file() and not src.is_symlink():
+            (dest / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(src, dest / name)
+    return dest
+
+
+@pytest.fixture(scope="session")
+def fresh_clone(tmp_path_factory) -> Path:
+    if shutil.which("git") is None or not (REPO / ".git").exists():
+        pytest.skip("needs the git checkout to list what a clone holds")
+    return copy_clone(tmp_path_factory.mktemp("clone"))
+
+
+@pytest.fixture(scope="session")
+def another_clone(tmp_path_factory):
+    """another_clone(): one more fresh clone, for a test whose outputs must not meet another's.
+
+    It sits where the README expects it: ``../shared`` (the real files of other people's pipelines) next to it.
+    """
+    def make() -> Path:
+        base = tmp_path_factory.mktemp("checkout")
+        if (REPO.parent / "shared").is_dir():
+            (base / "shared").symlink_to(REPO.parent / "shared")
+        clone = base / "agrieval"
+        clone.mkdir()
+        return copy_clone(clone)
+
+    return make
+
+
+@pytest.fixture(scope="session")
+def scoring_venv(tmp_path_factory, fresh_clone) -> Path:
+    """bin/ of a venv holding the scoring install only, as `make demo` makes it (about 12 s, 340 MB)."""
+    root = tmp_path_factory.mktemp("venv-scoring")
+    venv.create(root, with_pip=True)
+    bin_dir = root / "bin"
+    done = subprocess.run([str(bin_dir / "python"), "-m", "pip", "install", "--quiet", "-c",
+                           str(fresh_clone / "constraints.txt"), "-e", str(fresh_clone)],
+                          capture_output=True, text=True, timeout=900)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return bin_dir
+
+
+@pytest.fixture(scope="session")
+def env_with():
+    """env_with(bin_dir): this environment with ``bin_dir`` first on PATH, as after ``. .venv/bin/activate``."""
+    return base_env
+
+
+def base_env(bin_dir: Path | None = None) -> dict:
+    import os
+
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
+    env["PATH"] = f"{bin_dir or Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
+    return env
