@@ -99,14 +99,17 @@ def per_class_counts(y_true: LabelSets, y_pred: LabelSets, *, hit: np.ndarray | 
     hit = _hits(y_true, y_pred) if hit is None else hit
     both = np.concatenate([y_true.labels, y_pred.labels])
     n_t = len(y_true.labels)
-    if len(both) and both.max() < 50_000_000:
-        # species ids are < 2e6: counting by id is linear, no sort needed
-        size = int(both.max()) + 1
-        true_c = np.bincount(y_true.labels, minlength=size)
-        pred_c = np.bincount(y_pred.labels, minlength=size)
-        tp_c = np.bincount(y_pred.labels[hit], minlength=size)
-        classes = np.flatnonzero(true_c + pred_c)
-        return classes, tp_c[classes], true_c[classes], pred_c[classes]
+    low = int(both.min()) if len(both) else 0
+    span = int(both.max()) - low + 1 if len(both) else 0
+    if len(both) and span < 50_000_000 and span <= 8 * len(both):
+        # species ids span < 2e6: counting by id (from the smallest) is linear, no sort needed;
+        # worth it only when the span is not much larger than the labels it counts
+        true_c = np.bincount(y_true.labels - low, minlength=span)
+        pred_labels = y_pred.labels - low
+        pred_c = np.bincount(pred_labels, minlength=span)
+        tp_c = np.bincount(pred_labels[hit], minlength=span)
+        present = np.flatnonzero(true_c + pred_c)
+        return present + low, tp_c[present], true_c[present], pred_c[present]
     classes, inv = np.unique(both, return_inverse=True)
     true_c = np.bincount(inv[:n_t], minlength=len(classes))
     pred_codes = inv[n_t:]

@@ -55,14 +55,16 @@ class LabelSets:
         rows = np.repeat(np.arange(n, dtype=np.int64), sizes)
         if len(flat) and flat.min() < 0:
             raise ValueError("labels must be non-negative")
-        width = int(flat.max()) + 1 if len(flat) else 1
-        if n * width < 2**62:
-            # one int64 key per (row, label): a single sort instead of a two-key lexsort,
-            # skipped when the labels are already sorted within rows (written by this kit, say)
-            key = rows * width + flat
+        bits = int(flat.max()).bit_length() if len(flat) else 1  # every label < 2**bits
+        if n.bit_length() + bits <= 62:
+            # one int64 key per (row, label), the row in the high bits: a single sort instead of a
+            # two-key lexsort, skipped when the labels are already sorted within rows (written by this kit, say)
+            key = rows << bits
+            key |= flat
             if len(key) > 1 and not (key[1:] > key[:-1]).all():
                 key.sort()
-                rows, flat = key // width, key % width
+                rows = key >> bits
+                flat = key & ((1 << bits) - 1)
         else:
             order = np.lexsort((flat, rows))
             rows, flat = rows[order], flat[order]

@@ -76,8 +76,8 @@ def load_solution(source: str | Path | bytes, definition: CompetitionDefinition)
     if group_col and group_col in tab.header:
         groups = tab.column(group_col)
         source_desc = f"column {group_col!r}"
-        empty = [int(tab.lines[i]) for i, g in enumerate(groups) if not g.strip()]
-        if empty:
+        if any(not g.strip() for g in set(groups)):  # each distinct name once; the lines only when one is blank
+            empty = [int(tab.lines[i]) for i, g in enumerate(groups) if not g.strip()]
             raise HostError("solution_invalid", f"{name}: empty {group_col!r} on lines {empty[:5]}")
     elif definition.grouping and definition.grouping.rule != "column-only":
         groups = group_ids(ids, definition.grouping)
