@@ -98,7 +98,7 @@ def _multilabel(sub: Submission, sol: Solution, definition: CompetitionDefinitio
     eb = definition.empty_both_score
     all_codes, _ = sol.group_codes
     codes = all_codes[idx]
-    n_groups = len(np.unique(codes))
+    n_groups = int(np.count_nonzero(np.bincount(codes))) if len(codes) else 0  # codes: 0..G-1
     values = multilabel.all_metrics(y_true, y_pred, codes, empty_both=eb)
     grouping = definition.grouping
     detail = {

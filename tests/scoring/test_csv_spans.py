@@ -143,3 +143,47 @@ def test_field_spans_agree_with_csv_module_without_final_line_end(rows, quote_al
     assert inner == [b","] * len(inner)
     assert int(spans.quoted_delimiter_counts.sum()) == len(inner)
     assert spans.quoted_delimiter_counts.tolist() == [[f.count(",") for f in r] for r in expected]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.tuples(st.text(alphabet='a1,"\r', max_size=5), st.text(alphabet='a1,"\r', max_size=5)),
+                min_size=1, max_size=6),
+       st.lists(st.sampled_from(["\n", "\r\n", "\r", "\r\r\n"]), min_size=7, max_size=7), st.booleans())
+def test_field_spans_decline_or_agree_wherever_the_carriage_returns_are(rows, ends, final):
+    """CRs are not located byte by byte: only counted. A CR anywhere but just before a LF must decline."""
+    records = [("h1", "h2"), *rows]
+    lines = []
+    for (x, y), end in zip(records, ends):
+        buf = io.StringIO()
+        csv.writer(buf, lineterminator="").writerow([x, y])
+        lines.append(buf.getvalue() + end)
+    text = "".join(lines)
+    if not final:
+        text = text[:-len(ends[len(records) - 1])]
+    raw = text.encode()
+    spans = csv_spans.field_spans(raw, ",", 2)
+    if spans is None:
+        return
+    assert "\r" not in text.replace("\r\n", "") and text.count("\n") >= len(records) - 1
+    expected = list(csv.reader(io.StringIO(text, newline="")))
+    got = [[raw[s:e].decode() for s, e in zip(rs, re)] for rs, re in zip(spans.starts.tolist(), spans.ends.tolist())]
+    assert got == expected
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.text(alphabet=st.characters(blacklist_characters="\n", blacklist_categories=("Cs",)), max_size=8),
+                min_size=1, max_size=200), st.integers(0, 3))
+def test_decode_spans_gives_each_field(fields, gap):
+    """The gather-and-split decoding (64 fields or more) against one slice per field, UTF-8 included."""
+    raw, starts, ends = b"", [], []
+    for f in fields:
+        raw += b";" * gap
+        starts.append(len(raw))
+        raw += f.encode()
+        ends.append(len(raw))
+    starts, ends = np.array(starts, dtype=np.int64), np.array(ends, dtype=np.int64)
+    assert csv_spans.decode_spans(raw, starts, ends) == fields
+    if raw.isascii():
+        assert csv_spans.decode_spans(raw, starts, ends, raw.decode()) == fields
+    order = np.argsort(-starts, kind="stable")  # fields in any order, not only file order
+    assert csv_spans.decode_spans(raw, starts[order], ends[order]) == [fields[i] for i in order]

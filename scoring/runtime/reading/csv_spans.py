@@ -39,9 +39,11 @@ def field_spans(raw: bytes, delimiter: str, n_fields: int) -> Spans | None:
     is_special = a == _QUOTE
     is_special |= a == _LF
     is_special |= a == ord(delimiter)
+    # a CR is allowed only just before a LF (CRLF line ends): checked by counting below, so CRs
+    # need not be located byte by byte
     has_cr = b"\r" in raw
-    if has_cr:
-        is_special |= a == _CR
+    if has_cr and a[-1] == _CR:
+        return None  # a last line ended by a lone CR
     pos = np.flatnonzero(is_special)
     del is_special
     if a[-1] != _LF:  # a last line without its line end: pretend there is one just past the data
@@ -56,10 +58,6 @@ def field_spans(raw: bytes, delimiter: str, n_fields: int) -> Spans | None:
     is_lf = kind == _LF
     if (inside & is_lf).any():
         return None  # a field spans lines
-    if has_cr:
-        cr = pos[kind == _CR]
-        if cr[-1] + 1 >= len(a) or (a[cr + 1] != _LF).any():
-            return None  # lone CR (old Mac line ends) or CR inside a field
     is_delim = kind == ord(delimiter)
     quoted_delims = pos[is_delim & inside]
     # the field boundaries in file order: each record must be n_fields - 1 delimiters then a line end
@@ -72,7 +70,7 @@ def field_spans(raw: bytes, delimiter: str, n_fields: int) -> Spans | None:
         return None  # ragged
     bounds = pos[boundary].reshape(n_records, n_fields)  # the delimiter or line end after each field
     quotes_at = n_quotes_before[boundary].reshape(n_records, n_fields)
-    # structural bytes strictly inside each field: its quotes, its quoted delimiters, and a CR of CRLF
+    # structural bytes strictly inside each field: its quotes and its quoted delimiters
     inside_field = np.diff(boundary, prepend=-1).reshape(n_records, n_fields) - 1
     starts = np.empty_like(bounds)
     starts[:, 1:] = bounds[:, :-1] + 1
@@ -82,8 +80,9 @@ def field_spans(raw: bytes, delimiter: str, n_fields: int) -> Spans | None:
     if has_cr:
         crlf = ends[:, -1] > 0
         crlf[crlf] = a[ends[crlf, -1] - 1] == _CR
+        if int(crlf.sum()) != raw.count(b"\r"):
+            return None  # a CR elsewhere than at a line end: a lone CR (old Mac line ends) or inside a field
         ends[:, -1] -= crlf  # exclude the CR of CRLF
-        inside_field[:, -1] -= crlf
     # quotes: either none in the field, or exactly its first and last byte
     n_quotes = _per_field(quotes_at)
     quoted = n_quotes == 2
@@ -168,18 +167,20 @@ def int_lists(raw: bytes, starts: np.ndarray, ends: np.ndarray, commas: np.ndarr
         lo = np.searchsorted(commas, starts)
         offsets = np.repeat(lo - (np.cumsum(n_commas) - n_commas), n_commas)
         inner = commas[offsets + np.arange(n_inner)]
-    # item k of the file runs from just after its opening '[' or ',' to its closing ',' or ']'
-    first_item = np.cumsum(sizes) - sizes
-    is_first = np.zeros(total, dtype=bool)
-    is_first[first_item[nonempty]] = True
+    # item k of the file runs from just after its opening '[' or ',' to its closing ',' or ']':
+    # the last item of a list ends at its ']', the others at the commas, in file order
+    last_item = np.cumsum(sizes)
+    last_item -= 1
+    last_item = last_item[nonempty]
     is_last = np.zeros(total, dtype=bool)
-    is_last[(first_item + sizes - 1)[nonempty]] = True
-    item_start = np.empty(total, dtype=np.int64)
-    item_start[is_first] = starts[nonempty] + 1
-    item_start[~is_first] = inner + 1
+    is_last[last_item] = True
     item_end = np.empty(total, dtype=np.int64)
     item_end[is_last] = ends[nonempty] - 1
     item_end[~is_last] = inner
+    # and each item starts just after the previous one's end, except the first of a list
+    item_start = np.empty(total, dtype=np.int64)
+    np.add(item_end[:-1], 1, out=item_start[1:])
+    item_start[last_item - sizes[nonempty] + 1] = starts[nonempty] + 1
     item_start += a[item_start] == _SPACE  # the space of ", "
     values = parse_digit_runs(raw, item_start, item_end)
     return None if values is None else (sizes, values)
@@ -205,23 +206,43 @@ def parse_digit_runs(raw: bytes, starts: np.ndarray, ends: np.ndarray) -> np.nda
     and converted with the SWAR arithmetic used by fast JSON parsers: three
     multiply-shift steps per 8 digits instead of a loop over digits.
     """
-    length = ends - starts
-    if not len(length):
+    n = len(starts)
+    if not n:
         return np.zeros(0, dtype=np.int64)
-    if length.min() < 1 or length.max() > 18 or len(raw) < 8:
+    if len(raw) < 8:
         return None
     a = np.frombuffer(raw, dtype=np.uint8)
-    if ((a[starts] == ord("0")) & (length > 1)).any():
-        return None  # leading zero: the slow path names it
     words = _words(raw)
+    out = np.empty(n, dtype=np.int64)
+    scratch = np.empty((2, min(n, _BLOCK)), dtype=np.uint64)
+    for lo in range(0, n, _BLOCK):  # a block at a time: its temporaries stay in the CPU cache
+        hi = min(lo + _BLOCK, n)
+        length = ends[lo:hi] - starts[lo:hi]
+        if length.min() < 1 or length.max() > 18:
+            return None
+        if ((a[starts[lo:hi]] == ord("0")) & (length > 1)).any():
+            return None  # leading zero: the slow path names it
+        if not _parse_words(words, ends[lo:hi], length, out[lo:hi], scratch[:, :hi - lo]):
+            return None
+    return out
+
+
+_BLOCK = 1 << 15  # numbers per step of parse_digit_runs: 256 KiB per temporary
+
+
+def _parse_words(words: np.ndarray, ends: np.ndarray, length: np.ndarray, out: np.ndarray,
+                 scratch: np.ndarray) -> bool:
+    """parse_digit_runs for runs known to hold 1 to 18 bytes with no leading '0', into ``out``;
+    False when a byte is not a digit. ``scratch``: two uint64 rows as long as ``ends``."""
+    bad, other = scratch
+    value = out.view(np.uint64)
     first = int(length[0])
     same_length = bool((length == first).all())  # e.g. every species id has 7 digits
-    value = None
     for chunk in range((int(length.max()) + 7) // 8):
         at = ends - (8 * chunk + 8)  # the word that ends with this chunk's last digit
         if same_length:
             if at.min() < 0:
-                return None  # a number within 8 bytes of the file start: only in toy files
+                return False  # a number within 8 bytes of the file start: only in toy files
             low = _LOW_BYTES[8 - min(max(first - 8 * chunk, 0), 8)]
             w = words[at]  # a fresh array: everything below works in place on it
             w &= ~low
@@ -229,7 +250,7 @@ def parse_digit_runs(raw: bytes, starts: np.ndarray, ends: np.ndarray) -> np.nda
         else:
             digits = np.clip(length - 8 * chunk, 0, 8)
             if ((at < 0) & (digits > 0)).any():
-                return None
+                return False
             w = words[np.maximum(at, 0)]
             low = _LOW_BYTES[8 - digits]
             w &= ~low
@@ -237,21 +258,21 @@ def parse_digit_runs(raw: bytes, starts: np.ndarray, ends: np.ndarray) -> np.nda
             w |= low
         # every byte 0x30-0x39: adding 0x46 keeps it below 0x80 and subtracting 0x30 does not
         # borrow; the lowest bad byte of a word sets its high bit in one of the two (fast JSON parsers)
-        bad = w + _PLUS_46
-        bad |= w - _ZEROS
+        np.add(w, _PLUS_46, out=bad)
+        bad |= np.subtract(w, _ZEROS, out=other)
         bad &= _HIGH_BITS
         if bad.any():
-            return None  # a byte that is not a digit
+            return False  # a byte that is not a digit
         for mask, multiplier, shift in _SWAR_STEPS:
             w &= mask
             w *= multiplier
             w >>= shift
-        if value is None:
-            value = w
-        else:
+        if chunk == 0:
+            value[...] = w
+        else:  # at most 18 digits: below 2**63, so the int64 ``out`` holds the same bits
             w *= np.uint64(10 ** (8 * chunk))
             value += w
-    return value.view(np.int64)  # at most 18 digits: below 2**63, the same bits
+    return True
 
 
 def cells_equal(raw_a: bytes, starts_a: np.ndarray, ends_a: np.ndarray,
