@@ -46,15 +46,14 @@ class _Matches:
             both = np.concatenate([_keys(y_true, self.bits), _keys(y_pred, self.bits)])
             both.sort(kind="stable")
             self.keys = both[1:][both[1:] == both[:-1]]
-        else:  # labels too large for one int64 key: search instead
-            width = top + 1
-            key_true = y_true.row_of_label * width + y_true.labels
-            key_pred = y_pred.row_of_label * width + y_pred.labels
-            pos = np.searchsorted(key_true, key_pred)
-            pos[pos == len(key_true)] = 0
-            hit = key_true[pos] == key_pred
+        else:  # labels too large for one int64 key: a two-key sort of the pairs, same idea
+            rows = np.concatenate([y_true.row_of_label, y_pred.row_of_label])
+            labels = np.concatenate([y_true.labels, y_pred.labels])
+            order = np.lexsort((labels, rows))
+            rows, labels = rows[order], labels[order]
+            same = (rows[1:] == rows[:-1]) & (labels[1:] == labels[:-1])
             self.bits = 0
-            self._rows, self._labels = y_pred.row_of_label[hit], y_pred.labels[hit]
+            self._rows, self._labels = rows[1:][same], labels[1:][same]
 
     @property
     def rows(self) -> np.ndarray:
