@@ -91,22 +91,34 @@ def test_parse_digit_runs_declines_what_is_not_a_plain_integer():
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.lists(st.binary(max_size=30), min_size=1, max_size=10), st.data())
-def test_cells_equal_is_bytes_equality(cells, data):
-    other = data.draw(st.one_of(st.just(list(cells)),
-                                st.lists(st.binary(max_size=30), min_size=len(cells), max_size=len(cells))))
-    gap_a, gap_b = data.draw(st.integers(0, 3)), data.draw(st.integers(0, 3))
+@given(st.lists(st.binary(max_size=30), max_size=10), st.integers(0, 3))
+def test_joined_cells_is_each_cell_then_a_line_end(cells, gap):
+    raw, starts, ends = b"", [], []
+    for x in cells:
+        raw += b"|" * gap
+        starts.append(len(raw))
+        raw += x
+        ends.append(len(raw))
+    got = csv_spans.joined_cells(raw, np.array(starts, dtype=np.int64), np.array(ends, dtype=np.int64))
+    assert got == b"".join(x + b"\n" for x in cells)
 
-    def pack(items, gap):
-        raw, starts, ends = b"", [], []
-        for x in items:
-            raw += b"|" * gap
-            starts.append(len(raw))
-            raw += x
-            ends.append(len(raw))
-        return raw, np.array(starts, dtype=np.int64), np.array(ends, dtype=np.int64)
 
-    assert csv_spans.cells_equal(*pack(cells, gap_a), *pack(other, gap_b)) == (cells == other)
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.text(alphabet="ab\n-", max_size=4), max_size=6), st.data())
+def test_checked_ids_match_a_column_only_when_every_id_is_equal(ids, data):
+    """Reusing the solution's checked ids: never for a column that differs, line breaks included."""
+    from scoring.runtime.reading.submission import CheckedIds
+
+    cells = data.draw(st.one_of(st.just(list(ids)), st.lists(st.text(alphabet="ab\n-", max_size=4), max_size=6)))
+    raw, starts, ends = b"", [], []
+    for c in cells:
+        raw += b","
+        starts.append(len(raw))
+        raw += c.encode()
+        ends.append(len(raw))
+    column = (raw, np.array(starts, dtype=np.int64), np.array(ends, dtype=np.int64))
+    same = CheckedIds(ids, column, None).same_column(column)
+    assert same == (cells == ids and not any("\n" in i for i in ids))
 
 
 @settings(max_examples=200, deadline=None)

@@ -96,8 +96,10 @@ def field_spans(raw: bytes, delimiter: str, n_fields: int) -> Spans | None:
 
 def _per_field(running: np.ndarray) -> np.ndarray:
     """Counts per field from running totals taken at the end of each field (in file order)."""
-    out = np.diff(running, axis=1, prepend=0)
-    out[1:, 0] = running[1:, 0] - running[:-1, -1]
+    out = np.empty_like(running)
+    np.subtract(running[:, 1:], running[:, :-1], out=out[:, 1:])
+    out[0, 0] = running[0, 0]
+    np.subtract(running[1:, 0], running[:-1, -1], out=out[1:, 0])
     return out
 
 
@@ -118,7 +120,22 @@ def decode_spans(raw: bytes, starts: np.ndarray, ends: np.ndarray, text: str | N
     return [raw[s:e].decode("utf-8") for s, e in zip(starts.tolist(), ends.tolist())]
 
 
+def joined_cells(raw: bytes, starts: np.ndarray, ends: np.ndarray) -> bytes:
+    """The bytes of the fields, one LF after each (b"" for no field)."""
+    if not len(starts):
+        return b""
+    if not len(raw):
+        return b"\n" * len(starts)
+    return _gathered(raw, starts, ends).tobytes()
+
+
 def _gather_split(raw: bytes, starts: np.ndarray, ends: np.ndarray) -> list[str] | None:
+    fields = _gathered(raw, starts, ends)[:-1].tobytes().decode("utf-8").split("\n")
+    return fields if len(fields) == len(starts) else None
+
+
+def _gathered(raw: bytes, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
+    """The bytes of every field, in the given order, each followed by a LF: one buffer (``raw`` non-empty)."""
     length = ends - starts
     slot = np.cumsum(length + 1, dtype=np.intp)  # one past each field's separator in the buffer
     # buffer index p -> raw index, as a running sum: +1 within a field, a jump to the next field's start
@@ -128,8 +145,7 @@ def _gather_split(raw: bytes, starts: np.ndarray, ends: np.ndarray) -> list[str]
     np.cumsum(step, out=step)
     buffer = np.frombuffer(raw, dtype=np.uint8).take(step, mode="clip")
     buffer[slot - 1] = _LF
-    fields = buffer[:-1].tobytes().decode("utf-8").split("\n")
-    return fields if len(fields) == len(starts) else None
+    return buffer
 
 
 def int_lists(raw: bytes, starts: np.ndarray, ends: np.ndarray, commas: np.ndarray | None = None,
@@ -275,35 +291,9 @@ def _parse_words(words: np.ndarray, ends: np.ndarray, length: np.ndarray, out: n
     return True
 
 
-def cells_equal(raw_a: bytes, starts_a: np.ndarray, ends_a: np.ndarray,
-                raw_b: bytes, starts_b: np.ndarray, ends_b: np.ndarray) -> bool:
-    """Whether two columns hold the same byte strings, row for row (8 bytes per numpy step)."""
-    length = ends_a - starts_a
-    if len(length) != len(starts_b) or not np.array_equal(length, ends_b - starts_b):
-        return False
-    if not len(length):
-        return True
-    if min(len(raw_a), len(raw_b)) < 8:
-        return [raw_a[s:e] for s, e in zip(starts_a.tolist(), ends_a.tolist())] == \
-               [raw_b[s:e] for s, e in zip(starts_b.tolist(), ends_b.tolist())]
-    words_a, words_b = _words(raw_a), _words(raw_b)
-    for chunk in range((int(length.max()) + 7) // 8):
-        n = np.clip(length - 8 * chunk, 0, 8)
-        if not np.array_equal(_load(words_a, starts_a + 8 * chunk, n), _load(words_b, starts_b + 8 * chunk, n)):
-            return False
-    return True
-
-
 def _words(raw: bytes) -> np.ndarray:
     """words[i] = raw[i:i + 8] as a little-endian uint64: a strided view, no copy."""
     return np.ndarray((len(raw) - 7,), dtype="<u8", buffer=raw, strides=(1,))
-
-
-def _load(words: np.ndarray, at: np.ndarray, n: np.ndarray) -> np.ndarray:
-    """raw[at:at + n] (n from 0 to 8) as the low n bytes of a uint64, zeros above."""
-    base = np.clip(at, 0, len(words) - 1)
-    shift = np.clip(at - base, 0, 7).astype(np.uint64) * np.uint64(8)  # > 0 only in the last 7 bytes
-    return (words[base] >> shift) & _LOW_BYTES[n]
 
 
 def match_cells(raw: bytes, starts: np.ndarray, ends: np.ndarray, values: list[bytes]) -> np.ndarray:

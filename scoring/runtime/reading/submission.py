@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 
 import numpy as np
@@ -52,6 +53,19 @@ class CheckedIds:
     cells: tuple[bytes, np.ndarray, np.ndarray]  # (raw, starts, ends)
     id_pattern: str | None
 
+    @cached_property  # frozen dataclass: cached_property writes __dict__ directly, which is allowed
+    def joined(self) -> bytes:
+        """The ids' UTF-8 bytes, one LF after each: what ``csv_spans.joined_cells`` gives for the same column."""
+        return ("\n".join(self.ids) + "\n").encode("utf-8") if self.ids else b""
+
+    def same_column(self, cells: tuple[bytes, np.ndarray, np.ndarray]) -> bool:
+        """Whether ``cells`` (raw, starts, ends) hold exactly these ids, row for row."""
+        if len(cells[1]) != len(self.ids):
+            return False
+        joined = csv_spans.joined_cells(*cells)
+        # with as many LFs as ids on both sides, no id holds a LF: equal buffers mean equal ids
+        return joined == self.joined and joined.count(b"\n") == len(self.ids) == self.joined.count(b"\n")
+
 
 def read_submission(source: str | Path | bytes, definition: CompetitionDefinition, *,
                     filename: str | None = None, checked_ids: CheckedIds | None = None) -> Submission:
@@ -81,7 +95,7 @@ def read_submission(source: str | Path | bytes, definition: CompetitionDefinitio
     pred_col = tab.header.index(definition.prediction_column) + 1
     cells = tab.byte_cells(definition.id_column)
     if (checked_ids is not None and cells is not None and checked_ids.id_pattern == definition.id_pattern
-            and csv_spans.cells_equal(*cells, *checked_ids.cells)):
+            and checked_ids.same_column(cells)):
         ids = checked_ids.ids
     else:
         ids = tab.column(definition.id_column)
