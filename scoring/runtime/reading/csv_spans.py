@@ -303,11 +303,23 @@ def match_cells(raw: bytes, starts: np.ndarray, ends: np.ndarray, values: list[b
     byte comparisons per row instead of building one Python string per row.
     """
     a = np.frombuffer(raw, dtype=np.uint8)
+    words = _words(raw) if len(raw) >= 8 else None
     length = ends - starts
     out = np.full(len(starts), -1, dtype=np.int64)
     for k, value in enumerate(values):
         rows = np.flatnonzero((length == len(value)) & (out < 0))
-        for j, byte in enumerate(value):
-            rows = rows[a[starts[rows] + j] == byte]
+        head = 0
+        if words is not None and value:
+            # the first 8 bytes in one comparison (a cell in the last 7 bytes of the file: byte by byte)
+            head = min(len(value), 8)
+            by_word = starts[rows] < len(words)
+            whole = rows[by_word]
+            whole = whole[(words[starts[whole]] & _LOW_BYTES[head]) == np.uint64(int.from_bytes(value[:head], "little"))]
+            tail = rows[~by_word]
+            for j in range(head):
+                tail = tail[a[starts[tail] + j] == value[j]]
+            rows = np.concatenate([whole, tail])
+        for j in range(head, len(value)):
+            rows = rows[a[starts[rows] + j] == value[j]]
         out[rows] = k
     return out
