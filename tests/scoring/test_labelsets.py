@@ -49,3 +49,18 @@ def test_pairs_match_when_labels_need_more_than_one_int64_key():
     truth = LabelSets.from_lists([[5]] * 20 + [[10**18, 3]])
     pred = LabelSets.from_lists([[5]] * 20 + [[10**18]])
     assert multilabel.true_positives(truth, pred).tolist() == [1] * 21
+
+
+@settings(max_examples=5, deadline=None)
+@given(st.integers(0, 2**32 - 1))
+def test_from_flat_sorts_many_rows_as_python(seed):
+    """Enough labels (> 8,192) for the sort to go block by block, cut at row boundaries."""
+    rng = np.random.default_rng(seed)
+    lists = [rng.integers(0, 50, rng.integers(0, 12)).tolist() for _ in range(3000)]
+    sizes = np.array([len(x) for x in lists], dtype=np.int64)
+    sets, had_repeat = LabelSets.from_flat(sizes, np.array([v for x in lists for v in x], dtype=np.int64))
+    assert sets.to_lists() == [sorted(set(x)) for x in lists]
+    distinct = [rng.permutation(1000)[:rng.integers(0, 12)].tolist() for _ in range(3000)]
+    sets, had_repeat = LabelSets.from_flat(np.array([len(x) for x in distinct], dtype=np.int64),
+                                           np.array([v for x in distinct for v in x], dtype=np.int64))
+    assert sets.to_lists() == [sorted(x) for x in distinct] and not had_repeat.any()

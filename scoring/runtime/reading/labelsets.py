@@ -62,12 +62,12 @@ class LabelSets:
             key = rows
             key <<= bits
             key |= flat
+            indptr = np.zeros(n + 1, dtype=np.int64)
+            np.cumsum(sizes, out=indptr[1:])
             increasing = len(key) < 2 or bool((key[1:] > key[:-1]).all())
             if not increasing:
-                key.sort()
+                _sort_within_rows(key, indptr)
             if increasing or not (key[1:] == key[:-1]).any():  # no repeats: the usual case
-                indptr = np.zeros(n + 1, dtype=np.int64)
-                np.cumsum(sizes, out=indptr[1:])
                 return cls(indptr, key & ((1 << bits) - 1)), np.zeros(n, dtype=bool)
             rows, flat = key >> bits, key & ((1 << bits) - 1)
         else:
@@ -99,3 +99,20 @@ class LabelSets:
         out = LabelSets(indptr, self.labels[positions])
         out.__dict__["row_of_label"] = rows  # the cached_property's value, already at hand
         return out
+
+
+_SORT_BLOCK = 4096  # keys per in-place sort: a block stays in the CPU cache
+
+
+def _sort_within_rows(key: np.ndarray, indptr: np.ndarray) -> None:
+    """Sort ``key`` in place; rows are already in order (the row is in the key's high bits), so
+    blocks cut at row boundaries can be sorted one by one: the same result, faster than one sort."""
+    if len(key) <= 2 * _SORT_BLOCK:
+        key.sort()
+        return
+    cuts = indptr[np.searchsorted(indptr, np.arange(_SORT_BLOCK, len(key), _SORT_BLOCK))].tolist()
+    lo = 0
+    for hi in cuts + [len(key)]:
+        if hi > lo:
+            key[lo:hi].sort()
+        lo = hi
