@@ -200,3 +200,30 @@ def test_decode_spans_gives_each_field(fields, gap):
         assert csv_spans.decode_spans(raw, starts, ends, raw.decode()) == fields
     order = np.argsort(-starts, kind="stable")  # fields in any order, not only file order
     assert csv_spans.decode_spans(raw, starts[order], ends[order]) == [fields[i] for i in order]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.text(alphabet="ab-1\n", max_size=12), min_size=1, max_size=12, unique=True), st.data())
+def test_checked_ids_find_their_order_in_a_shuffled_column_or_decline(ids, data):
+    from scoring.runtime.reading.submission import CheckedIds
+
+    def column(cells):
+        raw, starts, ends = b"", [], []
+        for c in cells:
+            raw += b";"
+            starts.append(len(raw))
+            raw += c.encode()
+            ends.append(len(raw))
+        return raw, np.array(starts, dtype=np.int64), np.array(ends, dtype=np.int64)
+
+    checked = CheckedIds(ids, column(ids), None)
+    cells = data.draw(st.one_of(st.permutations(ids), st.lists(st.sampled_from(ids + ["b", "zz"]),
+                                                               min_size=len(ids), max_size=len(ids))))
+    order = checked.order_in(column(cells))
+    if order is not None:
+        assert [cells[j] for j in order] == ids
+    elif sorted(cells) == sorted(ids):
+        assert any("\n" in i for i in ids)  # only ids holding a line break are never matched
+    hashes = csv_spans.cell_hashes(*column(ids + ids))
+    assert hashes[:len(ids)].tolist() == hashes[len(ids):].tolist()
+    assert len(set(hashes[:len(ids)].tolist())) == len(ids)  # distinct ids, distinct hashes (64 bits)
