@@ -80,7 +80,7 @@ def field_spans(raw: bytes, delimiter: str, n_fields: int) -> Spans | None:
     if has_cr:
         crlf = ends[:, -1] > 0
         crlf[crlf] = a[ends[crlf, -1] - 1] == _CR
-        if int(crlf.sum()) != raw.count(b"\r"):
+        if int(crlf.sum()) != int(np.count_nonzero(a == _CR)):  # (numpy counts bytes faster than bytes.count)
             return None  # a CR elsewhere than at a line end: a lone CR (old Mac line ends) or inside a field
         ends[:, -1] -= crlf  # exclude the CR of CRLF
     # quotes: either none in the field, or exactly its first and last byte

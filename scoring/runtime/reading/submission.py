@@ -67,7 +67,11 @@ class CheckedIds:
             return False
         joined = csv_spans.joined_cells(*cells)
         # with as many LFs as ids on both sides, no id holds a LF: equal buffers mean equal ids
-        return joined == self.joined and joined.count(b"\n") == len(self.ids) == self.joined.count(b"\n")
+        return joined == self.joined and self._line_ends == len(self.ids)
+
+    @cached_property
+    def _line_ends(self) -> int:
+        return int(np.count_nonzero(np.frombuffer(self.joined, dtype=np.uint8) == ord("\n")))
 
     @cached_property
     def _by_hash(self) -> tuple[np.ndarray, np.ndarray]:

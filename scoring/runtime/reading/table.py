@@ -147,7 +147,7 @@ def decode(data: bytes, log: ProblemLog) -> str | None:
     cr = np.flatnonzero(a == ord("\r"))
     n_crlf = int((a[cr[cr + 1 < len(a)] + 1] == ord("\n")).sum())
     n_cr = len(cr) - n_crlf
-    n_lf = data.count(b"\n") - n_crlf
+    n_lf = int(np.count_nonzero(a == ord("\n"))) - n_crlf  # (numpy counts bytes faster than bytes.count)
     styles = sum(x > 0 for x in (n_crlf, n_cr, n_lf))
     if styles > 1:
         log.warning("mixed_line_endings", f"the file mixes line endings ({n_crlf} CRLF, {n_lf} LF, {n_cr} CR); accepted")
