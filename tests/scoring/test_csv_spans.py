@@ -34,6 +34,17 @@ def list_cells(draw) -> str:
     return wrap.format(sep.join(items))
 
 
+def _packed(cells: list[bytes], gap: int = 1, sep: bytes = b";") -> tuple[bytes, np.ndarray, np.ndarray]:
+    """Fields laid out one after the other, ``gap`` separator bytes before each: (raw, starts, ends)."""
+    raw, starts, ends = b"", [], []
+    for c in cells:
+        raw += sep * gap
+        starts.append(len(raw))
+        raw += c
+        ends.append(len(raw))
+    return raw, np.array(starts, dtype=np.int64), np.array(ends, dtype=np.int64)
+
+
 def _spans_of(raw: bytes, cells: list[str], prefix: bytes) -> tuple[np.ndarray, np.ndarray]:
     starts, ends, at = [], [], len(prefix)
     for c in cells:
@@ -93,13 +104,7 @@ def test_parse_digit_runs_declines_what_is_not_a_plain_integer():
 @settings(max_examples=300, deadline=None)
 @given(st.lists(st.binary(max_size=30), max_size=10), st.integers(0, 3))
 def test_joined_cells_is_each_cell_then_a_line_end(cells, gap):
-    raw, starts, ends = b"", [], []
-    for x in cells:
-        raw += b"|" * gap
-        starts.append(len(raw))
-        raw += x
-        ends.append(len(raw))
-    got = csv_spans.joined_cells(raw, np.array(starts, dtype=np.int64), np.array(ends, dtype=np.int64))
+    got = csv_spans.joined_cells(*_packed(cells, gap, b"|"))
     assert got == b"".join(x + b"\n" for x in cells)
 
 
@@ -110,13 +115,7 @@ def test_checked_ids_match_a_column_only_when_every_id_is_equal(ids, data):
     from scoring.runtime.reading.submission import CheckedIds
 
     cells = data.draw(st.one_of(st.just(list(ids)), st.lists(st.text(alphabet="ab\n-", max_size=4), max_size=6)))
-    raw, starts, ends = b"", [], []
-    for c in cells:
-        raw += b","
-        starts.append(len(raw))
-        raw += c.encode()
-        ends.append(len(raw))
-    column = (raw, np.array(starts, dtype=np.int64), np.array(ends, dtype=np.int64))
+    column = _packed([c.encode() for c in cells], 1, b",")
     same = CheckedIds(ids, column, None).same_column(column)
     assert same == (cells == ids and not any("\n" in i for i in ids))
 
@@ -188,13 +187,7 @@ def test_field_spans_decline_or_agree_wherever_the_carriage_returns_are(rows, en
                 min_size=1, max_size=200), st.integers(0, 3))
 def test_decode_spans_gives_each_field(fields, gap):
     """The gather-and-split decoding (64 fields or more) against one slice per field, UTF-8 included."""
-    raw, starts, ends = b"", [], []
-    for f in fields:
-        raw += b";" * gap
-        starts.append(len(raw))
-        raw += f.encode()
-        ends.append(len(raw))
-    starts, ends = np.array(starts, dtype=np.int64), np.array(ends, dtype=np.int64)
+    raw, starts, ends = _packed([f.encode() for f in fields], gap)
     assert csv_spans.decode_spans(raw, starts, ends) == fields
     if raw.isascii():
         assert csv_spans.decode_spans(raw, starts, ends, raw.decode()) == fields
@@ -208,13 +201,7 @@ def test_checked_ids_find_their_order_in_a_shuffled_column_or_decline(ids, data)
     from scoring.runtime.reading.submission import CheckedIds
 
     def column(cells):
-        raw, starts, ends = b"", [], []
-        for c in cells:
-            raw += b";"
-            starts.append(len(raw))
-            raw += c.encode()
-            ends.append(len(raw))
-        return raw, np.array(starts, dtype=np.int64), np.array(ends, dtype=np.int64)
+        return _packed([c.encode() for c in cells])
 
     checked = CheckedIds(ids, column(ids), None)
     cells = data.draw(st.one_of(st.permutations(ids), st.lists(st.sampled_from(ids + ["b", "zz"]),
