@@ -97,7 +97,10 @@ def read_limited(path: str | Path, max_bytes: int, log: ProblemLog) -> bytes | N
         log.error("file_too_large", f"the file is {size:,} bytes; this competition accepts at most {max_bytes:,} bytes")
         return None
     with path.open("rb") as fh:
-        data = fh.read(max_bytes + 1)
+        # (read(n) reserves n bytes first: with n = the limit, 10 GB for a solution, that is slow and may fail)
+        data = fh.read(min(size, max_bytes) + 1)
+        if len(data) > size:  # grew since stat: read on, up to the limit
+            data += fh.read(max_bytes + 1 - len(data))
     if len(data) > max_bytes:  # grew while we read it
         log.error("file_too_large", f"the file is larger than {max_bytes:,} bytes")
         return None
