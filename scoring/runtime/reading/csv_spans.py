@@ -36,14 +36,14 @@ def field_spans(raw: bytes, delimiter: str, n_fields: int) -> Spans | None:
     a = np.frombuffer(raw, dtype=np.uint8)
     if not len(a) or n_fields < 2:
         return None  # (with one field a blank line would pass for an empty record)
-    is_special = a == _QUOTE
-    is_special |= a == _LF
-    is_special |= a == ord(delimiter)
     # a CR is allowed only just before a LF (CRLF line ends): checked by counting below, so CRs
     # need not be located byte by byte
     has_cr = b"\r" in raw
     if has_cr and a[-1] == _CR:
         return None  # a last line ended by a lone CR
+    is_special = a == _QUOTE
+    is_special |= a == _LF
+    is_special |= a == ord(delimiter)
     pos = np.flatnonzero(is_special)
     del is_special
     if a[-1] != _LF:  # a last line without its line end: pretend there is one just past the data

@@ -63,8 +63,11 @@ class CheckedIds:
 
     def same_column(self, cells: tuple[bytes, np.ndarray, np.ndarray]) -> bool:
         """Whether ``cells`` (raw, starts, ends) hold exactly these ids, row for row."""
-        if len(cells[1]) != len(self.ids):
+        raw, starts, ends = cells
+        if len(starts) != len(self.ids):
             return False
+        if len(starts) and raw[starts[0]:ends[0]] != self.ids[0].encode("utf-8"):
+            return False  # (cheap: another order usually shows at the first id)
         joined = csv_spans.joined_cells(*cells)
         # with as many LFs as ids on both sides, no id holds a LF: equal buffers mean equal ids
         return joined == self.joined and self._line_ends == len(self.ids)
