@@ -265,11 +265,15 @@ def parse_digit_runs(raw: bytes, starts: np.ndarray, ends: np.ndarray) -> np.nda
     for lo in range(0, n, _BLOCK):  # a block at a time: its temporaries stay in the CPU cache
         hi = min(lo + _BLOCK, n)
         length = ends[lo:hi] - starts[lo:hi]
-        if length.min() < 1 or length.max() > 18:
+        first = int(length[0])
+        same_length = bool((length == first).all())  # e.g. every species id has 7 digits
+        low, high = (first, first) if same_length else (int(length.min()), int(length.max()))
+        if low < 1 or high > 18:
             return None
-        if ((a[starts[lo:hi]] == ord("0")) & (length > 1)).any():
+        leading_zero = a[starts[lo:hi]] == ord("0")
+        if high > 1 and (leading_zero.any() if low > 1 else (leading_zero & (length > 1)).any()):
             return None  # leading zero: the slow path names it
-        if not _parse_words(words, ends[lo:hi], length, out[lo:hi], scratch[:, :hi - lo]):
+        if not _parse_words(words, ends[lo:hi], length, high, same_length, out[lo:hi], scratch[:, :hi - lo]):
             return None
     return out
 
@@ -277,15 +281,14 @@ def parse_digit_runs(raw: bytes, starts: np.ndarray, ends: np.ndarray) -> np.nda
 _BLOCK = 1 << 15  # numbers per step of parse_digit_runs: 256 KiB per temporary
 
 
-def _parse_words(words: np.ndarray, ends: np.ndarray, length: np.ndarray, out: np.ndarray,
-                 scratch: np.ndarray) -> bool:
+def _parse_words(words: np.ndarray, ends: np.ndarray, length: np.ndarray, longest: int, same_length: bool,
+                 out: np.ndarray, scratch: np.ndarray) -> bool:
     """parse_digit_runs for runs known to hold 1 to 18 bytes with no leading '0', into ``out``;
     False when a byte is not a digit. ``scratch``: two uint64 rows as long as ``ends``."""
     bad, other = scratch
     value = out.view(np.uint64)
     first = int(length[0])
-    same_length = bool((length == first).all())  # e.g. every species id has 7 digits
-    for chunk in range((int(length.max()) + 7) // 8):
+    for chunk in range((longest + 7) // 8):
         at = ends - (8 * chunk + 8)  # the word that ends with this chunk's last digit
         if same_length:
             if at.min() < 0:
