@@ -102,15 +102,12 @@ def build_leaderboard(folder: str | Path, solution_path: str | Path, definition,
                       metric: str | None = None, unit: str = "group", n_resamples: int = 1000, seed: int = 0,
                       confidence: float = 0.95, alpha: float = 0.05, recursive: bool = False,
                       progress: Callable[[str], None] | None = None) -> Leaderboard:
-    from scoring.runtime.matching import align
-    from scoring.runtime.problems import ProblemLog
     from scoring.rows import row_frame
-    from scoring.runtime.scorer import score
-    from scoring.runtime.reading.solution import load_solution
-    from scoring.runtime.reading.submission import read_submission
+    from scoring.runtime.warm import Grader
 
     folder = Path(folder)
-    sol = load_solution(solution_path, definition)
+    grader = Grader(solution_path, definition, reveal_private=reveal_private)  # the solution is read once
+    sol = grader.solution
     metric = metric or definition.primary_metric
     files = list_submissions(folder, recursive)
     entries: list[Entry] = []
@@ -119,8 +116,8 @@ def build_leaderboard(folder: str | Path, solution_path: str | Path, definition,
     for i, path in enumerate(files, 1):
         name = board_name(path.relative_to(folder).with_suffix("").as_posix(), used)
         shown = display_name(str(path))
-        sub = read_submission(path, definition, filename=shown, checked_ids=sol.checked_ids)
-        report = score(sub, sol, definition, reveal_private=reveal_private)
+        graded = grader.evaluate(path, filename=shown)
+        report = graded.report
         entry = Entry(name, shown, report.status, n_warnings=len(report.warnings))
         if report.status == "scored":
             if metric not in report.metrics.public:
@@ -129,7 +126,7 @@ def build_leaderboard(folder: str | Path, solution_path: str | Path, definition,
             entry.public = SplitScore(report.metrics.public[metric])
             if reveal_private and report.metrics.private:
                 entry.private = SplitScore(report.metrics.private[metric])
-            frames[name] = row_frame(sub, sol, definition, align(sub, sol, ProblemLog()))
+            frames[name] = row_frame(graded.submission, sol, definition, graded.order)
             msg = f"{metric} {entry.public.score:.4f}"
         else:
             entry.errors = [e.to_dict() if hasattr(e, "to_dict") else dict(e)

@@ -95,7 +95,10 @@ def group_ids(ids: Sequence[str], spec: GroupingSpec) -> list[str]:
 
 
 def group_codes(groups: Sequence[str]) -> tuple[np.ndarray, list[str]]:
-    """Integer code per row and the sorted group names."""
-    names = sorted(dict.fromkeys(groups))
-    code = {name: i for i, name in enumerate(names)}
-    return np.fromiter(map(code.__getitem__, groups), dtype=np.int64, count=len(groups)), names
+    """Integer code per row, groups numbered in order of first appearance, and the name of each code.
+
+    One dict lookup per row (no sort of the names): codes only say which rows share a group.
+    """
+    index: dict = {}
+    codes = [index.setdefault(g, len(index)) for g in groups]
+    return np.array(codes, dtype=np.int64), list(index)

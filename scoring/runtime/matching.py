@@ -6,6 +6,8 @@ which ids are public or private.
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 
 from .problems import ProblemLog
@@ -19,7 +21,14 @@ def align(sub: Submission, sol: Solution, log: ProblemLog) -> np.ndarray | None:
     """Index into the submission's rows for each solution id, or None when ids do not match."""
     if sub.ids == sol.ids:  # the usual case: the submission follows the sample file's order
         return np.arange(len(sol.ids), dtype=np.int64)
-    position = {id_: i for i, id_ in enumerate(sub.ids)}  # ids are unique on both sides (checked earlier)
+    if sub.id_order is not None and sub.id_order[0] is sol.checked_ids:
+        return sub.id_order[1]  # read against this solution's ids and matched to them byte for byte
+    position = dict(zip(sub.ids, range(len(sub.ids))))  # ids are unique on both sides (checked earlier)
+    if len(sub.ids) == len(sol.ids):
+        # the same ids in another order: every solution id found is then a bijection (no unknown ids)
+        order = np.fromiter(map(position.get, sol.ids, itertools.repeat(-1)), dtype=np.int64, count=len(sol.ids))
+        if len(order) and order.min() >= 0:
+            return order
     known = set(sol.ids)
     # Sorted: in the solution's order, the omitted ids would tell which are public (a solution grouped by Usage).
     missing = sorted(i for i in sol.ids if i not in position)

@@ -26,27 +26,44 @@ def score_file(submission: str | Path | bytes, solution: str | Path | Solution, 
                val_accuracy: float | None = None, filename: str | None = None) -> ScoreReport:
     """Read an upload (a CSV, a zip holding one, a folder holding one) and score it: ``grade`` without the guard."""
     sol = solution if isinstance(solution, Solution) else load_solution(solution, definition)
+    sub, refused = read_upload(submission, sol, definition, filename=filename)
+    if refused is not None:
+        return refused
+    return score(sub, sol, definition, reveal_private=reveal_private, own_team=own_team, val_accuracy=val_accuracy)
+
+
+def read_upload(submission: str | Path | bytes, sol: Solution, definition: CompetitionDefinition, *,
+                filename: str | None = None) -> tuple[Submission | None, ScoreReport | None]:
+    """The upload read as a submission, or (None, the rejected report) when the upload itself is refused."""
     upload = unpack(submission, definition.limits, filename=filename)
     if not upload.ok:
-        return ScoreReport(competition=definition.name, status="rejected", primary_metric=definition.primary_metric,
-                           errors=[ReportProblem.of(p) for p in upload.problems if p.severity == "error"],
-                           warnings=[ReportProblem.of(p) for p in upload.problems if p.severity == "warning"])
-    sub = read_submission(upload.data, definition, filename=upload.filename, checked_ids=sol.checked_ids)
-    return score(sub, sol, definition, reveal_private=reveal_private, own_team=own_team, val_accuracy=val_accuracy)
+        return None, ScoreReport(competition=definition.name, status="rejected",
+                                 primary_metric=definition.primary_metric,
+                                 errors=[ReportProblem.of(p) for p in upload.problems if p.severity == "error"],
+                                 warnings=[ReportProblem.of(p) for p in upload.problems if p.severity == "warning"])
+    return read_submission(upload.data, definition, filename=upload.filename, checked_ids=sol.checked_ids), None
 
 
 def score(sub: Submission, sol: Solution, definition: CompetitionDefinition, *, reveal_private: bool = False,
           own_team: str | None = None, val_accuracy: float | None = None) -> ScoreReport:
+    return score_aligned(sub, sol, definition, reveal_private=reveal_private, own_team=own_team,
+                         val_accuracy=val_accuracy)[0]
+
+
+def score_aligned(sub: Submission, sol: Solution, definition: CompetitionDefinition, *, reveal_private: bool = False,
+                  own_team: str | None = None, val_accuracy: float | None = None
+                  ) -> tuple[ScoreReport, np.ndarray | None]:
+    """``score``, and the submission row of each solution row (None unless the ids matched)."""
     report = ScoreReport(competition=definition.name, status="rejected", primary_metric=definition.primary_metric,
                          n_rows=len(sub.ids), warnings=[ReportProblem.of(p) for p in sub.warnings],
                          errors=[ReportProblem.of(p) for p in sub.errors])
     if not sub.ok:
-        return report
+        return report, None
     log = ProblemLog(file=sub.problems[0].file if sub.problems else None)
     order = align(sub, sol, log)
     if order is None:
         report.errors = [ReportProblem.of(p) for p in log.finish()]
-        return report
+        return report, None
     if own_team is not None and definition.task != "multiclass":
         raise HostError("definition_invalid", "--own-team applies to single-label (team) competitions only")
     if own_team is not None and own_team not in set(sol.groups):
@@ -71,7 +88,7 @@ def score(sub: Submission, sol: Solution, definition: CompetitionDefinition, *, 
         report.details[split] = detail
     report.metrics = Metrics(public=public, private=private)
     report.status = "scored"
-    return report
+    return report, order
 
 
 def _multilabel(sub: Submission, sol: Solution, definition: CompetitionDefinition, order: np.ndarray,
@@ -81,7 +98,7 @@ def _multilabel(sub: Submission, sol: Solution, definition: CompetitionDefinitio
     eb = definition.empty_both_score
     all_codes, _ = sol.group_codes
     codes = all_codes[idx]
-    n_groups = len(np.unique(codes))
+    n_groups = int(np.count_nonzero(np.bincount(codes))) if len(codes) else 0  # codes: 0..G-1
     values = multilabel.all_metrics(y_true, y_pred, codes, empty_both=eb)
     grouping = definition.grouping
     detail = {

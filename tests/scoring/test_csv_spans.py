@@ -34,6 +34,17 @@ def list_cells(draw) -> str:
     return wrap.format(sep.join(items))
 
 
+def _packed(cells: list[bytes], gap: int = 1, sep: bytes = b";") -> tuple[bytes, np.ndarray, np.ndarray]:
+    """Fields laid out one after the other, ``gap`` separator bytes before each: (raw, starts, ends)."""
+    raw, starts, ends = b"", [], []
+    for c in cells:
+        raw += sep * gap
+        starts.append(len(raw))
+        raw += c
+        ends.append(len(raw))
+    return raw, np.array(starts, dtype=np.int64), np.array(ends, dtype=np.int64)
+
+
 def _spans_of(raw: bytes, cells: list[str], prefix: bytes) -> tuple[np.ndarray, np.ndarray]:
     starts, ends, at = [], [], len(prefix)
     for c in cells:
@@ -91,35 +102,36 @@ def test_parse_digit_runs_declines_what_is_not_a_plain_integer():
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.lists(st.binary(max_size=30), min_size=1, max_size=10), st.data())
-def test_cells_equal_is_bytes_equality(cells, data):
-    other = data.draw(st.one_of(st.just(list(cells)),
-                                st.lists(st.binary(max_size=30), min_size=len(cells), max_size=len(cells))))
-    gap_a, gap_b = data.draw(st.integers(0, 3)), data.draw(st.integers(0, 3))
-
-    def pack(items, gap):
-        raw, starts, ends = b"", [], []
-        for x in items:
-            raw += b"|" * gap
-            starts.append(len(raw))
-            raw += x
-            ends.append(len(raw))
-        return raw, np.array(starts, dtype=np.int64), np.array(ends, dtype=np.int64)
-
-    assert csv_spans.cells_equal(*pack(cells, gap_a), *pack(other, gap_b)) == (cells == other)
+@given(st.lists(st.binary(max_size=30), max_size=10), st.integers(0, 3))
+def test_joined_cells_is_each_cell_then_a_line_end(cells, gap):
+    got = csv_spans.joined_cells(*_packed(cells, gap, b"|"))
+    assert got == b"".join(x + b"\n" for x in cells)
 
 
-@settings(max_examples=200, deadline=None)
-@given(st.lists(st.sampled_from(["Public", "Private", "Ignored", "public", "Publi", "Publicx", "", "P"]),
-                min_size=1, max_size=12))
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.text(alphabet="ab\n-", max_size=4), max_size=6), st.data())
+def test_checked_ids_match_a_column_only_when_every_id_is_equal(ids, data):
+    """Reusing the solution's checked ids: never for a column that differs, line breaks included."""
+    from scoring.runtime.reading.submission import CheckedIds
+
+    cells = data.draw(st.one_of(st.just(list(ids)), st.lists(st.text(alphabet="ab\n-", max_size=4), max_size=6)))
+    column = _packed([c.encode() for c in cells], 1, b",")
+    same = CheckedIds(ids, column, None).same_column(column)
+    assert same == (cells == ids and not any("\n" in i for i in ids))
+
+
+ALLOWED = ["Public", "Private", "Ignored", "Ignored-by-the-host"]  # (the last one longer than 8 bytes)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(ALLOWED + ["public", "Publi", "Publicx", "", "P", "Ignored-by-the-hosT",
+                                           "Ignored-by-the-hos"]), min_size=1, max_size=12))
 def test_match_cells_is_exact_equality(values):
     raw = "\n".join(values).encode()
     lengths = np.array([len(v) for v in values])
     starts = np.cumsum(np.concatenate([[0], lengths[:-1] + 1]))
-    got = csv_spans.match_cells(raw, starts, starts + lengths, [b"Public", b"Private", b"Ignored"])
-    expected = [["Public", "Private", "Ignored"].index(v) if v in ("Public", "Private", "Ignored") else -1
-                for v in values]
-    assert got.tolist() == expected
+    got = csv_spans.match_cells(raw, starts, starts + lengths, [v.encode() for v in ALLOWED])
+    assert got.tolist() == [ALLOWED.index(v) if v in ALLOWED else -1 for v in values]
 
 
 @settings(max_examples=300, deadline=None)
@@ -143,3 +155,62 @@ def test_field_spans_agree_with_csv_module_without_final_line_end(rows, quote_al
     assert inner == [b","] * len(inner)
     assert int(spans.quoted_delimiter_counts.sum()) == len(inner)
     assert spans.quoted_delimiter_counts.tolist() == [[f.count(",") for f in r] for r in expected]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.tuples(st.text(alphabet='a1,"\r', max_size=5), st.text(alphabet='a1,"\r', max_size=5)),
+                min_size=1, max_size=6),
+       st.lists(st.sampled_from(["\n", "\r\n", "\r", "\r\r\n"]), min_size=7, max_size=7), st.booleans())
+def test_field_spans_decline_or_agree_wherever_the_carriage_returns_are(rows, ends, final):
+    """CRs are not located byte by byte: only counted. A CR anywhere but just before a LF must decline."""
+    records = [("h1", "h2"), *rows]
+    lines = []
+    for (x, y), end in zip(records, ends):
+        buf = io.StringIO()
+        csv.writer(buf, lineterminator="").writerow([x, y])
+        lines.append(buf.getvalue() + end)
+    text = "".join(lines)
+    if not final:
+        text = text[:-len(ends[len(records) - 1])]
+    raw = text.encode()
+    spans = csv_spans.field_spans(raw, ",", 2)
+    if spans is None:
+        return
+    assert "\r" not in text.replace("\r\n", "") and text.count("\n") >= len(records) - 1
+    expected = list(csv.reader(io.StringIO(text, newline="")))
+    got = [[raw[s:e].decode() for s, e in zip(rs, re)] for rs, re in zip(spans.starts.tolist(), spans.ends.tolist())]
+    assert got == expected
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.text(alphabet=st.characters(blacklist_characters="\n", blacklist_categories=("Cs",)), max_size=8),
+                min_size=1, max_size=200), st.integers(0, 3))
+def test_decode_spans_gives_each_field(fields, gap):
+    """The gather-and-split decoding (64 fields or more) against one slice per field, UTF-8 included."""
+    raw, starts, ends = _packed([f.encode() for f in fields], gap)
+    assert csv_spans.decode_spans(raw, starts, ends) == fields
+    if raw.isascii():
+        assert csv_spans.decode_spans(raw, starts, ends, raw.decode()) == fields
+    order = np.argsort(-starts, kind="stable")  # fields in any order, not only file order
+    assert csv_spans.decode_spans(raw, starts[order], ends[order]) == [fields[i] for i in order]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.text(alphabet="ab-1\n", max_size=12), min_size=1, max_size=12, unique=True), st.data())
+def test_checked_ids_find_their_order_in_a_shuffled_column_or_decline(ids, data):
+    from scoring.runtime.reading.submission import CheckedIds
+
+    def column(cells):
+        return _packed([c.encode() for c in cells])
+
+    checked = CheckedIds(ids, column(ids), None)
+    cells = data.draw(st.one_of(st.permutations(ids), st.lists(st.sampled_from(ids + ["b", "zz"]),
+                                                               min_size=len(ids), max_size=len(ids))))
+    order = checked.order_in(column(cells))
+    if order is not None:
+        assert [cells[j] for j in order] == ids
+    elif sorted(cells) == sorted(ids):
+        assert any("\n" in i for i in ids)  # only ids holding a line break are never matched
+    hashes = csv_spans.cell_hashes(*column(ids + ids))
+    assert hashes[:len(ids)].tolist() == hashes[len(ids):].tolist()
+    assert len(set(hashes[:len(ids)].tolist())) == len(ids)  # distinct ids, distinct hashes (64 bits)

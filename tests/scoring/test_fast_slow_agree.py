@@ -9,6 +9,7 @@ the fast path is a shortcut, never a second opinion.
 
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from scoring.runtime.reading import csv_spans
@@ -76,3 +77,39 @@ def test_fast_and_slow_paths_load_solutions_alike(monkeypatch, competition):
     assert fast.split.tolist() == slow.split.tolist()
     assert (fast.labels.to_lists() if fast.labels else fast.classes) == \
            (slow.labels.to_lists() if slow.labels else slow.classes)
+
+
+def _shuffled(path: Path, tmp_path: Path, seed: int) -> Path:
+    lines = path.read_bytes().splitlines(keepends=True)
+    if lines and not lines[-1].endswith(b"\n"):
+        lines[-1] += b"\n"
+    body = lines[1:]
+    order = np.random.default_rng(seed).permutation(len(body))
+    out = tmp_path / f"shuffled_{seed}_{path.name}"
+    out.write_bytes(lines[0] + b"".join(body[i] for i in order))
+    return out
+
+
+@pytest.mark.parametrize("competition", ["plantclef2025", "agrichallenge2024"])
+def test_the_solutions_checked_ids_change_nothing_but_the_work(competition, tmp_path):
+    """A submission read with the solution's checked ids (same order, or shuffled rows: matched by hashes,
+    then byte for byte) gives the ids, labels, lines, problems and alignment of one read without them."""
+    from scoring.runtime.matching import align
+    from scoring.runtime.problems import ProblemLog
+
+    definition = load_competition(competition)
+    sol = load_solution(REPO / "reference_submissions" / competition / "solution.csv", definition)
+    files = sorted((REPO / "reference_submissions" / competition / "submissions").rglob("*.csv"))
+    if competition == "plantclef2025":
+        files += CORPUS
+    files += [_shuffled(f, tmp_path, seed) for f in files[:6] for seed in (1, 2)]
+    reused = 0
+    for path in files:
+        with_ids = read_submission(path, definition, checked_ids=sol.checked_ids)
+        without = read_submission(path, definition)
+        assert _summary(with_ids) == _summary(without), path.name
+        if with_ids.ok:
+            a, b = align(with_ids, sol, ProblemLog()), align(without, sol, ProblemLog())
+            assert (a is None and b is None) or a.tolist() == b.tolist(), path.name
+        reused += with_ids.id_order is not None
+    assert reused >= 6  # the shuffled files took the permutation shortcut

@@ -12,7 +12,8 @@ Notation for row i: T_i true set, P_i predicted set, tp_i = |T_i & P_i|.
                   2 tp_c / (|true rows of c| + |predicted rows of c|)
 
 Nothing here builds a dense rows x classes matrix: rows and labels are combined
-into one sorted int64 key per (row, label) pair and matched with searchsorted.
+into one sorted int64 key per (row, label) pair, and the pairs of both sides
+are matched by one stable sort of the two sorted runs (a linear merge).
 """
 
 from __future__ import annotations
@@ -27,23 +28,52 @@ def _check_aligned(y_true: LabelSets, y_pred: LabelSets) -> None:
         raise ValueError(f"y_true has {y_true.n_rows} rows but y_pred has {y_pred.n_rows}")
 
 
-def _hits(y_true: LabelSets, y_pred: LabelSets) -> np.ndarray:
-    """Boolean per predicted entry: is it in the row's true set?"""
-    _check_aligned(y_true, y_pred)
-    if not len(y_pred.labels) or not len(y_true.labels):
-        return np.zeros(len(y_pred.labels), dtype=bool)
-    width = int(max(y_true.labels.max(), y_pred.labels.max())) + 1
-    key_true = y_true.row_of_label * width + y_true.labels  # sorted: rows ascending, labels sorted in rows
-    key_pred = y_pred.row_of_label * width + y_pred.labels
-    pos = np.searchsorted(key_true, key_pred)
-    pos[pos == len(key_true)] = 0
-    return key_true[pos] == key_pred
+class _Matches:
+    """The (row, label) pairs found in both y_true and y_pred, as keys ``row << bits | label``."""
+
+    def __init__(self, y_true: LabelSets, y_pred: LabelSets):
+        _check_aligned(y_true, y_pred)
+        self.n_rows = y_pred.n_rows
+        top = max(int(y_true.labels.max()) if len(y_true.labels) else 0,
+                  int(y_pred.labels.max()) if len(y_pred.labels) else 0)
+        self.bits = max(top.bit_length(), 1)
+        if not len(y_pred.labels) or not len(y_true.labels):
+            self.keys = np.zeros(0, dtype=np.int64)
+        elif self.n_rows.bit_length() + self.bits <= 62:
+            # each side's keys are strictly increasing (rows ascending, labels sorted and unique within
+            # a row): a stable sort of the two runs is one linear merge (timsort), and a pair present
+            # on both sides shows up as two equal neighbours
+            both = np.concatenate([_keys(y_true, self.bits), _keys(y_pred, self.bits)])
+            both.sort(kind="stable")
+            self.keys = both[1:][both[1:] == both[:-1]]
+        else:  # labels too large for one int64 key: a two-key sort of the pairs, same idea
+            rows = np.concatenate([y_true.row_of_label, y_pred.row_of_label])
+            labels = np.concatenate([y_true.labels, y_pred.labels])
+            order = np.lexsort((labels, rows))
+            rows, labels = rows[order], labels[order]
+            same = (rows[1:] == rows[:-1]) & (labels[1:] == labels[:-1])
+            self.bits = 0
+            self._rows, self._labels = rows[1:][same], labels[1:][same]
+
+    @property
+    def rows(self) -> np.ndarray:
+        return self._rows if self.bits == 0 else self.keys >> self.bits
+
+    @property
+    def labels(self) -> np.ndarray:
+        return self._labels if self.bits == 0 else self.keys & ((1 << self.bits) - 1)
 
 
-def true_positives(y_true: LabelSets, y_pred: LabelSets, *, hit: np.ndarray | None = None) -> np.ndarray:
-    """tp_i per row (``hit``: ``_hits(y_true, y_pred)`` when already computed)."""
-    hit = _hits(y_true, y_pred) if hit is None else hit
-    return np.bincount(y_pred.row_of_label[hit], minlength=y_pred.n_rows).astype(np.int64)
+def _keys(sets: LabelSets, bits: int) -> np.ndarray:
+    key = sets.row_of_label << bits
+    key |= sets.labels
+    return key
+
+
+def true_positives(y_true: LabelSets, y_pred: LabelSets, *, matches: _Matches | None = None) -> np.ndarray:
+    """tp_i per row (``matches``: ``_Matches(y_true, y_pred)`` when already computed)."""
+    matches = _Matches(y_true, y_pred) if matches is None else matches
+    return np.bincount(matches.rows, minlength=matches.n_rows).astype(np.int64)
 
 
 def sample_scores(y_true: LabelSets, y_pred: LabelSets, *, empty_both: float = 1.0,
@@ -75,10 +105,14 @@ def grouped_mean(values: np.ndarray, group_codes: np.ndarray) -> float:
         raise ValueError("values and group_codes differ in length")
     if not len(values):
         return float("nan")
-    _, codes = np.unique(group_codes, return_inverse=True)
+    if group_codes.min() >= 0 and group_codes.max() <= 4 * len(group_codes):
+        codes = group_codes  # dense codes (``group_codes`` gives 0..G-1): absent groups just count 0
+    else:
+        _, codes = np.unique(group_codes, return_inverse=True)
     sums = np.bincount(codes, weights=values)
     counts = np.bincount(codes)
-    return float(np.mean(sums / counts))
+    present = counts > 0
+    return float(np.mean(sums[present] / counts[present]))
 
 
 def transect_f1(y_true: LabelSets, y_pred: LabelSets, group_codes: np.ndarray, *, empty_both: float = 1.0) -> float:
@@ -93,25 +127,28 @@ def micro_f1(y_true: LabelSets, y_pred: LabelSets, *, empty_both: float = 1.0) -
     return empty_both if denom == 0 else 2 * tp / denom
 
 
-def per_class_counts(y_true: LabelSets, y_pred: LabelSets, *, hit: np.ndarray | None = None
+def per_class_counts(y_true: LabelSets, y_pred: LabelSets, *, matches: _Matches | None = None
                      ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Classes in truth or prediction, with per-class tp, true count and predicted count."""
-    hit = _hits(y_true, y_pred) if hit is None else hit
+    matches = _Matches(y_true, y_pred) if matches is None else matches
+    hit_labels = matches.labels
     both = np.concatenate([y_true.labels, y_pred.labels])
     n_t = len(y_true.labels)
-    if len(both) and both.max() < 50_000_000:
-        # species ids are < 2e6: counting by id is linear, no sort needed
-        size = int(both.max()) + 1
-        true_c = np.bincount(y_true.labels, minlength=size)
-        pred_c = np.bincount(y_pred.labels, minlength=size)
-        tp_c = np.bincount(y_pred.labels[hit], minlength=size)
-        classes = np.flatnonzero(true_c + pred_c)
-        return classes, tp_c[classes], true_c[classes], pred_c[classes]
+    low = int(both.min()) if len(both) else 0
+    span = int(both.max()) - low + 1 if len(both) else 0
+    if len(both) and span < 50_000_000 and span <= 8 * len(both):
+        # species ids span < 2e6: counting by id (from the smallest) is linear, no sort needed;
+        # worth it only when the span is not much larger than the labels it counts
+        true_c = np.bincount(y_true.labels - low, minlength=span)
+        pred_c = np.bincount(y_pred.labels - low, minlength=span)
+        tp_c = np.bincount(hit_labels - low, minlength=span)
+        present = np.flatnonzero(true_c + pred_c)
+        return present + low, tp_c[present], true_c[present], pred_c[present]
     classes, inv = np.unique(both, return_inverse=True)
     true_c = np.bincount(inv[:n_t], minlength=len(classes))
     pred_codes = inv[n_t:]
     pred_c = np.bincount(pred_codes, minlength=len(classes))
-    tp_c = np.bincount(pred_codes[hit], minlength=len(classes))
+    tp_c = np.bincount(np.searchsorted(classes, hit_labels), minlength=len(classes))
     return classes, tp_c, true_c, pred_c
 
 
@@ -127,12 +164,11 @@ def macro_f1(y_true: LabelSets, y_pred: LabelSets, *, empty_both: float = 1.0) -
 def all_metrics(y_true: LabelSets, y_pred: LabelSets, group_codes: np.ndarray, *, empty_both: float = 1.0
                 ) -> dict[str, float]:
     """Every metric above, matching (row, label) pairs once instead of once per metric."""
-    _check_aligned(y_true, y_pred)
-    hit = _hits(y_true, y_pred)
-    tp = true_positives(y_true, y_pred, hit=hit)
+    matches = _Matches(y_true, y_pred)
+    tp = true_positives(y_true, y_pred, matches=matches)
     p, r, f = sample_scores(y_true, y_pred, empty_both=empty_both, tp=tp)
     denom = len(y_true.labels) + len(y_pred.labels)
-    classes, tp_c, true_c, pred_c = per_class_counts(y_true, y_pred, hit=hit)
+    classes, tp_c, true_c, pred_c = per_class_counts(y_true, y_pred, matches=matches)
     return {
         "transect_f1": grouped_mean(f, group_codes),
         "sample_f1": float(f.mean()),

@@ -36,12 +36,14 @@ def field_spans(raw: bytes, delimiter: str, n_fields: int) -> Spans | None:
     a = np.frombuffer(raw, dtype=np.uint8)
     if not len(a) or n_fields < 2:
         return None  # (with one field a blank line would pass for an empty record)
+    # a CR is allowed only just before a LF (CRLF line ends): checked by counting below, so CRs
+    # need not be located byte by byte
+    has_cr = b"\r" in raw
+    if has_cr and a[-1] == _CR:
+        return None  # a last line ended by a lone CR
     is_special = a == _QUOTE
     is_special |= a == _LF
     is_special |= a == ord(delimiter)
-    has_cr = b"\r" in raw
-    if has_cr:
-        is_special |= a == _CR
     pos = np.flatnonzero(is_special)
     del is_special
     if a[-1] != _LF:  # a last line without its line end: pretend there is one just past the data
@@ -56,10 +58,6 @@ def field_spans(raw: bytes, delimiter: str, n_fields: int) -> Spans | None:
     is_lf = kind == _LF
     if (inside & is_lf).any():
         return None  # a field spans lines
-    if has_cr:
-        cr = pos[kind == _CR]
-        if cr[-1] + 1 >= len(a) or (a[cr + 1] != _LF).any():
-            return None  # lone CR (old Mac line ends) or CR inside a field
     is_delim = kind == ord(delimiter)
     quoted_delims = pos[is_delim & inside]
     # the field boundaries in file order: each record must be n_fields - 1 delimiters then a line end
@@ -72,7 +70,7 @@ def field_spans(raw: bytes, delimiter: str, n_fields: int) -> Spans | None:
         return None  # ragged
     bounds = pos[boundary].reshape(n_records, n_fields)  # the delimiter or line end after each field
     quotes_at = n_quotes_before[boundary].reshape(n_records, n_fields)
-    # structural bytes strictly inside each field: its quotes, its quoted delimiters, and a CR of CRLF
+    # structural bytes strictly inside each field: its quotes and its quoted delimiters
     inside_field = np.diff(boundary, prepend=-1).reshape(n_records, n_fields) - 1
     starts = np.empty_like(bounds)
     starts[:, 1:] = bounds[:, :-1] + 1
@@ -82,8 +80,9 @@ def field_spans(raw: bytes, delimiter: str, n_fields: int) -> Spans | None:
     if has_cr:
         crlf = ends[:, -1] > 0
         crlf[crlf] = a[ends[crlf, -1] - 1] == _CR
+        if int(crlf.sum()) != int(np.count_nonzero(a == _CR)):  # (numpy counts bytes faster than bytes.count)
+            return None  # a CR elsewhere than at a line end: a lone CR (old Mac line ends) or inside a field
         ends[:, -1] -= crlf  # exclude the CR of CRLF
-        inside_field[:, -1] -= crlf
     # quotes: either none in the field, or exactly its first and last byte
     n_quotes = _per_field(quotes_at)
     quoted = n_quotes == 2
@@ -97,16 +96,87 @@ def field_spans(raw: bytes, delimiter: str, n_fields: int) -> Spans | None:
 
 def _per_field(running: np.ndarray) -> np.ndarray:
     """Counts per field from running totals taken at the end of each field (in file order)."""
-    out = np.diff(running, axis=1, prepend=0)
-    out[1:, 0] = running[1:, 0] - running[:-1, -1]
+    out = np.empty_like(running)
+    np.subtract(running[:, 1:], running[:, :-1], out=out[:, 1:])
+    out[0, 0] = running[0, 0]
+    np.subtract(running[1:, 0], running[:-1, -1], out=out[1:, 0])
     return out
 
 
 def decode_spans(raw: bytes, starts: np.ndarray, ends: np.ndarray, text: str | None = None) -> list[str]:
-    """The fields as str. ``text``: ``raw`` decoded, when raw is ASCII (then byte and str offsets agree)."""
+    """The fields as str. ``text``: ``raw`` decoded, when raw is ASCII (then byte and str offsets agree).
+
+    Many fields are gathered into one buffer, a line end after each, and
+    decoded and split in one go: two C calls instead of a slice per field. The
+    fields of ``field_spans`` never hold a line end and start and end at ASCII
+    bytes, so this gives the same strings; a count that disagrees falls back.
+    """
+    if len(starts) >= 64 and len(raw) and int((ends - starts).sum()) <= 64 * len(starts):  # short fields: ids, names
+        fields = _gather_split(raw, starts, ends)
+        if fields is not None:
+            return fields
     if text is not None:
         return [text[s:e] for s, e in zip(starts.tolist(), ends.tolist())]
     return [raw[s:e].decode("utf-8") for s, e in zip(starts.tolist(), ends.tolist())]
+
+
+def joined_cells(raw: bytes, starts: np.ndarray, ends: np.ndarray) -> bytes:
+    """The bytes of the fields, one LF after each (b"" for no field)."""
+    if not len(starts):
+        return b""
+    if not len(raw):
+        return b"\n" * len(starts)
+    return _gathered(raw, starts, ends).tobytes()
+
+
+def cell_hashes(raw: bytes, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
+    """A 64-bit hash of each field's bytes: equal fields get equal hashes (unequal ones almost surely not).
+
+    Read 8 bytes at a time straight from ``raw`` (zeros past each field's end),
+    mixed by multiply-xorshift steps; for matching ids without Python strings.
+    """
+    length = ends - starts
+    h = length.astype(np.uint64) * _MIX
+    if not len(starts) or not len(raw):
+        return h
+    words = _words(raw if len(raw) >= 8 else raw + bytes(8 - len(raw)))
+    for chunk in range((int(length.max()) + 7) // 8):
+        h ^= _chunk(words, starts, length, chunk)
+        h *= _MIX
+        h ^= h >> np.uint64(29)
+    return h
+
+
+def _chunk(words: np.ndarray, starts: np.ndarray, length: np.ndarray, chunk: int) -> np.ndarray:
+    """Bytes 8 * chunk to 8 * chunk + 7 of each field as the low bytes of a uint64, zeros past its end."""
+    at = starts + 8 * chunk
+    base = np.minimum(at, len(words) - 1)
+    # a field in the last 7 bytes: read the last word and shift its bytes down
+    w = words[base] >> ((at - base).astype(np.uint64) * np.uint64(8))
+    w &= _LOW_BYTES[np.clip(length - 8 * chunk, 0, 8)]
+    return w
+
+
+_MIX = np.uint64(0x9E3779B97F4A7C15)
+
+
+def _gather_split(raw: bytes, starts: np.ndarray, ends: np.ndarray) -> list[str] | None:
+    fields = _gathered(raw, starts, ends)[:-1].tobytes().decode("utf-8").split("\n")
+    return fields if len(fields) == len(starts) else None
+
+
+def _gathered(raw: bytes, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
+    """The bytes of every field, in the given order, each followed by a LF: one buffer (``raw`` non-empty)."""
+    length = ends - starts
+    slot = np.cumsum(length + 1, dtype=np.intp)  # one past each field's separator in the buffer
+    # buffer index p -> raw index, as a running sum: +1 within a field, a jump to the next field's start
+    step = np.ones(int(slot[-1]), dtype=np.intp)  # (intp: take converts any other index type first)
+    step[0] = starts[0]
+    step[slot[:-1]] = starts[1:] - ends[:-1]
+    np.cumsum(step, out=step)
+    buffer = np.frombuffer(raw, dtype=np.uint8).take(step, mode="clip")
+    buffer[slot - 1] = _LF
+    return buffer
 
 
 def int_lists(raw: bytes, starts: np.ndarray, ends: np.ndarray, commas: np.ndarray | None = None,
@@ -144,26 +214,28 @@ def int_lists(raw: bytes, starts: np.ndarray, ends: np.ndarray, commas: np.ndarr
         lo = np.searchsorted(commas, starts)
         offsets = np.repeat(lo - (np.cumsum(n_commas) - n_commas), n_commas)
         inner = commas[offsets + np.arange(n_inner)]
-    # item k of the file runs from just after its opening '[' or ',' to its closing ',' or ']'
-    first_item = np.cumsum(sizes) - sizes
-    is_first = np.zeros(total, dtype=bool)
-    is_first[first_item[nonempty]] = True
+    # item k of the file runs from just after its opening '[' or ',' to its closing ',' or ']':
+    # the last item of a list ends at its ']', the others at the commas, in file order
+    last_item = np.cumsum(sizes)
+    last_item -= 1
+    last_item = last_item[nonempty]
     is_last = np.zeros(total, dtype=bool)
-    is_last[(first_item + sizes - 1)[nonempty]] = True
-    item_start = np.empty(total, dtype=np.int64)
-    item_start[is_first] = starts[nonempty] + 1
-    item_start[~is_first] = inner + 1
+    is_last[last_item] = True
     item_end = np.empty(total, dtype=np.int64)
     item_end[is_last] = ends[nonempty] - 1
     item_end[~is_last] = inner
+    # and each item starts just after the previous one's end, except the first of a list
+    item_start = np.empty(total, dtype=np.int64)
+    np.add(item_end[:-1], 1, out=item_start[1:])
+    item_start[last_item - sizes[nonempty] + 1] = starts[nonempty] + 1
     item_start += a[item_start] == _SPACE  # the space of ", "
     values = parse_digit_runs(raw, item_start, item_end)
     return None if values is None else (sizes, values)
 
 
 _ZEROS = np.uint64(0x3030303030303030)  # eight ASCII '0'
-_HIGH_NIBBLES = np.uint64(0xF0F0F0F0F0F0F0F0)
-_SIXES = np.uint64(0x0606060606060606)
+_PLUS_46 = np.uint64(0x4646464646464646)
+_HIGH_BITS = np.uint64(0x8080808080808080)
 # eight digit bytes -> four 2-digit numbers -> two 4-digit numbers -> one 8-digit number
 _SWAR_STEPS = [(np.uint64(0x0F0F0F0F0F0F0F0F), np.uint64(2561), np.uint64(8)),
                (np.uint64(0x00FF00FF00FF00FF), np.uint64(6553601), np.uint64(16)),
@@ -181,78 +253,81 @@ def parse_digit_runs(raw: bytes, starts: np.ndarray, ends: np.ndarray) -> np.nda
     and converted with the SWAR arithmetic used by fast JSON parsers: three
     multiply-shift steps per 8 digits instead of a loop over digits.
     """
-    length = ends - starts
-    if not len(length):
+    n = len(starts)
+    if not n:
         return np.zeros(0, dtype=np.int64)
-    if length.min() < 1 or length.max() > 18 or len(raw) < 8:
+    if len(raw) < 8:
         return None
     a = np.frombuffer(raw, dtype=np.uint8)
-    if ((a[starts] == ord("0")) & (length > 1)).any():
-        return None  # leading zero: the slow path names it
     words = _words(raw)
-    same_length = bool((length == length[0]).all())  # e.g. every species id has 7 digits
-    value = None
-    for chunk in range((int(length.max()) + 7) // 8):
-        digits = np.clip(length - 8 * chunk, 0, 8)
-        at = ends - 8 * chunk - 8  # the word that ends with this chunk's last digit
-        if ((at < 0) & (digits > 0)).any():
-            return None  # a number within 8 bytes of the file start: only in toy files
-        w = words[np.maximum(at, 0)]  # a fresh array: everything below works in place on it
+    out = np.empty(n, dtype=np.int64)
+    scratch = np.empty((2, min(n, _BLOCK)), dtype=np.uint64)
+    for lo in range(0, n, _BLOCK):  # a block at a time: its temporaries stay in the CPU cache
+        hi = min(lo + _BLOCK, n)
+        length = ends[lo:hi] - starts[lo:hi]
+        first = int(length[0])
+        same_length = bool((length == first).all())  # e.g. every species id has 7 digits
+        low, high = (first, first) if same_length else (int(length.min()), int(length.max()))
+        if low < 1 or high > 18:
+            return None
+        leading_zero = a[starts[lo:hi]] == ord("0")
+        if high > 1 and (leading_zero.any() if low > 1 else (leading_zero & (length > 1)).any()):
+            return None  # leading zero: the slow path names it
+        if not _parse_words(words, ends[lo:hi], length, high, same_length, out[lo:hi], scratch[:, :hi - lo]):
+            return None
+    return out
+
+
+_BLOCK = 1 << 15  # numbers per step of parse_digit_runs: 256 KiB per temporary
+
+
+def _parse_words(words: np.ndarray, ends: np.ndarray, length: np.ndarray, longest: int, same_length: bool,
+                 out: np.ndarray, scratch: np.ndarray) -> bool:
+    """parse_digit_runs for runs known to hold 1 to 18 bytes with no leading '0', into ``out``;
+    False when a byte is not a digit. ``scratch``: two uint64 rows as long as ``ends``."""
+    bad, other = scratch
+    value = out.view(np.uint64)
+    first = int(length[0])
+    for chunk in range((longest + 7) // 8):
+        at = ends - (8 * chunk + 8)  # the word that ends with this chunk's last digit
         if same_length:
-            low = _LOW_BYTES[8 - int(digits[0])]
+            if at.min() < 0:
+                return False  # a number within 8 bytes of the file start: only in toy files
+            low = _LOW_BYTES[8 - min(max(first - 8 * chunk, 0), 8)]
+            w = words[at]  # a fresh array: everything below works in place on it
             w &= ~low
             w |= _ZEROS & low  # bytes before the chunk become leading '0's
         else:
+            digits = np.clip(length - 8 * chunk, 0, 8)
+            if ((at < 0) & (digits > 0)).any():
+                return False
+            w = words[np.maximum(at, 0)]
             low = _LOW_BYTES[8 - digits]
             w &= ~low
             low &= _ZEROS
             w |= low
-        # every byte 0x30-0x39: high nibble 3, and still 3 after adding 6
-        bad = w & _HIGH_NIBBLES
-        bad ^= _ZEROS
-        high_after = w + _SIXES
-        high_after &= _HIGH_NIBBLES
-        high_after ^= _ZEROS
-        bad |= high_after
+        # every byte 0x30-0x39: adding 0x46 keeps it below 0x80 and subtracting 0x30 does not
+        # borrow; the lowest bad byte of a word sets its high bit in one of the two (fast JSON parsers)
+        np.add(w, _PLUS_46, out=bad)
+        bad |= np.subtract(w, _ZEROS, out=other)
+        bad &= _HIGH_BITS
         if bad.any():
-            return None  # a byte that is not a digit
+            return False  # a byte that is not a digit
         for mask, multiplier, shift in _SWAR_STEPS:
             w &= mask
             w *= multiplier
             w >>= shift
-        value = w if value is None else value + w * np.uint64(10 ** (8 * chunk))
-    return value.astype(np.int64)
-
-
-def cells_equal(raw_a: bytes, starts_a: np.ndarray, ends_a: np.ndarray,
-                raw_b: bytes, starts_b: np.ndarray, ends_b: np.ndarray) -> bool:
-    """Whether two columns hold the same byte strings, row for row (8 bytes per numpy step)."""
-    length = ends_a - starts_a
-    if len(length) != len(starts_b) or not np.array_equal(length, ends_b - starts_b):
-        return False
-    if not len(length):
-        return True
-    if min(len(raw_a), len(raw_b)) < 8:
-        return [raw_a[s:e] for s, e in zip(starts_a.tolist(), ends_a.tolist())] == \
-               [raw_b[s:e] for s, e in zip(starts_b.tolist(), ends_b.tolist())]
-    words_a, words_b = _words(raw_a), _words(raw_b)
-    for chunk in range((int(length.max()) + 7) // 8):
-        n = np.clip(length - 8 * chunk, 0, 8)
-        if not np.array_equal(_load(words_a, starts_a + 8 * chunk, n), _load(words_b, starts_b + 8 * chunk, n)):
-            return False
+        if chunk == 0:
+            value[...] = w
+        else:  # at most 18 digits: below 2**63, so the int64 ``out`` holds the same bits
+            w *= np.uint64(10 ** (8 * chunk))
+            value += w
     return True
 
 
 def _words(raw: bytes) -> np.ndarray:
     """words[i] = raw[i:i + 8] as a little-endian uint64: a strided view, no copy."""
     return np.ndarray((len(raw) - 7,), dtype="<u8", buffer=raw, strides=(1,))
-
-
-def _load(words: np.ndarray, at: np.ndarray, n: np.ndarray) -> np.ndarray:
-    """raw[at:at + n] (n from 0 to 8) as the low n bytes of a uint64, zeros above."""
-    base = np.clip(at, 0, len(words) - 1)
-    shift = np.clip(at - base, 0, 7).astype(np.uint64) * np.uint64(8)  # > 0 only in the last 7 bytes
-    return (words[base] >> shift) & _LOW_BYTES[n]
 
 
 def match_cells(raw: bytes, starts: np.ndarray, ends: np.ndarray, values: list[bytes]) -> np.ndarray:
@@ -262,11 +337,23 @@ def match_cells(raw: bytes, starts: np.ndarray, ends: np.ndarray, values: list[b
     byte comparisons per row instead of building one Python string per row.
     """
     a = np.frombuffer(raw, dtype=np.uint8)
+    words = _words(raw) if len(raw) >= 8 else None
     length = ends - starts
     out = np.full(len(starts), -1, dtype=np.int64)
     for k, value in enumerate(values):
         rows = np.flatnonzero((length == len(value)) & (out < 0))
-        for j, byte in enumerate(value):
-            rows = rows[a[starts[rows] + j] == byte]
+        head = 0
+        if words is not None and value:
+            # the first 8 bytes in one comparison (a cell in the last 7 bytes of the file: byte by byte)
+            head = min(len(value), 8)
+            by_word = starts[rows] < len(words)
+            whole = rows[by_word]
+            whole = whole[(words[starts[whole]] & _LOW_BYTES[head]) == np.uint64(int.from_bytes(value[:head], "little"))]
+            tail = rows[~by_word]
+            for j in range(head):
+                tail = tail[a[starts[tail] + j] == value[j]]
+            rows = np.concatenate([whole, tail])
+        for j in range(head, len(value)):
+            rows = rows[a[starts[rows] + j] == value[j]]
         out[rows] = k
     return out

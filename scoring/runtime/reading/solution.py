@@ -74,11 +74,13 @@ def load_solution(source: str | Path | bytes, definition: CompetitionDefinition)
     if log.has_errors:
         _fail(name, log)
 
+    codes = None
     if group_col and group_col in tab.header:
         groups = tab.column(group_col)
         source_desc = f"column {group_col!r}"
-        empty = [int(tab.lines[i]) for i, g in enumerate(groups) if not g.strip()]
-        if empty:
+        codes = group_codes(groups)
+        if any(not g.strip() for g in codes[1]):  # each distinct name once; the lines only when one is blank
+            empty = [int(tab.lines[i]) for i, g in enumerate(groups) if not g.strip()]
             raise HostError("solution_invalid", f"{name}: empty {group_col!r} on lines {empty[:5]}")
     elif definition.grouping and definition.grouping.rule != "column-only":
         groups = group_ids(ids, definition.grouping)
@@ -90,10 +92,13 @@ def load_solution(source: str | Path | bytes, definition: CompetitionDefinition)
         groups = list(ids)
         source_desc = "none (each row its own group)"
     cells = tab.byte_cells(definition.id_column)
-    return Solution(ids=ids, split=split, groups=groups, group_source=source_desc, labels=labels,
-                    classes=classes, path=str(source) if not isinstance(source, bytes) else None,
-                    checked_ids=CheckedIds(ids, cells, definition.id_pattern) if cells else None,
-                    warnings=_label_leak_warnings(name, ids, classes, definition))
+    sol = Solution(ids=ids, split=split, groups=groups, group_source=source_desc, labels=labels,
+                   classes=classes, path=str(source) if not isinstance(source, bytes) else None,
+                   checked_ids=CheckedIds(ids, cells, definition.id_pattern) if cells else None,
+                   warnings=_label_leak_warnings(name, ids, classes, definition))
+    if codes is not None:
+        sol.__dict__["group_codes"] = codes  # the cached property's value, computed for the blank check
+    return sol
 
 
 def _label_leak_warnings(name: str, ids: list, classes: list | None, definition: CompetitionDefinition) -> list:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 
 import numpy as np
@@ -27,6 +28,9 @@ class Submission:
     labels: LabelSets | None = None  # multilabel
     classes: list[str | None] | None = None  # multiclass
     problems: list[Problem] = field(default_factory=list)
+    # when the ids are those of a solution's CheckedIds in another order: (those CheckedIds, for each of
+    # their ids the row here); ``matching.align`` then needs no lookup per id
+    id_order: tuple[CheckedIds, np.ndarray] | None = None
 
     @property
     def ok(self) -> bool:
@@ -51,6 +55,50 @@ class CheckedIds:
     ids: list[str]
     cells: tuple[bytes, np.ndarray, np.ndarray]  # (raw, starts, ends)
     id_pattern: str | None
+
+    @cached_property  # frozen dataclass: cached_property writes __dict__ directly, which is allowed
+    def joined(self) -> bytes:
+        """The ids' UTF-8 bytes, one LF after each: what ``csv_spans.joined_cells`` gives for the same column."""
+        return ("\n".join(self.ids) + "\n").encode("utf-8") if self.ids else b""
+
+    def same_column(self, cells: tuple[bytes, np.ndarray, np.ndarray]) -> bool:
+        """Whether ``cells`` (raw, starts, ends) hold exactly these ids, row for row."""
+        raw, starts, ends = cells
+        if len(starts) != len(self.ids):
+            return False
+        if len(starts) and raw[starts[0]:ends[0]] != self.ids[0].encode("utf-8"):
+            return False  # (cheap: another order usually shows at the first id)
+        joined = csv_spans.joined_cells(*cells)
+        # with as many LFs as ids on both sides, no id holds a LF: equal buffers mean equal ids
+        return joined == self.joined and self._line_ends == len(self.ids)
+
+    @cached_property
+    def _line_ends(self) -> int:
+        return int(np.count_nonzero(np.frombuffer(self.joined, dtype=np.uint8) == ord("\n")))
+
+    @cached_property
+    def _by_hash(self) -> tuple[np.ndarray, np.ndarray]:
+        hashes = csv_spans.cell_hashes(*self.cells)
+        order = np.argsort(hashes)
+        return hashes[order], order
+
+    def order_in(self, cells: tuple[bytes, np.ndarray, np.ndarray]) -> np.ndarray | None:
+        """When ``cells`` hold exactly these ids in another order: for each id here, its row in ``cells``.
+
+        Candidates come from sorting hashes of the bytes; the answer is then checked byte for byte
+        (``same_column`` of the reordered cells), so a hash collision can only make it None.
+        """
+        raw, starts, ends = cells
+        if len(starts) != len(self.ids) or not len(starts):
+            return None
+        sorted_hashes, mine = self._by_hash
+        hashes = csv_spans.cell_hashes(raw, starts, ends)
+        theirs = np.argsort(hashes)
+        if not np.array_equal(hashes[theirs], sorted_hashes):
+            return None
+        order = np.empty(len(starts), dtype=np.int64)
+        order[mine] = theirs
+        return order if self.same_column((raw, starts[order], ends[order])) else None
 
 
 def read_submission(source: str | Path | bytes, definition: CompetitionDefinition, *,
@@ -80,14 +128,18 @@ def read_submission(source: str | Path | bytes, definition: CompetitionDefinitio
     id_col = tab.header.index(definition.id_column) + 1
     pred_col = tab.header.index(definition.prediction_column) + 1
     cells = tab.byte_cells(definition.id_column)
-    if (checked_ids is not None and cells is not None and checked_ids.id_pattern == definition.id_pattern
-            and csv_spans.cells_equal(*cells, *checked_ids.cells)):
+    reusable = checked_ids is not None and cells is not None and checked_ids.id_pattern == definition.id_pattern
+    same = reusable and checked_ids.same_column(cells)
+    order = checked_ids.order_in(cells) if reusable and not same else None
+    if same:
         ids = checked_ids.ids
+    elif order is not None:
+        ids = tab.column(definition.id_column)  # the solution's ids in another order: valid and unique too
     else:
         ids = tab.column(definition.id_column)
         _repeated_header(ids, tab, definition, log)
         check_ids(ids, tab.lines, id_col, definition, log)
-    sub = Submission(ids=ids, lines=tab.lines)
+    sub = Submission(ids=ids, lines=tab.lines, id_order=(checked_ids, order) if order is not None else None)
     if definition.task == "multilabel":
         sub.labels = label_cells.parse_multilabel_column(tab, definition, log)
     else:
