@@ -198,7 +198,8 @@ def parse(text: str, *, delimiter: str, required: Sequence[str], optional: Seque
         n_fields = len(header)
         # Bound the work before tokenising: with more than twice the row limit in lines, the file has too many
         # rows however many of them are blank or continue a quoted field (those are problems of their own).
-        n_lines = text.count("\n")
+        n_lines = int(np.count_nonzero(np.frombuffer(raw, dtype=np.uint8) == 10)) if raw is not None \
+            else text.count("\n")  # numpy: about twice as fast as str.count on a 20 MB file
         if n_lines > 2 * max_rows + 2:
             log.error("too_many_rows", f"the file has {n_lines:,} lines, far more than the {max_rows:,} data rows "
                       "this competition accepts", line=2 * max_rows + 3)
