@@ -6,7 +6,7 @@
    organizer's files: a problem there is host-side, status ``error``);
 2. the participant's upload is unpacked (``scoring/uploads.py``), read and
    scored in a child process killed after ``limits.max_seconds`` and capped
-   at ``limits.max_memory_mb`` more memory (``scoring/hooks/time_limit.py``); byte, row, cell, label and unzipped-size
+   at ``limits.max_memory_mb`` more memory (``time_limit.py``); byte, row, cell, label and unzipped-size
    limits are checked by the reader before the work they protect;
 3. the answer is split into what the participant may see (status, metrics,
    problems with stable codes) and what only the host may see (``host``:

@@ -56,7 +56,7 @@ CODES: dict[str, str] = {
     "too_many_problems": "Only the first problems of this kind are listed.",
     "rows_invalid": ("Some rows break the format; said instead of the row-level problems where a grader is handed "
                      "one split at a time (Kaggle), so that no message reveals the split: run `agrieval validate`."),
-    # uploads (zip archives and upload folders, scoring/uploads.py) and the grading guard (scoring/hooks/)
+    # uploads (zip archives and upload folders, reading/uploads.py) and the grading guard (guard.py)
     "zip_invalid": "The upload looks like a zip archive but cannot be opened as one.",
     "zip_empty": "The upload (zip archive or folder) holds no file.",
     "zip_several_files": "The upload holds several files; it must hold exactly one CSV file.",

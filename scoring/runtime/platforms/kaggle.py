@@ -10,16 +10,14 @@ metric once on the public rows and once on the private rows, and normally
 strips the ``Usage`` column first; when ``Usage`` is still there, ``Ignored``
 rows are not scored and every other row is scored as one split.
 
-How to use it in a Kaggle metric notebook::
-
-    from .kaggle import ParticipantVisibleError, score   # noqa: F401
-    # pick the competition with the extra argument: score(..., competition="plantclef2025")
+How to use it: ``agrieval bundle kaggle`` writes one file holding this runtime and the frozen
+definition, whose ``score(solution, submission, row_id_column_name)`` calls this one.
 
 Both frames go through the same strict reader as every other hook: the
 submission frame is written back to CSV text in the competition's dialect
-and graded by ``scoring.runtime.guard.grade``. Because Kaggle hands over one
-split at a time, id-mismatch messages name no id (naming them would tell which
-ids are private).
+and graded by ``guard.grade`` with ``split_safe=True``: Kaggle hands over one
+split at a time, so no message may depend on the rows a call holds
+(``split_safe.py``).
 """
 
 # No ``from __future__ import annotations``: Kaggle inspects ``score``'s annotations and wants real types.
