@@ -74,6 +74,9 @@ def test_fast_and_slow_paths_load_solutions_alike(monkeypatch, competition):
     path = REPO / "reference_submissions" / competition / "solution.csv"
     fast, slow = _both_ways(monkeypatch, lambda: load_solution(path, definition))
     assert fast.ids == slow.ids and fast.groups == slow.groups
+    # group codes: from sorted hashes of the bytes on the fast path, a dict over the names on the slow one
+    assert fast.group_codes[0].tolist() == slow.group_codes[0].tolist()
+    assert fast.group_codes[1] == slow.group_codes[1]
     assert fast.split.tolist() == slow.split.tolist()
     assert (fast.labels.to_lists() if fast.labels else fast.classes) == \
            (slow.labels.to_lists() if slow.labels else slow.classes)
@@ -113,3 +116,25 @@ def test_the_solutions_checked_ids_change_nothing_but_the_work(competition, tmp_
             assert (a is None and b is None) or a.tolist() == b.tolist(), path.name
         reused += with_ids.id_order is not None
     assert reused >= 6  # the shuffled files took the permutation shortcut
+
+
+@pytest.mark.parametrize("quoting", ["all", "minimal"])
+def test_fast_and_slow_paths_group_a_transect_column_alike(monkeypatch, tmp_path, quoting):
+    """A ``transect_id`` column: codes from the bytes (sorted hashes) on the fast path, from a dict over
+    the decoded names on the slow one; the same codes, names and groups."""
+    import csv
+
+    definition = load_competition("plantclef2025")
+    src = REPO / "reference_submissions" / "plantclef2025" / "solution.csv"
+    with src.open(newline="") as fh:
+        rows = list(csv.reader(fh))
+    path = tmp_path / "solution.csv"
+    with path.open("w", newline="") as fh:
+        w = csv.writer(fh, quoting=csv.QUOTE_ALL if quoting == "all" else csv.QUOTE_MINIMAL)
+        w.writerow(rows[0] + ["transect_id"])
+        for k, row in enumerate(rows[1:]):  # names of every length around 8 bytes, shared by several rows
+            w.writerow(row + [row[0][:4 + k % 13] + ("-é" if k % 17 == 0 else "")])
+    fast, slow = _both_ways(monkeypatch, lambda: load_solution(path, definition))
+    assert fast.groups == slow.groups and len(set(fast.groups)) > 10
+    assert fast.group_codes[0].tolist() == slow.group_codes[0].tolist()
+    assert fast.group_codes[1] == slow.group_codes[1]

@@ -132,19 +132,84 @@ def joined_cells(raw: bytes, starts: np.ndarray, ends: np.ndarray) -> bytes:
 def cell_hashes(raw: bytes, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
     """A 64-bit hash of each field's bytes: equal fields get equal hashes (unequal ones almost surely not).
 
-    Read 8 bytes at a time straight from ``raw`` (zeros past each field's end),
-    mixed by multiply-xorshift steps; for matching ids without Python strings.
+    Mixed by multiply-xorshift steps from ``cell_words``; for matching ids without Python strings.
     """
+    return words_hash(cell_words(raw, starts, ends), ends - starts)
+
+
+def cell_words(raw: bytes, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
+    """(chunks, n_fields) uint64: bytes 8c to 8c + 7 of each field as the low bytes of word c, zeros
+    past its end. Two fields are equal exactly when their lengths and these words are."""
     length = ends - starts
+    n_chunks = (int(length.max()) + 7) // 8 if len(starts) and len(raw) else 0
+    out = np.zeros((n_chunks, len(starts)), dtype=np.uint64)
+    if n_chunks:
+        words = _words(raw if len(raw) >= 8 else raw + bytes(8 - len(raw)))
+        for chunk in range(n_chunks):
+            out[chunk] = _chunk(words, starts, length, chunk)
+    return out
+
+
+def words_hash(words: np.ndarray, length: np.ndarray) -> np.ndarray:
+    """The hash of ``cell_hashes`` from ``cell_words`` and the fields' lengths."""
     h = length.astype(np.uint64) * _MIX
-    if not len(starts) or not len(raw):
-        return h
-    words = _words(raw if len(raw) >= 8 else raw + bytes(8 - len(raw)))
-    for chunk in range((int(length.max()) + 7) // 8):
-        h ^= _chunk(words, starts, length, chunk)
+    for w in words:
+        h ^= w
         h *= _MIX
         h ^= h >> np.uint64(29)
     return h
+
+
+def cells_equal(raw: bytes, starts: np.ndarray, ends: np.ndarray,
+                other_raw: bytes, other_starts: np.ndarray, other_ends: np.ndarray) -> bool:
+    """Whether field k of ``raw`` has exactly the bytes of field k of ``other_raw``, for every k.
+
+    Compared 8 bytes at a time (the words of ``cell_words``, one chunk at a time): no buffer of all the bytes.
+    """
+    length = ends - starts
+    if len(starts) != len(other_starts) or not np.array_equal(length, other_ends - other_starts):
+        return False
+    if not len(starts) or not int(length.max()):
+        return True
+    words = _words(raw if len(raw) >= 8 else raw + bytes(8 - len(raw)))
+    other = words if other_raw is raw else _words(other_raw if len(other_raw) >= 8 else other_raw + bytes(8 - len(other_raw)))
+    for chunk in range((int(length.max()) + 7) // 8):
+        if not np.array_equal(_chunk(words, starts, length, chunk), _chunk(other, other_starts, length, chunk)):
+            return False
+    return True
+
+
+def cell_codes(raw: bytes, starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """Code of each field, equal fields sharing one, numbered in order of first appearance; and the
+    row where each code first appears. None when two different fields share a hash (then use a dict).
+
+    Rows are grouped by sorting ``cell_hashes``; every row is then checked word for word against the
+    first row of its group, so the codes are exactly those of a dict over the strings.
+    """
+    n = len(starts)
+    if not n:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    length = ends - starts
+    words = cell_words(raw, starts, ends)
+    hashes = words_hash(words, length)
+    order = np.argsort(hashes)
+    sorted_hashes = hashes[order]
+    new = np.empty(n, dtype=bool)
+    new[0] = True
+    np.not_equal(sorted_hashes[1:], sorted_hashes[:-1], out=new[1:])
+    head = np.minimum.reduceat(order, np.flatnonzero(new))  # the first row of each group
+    group = np.cumsum(new, dtype=np.int64)
+    group -= 1
+    first = np.empty(n, dtype=np.int64)  # the first row of each row's group
+    first[order] = head[group]
+    if not (np.array_equal(length, length[first]) and np.array_equal(words, words[:, first])):
+        return None
+    by_appearance = np.argsort(head)
+    rank = np.empty(len(head), dtype=np.int64)
+    rank[by_appearance] = np.arange(len(head), dtype=np.int64)
+    codes = np.empty(n, dtype=np.int64)
+    codes[order] = rank[group]
+    return codes, head[by_appearance]
 
 
 def _chunk(words: np.ndarray, starts: np.ndarray, length: np.ndarray, chunk: int) -> np.ndarray:
@@ -169,14 +234,32 @@ def _gathered(raw: bytes, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
     """The bytes of every field, in the given order, each followed by a LF: one buffer (``raw`` non-empty)."""
     length = ends - starts
     slot = np.cumsum(length + 1, dtype=np.intp)  # one past each field's separator in the buffer
-    # buffer index p -> raw index, as a running sum: +1 within a field, a jump to the next field's start
-    step = np.ones(int(slot[-1]), dtype=np.intp)  # (intp: take converts any other index type first)
-    step[0] = starts[0]
-    step[slot[:-1]] = starts[1:] - ends[:-1]
-    np.cumsum(step, out=step)
-    buffer = np.frombuffer(raw, dtype=np.uint8).take(step, mode="clip")
+    buffer = np.empty(int(slot[-1]), dtype=np.uint8)
+    source = np.frombuffer(raw, dtype=np.uint8)
+    # a block of fields at a time, through one reused index array: an index per byte of the whole
+    # column would be 8 times the column's size in fresh memory (page faults cost more than the gather)
+    step = np.empty(min(len(buffer), _GATHER_BLOCK), dtype=np.intp)
+    lo = 0
+    while lo < len(length):
+        first = int(slot[lo - 1]) if lo else 0
+        hi = int(np.searchsorted(slot, first + len(step), side="right"))
+        hi = max(hi, lo + 1)
+        last = int(slot[hi - 1])
+        if last - first > len(step):
+            step = np.empty(last - first, dtype=np.intp)  # one field longer than a block
+        block = step[:last - first]
+        # buffer index p -> raw index, as a running sum: +1 within a field, a jump to the next field's start
+        block.fill(1)
+        block[0] = starts[lo]
+        block[slot[lo:hi - 1] - first] = starts[lo + 1:hi] - ends[lo:hi - 1]
+        np.cumsum(block, out=block)
+        source.take(block, out=buffer[first:last], mode="clip")
+        lo = hi
     buffer[slot - 1] = _LF
     return buffer
+
+
+_GATHER_BLOCK = 1 << 16  # bytes per step of _gathered: a 512 KiB index array
 
 
 def int_lists(raw: bytes, starts: np.ndarray, ends: np.ndarray, commas: np.ndarray | None = None,

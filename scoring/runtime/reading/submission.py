@@ -56,49 +56,43 @@ class CheckedIds:
     cells: tuple[bytes, np.ndarray, np.ndarray]  # (raw, starts, ends)
     id_pattern: str | None
 
-    @cached_property  # frozen dataclass: cached_property writes __dict__ directly, which is allowed
-    def joined(self) -> bytes:
-        """The ids' UTF-8 bytes, one LF after each: what ``csv_spans.joined_cells`` gives for the same column."""
-        return ("\n".join(self.ids) + "\n").encode("utf-8") if self.ids else b""
-
     def same_column(self, cells: tuple[bytes, np.ndarray, np.ndarray]) -> bool:
-        """Whether ``cells`` (raw, starts, ends) hold exactly these ids, row for row."""
+        """Whether ``cells`` (raw, starts, ends) hold exactly these ids, row for row (compared byte for byte)."""
         raw, starts, ends = cells
         if len(starts) != len(self.ids):
             return False
         if len(starts) and raw[starts[0]:ends[0]] != self.ids[0].encode("utf-8"):
             return False  # (cheap: another order usually shows at the first id)
-        joined = csv_spans.joined_cells(*cells)
-        # with as many LFs as ids on both sides, no id holds a LF: equal buffers mean equal ids
-        return joined == self.joined and self._line_ends == len(self.ids)
+        return csv_spans.cells_equal(raw, starts, ends, *self.cells)
 
     @cached_property
-    def _line_ends(self) -> int:
-        return int(np.count_nonzero(np.frombuffer(self.joined, dtype=np.uint8) == ord("\n")))
-
-    @cached_property
-    def _by_hash(self) -> tuple[np.ndarray, np.ndarray]:
-        hashes = csv_spans.cell_hashes(*self.cells)
+    def _by_hash(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """The sorted hashes of the ids, the row of each, and the ids' words and lengths (``cell_words``)."""
+        raw, starts, ends = self.cells
+        words, length = csv_spans.cell_words(raw, starts, ends), ends - starts
+        hashes = csv_spans.words_hash(words, length)
         order = np.argsort(hashes)
-        return hashes[order], order
+        return hashes[order], order, words, length
 
     def order_in(self, cells: tuple[bytes, np.ndarray, np.ndarray]) -> np.ndarray | None:
         """When ``cells`` hold exactly these ids in another order: for each id here, its row in ``cells``.
 
         Candidates come from sorting hashes of the bytes; the answer is then checked byte for byte
-        (``same_column`` of the reordered cells), so a hash collision can only make it None.
+        (equal lengths and equal ``cell_words``), so a hash collision can only make it None.
         """
         raw, starts, ends = cells
         if len(starts) != len(self.ids) or not len(starts):
             return None
-        sorted_hashes, mine = self._by_hash
-        hashes = csv_spans.cell_hashes(raw, starts, ends)
+        sorted_hashes, mine, my_words, my_length = self._by_hash
+        words, length = csv_spans.cell_words(raw, starts, ends), ends - starts
+        hashes = csv_spans.words_hash(words, length)
         theirs = np.argsort(hashes)
         if not np.array_equal(hashes[theirs], sorted_hashes):
             return None
         order = np.empty(len(starts), dtype=np.int64)
         order[mine] = theirs
-        return order if self.same_column((raw, starts[order], ends[order])) else None
+        same = np.array_equal(length[order], my_length) and np.array_equal(words[:, order], my_words)
+        return order if same else None
 
 
 def read_submission(source: str | Path | bytes, definition: CompetitionDefinition, *,
@@ -134,7 +128,11 @@ def read_submission(source: str | Path | bytes, definition: CompetitionDefinitio
     if same:
         ids = checked_ids.ids
     elif order is not None:
-        ids = tab.column(definition.id_column)  # the solution's ids in another order: valid and unique too
+        # the solution's ids in another order (matched byte for byte): valid and unique too, and the same
+        # strings as decoding the column would give
+        row_of = np.empty(len(order), dtype=np.int64)
+        row_of[order] = np.arange(len(order), dtype=np.int64)
+        ids = list(map(checked_ids.ids.__getitem__, row_of.tolist()))
     else:
         ids = tab.column(definition.id_column)
         _repeated_header(ids, tab, definition, log)
