@@ -260,3 +260,18 @@ def test_checked_ids_find_their_order_in_a_shuffled_column_or_decline(ids, data)
     hashes = csv_spans.cell_hashes(*column(ids + ids))
     assert hashes[:len(ids)].tolist() == hashes[len(ids):].tolist()
     assert len(set(hashes[:len(ids)].tolist())) == len(ids)  # distinct ids, distinct hashes (64 bits)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.binary(max_size=200).map(lambda b: bytes(b'",\n;a\r'[x % 6] for x in b)), st.integers(1, 64),
+       st.sampled_from([",", ";"]))
+def test_structural_bytes_found_block_by_block_are_those_of_one_pass(raw, block, delimiter):
+    a = np.frombuffer(raw, dtype=np.uint8)
+    expected = np.flatnonzero((a == ord('"')) | (a == ord("\n")) | (a == ord(delimiter)))
+    saved = csv_spans._SCAN_BLOCK
+    csv_spans._SCAN_BLOCK = block
+    try:
+        got = csv_spans._structural(a, ord(delimiter))
+    finally:
+        csv_spans._SCAN_BLOCK = saved
+    assert got.tolist() == expected.tolist()

@@ -41,11 +41,7 @@ def field_spans(raw: bytes, delimiter: str, n_fields: int) -> Spans | None:
     has_cr = b"\r" in raw
     if has_cr and a[-1] == _CR:
         return None  # a last line ended by a lone CR
-    is_special = a == _QUOTE
-    is_special |= a == _LF
-    is_special |= a == ord(delimiter)
-    pos = np.flatnonzero(is_special)
-    del is_special
+    pos = _structural(a, ord(delimiter))
     if a[-1] != _LF:  # a last line without its line end: pretend there is one just past the data
         pos = np.append(pos, len(a))
         kind = np.append(a[pos[:-1]], np.uint8(_LF))
@@ -88,10 +84,42 @@ def field_spans(raw: bytes, delimiter: str, n_fields: int) -> Spans | None:
     quoted = n_quotes == 2
     if not ((n_quotes == 0) | quoted).all():
         return None
-    qs, qe = starts[quoted], ends[quoted]
-    if not ((qe - qs >= 2).all() and (a[qs] == _QUOTE).all() and (a[qe - 1] == _QUOTE).all()):
+    # (a field without quotes cannot start or end with one, and an empty one starts and ends at a
+    # delimiter or line end: comparing every field's first and last byte needs no selection of fields;
+    # clipped: an empty last field of a file without its final line end starts just past the data)
+    if not (np.array_equal(a.take(starts, mode="clip") == _QUOTE, quoted)
+            and np.array_equal(a.take(ends - 1, mode="clip") == _QUOTE, quoted)):
         return None
-    return Spans(starts + quoted, ends - quoted, quoted_delims, inside_field - n_quotes)
+    starts += quoted
+    ends -= quoted
+    inside_field -= n_quotes
+    return Spans(starts, ends, quoted_delims, inside_field)
+
+
+def _structural(a: np.ndarray, delimiter: int) -> np.ndarray:
+    """Sorted positions of the quotes, line ends and delimiters in ``a``.
+
+    A block at a time, through two reused masks that stay in the CPU cache: a
+    third faster than comparing the whole file at once.
+    """
+    found = []
+    mask = np.empty(min(len(a), _SCAN_BLOCK), dtype=bool)
+    other = np.empty_like(mask)
+    for lo in range(0, len(a), _SCAN_BLOCK):
+        block = a[lo:lo + _SCAN_BLOCK]
+        m, o = mask[:len(block)], other[:len(block)]
+        np.equal(block, _QUOTE, out=m)
+        m |= np.equal(block, _LF, out=o)
+        m |= np.equal(block, delimiter, out=o)
+        at = np.flatnonzero(m)
+        at += lo
+        found.append(at)
+    if len(found) == 1:
+        return found[0]
+    return np.concatenate(found) if found else np.zeros(0, dtype=np.intp)
+
+
+_SCAN_BLOCK = 1 << 18  # bytes per step of _structural
 
 
 def _per_field(running: np.ndarray) -> np.ndarray:
@@ -214,11 +242,17 @@ def cell_codes(raw: bytes, starts: np.ndarray, ends: np.ndarray) -> tuple[np.nda
 
 def _chunk(words: np.ndarray, starts: np.ndarray, length: np.ndarray, chunk: int) -> np.ndarray:
     """Bytes 8 * chunk to 8 * chunk + 7 of each field as the low bytes of a uint64, zeros past its end."""
-    at = starts + 8 * chunk
-    base = np.minimum(at, len(words) - 1)
-    # a field in the last 7 bytes: read the last word and shift its bytes down
-    w = words[base] >> ((at - base).astype(np.uint64) * np.uint64(8))
-    w &= _LOW_BYTES[np.clip(length - 8 * chunk, 0, 8)]
+    at = starts + 8 * chunk if chunk else starts
+    rest = length - 8 * chunk  # this chunk's bytes: below 1 or above 8 for some fields
+    np.clip(rest, 0, 8, out=rest)
+    if not len(at) or int(at.max()) < len(words):
+        w = words[at]  # the usual case: every word lies within the data
+    else:
+        base = np.minimum(at, len(words) - 1)
+        # a field in the last 7 bytes: read the last word and shift its bytes down
+        w = words[base] >> ((at - base).astype(np.uint64) * np.uint64(8))
+    if not len(rest) or int(rest.min()) < 8:  # (a chunk that every field fills needs no mask)
+        w &= _LOW_BYTES[rest]
     return w
 
 
