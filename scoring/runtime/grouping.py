@@ -29,7 +29,6 @@ from collections.abc import Sequence
 import numpy as np
 
 from .definition import GroupingSpec
-from .reading import csv_spans
 
 
 # One pattern per PlantCLEF data provider, each capturing site and plot.
@@ -103,14 +102,3 @@ def group_codes(groups: Sequence[str]) -> tuple[np.ndarray, list[str]]:
     index: dict = {}
     codes = [index.setdefault(g, len(index)) for g in groups]
     return np.array(codes, dtype=np.int64), list(index)
-
-
-def group_codes_of_cells(groups: Sequence[str], cells: tuple[bytes, np.ndarray, np.ndarray] | None
-                         ) -> tuple[np.ndarray, list[str]]:
-    """``group_codes(groups)``, found from the bytes ``groups`` were decoded from ((raw, starts, ends),
-    or None) by sorting hashes instead of a dict lookup per row; exactly the same result."""
-    fast = csv_spans.cell_codes(*cells) if cells is not None else None
-    if fast is None:
-        return group_codes(groups)
-    codes, first_rows = fast
-    return codes, [groups[i] for i in first_rows.tolist()]

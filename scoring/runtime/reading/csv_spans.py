@@ -188,58 +188,6 @@ def words_hash(words: np.ndarray, length: np.ndarray) -> np.ndarray:
     return h
 
 
-def cells_equal(raw: bytes, starts: np.ndarray, ends: np.ndarray,
-                other_raw: bytes, other_starts: np.ndarray, other_ends: np.ndarray) -> bool:
-    """Whether field k of ``raw`` has exactly the bytes of field k of ``other_raw``, for every k.
-
-    Compared 8 bytes at a time (the words of ``cell_words``, one chunk at a time): no buffer of all the bytes.
-    """
-    length = ends - starts
-    if len(starts) != len(other_starts) or not np.array_equal(length, other_ends - other_starts):
-        return False
-    if not len(starts) or not int(length.max()):
-        return True
-    words = _words(raw if len(raw) >= 8 else raw + bytes(8 - len(raw)))
-    other = words if other_raw is raw else _words(other_raw if len(other_raw) >= 8 else other_raw + bytes(8 - len(other_raw)))
-    for chunk in range((int(length.max()) + 7) // 8):
-        if not np.array_equal(_chunk(words, starts, length, chunk), _chunk(other, other_starts, length, chunk)):
-            return False
-    return True
-
-
-def cell_codes(raw: bytes, starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
-    """Code of each field, equal fields sharing one, numbered in order of first appearance; and the
-    row where each code first appears. None when two different fields share a hash (then use a dict).
-
-    Rows are grouped by sorting ``cell_hashes``; every row is then checked word for word against the
-    first row of its group, so the codes are exactly those of a dict over the strings.
-    """
-    n = len(starts)
-    if not n:
-        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
-    length = ends - starts
-    words = cell_words(raw, starts, ends)
-    hashes = words_hash(words, length)
-    order = np.argsort(hashes)
-    sorted_hashes = hashes[order]
-    new = np.empty(n, dtype=bool)
-    new[0] = True
-    np.not_equal(sorted_hashes[1:], sorted_hashes[:-1], out=new[1:])
-    head = np.minimum.reduceat(order, np.flatnonzero(new))  # the first row of each group
-    group = np.cumsum(new, dtype=np.int64)
-    group -= 1
-    first = np.empty(n, dtype=np.int64)  # the first row of each row's group
-    first[order] = head[group]
-    if not (np.array_equal(length, length[first]) and np.array_equal(words, words[:, first])):
-        return None
-    by_appearance = np.argsort(head)
-    rank = np.empty(len(head), dtype=np.int64)
-    rank[by_appearance] = np.arange(len(head), dtype=np.int64)
-    codes = np.empty(n, dtype=np.int64)
-    codes[order] = rank[group]
-    return codes, head[by_appearance]
-
-
 def _chunk(words: np.ndarray, starts: np.ndarray, length: np.ndarray, chunk: int) -> np.ndarray:
     """Bytes 8 * chunk to 8 * chunk + 7 of each field as the low bytes of a uint64, zeros past its end."""
     at = starts + 8 * chunk if chunk else starts

@@ -185,9 +185,12 @@ def _check_sets(sets: LabelSets, raw_sizes: np.ndarray, had_repeat: np.ndarray, 
     lookup = definition.int_label_lookup
     if lookup is not None and len(sets.labels):
         # one table lookup per label (ids are < 2e6) instead of a sort-based isin
-        in_range = sets.labels < len(lookup)
-        bad = ~in_range
-        bad[in_range] = ~lookup[sets.labels[in_range]]
+        if int(sets.labels.max()) < len(lookup):  # the usual case: no label past the table
+            bad = ~lookup[sets.labels]
+        else:
+            in_range = sets.labels < len(lookup)
+            bad = ~in_range
+            bad[in_range] = ~lookup[sets.labels[in_range]]
         if bad.any():
             rows = sets.row_of_label[bad]
             for r, lab in list(zip(rows.tolist(), sets.labels[bad].tolist()))[:200]:

@@ -10,7 +10,7 @@ import numpy as np
 
 from . import label_cells, table
 from ..definition import CompetitionDefinition
-from ..grouping import group_codes, group_codes_of_cells, group_ids
+from ..grouping import group_codes, group_ids
 from .labelsets import LabelSets
 from ..problems import HostError, Problem, ProblemLog
 from .submission import CheckedIds, check_ids  # the same id rules as for submissions
@@ -78,7 +78,7 @@ def load_solution(source: str | Path | bytes, definition: CompetitionDefinition)
     if group_col and group_col in tab.header:
         groups = tab.column(group_col)
         source_desc = f"column {group_col!r}"
-        codes = group_codes_of_cells(groups, tab.byte_cells(group_col))
+        codes = group_codes(groups)
         if not all(map(str.strip, codes[1])):  # each distinct name once; the lines only when one is blank
             empty = [int(tab.lines[i]) for i, g in enumerate(groups) if not g.strip()]
             raise HostError("solution_invalid", f"{name}: empty {group_col!r} on lines {empty[:5]}")

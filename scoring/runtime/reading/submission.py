@@ -56,14 +56,25 @@ class CheckedIds:
     cells: tuple[bytes, np.ndarray, np.ndarray]  # (raw, starts, ends)
     id_pattern: str | None
 
+    @cached_property  # frozen dataclass: cached_property writes __dict__ directly, which is allowed
+    def joined(self) -> bytes:
+        """The ids' UTF-8 bytes, one LF after each: what ``csv_spans.joined_cells`` gives for the same column."""
+        return ("\n".join(self.ids) + "\n").encode("utf-8") if self.ids else b""
+
     def same_column(self, cells: tuple[bytes, np.ndarray, np.ndarray]) -> bool:
-        """Whether ``cells`` (raw, starts, ends) hold exactly these ids, row for row (compared byte for byte)."""
+        """Whether ``cells`` (raw, starts, ends) hold exactly these ids, row for row."""
         raw, starts, ends = cells
         if len(starts) != len(self.ids):
             return False
         if len(starts) and raw[starts[0]:ends[0]] != self.ids[0].encode("utf-8"):
             return False  # (cheap: another order usually shows at the first id)
-        return csv_spans.cells_equal(raw, starts, ends, *self.cells)
+        joined = csv_spans.joined_cells(*cells)
+        # with as many LFs as ids on both sides, no id holds a LF: equal buffers mean equal ids
+        return joined == self.joined and self._line_ends == len(self.ids)
+
+    @cached_property
+    def _line_ends(self) -> int:
+        return int(np.count_nonzero(np.frombuffer(self.joined, dtype=np.uint8) == ord("\n")))
 
     @cached_property
     def _by_hash(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
