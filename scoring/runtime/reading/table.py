@@ -196,6 +196,15 @@ def parse(text: str, *, delimiter: str, required: Sequence[str], optional: Seque
         if not _check_header(header, required, optional, allow_extra, delimiter, log):
             return None
         n_fields = len(header)
+        # Bound the work before tokenising (memory too: numpy's spans cost several int64 per field): with more
+        # than twice the row limit in lines, the file has too many rows however many of them are blank or
+        # continue a quoted field (those are problems of their own).
+        n_lines = int(np.count_nonzero(np.frombuffer(raw, dtype=np.uint8) == 10)) if raw is not None \
+            else text.count("\n")  # numpy: about twice as fast as str.count on a 20 MB file
+        if n_lines > 2 * max_rows + 2:
+            log.error("too_many_rows", f"the file has {n_lines:,} lines, far more than the {max_rows:,} data rows "
+                      "this competition accepts", line=2 * max_rows + 3)
+            return None
         if raw is not None and n_fields > 1:
             spans = csv_spans.field_spans(raw, delimiter, n_fields)
             if spans is not None:
@@ -207,16 +216,6 @@ def parse(text: str, *, delimiter: str, required: Sequence[str], optional: Seque
                                  spans=csv_spans.Spans(starts[1:], ends[1:], spans.quoted_delimiters,
                                                        spans.quoted_delimiter_counts[1:]),
                                  ascii_text=text if raw.isascii() else None, delimiter=delimiter)
-        # Bound the work of the csv module: with more than twice the row limit in lines, the file has too many
-        # rows however many of them are blank or continue a quoted field (those are problems of their own).
-        # (Not needed above: numpy's tokenising is linear in the bytes, and a regular file it accepts has one
-        # row per line, so within the row limit it has fewer lines than this bound.)
-        n_lines = int(np.count_nonzero(np.frombuffer(raw, dtype=np.uint8) == 10)) if raw is not None \
-            else text.count("\n")  # numpy: about twice as fast as str.count on a 20 MB file
-        if n_lines > 2 * max_rows + 2:
-            log.error("too_many_rows", f"the file has {n_lines:,} lines, far more than the {max_rows:,} data rows "
-                      "this competition accepts", line=2 * max_rows + 3)
-            return None
         reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, strict=True)
         try:
             next(reader)  # the header, already checked
