@@ -26,7 +26,6 @@ def competitions(ctx: click.Context) -> None:
 @click.argument("name")
 def show(name: str) -> None:
     """Print one definition (the TOML as shipped, or your file)."""
-    import sys
     from pathlib import Path
 
     from scoring.authoring.definitions import TOML_DIR, available_competitions

@@ -28,8 +28,8 @@ import hashlib
 import json
 import re
 from dataclasses import asdict, dataclass, field
-from pathlib import Path
 from functools import cached_property
+from pathlib import Path
 from typing import Dict, FrozenSet, Literal, Optional, Tuple, Union
 
 from .problems import HostError

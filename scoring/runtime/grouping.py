@@ -30,7 +30,6 @@ import numpy as np
 
 from .definition import GroupingSpec
 
-
 # One pattern per PlantCLEF data provider, each capturing site and plot.
 SITE_PATTERNS: tuple[str, ...] = (
     r"^(CBN-[^-]+-[^-]+)-",

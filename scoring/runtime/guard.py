@@ -25,13 +25,12 @@ import traceback
 from pathlib import Path
 
 from .definition import CompetitionDefinition, load_definition
+from .problems import HostError
+from .reading.solution import Solution, load_solution
+from .report import Metrics, ReportProblem, ScoreReport
 from .result import HOST_FAILURE_MESSAGE, GradeResult, HostInfo
 from .split_safe import split_independent
 from .time_limit import run_with_time_limit
-from .problems import HostError
-from .report import Metrics, ReportProblem, ScoreReport
-from .reading.solution import Solution, load_solution
-
 
 
 def grade(submission: str | Path | bytes, solution: str | Path | Solution,

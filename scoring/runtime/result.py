@@ -26,6 +26,10 @@ class SubmissionRejected(Exception):
 # What a participant sees when the grader itself failed: the cause stays under ``host``.
 HOST_FAILURE_MESSAGE = ("the submission could not be graded because of a problem on the grading server, "
                         "not in your file; the organizers have the details")
+# The first line of stderr where a platform shows the program's log (Codabench, CodaLab, EvalAI) and the
+# grading failed on the host side: it must not read like a rejection.
+HOST_FAILURE_LINE = ("the scoring program failed on the organizers' side; this is not your submission's fault "
+                     "(the organizers have been given the code below)")
 
 
 @dataclass

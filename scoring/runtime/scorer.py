@@ -15,10 +15,10 @@ from .definition import CompetitionDefinition
 from .matching import align
 from .metrics import multiclass, multilabel
 from .problems import HostError, ProblemLog
-from .report import Metrics, ReportProblem, ScoreReport
 from .reading.solution import Solution, load_solution
 from .reading.submission import Submission, read_submission
 from .reading.uploads import unpack
+from .report import Metrics, ReportProblem, ScoreReport
 
 
 def score_file(submission: str | Path | bytes, solution: str | Path | Solution, definition: CompetitionDefinition,

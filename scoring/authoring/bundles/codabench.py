@@ -12,7 +12,8 @@ than the runtime: the snippet names ``codalab/codalab-legacy:py39``
 
 from __future__ import annotations
 
-from scoring.authoring.bundles.files import Bundle, Inputs, frozen_definition, runtime_note, sorting
+from scoring.authoring.bundles.files import Bundle, Inputs, runtime_note, sorting
+from scoring.runtime.definition import freeze
 
 IMAGE = "codalab/codalab-legacy:py39"
 COMMAND = "python3 $program/score.py $input $output"
@@ -51,7 +52,7 @@ def program_files(bundle: Bundle, inputs: Inputs, split: str, metadata_name: str
     """``scoring_program/`` and ``reference_data/``, shared with the CodaLab bundle."""
     d = inputs.definition
     bundle.add_runtime("scoring_program")
-    bundle.add("scoring_program/competition.json", frozen_definition(d))
+    bundle.add("scoring_program/competition.json", freeze(d))
     bundle.add("scoring_program/score.py", SCORE_PY.format(platform=bundle.platform, name=d.name, split=split,
                                                             image=IMAGE))
     bundle.add(f"scoring_program/{metadata_name}", f"command: {command}\n"

@@ -12,7 +12,8 @@ every split codename in ``result`` must be linked to the phase
 
 from __future__ import annotations
 
-from scoring.authoring.bundles.files import MIN_NUMPY, Bundle, Inputs, frozen_definition, runtime_note
+from scoring.authoring.bundles.files import MIN_NUMPY, Bundle, Inputs, runtime_note
+from scoring.runtime.definition import freeze
 
 INIT_PY = '''"""EvalAI evaluation script written by `agrieval bundle evalai` for {name}. Do not edit: rebuild it."""
 from .main import evaluate  # noqa: F401
@@ -66,7 +67,7 @@ def build(inputs: Inputs, **_options) -> Bundle:
     bundle.add_runtime("evaluation_script")
     bundle.add("evaluation_script/__init__.py", INIT_PY.format(name=d.name))
     bundle.add("evaluation_script/main.py", MAIN_PY.format(name=d.name))
-    bundle.add("evaluation_script/competition.json", frozen_definition(d))
+    bundle.add("evaluation_script/competition.json", freeze(d))
     bundle.add("evaluation_script/requirements.txt", f"numpy>={MIN_NUMPY}\n")
     bundle.add("annotations/solution.csv", inputs.solution_path.read_bytes())
     snippet = challenge_config(inputs)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from scoring.authoring import vendoring
 from scoring.runtime.atomic import write_bytes
-from scoring.runtime.definition import CompetitionDefinition, freeze
+from scoring.runtime.definition import CompetitionDefinition
 from scoring.runtime.guard import grade
 from scoring.runtime.problems import HostError
 from scoring.runtime.reading.solution import Solution, load_solution
@@ -78,10 +78,6 @@ def _perfect_submission(solution_path: Path, definition: CompetitionDefinition) 
     csv.writer(buf, delimiter=definition.delimiter, lineterminator="\n").writerows(
         [[row[i] for i in keep] for row in rows if row])
     return buf.getvalue().encode("utf-8")
-
-
-def frozen_definition(definition: CompetitionDefinition) -> str:
-    return freeze(definition)
 
 
 def write(bundle: Bundle, out_dir: Path) -> list:

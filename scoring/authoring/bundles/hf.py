@@ -12,7 +12,8 @@ from __future__ import annotations
 import json
 
 from scoring.authoring import vendoring
-from scoring.authoring.bundles.files import Bundle, Inputs, frozen_definition, runtime_note
+from scoring.authoring.bundles.files import Bundle, Inputs, runtime_note
+from scoring.runtime.definition import freeze
 
 METRIC_PY = '''"""Custom metric for Hugging Face competitions, written by `agrieval bundle hf` for {name}. Do not edit: rebuild it.
 
@@ -47,7 +48,7 @@ def build(inputs: Inputs, **_options) -> Bundle:
     d = inputs.definition
     bundle = Bundle("hf", d)
     bundle.add("metric.py", METRIC_PY.format(name=d.name, embedded=vendoring.embedded_runtime(),
-                                             definition=frozen_definition(d)))
+                                             definition=freeze(d)))
     bundle.add("solution.csv", inputs.solution_path.read_bytes())
     conf = json.dumps(conf_json(inputs), indent=2) + "\n"
     bundle.add("conf.json", conf)

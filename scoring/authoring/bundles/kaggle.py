@@ -12,7 +12,8 @@ on which rows a call was handed).
 from __future__ import annotations
 
 from scoring.authoring import vendoring
-from scoring.authoring.bundles.files import Bundle, Inputs, frozen_definition, runtime_note
+from scoring.authoring.bundles.files import Bundle, Inputs, runtime_note
+from scoring.runtime.definition import freeze
 
 METRIC_PY = '''"""Kaggle metric for {name}, written by `agrieval bundle kaggle`. Do not edit: rebuild it.
 
@@ -39,7 +40,7 @@ def build(inputs: Inputs, **_options) -> Bundle:
     d = inputs.definition
     bundle = Bundle("kaggle", d)
     bundle.add("agrieval_metric.py", METRIC_PY.format(
-        name=d.name, embedded=vendoring.embedded_runtime(), definition=frozen_definition(d),
+        name=d.name, embedded=vendoring.embedded_runtime(), definition=freeze(d),
         primary=d.primary_metric, better="better" if d.higher_is_better else "worse"))
     bundle.add("solution.csv", inputs.solution_path.read_bytes())
     bundle.add("README.md", f"""# Kaggle metric for `{d.name}`

@@ -29,14 +29,12 @@ from ..atomic import write_text
 from ..definition import CompetitionDefinition, load_definition
 from ..guard import grade, host_failure
 from ..problems import HostError
-from ..result import GradeResult
+from ..result import HOST_FAILURE_LINE, GradeResult
 
 SCORES_JSON = "scores.json"
 SCORES_TXT = "scores.txt"
 # Files a platform puts next to the reference data; never the solution.
 _NOT_SOLUTION = {"metadata", "metadata.yaml", "competition.json", "competition.toml"}
-HOST_FAILURE_LINE = ("the scoring program failed on the organizers' side; this is not your submission's fault "
-                     "(the organizers have been given the code below)")
 
 
 def main(argv: list | None = None, *, competition: str | CompetitionDefinition | None = None) -> int:

@@ -26,8 +26,7 @@ from pathlib import Path
 from ..definition import CompetitionDefinition, load_definition
 from ..guard import grade
 from ..problems import HostError
-from ..result import SubmissionRejected
-from .codabench import HOST_FAILURE_LINE
+from ..result import HOST_FAILURE_LINE, SubmissionRejected
 
 
 def make_evaluate(competition: str | Path | CompetitionDefinition):

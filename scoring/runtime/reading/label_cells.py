@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..definition import CompetitionDefinition
-from .labelsets import LabelSets
 from ..problems import ProblemLog
+from .labelsets import LabelSets
 
 if TYPE_CHECKING:
     from .table import Table

@@ -8,11 +8,11 @@ from pathlib import Path
 
 import numpy as np
 
-from . import label_cells, table
 from ..definition import CompetitionDefinition
 from ..grouping import group_codes, group_ids
-from .labelsets import LabelSets
 from ..problems import HostError, Problem, ProblemLog
+from . import label_cells, table
+from .labelsets import LabelSets
 from .submission import CheckedIds, check_ids  # the same id rules as for submissions
 
 SPLITS = ("public", "private", "ignored")

@@ -13,10 +13,10 @@ from pathlib import Path
 
 import numpy as np
 
-from . import csv_spans, label_cells, table
 from ..definition import CompetitionDefinition
-from .labelsets import LabelSets
 from ..problems import Problem, ProblemLog
+from . import csv_spans, label_cells, table
+from .labelsets import LabelSets
 
 _FORMULA_START = ("=", "+", "-", "@")
 

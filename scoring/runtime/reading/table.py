@@ -17,8 +17,8 @@ from pathlib import Path
 
 import numpy as np
 
-from . import csv_spans
 from ..problems import ProblemLog
+from . import csv_spans
 
 _MAGIC = {
     b"\x89PNG": "a PNG image",
