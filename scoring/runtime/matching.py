@@ -19,10 +19,13 @@ _SHOW = 5
 
 def align(sub: Submission, sol: Solution, log: ProblemLog) -> np.ndarray | None:
     """Index into the submission's rows for each solution id, or None when ids do not match."""
-    if sub.ids == sol.ids:  # the usual case: the submission follows the sample file's order
-        return np.arange(len(sol.ids), dtype=np.int64)
     if sub.id_order is not None and sub.id_order[0] is sol.checked_ids:
-        return sub.id_order[1]  # read against this solution's ids and matched to them byte for byte
+        # read against this solution's ids and matched to them byte for byte: row for row (the usual case,
+        # the sample file's order) or in another order
+        order = sub.id_order[1]
+        return np.arange(sub.n_rows, dtype=np.int64) if order is None else order
+    if sub.ids == sol.ids:
+        return np.arange(len(sol.ids), dtype=np.int64)
     position = dict(zip(sub.ids, range(len(sub.ids))))  # ids are unique on both sides (checked earlier)
     if len(sub.ids) == len(sol.ids):
         # the same ids in another order: every solution id found is then a bijection (no unknown ids)

@@ -55,7 +55,7 @@ def score_aligned(sub: Submission, sol: Solution, definition: CompetitionDefinit
                   ) -> tuple[ScoreReport, np.ndarray | None]:
     """``score``, and the submission row of each solution row (None unless the ids matched)."""
     report = ScoreReport(competition=definition.name, status="rejected", primary_metric=definition.primary_metric,
-                         n_rows=len(sub.ids), warnings=[ReportProblem.of(p) for p in sub.warnings],
+                         n_rows=sub.n_rows, warnings=[ReportProblem.of(p) for p in sub.warnings],
                          errors=[ReportProblem.of(p) for p in sub.errors])
     if not sub.ok:
         return report, None

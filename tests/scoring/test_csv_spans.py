@@ -123,15 +123,19 @@ def test_joined_cells_in_blocks_of_any_size(cells, gap, block):
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.lists(st.text(alphabet="ab\n-", max_size=4), max_size=6), st.data())
+@given(st.lists(st.text(alphabet="ab-", max_size=4), max_size=6), st.data())
 def test_checked_ids_match_a_column_only_when_every_id_is_equal(ids, data):
-    """Reusing the solution's checked ids: never for a column that differs, line breaks included."""
+    """Reusing the solution's checked ids: never for a column that differs, line breaks included.
+
+    (The solution's ids come from the tokenizer, which never gives a cell holding a line break; the
+    submission's column here may hold them.)"""
     from scoring.runtime.reading.submission import CheckedIds
 
     cells = data.draw(st.one_of(st.just(list(ids)), st.lists(st.text(alphabet="ab\n-", max_size=4), max_size=6)))
-    column = _packed([c.encode() for c in cells], 1, b",")
-    same = CheckedIds(ids, column, None).same_column(column)
-    assert same == (cells == ids and not any("\n" in i for i in ids))
+    checked = CheckedIds(_packed([i.encode() for i in ids], 2, b";"), None)
+    assert checked.ids == ids
+    same = checked.same_column(_packed([c.encode() for c in cells], 1, b","))
+    assert same == (cells == ids)
 
 
 ALLOWED = ["Public", "Private", "Ignored", "Ignored-by-the-host"]  # (the last one longer than 8 bytes)
@@ -210,14 +214,15 @@ def test_decode_spans_gives_each_field(fields, gap):
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.lists(st.text(alphabet="ab-1\n", max_size=12), min_size=1, max_size=12, unique=True), st.data())
+@given(st.lists(st.text(alphabet="ab-1", max_size=12), min_size=1, max_size=12, unique=True), st.data())
 def test_checked_ids_find_their_order_in_a_shuffled_column_or_decline(ids, data):
     from scoring.runtime.reading.submission import CheckedIds
 
     def column(cells):
         return _packed([c.encode() for c in cells])
 
-    checked = CheckedIds(ids, column(ids), None)
+    checked = CheckedIds(column(ids), None)
+    assert checked.ids == ids
     cells = data.draw(st.one_of(st.permutations(ids), st.lists(st.sampled_from(ids + ["b", "zz"]),
                                                                min_size=len(ids), max_size=len(ids))))
     order = checked.order_in(column(cells))
@@ -243,3 +248,55 @@ def test_structural_bytes_found_block_by_block_are_those_of_one_pass(raw, block,
     finally:
         csv_spans._SCAN_BLOCK = saved
     assert got.tolist() == expected.tolist()
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(["", "a", "ab", "CBN-Pla-A1", "CBN-Pla-A1x", "b" * 9, "b" * 17, "é"]),
+                max_size=40), st.booleans())
+def test_cell_codes_number_equal_cells_alike_in_order_of_first_appearance(cells, grouped):
+    """The byte-level group codes are exactly what a dict over the decoded strings gives."""
+    from scoring.runtime.grouping import group_codes
+
+    if grouped:  # a solution sorted by id: each group's rows one after the other
+        cells = sorted(cells)
+    raw, starts, ends = _packed([c.encode() for c in cells], 1, b",")
+    codes, first_rows = csv_spans.cell_codes(raw, starts, ends)
+    want_codes, names = group_codes(cells)
+    assert codes.tolist() == want_codes.tolist()
+    assert [cells[r] for r in first_rows.tolist()] == names
+
+
+def test_cell_codes_decline_when_different_cells_hash_alike(monkeypatch):
+    monkeypatch.setattr(csv_spans, "words_hash", lambda words, length: np.zeros(len(length), dtype=np.uint64))
+    assert csv_spans.cell_codes(*_packed([b"ab", b"cd", b"ab"])) is None
+    codes, first = csv_spans.cell_codes(*_packed([b"ab", b"ab", b"ab"]))  # equal cells: one run, one code
+    assert codes.tolist() == [0, 0, 0] and first.tolist() == [0]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(["a1", "B-2", "a1 ", "", "=A1", "x.y", "a/b", "é1", "a1"]), min_size=1, max_size=12),
+       st.sampled_from([None, "[A-Za-z0-9][A-Za-z0-9_.-]*", r"[a-z]\d", "a|b\\n?", "(?s).*", "[^,]+", "x\\.y"]))
+def test_plainly_valid_ids_are_those_check_ids_accepts(ids, pattern):
+    """The byte-level shortcut for a solution's ids never accepts what the string checks would reject."""
+    from types import SimpleNamespace
+
+    from scoring.runtime.problems import ProblemLog
+    from scoring.runtime.reading.submission import CheckedIds, check_ids
+
+    checked = CheckedIds(_packed([i.encode() for i in ids], 1, b","), pattern)
+    log = ProblemLog(file="solution.csv")
+    check_ids(ids, np.arange(2, len(ids) + 2), 1, SimpleNamespace(id_pattern=pattern), log)
+    if checked.plainly_valid():
+        assert not log.has_errors
+    if pattern == "[A-Za-z0-9][A-Za-z0-9_.-]*" and not log.has_errors:
+        assert checked.plainly_valid()  # the shipped pattern takes the shortcut whenever the ids are fine
+
+
+def test_a_pattern_that_could_match_a_line_break_never_checks_joined_ids():
+    from scoring.runtime.reading.submission import _cannot_span_lines
+
+    # "a\nb" matches the two ids "a" and "b" joined by a line break, though neither is "a\nb"
+    for pattern in ["a\\nb", "a\nb", "a[^x]b", "(?s)a.b", "a\\sb", "a[\\t-\\r]b", "a[\t-z]b", "a\\x0ab", "a\\Wb"]:
+        assert not _cannot_span_lines(pattern), pattern
+    for pattern in ["[A-Za-z0-9][A-Za-z0-9_.-]*", "[A-Za-z0-9][A-Za-z0-9_./-]*", r"\d+", "CBN-.*", "a|b"]:
+        assert _cannot_span_lines(pattern), pattern

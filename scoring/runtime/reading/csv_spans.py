@@ -188,6 +188,42 @@ def words_hash(words: np.ndarray, length: np.ndarray) -> np.ndarray:
     return h
 
 
+def cell_codes(raw: bytes, starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """A code per cell, equal exactly for equal bytes, numbered 0, 1, ... in order of first appearance,
+    and the first row of each code; None when two different cells hash alike (then compare strings).
+
+    For group columns (``transect_id``): no Python string per row. Consecutive equal cells are taken
+    together first, since a solution sorted by id lists the rows of a transect one after the other.
+    """
+    n = len(starts)
+    if not n:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    words, length = cell_words(raw, starts, ends), ends - starts
+    new_run = np.empty(n, dtype=bool)
+    new_run[0] = True
+    np.not_equal(length[1:], length[:-1], out=new_run[1:])
+    for w in words:
+        new_run[1:] |= w[1:] != w[:-1]
+    heads = np.flatnonzero(new_run)
+    head_words, head_length = words[:, heads], length[heads]
+    hashes = words_hash(head_words, head_length)
+    order = np.argsort(hashes)
+    sorted_hashes = hashes[order]
+    first = np.empty(len(heads), dtype=bool)
+    first[0] = True
+    np.not_equal(sorted_hashes[1:], sorted_hashes[:-1], out=first[1:])
+    # the earliest run of each hash stands for it; every run must equal its stand-in byte for byte
+    earliest = np.minimum.reduceat(order, np.flatnonzero(first))
+    stand_in = np.empty(len(heads), dtype=np.int64)
+    stand_in[order] = earliest[np.cumsum(first) - 1]
+    if not (np.array_equal(head_length[stand_in], head_length) and np.array_equal(head_words[:, stand_in], head_words)):
+        return None
+    is_first = stand_in == np.arange(len(heads))
+    code_of_run = (np.cumsum(is_first) - 1)[stand_in]
+    codes = np.repeat(code_of_run, np.diff(np.append(heads, n)))
+    return codes, heads[is_first]
+
+
 def _chunk(words: np.ndarray, starts: np.ndarray, length: np.ndarray, chunk: int) -> np.ndarray:
     """Bytes 8 * chunk to 8 * chunk + 7 of each field as the low bytes of a uint64, zeros past its end."""
     at = starts + 8 * chunk if chunk else starts

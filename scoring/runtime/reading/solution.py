@@ -11,7 +11,7 @@ import numpy as np
 from ..definition import CompetitionDefinition
 from ..grouping import group_codes, group_ids
 from ..problems import HostError, Problem, ProblemLog
-from . import label_cells, table
+from . import csv_spans, label_cells, table
 from .labelsets import LabelSets
 from .submission import CheckedIds, check_ids  # the same id rules as for submissions
 
@@ -21,19 +21,35 @@ SPLIT_DTYPE = "<U7"
 
 @dataclass
 class Solution:
-    ids: list[str]  # every id the submission must contain (Ignored rows included)
     split: np.ndarray  # "public" / "private" / "ignored" per id
-    groups: list[str]  # transect / team per id
     group_source: str  # "column 'transect_id'" or "rule 'strip-date'"...
     labels: LabelSets | None = None
     classes: list[str] | None = None
     path: str | None = None
-    checked_ids: CheckedIds | None = None  # lets an identical submission id column skip its checks
+    checked_ids: CheckedIds | None = None  # the id column's bytes: lets a submission with the same ids skip its checks
     warnings: list = field(default_factory=list)  # host-side problems of the solution (never shown to participants)
+    # set by ``load_solution`` unless the cells give them without a string per row (see ``ids``, ``groups``)
+    id_list: list[str] | None = None
+    group_list: list[str] | None = None
+
+    @property
+    def ids(self) -> list[str]:
+        """Every id the submission must contain (Ignored rows included)."""
+        if self.id_list is None:
+            self.id_list = self.checked_ids.ids
+        return self.id_list
+
+    @property
+    def groups(self) -> list[str]:
+        """Transect / team per id."""
+        if self.group_list is None:
+            codes, names = self.group_codes
+            self.group_list = list(map(names.__getitem__, codes.tolist()))
+        return self.group_list
 
     @cached_property
     def group_codes(self) -> tuple[np.ndarray, list[str]]:
-        """Integer code per id (into the sorted group names), computed once per solution."""
+        """Integer code per id (groups numbered in order of first appearance) and each code's name."""
         return group_codes(self.groups)
 
     def index_of(self) -> dict[str, int]:
@@ -61,8 +77,13 @@ def load_solution(source: str | Path | bytes, definition: CompetitionDefinition)
         _fail(name, log)
 
     pred_col = tab.header.index(definition.prediction_column) + 1
-    ids = tab.column(definition.id_column)
-    check_ids(ids, tab.lines, tab.header.index(definition.id_column) + 1, definition, log)
+    id_col = tab.header.index(definition.id_column) + 1
+    cells = tab.byte_cells(definition.id_column)
+    checked = CheckedIds(cells, definition.id_pattern) if cells else None
+    ids = None
+    if checked is None or not checked.plainly_valid():
+        ids = checked.ids if checked is not None else tab.column(definition.id_column)
+        check_ids(ids, tab.lines, id_col, definition, log)
     labels = classes = None
     if definition.task == "multilabel":
         labels = label_cells.parse_multilabel_column(tab, definition, log)
@@ -74,31 +95,36 @@ def load_solution(source: str | Path | bytes, definition: CompetitionDefinition)
     if log.has_errors:
         _fail(name, log)
 
-    codes = None
+    sol = Solution(split=split, group_source="none (each row its own group)", labels=labels, classes=classes,
+                   path=str(source) if not isinstance(source, bytes) else None, checked_ids=checked, id_list=ids)
     if group_col and group_col in tab.header:
-        groups = tab.column(group_col)
-        source_desc = f"column {group_col!r}"
-        codes = group_codes(groups)
+        sol.group_source = f"column {group_col!r}"
+        codes = _column_codes(tab, group_col)
         if not all(map(str.strip, codes[1])):  # each distinct name once; the lines only when one is blank
-            empty = [int(tab.lines[i]) for i, g in enumerate(groups) if not g.strip()]
+            empty = [int(tab.lines[i]) for i, g in enumerate(sol.groups) if not g.strip()]
             raise HostError("solution_invalid", f"{name}: empty {group_col!r} on lines {empty[:5]}")
+        sol.__dict__["group_codes"] = codes  # the cached property's value, computed for the blank check
     elif definition.grouping and definition.grouping.rule != "column-only":
-        groups = group_ids(ids, definition.grouping)
-        source_desc = f"rule {definition.grouping.rule!r}"
+        sol.group_list = group_ids(sol.ids, definition.grouping)
+        sol.group_source = f"rule {definition.grouping.rule!r}"
     elif definition.grouping:
         raise HostError("solution_invalid", f"{name}: the solution needs the column {group_col!r} "
                         f"({definition.grouping.name} of each row) for this competition")
     else:
-        groups = list(ids)
-        source_desc = "none (each row its own group)"
-    cells = tab.byte_cells(definition.id_column)
-    sol = Solution(ids=ids, split=split, groups=groups, group_source=source_desc, labels=labels,
-                   classes=classes, path=str(source) if not isinstance(source, bytes) else None,
-                   checked_ids=CheckedIds(ids, cells, definition.id_pattern) if cells else None,
-                   warnings=_label_leak_warnings(name, ids, classes, definition))
-    if codes is not None:
-        sol.__dict__["group_codes"] = codes  # the cached property's value, computed for the blank check
+        sol.group_list = sol.ids
+    sol.warnings = _label_leak_warnings(name, sol.ids if classes is not None else [], classes, definition)
     return sol
+
+
+def _column_codes(tab: table.Table, column: str) -> tuple[np.ndarray, list[str]]:
+    """``group_codes`` of a column: from the bytes when the tokenizer read the file (no string per row)."""
+    cells = tab.byte_cells(column)
+    found = csv_spans.cell_codes(*cells) if cells is not None else None
+    if found is None:
+        return group_codes(tab.column(column))
+    codes, first_rows = found
+    raw, starts, ends = cells
+    return codes, csv_spans.decode_spans(raw, starts[first_rows], ends[first_rows])
 
 
 def _label_leak_warnings(name: str, ids: list, classes: list | None, definition: CompetitionDefinition) -> list:

@@ -23,14 +23,34 @@ _FORMULA_START = ("=", "+", "-", "@")
 
 @dataclass
 class Submission:
-    ids: list[str] = field(default_factory=list)
+    id_list: list[str] | None = None  # None: the ids are those of ``id_order``'s CheckedIds (see ``ids``)
     lines: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
     labels: LabelSets | None = None  # multilabel
     classes: list[str | None] | None = None  # multiclass
     problems: list[Problem] = field(default_factory=list)
-    # when the ids are those of a solution's CheckedIds in another order: (those CheckedIds, for each of
-    # their ids the row here); ``matching.align`` then needs no lookup per id
-    id_order: tuple[CheckedIds, np.ndarray] | None = None
+    # when the ids are those of a solution's CheckedIds: (those CheckedIds, for each of their ids the row
+    # here, None when row for row); ``matching.align`` then needs no lookup per id
+    id_order: tuple[CheckedIds, np.ndarray | None] | None = None
+
+    @property
+    def ids(self) -> list[str]:
+        """The ids, row by row (strings made on first use when they are a solution's: most scoring never needs them)."""
+        if self.id_list is None:
+            if self.id_order is None:
+                self.id_list = []
+            else:
+                checked, order = self.id_order
+                if order is None:
+                    self.id_list = checked.ids
+                else:
+                    row_of = np.empty(len(order), dtype=np.int64)
+                    row_of[order] = np.arange(len(order), dtype=np.int64)
+                    self.id_list = list(map(checked.ids.__getitem__, row_of.tolist()))
+        return self.id_list
+
+    @property
+    def n_rows(self) -> int:
+        return len(self.lines)
 
     @property
     def ok(self) -> bool:
@@ -47,30 +67,51 @@ class Submission:
 
 @dataclass(frozen=True)
 class CheckedIds:
-    """Ids that already passed ``check_ids`` (the solution's), with the bytes they were read from.
+    """An id column read by the tokenizer (so no id holds a line break), kept as its bytes.
 
-    A submission whose id column is byte for byte the same reuses them instead
-    of decoding and checking 200,000 ids again: the outcome would be identical.
+    Once checked (``plainly_valid`` or ``check_ids``), a submission whose id column holds the same ids,
+    in the same or another order, reuses them instead of decoding and checking 200,000 ids again: the
+    outcome would be identical. The ids become strings only when something asks for them.
     """
-    ids: list[str]
     cells: tuple[bytes, np.ndarray, np.ndarray]  # (raw, starts, ends)
     id_pattern: str | None
 
     @cached_property  # frozen dataclass: cached_property writes __dict__ directly, which is allowed
     def joined(self) -> bytes:
-        """The ids' UTF-8 bytes, one LF after each: what ``csv_spans.joined_cells`` gives for the same column."""
-        return ("\n".join(self.ids) + "\n").encode("utf-8") if self.ids else b""
+        """The ids' UTF-8 bytes, one LF after each (``csv_spans.joined_cells``)."""
+        return csv_spans.joined_cells(*self.cells)
+
+    @cached_property
+    def ids(self) -> list[str]:
+        return self.joined[:-1].decode("utf-8").split("\n") if self.joined else []
+
+    def __len__(self) -> int:
+        return len(self.cells[1])
+
+    def plainly_valid(self) -> bool:
+        """Whether every id matches the pattern and no two are equal, found without a string per id;
+        False when unsure (then ``check_ids`` on the strings decides and names each problem)."""
+        if not self.id_pattern or not len(self) or not self.joined.isascii():
+            return False
+        if not _cannot_span_lines(self.id_pattern):
+            return False
+        # one regex over all ids, one per line (the pattern never matches a line break: see above)
+        if re.fullmatch(rf"(?:(?:{self.id_pattern})\n)+", self.joined.decode("ascii")) is None:
+            return False
+        sorted_hashes = self._by_hash[0]
+        return not bool((sorted_hashes[1:] == sorted_hashes[:-1]).any())  # equal hashes: maybe a duplicate
 
     def same_column(self, cells: tuple[bytes, np.ndarray, np.ndarray]) -> bool:
         """Whether ``cells`` (raw, starts, ends) hold exactly these ids, row for row."""
         raw, starts, ends = cells
-        if len(starts) != len(self.ids):
+        mine, my_starts, my_ends = self.cells
+        if len(starts) != len(self):
             return False
-        if len(starts) and raw[starts[0]:ends[0]] != self.ids[0].encode("utf-8"):
+        if len(starts) and raw[starts[0]:ends[0]] != mine[my_starts[0]:my_ends[0]]:
             return False  # (cheap: another order usually shows at the first id)
         joined = csv_spans.joined_cells(*cells)
         # with as many LFs as ids on both sides, no id holds a LF: equal buffers mean equal ids
-        return joined == self.joined and self._line_ends == len(self.ids)
+        return joined == self.joined and self._line_ends == len(self)
 
     @cached_property
     def _line_ends(self) -> int:
@@ -92,7 +133,7 @@ class CheckedIds:
         (equal lengths and equal ``cell_words``), so a hash collision can only make it None.
         """
         raw, starts, ends = cells
-        if len(starts) != len(self.ids) or not len(starts):
+        if len(starts) != len(self) or not len(starts):
             return None
         sorted_hashes, mine, my_words, my_length = self._by_hash
         words, length = csv_spans.cell_words(raw, starts, ends), ends - starts
@@ -136,19 +177,15 @@ def read_submission(source: str | Path | bytes, definition: CompetitionDefinitio
     reusable = checked_ids is not None and cells is not None and checked_ids.id_pattern == definition.id_pattern
     same = reusable and checked_ids.same_column(cells)
     order = checked_ids.order_in(cells) if reusable and not same else None
-    if same:
-        ids = checked_ids.ids
-    elif order is not None:
-        # the solution's ids in another order (matched byte for byte): valid and unique too, and the same
-        # strings as decoding the column would give
-        row_of = np.empty(len(order), dtype=np.int64)
-        row_of[order] = np.arange(len(order), dtype=np.int64)
-        ids = list(map(checked_ids.ids.__getitem__, row_of.tolist()))
+    if same or order is not None:
+        # the solution's ids, row for row or in another order (matched byte for byte): valid and unique too,
+        # and the same strings as decoding the column would give
+        sub = Submission(lines=tab.lines, id_order=(checked_ids, order))
     else:
         ids = tab.column(definition.id_column)
         _repeated_header(ids, tab, definition, log)
         check_ids(ids, tab.lines, id_col, definition, log)
-    sub = Submission(ids=ids, lines=tab.lines, id_order=(checked_ids, order) if order is not None else None)
+        sub = Submission(id_list=ids, lines=tab.lines)
     if definition.task == "multilabel":
         sub.labels = label_cells.parse_multilabel_column(tab, definition, log)
     else:
@@ -163,7 +200,7 @@ def check_ids(ids: list[str], lines: np.ndarray, column: int, definition: Compet
     """Empty, malformed and duplicate ids. Ids are compared exactly: no stripping, no case folding."""
     pattern = definition.id_pattern
     fast_ok = False
-    if pattern and ids:
+    if pattern and ids and _cannot_span_lines(pattern):
         joined = "\n".join(ids)
         fast_ok = joined.count("\n") == len(ids) - 1 and re.fullmatch(
             rf"(?:(?:{pattern})\n)*(?:{pattern})", joined) is not None
@@ -195,6 +232,27 @@ def check_ids(ids: list[str], lines: np.ndarray, column: int, definition: Compet
         seen = first_line.setdefault(id_, int(lines[i]))
         if seen != int(lines[i]):
             log.error("duplicate_id", f"id {id_[:60]!r} already appeared on line {seen}", int(lines[i]), column)
+
+
+_SAFE_ESCAPES = frozenset("dw.-_/+()[]{}*?|^$\\")
+
+
+def _cannot_span_lines(pattern: str) -> bool:
+    """Whether ``pattern`` surely never matches a string holding a line break, so that ids joined by
+    line breaks can be checked by one regex. Conservative: a negated class, a group extension (flags
+    such as ``(?s)``), an escape other than a few plain ones or a control character means "not sure"."""
+    if not pattern.isascii() or "[^" in pattern or "[]" in pattern or "(?" in pattern:
+        return False
+    i = 0
+    while i < len(pattern):
+        if pattern[i] < " ":
+            return False
+        if pattern[i] == "\\":
+            if pattern[i + 1:i + 2] not in _SAFE_ESCAPES or i + 1 == len(pattern):
+                return False
+            i += 1
+        i += 1
+    return True
 
 
 def _repeated_header(ids: list, tab, definition: CompetitionDefinition, log: ProblemLog) -> None:
