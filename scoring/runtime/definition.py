@@ -204,6 +204,20 @@ class CompetitionDefinition:
         lookup[arr] = True
         return lookup
 
+    @cached_property
+    def int_label_codes(self):
+        """int32 array indexed by label: the vocabulary's integer labels numbered 0..K-1 in ascending order,
+        -1 for any other index (None when open). Lets metrics count per class in K counters."""
+        import numpy as np
+
+        lookup = self.int_label_lookup
+        if lookup is None:
+            return None
+        codes = np.full(len(lookup), -1, dtype=np.int32)
+        known = np.flatnonzero(lookup)
+        codes[known] = np.arange(len(known), dtype=np.int32)
+        return codes
+
     @property
     def expected_columns(self) -> list:
         return [self.id_column, self.prediction_column]

@@ -72,19 +72,17 @@ def score_aligned(sub: Submission, sol: Solution, definition: CompetitionDefinit
         raise HostError("definition_invalid", f"--val-accuracy must be a fraction in [0, 1], got {val_accuracy}")
 
     splits = ["public"] + (["private"] if reveal_private else [])
+    split_rows = {split: np.flatnonzero(sol.split == split) for split in splits}
+    split_rows = {split: rows for split, rows in split_rows.items() if len(rows)}
+    if definition.task == "multilabel":
+        results = _multilabel(sub, sol, definition, order, split_rows)
+    else:
+        results = {split: _multiclass(sub, sol, definition, order, rows, own_team, val_accuracy)
+                   for split, rows in split_rows.items()}
     public: dict[str, float] = {}
     private: dict[str, float] | None = {} if reveal_private else None
-    for split in splits:
-        mask = (sol.split == split)
-        if not mask.any():
-            continue
-        idx = np.flatnonzero(mask)
-        target = public if split == "public" else private
-        if definition.task == "multilabel":
-            values, detail = _multilabel(sub, sol, definition, order, idx)
-        else:
-            values, detail = _multiclass(sub, sol, definition, order, idx, own_team, val_accuracy)
-        target.update(values)
+    for split, (values, detail) in results.items():
+        (public if split == "public" else private).update(values)
         report.details[split] = detail
     report.metrics = Metrics(public=public, private=private)
     report.status = "scored"
@@ -92,22 +90,24 @@ def score_aligned(sub: Submission, sol: Solution, definition: CompetitionDefinit
 
 
 def _multilabel(sub: Submission, sol: Solution, definition: CompetitionDefinition, order: np.ndarray,
-                idx: np.ndarray) -> tuple[dict[str, float], dict]:
-    y_true = sol.labels.take(idx)
-    y_pred = sub.labels.take(order[idx])
+                split_rows: dict[str, np.ndarray]) -> dict[str, tuple[dict[str, float], dict]]:
+    # every split from one matching of all rows, in the solution's order
+    y_pred = sub.labels.take(order)
     eb = definition.empty_both_score
-    all_codes, _ = sol.group_codes
-    codes = all_codes[idx]
-    n_groups = int(np.count_nonzero(np.bincount(codes))) if len(codes) else 0  # codes: 0..G-1
-    values = multilabel.all_metrics(y_true, y_pred, codes, empty_both=eb)
+    codes, _ = sol.group_codes
+    values = multilabel.metrics_by_split(sol.labels, y_pred, codes, split_rows, empty_both=eb,
+                                          class_codes=definition.int_label_codes)
     grouping = definition.grouping
-    detail = {
-        "n_scored_rows": int(len(idx)),
-        "grouping": {"unit": grouping.name if grouping else "row", "source": sol.group_source,
-                     "n_groups": n_groups, "official": False},
-        "empty_set_policy": {"empty_prediction_nonempty_truth": 0.0, "both_empty": eb},
-    }
-    return values, detail
+    out = {}
+    for split, rows in split_rows.items():
+        n_groups = int(np.count_nonzero(np.bincount(codes[rows]))) if len(rows) else 0  # codes: 0..G-1
+        out[split] = values[split], {
+            "n_scored_rows": int(len(rows)),
+            "grouping": {"unit": grouping.name if grouping else "row", "source": sol.group_source,
+                         "n_groups": n_groups, "official": False},
+            "empty_set_policy": {"empty_prediction_nonempty_truth": 0.0, "both_empty": eb},
+        }
+    return out
 
 
 def _multiclass(sub: Submission, sol: Solution, definition: CompetitionDefinition, order: np.ndarray,

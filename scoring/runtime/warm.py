@@ -53,6 +53,7 @@ class Grader:
         self.reveal_private = reveal_private
         # the caches every submission reads, filled now rather than by the first submission
         self.definition.int_label_lookup
+        self.definition.int_label_codes
         self.solution.group_codes
 
     def evaluate(self, submission: Union[str, Path, bytes], *, filename: Optional[str] = None) -> Graded:

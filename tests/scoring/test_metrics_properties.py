@@ -170,3 +170,26 @@ def test_all_metrics_equals_each_metric_alone(data):
         "micro_f1": multilabel.micro_f1(T, P, empty_both=0.5),
         "macro_f1": multilabel.macro_f1(T, P, empty_both=0.5),
         "sample_precision": p.mean(), "sample_recall": r.mean()}, abs=1e-12)
+
+
+@settings(max_examples=200, deadline=None)
+@given(paired(), st.data(), st.booleans())
+def test_metrics_by_split_are_all_metrics_on_each_splits_rows(data, draw, numbered):
+    """One matching of all rows, split afterwards: exactly the numbers of each split scored alone (the
+    scorer's path), with or without a vocabulary table numbering the classes; rows of no split ignored."""
+    y_true, y_pred, groups = data
+    n = len(y_true)
+    split_of = draw.draw(st.lists(st.sampled_from(["public", "private", "ignored"]), min_size=n, max_size=n))
+    split_rows = {s: np.flatnonzero(np.array(split_of) == s) for s in ("public", "private")}
+    split_rows = {s: rows for s, rows in split_rows.items() if len(rows)}
+    T, P = LabelSets.from_lists(y_true), LabelSets.from_lists(y_pred)
+    g = np.array(groups)
+    class_codes = None
+    if numbered:  # a vocabulary of the labels 0..30 with gaps: codes ascending with the labels, -1 elsewhere
+        vocabulary = sorted({x for r in y_true + y_pred for x in r} | {3, 17, 29})
+        class_codes = np.full(40, -1, dtype=np.int32)
+        class_codes[vocabulary] = np.arange(len(vocabulary))
+    got = multilabel.metrics_by_split(T, P, g, split_rows, empty_both=0.5, class_codes=class_codes)
+    for split, rows in split_rows.items():
+        alone = multilabel.all_metrics(T.take(rows), P.take(rows), g[rows], empty_both=0.5)
+        assert got[split] == alone  # equal, not approximately: the same sums in the same order

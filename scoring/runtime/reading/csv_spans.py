@@ -55,7 +55,8 @@ def field_spans(raw: bytes, delimiter: str, n_fields: int) -> Spans | None:
     if (inside & is_lf).any():
         return None  # a field spans lines
     is_delim = kind == ord(delimiter)
-    quoted_delims = pos[is_delim & inside]
+    # (np.compress rather than a boolean index: several times faster on masks of mixed density)
+    quoted_delims = np.compress(is_delim & inside, pos)
     # the field boundaries in file order: each record must be n_fields - 1 delimiters then a line end
     boundary = np.flatnonzero((is_delim & ~inside) | is_lf)
     n_records = int(is_lf.sum())
@@ -74,8 +75,8 @@ def field_spans(raw: bytes, delimiter: str, n_fields: int) -> Spans | None:
     starts[1:, 0] = bounds[:-1, -1] + 1
     ends = bounds
     if has_cr:
-        crlf = ends[:, -1] > 0
-        crlf[crlf] = a[ends[crlf, -1] - 1] == _CR
+        crlf = a.take(ends[:, -1] - 1, mode="clip") == _CR  # (a record ending at byte 0 is empty: no CR)
+        crlf &= ends[:, -1] > 0
         if int(crlf.sum()) != int(np.count_nonzero(a == _CR)):  # (numpy counts bytes faster than bytes.count)
             return None  # a CR elsewhere than at a line end: a lone CR (old Mac line ends) or inside a field
         ends[:, -1] -= crlf  # exclude the CR of CRLF
@@ -319,16 +320,21 @@ def int_lists(raw: bytes, starts: np.ndarray, ends: np.ndarray, commas: np.ndarr
     # the last item of a list ends at its ']', the others at the commas, in file order
     last_item = np.cumsum(sizes)
     last_item -= 1
-    last_item = last_item[nonempty]
+    all_nonempty = bool(nonempty.all())
+    if not all_nonempty:
+        last_item = np.compress(nonempty, last_item)
     is_last = np.zeros(total, dtype=bool)
     is_last[last_item] = True
     item_end = np.empty(total, dtype=np.int64)
-    item_end[is_last] = ends[nonempty] - 1
-    item_end[~is_last] = inner
+    item_end[last_item] = (ends if all_nonempty else np.compress(nonempty, ends)) - 1
+    item_end.put(np.flatnonzero(~is_last), inner)
     # and each item starts just after the previous one's end, except the first of a list
     item_start = np.empty(total, dtype=np.int64)
     np.add(item_end[:-1], 1, out=item_start[1:])
-    item_start[last_item - sizes[nonempty] + 1] = starts[nonempty] + 1
+    if all_nonempty:
+        item_start[last_item - sizes + 1] = starts + 1
+    else:
+        item_start[last_item - np.compress(nonempty, sizes) + 1] = np.compress(nonempty, starts) + 1
     item_start += a[item_start] == _SPACE  # the space of ", "
     values = parse_digit_runs(raw, item_start, item_end)
     return None if values is None else (sizes, values)
