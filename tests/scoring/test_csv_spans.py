@@ -9,6 +9,7 @@ buffer, quoted delimiters, missing final line ends.
 
 import csv
 import io
+import re
 
 import numpy as np
 from hypothesis import assume, given, settings
@@ -70,6 +71,61 @@ def test_int_lists_agrees_with_the_per_cell_parser(cells, prefix):
     sizes, flat = fast
     assert sizes.tolist() == [len(v) for v in slow]
     assert flat.tolist() == [x for v in slow for x in v]
+
+
+@st.composite
+def fixed_width_cells(draw) -> list[str]:
+    """Lists of numbers of one width (as PlantCLEF's 7-digit species ids), now and then an item of another
+    width or another separator: cells whose lengths can add up as if every item had the width."""
+    width = draw(st.integers(1, 18))
+    sep = draw(st.sampled_from([", ", ","]))
+    number = st.integers(10 ** (width - 1) if width > 1 else 0, 10**width - 1).map(str)
+    other = st.one_of(digit_runs, st.integers(0, 10**18 - 1).map(str))
+    cells = []
+    for _ in range(draw(st.integers(1, 6))):
+        items = draw(st.lists(st.one_of(number, number, number, other), max_size=5))
+        between = [draw(st.sampled_from([sep, sep, sep, ", ", ",", ",  ", " ,"])) for _ in items[1:]]
+        cells.append("[" + "".join(i + b for i, b in zip(items, between + [""])) + "]")
+    return cells
+
+
+@settings(max_examples=500, deadline=None)
+@given(fixed_width_cells(), st.sampled_from([b"", b"header_line\n"]))
+def test_fixed_width_lists_read_as_the_per_cell_parser(cells, prefix):
+    """The fixed-width shortcut (item places from the cell's length) gives what the per-cell parser gives,
+    and takes every column of one width and one separator."""
+    raw = prefix + b"".join(b'"' + c.encode() + b'"\n' for c in cells)
+    starts, ends = _spans_of(raw, cells, prefix)
+    fast = csv_spans.int_lists(raw, starts, ends, commas=lambda: np.flatnonzero(np.frombuffer(raw, np.uint8) == 44))
+    log = ProblemLog()
+    slow = [parse_cell(c, "python-list", log, 1, 1) for c in cells]
+    bodies = [c[1:-1] for c in cells if c != "[]"]
+    one_layout = any(bodies) and any(
+        all(re.fullmatch(rf"[0-9]{{{w}}}(?:{sep}[0-9]{{{w}}})*", b) for b in bodies)
+        for w in range(1, 19) for sep in (", ", ","))
+    # (a number within 8 bytes of the buffer's start is declined anyway: only toy buffers have one)
+    if one_layout and prefix and not any(re.search(r"(?:^|[ ,])0[0-9]", b) for b in bodies):
+        assert fast is not None, f"declined the plain column {cells}"
+    if fast is None:
+        return
+    assert not log.has_errors, f"fast path accepted {cells} that the slow path rejects"
+    sizes, flat = fast
+    assert sizes.tolist() == [len(v) for v in slow]
+    assert flat.tolist() == [x for v in slow for x in v]
+
+
+def test_fixed_width_lists_need_no_comma_positions():
+    """Real 2025 cells (7-digit ids, ", "): read without locating a comma."""
+    cells = ["[1362443, 1360187, 1392059]", "[]", "[1395807]", "[1392608, 1395807]"]
+    raw = b"h\n" + b"".join(b'"' + c.encode() + b'"\n' for c in cells)
+    starts, ends = _spans_of(raw, cells, b"h\n")
+
+    def no_commas():
+        raise AssertionError("the comma positions were asked for")
+
+    sizes, flat = csv_spans.int_lists(raw, starts, ends, commas=no_commas)
+    assert sizes.tolist() == [3, 0, 1, 2]
+    assert flat.tolist() == [1362443, 1360187, 1392059, 1395807, 1392608, 1395807]
 
 
 def test_int_lists_takes_ordinary_cells():
@@ -169,7 +225,7 @@ def test_field_spans_agree_with_csv_module_without_final_line_end(rows, quote_al
         return
     got = [[raw[s:e].decode() for s, e in zip(rs, re)] for rs, re in zip(spans.starts.tolist(), spans.ends.tolist())]
     assert got == expected
-    inner = [raw[p:p + 1] for p in spans.quoted_delimiters.tolist()]
+    inner = [raw[p:p + 1] for p in spans.quoted_delimiters().tolist()]
     assert inner == [b","] * len(inner)
     assert int(spans.quoted_delimiter_counts.sum()) == len(inner)
     assert spans.quoted_delimiter_counts.tolist() == [[f.count(",") for f in r] for r in expected]

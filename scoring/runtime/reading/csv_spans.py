@@ -23,8 +23,14 @@ _QUOTE, _LF, _CR, _SPACE, _COMMA = ord('"'), ord("\n"), ord("\r"), ord(" "), ord
 class Spans(NamedTuple):
     starts: np.ndarray  # (n_records, n_fields) first byte of each field's content (quotes excluded)
     ends: np.ndarray  # (n_records, n_fields) one past its last byte
-    quoted_delimiters: np.ndarray  # sorted positions of delimiter bytes inside quoted fields
-    quoted_delimiter_counts: np.ndarray  # (n_records, n_fields) how many of them each field holds
+    structural: np.ndarray  # sorted positions of the quotes, delimiters and line ends
+    is_quoted_delimiter: np.ndarray  # for each of them: a delimiter byte inside a quoted field
+    quoted_delimiter_counts: np.ndarray  # (n_records, n_fields) how many of those each field holds
+
+    def quoted_delimiters(self) -> np.ndarray:
+        """Sorted positions of the delimiter bytes inside quoted fields (made on demand: most lists of
+        ``int_lists`` need only the counts)."""
+        return np.compress(self.is_quoted_delimiter, self.structural)
 
 
 def field_spans(raw: bytes, delimiter: str, n_fields: int) -> Spans | None:
@@ -55,8 +61,6 @@ def field_spans(raw: bytes, delimiter: str, n_fields: int) -> Spans | None:
     if (inside & is_lf).any():
         return None  # a field spans lines
     is_delim = kind == ord(delimiter)
-    # (np.compress rather than a boolean index: several times faster on masks of mixed density)
-    quoted_delims = np.compress(is_delim & inside, pos)
     # the field boundaries in file order: each record must be n_fields - 1 delimiters then a line end
     boundary = np.flatnonzero((is_delim & ~inside) | is_lf)
     n_records = int(is_lf.sum())
@@ -94,7 +98,7 @@ def field_spans(raw: bytes, delimiter: str, n_fields: int) -> Spans | None:
     starts += quoted
     ends -= quoted
     inside_field -= n_quotes
-    return Spans(starts, ends, quoted_delims, inside_field)
+    return Spans(starts, ends, pos, is_delim & inside, inside_field)
 
 
 def _structural(a: np.ndarray, delimiter: int) -> np.ndarray:
@@ -281,13 +285,13 @@ def _gathered(raw: bytes, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
 _GATHER_BLOCK = 1 << 16  # bytes per step of _gathered: a 512 KiB index array
 
 
-def int_lists(raw: bytes, starts: np.ndarray, ends: np.ndarray, commas: np.ndarray | None = None,
+def int_lists(raw: bytes, starts: np.ndarray, ends: np.ndarray, commas=None,
               comma_counts: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray] | None:
     """Parse cells written as ``[1, 22, 333]`` into (sizes, concatenated ints), all in numpy.
 
     ``commas``, ``comma_counts``: when the caller already has them, the sorted
     positions of the ``,`` bytes in ``raw`` (every comma inside these cells must
-    be among them) and how many fall in each cell.
+    be among them; or a function giving them) and how many fall in each cell.
     Returns None unless every cell is plainly well formed: brackets first and
     last, items of 1 to 18 digits separated by ``,`` or ``, ``, no leading zero.
     The caller's slow path then judges each cell, so whatever this accepts it
@@ -299,6 +303,15 @@ def int_lists(raw: bytes, starts: np.ndarray, ends: np.ndarray, commas: np.ndarr
     a = np.frombuffer(raw, dtype=np.uint8)
     if ((ends - starts) < 2).any() or (a[starts] != ord("[")).any() or (a[ends - 1] != ord("]")).any():
         return None
+    fixed = _fixed_width_items(raw, a, starts, ends)
+    if fixed is not None:
+        sizes, item_start, item_end = fixed
+        values = parse_digit_runs(raw, item_start, item_end)
+        if values is not None:
+            return sizes, values
+        # (items of other widths whose lengths happen to add up: the general reading below decides)
+    if callable(commas):
+        commas = commas()
     if commas is None:
         commas = np.flatnonzero(a == _COMMA)
     if comma_counts is None:
@@ -338,6 +351,59 @@ def int_lists(raw: bytes, starts: np.ndarray, ends: np.ndarray, commas: np.ndarr
     item_start += a[item_start] == _SPACE  # the space of ", "
     values = parse_digit_runs(raw, item_start, item_end)
     return None if values is None else (sizes, values)
+
+
+def _fixed_width_items(raw: bytes, a: np.ndarray, starts: np.ndarray, ends: np.ndarray
+                       ) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """(sizes, item starts, item ends) when every list is ``[d, d, d]`` with items of one width W and one
+    separator (``, `` as Python's ``str(list)`` writes it, or ``,``); None otherwise.
+
+    PlantCLEF species ids all have 7 digits: then each item's place follows from the cell's start and
+    its length, with no need to locate a comma. Brackets are checked by the caller; here, every
+    separator is checked at its place, and ``parse_digit_runs`` checks that the items are digits, so
+    the cell can hold nothing else.
+    """
+    length = ends - starts
+    nonempty = np.flatnonzero(length > 2)
+    if not len(nonempty):
+        return None
+    first_start = int(starts[nonempty[0]]) + 1
+    first_end = int(ends[nonempty[0]]) - 1
+    comma = raw.find(b",", first_start, first_end)
+    width = (comma if comma >= 0 else first_end) - first_start
+    gap = 2 if comma >= 0 and raw[comma + 1:comma + 2] == b" " else 1  # separator bytes: ", " or ","
+    if not 1 <= width <= 18:
+        return None
+    stride = width + gap
+    # a cell of k items is 2 + k * width + (k - 1) * gap bytes long
+    body = length + (gap - 2)
+    sizes = body // stride
+    if not np.array_equal(sizes * stride, body) if len(nonempty) == len(starts) else \
+            not np.array_equal((sizes * stride)[nonempty], body[nonempty]):
+        return None
+    sizes[length <= 2] = 0
+    total = int(sizes.sum())
+    first_item = np.cumsum(sizes)
+    first_item -= sizes
+    # item g of cell c starts at starts[c] + 1 + (g - first_item[c]) * stride
+    base = starts + 1
+    base -= first_item * stride
+    item_start = np.repeat(base, sizes)
+    item_start += np.arange(0, total * stride, stride, dtype=np.int64)
+    n_separators = total - len(nonempty)
+    if n_separators:
+        before = item_start - gap
+        if int(starts.min()) < 1:  # a cell at the very start of the data: its first item has only '[' before it
+            np.maximum(before, 0, out=before)
+        found = a[before] == _COMMA
+        if gap == 2:
+            before += 1
+            found &= a[before] == _SPACE
+        found = int(np.count_nonzero(found))
+        # a list's first item follows its '[', never a separator: every other item must follow one
+        if found != n_separators:
+            return None
+    return sizes, item_start, item_start + width
 
 
 _ZEROS = np.uint64(0x3030303030303030)  # eight ASCII '0'

@@ -213,7 +213,7 @@ def parse(text: str, *, delimiter: str, required: Sequence[str], optional: Seque
                 fast_header = csv_spans.decode_spans(raw, starts[0], ends[0])
                 if fast_header == header and 0 < n_rows <= max_rows and int((ends - starts).max()) <= max_cell_chars:
                     return Table(header=header, lines=np.arange(2, n_rows + 2, dtype=np.int64), raw=raw,
-                                 spans=csv_spans.Spans(starts[1:], ends[1:], spans.quoted_delimiters,
+                                 spans=csv_spans.Spans(starts[1:], ends[1:], spans.structural, spans.is_quoted_delimiter,
                                                        spans.quoted_delimiter_counts[1:]),
                                  ascii_text=text if raw.isascii() else None, delimiter=delimiter)
         reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, strict=True)
