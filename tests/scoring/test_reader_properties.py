@@ -100,3 +100,25 @@ def test_real_file_takes_the_vectorised_path(shared_real):
     assert tab.spans is not None and tab.n_rows == 2105
     sizes, flat = tab.int_lists("species_ids")
     assert set(sizes.tolist()) == {25} and len(flat) == 2105 * 25
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(["\n", "\r\n", "\r"]), min_size=1, max_size=8), st.booleans())
+def test_line_endings_reported_from_the_tokenizer_as_from_the_bytes(ends, final):
+    """CRLF and mixed line ends: the tokenizer's count gives the warning a look at every byte gives."""
+    from scoring.runtime.reading import table
+    from scoring.runtime.problems import ProblemLog
+
+    lines = ["quadrat_id,species_ids"] + [f"q{i},[{i + 1}]" for i in range(len(ends))]
+    data = "".join(line + end for line, end in zip(lines, ["\n"] + ends)).encode()
+    if not final:
+        data = data.rstrip(b"\r\n")
+    log = ProblemLog()
+    tab = table.parse(data.decode(), delimiter=",", required=["quadrat_id", "species_ids"], max_rows=100,
+                      max_cell_chars=100, log=log, raw=data)
+    lone_cr = b"\r" in data.replace(b"\r\n", b"")
+    assert (tab.spans is not None) == (not lone_cr)  # CRLF and LF: the tokenizer; a lone CR: the csv module
+    by_bytes = ProblemLog()
+    table.report_line_endings(data, by_bytes)
+    line_warnings = [(p.code, p.message) for p in log.finish() if p.code.endswith("line_endings")]
+    assert line_warnings == [(p.code, p.message) for p in by_bytes.finish()]

@@ -26,6 +26,7 @@ class Spans(NamedTuple):
     structural: np.ndarray  # sorted positions of the quotes, delimiters and line ends
     is_quoted_delimiter: np.ndarray  # for each of them: a delimiter byte inside a quoted field
     quoted_delimiter_counts: np.ndarray  # (n_records, n_fields) how many of those each field holds
+    crlf_records: int  # records ended by CRLF (the others by LF)
 
     def quoted_delimiters(self) -> np.ndarray:
         """Sorted positions of the delimiter bytes inside quoted fields (made on demand: most lists of
@@ -78,10 +79,12 @@ def field_spans(raw: bytes, delimiter: str, n_fields: int) -> Spans | None:
     starts[0, 0] = 0
     starts[1:, 0] = bounds[:-1, -1] + 1
     ends = bounds
+    n_crlf = 0
     if has_cr:
         crlf = a.take(ends[:, -1] - 1, mode="clip") == _CR  # (a record ending at byte 0 is empty: no CR)
         crlf &= ends[:, -1] > 0
-        if int(crlf.sum()) != int(np.count_nonzero(a == _CR)):  # (numpy counts bytes faster than bytes.count)
+        n_crlf = int(np.count_nonzero(crlf))
+        if n_crlf != int(np.count_nonzero(a == _CR)):  # (numpy counts bytes faster than bytes.count)
             return None  # a CR elsewhere than at a line end: a lone CR (old Mac line ends) or inside a field
         ends[:, -1] -= crlf  # exclude the CR of CRLF
     # quotes: either none in the field, or exactly its first and last byte
@@ -98,7 +101,7 @@ def field_spans(raw: bytes, delimiter: str, n_fields: int) -> Spans | None:
     starts += quoted
     ends -= quoted
     inside_field -= n_quotes
-    return Spans(starts, ends, pos, is_delim & inside, inside_field)
+    return Spans(starts, ends, pos, is_delim & inside, inside_field, n_crlf)
 
 
 def _structural(a: np.ndarray, delimiter: int) -> np.ndarray:

@@ -144,29 +144,50 @@ def decode(data: bytes, log: ProblemLog) -> str | None:
                   f"byte 0x{byte:02X} is not valid UTF-8; the file seems to be in another encoding "
                   "(Latin-1 / Windows-1252?); save it as UTF-8", line=line, column=col)
         return None
+    return text
+
+
+def report_line_endings(data: bytes, log: ProblemLog, *, crlf_records: int | None = None,
+                        n_records: int | None = None) -> None:
+    """Warn about CRLF or mixed line endings. ``crlf_records`` of ``n_records`` line ends: what the
+    tokenizer found (every CR then ended a record), so the bytes need no second look."""
     if b"\r" not in data:
-        return text  # LF line ends only: nothing to report
-    a = np.frombuffer(data, dtype=np.uint8)
-    cr = np.flatnonzero(a == ord("\r"))
-    n_crlf = int((a[cr[cr + 1 < len(a)] + 1] == ord("\n")).sum())
-    n_cr = len(cr) - n_crlf
-    n_lf = int(np.count_nonzero(a == ord("\n"))) - n_crlf  # (numpy counts bytes faster than bytes.count)
+        return  # LF line ends only: nothing to report
+    if crlf_records is not None:
+        n_crlf, n_cr, n_lf = crlf_records, 0, n_records - crlf_records
+    else:
+        a = np.frombuffer(data, dtype=np.uint8)
+        cr = np.flatnonzero(a == ord("\r"))
+        n_crlf = int((a[cr[cr + 1 < len(a)] + 1] == ord("\n")).sum())
+        n_cr = len(cr) - n_crlf
+        n_lf = int(np.count_nonzero(a == ord("\n"))) - n_crlf  # (numpy counts bytes faster than bytes.count)
     styles = sum(x > 0 for x in (n_crlf, n_cr, n_lf))
     if styles > 1:
         log.warning("mixed_line_endings", f"the file mixes line endings ({n_crlf} CRLF, {n_lf} LF, {n_cr} CR); accepted")
     elif n_crlf:
         log.warning("crlf_line_endings", "the file has Windows (CRLF) line endings; accepted")
-    return text
 
 
 def parse(text: str, *, delimiter: str, required: Sequence[str], optional: Sequence[str] = (),
           allow_extra: bool = False, max_rows: int, max_cell_chars: int, log: ProblemLog,
           what: str = "competition", raw: bytes | None = None) -> Table | None:
-    """Tokenise CSV text and check the header, the field counts and the row limit.
+    """Tokenise CSV text and check the header, the field counts and the row limit; report CRLF line ends.
 
     With ``raw`` (the UTF-8 bytes of ``text``) a regular file is tokenised by
     numpy (``csv_spans``); otherwise, or when the file is irregular, by ``csv``.
     """
+    tab = _parse(text, delimiter=delimiter, required=required, optional=optional, allow_extra=allow_extra,
+                 max_rows=max_rows, max_cell_chars=max_cell_chars, log=log, what=what, raw=raw)
+    if tab is not None and tab.spans is not None:
+        line_ends = tab.n_rows + 1 - (not raw.endswith(b"\n"))  # (a last line may lack its line end)
+        report_line_endings(raw, log, crlf_records=tab.spans.crlf_records, n_records=line_ends)
+    else:
+        report_line_endings(raw if raw is not None else text.encode("utf-8"), log)
+    return tab
+
+
+def _parse(text: str, *, delimiter: str, required: Sequence[str], optional: Sequence[str], allow_extra: bool,
+           max_rows: int, max_cell_chars: int, log: ProblemLog, what: str, raw: bytes | None) -> Table | None:
     end = text.find("\n")
     first_line = (text if end < 0 else text[:end]).rstrip("\r")
     expected_header = delimiter.join(required)
@@ -213,8 +234,8 @@ def parse(text: str, *, delimiter: str, required: Sequence[str], optional: Seque
                 fast_header = csv_spans.decode_spans(raw, starts[0], ends[0])
                 if fast_header == header and 0 < n_rows <= max_rows and int((ends - starts).max()) <= max_cell_chars:
                     return Table(header=header, lines=np.arange(2, n_rows + 2, dtype=np.int64), raw=raw,
-                                 spans=csv_spans.Spans(starts[1:], ends[1:], spans.structural, spans.is_quoted_delimiter,
-                                                       spans.quoted_delimiter_counts[1:]),
+                                 spans=spans._replace(starts=starts[1:], ends=ends[1:],
+                                                      quoted_delimiter_counts=spans.quoted_delimiter_counts[1:]),
                                  ascii_text=text if raw.isascii() else None, delimiter=delimiter)
         reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, strict=True)
         try:
