@@ -331,7 +331,8 @@ def test_cell_codes_decline_when_different_cells_hash_alike(monkeypatch):
 
 @settings(max_examples=300, deadline=None)
 @given(st.lists(st.sampled_from(["a1", "B-2", "a1 ", "", "=A1", "x.y", "a/b", "é1", "a1"]), min_size=1, max_size=12),
-       st.sampled_from([None, "[A-Za-z0-9][A-Za-z0-9_.-]*", r"[a-z]\d", "a|b\\n?", "(?s).*", "[^,]+", "x\\.y"]))
+       st.sampled_from([None, "[A-Za-z0-9][A-Za-z0-9_.-]*", "[a-z][a-z0-9/-]*", "[B=][-2A1]*", r"[a-z]\d",
+                        "a|b\\n?", "(?s).*", "[^,]+", "x\\.y", "[ab]+"]))
 def test_plainly_valid_ids_are_those_check_ids_accepts(ids, pattern):
     """The byte-level shortcut for a solution's ids never accepts what the string checks would reject."""
     from types import SimpleNamespace
@@ -344,8 +345,9 @@ def test_plainly_valid_ids_are_those_check_ids_accepts(ids, pattern):
     check_ids(ids, np.arange(2, len(ids) + 2), 1, SimpleNamespace(id_pattern=pattern), log)
     if checked.plainly_valid():
         assert not log.has_errors
-    if pattern == "[A-Za-z0-9][A-Za-z0-9_.-]*" and not log.has_errors:
-        assert checked.plainly_valid()  # the shipped pattern takes the shortcut whenever the ids are fine
+    if pattern in ("[A-Za-z0-9][A-Za-z0-9_.-]*", "[a-z][a-z0-9/-]*", "[B=][-2A1]*", r"[a-z]\d") \
+            and not log.has_errors:
+        assert checked.plainly_valid()  # patterns of these shapes take the shortcut whenever the ids are fine
 
 
 def test_a_pattern_that_could_match_a_line_break_never_checks_joined_ids():

@@ -91,12 +91,21 @@ class CheckedIds:
     def plainly_valid(self) -> bool:
         """Whether every id matches the pattern and no two are equal, found without a string per id;
         False when unsure (then ``check_ids`` on the strings decides and names each problem)."""
-        if not self.id_pattern or not len(self) or not self.joined.isascii():
+        if not self.id_pattern or not len(self):
             return False
-        if not _cannot_span_lines(self.id_pattern):
+        classes = _class_sequence(self.id_pattern)
+        if classes is not None:  # "[first][rest]*": every byte checked by deleting the allowed ones
+            first, rest = classes
+            raw, starts, ends = self.cells
+            if int((ends - starts).min()) < 1:
+                return False
+            heads = np.frombuffer(raw, dtype=np.uint8)[starts].tobytes()
+            if heads.translate(None, first) or self.joined.translate(None, rest + b"\n"):
+                return False
+        elif not self.joined.isascii() or not _cannot_span_lines(self.id_pattern):
             return False
         # one regex over all ids, one per line (the pattern never matches a line break: see above)
-        if re.fullmatch(rf"(?:(?:{self.id_pattern})\n)+", self.joined.decode("ascii")) is None:
+        elif re.fullmatch(rf"(?:(?:{self.id_pattern})\n)+", self.joined.decode("ascii")) is None:
             return False
         sorted_hashes = self._by_hash[0]
         return not bool((sorted_hashes[1:] == sorted_hashes[:-1]).any())  # equal hashes: maybe a duplicate
@@ -232,6 +241,19 @@ def check_ids(ids: list[str], lines: np.ndarray, column: int, definition: Compet
         seen = first_line.setdefault(id_, int(lines[i]))
         if seen != int(lines[i]):
             log.error("duplicate_id", f"id {id_[:60]!r} already appeared on line {seen}", int(lines[i]), column)
+
+
+def _class_sequence(pattern: str) -> tuple[bytes, bytes] | None:
+    """For a pattern ``[F][R]*`` (as the shipped id patterns): the printable ASCII bytes F and R allow, each
+    found by asking ``re`` itself; None for any other pattern. Then ``fullmatch(pattern, id)`` holds exactly
+    when the id is one F byte and any number of R bytes."""
+    shape = re.fullmatch(r"\[([^\[\]\\^][^\[\]\\]*)\]\[([^\[\]\\^][^\[\]\\]*)\]\*", pattern)
+    if shape is None or not pattern.isascii() or any(c < " " for c in pattern):
+        return None
+    printable = [chr(b) for b in range(0x20, 0x7F)]
+    first, rest = ("".join(c for c in printable if re.fullmatch(f"[{cls}]", c)).encode("ascii")
+                   for cls in shape.groups())
+    return first, rest
 
 
 _SAFE_ESCAPES = frozenset("dw.-_/+()[]{}*?|^$\\")
