@@ -199,13 +199,16 @@ ALLOWED = ["Public", "Private", "Ignored", "Ignored-by-the-host"]  # (the last o
 
 @settings(max_examples=300, deadline=None)
 @given(st.lists(st.sampled_from(ALLOWED + ["public", "Publi", "Publicx", "", "P", "Ignored-by-the-hosT",
-                                           "Ignored-by-the-hos"]), min_size=1, max_size=12))
-def test_match_cells_is_exact_equality(values):
-    raw = "\n".join(values).encode()
+                                           "Ignored-by-the-hos"]), min_size=1, max_size=12),
+       st.sampled_from([ALLOWED, ALLOWED[:3], ["Public", "", "Public"]]), st.sampled_from(["", "header\n"]))
+def test_match_cells_is_exact_equality(values, allowed, prefix):
+    """Each cell's index among the allowed values (the first of equal ones), -1 for none: values of up to 8
+    bytes (one word per cell) and longer ones, cells near either end of the buffer."""
+    raw = (prefix + "\n".join(values)).encode()
     lengths = np.array([len(v) for v in values])
-    starts = np.cumsum(np.concatenate([[0], lengths[:-1] + 1]))
-    got = csv_spans.match_cells(raw, starts, starts + lengths, [v.encode() for v in ALLOWED])
-    assert got.tolist() == [ALLOWED.index(v) if v in ALLOWED else -1 for v in values]
+    starts = len(prefix) + np.cumsum(np.concatenate([[0], lengths[:-1] + 1]))
+    got = csv_spans.match_cells(raw, starts, starts + lengths, [v.encode() for v in allowed])
+    assert got.tolist() == [allowed.index(v) if v in allowed else -1 for v in values]
 
 
 @settings(max_examples=300, deadline=None)

@@ -43,7 +43,7 @@ class _Matches:
             # each side's keys are strictly increasing (rows ascending, labels sorted and unique within
             # a row): a stable sort of the two runs is one linear merge (timsort), and a pair present
             # on both sides shows up as two equal neighbours
-            both = np.concatenate([_keys(y_true, self.bits), _keys(y_pred, self.bits)])
+            both = np.concatenate([y_true.keys(self.bits), y_pred.keys(self.bits)])
             both.sort(kind="stable")
             later = both[1:]
             self.keys = np.compress(later == both[:-1], later)  # (compress: faster than a boolean index)
@@ -63,12 +63,6 @@ class _Matches:
     @property
     def labels(self) -> np.ndarray:
         return self._labels if self.bits == 0 else self.keys & ((1 << self.bits) - 1)
-
-
-def _keys(sets: LabelSets, bits: int) -> np.ndarray:
-    key = sets.row_of_label << bits
-    key |= sets.labels
-    return key
 
 
 def true_positives(y_true: LabelSets, y_pred: LabelSets, *, matches: _Matches | None = None) -> np.ndarray:

@@ -516,6 +516,15 @@ def match_cells(raw: bytes, starts: np.ndarray, ends: np.ndarray, values: list[b
     words = _words(raw) if len(raw) >= 8 else None
     length = ends - starts
     out = np.full(len(starts), -1, dtype=np.int64)
+    if words is not None and len(starts) and max(map(len, values), default=9) <= 8 and int(starts.max()) < len(words):
+        # every value fits in 8 bytes (Public, Private, Ignored): one word per cell, compared with each value
+        head = words[starts]
+        head &= _LOW_BYTES[np.minimum(length, 8)]
+        for k in range(len(values) - 1, -1, -1):  # (backwards: the first of equal values wins, as below)
+            hit = head == np.uint64(int.from_bytes(values[k], "little"))
+            hit &= length == len(values[k])
+            out.put(np.flatnonzero(hit), k)
+        return out
     for k, value in enumerate(values):
         rows = np.flatnonzero((length == len(value)) & (out < 0))
         head = 0

@@ -30,7 +30,20 @@ class LabelSets:
     @cached_property  # frozen dataclass: cached_property writes __dict__ directly, which is allowed
     def row_of_label(self) -> np.ndarray:
         """Row index of every entry of ``labels``."""
+        if "_keys" in self.__dict__:
+            bits, key = self.__dict__["_keys"]
+            return key >> bits
         return np.repeat(np.arange(self.n_rows, dtype=np.int64), self.sizes)
+
+    def keys(self, bits: int) -> np.ndarray:
+        """``row << bits | label`` for every entry: strictly increasing (rows ascending, labels sorted and
+        unique within a row). Every label must be below ``2**bits``."""
+        known = self.__dict__.get("_keys")
+        if known is not None and known[0] == bits:
+            return known[1]
+        key = self.row_of_label << bits
+        key |= self.labels
+        return key
 
     def row(self, i: int) -> list[int]:
         return self.labels[self.indptr[i]:self.indptr[i + 1]].tolist()
@@ -68,7 +81,9 @@ class LabelSets:
             if not increasing:
                 _sort_within_rows(key, indptr)
             if increasing or not (key[1:] == key[:-1]).any():  # no repeats: the usual case
-                return cls(indptr, key & ((1 << bits) - 1)), np.zeros(n, dtype=bool)
+                sets = cls(indptr, key & ((1 << bits) - 1))
+                sets.__dict__["_keys"] = (bits, key)  # kept: the metrics match rows by these very keys
+                return sets, np.zeros(n, dtype=bool)
             rows, flat = key >> bits, key & ((1 << bits) - 1)
         else:
             order = np.lexsort((flat, rows))
