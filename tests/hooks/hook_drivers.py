@@ -84,18 +84,26 @@ def drive_grade_cli(path: Path, work: Path) -> Outcome:
     return _from_result(payload, res.exit_code)
 
 
+# What the Codabench prediction step of a results-only submission adds to the upload's files: its own `metadata`
+# (codalab/codabench compute_worker/compute_worker.py ~1347-1366, push_output: yaml.dump of these four keys, all
+# null when no program ran). The scoring step unzips that prediction_result into input/res (~1155-1157).
+CODABENCH_RES_METADATA = "elapsedTime: null\nexitCode: null\ningestionElapsedTime: null\ningestionExitCode: null\n"
+
+
 def codabench_layout(work: Path, upload: Path) -> tuple[Path, Path]:
-    """The worker's folders: input/ref (reference data), input/res (the upload), output (with its metadata)."""
+    """The Codabench scoring step's folders: input/ref (reference data), input/res (the upload plus the worker's
+    ``metadata``), and an empty output/: the worker writes output/metadata itself after the program and fails
+    the submission if it is already there (compute_worker.py ~1357-1363)."""
     inp, out = work / "input", work / "output"
     (inp / "ref").mkdir(parents=True)
     (inp / "res").mkdir()
     out.mkdir()
     shutil.copy(SOLUTION, inp / "ref" / "solution.csv")
-    (out / "metadata").write_text("worker-owned\n")
     if upload.is_dir():
         shutil.copytree(upload, inp / "res", dirs_exist_ok=True, symlinks=True)
     else:
         place(upload, inp / "res" / upload.name)
+    (inp / "res" / "metadata").write_text(CODABENCH_RES_METADATA)
     return inp, out
 
 
@@ -125,13 +133,12 @@ def drive_codabench(path: Path, work: Path) -> Outcome:
     before = tree_state(inp)
     result = codabench.run(inp, out, competition=COMPETITION)
     assert tree_state(inp) == before  # neither the solution nor the upload changed
-    assert (out / "metadata").read_text() == "worker-owned\n"
-    written = sorted(p.name for p in out.iterdir())
+    written = sorted(p.name for p in out.iterdir())  # never output/metadata: the worker would fail the submission
     if result.status == "scored":
-        assert written == ["metadata", "scores.json", "scores.txt"]
+        assert written == ["scores.json", "scores.txt"]
         scores = json.loads((out / "scores.json").read_text())
         return Outcome("scored", primary=scores[result.primary_metric], warnings=[w.code for w in result.warnings])
-    assert written == ["metadata"], written
+    assert written == [], written
     return _from_result(result.participant_view(), result.exit_code)
 
 
@@ -164,7 +171,7 @@ def hf_definition(definition):
 
 def hf_repo(work: Path, upload: Path) -> tuple[EvalParams, Path]:
     """A local copy of the competition dataset repo: solution.csv with a split column, submissions/ with the upload
-    stored as the platform stores it (``submissions/{team_id}-{submission_id}.{ext}``, the upload's extension)."""
+    stored as the platform stores it (``submissions/{team_id}-{submission_id}.{ext}``)."""
     repo = work / "competition_repo"
     (repo / "submissions").mkdir(parents=True)
     rows = solution_rows()
@@ -173,7 +180,9 @@ def hf_repo(work: Path, upload: Path) -> tuple[EvalParams, Path]:
     w.writerow(["quadrat_id", "species_ids", "split"])
     w.writerows([r["quadrat_id"], r["species_ids"], r["Usage"].lower()] for r in rows)
     (repo / "solution.csv").write_text(buf.getvalue())
-    place(upload, repo / "submissions" / f"team7-sub42{upload.suffix or '.csv'}")
+    # The stored extension is what follows the uploaded name's last dot, case kept (huggingface/competitions
+    # competitions/submissions.py ~276-281): `sub.CSV` stays `.CSV`, `preds.txt` `.txt`.
+    place(upload, repo / "submissions" / f"team7-sub42.{upload.name.split('.')[-1]}")
     params = EvalParams(competition_id=str(repo), competition_type="generic", metric="custom", token="hf_unused",
                         team_id="team7", submission_id="sub42", submission_id_col="quadrat_id",
                         submission_cols=["quadrat_id", "species_ids"], submission_rows=40,
