@@ -180,7 +180,10 @@ def main(argv: list) -> int:
             p.challenge, p.challenge_id = challenge, 1
         w.create_dir_as_python_package(w.COMPUTE_DIRECTORY_PATH)  # main(), lines ~1044-1045
         sys.path.append(w.COMPUTE_DIRECTORY_PATH)
-        w.load_challenge(challenge)
+        try:
+            w.load_challenge(challenge)
+        except Exception:  # noqa: BLE001 - the worker re-raises after storing evaluation_module_error
+            cases = []
         report = {"repo_commit": fetched.commit(repo), "python": sys.version.split()[0],
                   "evaluation_module_error": getattr(challenge, "evaluation_module_error", None),
                   "pip_constraint": os.environ.get("PIP_CONSTRAINT", "").split("/")[-1], "submissions": []}

@@ -125,7 +125,9 @@ def test_private_phase_program_writes_the_private_split(bundles, tmp_path):
 def test_codabench_rejection_host_failure_and_old_python_are_told_apart(bundles, tmp_path):
     program = bundles["codabench"] / "scoring_program"
     inp, out = codabench_layout(tmp_path / "a", CORPUS / "formula_ids.csv")
-    (out / "scores.json").write_text('{"transect_f1": 1.0}')  # left by an earlier run: must not survive a rejection
+    # Left by an earlier run (a local rerun: the worker itself makes a fresh output/ per run, compute_worker.py
+    # ~360): it must not survive a rejection.
+    (out / "scores.json").write_text('{"transect_f1": 1.0}')
     res = _run([python(CODABENCH), "score.py", str(inp), str(out)], cwd=program)
     assert res.returncode == 1
     assert res.stderr.startswith("formula_ids.csv:4:1: error [invalid_id]") and "Traceback" not in res.stderr
@@ -270,6 +272,21 @@ def test_evalai_package_under_the_worker_pythons(bundles, label, tmp_path):
     visibility = {(s["challenge_phase_id"], s["dataset_split_id"]): s["visibility"]
                   for s in config["challenge_phase_splits"]}
     assert visibility == {(1, 1): 3, (2, 1): 3, (2, 2): 1}  # the private split host-only
+
+
+def test_evalai_package_names_the_setting_under_a_37_worker(bundles, tmp_path):
+    """EvalAI allows 3.7 workers (apps/challenges/constants.py line 1); the import error the worker stores as the
+    challenge's evaluation_module_error (submission_worker.py ~486-507) must say what to change."""
+    py37 = Path("/root/.pyenv/versions/3.7.16/bin/python")
+    if not py37.exists():
+        pytest.skip(f"{py37} is missing")
+    compute = evalai_compute_dir(tmp_path, bundles["evalai"])
+    res = _run([str(py37), "-c", f"import sys; sys.path.append({str(compute)!r}); "
+                "import importlib; importlib.import_module('challenge_data.challenge_1')"], tmp_path)
+    assert res.returncode == 1
+    assert res.stderr.strip().splitlines()[-1] == (
+        "ImportError: the agrieval evaluation script needs Python 3.8 or newer; this EvalAI worker runs Python 3.7: "
+        "set the challenge's worker_python_version to 3.9 (EvalAI's default)")
 
 
 # --- Hugging Face competitions -----------------------------------------------------------------------------------
