@@ -134,11 +134,13 @@ def stub_django(config: dict, port: int):
 
 
 def zip_folder(folder: Path, dest: Path) -> Path:
-    """As the bundle README says: zipped from inside evaluation_script/."""
+    """As the bundle README says: zipped from inside evaluation_script/ (EVALAI_ZIP_WITH_FOLDER=1: the folder
+    itself at the zip's root, to see what the worker makes of that)."""
+    prefix = folder.name + "/" if os.environ.get("EVALAI_ZIP_WITH_FOLDER") == "1" else ""
     with zipfile.ZipFile(dest, "w", zipfile.ZIP_DEFLATED) as zf:
         for p in sorted(folder.rglob("*")):
             if p.is_file():
-                zf.write(p, str(p.relative_to(folder)))
+                zf.write(p, prefix + str(p.relative_to(folder)))
     return dest
 
 

@@ -289,6 +289,46 @@ def test_evalai_package_names_the_setting_under_a_37_worker(bundles, tmp_path):
         "set the challenge's worker_python_version to 3.9 (EvalAI's default)")
 
 
+# What each worker needs at the root of the zip it extracts: Codabench looks for program/metadata.yaml right under
+# the extraction folder (codalab/codabench compute_worker.py ~847-850); EvalAI extracts evaluation_script.zip into
+# challenge_data/challenge_<id>/, imports that folder and pip-installs its requirements.txt (Cloud-CV/EvalAI
+# scripts/workers/submission_worker.py ~413-421, ~486-492): a zip holding the folder itself fails every submission
+# ("module 'challenge_data.challenge_1' has no attribute 'evaluate'", docs/platform_checks.md).
+ZIP_ROOTS = {"scoring_program.zip": {"score.py"}, "evaluation_script.zip": {"__init__.py", "requirements.txt"}}
+
+
+def _zip_commands(text: str) -> list:
+    import re
+
+    return re.findall(r"\((cd [^)`]*&& zip -r [^)`]*)\)", text)
+
+
+@pytest.mark.parametrize("platform", ["codabench", "codalab", "evalai"])
+def test_zip_commands_of_the_readmes_put_what_the_worker_reads_at_the_root(bundles, platform, tmp_path):
+    if shutil.which("zip") is None:
+        pytest.skip("no zip command here")
+    readme = (ROOT / "README.md").read_text()
+    # The bundle's README runs in the bundle; the project README's walk-through runs next to `<platform>_bundle`.
+    start = readme.find(f"$ agrieval bundle {platform} ")
+    places = [(bundles[platform] / "README.md").read_text(),
+              readme[start:readme.index("\n### ", start)] if start >= 0 else ""]
+    checked = 0
+    for n, text in enumerate(places):
+        for command in _zip_commands(text)[:1 if n else None]:
+            work = tmp_path / f"{n}-{checked}"
+            shutil.copytree(bundles[platform], work / f"{platform}_bundle")
+            cwd = work / f"{platform}_bundle" if n == 0 else work
+            res = subprocess.run(["bash", "-c", command], cwd=cwd, capture_output=True, text=True, timeout=60)
+            assert res.returncode == 0, res.stderr
+            archive = next(p for p in work.rglob("*.zip"))
+            expected = ZIP_ROOTS.get(archive.name)
+            if expected:
+                with zipfile.ZipFile(archive) as zf:
+                    assert expected <= set(zf.namelist()), (command, sorted(zf.namelist())[:5])
+                checked += 1
+    assert checked >= 1
+
+
 # --- Hugging Face competitions -----------------------------------------------------------------------------------
 
 HF_RUN = textwrap.dedent('''
