@@ -209,6 +209,10 @@ def submit(cw, bundle: Path, upload: Path, sub_id: int) -> dict:
     CALLS.clear()
     cw.run_wrapper(run_args(sub_id, False, program_data=f"http://store/{sub_id}/upload.zip"))
     prediction_calls = list(CALLS)
+    prediction_statuses = [c[2]["status"] for c in prediction_calls if c[0] == "PATCH" and "status" in c[2]]
+    if f"http://store/{sub_id}/prediction_result.zip" not in STORE:  # the prediction step failed: no scoring
+        return {"upload": upload.name, "prediction_statuses": prediction_statuses,
+                "prediction_details": [c[2].get("status_details") for c in prediction_calls if c[0] == "PATCH"]}
     with zipfile.ZipFile(io.BytesIO(STORE[f"http://store/{sub_id}/prediction_result.zip"])) as zf:
         prediction_files = sorted(zf.namelist())
         prediction_metadata = zf.read("metadata").decode() if "metadata" in prediction_files else None
@@ -221,7 +225,7 @@ def submit(cw, bundle: Path, upload: Path, sub_id: int) -> dict:
     columns = {c["key"] for lb in yaml.safe_load((bundle / "competition.yaml").read_text())["leaderboards"]
                for c in lb["columns"]}
     out = {"upload": upload.name,
-           "prediction_statuses": [c[2]["status"] for c in prediction_calls if c[0] == "PATCH" and "status" in c[2]],
+           "prediction_statuses": prediction_statuses,
            "prediction_result_files": prediction_files, "prediction_result_metadata": prediction_metadata,
            "scoring_statuses": statuses, "scoring_runs": list(cw.client.seen),
            "scores_posted": posted[0] if posted else None,

@@ -2,8 +2,9 @@
 
 A driver runs a hook the way its platform runs it and returns an ``Outcome``:
 ``scored`` (with the primary metric), ``rejected`` (with the participant-visible
-text) or ``platform`` (the platform's own reader refused the file before our
-code ran: only Kaggle, which hands the metric DataFrames it parsed itself).
+text) or ``platform`` (the platform's own code refused the file before ours
+ran: Kaggle, which hands the metric DataFrames it parsed itself, and Codabench,
+whose worker unzips every upload itself).
 Anything else (a traceback, a host error, a hang) makes the driver raise and
 the test fail.
 """
@@ -35,6 +36,19 @@ BIG_CASES = {
     "rows_200_thousand.csv": {"expect": ["too_many_rows"], "what": "200,000 tiny rows, under the byte limit"},
     "zip_bomb.zip": {"expect": ["zip_too_large"], "what": "a 60 KB zip expanding to 60 MB"},
 }
+
+# Where a platform's own code changes the verdict: Codabench's worker extracts every upload itself before our
+# program sees it (codabench_layout). Observed by running its compute_worker.py on these files
+# (scripts/platform_checks/codabench_worker.py, docs/platform_checks.md).
+PLATFORM_VERDICTS: dict[str, dict[str, dict]] = {"codabench": {
+    "zip_absolute.zip": {"tolerated": ["none"], "what": "extractall drops the leading /: a plain CSV in res/tmp/"},
+    "zip_dotdot.zip": {"tolerated": ["none"], "what": "extractall drops the ..: a plain CSV"},
+    "zip_of_zip.zip": {"tolerated": ["none"], "what": "the outer zip is extracted; the inner one holds the CSV"},
+    "zip_symlink.zip": {"expect": ["missing_column"], "what": "the link member becomes a file holding its target"},
+    "zip_bomb.zip": {"expect": ["file_too_large"], "what": "the worker expands it: the program sees 60 MB of CSV"},
+    "zip_corrupt.zip": {"platform": True, "what": "the worker fails it: Bad or empty zip file"},
+    "zip_empty.zip": {"platform": True, "what": "the worker fails it: Metadata file not found"},
+}}
 
 
 @dataclass
@@ -90,10 +104,22 @@ def drive_grade_cli(path: Path, work: Path) -> Outcome:
 CODABENCH_RES_METADATA = "elapsedTime: null\nexitCode: null\ningestionElapsedTime: null\ningestionExitCode: null\n"
 
 
+class WorkerRefused(Exception):
+    """The platform's worker fails the submission before any scoring program runs."""
+
+
 def codabench_layout(work: Path, upload: Path) -> tuple[Path, Path]:
     """The Codabench scoring step's folders: input/ref (reference data), input/res (the upload plus the worker's
     ``metadata``), and an empty output/: the worker writes output/metadata itself after the program and fails
-    the submission if it is already there (compute_worker.py ~1357-1363)."""
+    the submission if it is already there (compute_worker.py ~1357-1363).
+
+    A Codabench upload is always a zip that the worker extracts itself (``ZipFile.extractall``, ~660-664, in the
+    prediction step; its output is zipped and extracted again into input/res, ~1155-1157): a ``.zip`` here is
+    extracted so (Python drops absolute and ``..`` parts of names and writes a symlink member as a plain file);
+    one that is not a zip fails after retries ("Bad or empty zip file", ~665-668) and one with no entry leaves no
+    program folder, so push_output fails ("Metadata file not found", ~839-845, ~1364-1369): both raise
+    ``WorkerRefused``. Any other file stands for a zip holding just that file.
+    """
     inp, out = work / "input", work / "output"
     (inp / "ref").mkdir(parents=True)
     (inp / "res").mkdir()
@@ -101,6 +127,16 @@ def codabench_layout(work: Path, upload: Path) -> tuple[Path, Path]:
     shutil.copy(SOLUTION, inp / "ref" / "solution.csv")
     if upload.is_dir():
         shutil.copytree(upload, inp / "res", dirs_exist_ok=True, symlinks=True)
+    elif upload.suffix == ".zip":
+        import zipfile
+
+        try:
+            with zipfile.ZipFile(upload) as zf:
+                zf.extractall(inp / "res")
+        except zipfile.BadZipFile as exc:
+            raise WorkerRefused("Bad or empty zip file") from exc
+        if not any((inp / "res").iterdir()):
+            raise WorkerRefused("Metadata file not found")
     else:
         place(upload, inp / "res" / upload.name)
     (inp / "res" / "metadata").write_text(CODABENCH_RES_METADATA)
@@ -129,7 +165,10 @@ def tree_state(root: Path) -> dict[str, bytes]:
 def drive_codabench(path: Path, work: Path) -> Outcome:
     from scoring.runtime.platforms import codabench
 
-    inp, out = codabench_layout(work, path)
+    try:
+        inp, out = codabench_layout(work, path)
+    except WorkerRefused:
+        return Outcome("platform")  # Codabench's worker failed it: our program is never run
     before = tree_state(inp)
     result = codabench.run(inp, out, competition=COMPETITION)
     assert tree_state(inp) == before  # neither the solution nor the upload changed
