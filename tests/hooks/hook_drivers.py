@@ -231,12 +231,22 @@ def hf_repo(work: Path, upload: Path) -> tuple[EvalParams, Path]:
 
 
 def drive_hf(path: Path, work: Path) -> Outcome:
+    """competition_id is the Hub repo id, and the files come through hf_hub_download as the platform's do: links
+    into the Hub cache (fake_hub.py, modelled on huggingface_hub 0.24.6)."""
+    import sys
+    from unittest import mock
+
+    from fake_hub import hub_module
+
     from scoring.runtime.platforms.hf import SubmissionRejected, make_compute
 
     params, repo = hf_repo(work, path)
+    params.competition_id = "agrieval-org/plantclef-demo"
     compute = make_compute(hf_definition(load_competition(COMPETITION)))
+    hub = hub_module(repo, work / "hub_cache", params.competition_id)
     try:
-        out = compute(params)
+        with mock.patch.dict(sys.modules, {"huggingface_hub": hub}):
+            out = compute(params)
     except SubmissionRejected as exc:
         return Outcome("rejected", message=str(exc), codes=_codes_in(str(exc)))
     assert list(out["public_score"]) == list(out["private_score"])
