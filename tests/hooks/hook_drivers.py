@@ -181,12 +181,24 @@ def drive_codabench(path: Path, work: Path) -> Outcome:
     return _from_result(result.participant_view(), result.exit_code)
 
 
+def evalai_stored(work: Path, upload: Path) -> Path:
+    """The upload as EvalAI's worker hands it to evaluate(): stored as <uuid4><ext> (Cloud-CV/EvalAI
+    apps/base/utils.py ~95-149, SubmissionArtifactFileName) and downloaded under that name
+    (scripts/workers/submission_worker.py ~564-576); a zip stays a zip."""
+    import uuid
+
+    stored = work / "submission_1" / f"{uuid.uuid4()}{upload.suffix}"
+    stored.parent.mkdir(parents=True, exist_ok=True)
+    place(upload, stored)
+    return stored
+
+
 def drive_evalai(path: Path, work: Path) -> Outcome:
     from scoring.runtime.platforms.evalai import SubmissionRejected, make_evaluate
 
     evaluate = make_evaluate(COMPETITION)
     try:
-        out = evaluate(str(SOLUTION), str(path), "dev", submission_metadata={"id": 1})
+        out = evaluate(str(SOLUTION), str(evalai_stored(work, path)), "dev", submission_metadata={"id": 1})
     except SubmissionRejected as exc:
         return Outcome("rejected", message=str(exc), codes=_codes_in(str(exc)))
     assert set(out) == {"result", "submission_result"}

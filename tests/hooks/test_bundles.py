@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 import yaml
 from click.testing import CliRunner
-from hook_drivers import COMPETITION, CORPUS, ROOT, SOLUTION, codabench_layout
+from hook_drivers import COMPETITION, CORPUS, ROOT, SOLUTION, codabench_layout, evalai_stored
 from platform_pythons import CODABENCH, EVALAI, HF, python
 
 from scoring.cli.main import cli
@@ -223,17 +223,6 @@ def evalai_compute_dir(tmp_path: Path, bundle: Path) -> Path:
     return compute
 
 
-def evalai_upload(tmp_path: Path, upload: Path) -> Path:
-    """The upload as the worker gets it: <uuid4><ext> (apps/base/utils.py ~95-149, SubmissionArtifactFileName;
-    submission_worker.py ~564-576 downloads it under that name)."""
-    import uuid
-
-    stored = tmp_path / "submission_1" / f"{uuid.uuid4()}{upload.suffix}"
-    stored.parent.mkdir(parents=True, exist_ok=True)
-    shutil.copy(upload, stored)
-    return stored
-
-
 @pytest.mark.parametrize("label", EVALAI)
 def test_evalai_package_under_the_worker_pythons(bundles, label, tmp_path):
     compute = evalai_compute_dir(tmp_path, bundles["evalai"])
@@ -252,7 +241,7 @@ def test_evalai_package_under_the_worker_pythons(bundles, label, tmp_path):
     def submit(upload: Path, phase_codename: str, n: int) -> tuple[dict, str, Path]:
         logs, report = tmp_path / f"logs{n}", tmp_path / f"report{n}.json"
         logs.mkdir()
-        stored = evalai_upload(tmp_path / f"s{n}", upload)
+        stored = evalai_stored(tmp_path / f"s{n}", upload)
         res = _run([python(label), str(worker), str(compute), annotations, str(stored), phase_codename, str(logs),
                     json.dumps(links), str(report)], tmp_path)
         assert res.returncode == 0, res.stderr
