@@ -245,7 +245,7 @@ def submit(cw, bundle: Path, upload: Path, sub_id: int) -> dict:
 def main(argv: list) -> int:
     repo, bundle, image_python, *uploads = argv
     bundle = Path(bundle)
-    FakeDocker.image_python = image_python
+    FakeDocker.image_python = image_python = os.path.abspath(image_python)  # containers run elsewhere
     scratch = Path(tempfile.mkdtemp(prefix="codabench_check_"))
     sys.stdout = sys.stderr  # the worker's own prints (rich's pprint of the binds) stay off the report
     try:

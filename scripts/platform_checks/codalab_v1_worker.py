@@ -94,7 +94,7 @@ def fake_popen(image_python):
 
 def main(argv: list) -> int:
     repo, bundle, image_python, *uploads = argv
-    bundle = Path(bundle)
+    bundle, image_python = Path(bundle), os.path.abspath(image_python)  # the program runs in another folder
     scratch = Path(tempfile.mkdtemp(prefix="codalab_v1_check_"))
     stub_modules()
     src = fetched.copy_to(repo, ["worker.py"], scratch / "src")
