@@ -130,7 +130,8 @@ def main(argv: list) -> int:
             os.chdir(here)
             out = {"upload": upload.name, "statuses": [u["status"] for u in UPDATES],
                    "traceback": next((u["extra"].get("traceback") for u in UPDATES if u["status"] == "failed"), None),
-                   "stderr": PUT.get(urls["stderr_url"], b"").decode(), "stdout": PUT.get(urls["stdout_url"], b"").decode()}
+                   "stderr": PUT.get(urls["stderr_url"], b"").decode(),
+                   "stdout": PUT.get(urls["stdout_url"], b"").decode()}
             if urls["output_url"] in PUT:
                 with zipfile.ZipFile(io.BytesIO(PUT[urls["output_url"]])) as zf:
                     out["output_files"] = sorted(zf.namelist())

@@ -15,7 +15,8 @@ a Hub cache (``HF_HOME``, ``refs/main``, ``snapshots/<commit>/`` links to ``blob
 ``LocalEntryNotFoundError`` where the Hub answers ``EntryNotFoundError``. Stubbed: ``HfApi`` in
 ``competitions.utils`` (``upload_file`` records the submission_info JSON the platform would store, after its own
 ``json.dumps``), ``huggingface_hub.HfApi.list_repo_files`` (answers
-from the cache: offline it would raise) and the ``fastapi`` module (``utils.py`` imports ``Request`` from it; unused here).
+from the cache: offline it would raise) and the ``fastapi`` module (``utils.py`` imports ``Request`` from it;
+unused here).
 """
 
 from __future__ import annotations
@@ -91,7 +92,7 @@ def main(argv: list) -> int:
 
         log = []
         logger.add(lambda m: log.append(str(m)), level="ERROR")
-        files = {"metric.py": (bundle / "metric.py").read_bytes(), "solution.csv": (bundle / "solution.csv").read_bytes()}
+        files = {name: (bundle / name).read_bytes() for name in ("metric.py", "solution.csv")}
         stored = []
         for upload in map(Path, uploads):
             sub_id = str(uuid.uuid4())
@@ -109,8 +110,10 @@ def main(argv: list) -> int:
                       "submission_id_col": conf["SUBMISSION_ID_COLUMN"],
                       "submission_cols": conf["SUBMISSION_COLUMNS"].split(","),
                       "submission_rows": conf["SUBMISSION_ROWS"], "output_path": str(scratch / "out"),
-                      "submission_repo": "", "time_limit": 60, "dataset": "", "submission_filenames": ["submission.csv"]}
-            evaluate.run(EvalParams(**params))  # as evaluate.py's __main__ (~131-135); utils.monitor: exception -> FAILED
+                      "submission_repo": "", "time_limit": 60, "dataset": "",
+                      "submission_filenames": ["submission.csv"]}
+            # As evaluate.py's __main__ (~131-135); utils.monitor turns an exception into FAILED.
+            evaluate.run(EvalParams(**params))
             # update_submission_score (utils.py ~220-228) stores the scores with status "done"; the final
             # update_submission_status re-reads submission_info, here the cached one without them.
             scored = [s for _p, info in UPLOADED for s in info["submissions"]
