@@ -2,8 +2,9 @@
 
 A driver runs a hook the way its platform runs it and returns an ``Outcome``:
 ``scored`` (with the primary metric), ``rejected`` (with the participant-visible
-text) or ``platform`` (the platform's own reader refused the file before our
-code ran: only Kaggle, which hands the metric DataFrames it parsed itself).
+text) or ``platform`` (the platform's own code refused the file before ours
+ran: Kaggle, which hands the metric DataFrames it parsed itself, and Codabench,
+whose worker unzips every upload itself).
 Anything else (a traceback, a host error, a hang) makes the driver raise and
 the test fail.
 """
@@ -35,6 +36,19 @@ BIG_CASES = {
     "rows_200_thousand.csv": {"expect": ["too_many_rows"], "what": "200,000 tiny rows, under the byte limit"},
     "zip_bomb.zip": {"expect": ["zip_too_large"], "what": "a 60 KB zip expanding to 60 MB"},
 }
+
+# Where a platform's own code changes the verdict: Codabench's worker extracts every upload itself before our
+# program sees it (codabench_layout). Observed by running its compute_worker.py on these files
+# (scripts/platform_checks/codabench_worker.py, docs/platform_checks.md).
+PLATFORM_VERDICTS: dict[str, dict[str, dict]] = {"codabench": {
+    "zip_absolute.zip": {"tolerated": ["none"], "what": "extractall drops the leading /: a plain CSV in res/tmp/"},
+    "zip_dotdot.zip": {"tolerated": ["none"], "what": "extractall drops the ..: a plain CSV"},
+    "zip_of_zip.zip": {"tolerated": ["none"], "what": "the outer zip is extracted; the inner one holds the CSV"},
+    "zip_symlink.zip": {"expect": ["missing_column"], "what": "the link member becomes a file holding its target"},
+    "zip_bomb.zip": {"expect": ["file_too_large"], "what": "the worker expands it: the program sees 60 MB of CSV"},
+    "zip_corrupt.zip": {"platform": True, "what": "the worker fails it: Bad or empty zip file"},
+    "zip_empty.zip": {"platform": True, "what": "the worker fails it: Metadata file not found"},
+}}
 
 
 @dataclass
@@ -84,18 +98,48 @@ def drive_grade_cli(path: Path, work: Path) -> Outcome:
     return _from_result(payload, res.exit_code)
 
 
+# What the Codabench prediction step of a results-only submission adds to the upload's files: its own `metadata`
+# (codalab/codabench compute_worker/compute_worker.py ~1347-1366, push_output: yaml.dump of these four keys, all
+# null when no program ran). The scoring step unzips that prediction_result into input/res (~1155-1157).
+CODABENCH_RES_METADATA = "elapsedTime: null\nexitCode: null\ningestionElapsedTime: null\ningestionExitCode: null\n"
+
+
+class WorkerRefused(Exception):
+    """The platform's worker fails the submission before any scoring program runs."""
+
+
 def codabench_layout(work: Path, upload: Path) -> tuple[Path, Path]:
-    """The worker's folders: input/ref (reference data), input/res (the upload), output (with its metadata)."""
+    """The Codabench scoring step's folders: input/ref (reference data), input/res (the upload plus the worker's
+    ``metadata``), and an empty output/: the worker writes output/metadata itself after the program and fails
+    the submission if it is already there (compute_worker.py ~1357-1363).
+
+    A Codabench upload is always a zip that the worker extracts itself (``ZipFile.extractall``, ~660-664, in the
+    prediction step; its output is zipped and extracted again into input/res, ~1155-1157): a ``.zip`` here is
+    extracted so (Python drops absolute and ``..`` parts of names and writes a symlink member as a plain file);
+    one that is not a zip fails after retries ("Bad or empty zip file", ~665-668) and one with no entry leaves no
+    program folder, so push_output fails ("Metadata file not found", ~839-845, ~1364-1369): both raise
+    ``WorkerRefused``. Any other file stands for a zip holding just that file.
+    """
     inp, out = work / "input", work / "output"
     (inp / "ref").mkdir(parents=True)
     (inp / "res").mkdir()
     out.mkdir()
     shutil.copy(SOLUTION, inp / "ref" / "solution.csv")
-    (out / "metadata").write_text("worker-owned\n")
     if upload.is_dir():
         shutil.copytree(upload, inp / "res", dirs_exist_ok=True, symlinks=True)
+    elif upload.suffix == ".zip":
+        import zipfile
+
+        try:
+            with zipfile.ZipFile(upload) as zf:
+                zf.extractall(inp / "res")
+        except zipfile.BadZipFile as exc:
+            raise WorkerRefused("Bad or empty zip file") from exc
+        if not any((inp / "res").iterdir()):
+            raise WorkerRefused("Metadata file not found")
     else:
         place(upload, inp / "res" / upload.name)
+    (inp / "res" / "metadata").write_text(CODABENCH_RES_METADATA)
     return inp, out
 
 
@@ -121,18 +165,32 @@ def tree_state(root: Path) -> dict[str, bytes]:
 def drive_codabench(path: Path, work: Path) -> Outcome:
     from scoring.runtime.platforms import codabench
 
-    inp, out = codabench_layout(work, path)
+    try:
+        inp, out = codabench_layout(work, path)
+    except WorkerRefused:
+        return Outcome("platform")  # Codabench's worker failed it: our program is never run
     before = tree_state(inp)
     result = codabench.run(inp, out, competition=COMPETITION)
     assert tree_state(inp) == before  # neither the solution nor the upload changed
-    assert (out / "metadata").read_text() == "worker-owned\n"
-    written = sorted(p.name for p in out.iterdir())
+    written = sorted(p.name for p in out.iterdir())  # never output/metadata: the worker would fail the submission
     if result.status == "scored":
-        assert written == ["metadata", "scores.json", "scores.txt"]
+        assert written == ["scores.json", "scores.txt"]
         scores = json.loads((out / "scores.json").read_text())
         return Outcome("scored", primary=scores[result.primary_metric], warnings=[w.code for w in result.warnings])
-    assert written == ["metadata"], written
+    assert written == [], written
     return _from_result(result.participant_view(), result.exit_code)
+
+
+def evalai_stored(work: Path, upload: Path) -> Path:
+    """The upload as EvalAI's worker hands it to evaluate(): stored as <uuid4><ext> (Cloud-CV/EvalAI
+    apps/base/utils.py ~95-149, SubmissionArtifactFileName) and downloaded under that name
+    (scripts/workers/submission_worker.py ~564-576); a zip stays a zip."""
+    import uuid
+
+    stored = work / "submission_1" / f"{uuid.uuid4()}{upload.suffix}"
+    stored.parent.mkdir(parents=True, exist_ok=True)
+    place(upload, stored)
+    return stored
 
 
 def drive_evalai(path: Path, work: Path) -> Outcome:
@@ -140,7 +198,7 @@ def drive_evalai(path: Path, work: Path) -> Outcome:
 
     evaluate = make_evaluate(COMPETITION)
     try:
-        out = evaluate(str(SOLUTION), str(path), "dev", submission_metadata={"id": 1})
+        out = evaluate(str(SOLUTION), str(evalai_stored(work, path)), "dev", submission_metadata={"id": 1})
     except SubmissionRejected as exc:
         return Outcome("rejected", message=str(exc), codes=_codes_in(str(exc)))
     assert set(out) == {"result", "submission_result"}
@@ -164,7 +222,7 @@ def hf_definition(definition):
 
 def hf_repo(work: Path, upload: Path) -> tuple[EvalParams, Path]:
     """A local copy of the competition dataset repo: solution.csv with a split column, submissions/ with the upload
-    stored as the platform stores it (``submissions/{team_id}-{submission_id}.{ext}``, the upload's extension)."""
+    stored as the platform stores it (``submissions/{team_id}-{submission_id}.{ext}``)."""
     repo = work / "competition_repo"
     (repo / "submissions").mkdir(parents=True)
     rows = solution_rows()
@@ -173,7 +231,9 @@ def hf_repo(work: Path, upload: Path) -> tuple[EvalParams, Path]:
     w.writerow(["quadrat_id", "species_ids", "split"])
     w.writerows([r["quadrat_id"], r["species_ids"], r["Usage"].lower()] for r in rows)
     (repo / "solution.csv").write_text(buf.getvalue())
-    place(upload, repo / "submissions" / f"team7-sub42{upload.suffix or '.csv'}")
+    # The stored extension is what follows the uploaded name's last dot, case kept (huggingface/competitions
+    # competitions/submissions.py ~276-281): `sub.CSV` stays `.CSV`, `preds.txt` `.txt`.
+    place(upload, repo / "submissions" / f"team7-sub42.{upload.name.split('.')[-1]}")
     params = EvalParams(competition_id=str(repo), competition_type="generic", metric="custom", token="hf_unused",
                         team_id="team7", submission_id="sub42", submission_id_col="quadrat_id",
                         submission_cols=["quadrat_id", "species_ids"], submission_rows=40,
@@ -183,12 +243,22 @@ def hf_repo(work: Path, upload: Path) -> tuple[EvalParams, Path]:
 
 
 def drive_hf(path: Path, work: Path) -> Outcome:
+    """competition_id is the Hub repo id, and the files come through hf_hub_download as the platform's do: links
+    into the Hub cache (fake_hub.py, modelled on huggingface_hub 0.24.6)."""
+    import sys
+    from unittest import mock
+
+    from fake_hub import hub_module
+
     from scoring.runtime.platforms.hf import SubmissionRejected, make_compute
 
     params, repo = hf_repo(work, path)
+    params.competition_id = "agrieval-org/plantclef-demo"
     compute = make_compute(hf_definition(load_competition(COMPETITION)))
+    hub = hub_module(repo, work / "hub_cache", params.competition_id)
     try:
-        out = compute(params)
+        with mock.patch.dict(sys.modules, {"huggingface_hub": hub}):
+            out = compute(params)
     except SubmissionRejected as exc:
         return Outcome("rejected", message=str(exc), codes=_codes_in(str(exc)))
     assert list(out["public_score"]) == list(out["private_score"])

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 import yaml
 from click.testing import CliRunner
-from hook_drivers import COMPETITION, CORPUS, ROOT, SOLUTION, codabench_layout
+from hook_drivers import COMPETITION, CORPUS, ROOT, SOLUTION, codabench_layout, evalai_stored
 from platform_pythons import CODABENCH, EVALAI, HF, python
 
 from scoring.cli.main import cli
@@ -45,24 +45,74 @@ def _run(args, cwd, **kw) -> subprocess.CompletedProcess:
 
 # --- Codabench and CodaLab ---------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("platform", ["codabench", "codalab"])
-def test_codabench_and_codalab_programs_run_under_the_legacy_image_python(bundles, platform, tmp_path):
-    bundle = bundles[platform]
-    meta = (bundle / "scoring_program" / ("metadata.yaml" if platform == "codabench" else "metadata")).read_text()
-    command = yaml.safe_load(meta)["command"]
+def _codabench_argv(command: str, program: Path, inp: Path, out: Path) -> list:
+    """codalab/codabench compute_worker.py ~264-286 (replace_legacy_metadata_command) puts /app/program, /app/input
+    and /app/output in place of $program/$input/$output; docker-py splits a str command with shlex.split."""
+    import shlex
+
+    argv = shlex.split(command.replace("$input", str(inp)).replace("$output", str(out)).replace("$program",
+                                                                                                 str(program)))
+    return [python(CODABENCH), *argv[1:]]
+
+
+def test_codabench_program_runs_in_the_workers_scoring_layout(bundles, tmp_path):
+    program = bundles["codabench"] / "scoring_program"
+    command = yaml.safe_load((program / "metadata.yaml").read_text())["command"]
     assert command == "python3 $program/score.py $input $output"
-    inp, out = codabench_layout(tmp_path, SUBS / "partial.csv")  # input/res also holds the worker's metadata
-    shutil.copy(SOLUTION, inp / "ref" / "solution.csv")
-    program = bundle / "scoring_program"
-    argv = command.replace("$program", str(program)).replace("$input", str(inp)).replace("$output", str(out)).split()
-    res = _run([python(CODABENCH), *argv[1:]], cwd=program)  # the worker's working dir is the program
+    inp, out = codabench_layout(tmp_path, SUBS / "partial.csv")  # input/res holds the worker's metadata too
+    # working_dir /app/program and this environment: compute_worker.py ~1036-1048
+    res = _run(_codabench_argv(command, program, inp, out), cwd=program,
+               env={"PATH": "/usr/bin:/bin", "PYTHONUNBUFFERED": "1", "http_proxy": "", "https_proxy": ""})
     assert res.returncode == 0, res.stderr
     expected = EXPECTED[COMPETITION]["partial"]["public"]
-    assert json.loads((out / "scores.json").read_text()) == pytest.approx(expected)
-    # CodaLab reads scores.txt only, as YAML "key: value" lines.
-    assert yaml.safe_load((out / "scores.txt").read_text()) == pytest.approx(expected)
+    # push_scores reads scores.json first (~1313-1321); the site keeps only leaderboard column keys
+    # (src/apps/api/views/submissions.py ~578-582), so every key written must be a column of the snippet.
+    scores = json.loads((out / "scores.json").read_text())
+    assert scores == pytest.approx(expected)
+    columns = {c["key"] for c in yaml.safe_load((bundles["codabench"] / "competition.yaml").read_text())
+               ["leaderboards"][0]["columns"]}
+    assert set(scores) == columns
     assert "0.55" not in res.stdout  # no score in the logs unless --show-scores
-    assert (out / "metadata").read_text() == "worker-owned\n"
+    # push_output writes output/metadata after the program and fails the submission if it exists (~1357-1363).
+    assert sorted(p.name for p in out.iterdir()) == ["scores.json", "scores.txt"]
+
+
+def codalab_run_dir(work: Path, bundle: Path, upload: Path) -> Path:
+    """The v1 worker's scoring run folder (codalab/competitions-v1-compute-worker worker.py ~112-182, get_bundle):
+    run/program (scoring program), run/input holding the site's input.txt as ``metadata`` plus ref/ and res/
+    (codalab/codalab-competitions codalab/apps/web/tasks.py ~463-493: a results submission's res is the raw
+    upload, unzipped, with no worker metadata), and an empty run/output."""
+    run = work / "run"
+    shutil.copytree(bundle / "scoring_program", run / "program")
+    (run / "input" / "ref").mkdir(parents=True)
+    (run / "input" / "res").mkdir()
+    (run / "output").mkdir()
+    (run / "input" / "metadata").write_text("ref: http://store/ref.zip\nres: http://store/res.zip\n"
+                                            "submitted-by: team7\ncompetition-phase: 1\n")
+    shutil.copy(bundle / "reference_data" / "solution.csv", run / "input" / "ref" / "solution.csv")
+    shutil.copy(upload, run / "input" / "res" / upload.name)
+    return run
+
+
+def test_codalab_program_runs_as_the_v1_worker_runs_it(bundles, tmp_path):
+    run = codalab_run_dir(tmp_path, bundles["codalab"], SUBS / "partial.csv")
+    command = yaml.safe_load((run / "program" / "metadata").read_text())["command"]
+    # worker.py ~483-492: substitution with run-dir paths, then split on single spaces (not shlex);
+    # ~495-514: `docker run -w RUN_DIR`: the working dir is the run folder, not the program.
+    argv = command.replace("$program", str(run / "program")).replace("$input", str(run / "input")) \
+        .replace("$output", str(run / "output")).split(" ")
+    res = _run([python(CODABENCH), *argv[1:]], cwd=run, env={"PATH": "/usr/bin:/bin", "PYTHONUNBUFFERED": "1"})
+    assert res.returncode == 0, res.stderr
+    # codalab-competitions tasks.py ~591-611: only scores.txt is read, each non-empty line split on ":" into
+    # exactly (label, value), the value through float(); a label that is no score definition is skipped.
+    scores = {}
+    for line in (run / "output" / "scores.txt").read_text().split("\n"):
+        if len(line) > 0:
+            label, value = line.split(":")
+            scores[label.strip()] = float(value)
+    assert scores == pytest.approx(EXPECTED[COMPETITION]["partial"]["public"])
+    legacy = yaml.safe_load((bundles["codalab"] / "competition.yaml").read_text())
+    assert set(scores) == set(legacy["leaderboard"]["columns"])
 
 
 def test_private_phase_program_writes_the_private_split(bundles, tmp_path):
@@ -75,11 +125,13 @@ def test_private_phase_program_writes_the_private_split(bundles, tmp_path):
 def test_codabench_rejection_host_failure_and_old_python_are_told_apart(bundles, tmp_path):
     program = bundles["codabench"] / "scoring_program"
     inp, out = codabench_layout(tmp_path / "a", CORPUS / "formula_ids.csv")
-    (out / "scores.json").write_text('{"transect_f1": 1.0}')  # left by an earlier run: must not survive a rejection
+    # Left by an earlier run (a local rerun: the worker itself makes a fresh output/ per run, compute_worker.py
+    # ~360): it must not survive a rejection.
+    (out / "scores.json").write_text('{"transect_f1": 1.0}')
     res = _run([python(CODABENCH), "score.py", str(inp), str(out)], cwd=program)
     assert res.returncode == 1
     assert res.stderr.startswith("formula_ids.csv:4:1: error [invalid_id]") and "Traceback" not in res.stderr
-    assert sorted(p.name for p in out.iterdir()) == ["metadata"]
+    assert sorted(p.name for p in out.iterdir()) == []  # output/metadata is the worker's to write
 
     inp, out = codabench_layout(tmp_path / "b", SUBS / "partial.csv")
     (inp / "ref" / "solution.csv").unlink()  # the organizer forgot the reference data
@@ -108,110 +160,215 @@ def test_codabench_yaml_snippet_declares_image_columns_and_precision(bundles):
 # --- EvalAI ------------------------------------------------------------------------------------------------------
 
 WORKER = textwrap.dedent('''
-    # As Cloud-CV/EvalAI scripts/workers/submission_worker.py: import the package, call evaluate with the log files
-    # as stdout/stderr, and on an exception append traceback.format_exc() to stderr.
-    import contextlib, importlib, json, sys, traceback
-    sys.path.insert(0, sys.argv[1])
-    module = importlib.import_module("evaluation_script")
-    with open(sys.argv[5], "w") as out, open(sys.argv[6], "w") as err:
+    # As Cloud-CV/EvalAI scripts/workers/submission_worker.py: the challenge package is challenge_data.challenge_1
+    # under COMPUTE_DIRECTORY_PATH, which is on sys.path (~486-492, ~1044-1045); evaluate() runs with sys.stdout and
+    # sys.stderr replaced by MultiOut objects that have write() and flush() only (~109-137, ~693-703); every split
+    # of result must be linked to the phase (~738-759); an exception appends traceback.format_exc() to the stderr
+    # file (~803-805); submission_result is json.dumps(..., default=str) (~872-875).
+    import importlib, json, sys, traceback
+    compute, annotations, upload, phase, logs, links, report = sys.argv[1:8]
+    sys.path.append(compute)
+
+    class MultiOut:
+        def __init__(self, *handles):
+            self.handles = handles
+        def write(self, s):
+            for f in self.handles:
+                f.write(s)
+        def flush(self):
+            for f in self.handles:
+                f.flush()
+
+    module = importlib.import_module("challenge_data.challenge_1")
+    stdout, stderr = open(logs + "/stdout.txt", "a+"), open(logs + "/stderr.txt", "a+")
+    ok, output = True, None
+    try:
+        sys.stdout, sys.stderr = MultiOut(stdout, sys.__stdout__), MultiOut(stderr, sys.__stderr__)
         try:
-            with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-                result = module.evaluate(sys.argv[2], sys.argv[3], sys.argv[4], submission_metadata={"id": 1})
-            print(json.dumps(result))
-        except Exception:
-            err.write(traceback.format_exc())
-            sys.exit(1)
+            output = module.evaluate(annotations, upload, phase, submission_metadata={"id": 1})
+        finally:
+            sys.stdout, sys.stderr = sys.__stdout__, sys.__stderr__
+        for split_result in output["result"]:
+            if list(split_result.keys())[0] not in json.loads(links)[phase]:
+                stderr.write("ORGINIAL EXCEPTION: No such relation between Challenge Phase and DatasetSplit\\n")
+                ok = False
+                break
+    except Exception:
+        stderr.write(traceback.format_exc())
+        ok, output = False, None
+    stdout.close()
+    stderr.close()
+    with open(report, "w") as fh:
+        json.dump({"ok": ok, "result": output and output.get("result"),
+                   "submission_result": json.dumps(output.get("submission_result", ""), default=str)
+                   if ok and output else None}, fh)
 ''')
+
+
+def evalai_compute_dir(tmp_path: Path, bundle: Path) -> Path:
+    """evaluation_script.zip (zipped from inside the folder, as the bundle README says) extracted as the worker
+    does: over an empty __init__.py in challenge_data/challenge_1/ (submission_worker.py ~308-318, ~399-418)."""
+    archive = tmp_path / "evaluation_script.zip"
+    with zipfile.ZipFile(archive, "w") as zf:
+        for p in sorted((bundle / "evaluation_script").rglob("*")):
+            if p.is_file():
+                zf.write(p, str(p.relative_to(bundle / "evaluation_script")))
+    compute = tmp_path / "compute"
+    challenge = compute / "challenge_data" / "challenge_1"
+    challenge.mkdir(parents=True)
+    for d in (compute, compute / "challenge_data", challenge):
+        (d / "__init__.py").write_text("")
+    with zipfile.ZipFile(archive) as zf:
+        zf.extractall(challenge)
+    return compute
 
 
 @pytest.mark.parametrize("label", EVALAI)
 def test_evalai_package_under_the_worker_pythons(bundles, label, tmp_path):
-    work = tmp_path / "challenge_data"
-    shutil.copytree(bundles["evalai"] / "evaluation_script", work / "evaluation_script")
-    assert (work / "evaluation_script" / "requirements.txt").read_text() == "numpy>=1.21\n"
+    compute = evalai_compute_dir(tmp_path, bundles["evalai"])
+    assert (compute / "challenge_data" / "challenge_1" / "requirements.txt").read_text() == "numpy>=1.21\n"
     worker = tmp_path / "worker.py"
     worker.write_text(WORKER)
+    config = yaml.safe_load((bundles["evalai"] / "challenge_config.yaml").read_text())
+    codename = {s["id"]: s["codename"] for s in config["dataset_splits"]}
+    phase = {p["id"]: p["codename"] for p in config["challenge_phases"]}
+    links = {}
+    for link in config["challenge_phase_splits"]:
+        links.setdefault(phase[link["challenge_phase_id"]], []).append(codename[link["dataset_split_id"]])
     annotations = str(bundles["evalai"] / "annotations" / "solution.csv")
-    logs = [str(tmp_path / "stdout.txt"), str(tmp_path / "stderr.txt")]
-    res = _run([python(label), str(worker), str(work), annotations, str(SUBS / "partial.csv"), "test", *logs], tmp_path)
-    assert res.returncode == 0, Path(logs[1]).read_text()
-    out = json.loads(res.stdout)
     expected = EXPECTED[COMPETITION]["partial"]
+
+    def submit(upload: Path, phase_codename: str, n: int) -> tuple[dict, str, Path]:
+        logs, report = tmp_path / f"logs{n}", tmp_path / f"report{n}.json"
+        logs.mkdir()
+        stored = evalai_stored(tmp_path / f"s{n}", upload)
+        res = _run([python(label), str(worker), str(compute), annotations, str(stored), phase_codename, str(logs),
+                    json.dumps(links), str(report)], tmp_path)
+        assert res.returncode == 0, res.stderr
+        return json.loads(report.read_text()), (logs / "stderr.txt").read_text(), stored
+
+    out, stderr, _ = submit(SUBS / "partial.csv", "test", 1)
+    assert out["ok"], stderr
     assert [list(split) for split in out["result"]] == [["public"], ["private"]]
     assert out["result"][1]["private"] == pytest.approx(expected["private"])
-    assert out["submission_result"] == {"public": pytest.approx(expected["public"])}  # never the private split
+    assert json.loads(out["submission_result"]) == {"public": pytest.approx(expected["public"])}  # never private
 
-    res = _run([python(label), str(worker), str(work), annotations, str(CORPUS / "tsv.csv"), "dev", *logs], tmp_path)
+    out, stderr, stored = submit(CORPUS / "tsv.csv", "dev", 2)
+    assert not out["ok"]
+    # The clean message comes before the worker's traceback, and names the file as the worker stored it.
+    assert stderr.startswith(f"{stored.name}:1: error [wrong_delimiter]")
+    assert links == {"dev": ["public"], "test": ["public", "private"]}
+    visibility = {(s["challenge_phase_id"], s["dataset_split_id"]): s["visibility"]
+                  for s in config["challenge_phase_splits"]}
+    assert visibility == {(1, 1): 3, (2, 1): 3, (2, 2): 1}  # the private split host-only
+
+
+def test_evalai_package_names_the_setting_under_a_37_worker(bundles, tmp_path):
+    """EvalAI allows 3.7 workers (apps/challenges/constants.py line 1); the import error the worker stores as the
+    challenge's evaluation_module_error (submission_worker.py ~486-507) must say what to change."""
+    py37 = Path("/root/.pyenv/versions/3.7.16/bin/python")
+    if not py37.exists():
+        pytest.skip(f"{py37} is missing")
+    compute = evalai_compute_dir(tmp_path, bundles["evalai"])
+    res = _run([str(py37), "-c", f"import sys; sys.path.append({str(compute)!r}); "
+                "import importlib; importlib.import_module('challenge_data.challenge_1')"], tmp_path)
     assert res.returncode == 1
-    stderr = Path(logs[1]).read_text()
-    assert stderr.startswith("tsv.csv:1: error [wrong_delimiter]")  # the clean message before the worker's traceback
-    config = yaml.safe_load((bundles["evalai"] / "challenge_config.yaml").read_text())
-    codenames = {s["codename"] for s in config["dataset_splits"]}
-    assert codenames == {"public", "private"}
-    links = {(s["challenge_phase_id"], s["dataset_split_id"], s["visibility"]) for s in config["challenge_phase_splits"]}
-    assert links == {(1, 1, 3), (2, 1, 3), (2, 2, 1)}  # dev: public; test: public + host-only private
+    assert res.stderr.strip().splitlines()[-1] == (
+        "ImportError: the agrieval evaluation script needs Python 3.8 or newer; this EvalAI worker runs Python 3.7: "
+        "set the challenge's worker_python_version to 3.9 (EvalAI's default)")
+
+
+# What each worker needs at the root of the zip it extracts: Codabench looks for program/metadata.yaml right under
+# the extraction folder (codalab/codabench compute_worker.py ~847-850); EvalAI extracts evaluation_script.zip into
+# challenge_data/challenge_<id>/, imports that folder and pip-installs its requirements.txt (Cloud-CV/EvalAI
+# scripts/workers/submission_worker.py ~413-421, ~486-492): a zip holding the folder itself fails every submission
+# ("module 'challenge_data.challenge_1' has no attribute 'evaluate'", docs/platform_checks.md).
+ZIP_ROOTS = {"scoring_program.zip": {"score.py"}, "evaluation_script.zip": {"__init__.py", "requirements.txt"}}
+
+
+def _zip_commands(text: str) -> list:
+    import re
+
+    return re.findall(r"\((cd [^)`]*&& zip -r [^)`]*)\)", text)
+
+
+@pytest.mark.parametrize("platform", ["codabench", "codalab", "evalai"])
+def test_zip_commands_of_the_readmes_put_what_the_worker_reads_at_the_root(bundles, platform, tmp_path):
+    if shutil.which("zip") is None:
+        pytest.skip("no zip command here")
+    readme = (ROOT / "README.md").read_text()
+    # The bundle's README runs in the bundle; the project README's walk-through runs next to `<platform>_bundle`.
+    start = readme.find(f"$ agrieval bundle {platform} ")
+    places = [(bundles[platform] / "README.md").read_text(),
+              readme[start:readme.index("\n### ", start)] if start >= 0 else ""]
+    checked = 0
+    for n, text in enumerate(places):
+        for command in _zip_commands(text)[:1 if n else None]:
+            work = tmp_path / f"{n}-{checked}"
+            shutil.copytree(bundles[platform], work / f"{platform}_bundle")
+            cwd = work / f"{platform}_bundle" if n == 0 else work
+            res = subprocess.run(["bash", "-c", command], cwd=cwd, capture_output=True, text=True, timeout=60)
+            assert res.returncode == 0, res.stderr
+            archive = next(p for p in work.rglob("*.zip"))
+            expected = ZIP_ROOTS.get(archive.name)
+            if expected:
+                with zipfile.ZipFile(archive) as zf:
+                    assert expected <= set(zf.namelist()), (command, sorted(zf.namelist())[:5])
+                checked += 1
+    assert checked >= 1
 
 
 # --- Hugging Face competitions -----------------------------------------------------------------------------------
 
 HF_RUN = textwrap.dedent('''
-    # As huggingface/competitions compute_metrics.py: metric.py is the only file downloaded; it is imported from
-    # its folder and called with the EvalParams; competition_id is a Hub repo id. huggingface_hub is stood in for
-    # by a module serving the repository's files from a local folder (no network here).
+    # As huggingface/competitions competitions/compute_metrics.py lines 10-20 and 70-73: metric.py is the one file
+    # downloaded, its folder appended to sys.path, imported as `metric` and compute(params) called with the
+    # EvalParams (competitions/params.py); public and private keys must be equal; utils.py ~198-208 then stores
+    # the scores with json.dumps. huggingface_hub is fake_hub.py: paths are symlinks into the cache, as the real one.
     import importlib, json, os, sys, types
-    repo_dir, metric_dir, upload_name = sys.argv[1], sys.argv[2], sys.argv[3]
-    def hf_hub_download(repo_id, filename, repo_type=None, token=None):
-        assert repo_id == "agrieval-org/plantclef-demo" and repo_type == "dataset"
-        path = os.path.join(repo_dir, filename)
-        if not os.path.exists(path):
-            raise type("EntryNotFoundError", (Exception,), {})(filename)
-        return path
-    sys.modules["huggingface_hub"] = types.SimpleNamespace(hf_hub_download=hf_hub_download)
-    sys.path.append(metric_dir)
-    metric = importlib.import_module("metric")
+    hooks, repo_dir, cache, sub_id = sys.argv[1:5]
+    sys.path.insert(0, hooks)
+    import fake_hub
+    sys.modules["huggingface_hub"] = hub = fake_hub.hub_module(repo_dir, cache, "agrieval-org/plantclef-demo")
     params = types.SimpleNamespace(competition_id="agrieval-org/plantclef-demo", competition_type="generic",
-        metric="custom", token="hf_x", team_id="team7", submission_id=upload_name, submission_id_col="quadrat_id",
-        submission_cols=["quadrat_id", "species_ids"], submission_rows=40, output_path="/tmp/out",
+        metric="custom", token="hf_x", team_id="team7", submission_id=sub_id, submission_id_col="quadrat_id",
+        submission_cols=["quadrat_id", "species_ids"], submission_rows=40, output_path="/tmp/model",
         submission_repo="", time_limit=60, dataset="", submission_filenames=["submission.csv"])
-    print(json.dumps(metric.compute(params)))
+    metric_file = hub.hf_hub_download(repo_id=params.competition_id, filename="metric.py", token=params.token,
+                                      repo_type="dataset")
+    sys.path.append(os.path.dirname(metric_file))
+    metric = importlib.import_module("metric")
+    evaluation = metric.compute(params)
+    if evaluation["public_score"].keys() != evaluation["private_score"].keys():
+        raise ValueError("Public and private scores have different keys")
+    print(json.dumps(evaluation, indent=4))
 ''')
 
 
 def test_hf_metric_alone_under_the_space_python(bundles, tmp_path):
-    from hook_drivers import hf_repo
+    import uuid
 
-    _params, repo = hf_repo(tmp_path, SUBS / "partial.csv")  # solution.csv with public/private in `split`
-    with zipfile.ZipFile(repo / "submissions" / "team7-zipped.zip", "w") as zf:
+    repo = tmp_path / "competition_repo"  # what the organizer uploads (bundle README step 1), plus the uploads
+    (repo / "submissions").mkdir(parents=True)
+    for name in ("metric.py", "solution.csv"):
+        shutil.copy(bundles["hf"] / name, repo / name)
+    with zipfile.ZipFile(tmp_path / "zipped.zip", "w") as zf:
         zf.write(SUBS / "partial.csv", "partial.csv")
-    metric_dir = tmp_path / "download"
-    metric_dir.mkdir()
-    shutil.copy(bundles["hf"] / "metric.py", metric_dir / "metric.py")
+    shutil.copy(SUBS / "partial.csv", tmp_path / "partial.CSV")
     script = tmp_path / "run.py"
     script.write_text(HF_RUN)
-    # The HF bundle's definition must use the HF split column: rebuild it for that solution.
-    hf_bundle = tmp_path / "hf_bundle"
-    definition_json = tmp_path / "plantclef2025_hf.json"
-    from dataclasses import replace
-
-    from hook_drivers import hf_definition
-
-    from scoring.authoring.definitions import load_competition
-    from scoring.runtime.definition import freeze
-
-    definition_json.write_text(freeze(replace(hf_definition(load_competition(COMPETITION)), name="plantclef2025_hf")))
-    res = CliRunner().invoke(cli, ["bundle", "hf", "-c", str(definition_json), "-s", str(repo / "solution.csv"),
-                                   str(hf_bundle)])
-    assert res.exit_code == 0, res.output
-    shutil.copy(hf_bundle / "metric.py", metric_dir / "metric.py")
     expected = EXPECTED[COMPETITION]["partial"]
-    for upload in ("sub42", "zipped"):
-        res = _run([python(HF), str(script), str(repo), str(metric_dir), upload], tmp_path)
+    for upload in (SUBS / "partial.csv", tmp_path / "zipped.zip", tmp_path / "partial.CSV"):
+        sub_id = str(uuid.uuid4())  # competitions/submissions.py ~262, ~276-284: stored with the last-dot extension
+        shutil.copy(upload, repo / "submissions" / f"team7-{sub_id}.{upload.name.split('.')[-1]}")
+        res = _run([python(HF), str(script), str(Path(__file__).parent), str(repo), str(tmp_path / "cache"),
+                    sub_id], tmp_path)
         assert res.returncode == 0, res.stderr
         out = json.loads(res.stdout)
         assert list(out["public_score"]) == list(out["private_score"]) == KEYS
         assert out["public_score"] == pytest.approx(expected["public"])
         assert out["private_score"] == pytest.approx(expected["private"])
-    conf = json.loads((hf_bundle / "conf.json").read_text())
+    conf = json.loads((bundles["hf"] / "conf.json").read_text())
     assert conf["EVAL_METRIC"] == "custom" and conf["SCORING_METRIC"] == "transect_f1"
 
 

@@ -117,22 +117,16 @@ def test_hf_compute_with_platform_params(tmp_path, definition, upload):
 
 
 def test_hf_compute_fetches_from_the_hub_by_repo_id(tmp_path, definition, monkeypatch):
-    """competition_id is a Hub repo id: the metric downloads solution.csv and the upload as the platform does."""
-    import types
+    """competition_id is a Hub repo id: the metric downloads solution.csv and the upload as the platform does; the
+    real hf_hub_download answers a symbolic link into the cache's blobs (fake_hub.py), which must still score."""
+    from fake_hub import hub_module
 
     from scoring.runtime.platforms.hf import make_compute
 
     params, repo = hf_repo(tmp_path, SUBMISSIONS / COMPETITION / "submissions" / "perfect.csv")
     calls = []
-
-    def hf_hub_download(repo_id, filename, repo_type, token):
-        calls.append((repo_id, filename, repo_type, token))
-        path = repo / filename
-        if not path.is_file():
-            raise type("EntryNotFoundError", (Exception,), {})(filename)
-        return str(path)
-
-    monkeypatch.setitem(sys.modules, "huggingface_hub", types.SimpleNamespace(hf_hub_download=hf_hub_download))
+    monkeypatch.setitem(sys.modules, "huggingface_hub", hub_module(repo, tmp_path / "cache",
+                                                                   "agrieval-org/plantclef-demo", calls))
     params.competition_id = "agrieval-org/plantclef-demo"
     out = make_compute(hf_definition(definition))(params)
     assert out["private_score"]["transect_f1"] == 1.0
@@ -141,6 +135,32 @@ def test_hf_compute_fetches_from_the_hub_by_repo_id(tmp_path, definition, monkey
     params.submission_id = "nothing-here"
     with pytest.raises(HostError, match="no upload"):
         make_compute(hf_definition(definition))(params)
+
+
+@pytest.mark.parametrize("name", ["partial.CSV", "partial.txt", "partial.csv.zip"])
+def test_hf_compute_finds_an_upload_stored_with_another_extension(tmp_path, definition, monkeypatch, name):
+    """The platform stores `sub.CSV` as submissions/<team>-<id>.CSV (the uploaded name's last dot, case kept:
+    huggingface/competitions submissions.py ~276-281); the metric finds it through the repository listing."""
+    from fake_hub import hub_module
+
+    from scoring.runtime.platforms.hf import make_compute
+
+    source = SUBMISSIONS / COMPETITION / "submissions" / "partial.csv"
+    upload = tmp_path / name
+    if name.endswith(".zip"):
+        import zipfile
+
+        with zipfile.ZipFile(upload, "w") as zf:
+            zf.write(source, "partial.csv")
+    else:
+        upload.write_bytes(source.read_bytes())
+    params, repo = hf_repo(tmp_path / "w", upload)
+    assert (repo / "submissions" / f"team7-sub42.{name.split('.')[-1]}").is_file()
+    expected = EXPECTED[COMPETITION]["partial"]["private"]
+    assert make_compute(hf_definition(definition))(params)["private_score"] == pytest.approx(expected)
+    monkeypatch.setitem(sys.modules, "huggingface_hub", hub_module(repo, tmp_path / "cache", "org/c"))
+    params.competition_id = "org/c"
+    assert make_compute(hf_definition(definition))(params)["private_score"] == pytest.approx(expected)
 
 
 # --- agrieval grade ---------------------------------------------------------------------------------------------

@@ -15,8 +15,18 @@ from __future__ import annotations
 from scoring.authoring.bundles.files import MIN_NUMPY, Bundle, Inputs, runtime_note
 from scoring.runtime.definition import freeze
 
+# A 3.7 worker (EvalAI allows 3.7-3.9: apps/challenges/constants.py) fails the import deep in the runtime; the
+# worker saves that traceback as the challenge's evaluation_module_error (submission_worker.py ~486-507): make
+# it say what to change.
 INIT_PY = '''"""EvalAI evaluation script written by `agrieval bundle evalai` for {name}. Do not edit: rebuild it."""
-from .main import evaluate  # noqa: F401
+import sys
+
+if sys.version_info < (3, 8):
+    raise ImportError("the agrieval evaluation script needs Python 3.8 or newer; this EvalAI worker runs Python "
+                      "%d.%d: set the challenge's worker_python_version to 3.9 (EvalAI's default)"
+                      % sys.version_info[:2])
+
+from .main import evaluate  # noqa: E402,F401
 '''
 
 MAIN_PY = '''"""``evaluate`` for {name}: the agrieval runtime vendored next to this file, the definition frozen in it."""
@@ -75,7 +85,8 @@ def build(inputs: Inputs, **_options) -> Bundle:
     phases = ", ".join(f"`{k}` -> {v}" for k, v in sorted(d.split.phases.items()))
     bundle.add("README.md", f"""# EvalAI evaluation script for `{d.name}`
 
-Written by `agrieval bundle evalai`. {runtime_note()} EvalAI workers run Python 3.7-3.9; use 3.8 or 3.9.
+Written by `agrieval bundle evalai`. {runtime_note()} EvalAI workers run Python 3.7-3.9 (the challenge's
+`worker_python_version`, default 3.9); use 3.8 or 3.9: under 3.7 the import stops with a message naming that setting.
 
 1. Zip the package from inside it: `(cd evaluation_script && zip -r ../evaluation_script.zip .)`; put
    `evaluation_script.zip` and `annotations/solution.csv` in your challenge configuration.

@@ -50,16 +50,29 @@ def _extensions(params: Any) -> list:
     return list(dict.fromkeys(found + list(_UPLOAD_EXTENSIONS)))
 
 
+def _upload_name(names: list, stem: str, params: Any) -> str | None:
+    """The one ``stem.EXT`` among ``names``: the known extensions first, then any other (the platform keeps what
+    follows the uploaded file's last dot, case included: huggingface/competitions submissions.py ~276-281)."""
+    present = [n for n in (f"{stem}.{ext}" for ext in _extensions(params)) if n in names]
+    if present:
+        return present[0]
+    others = sorted(n for n in names if n.startswith(stem + ".") and "/" not in n[len(stem):])
+    return others[0] if len(others) == 1 else None
+
+
 def fetch_files(params: Any) -> tuple:
-    """(solution, submission) as local paths: from the Hub as the platform's own metric does, or a local folder."""
+    """(solution, upload, the upload's name in the repository) as local files: from the Hub as the platform's own
+    metric does, or from a local folder laid out like the repository."""
     repo = str(_param(params, "competition_id", ""))
     stem = f"submissions/{_param(params, 'team_id')}-{_param(params, 'submission_id')}"
     if Path(repo).is_dir():
         root = Path(repo)
-        for ext in _extensions(params):
-            if (root / f"{stem}.{ext}").is_file():
-                return root / "solution.csv", root / f"{stem}.{ext}"
-        raise HostError("internal_error", f"no {stem}.* in the local folder {repo!r}")
+        names = sorted(f"submissions/{p.name}" for p in (root / "submissions").iterdir()) \
+            if (root / "submissions").is_dir() else []
+        name = _upload_name(names, stem, params)
+        if name is None:
+            raise HostError("internal_error", f"no {stem}.* in the local folder {repo!r}")
+        return root / "solution.csv", root / name, name
     try:
         from huggingface_hub import hf_hub_download
     except ImportError:
@@ -68,16 +81,25 @@ def fetch_files(params: Any) -> tuple:
     token = _param(params, "token")
 
     def download(filename: str) -> Path:
-        return Path(hf_hub_download(repo_id=repo, filename=filename, repo_type="dataset", token=token))
+        # hf_hub_download answers the cache's snapshots/<commit>/<filename>, a symbolic link to blobs/<hash>
+        # (huggingface_hub file_download.py, _hf_hub_download_to_cache_dir). The upload reader refuses links, so
+        # the blob itself is read; messages name the file as the repository does.
+        return Path(hf_hub_download(repo_id=repo, filename=filename, repo_type="dataset", token=token)).resolve()
 
     solution = download("solution.csv")
     for ext in _extensions(params):
         try:
-            return solution, download(f"{stem}.{ext}")
+            return solution, download(f"{stem}.{ext}"), f"{stem}.{ext}"
         except Exception as exc:  # noqa: BLE001 - the class moved between huggingface_hub versions
             if "EntryNotFound" not in type(exc).__name__:
                 raise
-    raise HostError("internal_error", f"no upload {stem}.{{{','.join(_extensions(params))}}} in {repo}")
+    # An upload named e.g. `sub.CSV` or `preds.txt` is stored with that extension: look it up in the listing.
+    from huggingface_hub import HfApi
+
+    name = _upload_name(list(HfApi(token=token).list_repo_files(repo_id=repo, repo_type="dataset")), stem, params)
+    if name is None:
+        raise HostError("internal_error", f"no upload {stem}.* in {repo}")
+    return solution, download(name), name
 
 
 def compute_scores(competition: str | Path | CompetitionDefinition, params: Any) -> dict:
@@ -86,8 +108,8 @@ def compute_scores(competition: str | Path | CompetitionDefinition, params: Any)
     if id_col and id_col != definition.id_column:
         raise HostError("definition_invalid", f"SUBMISSION_ID_COLUMN {id_col!r} is not the id column "
                         f"{definition.id_column!r} of {definition.name}")
-    solution, submission = fetch_files(params)
-    result = grade(submission, solution, definition, reveal_private=True)
+    solution, submission, stored_as = fetch_files(params)
+    result = grade(submission, solution, definition, reveal_private=True, filename=Path(stored_as).name)
     if result.status == "rejected":
         raise SubmissionRejected(result.participant_message())
     if result.status == "error":

@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# Run every platform's own scoring code against freshly built bundles (docs/platform_checks.md).
+#   scripts/platform_checks/run_all.sh CODABENCH_REPO CODALAB_V1_WORKER_REPO EVALAI_REPO COMPETITIONS_REPO [OUT]
+# Each *_REPO is a fetched repository (bare git dir or checkout); nothing of theirs is copied into this one.
+# Builds throwaway venvs under $VENVS (default /tmp/platform-check-venvs; needs the package index and the
+# pyenv interpreters of .ci/interpreters), the bundles and one JSON report per run under OUT (default
+# /tmp/platform-checks). Run from the repository root; AGRIEVAL names the command that builds the bundles.
+# The platforms' code runs without PYTHONPATH: nothing of agrieval is importable there but the bundle.
+set -euo pipefail
+[ $# -ge 4 ] || { sed -n 2,7p "$0"; exit 2; }
+CODABENCH=$1 V1=$2 EVALAI=$3 COMPETITIONS=$4 OUT=${5:-/tmp/platform-checks}
+VENVS=${VENVS:-/tmp/platform-check-venvs}
+PY=/root/.pyenv/versions
+AGRIEVAL=${AGRIEVAL:-agrieval}
+IMAGE=$PWD/.venv-platforms/py3.9-numpy1.22/bin/python   # codalab/codalab-legacy:py39
+HERE=scripts/platform_checks
+SUB=reference_submissions/plantclef2025/submissions
+CORPUS=tests/hooks/corpus
+mkdir -p "$VENVS" "$OUT"
+
+venv() {  # venv NAME PYTHON PACKAGES...
+  local name=$1 python=$2; shift 2
+  [ -x "$VENVS/$name/bin/python" ] || { env -u PYTHONPATH "$python" -m venv "$VENVS/$name" &&
+    env -u PYTHONPATH "$VENVS/$name/bin/pip" install -q "$@"; }
+}
+venv worker "$PY/3.13.0/bin/python" celery==5.6.2 'requests>=2.32.4,<3' websockets==16.0.0 pyyaml==6.0.3 \
+  'loguru>=0.7.3,<0.8' 'docker>=7.1.0,<8' 'rich>=14.2.0,<15'
+venv v1 "$PY/3.9.18/bin/python" requests pyyaml==5.4.1 psutil
+venv hf "$PY/3.10.13/bin/python" huggingface_hub==0.24.6 pandas==2.2.2 pydantic==2.8.2 scikit-learn==1.5.1 loguru==0.7.2
+for v in 3.7.16 3.8.18 3.9.18; do venv "evalai${v%.*}" "$PY/$v/bin/python" requests pyyaml==5.4.1; done
+
+rm -rf "$OUT/bundles" && mkdir -p "$OUT/bundles"
+for p in codabench codalab evalai hf; do
+  "$AGRIEVAL" bundle $p -c plantclef2025 -s reference_submissions/plantclef2025/solution.csv "$OUT/bundles/$p" >/dev/null
+done
+"$AGRIEVAL" bundle codabench -c plantclef2025 -s reference_submissions/plantclef2025/solution.csv --split private \
+  "$OUT/bundles/codabench-private" >/dev/null
+
+run() {  # run REPORT PYTHON SCRIPT ARGS...
+  local report=$1; shift
+  env -u PYTHONPATH "$@" > "$OUT/$report.json" 2> "$OUT/$report.log" && echo "wrote $OUT/$report.json" || { echo "FAILED: $report (see $OUT/$report.log)"; return 1; }
+}
+run codabench "$VENVS/worker/bin/python" $HERE/codabench_worker.py "$CODABENCH" "$OUT/bundles/codabench" $IMAGE \
+  $SUB/partial.csv $CORPUS/formula_ids.csv $CORPUS/zip_good.zip $CORPUS/zip_absolute.zip $CORPUS/zip_of_zip.zip \
+  $CORPUS/zip_symlink.zip $CORPUS/zip_several_files.zip $CORPUS/zip_empty.zip
+run codabench_private "$VENVS/worker/bin/python" $HERE/codabench_worker.py "$CODABENCH" \
+  "$OUT/bundles/codabench-private" $IMAGE $SUB/partial.csv
+[ -x "$PY/3.7.16/bin/python" ] && run codabench_py37 "$VENVS/worker/bin/python" $HERE/codabench_worker.py \
+  "$CODABENCH" "$OUT/bundles/codabench" "$PY/3.7.16/bin/python" $SUB/partial.csv
+run codalab_v1 "$VENVS/v1/bin/python" $HERE/codalab_v1_worker.py "$V1" "$OUT/bundles/codalab" $IMAGE \
+  $SUB/partial.csv $CORPUS/formula_ids.csv
+for v in 3.7 3.8 3.9; do
+  run "evalai_py$v" "$VENVS/evalai$v/bin/python" $HERE/evalai_worker.py "$EVALAI" "$OUT/bundles/evalai" \
+    test:$SUB/partial.csv dev:$SUB/partial.csv dev:$CORPUS/tsv.csv
+done
+cp $SUB/partial.csv "$OUT/partial.CSV"
+run hf "$VENVS/hf/bin/python" $HERE/hf_competitions.py "$COMPETITIONS" "$OUT/bundles/hf" $SUB/partial.csv \
+  $CORPUS/zip_good.zip "$OUT/partial.CSV" $CORPUS/tsv.csv
