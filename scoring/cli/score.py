@@ -26,16 +26,17 @@ def score(submission: Path, solution: Path, competition: str, as_json: bool, rev
 
     def body() -> int:
         from scoring.render import render_report
-        from scoring.runtime.scorer import score_file
+        from scoring.runtime.scorer import read_both, score
 
-        from scoring.cli.common import load_solution_for as load_solution
+        from scoring.cli.common import load_solution_for
 
         definition = load_definition(competition)
-        sol = load_solution(solution, definition)
+        # (the solution loads in a second thread while the submission is read)
+        sol, sub, refused = read_both(submission, solution, definition, load=load_solution_for)
         for warning in sol.warnings:  # about the solution: for whoever holds it, on stderr
             click.echo(warning.render(), err=True)
-        report = score_file(submission, sol, definition, reveal_private=reveal_private, own_team=own_team,
-                            val_accuracy=val_accuracy)
+        report = refused if refused is not None else score(sub, sol, definition, reveal_private=reveal_private,
+                                                           own_team=own_team, val_accuracy=val_accuracy)
         if as_json:
             click.echo(report.to_json())
         else:

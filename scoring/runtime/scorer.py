@@ -7,6 +7,9 @@ The private split is not computed at all unless ``reveal_private`` is set.
 
 from __future__ import annotations
 
+import os
+import threading
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -23,25 +26,88 @@ from .report import Metrics, ReportProblem, ScoreReport
 
 def score_file(submission: str | Path | bytes, solution: str | Path | Solution, definition: CompetitionDefinition,
                *, reveal_private: bool = False, own_team: str | None = None,
-               val_accuracy: float | None = None, filename: str | None = None) -> ScoreReport:
-    """Read an upload (a CSV, a zip holding one, a folder holding one) and score it: ``grade`` without the guard."""
-    sol = solution if isinstance(solution, Solution) else load_solution(solution, definition)
-    sub, refused = read_upload(submission, sol, definition, filename=filename)
+               val_accuracy: float | None = None, filename: str | None = None,
+               threads: int | None = None) -> ScoreReport:
+    """Read an upload (a CSV, a zip holding one, a folder holding one) and score it: ``grade`` without the guard.
+
+    ``threads``: 2 reads the solution file in a second thread while this one reads the upload, 1 reads
+    them one after the other; by default 2 when the process may run on two CPUs or more.
+    """
+    sol, sub, refused = read_both(submission, solution, definition, filename=filename, threads=threads)
     if refused is not None:
         return refused
     return score(sub, sol, definition, reveal_private=reveal_private, own_team=own_team, val_accuracy=val_accuracy)
 
 
-def read_upload(submission: str | Path | bytes, sol: Solution, definition: CompetitionDefinition, *,
-                filename: str | None = None) -> tuple[Submission | None, ScoreReport | None]:
-    """The upload read as a submission, or (None, the rejected report) when the upload itself is refused."""
+def read_both(submission: str | Path | bytes, solution: str | Path | bytes | Solution,
+              definition: CompetitionDefinition, *, filename: str | None = None, threads: int | None = None,
+              load: Callable[[str | Path | bytes, CompetitionDefinition], Solution] = load_solution
+              ) -> tuple[Solution, Submission | None, ScoreReport | None]:
+    """The solution (``load``-ed unless already a ``Solution``) and ``read_upload``'s answer for the upload.
+
+    With two threads the solution, the organizer's own file, loads in the second one: the upload, which
+    may be hostile, is read in this thread, where a time limit set by a signal interrupts it. A problem
+    with the solution is raised (``HostError``) whatever the upload holds, as when read one after the other.
+    """
+    if isinstance(solution, Solution):
+        return (solution, *read_upload(submission, solution, definition, filename=filename))
+    if (threads if threads is not None else (2 if _cpus() > 1 else 1)) < 2:
+        sol = load(solution, definition)
+        return (sol, *read_upload(submission, sol, definition, filename=filename))
+    pending = _InBackground(load, solution, definition)
+    try:
+        sub, refused = read_upload(submission, pending.result, definition, filename=filename)
+    finally:
+        pending.wait()
+    return pending.result(), sub, refused
+
+
+class _InBackground:
+    """A call run in a second thread; ``result`` waits for it and returns its value or raises its error.
+    (A plain thread: concurrent.futures would cost the one-shot command 5 ms of imports.)"""
+
+    def __init__(self, fn: Callable, *args):
+        self._value = self._error = None
+        self._thread = threading.Thread(target=self._run, args=(fn, args), name="agrieval-solution", daemon=True)
+        self._thread.start()
+
+    def _run(self, fn: Callable, args: tuple) -> None:
+        try:
+            self._value = fn(*args)
+        except BaseException as exc:  # noqa: BLE001 - handed to the thread that asks for the result
+            self._error = exc
+
+    def wait(self) -> None:
+        self._thread.join()
+
+    def result(self):
+        self.wait()
+        if self._error is not None:
+            raise self._error
+        return self._value
+
+
+def _cpus() -> int:
+    """CPUs this process may run on (its affinity where the platform tells, as in a container)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
+def read_upload(submission: str | Path | bytes, sol: Solution | Callable[[], Solution],
+                definition: CompetitionDefinition, *, filename: str | None = None
+                ) -> tuple[Submission | None, ScoreReport | None]:
+    """The upload read as a submission, or (None, the rejected report) when the upload itself is refused.
+    ``sol`` may be a function giving the solution, called only once the upload's labels are read."""
     upload = unpack(submission, definition.limits, filename=filename)
     if not upload.ok:
         return None, ScoreReport(competition=definition.name, status="rejected",
                                  primary_metric=definition.primary_metric,
                                  errors=[ReportProblem.of(p) for p in upload.problems if p.severity == "error"],
                                  warnings=[ReportProblem.of(p) for p in upload.problems if p.severity == "warning"])
-    return read_submission(upload.data, definition, filename=upload.filename, checked_ids=sol.checked_ids), None
+    checked = (lambda: sol().checked_ids) if callable(sol) else sol.checked_ids
+    return read_submission(upload.data, definition, filename=upload.filename, checked_ids=checked), None
 
 
 def score(sub: Submission, sol: Solution, definition: CompetitionDefinition, *, reveal_private: bool = False,

@@ -7,6 +7,7 @@ solution (id checks against the solution live in ``scoring/matching.py``).
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -157,9 +158,11 @@ class CheckedIds:
 
 
 def read_submission(source: str | Path | bytes, definition: CompetitionDefinition, *,
-                    filename: str | None = None, checked_ids: CheckedIds | None = None) -> Submission:
+                    filename: str | None = None,
+                    checked_ids: CheckedIds | Callable[[], CheckedIds | None] | None = None) -> Submission:
     """Parse and check a submission. Nothing here depends on a solution's content: ``checked_ids``
-    only saves work when the id column repeats ids known to be valid."""
+    only saves work when the id column repeats ids known to be valid. It may be a function giving
+    them, called once the labels are read (the solution may still be loading meanwhile)."""
     name = filename or (Path(source).name if not isinstance(source, bytes) else "submission.csv")
     log = ProblemLog(file=name)
     limits = definition.limits
@@ -180,8 +183,16 @@ def read_submission(source: str | Path | bytes, definition: CompetitionDefinitio
     if tab is None:
         return Submission(problems=log.finish())
 
+    labels = classes = None
+    if definition.task == "multilabel":
+        labels = label_cells.parse_multilabel_column(tab, definition, log)
+    else:
+        pred_col = tab.header.index(definition.prediction_column) + 1
+        classes = label_cells.parse_multiclass(tab.column(definition.prediction_column), tab.lines, pred_col,
+                                               definition, log)
+    if callable(checked_ids):
+        checked_ids = checked_ids()
     id_col = tab.header.index(definition.id_column) + 1
-    pred_col = tab.header.index(definition.prediction_column) + 1
     cells = tab.byte_cells(definition.id_column)
     reusable = checked_ids is not None and cells is not None and checked_ids.id_pattern == definition.id_pattern
     same = reusable and checked_ids.same_column(cells)
@@ -195,11 +206,7 @@ def read_submission(source: str | Path | bytes, definition: CompetitionDefinitio
         _repeated_header(ids, tab, definition, log)
         check_ids(ids, tab.lines, id_col, definition, log)
         sub = Submission(id_list=ids, lines=tab.lines)
-    if definition.task == "multilabel":
-        sub.labels = label_cells.parse_multilabel_column(tab, definition, log)
-    else:
-        cells = tab.column(definition.prediction_column)
-        sub.classes = label_cells.parse_multiclass(cells, tab.lines, pred_col, definition, log)
+    sub.labels, sub.classes = labels, classes
     sub.problems = log.finish()
     return sub
 

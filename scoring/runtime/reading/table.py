@@ -11,7 +11,9 @@ import csv
 import difflib
 import io
 import itertools
+import threading
 from collections.abc import Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -202,41 +204,40 @@ def _parse(text: str, *, delimiter: str, required: Sequence[str], optional: Sequ
                           f"{delimiter_name(delimiter)}; expected header: {expected_header!r}", line=1)
                 return None
 
-    old_limit = csv.field_size_limit()
-    csv.field_size_limit(max_cell_chars)
+    # the header alone first: a regular file never needs the csv module beyond it
     try:
-        # the header alone first: a regular file never needs the csv module beyond it
-        try:
+        with _field_limit(max_cell_chars):
             header = next(csv.reader(io.StringIO(first_line, newline=""), delimiter=delimiter, strict=True))
-        except StopIteration:
-            log.error("empty_file", "the file has no lines")
-            return None
-        except csv.Error as exc:
-            log.error("malformed_csv", f"the header cannot be read as CSV ({exc})", line=1)
-            return None
-        if not _check_header(header, required, optional, allow_extra, delimiter, log):
-            return None
-        n_fields = len(header)
-        # Bound the work before tokenising (memory too: numpy's spans cost several int64 per field): with more
-        # than twice the row limit in lines, the file has too many rows however many of them are blank or
-        # continue a quoted field (those are problems of their own).
-        n_lines = int(np.count_nonzero(np.frombuffer(raw, dtype=np.uint8) == 10)) if raw is not None \
-            else text.count("\n")  # numpy: about twice as fast as str.count on a 20 MB file
-        if n_lines > 2 * max_rows + 2:
-            log.error("too_many_rows", f"the file has {n_lines:,} lines, far more than the {max_rows:,} data rows "
-                      "this competition accepts", line=2 * max_rows + 3)
-            return None
-        if raw is not None and n_fields > 1:
-            spans = csv_spans.field_spans(raw, delimiter, n_fields)
-            if spans is not None:
-                starts, ends = spans.starts, spans.ends
-                n_rows = len(starts) - 1
-                fast_header = csv_spans.decode_spans(raw, starts[0], ends[0])
-                if fast_header == header and 0 < n_rows <= max_rows and int((ends - starts).max()) <= max_cell_chars:
-                    return Table(header=header, lines=np.arange(2, n_rows + 2, dtype=np.int64), raw=raw,
-                                 spans=spans._replace(starts=starts[1:], ends=ends[1:],
-                                                      quoted_delimiter_counts=spans.quoted_delimiter_counts[1:]),
-                                 ascii_text=text if raw.isascii() else None, delimiter=delimiter)
+    except StopIteration:
+        log.error("empty_file", "the file has no lines")
+        return None
+    except csv.Error as exc:
+        log.error("malformed_csv", f"the header cannot be read as CSV ({exc})", line=1)
+        return None
+    if not _check_header(header, required, optional, allow_extra, delimiter, log):
+        return None
+    n_fields = len(header)
+    # Bound the work before tokenising (memory too: numpy's spans cost several int64 per field): with more
+    # than twice the row limit in lines, the file has too many rows however many of them are blank or
+    # continue a quoted field (those are problems of their own).
+    n_lines = int(np.count_nonzero(np.frombuffer(raw, dtype=np.uint8) == 10)) if raw is not None \
+        else text.count("\n")  # numpy: about twice as fast as str.count on a 20 MB file
+    if n_lines > 2 * max_rows + 2:
+        log.error("too_many_rows", f"the file has {n_lines:,} lines, far more than the {max_rows:,} data rows "
+                  "this competition accepts", line=2 * max_rows + 3)
+        return None
+    if raw is not None and n_fields > 1:
+        spans = csv_spans.field_spans(raw, delimiter, n_fields)
+        if spans is not None:
+            starts, ends = spans.starts, spans.ends
+            n_rows = len(starts) - 1
+            fast_header = csv_spans.decode_spans(raw, starts[0], ends[0])
+            if fast_header == header and 0 < n_rows <= max_rows and int((ends - starts).max()) <= max_cell_chars:
+                return Table(header=header, lines=np.arange(2, n_rows + 2, dtype=np.int64), raw=raw,
+                             spans=spans._replace(starts=starts[1:], ends=ends[1:],
+                                                  quoted_delimiter_counts=spans.quoted_delimiter_counts[1:]),
+                             ascii_text=text if raw.isascii() else None, delimiter=delimiter)
+    with _field_limit(max_cell_chars):
         reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, strict=True)
         try:
             next(reader)  # the header, already checked
@@ -244,14 +245,27 @@ def _parse(text: str, *, delimiter: str, required: Sequence[str], optional: Sequ
             log.error("malformed_csv", f"the header cannot be read as CSV ({exc})", line=1)
             return None
         rows, lines = _read_rows(reader, text, n_fields, max_rows, max_cell_chars, delimiter, log)
-        if rows is None:
-            return None
-    finally:
-        csv.field_size_limit(old_limit)
+    if rows is None:
+        return None
     if not rows and not log.has_errors:
         log.error("header_only", "the file has a header but no data rows", line=1)
         return None
     return Table(header=header, lines=lines, rows=rows)
+
+
+# csv.field_size_limit is one setting for the whole process: the solution may be read in another thread
+# (scorer.read_both) with another limit, so whoever changes it holds this lock until it is put back.
+_CSV_LIMIT = threading.Lock()
+
+
+@contextmanager
+def _field_limit(max_cell_chars: int):
+    with _CSV_LIMIT:
+        old = csv.field_size_limit(max_cell_chars)
+        try:
+            yield
+        finally:
+            csv.field_size_limit(old)
 
 
 def _read_rows(reader, text: str, n_fields: int, max_rows: int, max_cell_chars: int, delimiter: str,
