@@ -353,6 +353,21 @@ def test_plainly_valid_ids_are_those_check_ids_accepts(ids, pattern):
         assert checked.plainly_valid()  # patterns of these shapes take the shortcut whenever the ids are fine
 
 
+def test_plainly_valid_reads_the_first_byte_by_its_own_class():
+    """``[F][R]*``: the first byte may be one that R does not allow ("=" here), and a zero byte anywhere
+    in an id is not taken for the padding of its words."""
+    from scoring.runtime.reading.submission import CheckedIds
+
+    def valid(ids, pattern="[B=][-2A1]*"):
+        return CheckedIds(_packed(ids, 1, b","), pattern).plainly_valid()
+
+    assert valid([b"=A1", b"B-2", b"B"]) and valid([b"=" + b"A1" * 20])
+    assert not valid([b"=A1", b"B=2"])  # '=' is allowed first only
+    assert not valid([b"=A\x001"]) and not valid([b"=A1\x00"]) and not valid([b"\x00A1"])
+    assert not valid([b"=A1", b"=A1"])  # a repeated id
+    assert not valid([b"=A1", b""])
+
+
 def test_a_pattern_that_could_match_a_line_break_never_checks_joined_ids():
     from scoring.runtime.reading.submission import _cannot_span_lines
 

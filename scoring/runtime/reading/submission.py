@@ -95,13 +95,8 @@ class CheckedIds:
         if not self.id_pattern or not len(self):
             return False
         classes = _class_sequence(self.id_pattern)
-        if classes is not None:  # "[first][rest]*": every byte checked by deleting the allowed ones
-            first, rest = classes
-            raw, starts, ends = self.cells
-            if int((ends - starts).min()) < 1:
-                return False
-            heads = np.frombuffer(raw, dtype=np.uint8)[starts].tobytes()
-            if heads.translate(None, first) or self.joined.translate(None, rest + b"\n"):
+        if classes is not None:
+            if not self._bytes_in_classes(*classes):
                 return False
         elif not self.joined.isascii() or not _cannot_span_lines(self.id_pattern):
             return False
@@ -111,6 +106,21 @@ class CheckedIds:
         sorted_hashes = self._by_hash[0]
         return not bool((sorted_hashes[1:] == sorted_hashes[:-1]).any())  # equal hashes: maybe a duplicate
 
+    def _bytes_in_classes(self, first: bytes, rest: bytes) -> bool:
+        """Every id is one byte of ``first`` then bytes of ``rest``: checked on the ids' words (zero-padded
+        8-byte chunks, see ``csv_spans.cell_words``) by deleting the allowed bytes (``bytes.translate``)."""
+        words, length = self._words
+        if not len(words) or int(length.min()) < 1:
+            return False
+        words = words.copy()
+        heads = (words[0] & np.uint64(0xFF)).astype(np.uint8).tobytes()
+        words[0] &= ~np.uint64(0xFF)  # the first byte of each id, checked apart: zero from here on
+        left = words.tobytes().translate(None, rest)
+        # what is left must be the zeros: the padding past each id's end and the first bytes set to zero
+        # (a zero byte inside an id would be one more)
+        padding = words.size * 8 - int(length.sum()) + len(length)
+        return not heads.translate(None, first) and len(left) == padding and not left.strip(b"\0")
+
     def same_column(self, cells: tuple[bytes, np.ndarray, np.ndarray]) -> bool:
         """Whether ``cells`` (raw, starts, ends) hold exactly these ids, row for row."""
         raw, starts, ends = cells
@@ -119,19 +129,20 @@ class CheckedIds:
             return False
         if len(starts) and raw[starts[0]:ends[0]] != mine[my_starts[0]:my_ends[0]]:
             return False  # (cheap: another order usually shows at the first id)
-        joined = csv_spans.joined_cells(*cells)
-        # with as many LFs as ids on both sides, no id holds a LF: equal buffers mean equal ids
-        return joined == self.joined and self._line_ends == len(self)
+        my_words, my_length = self._words
+        # equal lengths and equal words (the bytes, zero-padded): equal ids
+        return np.array_equal(ends - starts, my_length) and np.array_equal(csv_spans.cell_words(*cells), my_words)
 
     @cached_property
-    def _line_ends(self) -> int:
-        return int(np.count_nonzero(np.frombuffer(self.joined, dtype=np.uint8) == ord("\n")))
+    def _words(self) -> tuple[np.ndarray, np.ndarray]:
+        """``csv_spans.cell_words`` of the ids, and their lengths."""
+        raw, starts, ends = self.cells
+        return csv_spans.cell_words(raw, starts, ends), ends - starts
 
     @cached_property
     def _by_hash(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """The sorted hashes of the ids, the row of each, and the ids' words and lengths (``cell_words``)."""
-        raw, starts, ends = self.cells
-        words, length = csv_spans.cell_words(raw, starts, ends), ends - starts
+        words, length = self._words
         hashes = csv_spans.words_hash(words, length)
         order = np.argsort(hashes)
         return hashes[order], order, words, length
