@@ -376,3 +376,17 @@ def test_a_pattern_that_could_match_a_line_break_never_checks_joined_ids():
         assert not _cannot_span_lines(pattern), pattern
     for pattern in ["[A-Za-z0-9][A-Za-z0-9_.-]*", "[A-Za-z0-9][A-Za-z0-9_./-]*", r"\d+", "CBN-.*", "a|b"]:
         assert _cannot_span_lines(pattern), pattern
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(["T1", "", " ", "  x", "\u00a0", "\u3000", "\t", "x ", "é", "\u00a0é", "~"]),
+                min_size=1, max_size=8))
+def test_blank_group_names_found_from_their_bytes_as_by_strip(names):
+    """A blank transect name (empty or only white space, Unicode spaces included) is found from the cells'
+    bytes exactly when ``str.strip`` finds it."""
+    from scoring.runtime.reading.solution import _any_blank, _CellNames
+
+    raw, starts, ends = _packed([n.encode() for n in names], 1, b",")
+    cells = _CellNames(raw, starts, ends)
+    assert list(cells) == names
+    assert _any_blank(cells) == (not all(n.strip() for n in names))

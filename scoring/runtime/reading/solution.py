@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -100,7 +101,7 @@ def load_solution(source: str | Path | bytes, definition: CompetitionDefinition)
     if group_col and group_col in tab.header:
         sol.group_source = f"column {group_col!r}"
         codes = _column_codes(tab, group_col)
-        if not all(map(str.strip, codes[1])):  # each distinct name once; the lines only when one is blank
+        if _any_blank(codes[1]):
             empty = [int(tab.lines[i]) for i, g in enumerate(sol.groups) if not g.strip()]
             raise HostError("solution_invalid", f"{name}: empty {group_col!r} on lines {empty[:5]}")
         sol.__dict__["group_codes"] = codes  # the cached property's value, computed for the blank check
@@ -116,15 +117,54 @@ def load_solution(source: str | Path | bytes, definition: CompetitionDefinition)
     return sol
 
 
-def _column_codes(tab: table.Table, column: str) -> tuple[np.ndarray, list[str]]:
-    """``group_codes`` of a column: from the bytes when the tokenizer read the file (no string per row)."""
+def _column_codes(tab: table.Table, column: str) -> tuple[np.ndarray, Sequence[str]]:
+    """``group_codes`` of a column: from the bytes when the tokenizer read the file (no string per row,
+    and the names decoded only when asked for)."""
     cells = tab.byte_cells(column)
     found = csv_spans.cell_codes(*cells) if cells is not None else None
     if found is None:
         return group_codes(tab.column(column))
     codes, first_rows = found
     raw, starts, ends = cells
-    return codes, csv_spans.decode_spans(raw, starts[first_rows], ends[first_rows])
+    return codes, _CellNames(raw, starts[first_rows], ends[first_rows])
+
+
+class _CellNames(Sequence):
+    """The text of some cells (one per group), decoded on first use: scoring needs only the codes."""
+
+    def __init__(self, raw: bytes, starts: np.ndarray, ends: np.ndarray):
+        self.raw, self.starts, self.ends = raw, starts, ends
+
+    @cached_property
+    def _names(self) -> list[str]:
+        return csv_spans.decode_spans(self.raw, self.starts, self.ends)
+
+    def __len__(self) -> int:
+        return len(self.starts)
+
+    def __getitem__(self, i):
+        return self._names[i]
+
+    def __eq__(self, other) -> bool:  # as the list of names it stands for
+        return list(self) == list(other) if isinstance(other, Sequence) else NotImplemented
+
+    __hash__ = None  # (mutable-looking, like the list)
+
+    def __repr__(self) -> str:
+        return repr(self._names)
+
+
+def _any_blank(names: Sequence[str]) -> bool:
+    """Whether a name is empty or only spaces (``not name.strip()``); for ``_CellNames`` from their
+    bytes, decoding only those that do not start with a visible ASCII character."""
+    if not isinstance(names, _CellNames):
+        return not all(map(str.strip, names))
+    head = np.frombuffer(names.raw, dtype=np.uint8)[np.minimum(names.starts, max(len(names.raw) - 1, 0))] \
+        if len(names.raw) else np.zeros(len(names), dtype=np.uint8)
+    visible = (names.ends > names.starts) & (head > 0x20) & (head < 0x7F)
+    unsure = np.flatnonzero(~visible)
+    return any(not names.raw[s:e].decode("utf-8").strip()
+               for s, e in zip(names.starts[unsure].tolist(), names.ends[unsure].tolist()))
 
 
 def _label_leak_warnings(name: str, ids: list, classes: list | None, definition: CompetitionDefinition) -> list:
