@@ -1,6 +1,6 @@
 """The numpy byte-level readers against plain Python oracles.
 
-Every shortcut in ``scoring/csv_spans.py`` must either decline (return None or
+Every shortcut in ``scoring/runtime/reading/csv_spans.py``, ``digit_lists.py`` and ``cell_keys.py`` must either decline (return None or
 False, so the caller takes the slow path) or give exactly what the slow path
 gives. These properties feed them cells built to sit on the edges: spaces,
 leading zeros, 18/19-digit numbers, numbers within 8 bytes of either end of the
@@ -15,7 +15,7 @@ import numpy as np
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from scoring.runtime.reading import csv_spans
+from scoring.runtime.reading import cell_keys, csv_spans, digit_lists
 from scoring.runtime.reading.label_cells import parse_cell
 from scoring.runtime.problems import ProblemLog
 
@@ -62,7 +62,7 @@ def _spans_of(raw: bytes, cells: list[str], prefix: bytes) -> tuple[np.ndarray, 
 def test_int_lists_agrees_with_the_per_cell_parser(cells, prefix):
     raw = prefix + b"".join(b'"' + c.encode() + b'"\n' for c in cells)
     starts, ends = _spans_of(raw, cells, prefix)
-    fast = csv_spans.int_lists(raw, starts, ends)
+    fast = digit_lists.int_lists(raw, starts, ends)
     log = ProblemLog()
     slow = [parse_cell(c, "python-list", log, 1, 1) for c in cells]
     if fast is None:
@@ -96,7 +96,7 @@ def test_fixed_width_lists_read_as_the_per_cell_parser(cells, prefix):
     and takes every column of one width and one separator."""
     raw = prefix + b"".join(b'"' + c.encode() + b'"\n' for c in cells)
     starts, ends = _spans_of(raw, cells, prefix)
-    fast = csv_spans.int_lists(raw, starts, ends, commas=lambda: np.flatnonzero(np.frombuffer(raw, np.uint8) == 44))
+    fast = digit_lists.int_lists(raw, starts, ends, commas=lambda: np.flatnonzero(np.frombuffer(raw, np.uint8) == 44))
     log = ProblemLog()
     slow = [parse_cell(c, "python-list", log, 1, 1) for c in cells]
     bodies = [c[1:-1] for c in cells if c != "[]"]
@@ -123,7 +123,7 @@ def test_fixed_width_lists_need_no_comma_positions():
     def no_commas():
         raise AssertionError("the comma positions were asked for")
 
-    sizes, flat = csv_spans.int_lists(raw, starts, ends, commas=no_commas)
+    sizes, flat = digit_lists.int_lists(raw, starts, ends, commas=no_commas)
     assert sizes.tolist() == [3, 0, 1, 2]
     assert flat.tolist() == [1362443, 1360187, 1392059, 1395807, 1392608, 1395807]
 
@@ -133,7 +133,7 @@ def test_int_lists_takes_ordinary_cells():
     raw = b'h\n' + b"".join(b'"' + c.encode() + b'"\n' for c in cells)
     starts, ends = _spans_of(raw, cells, b"h\n")
     assert [raw[s:e].decode() for s, e in zip(starts, ends)] == cells
-    sizes, flat = csv_spans.int_lists(raw, starts, ends)
+    sizes, flat = digit_lists.int_lists(raw, starts, ends)
     assert sizes.tolist() == [2, 0, 2] and flat.tolist() == [1395807, 1397463, 7, 123456789012345678]
 
 
@@ -144,7 +144,7 @@ def test_parse_digit_runs_is_int(numbers, lead, trail):
     raw = b"." * lead + b",".join(t.encode() for t in texts) + b"." * trail
     starts = lead + np.cumsum([0] + [len(t) + 1 for t in texts[:-1]])
     ends = starts + np.array([len(t) for t in texts])
-    got = csv_spans.parse_digit_runs(raw, starts, ends)
+    got = digit_lists.parse_digit_runs(raw, starts, ends)
     if got is None:  # declined only for a number in the first 8 bytes of the buffer (or a short buffer)
         assert ends.min() < 8 + 16 or len(raw) < 8
         return
@@ -154,7 +154,7 @@ def test_parse_digit_runs_is_int(numbers, lead, trail):
 def test_parse_digit_runs_declines_what_is_not_a_plain_integer():
     for body in [b"01", b"1 2", b"12x", b"1234567890123456789", b"-5", b""]:
         raw = b"........" + body + b"]"
-        assert csv_spans.parse_digit_runs(raw, np.array([8]), np.array([8 + len(body)])) is None, body
+        assert digit_lists.parse_digit_runs(raw, np.array([8]), np.array([8 + len(body)])) is None, body
 
 
 @settings(max_examples=300, deadline=None)
@@ -207,7 +207,7 @@ def test_match_cells_is_exact_equality(values, allowed, prefix):
     raw = (prefix + "\n".join(values)).encode()
     lengths = np.array([len(v) for v in values])
     starts = len(prefix) + np.cumsum(np.concatenate([[0], lengths[:-1] + 1]))
-    got = csv_spans.match_cells(raw, starts, starts + lengths, [v.encode() for v in allowed])
+    got = cell_keys.match_cells(raw, starts, starts + lengths, [v.encode() for v in allowed])
     assert got.tolist() == [allowed.index(v) if v in allowed else -1 for v in values]
 
 
@@ -289,7 +289,7 @@ def test_checked_ids_find_their_order_in_a_shuffled_column_or_decline(ids, data)
         assert [cells[j] for j in order] == ids
     else:
         assert sorted(cells) != sorted(ids)  # every reordering is found (distinct ids, distinct 64-bit hashes)
-    hashes = csv_spans.cell_hashes(*column(ids + ids))
+    hashes = cell_keys.cell_hashes(*column(ids + ids))
     assert hashes[:len(ids)].tolist() == hashes[len(ids):].tolist()
     assert len(set(hashes[:len(ids)].tolist())) == len(ids)  # distinct ids, distinct hashes (64 bits)
 
@@ -319,16 +319,16 @@ def test_cell_codes_number_equal_cells_alike_in_order_of_first_appearance(cells,
     if grouped:  # a solution sorted by id: each group's rows one after the other
         cells = sorted(cells)
     raw, starts, ends = _packed([c.encode() for c in cells], 1, b",")
-    codes, first_rows = csv_spans.cell_codes(raw, starts, ends)
+    codes, first_rows = cell_keys.cell_codes(raw, starts, ends)
     want_codes, names = group_codes(cells)
     assert codes.tolist() == want_codes.tolist()
     assert [cells[r] for r in first_rows.tolist()] == names
 
 
 def test_cell_codes_decline_when_different_cells_hash_alike(monkeypatch):
-    monkeypatch.setattr(csv_spans, "words_hash", lambda words, length: np.zeros(len(length), dtype=np.uint64))
-    assert csv_spans.cell_codes(*_packed([b"ab", b"cd", b"ab"])) is None
-    codes, first = csv_spans.cell_codes(*_packed([b"ab", b"ab", b"ab"]))  # equal cells: one run, one code
+    monkeypatch.setattr(cell_keys, "words_hash", lambda words, length: np.zeros(len(length), dtype=np.uint64))
+    assert cell_keys.cell_codes(*_packed([b"ab", b"cd", b"ab"])) is None
+    codes, first = cell_keys.cell_codes(*_packed([b"ab", b"ab", b"ab"]))  # equal cells: one run, one code
     assert codes.tolist() == [0, 0, 0] and first.tolist() == [0]
 
 

@@ -1,7 +1,7 @@
 """Parse prediction cells into labels, strictly, with a problem per bad cell.
 
 Well-formed files take a vectorised fast path: straight from the file's bytes
-(``csv_spans.int_lists``) when the tokenizer read it, else C-speed string
+(``digit_lists.int_lists``) when the tokenizer read it, else C-speed string
 operations over all cells and one ``np.fromstring``. Only when that fails is
 each cell parsed on its own, to say exactly what is wrong and where.
 """

@@ -12,7 +12,7 @@ import numpy as np
 from ..definition import CompetitionDefinition
 from ..grouping import group_codes, group_ids
 from ..problems import HostError, Problem, ProblemLog
-from . import csv_spans, label_cells, table
+from . import cell_keys, csv_spans, label_cells, table
 from .labelsets import LabelSets
 from .submission import CheckedIds, check_ids  # the same id rules as for submissions
 
@@ -121,7 +121,7 @@ def _column_codes(tab: table.Table, column: str) -> tuple[np.ndarray, Sequence[s
     """``group_codes`` of a column: from the bytes when the tokenizer read the file (no string per row,
     and the names decoded only when asked for)."""
     cells = tab.byte_cells(column)
-    found = csv_spans.cell_codes(*cells) if cells is not None else None
+    found = cell_keys.cell_codes(*cells) if cells is not None else None
     if found is None:
         return group_codes(tab.column(column))
     codes, first_rows = found

@@ -16,7 +16,7 @@ import numpy as np
 
 from ..definition import CompetitionDefinition
 from ..problems import Problem, ProblemLog
-from . import csv_spans, label_cells, table
+from . import cell_keys, csv_spans, label_cells, table
 from .labelsets import LabelSets
 
 _FORMULA_START = ("=", "+", "-", "@")
@@ -108,7 +108,7 @@ class CheckedIds:
 
     def _bytes_in_classes(self, first: bytes, rest: bytes) -> bool:
         """Every id is one byte of ``first`` then bytes of ``rest``: checked on the ids' words (zero-padded
-        8-byte chunks, see ``csv_spans.cell_words``) by deleting the allowed bytes (``bytes.translate``)."""
+        8-byte chunks, see ``cell_keys.cell_words``) by deleting the allowed bytes (``bytes.translate``)."""
         words, length = self._words
         if not len(words) or int(length.min()) < 1:
             return False
@@ -131,19 +131,19 @@ class CheckedIds:
             return False  # (cheap: another order usually shows at the first id)
         my_words, my_length = self._words
         # equal lengths and equal words (the bytes, zero-padded): equal ids
-        return np.array_equal(ends - starts, my_length) and np.array_equal(csv_spans.cell_words(*cells), my_words)
+        return np.array_equal(ends - starts, my_length) and np.array_equal(cell_keys.cell_words(*cells), my_words)
 
     @cached_property
     def _words(self) -> tuple[np.ndarray, np.ndarray]:
-        """``csv_spans.cell_words`` of the ids, and their lengths."""
+        """``cell_keys.cell_words`` of the ids, and their lengths."""
         raw, starts, ends = self.cells
-        return csv_spans.cell_words(raw, starts, ends), ends - starts
+        return cell_keys.cell_words(raw, starts, ends), ends - starts
 
     @cached_property
     def _by_hash(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """The sorted hashes of the ids, the row of each, and the ids' words and lengths (``cell_words``)."""
         words, length = self._words
-        hashes = csv_spans.words_hash(words, length)
+        hashes = cell_keys.words_hash(words, length)
         order = np.argsort(hashes)
         return hashes[order], order, words, length
 
@@ -157,8 +157,8 @@ class CheckedIds:
         if len(starts) != len(self) or not len(starts):
             return None
         sorted_hashes, mine, my_words, my_length = self._by_hash
-        words, length = csv_spans.cell_words(raw, starts, ends), ends - starts
-        hashes = csv_spans.words_hash(words, length)
+        words, length = cell_keys.cell_words(raw, starts, ends), ends - starts
+        hashes = cell_keys.words_hash(words, length)
         theirs = np.argsort(hashes)
         if not np.array_equal(hashes[theirs], sorted_hashes):
             return None

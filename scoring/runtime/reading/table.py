@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 
 from ..problems import ProblemLog
-from . import csv_spans
+from . import cell_keys, csv_spans, digit_lists
 
 _MAGIC = {
     b"\x89PNG": "a PNG image",
@@ -70,7 +70,7 @@ class Table:
         if self.rows is not None:
             position = {v: i for i, v in enumerate(values)}
             return np.fromiter((position.get(r[j], -1) for r in self.rows), dtype=np.int64, count=len(self.rows))
-        return csv_spans.match_cells(self.raw, self.spans.starts[:, j], self.spans.ends[:, j],
+        return cell_keys.match_cells(self.raw, self.spans.starts[:, j], self.spans.ends[:, j],
                                      [v.encode("utf-8") for v in values])
 
     def cell(self, row: int, name: str) -> str:
@@ -86,9 +86,9 @@ class Table:
         j = self.header.index(name)
         # with ',' as the delimiter the commas inside quoted lists are already located
         if self.delimiter == ",":
-            return csv_spans.int_lists(self.raw, self.spans.starts[:, j], self.spans.ends[:, j],
+            return digit_lists.int_lists(self.raw, self.spans.starts[:, j], self.spans.ends[:, j],
                                        self.spans.quoted_delimiters, self.spans.quoted_delimiter_counts[:, j])
-        return csv_spans.int_lists(self.raw, self.spans.starts[:, j], self.spans.ends[:, j])
+        return digit_lists.int_lists(self.raw, self.spans.starts[:, j], self.spans.ends[:, j])
 
 
 def read_limited(path: str | Path, max_bytes: int, log: ProblemLog) -> bytes | None:

@@ -1,0 +1,144 @@
+"""Cells as comparable keys, straight from the file's bytes: no Python string per row.
+
+A cell's bytes, read as little-endian 8-byte words (``cell_words``, zero past
+its end), identify it exactly: two cells are equal when their lengths and
+words are. From the words come 64-bit hashes (``words_hash``), group codes for
+a column such as ``transect_id`` (``cell_codes``) and matches against a handful
+of allowed values such as ``Public``/``Private`` (``match_cells``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+def words_view(raw: bytes) -> np.ndarray:
+    """words[i] = raw[i:i + 8] as a little-endian uint64: a strided view, no copy."""
+    return np.ndarray((len(raw) - 7,), dtype="<u8", buffer=raw, strides=(1,))
+
+
+# LOW_BYTES[j]: the low j bytes set; j = 8 - digits pads a chunk of `digits` digits with '0's
+LOW_BYTES = np.array([(1 << (8 * j)) - 1 for j in range(9)], dtype=np.uint64)
+
+
+def cell_hashes(raw: bytes, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
+    """A 64-bit hash of each field's bytes: equal fields get equal hashes (unequal ones almost surely not).
+
+    Mixed by multiply-xorshift steps from ``cell_words``; for matching ids without Python strings.
+    """
+    return words_hash(cell_words(raw, starts, ends), ends - starts)
+
+
+def cell_words(raw: bytes, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
+    """(chunks, n_fields) uint64: bytes 8c to 8c + 7 of each field as the low bytes of word c, zeros
+    past its end. Two fields are equal exactly when their lengths and these words are."""
+    length = ends - starts
+    n_chunks = (int(length.max()) + 7) // 8 if len(starts) and len(raw) else 0
+    out = np.zeros((n_chunks, len(starts)), dtype=np.uint64)
+    if n_chunks:
+        words = words_view(raw if len(raw) >= 8 else raw + bytes(8 - len(raw)))
+        for chunk in range(n_chunks):
+            out[chunk] = _chunk(words, starts, length, chunk)
+    return out
+
+
+def words_hash(words: np.ndarray, length: np.ndarray) -> np.ndarray:
+    """The hash of ``cell_hashes`` from ``cell_words`` and the fields' lengths."""
+    h = length.astype(np.uint64) * _MIX
+    for w in words:
+        h ^= w
+        h *= _MIX
+        h ^= h >> np.uint64(29)
+    return h
+
+
+def cell_codes(raw: bytes, starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """A code per cell, equal exactly for equal bytes, numbered 0, 1, ... in order of first appearance,
+    and the first row of each code; None when two different cells hash alike (then compare strings).
+
+    For group columns (``transect_id``): no Python string per row. Consecutive equal cells are taken
+    together first, since a solution sorted by id lists the rows of a transect one after the other.
+    """
+    n = len(starts)
+    if not n:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    words, length = cell_words(raw, starts, ends), ends - starts
+    new_run = np.empty(n, dtype=bool)
+    new_run[0] = True
+    np.not_equal(length[1:], length[:-1], out=new_run[1:])
+    for w in words:
+        new_run[1:] |= w[1:] != w[:-1]
+    heads = np.flatnonzero(new_run)
+    head_words, head_length = words[:, heads], length[heads]
+    hashes = words_hash(head_words, head_length)
+    order = np.argsort(hashes)
+    sorted_hashes = hashes[order]
+    first = np.empty(len(heads), dtype=bool)
+    first[0] = True
+    np.not_equal(sorted_hashes[1:], sorted_hashes[:-1], out=first[1:])
+    # the earliest run of each hash stands for it; every run must equal its stand-in byte for byte
+    earliest = np.minimum.reduceat(order, np.flatnonzero(first))
+    stand_in = np.empty(len(heads), dtype=np.int64)
+    stand_in[order] = earliest[np.cumsum(first) - 1]
+    if not (np.array_equal(head_length[stand_in], head_length) and np.array_equal(head_words[:, stand_in], head_words)):
+        return None
+    is_first = stand_in == np.arange(len(heads))
+    code_of_run = (np.cumsum(is_first) - 1)[stand_in]
+    codes = np.repeat(code_of_run, np.diff(np.append(heads, n)))
+    return codes, heads[is_first]
+
+
+def _chunk(words: np.ndarray, starts: np.ndarray, length: np.ndarray, chunk: int) -> np.ndarray:
+    """Bytes 8 * chunk to 8 * chunk + 7 of each field as the low bytes of a uint64, zeros past its end."""
+    at = starts + 8 * chunk if chunk else starts
+    rest = length - 8 * chunk  # this chunk's bytes: below 1 or above 8 for some fields
+    np.clip(rest, 0, 8, out=rest)
+    if not len(at) or int(at.max()) < len(words):
+        w = words[at]  # the usual case: every word lies within the data
+    else:
+        base = np.minimum(at, len(words) - 1)
+        # a field in the last 7 bytes: read the last word and shift its bytes down
+        w = words[base] >> ((at - base).astype(np.uint64) * np.uint64(8))
+    if not len(rest) or int(rest.min()) < 8:  # (a chunk that every field fills needs no mask)
+        w &= LOW_BYTES[rest]
+    return w
+
+
+_MIX = np.uint64(0x9E3779B97F4A7C15)
+
+
+def match_cells(raw: bytes, starts: np.ndarray, ends: np.ndarray, values: list[bytes]) -> np.ndarray:
+    """Index into ``values`` of each cell's exact bytes, -1 for a cell equal to none of them.
+
+    For columns with a handful of allowed values (``Public``/``Private``): a few
+    byte comparisons per row instead of building one Python string per row.
+    """
+    a = np.frombuffer(raw, dtype=np.uint8)
+    words = words_view(raw) if len(raw) >= 8 else None
+    length = ends - starts
+    out = np.full(len(starts), -1, dtype=np.int64)
+    if words is not None and len(starts) and max(map(len, values), default=9) <= 8 and int(starts.max()) < len(words):
+        # every value fits in 8 bytes (Public, Private, Ignored): one word per cell, compared with each value
+        head = words[starts]
+        head &= LOW_BYTES[np.minimum(length, 8)]
+        for k in range(len(values) - 1, -1, -1):  # (backwards: the first of equal values wins, as below)
+            hit = head == np.uint64(int.from_bytes(values[k], "little"))
+            hit &= length == len(values[k])
+            out.put(np.flatnonzero(hit), k)
+        return out
+    for k, value in enumerate(values):
+        rows = np.flatnonzero((length == len(value)) & (out < 0))
+        head = 0
+        if words is not None and value:
+            # the first 8 bytes in one comparison (a cell in the last 7 bytes of the file: byte by byte)
+            head = min(len(value), 8)
+            by_word = starts[rows] < len(words)
+            whole = rows[by_word]
+            whole = whole[(words[starts[whole]] & LOW_BYTES[head]) == np.uint64(int.from_bytes(value[:head], "little"))]
+            tail = rows[~by_word]
+            for j in range(head):
+                tail = tail[a[starts[tail] + j] == value[j]]
+            rows = np.concatenate([whole, tail])
+        for j in range(head, len(value)):
+            rows = rows[a[starts[rows] + j] == value[j]]
+        out[rows] = k
+    return out
