@@ -65,15 +65,15 @@ def load_solution(source: str | Path | bytes, definition: CompetitionDefinition)
     log = ProblemLog(file=name, per_code=5)
     big = 10 * 1024**3  # the solution is trusted; the byte limit protects against submissions
     data = source if isinstance(source, bytes) else _read(source, big, log)
-    text = table.decode(data, log) if data is not None else None
+    clean = table.checked_utf8(data, log) if data is not None else None
     spec = definition.split
     group_col = definition.grouping.solution_column if definition.grouping else None
     optional = [c for c in (spec.column, group_col) if c]
     tab = None
-    if text is not None:
-        tab = table.parse(text, delimiter=definition.delimiter, required=definition.expected_columns,
+    if clean is not None:
+        tab = table.parse(None, delimiter=definition.delimiter, required=definition.expected_columns,
                           optional=optional, allow_extra=True, max_rows=10**8, max_cell_chars=10**7, log=log,
-                          what="competition's solution", raw=table.clean_bytes(data))
+                          what="competition's solution", raw=clean)
     if tab is None or log.has_errors:
         _fail(name, log)
 

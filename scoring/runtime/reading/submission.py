@@ -164,7 +164,7 @@ class CheckedIds:
             return None
         order = np.empty(len(starts), dtype=np.int64)
         order[mine] = theirs
-        same = np.array_equal(length[order], my_length) and np.array_equal(words[:, order], my_words)
+        same = np.array_equal(length[order], my_length) and np.array_equal(np.take(words, order, axis=1), my_words)
         return order if same else None
 
 
@@ -185,12 +185,11 @@ def read_submission(source: str | Path | bytes, definition: CompetitionDefinitio
             data = None
     else:
         data = table.read_limited(source, limits.max_bytes, log)
-    text = table.decode(data, log) if data is not None else None
-    if text is None:
+    clean = table.checked_utf8(data, log) if data is not None else None
+    if clean is None:
         return Submission(problems=log.finish())
-    tab = table.parse(text, delimiter=definition.delimiter, required=definition.expected_columns,
-                      max_rows=limits.max_rows, max_cell_chars=limits.max_cell_chars, log=log,
-                      raw=table.clean_bytes(data))
+    tab = table.parse(None, delimiter=definition.delimiter, required=definition.expected_columns,
+                      max_rows=limits.max_rows, max_cell_chars=limits.max_cell_chars, log=log, raw=clean)
     if tab is None:
         return Submission(problems=log.finish())
 

@@ -113,13 +113,15 @@ def delimiter_name(d: str) -> str:
     return _DELIM_NAMES.get(d, repr(d))
 
 
-def clean_bytes(data: bytes) -> bytes:
-    """The bytes ``decode`` parsed: without a UTF-8 BOM."""
-    return data[3:] if data.startswith(b"\xef\xbb\xbf") else data
-
-
 def decode(data: bytes, log: ProblemLog) -> str | None:
     """Strict UTF-8 decoding; a UTF-8 BOM is accepted with a warning."""
+    clean = checked_utf8(data, log)
+    return None if clean is None else clean.decode("utf-8")
+
+
+def checked_utf8(data: bytes, log: ProblemLog) -> bytes | None:
+    """``decode``'s checks, giving the bytes without their BOM instead of the text: a text file of ASCII
+    needs no decoding to be valid (``parse`` decodes only what it reads as text)."""
     if not data:
         log.error("empty_file", "the file is empty; it needs a header line and one row per test item")
         return None
@@ -136,8 +138,10 @@ def decode(data: bytes, log: ProblemLog) -> str | None:
     if data.startswith(b"\xef\xbb\xbf"):
         log.warning("utf8_bom", "the file starts with a UTF-8 byte-order mark (BOM); it is ignored", line=1)
         data = data[3:]
+    if data.isascii():
+        return data
     try:
-        text = data.decode("utf-8")
+        data.decode("utf-8")
     except UnicodeDecodeError as exc:
         line = data.count(b"\n", 0, exc.start) + 1
         col = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
@@ -146,7 +150,7 @@ def decode(data: bytes, log: ProblemLog) -> str | None:
                   f"byte 0x{byte:02X} is not valid UTF-8; the file seems to be in another encoding "
                   "(Latin-1 / Windows-1252?); save it as UTF-8", line=line, column=col)
         return None
-    return text
+    return data
 
 
 def report_line_endings(data: bytes, log: ProblemLog, *, crlf_records: int | None = None,
@@ -170,13 +174,15 @@ def report_line_endings(data: bytes, log: ProblemLog, *, crlf_records: int | Non
         log.warning("crlf_line_endings", "the file has Windows (CRLF) line endings; accepted")
 
 
-def parse(text: str, *, delimiter: str, required: Sequence[str], optional: Sequence[str] = (),
+def parse(text: str | None, *, delimiter: str, required: Sequence[str], optional: Sequence[str] = (),
           allow_extra: bool = False, max_rows: int, max_cell_chars: int, log: ProblemLog,
           what: str = "competition", raw: bytes | None = None) -> Table | None:
     """Tokenise CSV text and check the header, the field counts and the row limit; report CRLF line ends.
 
     With ``raw`` (the UTF-8 bytes of ``text``) a regular file is tokenised by
     numpy (``csv_spans``); otherwise, or when the file is irregular, by ``csv``.
+    ``text`` may be None with ``raw`` given (valid UTF-8, ``checked_utf8``): it is then decoded only
+    if the csv module has to read the file.
     """
     tab = _parse(text, delimiter=delimiter, required=required, optional=optional, allow_extra=allow_extra,
                  max_rows=max_rows, max_cell_chars=max_cell_chars, log=log, what=what, raw=raw)
@@ -190,8 +196,12 @@ def parse(text: str, *, delimiter: str, required: Sequence[str], optional: Seque
 
 def _parse(text: str, *, delimiter: str, required: Sequence[str], optional: Sequence[str], allow_extra: bool,
            max_rows: int, max_cell_chars: int, log: ProblemLog, what: str, raw: bytes | None) -> Table | None:
-    end = text.find("\n")
-    first_line = (text if end < 0 else text[:end]).rstrip("\r")
+    if text is None:
+        end = raw.find(b"\n")
+        first_line = (raw if end < 0 else raw[:end]).decode("utf-8").rstrip("\r")
+    else:
+        end = text.find("\n")
+        first_line = (text if end < 0 else text[:end]).rstrip("\r")
     expected_header = delimiter.join(required)
     if not first_line.strip():
         log.error("missing_column", f"the first line is empty; it must be the header {expected_header!r}", line=1)
@@ -236,7 +246,10 @@ def _parse(text: str, *, delimiter: str, required: Sequence[str], optional: Sequ
                 return Table(header=header, lines=np.arange(2, n_rows + 2, dtype=np.int64), raw=raw,
                              spans=spans._replace(starts=starts[1:], ends=ends[1:],
                                                   quoted_delimiter_counts=spans.quoted_delimiter_counts[1:]),
-                             ascii_text=text if raw.isascii() else None, delimiter=delimiter)
+                             ascii_text=text if text is not None and raw.isascii() else None,
+                             delimiter=delimiter)
+    if text is None:
+        text = raw.decode("utf-8")
     with _field_limit(max_cell_chars):
         reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, strict=True)
         try:
