@@ -20,25 +20,15 @@ from scoring.runtime.definition import load_definition
 from scoring.runtime.problems import HostError
 from scoring.runtime.reading.submission import read_submission
 from scoring.runtime.scorer import read_both, score_file
+from shipped_files import CORPUS, REFERENCE, uploads
 
-REPO = Path(__file__).resolve().parents[2]
-REFERENCE = REPO / "reference_submissions"
-CORPUS = REPO / "tests" / "hooks" / "corpus"
-REAL = REPO.parent / "shared" / "real"
-
-
-def _uploads(competition: str) -> list:
-    files = sorted((REFERENCE / competition / "submissions").rglob("*.csv"))
-    if competition == "plantclef2025":
-        files += sorted(CORPUS.glob("*.csv")) + sorted(CORPUS.glob("*.zip")) + sorted(REAL.glob("plantclef2025_*.csv"))
-    return files
 
 
 @pytest.mark.parametrize("competition", ["plantclef2025", "agrichallenge2024"])
 def test_two_threads_give_every_upload_the_one_thread_report(competition):
     definition = load_definition(competition)
     solution = REFERENCE / competition / "solution.csv"
-    files = _uploads(competition)
+    files = uploads(competition, zips=True)
     assert len(files) > (60 if competition == "plantclef2025" else 4)
     for path in files:
         one = score_file(path, solution, definition, reveal_private=True, threads=1)

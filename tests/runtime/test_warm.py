@@ -12,7 +12,6 @@ of the portable runtime too.
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
@@ -21,18 +20,8 @@ from scoring.runtime.guard import grade
 from scoring.runtime.problems import HostError
 from scoring.runtime.scorer import score_file
 from scoring.runtime.warm import Grader
+from shipped_files import CORPUS, REFERENCE, uploads
 
-REPO = Path(__file__).resolve().parents[2]
-REFERENCE = REPO / "reference_submissions"
-CORPUS = REPO / "tests" / "hooks" / "corpus"
-REAL = REPO.parent / "shared" / "real"
-
-
-def _uploads(competition: str) -> list:
-    files = sorted((REFERENCE / competition / "submissions").rglob("*.csv"))
-    if competition == "plantclef2025":
-        files += sorted(CORPUS.glob("*.csv")) + sorted(REAL.glob("plantclef2025_*.csv"))
-    return files
 
 
 def _graded(result) -> dict:
@@ -46,7 +35,7 @@ def _graded(result) -> dict:
 def test_grader_scores_every_upload_as_the_one_shot_path(competition, reveal_private):
     definition = load_definition(competition)
     solution = REFERENCE / competition / "solution.csv"
-    files = _uploads(competition)
+    files = uploads(competition)
     assert len(files) > (60 if competition == "plantclef2025" else 4)
     one_shot = {f: score_file(f, solution, definition, reveal_private=reveal_private).to_dict() for f in files}
     grader = Grader(solution, competition, reveal_private=reveal_private)
