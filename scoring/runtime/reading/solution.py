@@ -45,7 +45,7 @@ class Solution:
         """Transect / team per id."""
         if self.group_list is None:
             codes, names = self.group_codes
-            self.group_list = list(map(names.__getitem__, codes.tolist()))
+            self.group_list = list(map(list(names).__getitem__, codes.tolist()))
         return self.group_list
 
     @cached_property
