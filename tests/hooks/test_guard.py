@@ -127,6 +127,21 @@ def test_upload_folder_shapes(tmp_path, definition):
     assert not up.ok and up.problems[0].code == "zip_unsafe_member"
 
 
+def test_a_problem_of_the_whole_upload_folder_is_named_submission_not_the_platforms_folder(tmp_path, definition):
+    """Codabench unpacks the participant's zip into ``input/res/``: "res" is the platform's name, never one
+    the participant chose (found running Codabench's own compute_worker, docs/platform_checks.md)."""
+    from scoring.runtime.reading.uploads import open_upload
+
+    res = tmp_path / "input" / "res"
+    res.mkdir(parents=True)
+    for name in ("partial.csv", "README.txt"):
+        (res / name).write_text("quadrat_id,species_ids\n")
+    up = open_upload(res, definition.limits)
+    assert [p.code for p in up.problems] == ["zip_several_files"]
+    assert up.problems[0].render().startswith("submission: error [zip_several_files] the upload holds 2 files")
+    assert "res" not in up.problems[0].render().replace("README", "")
+
+
 def test_a_file_that_times_out_also_gets_its_real_problem_named(definition, monkeypatch, tmp_path):
     monkeypatch.setattr("scoring.runtime.scorer.score", _slow_score)
     bad = tmp_path / "slow.csv"

@@ -198,9 +198,15 @@ def _is_noise(member_name: str) -> bool:
     return bool(parts) and (parts[0] in _NOISE_DIRS or parts[-1] in _NOISE_NAMES or parts[-1].startswith("._"))
 
 
+_FOLDER_NAME = "submission"
+
+
 def _from_folder(folder: Path, limits: Limits) -> Upload:
-    """The single file in ``folder`` (Codabench's ``res/``), listed without following symlinks."""
-    log = ProblemLog(file=folder.name)
+    """The single file in ``folder`` (Codabench's ``res/``), listed without following symlinks.
+
+    A problem with the folder as a whole is named "submission": the folder's name is the platform's
+    (``res``), not one the participant chose."""
+    log = ProblemLog(file=_FOLDER_NAME)
     files: list[Path] = []
     links: list[Path] = []
     stack = [folder]
@@ -221,14 +227,14 @@ def _from_folder(folder: Path, limits: Limits) -> Upload:
         log.error("zip_unsafe_member", f"the uploaded file {str(rel)[:80]!r} is a symbolic link; "
                   "upload the CSV file itself")
     if links:
-        return Upload(None, folder.name, log.finish())
+        return Upload(None, _FOLDER_NAME, log.finish())
     if not files:
         log.error("zip_empty", "the upload holds no file; upload your CSV file (or a zip holding it)")
-        return Upload(None, folder.name, log.finish())
+        return Upload(None, _FOLDER_NAME, log.finish())
     if len(files) > 1:
         shown = ", ".join(repr(str(f)[:60]) for f in sorted(files)[:5])
         more = f" and {len(files) - 5} more" if len(files) > 5 else ""
         log.error("zip_several_files", f"the upload holds {len(files)} files ({shown}{more}); "
                   "it must hold exactly one CSV file")
-        return Upload(None, folder.name, log.finish())
+        return Upload(None, _FOLDER_NAME, log.finish())
     return _from_file(folder / files[0], limits)
