@@ -193,3 +193,25 @@ def test_metrics_by_split_are_all_metrics_on_each_splits_rows(data, draw, number
     for split, rows in split_rows.items():
         alone = multilabel.all_metrics(T.take(rows), P.take(rows), g[rows], empty_both=0.5)
         assert got[split] == alone  # equal, not approximately: the same sums in the same order
+
+
+@settings(max_examples=200, deadline=None)
+@given(paired(), st.randoms(use_true_random=False), st.booleans())
+def test_a_prediction_in_another_row_order_scores_as_its_copy_in_order(data, rnd, split):
+    """``RowOrder`` (each label only gets its new row, the matching then sorts fully) gives exactly what
+    moving the labels with ``take`` gives; an order that is no permutation is taken as before."""
+    from scoring.runtime.reading.labelsets import RowOrder
+
+    y_true, y_pred, groups = data
+    n = len(y_true)
+    T, P = LabelSets.from_lists(y_true), LabelSets.from_lists(y_pred)
+    order = np.array(rnd.sample(range(n), n), dtype=np.int64)
+    viewed = RowOrder.of(P, order)
+    assert isinstance(viewed, RowOrder) or np.array_equal(order, np.arange(n))
+    rows = {"public": np.arange(0, n, 2), "private": np.arange(1, n, 2)} if split and n > 1 else {"all": np.arange(n)}
+    g = np.array(groups)
+    assert multilabel.metrics_by_split(T, viewed, g, rows) == multilabel.metrics_by_split(T, P.take(order), g, rows)
+    assert sorted(zip(viewed.row_of_label.tolist(), viewed.labels.tolist())) == \
+        sorted(zip(P.take(order).row_of_label.tolist(), P.take(order).labels.tolist()))
+    repeated = np.zeros(n, dtype=np.int64)  # not a permutation (n > 1): the labels are moved
+    assert isinstance(RowOrder.of(P, repeated), LabelSets)
