@@ -138,3 +138,24 @@ def test_fast_and_slow_paths_group_a_transect_column_alike(monkeypatch, tmp_path
     assert fast.groups == slow.groups and len(set(fast.groups)) > 10
     assert fast.group_codes[0].tolist() == slow.group_codes[0].tolist()
     assert fast.group_codes[1] == slow.group_codes[1]
+
+
+@pytest.mark.parametrize("blank", ["", " ", "\u00a0"])
+def test_a_blank_transect_is_named_with_its_line_on_both_paths(monkeypatch, tmp_path, blank):
+    """A solution row without its transect is the host's mistake, named with its line: the names are
+    decoded lazily on the fast path, and the blank one found from the bytes."""
+    from scoring.runtime.problems import HostError
+
+    definition = load_competition("plantclef2025")
+    path = tmp_path / "solution.csv"
+    path.write_text("quadrat_id,species_ids,Usage,transect_id\n"
+                    f"q1,[1355868],Public,T1\nq2,[1355868],Private,{blank}\nq3,[1355868],Private,T1\n",
+                    encoding="utf-8")
+
+    def load():
+        with pytest.raises(HostError) as caught:
+            load_solution(path, definition)
+        return str(caught.value)
+
+    fast, slow = _both_ways(monkeypatch, load)
+    assert fast == slow == "solution.csv: empty 'transect_id' on lines [3]"

@@ -101,10 +101,10 @@ def load_solution(source: str | Path | bytes, definition: CompetitionDefinition)
     if group_col and group_col in tab.header:
         sol.group_source = f"column {group_col!r}"
         codes = _column_codes(tab, group_col)
+        sol.__dict__["group_codes"] = codes  # the cached property's value (``groups`` is made from it)
         if _any_blank(codes[1]):
             empty = [int(tab.lines[i]) for i, g in enumerate(sol.groups) if not g.strip()]
             raise HostError("solution_invalid", f"{name}: empty {group_col!r} on lines {empty[:5]}")
-        sol.__dict__["group_codes"] = codes  # the cached property's value, computed for the blank check
     elif definition.grouping and definition.grouping.rule != "column-only":
         sol.group_list = group_ids(sol.ids, definition.grouping)
         sol.group_source = f"rule {definition.grouping.rule!r}"
