@@ -64,3 +64,19 @@ def test_a_solution_id_with_spaces_at_an_end_is_refused_whatever_the_pattern(pat
     assert "3:1: error [invalid_id] id 'q2' has leading or trailing spaces" in str(caught.value)
     sub = read_submission(data, definition)
     assert [(p.code, p.line) for p in sub.problems] == [("invalid_id", 3)]
+
+
+def test_a_solution_id_named_as_the_id_column_still_lets_a_repeated_header_be_named():
+    """A submission whose ids are the solution's reuses their checks: a solution id spelt as the id column
+    (valid under the pattern) must not hide the repeated header line that the full checks name."""
+    definition = _definition("[A-Za-z0-9][A-Za-z0-9_.-]*")
+    sol = load_solution(b"qid,species\nq1,[1]\nqid,[2]\n", definition)
+    data = b"qid,species\nq1,[1]\nqid,species\n"
+    alone = read_submission(data, definition)
+    assert [p.code for p in alone.problems] == ["repeated_header", "list_syntax"]
+    with_ids = read_submission(data, definition, checked_ids=sol.checked_ids)
+    assert _problems_of(with_ids) == _problems_of(alone) and with_ids.ids == alone.ids
+
+
+def _problems_of(sub) -> list[tuple]:
+    return [(p.code, p.line, p.column, p.message) for p in sub.problems]

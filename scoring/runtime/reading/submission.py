@@ -207,6 +207,8 @@ def read_submission(source: str | Path | bytes, definition: CompetitionDefinitio
     id_col = tab.header.index(definition.id_column) + 1
     cells = tab.byte_cells(definition.id_column)
     reusable = checked_ids is not None and cells is not None and checked_ids.id_pattern == definition.id_pattern
+    if reusable and (cell_keys.match_cells(*cells, [definition.id_column.encode("utf-8")]) >= 0).any():
+        reusable = False  # an id that is the column's name: _repeated_header may have a problem to name
     same = reusable and checked_ids.same_column(cells)
     order = checked_ids.order_in(cells) if reusable and not same else None
     if same or order is not None:
