@@ -251,3 +251,26 @@ def test_metrics_by_split_of_a_reordered_prediction_match_sklearn(data, scale, n
         if present.any():
             per_class = f1_score(a, b, average=None, zero_division=1.0)[present]
             assert got[name]["macro_f1"] == pytest.approx(float(np.mean(per_class)))
+
+
+def test_hashes_that_all_collide_only_make_the_shortcuts_decline(monkeypatch):
+    """Transect codes, the solution's duplicate check and the reordered ids' matching all start from 64-bit
+    hashes of the bytes: with every hash equal, each must decline and give what the strings give."""
+    from scoring.authoring.definitions import load_competition
+    from scoring.runtime.reading import cell_keys
+
+    definition = load_competition("plantclef2025")
+    names = ["T1", "T2", "T1", "AAAAAAAAB", "AAAAAAAAC"]
+    solution = b"quadrat_id,species_ids,Usage,transect_id\n" + b"".join(
+        f"q{k},[1355868],Public,{names[k % 5]}\n".encode() for k in range(20))
+    upload = b"quadrat_id,species_ids\n" + b"".join(f"q{k},[1355868]\n".encode() for k in reversed(range(20)))
+
+    def read():
+        sol = load_solution(solution, definition)
+        sub = read_submission(upload, definition, checked_ids=sol.checked_ids)
+        return (sol.groups, sol.group_codes[0].tolist(), list(sol.group_codes[1]), sol.ids, _summary(sub))
+
+    hashed = read()
+    monkeypatch.setattr(cell_keys, "words_hash", lambda words, length: np.zeros(len(length), dtype=np.uint64))
+    assert read() == hashed
+    assert hashed[2] == ["T1", "T2", "AAAAAAAAB", "AAAAAAAAC"] and hashed[4]["ids"][0] == "q19"
