@@ -58,6 +58,12 @@ def read_both(submission: str | Path | bytes, solution: str | Path | bytes | Sol
     pending = _InBackground(load, solution, definition)
     try:
         sub, refused = read_upload(submission, pending.result, definition, filename=filename)
+    except BaseException:
+        # read one after the other, a bad solution would have stopped everything before the upload was
+        # read: its error wins over whatever reading the upload raised (a hostile file's time limit too)
+        pending.wait()
+        pending.raise_error()
+        raise
     finally:
         pending.wait()
     return pending.result(), sub, refused
@@ -81,10 +87,14 @@ class _InBackground:
     def wait(self) -> None:
         self._thread.join()
 
-    def result(self):
-        self.wait()
+    def raise_error(self) -> None:
+        """Raise the call's error, if it raised one (after ``wait``)."""
         if self._error is not None:
             raise self._error
+
+    def result(self):
+        self.wait()
+        self.raise_error()
         return self._value
 
 

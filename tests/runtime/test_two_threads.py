@@ -67,6 +67,25 @@ def test_an_error_while_reading_the_upload_still_waits_for_the_solution(monkeypa
     assert threading.active_count() == 1
 
 
+@pytest.mark.parametrize("threads", [1, 2])
+def test_a_bad_solution_wins_over_an_error_while_reading_the_upload(monkeypatch, tmp_path, threads):
+    """Read one after the other, a bad solution stops everything before the upload is read: with two
+    threads its HostError must still win over whatever the upload's reading raised (a time limit, a bug)."""
+    definition = load_definition("plantclef2025")
+    bad_solution = tmp_path / "solution.csv"
+    bad_solution.write_text("quadrat_id,species_ids\nq1,[1]\nq1,[2]\n")
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("reader broke")
+
+    monkeypatch.setattr("scoring.runtime.scorer.read_submission", broken)
+    with pytest.raises(HostError) as caught:
+        read_both(REFERENCE / "plantclef2025" / "submissions" / "perfect.csv", bad_solution, definition,
+                  threads=threads)
+    assert caught.value.code == "solution_invalid" and "already appeared on line 2" in str(caught.value)
+    assert threading.active_count() == 1
+
+
 def test_the_checked_ids_may_come_from_a_function_called_once_after_the_labels():
     definition = load_definition("plantclef2025")
     solution_path = REFERENCE / "plantclef2025" / "solution.csv"

@@ -96,12 +96,14 @@ class CheckedIds:
             return False
         classes = _class_sequence(self.id_pattern)
         if classes is not None:
-            if not self._bytes_in_classes(*classes):
+            # (empty ids are refused there; a space, the one printable blank, is left to check_ids)
+            if b" " in classes[0] + classes[1] or not self._bytes_in_classes(*classes):
                 return False
         elif not self.joined.isascii() or not _cannot_span_lines(self.id_pattern):
             return False
         # one regex over all ids, one per line (the pattern never matches a line break: see above)
-        elif re.fullmatch(rf"(?:(?:{self.id_pattern})\n)+", self.joined.decode("ascii")) is None:
+        elif re.fullmatch(rf"(?:(?:{self.id_pattern})\n)+", self.joined.decode("ascii")) is None \
+                or not _plainly_unpadded(self.joined[:-1].decode("ascii")):
             return False
         sorted_hashes = self._by_hash[0]
         return not bool((sorted_hashes[1:] == sorted_hashes[:-1]).any())  # equal hashes: maybe a duplicate
@@ -205,6 +207,8 @@ def read_submission(source: str | Path | bytes, definition: CompetitionDefinitio
     id_col = tab.header.index(definition.id_column) + 1
     cells = tab.byte_cells(definition.id_column)
     reusable = checked_ids is not None and cells is not None and checked_ids.id_pattern == definition.id_pattern
+    if reusable and (cell_keys.match_cells(*cells, [definition.id_column.encode("utf-8")]) >= 0).any():
+        reusable = False  # an id that is the column's name: _repeated_header may have a problem to name
     same = reusable and checked_ids.same_column(cells)
     order = checked_ids.order_in(cells) if reusable and not same else None
     if same or order is not None:
@@ -230,6 +234,9 @@ def check_ids(ids: list[str], lines: np.ndarray, column: int, definition: Compet
         joined = "\n".join(ids)
         fast_ok = joined.count("\n") == len(ids) - 1 and re.fullmatch(
             rf"(?:(?:{pattern})\n)*(?:{pattern})", joined) is not None
+        if fast_ok:  # a pattern may allow what the checks below refuse first: a blank id, spaces at its ends
+            unpadded = _plainly_unpadded(joined)
+            fast_ok = unpadded if unpadded is not None else all(ids) and list(map(str.strip, ids)) == ids
     if not fast_ok:
         compiled = re.compile(pattern) if pattern else None
         for i, id_ in enumerate(ids):
@@ -271,6 +278,18 @@ def _class_sequence(pattern: str) -> tuple[bytes, bytes] | None:
     first, rest = ("".join(c for c in printable if re.fullmatch(f"[{cls}]", c)).encode("ascii")
                    for cls in shape.groups())
     return first, rest
+
+
+_ASCII_BLANKS = " \t\r\x0b\x0c\x1c\x1d\x1e\x1f"  # what str.strip() removes in ASCII, the line break apart
+
+
+def _plainly_unpadded(joined: str) -> bool | None:
+    """Whether none of the ids joined by line breaks is empty or has a blank at an end (``check_ids``' first
+    two checks, which a pattern may let through), found without a string per id; None when unsure (a
+    blank somewhere in them, or other than ASCII)."""
+    if not joined.isascii() or any(c in joined for c in _ASCII_BLANKS):
+        return None
+    return bool(joined) and "\n\n" not in joined and joined[0] != "\n" and joined[-1] != "\n"
 
 
 _SAFE_ESCAPES = frozenset("dw.-_/+()[]{}*?|^$\\")
