@@ -52,7 +52,9 @@ def read_both(submission: str | Path | bytes, solution: str | Path | bytes | Sol
     """
     if isinstance(solution, Solution):
         return (solution, *read_upload(submission, solution, definition, filename=filename))
-    if (threads if threads is not None else (2 if _cpus() > 1 else 1)) < 2:
+    if threads is None:
+        threads = 2 if _cpus() > 1 else 1
+    if threads < 2:
         sol = load(solution, definition)
         return (sol, *read_upload(submission, sol, definition, filename=filename))
     pending = _InBackground(load, solution, definition)
@@ -64,8 +66,6 @@ def read_both(submission: str | Path | bytes, solution: str | Path | bytes | Sol
         pending.wait()
         pending.raise_error()
         raise
-    finally:
-        pending.wait()
     return pending.result(), sub, refused
 
 

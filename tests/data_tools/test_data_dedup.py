@@ -12,7 +12,6 @@ from PIL import Image
 from data_tools.catalog import CATALOG_COLUMNS, build_catalog
 from data_tools.dedup import apply_drops, dedup, summarize_dedup
 from scoring.output_policy import OutputRefused
-from data_tools.errors import DataError
 
 
 def rows(*specs) -> pd.DataFrame:

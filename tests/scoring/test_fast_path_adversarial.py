@@ -7,7 +7,6 @@ shortcut with the path it stands in for, on inputs made to trip it.
 
 from __future__ import annotations
 
-import dataclasses
 
 import numpy as np
 import pytest

@@ -123,38 +123,17 @@ def micro_f1(y_true: LabelSets, y_pred: LabelSets, *, empty_both: float = 1.0) -
     return empty_both if denom == 0 else 2 * tp / denom
 
 
-def per_class_counts(y_true: LabelSets, y_pred: LabelSets, *, matches: _Matches | None = None
-                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Classes in truth or prediction, with per-class tp, true count and predicted count."""
-    matches = _Matches(y_true, y_pred) if matches is None else matches
-    hit_labels = matches.labels
-    both = np.concatenate([y_true.labels, y_pred.labels])
-    n_t = len(y_true.labels)
-    low = int(both.min()) if len(both) else 0
-    span = int(both.max()) - low + 1 if len(both) else 0
-    if len(both) and span < 50_000_000 and span <= 8 * len(both):
-        # species ids span < 2e6: counting by id (from the smallest) is linear, no sort needed;
-        # worth it only when the span is not much larger than the labels it counts
-        true_c = np.bincount(y_true.labels - low, minlength=span)
-        pred_c = np.bincount(y_pred.labels - low, minlength=span)
-        tp_c = np.bincount(hit_labels - low, minlength=span)
-        present = np.flatnonzero(true_c + pred_c)
-        return present + low, tp_c[present], true_c[present], pred_c[present]
-    classes, inv = np.unique(both, return_inverse=True)
-    true_c = np.bincount(inv[:n_t], minlength=len(classes))
-    pred_codes = inv[n_t:]
-    pred_c = np.bincount(pred_codes, minlength=len(classes))
-    tp_c = np.bincount(np.searchsorted(classes, hit_labels), minlength=len(classes))
-    return classes, tp_c, true_c, pred_c
-
-
 def macro_f1(y_true: LabelSets, y_pred: LabelSets, *, empty_both: float = 1.0) -> float:
     """Mean per-class F1 over the classes present in truth or prediction."""
     _check_aligned(y_true, y_pred)
-    classes, tp_c, true_c, pred_c = per_class_counts(y_true, y_pred)
-    if not len(classes):
-        return empty_both
-    return float(np.mean(2 * tp_c / (true_c + pred_c)))
+    one_split = np.zeros(y_true.n_rows, dtype=np.int64)
+    (counts,) = _per_class_by_split(y_true, y_pred, _Matches(y_true, y_pred), one_split, 1, None)
+    return _macro(*counts, empty_both=empty_both)
+
+
+def _macro(tp_c: np.ndarray, true_c: np.ndarray, pred_c: np.ndarray, *, empty_both: float) -> float:
+    """2 tp_c / (|true rows of c| + |predicted rows of c|), averaged over the classes counted."""
+    return float(np.mean(2 * tp_c / (true_c + pred_c))) if len(tp_c) else empty_both
 
 
 def all_metrics(y_true: LabelSets, y_pred: LabelSets, group_codes: np.ndarray, *, empty_both: float = 1.0
@@ -195,7 +174,7 @@ def metrics_by_split(y_true: LabelSets, y_pred: LabelSets | RowOrder, group_code
             "transect_f1": grouped_mean(f[rows], group_codes[rows]),
             "sample_f1": float(f[rows].mean()),
             "micro_f1": empty_both if denom == 0 else 2 * int(tp[rows].sum()) / denom,
-            "macro_f1": float(np.mean(2 * tp_c / (true_c + pred_c))) if len(tp_c) else empty_both,
+            "macro_f1": _macro(tp_c, true_c, pred_c, empty_both=empty_both),
             "sample_precision": float(p[rows].mean()),
             "sample_recall": float(r[rows].mean()),
         }
@@ -206,7 +185,8 @@ def _per_class_by_split(y_true: LabelSets, y_pred: LabelSets, matches: _Matches,
                         n_splits: int, class_codes: np.ndarray | None
                         ) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
     """(tp, true count, predicted count) of each class present in the split's truth or prediction, by split
-    and in ascending label order: ``per_class_counts`` on each split's rows, counted for all splits at once."""
+    and in ascending label order, counted for all splits at once (``split_of_row``: 0..n_splits - 1, or
+    n_splits for a row of no split)."""
     if not len(y_true.labels) + len(y_pred.labels):
         return [(np.zeros(0, dtype=np.int64),) * 3 for _ in range(n_splits)]
     found = _table_codes(y_true, y_pred, matches, class_codes) if class_codes is not None else None

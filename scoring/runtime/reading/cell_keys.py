@@ -11,21 +11,14 @@ from __future__ import annotations
 
 import numpy as np
 
+
 def words_view(raw: bytes) -> np.ndarray:
     """words[i] = raw[i:i + 8] as a little-endian uint64: a strided view, no copy."""
     return np.ndarray((len(raw) - 7,), dtype="<u8", buffer=raw, strides=(1,))
 
 
-# LOW_BYTES[j]: the low j bytes set; j = 8 - digits pads a chunk of `digits` digits with '0's
+# LOW_BYTES[j]: the low j bytes of a word set (the first j bytes of a cell, or the places to pad)
 LOW_BYTES = np.array([(1 << (8 * j)) - 1 for j in range(9)], dtype=np.uint64)
-
-
-def cell_hashes(raw: bytes, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
-    """A 64-bit hash of each field's bytes: equal fields get equal hashes (unequal ones almost surely not).
-
-    Mixed by multiply-xorshift steps from ``cell_words``; for matching ids without Python strings.
-    """
-    return words_hash(cell_words(raw, starts, ends), ends - starts)
 
 
 def cell_words(raw: bytes, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
@@ -42,7 +35,8 @@ def cell_words(raw: bytes, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
 
 
 def words_hash(words: np.ndarray, length: np.ndarray) -> np.ndarray:
-    """The hash of ``cell_hashes`` from ``cell_words`` and the fields' lengths."""
+    """A 64-bit hash of each field from its ``cell_words`` and length: equal fields get equal hashes (unequal
+    ones almost surely not), mixed by multiply-xorshift steps."""
     h = length.astype(np.uint64) * _MIX
     for w in words:
         h ^= w
@@ -107,38 +101,22 @@ _MIX = np.uint64(0x9E3779B97F4A7C15)
 
 
 def match_cells(raw: bytes, starts: np.ndarray, ends: np.ndarray, values: list[bytes]) -> np.ndarray:
-    """Index into ``values`` of each cell's exact bytes, -1 for a cell equal to none of them.
+    """Index into ``values`` of each cell's exact bytes (the first of equal values), -1 for a cell equal to
+    none of them.
 
-    For columns with a handful of allowed values (``Public``/``Private``): a few
-    byte comparisons per row instead of building one Python string per row.
+    For columns with a handful of allowed values (``Public``/``Private``): every cell's first 8 bytes
+    compared as one word, any further byte one by one, instead of one Python string per row.
     """
-    a = np.frombuffer(raw, dtype=np.uint8)
-    words = words_view(raw) if len(raw) >= 8 else None
     length = ends - starts
     out = np.full(len(starts), -1, dtype=np.int64)
-    if words is not None and len(starts) and max(map(len, values), default=9) <= 8 and int(starts.max()) < len(words):
-        # every value fits in 8 bytes (Public, Private, Ignored): one word per cell, compared with each value
-        head = words[starts]
-        head &= LOW_BYTES[np.minimum(length, 8)]
-        for k in range(len(values) - 1, -1, -1):  # (backwards: the first of equal values wins, as below)
-            hit = head == np.uint64(int.from_bytes(values[k], "little"))
-            hit &= length == len(values[k])
-            out.put(np.flatnonzero(hit), k)
+    if not len(starts):
         return out
+    head = _chunk(words_view(raw if len(raw) >= 8 else raw + bytes(8 - len(raw))), starts, length, 0)
+    a = np.frombuffer(raw, dtype=np.uint8)
     for k, value in enumerate(values):
-        rows = np.flatnonzero((length == len(value)) & (out < 0))
-        head = 0
-        if words is not None and value:
-            # the first 8 bytes in one comparison (a cell in the last 7 bytes of the file: byte by byte)
-            head = min(len(value), 8)
-            by_word = starts[rows] < len(words)
-            whole = rows[by_word]
-            whole = whole[(words[starts[whole]] & LOW_BYTES[head]) == np.uint64(int.from_bytes(value[:head], "little"))]
-            tail = rows[~by_word]
-            for j in range(head):
-                tail = tail[a[starts[tail] + j] == value[j]]
-            rows = np.concatenate([whole, tail])
-        for j in range(head, len(value)):
+        rows = np.flatnonzero((length == len(value)) & (head == np.uint64(int.from_bytes(value[:8], "little")))
+                               & (out < 0))
+        for j in range(8, len(value)):
             rows = rows[a[starts[rows] + j] == value[j]]
         out[rows] = k
     return out

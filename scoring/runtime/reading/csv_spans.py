@@ -144,8 +144,8 @@ def _per_field(running: np.ndarray) -> np.ndarray:
     return out
 
 
-def decode_spans(raw: bytes, starts: np.ndarray, ends: np.ndarray, text: str | None = None) -> list[str]:
-    """The fields as str. ``text``: ``raw`` decoded, when raw is ASCII (then byte and str offsets agree).
+def decode_spans(raw: bytes, starts: np.ndarray, ends: np.ndarray) -> list[str]:
+    """The fields as str.
 
     Many fields are gathered into one buffer, a line end after each, and
     decoded and split in one go: two C calls instead of a slice per field. The
@@ -156,8 +156,6 @@ def decode_spans(raw: bytes, starts: np.ndarray, ends: np.ndarray, text: str | N
         fields = _gather_split(raw, starts, ends)
         if fields is not None:
             return fields
-    if text is not None:
-        return [text[s:e] for s, e in zip(starts.tolist(), ends.tolist())]
     return [raw[s:e].decode("utf-8") for s, e in zip(starts.tolist(), ends.tolist())]
 
 

@@ -9,19 +9,23 @@ formed: the caller's per-cell reader then judges each cell.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 from .cell_keys import LOW_BYTES, words_view
 
 _COMMA, _SPACE = ord(","), ord(" ")
 
-def int_lists(raw: bytes, starts: np.ndarray, ends: np.ndarray, commas=None,
+
+def int_lists(raw: bytes, starts: np.ndarray, ends: np.ndarray, commas: Callable[[], np.ndarray] | None = None,
               comma_counts: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray] | None:
     """Parse cells written as ``[1, 22, 333]`` into (sizes, concatenated ints), all in numpy.
 
-    ``commas``, ``comma_counts``: when the caller already has them, the sorted
-    positions of the ``,`` bytes in ``raw`` (every comma inside these cells must
-    be among them; or a function giving them) and how many fall in each cell.
+    ``commas``, ``comma_counts``: when the caller already has them, a function
+    giving the sorted positions of the ``,`` bytes in ``raw`` (every comma inside
+    these cells must be among them; called only if the commas are needed) and
+    how many fall in each cell.
     Returns None unless every cell is plainly well formed: brackets first and
     last, items of 1 to 18 digits separated by ``,`` or ``, ``, no leading zero.
     The caller's slow path then judges each cell, so whatever this accepts it
@@ -40,10 +44,7 @@ def int_lists(raw: bytes, starts: np.ndarray, ends: np.ndarray, commas=None,
         if values is not None:
             return sizes, values
         # (items of other widths whose lengths happen to add up: the general reading below decides)
-    if callable(commas):
-        commas = commas()
-    if commas is None:
-        commas = np.flatnonzero(a == _COMMA)
+    commas = commas() if commas is not None else np.flatnonzero(a == _COMMA)
     if comma_counts is None:
         comma_counts = np.searchsorted(commas, ends) - np.searchsorted(commas, starts)
     n_commas = comma_counts

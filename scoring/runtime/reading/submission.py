@@ -95,15 +95,12 @@ class CheckedIds:
         if not self.id_pattern or not len(self):
             return False
         classes = _class_sequence(self.id_pattern)
-        if classes is not None:
-            # (empty ids are refused there; a space, the one printable blank, is left to check_ids)
-            if b" " in classes[0] + classes[1] or not self._bytes_in_classes(*classes):
-                return False
-        elif not self.joined.isascii() or not _cannot_span_lines(self.id_pattern):
-            return False
-        # one regex over all ids, one per line (the pattern never matches a line break: see above)
-        elif re.fullmatch(rf"(?:(?:{self.id_pattern})\n)+", self.joined.decode("ascii")) is None \
-                or not _plainly_unpadded(self.joined[:-1].decode("ascii")):
+        if classes is not None and b" " not in classes[0] + classes[1]:
+            # (empty ids are refused there; a pattern allowing a space, the one printable blank, takes the regex)
+            valid = self._bytes_in_classes(*classes)
+        else:
+            valid = self.joined.isascii() and _ids_plainly_match(self.joined[:-1].decode("ascii"), self.id_pattern)
+        if not valid:
             return False
         sorted_hashes = self._by_hash[0]
         return not bool((sorted_hashes[1:] == sorted_hashes[:-1]).any())  # equal hashes: maybe a duplicate
@@ -229,15 +226,8 @@ def check_ids(ids: list[str], lines: np.ndarray, column: int, definition: Compet
               log: ProblemLog) -> None:
     """Empty, malformed and duplicate ids. Ids are compared exactly: no stripping, no case folding."""
     pattern = definition.id_pattern
-    fast_ok = False
-    if pattern and ids and _cannot_span_lines(pattern):
-        joined = "\n".join(ids)
-        fast_ok = joined.count("\n") == len(ids) - 1 and re.fullmatch(
-            rf"(?:(?:{pattern})\n)*(?:{pattern})", joined) is not None
-        if fast_ok:  # a pattern may allow what the checks below refuse first: a blank id, spaces at its ends
-            unpadded = _plainly_unpadded(joined)
-            fast_ok = unpadded if unpadded is not None else all(ids) and list(map(str.strip, ids)) == ids
-    if not fast_ok:
+    joined = "\n".join(ids) if pattern and ids else ""
+    if not (joined and joined.count("\n") == len(ids) - 1 and _ids_plainly_match(joined, pattern)):
         compiled = re.compile(pattern) if pattern else None
         for i, id_ in enumerate(ids):
             line = int(lines[i])
@@ -281,6 +271,14 @@ def _class_sequence(pattern: str) -> tuple[bytes, bytes] | None:
 
 
 _ASCII_BLANKS = " \t\r\x0b\x0c\x1c\x1d\x1e\x1f"  # what str.strip() removes in ASCII, the line break apart
+
+
+def _ids_plainly_match(joined: str, pattern: str) -> bool:
+    """Whether the ids joined by line breaks (none holding one) pass ``check_ids``' per-id checks, by one
+    regex: each fullmatches ``pattern``, and none is empty or has a blank at an end (which a pattern may
+    allow but the checks refuse first). False when unsure: the per-id checks then decide."""
+    return (_cannot_span_lines(pattern) and _plainly_unpadded(joined) is True
+            and re.fullmatch(rf"(?:(?:{pattern})\n)*(?:{pattern})", joined) is not None)
 
 
 def _plainly_unpadded(joined: str) -> bool | None:

@@ -43,7 +43,6 @@ class Table:
     rows: list[list[str]] | None = None  # from the csv module (slow path)
     raw: bytes | None = None  # with spans: from the vectorised tokenizer (fast path)
     spans: csv_spans.Spans | None = None  # data rows only: (starts, ends) shaped (n_rows, n_fields)
-    ascii_text: str | None = None  # the decoded text when it is pure ASCII: str slices need no decoding
     delimiter: str = ","
 
     @property
@@ -55,7 +54,7 @@ class Table:
         if self.rows is not None:
             return [r[j] for r in self.rows]
         starts, ends = self.spans.starts, self.spans.ends
-        return csv_spans.decode_spans(self.raw, starts[:, j], ends[:, j], self.ascii_text)
+        return csv_spans.decode_spans(self.raw, starts[:, j], ends[:, j])
 
     def byte_cells(self, name: str) -> tuple[bytes, np.ndarray, np.ndarray] | None:
         """(raw bytes, starts, ends) of column ``name`` on the fast path, else None."""
@@ -84,10 +83,11 @@ class Table:
         if self.spans is None:
             return None
         j = self.header.index(name)
-        # with ',' as the delimiter the commas inside quoted lists are already located
+        # with ',' as the delimiter the tokenizer has counted the commas inside quoted lists (and locates them
+        # if asked)
         if self.delimiter == ",":
             return digit_lists.int_lists(self.raw, self.spans.starts[:, j], self.spans.ends[:, j],
-                                       self.spans.quoted_delimiters, self.spans.quoted_delimiter_counts[:, j])
+                                         self.spans.quoted_delimiters, self.spans.quoted_delimiter_counts[:, j])
         return digit_lists.int_lists(self.raw, self.spans.starts[:, j], self.spans.ends[:, j])
 
 
@@ -246,7 +246,6 @@ def _parse(text: str, *, delimiter: str, required: Sequence[str], optional: Sequ
                 return Table(header=header, lines=np.arange(2, n_rows + 2, dtype=np.int64), raw=raw,
                              spans=spans._replace(starts=starts[1:], ends=ends[1:],
                                                   quoted_delimiter_counts=spans.quoted_delimiter_counts[1:]),
-                             ascii_text=text if text is not None and raw.isascii() else None,
                              delimiter=delimiter)
     if text is None:
         text = raw.decode("utf-8")
