@@ -9,7 +9,7 @@ dated surveys per transect), 7-digit species drawn from the real 7,806-species
 vocabulary, 1 to 15 true labels, a kept subset of them plus up to 10 noise
 labels per prediction. Dialects:
 
-  quote-all-crlf  every field quoted, CRLF: as the real 2025 files in ../shared/real/ (csv.writer's default)
+  quote-all-crlf  every field quoted, CRLF: as the real 2025 files in tests/fixtures/real/ (csv.writer's default)
   quote-all-lf    every field quoted, LF
   pandas          DataFrame.to_csv: minimal quoting (ids bare, lists quoted), LF
   pandas-crlf     the same written on Windows (CRLF)
@@ -26,7 +26,7 @@ Timed, best of ``--repeat``, in one process:
               + MultiLabelBinarizer(sparse_output=True) + sklearn f1_score(average="samples")
               on the public and on the private rows
 The public and private sample F1 must agree to 1e-9. Then, on the real 2,105-row case (a real
-submission from ../shared/real/ against a solution built from its ids): a fresh
+submission from tests/fixtures/real/ against a solution built from its ids): a fresh
 ``agrieval score`` process (wall time), and the warm path
 (``scoring.runtime.warm.Grader``: the solution loaded once, then submissions
 scored one after the other, as ``agrieval leaderboard`` does).
@@ -55,7 +55,7 @@ from scoring.cli.contract import exit_unless_installed
 exit_unless_installed("python benchmarks/bench_scoring.py", "pandas", "sklearn")
 
 REPO = Path(__file__).resolve().parents[1]
-REAL = REPO.parent / "shared" / "real"
+REAL = REPO / "tests" / "fixtures" / "real"
 REAL_SUBMISSIONS = ["plantclef2025_submission_topk5.csv", "plantclef2025_submission_vote_k5.csv",
                     "plantclef2025_submission_tiling_quadrat.csv"]
 

@@ -3,7 +3,8 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
-SHARED_REAL = REPO.parent / "shared" / "real"
+# The real files of other people's pipelines, copied into the repository (origins: its README.md).
+REAL_FILES = REPO / "tests" / "fixtures" / "real"
 REFERENCE = REPO / "reference_submissions"
 
 
@@ -13,7 +14,7 @@ def repo() -> Path:
 
 
 @pytest.fixture(scope="session")
-def shared_real() -> Path:
-    if not SHARED_REAL.is_dir():
-        pytest.fail(f"{SHARED_REAL} is missing: the real files from ../shared/real are required by the tests")
-    return SHARED_REAL
+def real_files() -> Path:
+    if not REAL_FILES.is_dir():
+        pytest.fail(f"{REAL_FILES} is missing: it is tracked in the repository; is this a partial checkout?")
+    return REAL_FILES

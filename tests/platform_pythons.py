@@ -35,7 +35,7 @@ def python(label: str) -> str:
     return str(path)
 
 
-# Which interpreter models which platform (shared/platforms.md).
+# Which interpreter models which platform (docs/facts/platforms.md).
 CODABENCH = "py3.9-numpy1.22"  # codalab/codalab-legacy:py39
 EVALAI = ("py3.8-numpy1.21", "py3.9-numpy1.22")  # workers: 3.7-3.9, default 3.9
 HF = "py3.10"  # huggingface/competitions image

@@ -1,7 +1,7 @@
 """Participant messages that cannot reveal the public/private split.
 
 Kaggle calls a metric once with the public rows and once with the private rows
-(``shared/platforms.md``). Whatever such a call says about rows — a line
+(``docs/facts/platforms.md``). Whatever such a call says about rows — a line
 number, a count of bad rows, an echoed cell, even *which* problem code fired —
 tells the participant something about which of their rows that split holds: a
 float planted on row 7 and an unknown species on row 9 would name the split of

@@ -19,7 +19,7 @@ from scoring.ctv.input_error import InputError
 from scoring.ctv.runs import read_runs
 from scoring.ctv.weighted_prf import weighted_prf
 
-REAL = Path(__file__).resolve().parents[2] / ".." / "shared" / "real" / "agri_script"
+REAL = Path(__file__).resolve().parents[2] / "tests" / "fixtures" / "real" / "agri_script"
 TOTO = REAL / "CTV_TOTO_densenet_epochs_2"
 LOTO = REAL / "CTV_LOTO_densenet_epochs_1"
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "ctv" / "runs"

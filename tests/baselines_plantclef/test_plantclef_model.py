@@ -53,10 +53,10 @@ def test_model_kwargs_are_typed():
         parse_model_kwargs(["depth"])
 
 
-def test_real_class_mapping_has_7806_distinct_species(shared_real):
-    ids = load_class_mapping(shared_real / "plantclef_class_mapping.txt")
+def test_real_class_mapping_has_7806_distinct_species(real_files):
+    ids = load_class_mapping(real_files / "plantclef_class_mapping.txt")
     assert len(ids) == 7806 and len(set(ids.tolist())) == 7806
-    first = (shared_real / "plantclef_class_mapping.txt").read_text().split()[0]
+    first = (real_files / "plantclef_class_mapping.txt").read_text().split()[0]
     assert ids[0] == int(first)
 
 

@@ -1,4 +1,4 @@
-"""Each team's rule, re-stated in plain Python from ../shared/plantclef_pipelines.md (and the code it
+"""Each team's rule, re-stated in plain Python from docs/facts/plantclef_pipelines.md (and the code it
 cites), against the kit's named function on the same probabilities: same species lists, order
 included where the team's rule defines one."""
 
@@ -335,14 +335,14 @@ def chlorophyll_extract_plot_name(t):
     return t
 
 
-def test_chlorophyll_plot_rule_on_the_real_test_ids(shared_real):
+def test_chlorophyll_plot_rule_on_the_real_test_ids(real_files):
     import csv
 
     from baselines.plantclef.transects import transect_map
     from scoring.authoring.definitions import load_competition
 
-    with open(shared_real / "plantclef2025_submission_topk5.csv", newline="") as fh:
+    with open(real_files / "plantclef2025_submission_topk5.csv", newline="") as fh:
         ids = [row[0] for row in csv.reader(fh)][1:]
     groups = transect_map(ids, load_competition("plantclef2025"), "chlorophyll-plot")
     assert len(ids) == 2105 and all(groups[i] == chlorophyll_extract_plot_name(i) for i in ids)
-    assert len(set(groups.values())) == 595  # as ../shared/plantclef_pipelines.md quotes
+    assert len(set(groups.values())) == 595  # as docs/facts/plantclef_pipelines.md quotes

@@ -19,7 +19,7 @@ from data_tools.errors import DataError
 from data_tools.shuffle_split import stratified_train_test_split
 from data_tools.splits import make_splits
 
-REAL = Path(__file__).resolve().parents[2] / ".." / "shared" / "real" / "agri_script"
+REAL = Path(__file__).resolve().parents[2] / "tests" / "fixtures" / "real" / "agri_script"
 TOTO_PRED = REAL / "CTV_TOTO_densenet_epochs_2" / "predictions"
 LOTO_PRED = REAL / "CTV_LOTO_densenet_epochs_1" / "predictions"
 

@@ -1,6 +1,6 @@
 """Each bundle built by `agrieval bundle`, then run as its platform runs it, under the platform's interpreter.
 
-Layouts, call signatures and what is read back follow ``shared/platforms.md``;
+Layouts, call signatures and what is read back follow ``docs/facts/platforms.md``;
 the interpreters are the venvs of ``.ci/interpreters`` (numpy only).
 """
 

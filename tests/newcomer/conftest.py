@@ -12,8 +12,9 @@ REPO = Path(__file__).resolve().parents[2]
 
 
 def copy_clone(dest: Path) -> Path:
-    """What a fresh clone holds: the tracked files and the untracked ones git does not ignore."""
-    listed = subprocess.run(["git", "ls-files", "-co", "--exclude-standard", "-z"], cwd=REPO, capture_output=True,
+    """What a fresh clone holds: the tracked files only (as in the working tree), never the outputs that
+    commands left in it, ignored or not."""
+    listed = subprocess.run(["git", "ls-files", "--cached", "-z"], cwd=REPO, capture_output=True,
                             check=True).stdout.decode().split("\0")
     for name in filter(None, listed):
         src = REPO / name
@@ -34,12 +35,10 @@ def fresh_clone(tmp_path_factory) -> Path:
 def another_clone(tmp_path_factory):
     """another_clone(): one more fresh clone, for a test whose outputs must not meet another's.
 
-    It sits where the README expects it: ``../shared`` (the real files of other people's pipelines) next to it.
+    It sits in a folder with nothing beside it, as a user's clone does.
     """
     def make() -> Path:
         base = tmp_path_factory.mktemp("checkout")
-        if (REPO.parent / "shared").is_dir():
-            (base / "shared").symlink_to(REPO.parent / "shared")
         clone = base / "agrieval"
         clone.mkdir()
         return copy_clone(clone)

@@ -7,7 +7,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[2]
 REFERENCE = REPO / "reference_submissions"
 CORPUS = REPO / "tests" / "hooks" / "corpus"
-REAL = REPO.parent / "shared" / "real"
+REAL = REPO / "tests" / "fixtures" / "real"
 
 
 def uploads(competition: str, *, zips: bool = False) -> list:

@@ -62,9 +62,9 @@ def test_fast_and_slow_paths_read_alike(monkeypatch, path, competition):
 
 
 @pytest.mark.parametrize("name", sorted(REAL))
-def test_fast_and_slow_paths_read_real_files_alike(monkeypatch, shared_real, name):
+def test_fast_and_slow_paths_read_real_files_alike(monkeypatch, real_files, name):
     definition = load_competition(REAL[name])
-    fast, slow = _both_ways(monkeypatch, lambda: read_submission(shared_real / name, definition))
+    fast, slow = _both_ways(monkeypatch, lambda: read_submission(real_files / name, definition))
     assert fast.ok and _summary(fast) == _summary(slow)
 
 

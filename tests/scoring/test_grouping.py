@@ -9,8 +9,8 @@ from scoring.runtime.grouping import FIVE_PATTERNS, SITE_PATTERNS, group_ids
 
 
 @pytest.fixture(scope="module")
-def real_ids(shared_real):
-    rows = list(csv.reader(open(shared_real / "plantclef2025_submission_topk5.csv", newline="")))[1:]
+def real_ids(real_files):
+    rows = list(csv.reader(open(real_files / "plantclef2025_submission_topk5.csv", newline="")))[1:]
     assert len(rows) == 2105
     return [r[0] for r in rows]
 

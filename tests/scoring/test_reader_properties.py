@@ -89,11 +89,11 @@ def test_vectorised_tokenizer_agrees_with_csv_module(rows, quote_all, crlf):
     assert np.array_equal(slow.lines, np.arange(2, len(slow.rows) + 2))
 
 
-def test_real_file_takes_the_vectorised_path(shared_real):
+def test_real_file_takes_the_vectorised_path(real_files):
     from scoring.runtime.reading import table
     from scoring.runtime.problems import ProblemLog
 
-    data = (shared_real / "plantclef2025_submission_tiling_quadrat.csv").read_bytes()
+    data = (real_files / "plantclef2025_submission_tiling_quadrat.csv").read_bytes()
     log = ProblemLog()
     tab = table.parse(None, delimiter=",", required=["quadrat_id", "species_ids"],
                       max_rows=10**5, max_cell_chars=10**4, log=log, raw=table.checked_utf8(data, log))

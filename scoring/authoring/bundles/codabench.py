@@ -1,6 +1,6 @@
 """Codabench bundle: ``scoring_program/`` and ``reference_data/`` for a competition.yaml v2 task.
 
-What Codabench reads (``shared/platforms.md``: codalab/codabench
+What Codabench reads (``docs/facts/platforms.md``: codalab/codabench
 ``compute_worker.py``, ``unpackers/v2.py``): the scoring program's
 ``metadata.yaml`` ``command:`` (``$program``/``$input``/``$output`` become
 ``/app/program``, ``/app/input``, ``/app/output``), ``output/scores.json``

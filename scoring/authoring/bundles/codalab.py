@@ -1,6 +1,6 @@
 """CodaLab (legacy) bundle: the Codabench program, run by the v1 worker, plus the legacy leaderboard YAML.
 
-What CodaLab reads (``shared/platforms.md``: codalab/competitions-v1-compute-worker
+What CodaLab reads (``docs/facts/platforms.md``: codalab/competitions-v1-compute-worker
 ``worker.py``, codalab/codalab-competitions ``tasks.py`` and ``models.py``): the
 program's ``metadata`` ``command:`` with ``$program $input $output``; only
 ``output/scores.txt`` (``key: value`` lines), which the program writes next to

@@ -1,6 +1,6 @@
 """EvalAI bundle: an ``evaluation_script/`` package, the annotation file and a challenge_config.yaml snippet.
 
-What EvalAI does (``shared/platforms.md``: Cloud-CV/EvalAI
+What EvalAI does (``docs/facts/platforms.md``: Cloud-CV/EvalAI
 ``scripts/workers/submission_worker.py``, ``apps/challenges/constants.py``):
 workers run Python 3.7-3.9 (default 3.9), unzip ``evaluation_script.zip``,
 pip-install its ``requirements.txt``, import it as a package and call

@@ -1,7 +1,7 @@
 """Hugging Face ``competitions`` bundle: a self-contained ``metric.py``, ``solution.csv`` and a conf.json snippet.
 
 The platform downloads only ``metric.py`` from the competition's dataset
-repository (``shared/platforms.md``: huggingface/competitions
+repository (``docs/facts/platforms.md``: huggingface/competitions
 ``compute_metrics.py``), in the Space image built with Python 3.10: so the
 runtime and the frozen definition are embedded in that one file, and it fetches
 ``solution.csv`` and the upload itself with ``huggingface_hub``.

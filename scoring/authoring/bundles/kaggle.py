@@ -1,6 +1,6 @@
 """Kaggle bundle: one Python file for the metric notebook (or a utility script), and the solution to upload.
 
-What Kaggle does (``shared/platforms.md``): it reads both files itself, checks
+What Kaggle does (``docs/facts/platforms.md``): it reads both files itself, checks
 the ids, removes ``Usage`` and calls ``score(solution, submission,
 row_id_column_name)`` once for the public rows and once for the private rows,
 maybe inside a multiprocessing pool worker; only ``ParticipantVisibleError``

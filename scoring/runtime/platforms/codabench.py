@@ -1,6 +1,6 @@
 """Codabench and CodaLab scoring program: ``python score.py INPUT_DIR OUTPUT_DIR``.
 
-What the workers do (``shared/platforms.md``, read from codalab/codabench
+What the workers do (``docs/facts/platforms.md``, read from codalab/codabench
 ``compute_worker.py`` and codalab/competitions-v1-compute-worker ``worker.py``):
 the reference data is in ``INPUT_DIR/ref/``, the participant's unzipped upload
 in ``INPUT_DIR/res/`` next to the worker's own ``metadata`` file; the command

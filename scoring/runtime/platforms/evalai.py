@@ -1,6 +1,6 @@
 """EvalAI evaluation script: ``evaluate(test_annotation_file, user_submission_file, phase_codename, **kwargs)``.
 
-What the worker does (``shared/platforms.md``, read from Cloud-CV/EvalAI
+What the worker does (``docs/facts/platforms.md``, read from Cloud-CV/EvalAI
 ``scripts/workers/submission_worker.py``): it unzips ``evaluation_script.zip``,
 pip-installs its ``requirements.txt``, imports the package (``__init__.py``
 does ``from .main import evaluate``) and calls ``evaluate`` with stdout and

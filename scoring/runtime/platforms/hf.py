@@ -1,6 +1,6 @@
 """Hugging Face ``competitions`` custom metric: ``compute(params) -> {"public_score": ..., "private_score": ...}``.
 
-What the platform does (``shared/platforms.md``, read from huggingface/competitions
+What the platform does (``docs/facts/platforms.md``, read from huggingface/competitions
 ``compute_metrics.py``, ``params.py``, ``submissions.py``, ``evaluate.py``): with
 ``EVAL_METRIC = "custom"`` it downloads only ``metric.py`` from the competition's
 dataset repository (``params.competition_id``, a Hub repo id such as
