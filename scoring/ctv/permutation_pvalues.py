@@ -21,7 +21,10 @@ import math
 import numpy as np
 
 MAX_EXACT_N = 8
-_REL = 1e-12  # |T| equal to |t| up to rounding counts as "at least as extreme"
+# |T| equal to |t| up to rounding counts as "at least as extreme". Absolute, not relative: the statistics lie
+# in [-1, 1], and an observed value that is exactly 0 (every pairing at least as extreme, p = 1) is computed
+# as +-1e-17 while other pairings that are also exactly 0 come out as 0 or 1e-18.
+_TOL = 1e-12
 
 
 def _pearson_rows(x: np.ndarray, ys: np.ndarray) -> np.ndarray:
@@ -55,7 +58,7 @@ def exact_pvalues(x, y) -> dict[str, float]:
                        ("kendall", lambda ys: _kendall_rows(x, ys))):
         values = stat((ry if name == "spearman" else y)[perms])
         observed = abs(values[0])  # perms[0] is the identity
-        out[name] = float(np.mean(np.abs(values) >= observed * (1 - _REL)))
+        out[name] = float(np.mean(np.abs(values) >= observed - _TOL))
     return out
 
 
