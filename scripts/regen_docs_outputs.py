@@ -55,7 +55,10 @@ def main() -> int:
             code, output = run_pasted(command, clone, env)
             print(f"[{command.page}] exit {code}: $ {command.text.splitlines()[0][:100]}", file=sys.stderr)
             if command.shown_in_full:
-                new_text.setdefault(command.page, []).append((command, terminal_text(output, code, clone)))
+                shown = terminal_text(output, code, clone)
+                # keep the blank lines that separate this command from the next one in its block
+                blank = command.shown[len(command.shown.rstrip("\n")):]
+                new_text.setdefault(command.page, []).append((command, shown.rstrip("\n") + (blank or "\n")))
     for page, changes in new_text.items():
         text = (REPO / page).read_text(encoding="utf-8")
         for command, shown in sorted(changes, key=lambda change: -change[0].start):
