@@ -48,6 +48,7 @@ def main() -> int:
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
     env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
     new_text: dict[str, list] = {}
+    status = 0
     with tempfile.TemporaryDirectory() as tmp:
         clone = copy_tracked(Path(tmp) / "agrieval")
         env["PYTHONPATH"] = str(clone)
@@ -61,11 +62,15 @@ def main() -> int:
                 new_text.setdefault(command.page, []).append((command, shown.rstrip("\n") + (blank or "\n")))
     for page, changes in new_text.items():
         text = (REPO / page).read_text(encoding="utf-8")
+        if any(text[c.start:c.end] != c.shown for c, _ in changes):  # edited while the commands ran
+            print(f"error: {page} changed while the commands ran; not rewritten, run again", file=sys.stderr)
+            status = 1
+            continue
         for command, shown in sorted(changes, key=lambda change: -change[0].start):
             text = text[:command.start] + shown + text[command.end:]
         (REPO / page).write_text(text, encoding="utf-8")
         print(f"rewrote {len(changes)} output(s) in {page}", file=sys.stderr)
-    return 0
+    return status
 
 
 if __name__ == "__main__":
