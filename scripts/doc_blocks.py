@@ -19,6 +19,8 @@ CHEAP = re.compile(r"^agrieval (score|validate|competitions|grade|rank-agreement
                    r"^mkdir |^cp ")
 # Where a command prints the clone's absolute path, the pages show this instead (your clone is elsewhere).
 CLONE_SHOWN_AS = "/home/you/agrieval"
+# A progress line: "<what>: <done>/<total> ...".
+PROGRESS = re.compile(r"^([^\s:][^:]*): \d+/\d+\b")
 
 
 @dataclass
@@ -104,6 +106,11 @@ def terminal_text(output: str, returncode: int, clone: Path) -> str:
     the clone's path as CLONE_SHOWN_AS, and a last line `(exit N)` when the command did not exit 0."""
     text = output.replace(str(clone), CLONE_SHOWN_AS)
     lines = [line.rstrip() for line in text.rstrip().splitlines()]
+    # Off a terminal, a progress bar prints one line per step ("sweep: 3/9 setting (18.5 setting/s)"); on a
+    # terminal each step overwrites the last, so only the final one stays on screen: keep that one.
+    lines = [line for line, after in zip(lines, lines[1:] + [""])
+             if not (PROGRESS.match(line) and PROGRESS.match(after)
+                     and PROGRESS.match(line).group(1) == PROGRESS.match(after).group(1))]
     if returncode != 0:
         lines.append(f"(exit {returncode})")
     return "".join(line + "\n" for line in lines)
