@@ -15,7 +15,8 @@ from pathlib import Path
 NEEDS_YOURS = re.compile(r"\bSPLITS\b|\bWEIGHTS\b|test_images/|\btiles\.parquet|torchrun|sbatch|--device cuda|"
                          r"make_examples|/fast/|\bruns\b --plots|benchmarks/|--rows")
 # Cheap commands: the scoring side (seconds); the rest (data, baselines, reports, platform venvs) is slow.
-CHEAP = re.compile(r"^agrieval (score|validate|competitions|grade|rank-agreement|ctv summarize|bundle)\b|^echo |"
+CHEAP = re.compile(r"^agrieval (score|validate|competitions|grade|rank-agreement|ctv summarize|bundle|demo)\b|"
+                   r"^echo |"
                    r"^mkdir |^cp ")
 # Where a command prints the clone's absolute path, the pages show this instead (your clone is elsewhere).
 CLONE_SHOWN_AS = "/home/you/agrieval"
