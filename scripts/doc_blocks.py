@@ -20,6 +20,8 @@ CHEAP = re.compile(r"^agrieval (score|validate|competitions|grade|rank-agreement
                    r"^mkdir |^cp ")
 # Where a command prints the clone's absolute path, the pages show this instead (your clone is elsewhere).
 CLONE_SHOWN_AS = "/home/you/agrieval"
+# A duration or a rate: "0.5 s", "(107.6/s)", "377 img/s", "(58.9 setting/s)": the machine's, not the kit's.
+TIMING = re.compile(r"\d+(?:\.\d+)?(?=(?: [a-z]+)?/s\b| s\b)")
 # A progress line: "<what>: <done>/<total> ...".
 PROGRESS = re.compile(r"^([^\s:][^:]*): \d+/\d+\b")
 
@@ -126,3 +128,9 @@ def run_pasted(command: Command, clone: Path, env: dict, timeout: int = 900) -> 
     done = subprocess.run(["bash", "-c", command.text], cwd=clone, env=env, stdout=subprocess.PIPE,
                           stderr=subprocess.STDOUT, text=True, timeout=timeout)
     return done.returncode, done.stdout
+
+
+def without_timings(text: str) -> list[str]:
+    """The lines of a shown or fresh output with every duration and rate replaced by '#', for comparing the
+    output of one machine with what another machine printed."""
+    return [TIMING.sub("#", line.rstrip()) for line in text.rstrip().splitlines()]
