@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Build one venv per line of .ci/interpreters under .venv-platforms/<label>: numpy (pinned) + pytest + hypothesis.
 # Fails loudly when an interpreter is missing: the runtime's portability is part of what CI proves.
+# Prints one line per venv: its label and the interpreter path the docs use (docs/organizers.md), with versions.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mkdir -p .venv-platforms
@@ -17,5 +18,5 @@ grep -v '^\s*#' .ci/interpreters | grep -v '^\s*$' | while read -r label python 
         "$venv/bin/python" -m pip install --quiet --disable-pip-version-check "$numpy" pytest hypothesis
         touch "$stamp"
     fi
-    echo "$label: $("$venv/bin/python" -c 'import sys, numpy; print(sys.version.split()[0], "numpy", numpy.__version__)')"
+    echo "$label: $venv/bin/python ($("$venv/bin/python" -c 'import sys, numpy; print("Python", sys.version.split()[0] + ", numpy", numpy.__version__)'))"
 done

@@ -296,17 +296,19 @@ def _zip_commands(text: str) -> list:
 def test_zip_commands_of_the_readmes_put_what_the_worker_reads_at_the_root(bundles, platform, tmp_path):
     if shutil.which("zip") is None:
         pytest.skip("no zip command here")
-    readme = (ROOT / "README.md").read_text()
-    # The bundle's README runs in the bundle; the project README's walk-through runs next to `<platform>_bundle`.
+    readme = (ROOT / "docs" / "organizers.md").read_text()
+    # The bundle's README runs in the bundle; the organizers' walk-through runs from the repository root, with
+    # the bundle at `out/<platform>_bundle`.
     start = readme.find(f"$ agrieval bundle {platform} ")
     places = [(bundles[platform] / "README.md").read_text(),
-              readme[start:readme.index("\n### ", start)] if start >= 0 else ""]
+              readme[start:readme.index("\n## ", start)] if start >= 0 else ""]
     checked = 0
     for n, text in enumerate(places):
         for command in _zip_commands(text)[:1 if n else None]:
             work = tmp_path / f"{n}-{checked}"
-            shutil.copytree(bundles[platform], work / f"{platform}_bundle")
-            cwd = work / f"{platform}_bundle" if n == 0 else work
+            bundle = work / f"{platform}_bundle" if n == 0 else work / "out" / f"{platform}_bundle"
+            shutil.copytree(bundles[platform], bundle)
+            cwd = bundle if n == 0 else work
             res = subprocess.run(["bash", "-c", command], cwd=cwd, capture_output=True, text=True, timeout=60)
             assert res.returncode == 0, res.stderr
             archive = next(p for p in work.rglob("*.zip"))

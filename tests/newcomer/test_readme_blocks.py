@@ -1,6 +1,10 @@
-"""The README as a newcomer pastes it: the quick start is two commands, and its `$ ...` command blocks run, in
-order, from a fresh clone with `agrieval` on PATH (what `. .venv/bin/activate` gives)."""
+"""The README and the docs pages as a newcomer pastes them: the quick start is two commands, and the `$ ...`
+command blocks of README.md and of every page of the mkdocs nav run, in that order, from a fresh clone with
+`agrieval` on PATH (what `. .venv/bin/activate` gives), print what the pages show in full, and leave the clone's
+tree as git checked it out. What a block, a command and its shown output are: scripts/doc_blocks.py, shared with
+scripts/regen_docs_outputs.py, which rewrites the shown outputs."""
 
+import importlib.util
 import os
 import re
 import subprocess
@@ -12,46 +16,14 @@ import pytest
 REPO = Path(__file__).resolve().parents[2]
 README = (REPO / "README.md").read_text(encoding="utf-8")
 
-# Commands that name your own data, weights, a GPU or a cluster, or that are benchmarks: not run as pasted.
-NEEDS_YOURS = re.compile(r"\bSPLITS\b|\bWEIGHTS\b|test_images/|\btiles\.parquet|torchrun|sbatch|--device cuda|"
-                         r"make_examples|/fast/|\bruns\b --plots|benchmarks/|--rows")
-# Cheap blocks: the scoring side (seconds); the rest (data, baselines, reports) is marked slow.
-CHEAP = re.compile(r"^agrieval (score|validate|competitions|grade|rank-agreement|ctv summarize|bundle)\b|^echo |"
-                   r"^mkdir |^cp ")
+_spec = importlib.util.spec_from_file_location("doc_blocks", REPO / "scripts" / "doc_blocks.py")
+doc_blocks = importlib.util.module_from_spec(_spec)
+sys.modules["doc_blocks"] = doc_blocks  # dataclasses look their module up by name
+_spec.loader.exec_module(doc_blocks)
 
 
-def command_blocks(text: str) -> list[list[tuple[str, str]]]:
-    """(command, the output the README shows for it) of each fenced block, continuation lines joined."""
-    blocks = []
-    for body in re.findall(r"^```[a-z]*\n(.*?)^```", text, flags=re.S | re.M):
-        cmds, current = [], None
-        for line in body.splitlines():
-            if current is not None:
-                current += "\n" + line
-            elif line.startswith("$ "):
-                current = line[2:]
-            else:
-                if cmds:
-                    cmds[-1] = (cmds[-1][0], cmds[-1][1] + line + "\n")
-                continue
-            if not current.endswith("\\"):
-                cmds.append((current, ""))
-                current = None
-        if cmds:
-            blocks.append(cmds)
-    return blocks
-
-
-def runnable(cheap: bool) -> list[tuple[str, str]]:
-    out = []
-    for block in command_blocks(README):
-        for cmd, shown in block:
-            if NEEDS_YOURS.search(cmd):
-                continue
-            is_cheap = bool(CHEAP.match(cmd)) and "-demo/" not in cmd  # a demo folder comes from a slow demo
-            if is_cheap or not cheap:
-                out.append((cmd, shown))
-    return out
+def runnable(cheap: bool) -> list:
+    return [c for c in doc_blocks.all_commands(REPO) if c.runnable and (c.cheap or not cheap)]
 
 
 def test_the_quick_start_is_exactly_two_commands():
@@ -63,58 +35,113 @@ def test_the_quick_start_is_exactly_two_commands():
     assert "git clone" in ci
 
 
-def shown_in_full(shown: str) -> bool:
-    """The README shows this command's whole output (not an excerpt with '...')."""
-    lines = shown.rstrip().splitlines()
-    return bool(lines) and not any(line.strip().startswith("...") for line in lines)
+def test_the_readme_is_a_landing_page_with_one_runnable_example_per_kind_of_user():
+    assert len(README.splitlines()) < 300
+    commands = doc_blocks.page_commands(REPO, "README.md")
+    for who in ("Participant", "Organizer", "Researcher"):
+        part = README.split(f"**{who}:", 1)[1].split("\n**", 1)[0]
+        assert "\n$ agrieval " in part, who  # a command, not only prose
+        assert re.search(r"\]\(docs/[a-z_]+\.md", part), who  # and where to read on
+    assert len(commands) >= 4 and all(c.runnable for c in commands)
+
+
+def test_the_pages_run_are_the_readme_then_the_nav_and_exclude_the_incoming_notes():
+    pages = doc_blocks.pages(REPO)
+    assert pages[0] == "README.md" and "docs/organizers.md" in pages and "docs/cli.md" in pages
+    assert not any("_incoming" in page for page in pages)
+    assert all((REPO / page).is_file() for page in pages)
+
+
+def test_no_command_names_a_bare_interpreter_version():
+    """A worker simulation runs under the venv `make platform-venvs` prints, never a `python3.9` the
+    reader may not have."""
+    bare = [c.text for c in doc_blocks.all_commands(REPO) if re.search(r"(^|[\s(;&|])python3\.\d+\b", c.text)]
+    assert not bare, bare
+
+
+def test_every_command_writes_under_out_or_a_temporary_folder():
+    """No output option of a pasted command names a path outside out/ (a tracked file, or clutter at the root)."""
+    outside = []
+    for command in doc_blocks.all_commands(REPO):
+        for path in re.findall(r"(?:--out|-o|--out-csv|--link-to|--move-to|--runs-dir|--save-tile-scores)[ =](\S+)",
+                               command.text):
+            # out/..., an absolute folder the reader picks (/fast/...), or a placeholder such as DIR
+            if not path.startswith(("out/", "/")) and not re.fullmatch(r"[A-Z_]+", path):
+                outside.append((command.page, command.text.splitlines()[0], path))
+    assert not outside, outside
+
+
+def git_snapshot(clone: Path) -> None:
+    """Make the copy a git checkout of what it holds, so `git status --porcelain` shows what commands add."""
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@example.invalid", "-c", "commit.gpgsign=false"]
+    for args in (["init", "-q"], ["add", "-A"], ["commit", "-q", "-m", "clone"]):
+        subprocess.run(git + args, cwd=clone, check=True, capture_output=True)
+
+
+def left_in_tree(clone: Path) -> str:
+    return subprocess.run(["git", "status", "--porcelain"], cwd=clone, capture_output=True, text=True,
+                          check=True).stdout
 
 
 def run_in_order(commands, clone: Path, env: dict, compare: bool = False) -> None:
     """Each command in order, from the clone; its exit code is checked, and with ``compare`` its output too
-    wherever the README shows that output in full."""
+    wherever the page shows that output in full (durations and rates aside: they are the machine's)."""
     failures = []
-    for cmd, shown in commands:
-        out = subprocess.run(["bash", "-c", cmd], cwd=clone, env=env, capture_output=True, text=True, timeout=600)
-        text = out.stdout + out.stderr
-        # A command the README shows failing (a refused output, to show the policy) may exit 2 as shown.
+    for command in commands:
+        code, output = doc_blocks.run_pasted(command, clone, env, timeout=600)
+        shown = command.shown
+        # A command the page shows failing (a refused output, to show the policy) may exit 2 as shown.
         allowed = (0, 1, 2) if re.search(r"^(\S+: )?error \[", shown, flags=re.M) else (0, 1)
-        if out.returncode not in allowed or "Traceback" in text or "command not found" in text:
-            failures.append(f"$ {cmd}\n-> exit {out.returncode}\n{text[-1500:]}")
-        elif compare and shown_in_full(shown):
-            got = [line.rstrip() for line in text.rstrip().splitlines()]
-            if got != [line.rstrip() for line in shown.rstrip().splitlines()]:
-                failures.append(f"$ {cmd}\nprints something else than the README shows:\n{text[-1500:]}")
+        where = f"[{command.page}] $ {command.text}"
+        if code not in allowed or "Traceback" in output or "command not found" in output:
+            failures.append(f"{where}\n-> exit {code}\n{output[-1500:]}")
+        elif compare and command.shown_in_full:
+            got = doc_blocks.terminal_text(output, code, clone)
+            if doc_blocks.without_timings(got) != doc_blocks.without_timings(shown):
+                failures.append(f"{where}\nprints something else than the page shows "
+                                f"(python scripts/regen_docs_outputs.py rewrites it):\n"
+                                f"{doc_blocks.terminal_text(output, code, clone)[-1500:]}")
     assert not failures, "\n\n".join(failures)
 
 
 def clone_env(env_with, clone: Path) -> dict:
     env = env_with(Path(sys.executable).parent)
     env["PYTHONPATH"] = str(clone)  # the clone's code, with this venv's packages
-    # `python3.9` in the platform blocks: the Codabench/EvalAI interpreter with numpy (`make platform-venvs`)
-    platform = REPO / ".venv-platforms" / "py3.9-numpy1.22" / "bin"
-    if platform.is_dir():
-        env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{platform}{os.pathsep}{env['PATH']}"
+    # `make platform-venvs` in the organizers' page: the venvs this checkout built (make test builds them first);
+    # the clone's make target then finds them complete and only prints their paths. Git ignores the link.
+    platforms = REPO / ".venv-platforms"
+    if platforms.is_dir():
+        (clone / ".venv-platforms").symlink_to(platforms)
     return env
 
 
-def test_the_cheap_readme_commands_run_as_pasted_and_print_what_it_shows(another_clone, env_with):
+def test_the_cheap_commands_run_as_pasted_print_what_the_pages_show_and_leave_the_tree_clean(another_clone,
+                                                                                               env_with):
     commands = runnable(cheap=True)
     assert len(commands) >= 10
     clone = another_clone()
+    git_snapshot(clone)
     run_in_order(commands, clone, clone_env(env_with, clone), compare=True)
+    assert left_in_tree(clone) == ""
 
 
 @pytest.mark.slow
-def test_every_runnable_readme_command_runs_as_pasted(another_clone, env_with):
+def test_every_runnable_command_runs_as_pasted_prints_what_the_pages_show_and_leaves_the_tree_clean(another_clone, env_with):
     clone = another_clone()
-    run_in_order(runnable(cheap=False), clone, clone_env(env_with, clone))
+    git_snapshot(clone)
+    run_in_order(runnable(cheap=False), clone, clone_env(env_with, clone), compare=True)
+    assert left_in_tree(clone) == ""
 
 
 @pytest.mark.slow
-def test_make_demo_from_a_fresh_clone_installs_the_scoring_kit_and_says_what_next(fresh_clone, env_with):
-    out = subprocess.run(["make", "demo", "VENV=.venv-demo"], cwd=fresh_clone, env=env_with(None),
-                         capture_output=True, text=True, timeout=900)
+def test_make_demo_from_a_fresh_clone_installs_the_scoring_kit_says_what_next_and_leaves_the_tree_clean(
+        another_clone, env_with):
+    clone = another_clone()
+    git_snapshot(clone)
+    out = subprocess.run(["make", "demo"], cwd=clone, env=env_with(None), capture_output=True, text=True,
+                         timeout=900)
     assert out.returncode == 0, out.stderr[-3000:]
-    assert "== plantclef2025:" in out.stdout and ". .venv-demo/bin/activate" in out.stdout
-    torch = subprocess.run([str(fresh_clone / ".venv-demo/bin/python"), "-c", "import torch"], capture_output=True)
+    assert "== plantclef2025:" in out.stdout and ". .venv/bin/activate" in out.stdout
+    torch = subprocess.run([str(clone / ".venv/bin/python"), "-c", "import torch"], capture_output=True)
     assert torch.returncode != 0
+    assert left_in_tree(clone) == ""

@@ -184,9 +184,9 @@ def test_validate_help_lists_every_exit_code():
         assert re.search(rf"\b{code} [a-z]", text.split("Exit codes")[1]), text
 
 
-def test_the_readme_exit_code_table_covers_every_command():
+def test_the_docs_exit_code_table_covers_every_command():
     from scoring.cli.main import SUBCOMMANDS
 
-    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    readme = (REPO / "docs" / "scoring.md").read_text(encoding="utf-8")
     header = next(line for line in readme.splitlines() if line.startswith("| exit | meaning |"))
     assert sorted(re.findall(r"`([a-z-]+)`", header)) == sorted(SUBCOMMANDS)
