@@ -41,10 +41,11 @@ from data_tools.errors import DataError
 from data_tools.heif import HEIF_ERROR  # noqa: F401 - importing registers the HEIC opener
 from data_tools.parallel import pmap
 from data_tools.probe import DEFAULT_MAX_PIXELS, bound_pixels
-from data_tools.tables import write_table
+from data_tools.tables import table_row, write_table
 from scoring.file_names import display_name, unescape_name
 from scoring.output_policy import OutputPlan, OutputRefused
 from scoring.runtime.atomic import atomic_write
+from scoring.table_paths import inside
 
 MANIFEST_COLUMNS = ["source_root", "source_path", "team", "class", "phash", "bytes", "mtime_ns",
                     "output_path", "out_width", "out_height", "status", "error"]
@@ -111,6 +112,7 @@ def select_sources(df: pd.DataFrame) -> pd.DataFrame:
         raise DataError("unknown_class", f"{len(unknown)} file(s) in class folders the class map does not know: "
                         f"{folders} (e.g. {unknown['path'].iloc[0]}); add them with --class-map and re-run "
                         "the catalog")
+    rows = rows.assign(row_where=[table_row(df, i) for i in rows.index])  # the input line, for messages
     return rows.sort_values("path", kind="stable").reset_index(drop=True)
 
 
@@ -137,6 +139,11 @@ def resize_tree(catalog_or_dedup_df: pd.DataFrame, out_root, *, size: int = 336,
     manifest = Path(manifest) if manifest else out_root / "resize_manifest.csv"
     again = "pass --resume to continue an earlier run, or --overwrite to replace its files"
     plan.claim(manifest, what="resize manifest", may_exist=resume, hint=again)
+    # Every output path from the row's own cells, refused (unsafe_path) before anything is written if a
+    # cell would lead out of OUT; ``outputs`` keep the escaped text for the manifest.
+    dsts = [inside(out_root, t, c, h, suffix=".jpg", where=w, columns=("team", "class", "phash"))
+            for t, c, h, w in zip(rows["team"], rows["class"], rows["phash"], rows["row_where"])]
+    sources = [source_file(r, p, where=w) for r, p, w in zip(rows["root"], rows["path"], rows["row_where"])]
     outputs = [f"{t}/{c}/{h}.jpg" for t, c, h in zip(rows["team"], rows["class"], rows["phash"])]
     rows = rows.assign(output_path=outputs)
     clash = rows[rows.duplicated("output_path", keep=False)]
@@ -147,11 +154,10 @@ def resize_tree(catalog_or_dedup_df: pd.DataFrame, out_root, *, size: int = 336,
                         f"{out_root / first['output_path'].iloc[0]} (same team, class and pHash); run dedup "
                         f"first ({clash['output_path'].nunique()} such output name(s))")
     for r in rows.itertuples():
-        check_unchanged(r)
+        check_unchanged(r, where=r.row_where)
 
     status = ["todo"] * len(rows)
-    for k, rel in enumerate(outputs):
-        dst = out_root / unescape_name(rel)
+    for k, dst in enumerate(dsts):
         plan.claim(dst, what=f"resized copy of {rows.at[k, 'path']}", may_exist=resume, hint=again)
         if resume and (dst.exists() or dst.is_symlink()):
             if dst.is_symlink() or not _existing_ok(dst, size):
@@ -160,8 +166,7 @@ def resize_tree(catalog_or_dedup_df: pd.DataFrame, out_root, *, size: int = 336,
                                     path=dst)
             status[k] = "reused"
     todo = [k for k, s in enumerate(status) if s == "todo"]
-    tasks = [(str(source_file(rows.at[k, "root"], rows.at[k, "path"])), str(out_root / unescape_name(outputs[k])),
-              size, exif_transpose, rule, max_pixels, plan.overwrite) for k in todo]
+    tasks = [(str(sources[k]), str(dsts[k]), size, exif_transpose, rule, max_pixels, plan.overwrite) for k in todo]
     results = {k: res for k, res in zip(todo, pmap(_resize_task, tasks, workers=workers, desc="resize",
                                                    progress=progress), strict=True)}
     records = []
