@@ -31,6 +31,8 @@ before the resize, another format larger than the cap is an ``error`` row.
 
 from __future__ import annotations
 
+import errno
+import io
 from pathlib import Path
 
 import pandas as pd
@@ -44,7 +46,7 @@ from data_tools.probe import DEFAULT_MAX_PIXELS, bound_pixels
 from data_tools.tables import table_row, write_table
 from scoring.file_names import display_name, unescape_name
 from scoring.output_policy import OutputPlan, OutputRefused
-from scoring.runtime.atomic import atomic_write
+from scoring.runtime.atomic import remove_leftover_temporaries, write_bytes
 from scoring.table_paths import inside
 
 MANIFEST_COLUMNS = ["source_root", "source_path", "team", "class", "phash", "bytes", "mtime_ns",
@@ -85,8 +87,12 @@ def _resize_task(task: tuple[str, str, int, bool, str, int, bool]) -> tuple[int,
             if transpose:
                 img = ImageOps.exif_transpose(img)
             out = square_resize(img.convert("RGB"), size, rule)
-        with atomic_write(dst, "wb", overwrite=overwrite, encoding=None) as fh:
-            out.save(fh, "JPEG", quality=JPEG_QUALITY)
+        # Encoded in memory, then written by us: Pillow writing to the file itself does not report a short
+        # write on a full disk. write_bytes checks the size on disk, the decode checks the pixels, both
+        # before the rename.
+        buf = io.BytesIO()
+        out.save(buf, "JPEG", quality=JPEG_QUALITY)
+        write_bytes(dst, buf.getvalue(), overwrite=overwrite, check=lambda tmp: _check_written(tmp, size))
         return size, size, ""
     except FileExistsError:
         return 0, 0, display_name(f"{dst} appeared while resizing; not overwritten")
@@ -94,13 +100,21 @@ def _resize_task(task: tuple[str, str, int, bool, str, int, bool]) -> tuple[int,
         return 0, 0, display_name(f"{type(exc).__name__}: {exc}")
 
 
-def _existing_ok(path: Path, size: int) -> bool:
+def _written_jpeg_ok(path: Path, size: int) -> bool:
+    """``path`` decodes whole as a ``size`` x ``size`` JPEG (a truncated file does not: LOAD_TRUNCATED_IMAGES is
+    off)."""
     try:
         with Image.open(path) as img:
             img.load()
             return img.size == (size, size) and img.format == "JPEG"
-    except Exception:  # noqa: BLE001
+    except Exception:  # noqa: BLE001 - any decoder failure means: not a complete output
         return False
+
+
+def _check_written(tmp: Path, size: int) -> None:
+    if not _written_jpeg_ok(tmp, size):
+        raise OSError(errno.EIO, f"the JPEG written for this file does not decode back whole at {size}x{size} "
+                                 "(a full disk?); it was not kept")
 
 
 def select_sources(df: pd.DataFrame) -> pd.DataFrame:
@@ -160,12 +174,14 @@ def resize_tree(catalog_or_dedup_df: pd.DataFrame, out_root, *, size: int = 336,
     for k, dst in enumerate(dsts):
         plan.claim(dst, what=f"resized copy of {rows.at[k, 'path']}", may_exist=resume, hint=again)
         if resume and (dst.exists() or dst.is_symlink()):
-            if dst.is_symlink() or not _existing_ok(dst, size):
+            if dst.is_symlink() or not _written_jpeg_ok(dst, size):
                 raise OutputRefused("output_exists", f"{dst} is not a {size}x{size} JPEG from an earlier run; "
                                     "refusing to overwrite it (move it away, or pass --overwrite without --resume)",
                                     path=dst)
             status[k] = "reused"
     todo = [k for k, s in enumerate(status) if s == "todo"]
+    if resume or plan.overwrite:  # a killed run's temporaries of these outputs: not done, and ours to remove
+        remove_leftover_temporaries(dsts[k] for k in todo)
     tasks = [(str(sources[k]), str(dsts[k]), size, exif_transpose, rule, max_pixels, plan.overwrite) for k in todo]
     results = {k: res for k, res in zip(todo, pmap(_resize_task, tasks, workers=workers, desc="resize",
                                                    progress=progress), strict=True)}
