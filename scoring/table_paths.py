@@ -13,7 +13,9 @@ output, move or source path a command derives from such cells, and refuses
   single name (team, class, pHash, fold file); a relative ``path`` may hold
   ``/`` between its parts. On POSIX a ``\\`` inside a name is an ordinary
   character (a pool may hold such a file) and is kept;
-* holds a NUL (no file system stores one; ``%00`` in escaped text is one).
+* holds a NUL (no file system stores one; ``%00`` in escaped text is one);
+* has a part longer than 255 bytes (no file system holds such a name: the
+  write would fail half-way through a run).
 
 Values are the escaped text of ``scoring.file_names`` and are unescaped here,
 so ``%2F``-style tricks are checked as the name they become. After joining,
@@ -37,6 +39,7 @@ CODES = {
                    "(absolute, '..', a separator, a NUL or a drive prefix); fix the row or regenerate the table.",
 }
 _DRIVE = re.compile(r"^[A-Za-z]:")
+MAX_NAME_BYTES = 255  # one file name on ext4, APFS, NTFS (UTF-16 units there), ZFS: refused before a half-run fails
 
 
 class UnsafePath(Exception):
@@ -71,6 +74,8 @@ def _why_not(value: str, nested: bool) -> str | None:
             return f"it has a {part!r} part"
         if not part:
             return "it has an empty part ('//' or a trailing '/')"
+        if len(os.fsencode(part)) > MAX_NAME_BYTES:
+            return f"a part is longer than {MAX_NAME_BYTES} bytes, more than a file system holds in one name"
     return None
 
 

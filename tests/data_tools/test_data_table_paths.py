@@ -126,7 +126,7 @@ def _value(top: Path, v: str) -> str:
 # --- the one function -------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("value", ["..", ".", "", "/etc", "a/../../b", "a//b", "a/", "C:x", "c:\\x", "\\\\srv\\s",
-                                   "\\x", "a\x00b", "a%00b", "//srv/share"])
+                                   "\\x", "a\x00b", "a%00b", "//srv/share", "t/" + "n" * 256])
 def test_inside_refuses_escapes(tmp_path, value):
     with pytest.raises(UnsafePath) as err:
         inside(tmp_path, value, where="t.csv line 2, column 'path'", nested=(0,))
