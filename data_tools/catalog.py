@@ -35,6 +35,7 @@ from data_tools.tables import read_table, write_table
 from data_tools.walk import Entry, walk_pool
 from scoring.file_names import display_name, escape_name, unescape_name
 from scoring.output_policy import OutputPlan
+from scoring.table_paths import inside
 
 CATALOG_COLUMNS = ["root", "path", "team", "class_raw", "class", "subcategory", "format", "width", "height",
                    "bytes", "mtime_ns", "device", "phash", "phash_mode", "readable", "error"]
@@ -131,18 +132,22 @@ def _reusable_rows(output: Path, root: Path, mode: str) -> dict[str, dict]:
     return {r["path"]: r for r in old.to_dict("records")}
 
 
-def source_file(root: str, path: str) -> Path:
-    """The file on disk of a catalog row's (escaped) ``root`` and ``path``."""
-    return Path(unescape_name(root)) / unescape_name(path)
+def source_file(root: str, path: str, *, where: str = "a catalog row") -> Path:
+    """The file on disk of a catalog row's (escaped) ``root`` and ``path``.
+
+    Refused (``unsafe_path``) when ``path`` would lead out of ``root``: a table is
+    data, a file outside the pool is never read, resized or moved for it.
+    """
+    return inside(unescape_name(root), path, where=where, columns=("path",), nested=(0,), follow=True)
 
 
-def check_unchanged(row) -> Path:
+def check_unchanged(row, where: str = "a catalog row") -> Path:
     """The source file of a catalog row, refusing one that vanished or changed since it was catalogued.
 
     Commands that act on sources (resize, dedup --move-to) call this first, so they never act on a
     file the catalog does not describe.
     """
-    src = source_file(row.root, row.path)
+    src = source_file(row.root, row.path, where=where)
     try:
         st = src.stat()
     except FileNotFoundError:

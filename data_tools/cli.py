@@ -4,7 +4,8 @@ Exit codes (``scoring.cli.contract``): 0 done; 1 an input was rejected or a
 check failed (leaks found, unknown class folders); 2 usage error, including a
 refused output path; 3 host-side (a missing extra, an internal error). The
 message is ``error [<code>] ...`` and names the file. Every output path is
-checked by ``scoring.output_policy`` before anything is written.
+checked by ``scoring.output_policy`` before anything is written, and every
+path built from a table cell by ``scoring.table_paths`` (``unsafe_path``).
 """
 
 from __future__ import annotations

@@ -22,9 +22,11 @@ from data_tools.catalog import check_unchanged, source_file
 from data_tools.errors import DataError
 from data_tools.hamming import hash_groups, hex_to_uint64
 from data_tools.keep_rules import rank_in_groups
+from data_tools.tables import table_row
 from data_tools.walk import os_walk_listing
 from scoring.file_names import unescape_name
 from scoring.output_policy import OutputPlan, OutputRefused, folded
+from scoring.table_paths import inside
 
 DEDUP_COLUMNS = ["group_id", "group_size", "keep", "action", "reason", "kept_path"]
 
@@ -78,7 +80,9 @@ def dedup(catalog_df: pd.DataFrame, *, preset: str = "paper", radius: int = 0,
                         "breaks the last tie by path")
     df = catalog_df.drop(columns=[c for c in DEDUP_COLUMNS if c in catalog_df.columns]).reset_index(drop=True)
     if preset != "official":  # official keeps the catalog's row order: it is its last tie-break
-        df = df.sort_values("path", kind="stable").reset_index(drop=True)
+        df = df.sort_values("path", kind="stable")
+        df.attrs["table_rows"] = df.index.to_numpy()  # input lines, for messages (tables.table_row)
+        df = df.reset_index(drop=True)
     readable = df["readable"].astype(bool).to_numpy()
     try:
         hashes = hex_to_uint64(df.loc[readable, "phash"])
@@ -163,8 +167,9 @@ def plan_drops(df: pd.DataFrame, target: str | Path, *, how: str,
     target = plan.claim_dir(target, what=f"{what} folder")
     pairs = []
     for r in df[~df["keep"]].itertuples():
-        src = source_file(r.root, r.path)
-        dst = target / unescape_name(r.path)
+        where = table_row(df, r.Index)
+        src = source_file(r.root, r.path, where=where)
+        dst = inside(target, r.path, where=where, columns=("path",), nested=(0,))
         try:
             plan.claim(dst, what=f"{what} destination of {src}", replaceable=False)
         except OutputRefused as exc:
@@ -175,7 +180,7 @@ def plan_drops(df: pd.DataFrame, target: str | Path, *, how: str,
                                     "first. Move the drops of each root to its own folder", path=dst) from None
             raise
         if how == "move":
-            check_unchanged(r)
+            check_unchanged(r, where=where)
         pairs.append((str(src), str(dst)))
     return pairs
 

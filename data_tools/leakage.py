@@ -25,6 +25,7 @@ from data_tools.errors import DataError
 from data_tools.hamming import hamming, hex_to_uint64, pairs_within
 from data_tools.splits import SPLIT_COLUMNS
 from data_tools.tables import read_table
+from scoring.table_paths import inside
 
 BOUNDARIES = {"train/test": frozenset({"train", "test"}), "train/val": frozenset({"train", "val"}),
               "val/test": frozenset({"val", "test"})}
@@ -69,10 +70,13 @@ def check_leakage(splits_dir, catalog_df: pd.DataFrame, *, radius: int = 0,
         info = json.loads((folder / "folds.json").read_text(encoding="utf-8"))
         root = Path(info["root"])
         for fold, meta in sorted(info["folds"].items()):
-            m = read_table(folder / meta["file"], required=tuple(SPLIT_COLUMNS))
+            name = meta.get("file") if isinstance(meta, dict) else None
+            fold_file = inside(folder, name, escaped=False, where=f"{folder / 'folds.json'}, fold {fold!r}",
+                               columns=("file",))  # a fold file is read only from its own folder
+            m = read_table(fold_file, required=tuple(SPLIT_COLUMNS))
             bad = sorted(set(m["split"]) - {"train", "val", "test"})
             if bad:
-                raise DataError("bad_table", f"{folder / meta['file']}: unknown split value(s) {bad}")
+                raise DataError("bad_table", f"{fold_file}: unknown split value(s) {bad}")
             m["abs"] = [str(root / p) for p in m["path"]]
             folds.append((info["protocol"], fold, m))
 

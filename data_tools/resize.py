@@ -31,6 +31,8 @@ before the resize, another format larger than the cap is an ``error`` row.
 
 from __future__ import annotations
 
+import errno
+import io
 from pathlib import Path
 
 import pandas as pd
@@ -41,10 +43,11 @@ from data_tools.errors import DataError
 from data_tools.heif import HEIF_ERROR  # noqa: F401 - importing registers the HEIC opener
 from data_tools.parallel import pmap
 from data_tools.probe import DEFAULT_MAX_PIXELS, bound_pixels
-from data_tools.tables import write_table
+from data_tools.tables import table_row, write_table
 from scoring.file_names import display_name, unescape_name
 from scoring.output_policy import OutputPlan, OutputRefused
-from scoring.runtime.atomic import atomic_write
+from scoring.runtime.atomic import remove_leftover_temporaries, write_bytes
+from scoring.table_paths import inside
 
 MANIFEST_COLUMNS = ["source_root", "source_path", "team", "class", "phash", "bytes", "mtime_ns",
                     "output_path", "out_width", "out_height", "status", "error"]
@@ -84,8 +87,12 @@ def _resize_task(task: tuple[str, str, int, bool, str, int, bool]) -> tuple[int,
             if transpose:
                 img = ImageOps.exif_transpose(img)
             out = square_resize(img.convert("RGB"), size, rule)
-        with atomic_write(dst, "wb", overwrite=overwrite, encoding=None) as fh:
-            out.save(fh, "JPEG", quality=JPEG_QUALITY)
+        # Encoded in memory, then written by us: Pillow writing to the file itself does not report a short
+        # write on a full disk. write_bytes checks the size on disk, the decode checks the pixels, both
+        # before the rename.
+        buf = io.BytesIO()
+        out.save(buf, "JPEG", quality=JPEG_QUALITY)
+        write_bytes(dst, buf.getvalue(), overwrite=overwrite, check=lambda tmp: _check_written(tmp, size))
         return size, size, ""
     except FileExistsError:
         return 0, 0, display_name(f"{dst} appeared while resizing; not overwritten")
@@ -93,13 +100,21 @@ def _resize_task(task: tuple[str, str, int, bool, str, int, bool]) -> tuple[int,
         return 0, 0, display_name(f"{type(exc).__name__}: {exc}")
 
 
-def _existing_ok(path: Path, size: int) -> bool:
+def _written_jpeg_ok(path: Path, size: int) -> bool:
+    """``path`` decodes whole as a ``size`` x ``size`` JPEG (a truncated file does not: LOAD_TRUNCATED_IMAGES is
+    off)."""
     try:
         with Image.open(path) as img:
             img.load()
             return img.size == (size, size) and img.format == "JPEG"
-    except Exception:  # noqa: BLE001
+    except Exception:  # noqa: BLE001 - any decoder failure means: not a complete output
         return False
+
+
+def _check_written(tmp: Path, size: int) -> None:
+    if not _written_jpeg_ok(tmp, size):
+        raise OSError(errno.EIO, f"the JPEG written for this file does not decode back whole at {size}x{size} "
+                                 "(a full disk?); it was not kept")
 
 
 def select_sources(df: pd.DataFrame) -> pd.DataFrame:
@@ -111,6 +126,7 @@ def select_sources(df: pd.DataFrame) -> pd.DataFrame:
         raise DataError("unknown_class", f"{len(unknown)} file(s) in class folders the class map does not know: "
                         f"{folders} (e.g. {unknown['path'].iloc[0]}); add them with --class-map and re-run "
                         "the catalog")
+    rows = rows.assign(row_where=[table_row(df, i) for i in rows.index])  # the input line, for messages
     return rows.sort_values("path", kind="stable").reset_index(drop=True)
 
 
@@ -137,6 +153,11 @@ def resize_tree(catalog_or_dedup_df: pd.DataFrame, out_root, *, size: int = 336,
     manifest = Path(manifest) if manifest else out_root / "resize_manifest.csv"
     again = "pass --resume to continue an earlier run, or --overwrite to replace its files"
     plan.claim(manifest, what="resize manifest", may_exist=resume, hint=again)
+    # Every output path from the row's own cells, refused (unsafe_path) before anything is written if a
+    # cell would lead out of OUT; ``outputs`` keep the escaped text for the manifest.
+    dsts = [inside(out_root, t, c, h, suffix=".jpg", where=w, columns=("team", "class", "phash"))
+            for t, c, h, w in zip(rows["team"], rows["class"], rows["phash"], rows["row_where"])]
+    sources = [source_file(r, p, where=w) for r, p, w in zip(rows["root"], rows["path"], rows["row_where"])]
     outputs = [f"{t}/{c}/{h}.jpg" for t, c, h in zip(rows["team"], rows["class"], rows["phash"])]
     rows = rows.assign(output_path=outputs)
     clash = rows[rows.duplicated("output_path", keep=False)]
@@ -147,21 +168,21 @@ def resize_tree(catalog_or_dedup_df: pd.DataFrame, out_root, *, size: int = 336,
                         f"{out_root / first['output_path'].iloc[0]} (same team, class and pHash); run dedup "
                         f"first ({clash['output_path'].nunique()} such output name(s))")
     for r in rows.itertuples():
-        check_unchanged(r)
+        check_unchanged(r, where=r.row_where)
 
     status = ["todo"] * len(rows)
-    for k, rel in enumerate(outputs):
-        dst = out_root / unescape_name(rel)
+    for k, dst in enumerate(dsts):
         plan.claim(dst, what=f"resized copy of {rows.at[k, 'path']}", may_exist=resume, hint=again)
         if resume and (dst.exists() or dst.is_symlink()):
-            if dst.is_symlink() or not _existing_ok(dst, size):
+            if dst.is_symlink() or not _written_jpeg_ok(dst, size):
                 raise OutputRefused("output_exists", f"{dst} is not a {size}x{size} JPEG from an earlier run; "
                                     "refusing to overwrite it (move it away, or pass --overwrite without --resume)",
                                     path=dst)
             status[k] = "reused"
     todo = [k for k, s in enumerate(status) if s == "todo"]
-    tasks = [(str(source_file(rows.at[k, "root"], rows.at[k, "path"])), str(out_root / unescape_name(outputs[k])),
-              size, exif_transpose, rule, max_pixels, plan.overwrite) for k in todo]
+    if resume or plan.overwrite:  # a killed run's temporaries of these outputs: not done, and ours to remove
+        remove_leftover_temporaries(dsts[k] for k in todo)
+    tasks = [(str(sources[k]), str(dsts[k]), size, exif_transpose, rule, max_pixels, plan.overwrite) for k in todo]
     results = {k: res for k, res in zip(todo, pmap(_resize_task, tasks, workers=workers, desc="resize",
                                                    progress=progress), strict=True)}
     records = []

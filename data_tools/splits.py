@@ -47,10 +47,11 @@ import pandas as pd
 
 from data_tools.errors import DataError
 from data_tools.shuffle_split import stratified_train_test_split
-from data_tools.tables import write_table
+from data_tools.tables import table_row, write_table
 from scoring.file_names import unescape_name
 from scoring.output_policy import OutputPlan
 from scoring.runtime.atomic import write_text
+from scoring.table_paths import inside
 
 SPLIT_COLUMNS = ["image_id", "path", "team", "class", "split"]
 SPLIT_ORDER = {"train": 0, "val": 1, "test": 2}
@@ -219,6 +220,10 @@ def make_splits(clean_catalog_df: pd.DataFrame, protocol: str, out_dir, *, seed:
         position = read_listing(listing, pool["path"])
         pool = pool.assign(_pos=pool["path"].map(position))
     teams = sorted(pool["team"].unique())
+    # A team name becomes a file name: refused (unsafe_path) if it would lead out of the folder.
+    first_row = dict(zip(clean_catalog_df["team"][::-1], clean_catalog_df.index[::-1]))
+    files = [inside(Path(out_dir) / protocol, team, suffix=".csv", columns=("team",), escaped=False,
+                    where=table_row(clean_catalog_df, first_row.get(team, "?"))) for team in teams]
     target = Path(out_dir) / protocol
     stale = sorted(p.name for p in target.glob("*.csv") if p.stem not in teams) if target.is_dir() else []
     if stale:
@@ -227,11 +232,12 @@ def make_splits(clean_catalog_df: pd.DataFrame, protocol: str, out_dir, *, seed:
     plan = plan or OutputPlan()
     plan.add_sources(unescape_name(root))
     target = plan.claim_dir(target, what="splits folder")
-    plan.claim_all([target / f"{team}.csv" for team in teams] + [target / "folds.json"], what="split file")
+    plan.claim_all([target / f.name for f in files] + [target / "folds.json"], what="split file")
+    # Every fold is computed before the first file is written: a fold that fails leaves no partial output.
+    manifests = [fold_manifest(pool, protocol, team, seed=seed, val_fraction=val_fraction, stratify=stratify,
+                               method=method) for team in teams]
     paths, folds = [], {}
-    for team in teams:
-        manifest = fold_manifest(pool, protocol, team, seed=seed, val_fraction=val_fraction, stratify=stratify,
-                                 method=method)
+    for team, manifest in zip(teams, manifests):
         path = write_table(manifest, target / f"{team}.csv")
         paths.append(path)
         per_split = manifest.groupby("split").size()

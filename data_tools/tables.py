@@ -64,6 +64,7 @@ def read_table(path: str | Path, required: tuple[str, ...] = ()) -> pd.DataFrame
             df = df.astype(object)  # plain Python strings, whatever pandas' default string dtype
     except Exception as exc:  # noqa: BLE001 - pandas/pyarrow raise many types
         raise DataError("bad_table", f"{path}: cannot be read as a table ({exc})") from None
+    df.attrs["table"] = str(path)  # row messages name the file (``table_row``)
     missing = [c for c in required if c not in df.columns]
     if missing:
         raise DataError("bad_table", f"{path}: missing column(s) {missing}; found {list(df.columns)}")
@@ -74,6 +75,20 @@ def read_table(path: str | Path, required: tuple[str, ...] = ()) -> pd.DataFrame
         if col in df.columns and _is_text(df[col]):
             df[col] = _convert(df[col], path, col, _bool)
     return df
+
+
+def table_row(df: pd.DataFrame, index) -> str:
+    """``<file> line <n>`` of a row of a frame ``read_table`` read (its index is the data row, 0-based).
+
+    A stage that reorders rows keeps ``attrs["table_rows"]``: the input row of each position.
+    """
+    name = df.attrs.get("table", "the table")
+    try:
+        k = int(index)
+        rows = df.attrs.get("table_rows")
+        return f"{name} line {int(rows[k] if rows is not None else k) + 2}"
+    except (TypeError, ValueError, IndexError):
+        return f"{name} row {index!r}"
 
 
 def _is_text(series: pd.Series) -> bool:

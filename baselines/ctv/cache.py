@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 
 from baselines.ctv.errors import CTVError
-from scoring.runtime.atomic import write_text
+from scoring.runtime.atomic import commit, write_text
 
 
 def cache_key(paths: list[str], size: int) -> str:
@@ -86,7 +86,7 @@ def build_cache(paths: list[str], cache_dir: str | Path, size: int = 336, *, wor
                 progress(done, len(ordered))
         mm.flush()
         del mm
-        os.replace(tmp, data)
+        commit(tmp, data, size=len(ordered) * size * size * 3)  # fsynced, size checked, then renamed
     finally:
         if workers != 1:
             pool.shutdown()

@@ -20,6 +20,7 @@ CODES: dict[str, str] = {
     "checkpoint_invalid": "The epoch checkpoint cannot be read.",
     "bad_option": "A command-line value is out of range or inconsistent with another.",
     "cache_invalid": "The --cache folder holds a cache that does not match the manifest.",
+    "unsafe_path": "A manifest path would lead out of the data root (absolute, '..', a NUL, a drive prefix).",
 }
 
 

@@ -8,8 +8,6 @@ renamed to the final path. A rejected file never replaces anything.
 
 from __future__ import annotations
 
-import os
-import tempfile
 from pathlib import Path
 
 from scoring.runtime.definition import CompetitionDefinition
@@ -27,23 +25,21 @@ class SubmissionRejected(RuntimeError):
 def write_validated(path: str | Path, ids: list[str], labels: list[list[int]], definition: CompetitionDefinition,
                     *, overwrite: bool = True) -> list:
     """Write through a temporary sibling, validate it, then rename. Returns the warnings."""
+    from scoring.runtime.atomic import write_bytes
     from scoring.runtime.validate import validate_file
-    from scoring.writer import write_submission
+    from scoring.writer import format_submission
 
     path = Path(path)
     if path.exists() and not overwrite:
         raise FileExistsError(f"{path} already exists; pass --overwrite to replace it")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".csv", dir=path.parent)
-    os.close(fd)
-    try:
-        write_submission(tmp, ids, labels, definition)
-        problems = validate_file(tmp, definition, filename=path.name)
+    problems: list = []
+
+    def validated(tmp: Path) -> None:  # run on the complete temporary, before the rename
+        problems.extend(validate_file(tmp, definition, filename=path.name))
         errors = [p for p in problems if p.severity == "error"]
         if errors:
             raise SubmissionRejected(path, errors)
-        os.replace(tmp, path)
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
+
+    write_bytes(path, format_submission(ids, labels, definition).encode("utf-8"), overwrite=overwrite,
+                check=validated)
     return [p for p in problems if p.severity != "error"]

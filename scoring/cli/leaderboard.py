@@ -34,9 +34,12 @@ from scoring.cli.common import EXIT_OK, EXIT_USAGE, competition_option, load_def
 @click.option("--plots", is_flag=True, help="Also write scores.png (and ranks.png with --reveal-private).")
 @click.option("--json", "as_json", is_flag=True, help="Print leaderboard.json on stdout, nothing else.")
 @click.option("--overwrite", is_flag=True, help="Replace the files of an earlier leaderboard in --out.")
+@click.option("--no-limits", "no_limits", is_flag=True,
+              help="Read and score every file in this process, without the competition's time and memory limits "
+                   "(by default each file gets them, as with `agrieval grade`; for trusted files only).")
 def leaderboard(submissions_dir: Path, solution: Path, competition: str, out_dir: Path, reveal_private: bool,
                 metric: str | None, unit: str, resamples: int, seed: int, confidence: float, alpha: float,
-                recursive: bool, plots: bool, as_json: bool, overwrite: bool) -> None:
+                recursive: bool, plots: bool, as_json: bool, overwrite: bool, no_limits: bool) -> None:
     """Score every *.csv in SUBMISSIONS_DIR into a ranked leaderboard.
 
     A rejected file is listed with its error codes and never stops the others.
@@ -70,7 +73,8 @@ def leaderboard(submissions_dir: Path, solution: Path, competition: str, out_dir
         try:
             board = build_leaderboard(submissions_dir, solution, definition, reveal_private=reveal_private,
                                       metric=metric, unit=unit, n_resamples=resamples, seed=seed,
-                                      confidence=confidence, alpha=alpha, recursive=recursive, progress=progress)
+                                      confidence=confidence, alpha=alpha, recursive=recursive, progress=progress,
+                                      limits=not no_limits)
         except ValueError as exc:
             click.echo(contract.error_line("bad_option", str(exc)), err=True)
             return EXIT_USAGE

@@ -101,12 +101,14 @@ def list_submissions(folder: Path, recursive: bool) -> list[Path]:
 def build_leaderboard(folder: str | Path, solution_path: str | Path, definition, *, reveal_private: bool = False,
                       metric: str | None = None, unit: str = "group", n_resamples: int = 1000, seed: int = 0,
                       confidence: float = 0.95, alpha: float = 0.05, recursive: bool = False,
-                      progress: Callable[[str], None] | None = None) -> Leaderboard:
+                      progress: Callable[[str], None] | None = None, limits: bool = True) -> Leaderboard:
     from scoring.rows import row_frame
     from scoring.runtime.warm import Grader
 
     folder = Path(folder)
-    grader = Grader(solution_path, definition, reveal_private=reveal_private)  # the solution is read once
+    # the solution is read once; each file is read and scored under the competition's time and memory limits
+    # (a child process, as `grade`), unless ``limits=False``
+    grader = Grader(solution_path, definition, reveal_private=reveal_private, limits=limits)
     sol = grader.solution
     metric = metric or definition.primary_metric
     files = list_submissions(folder, recursive)

@@ -1,19 +1,39 @@
-"""Write outputs through a temporary file in the same folder, then rename.
+"""Write outputs through a temporary file in the same folder, then rename: a final name holds a complete file.
 
-A reader never sees a half-written file, and an interrupted job leaves the
-previous output (or nothing) in place. Used by every command that writes.
-The file gets the mode a plain ``open()`` would give it (0666 less the
-user's umask), not ``mkstemp``'s private 0600.
+One mechanism for every command that writes (``atomic_write``, ``write_text``,
+``write_bytes``, and ``commit`` for a temporary a writer filled itself):
+
+1. the data goes to a temporary sibling ``.<name>.<8 random>.tmp``;
+2. it is flushed and fsynced, and its size on disk is checked: exactly the
+   bytes given (``write_bytes``), or at least as many as the writer reached
+   (a stream: a file system that lost bytes, a truncation, shows there);
+3. an optional ``check(tmp)`` reads what was written (a decode of an image:
+   Pillow's encoder writes to the descriptor itself and does not report a
+   short write when the disk fills, so only reading back shows it);
+4. only then is it renamed onto the final name. On any error (a full disk,
+   a failed check, an interrupt) the temporary is removed and nothing
+   appears under the final name; the previous file, if any, is left.
+
+A run killed between 1 and 4 leaves a temporary; ``leftover_temporaries``
+finds those of given final names (and only those), so a ``--resume`` can
+treat them as not done and remove its own. The file gets the mode a plain
+``open()`` would give it (0666 less the user's umask), not ``mkstemp``'s
+private 0600. Python 3.8-compatible (the grading runtime imports it).
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
+import re
 import tempfile
-from collections.abc import Iterator
 from pathlib import Path
-from typing import IO
+from typing import IO, Callable, Dict, Iterable, Iterator, List, Optional, Union
+
+TEMP_SUFFIX = ".tmp"
+# mkstemp's names: prefix + 8 characters of [a-z0-9_] + suffix.
+_TEMPORARY = re.compile(r"^\.(?P<name>.+)\.[a-z0-9_]{8}" + re.escape(TEMP_SUFFIX) + "$")
 
 
 def _umask() -> int:
@@ -30,48 +50,131 @@ def _umask() -> int:
     return mask
 
 
-@contextlib.contextmanager
-def atomic_write(path: str | Path, mode: str = "w", *, overwrite: bool = True,
-                 encoding: str | None = "utf-8", newline: str | None = None) -> Iterator[IO]:
-    """Open a temporary sibling of ``path`` for writing; rename it over ``path`` on success.
-
-    With ``overwrite=False`` an existing ``path`` is an error (FileExistsError)
-    and is never replaced, also when it appears while we write.
-    """
+def temporary_for(path: Union[str, Path]) -> tuple:
+    """``(fd, tmp)``: a new temporary sibling of ``path``, open for writing, with a plain file's mode."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    if not overwrite and path.exists():
-        raise FileExistsError(f"{path} already exists; refusing to overwrite it")
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    binary = "b" in mode
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=TEMP_SUFFIX, dir=path.parent)
     try:
         os.chmod(tmp, 0o666 & ~_umask())
     except BaseException:
         os.close(fd)
         os.unlink(tmp)
         raise
+    return fd, tmp
+
+
+def _short(tmp: str, on_disk: int, written: int) -> OSError:
+    return OSError(errno.EIO, f"{tmp}: {on_disk} bytes on disk but {written} bytes were written "
+                              "(a full disk?); the output was not kept")
+
+
+def commit(tmp: Union[str, Path], path: Union[str, Path], *, overwrite: bool = True,
+           size: Optional[int] = None, check: Optional[Callable[[Path], None]] = None) -> None:
+    """Steps 2-4 for a temporary that is already written and closed: fsync, size, ``check``, rename.
+
+    ``size``: the exact byte count expected. The temporary is removed on any error.
+    """
     try:
-        with os.fdopen(fd, mode, encoding=None if binary else encoding,
-                       newline=None if binary else newline) as fh:
-            yield fh
-            fh.flush()
-            os.fsync(fh.fileno())
-        if overwrite:
-            os.replace(tmp, path)
-        else:
-            os.link(tmp, path)  # fails if path exists: no overwrite race
-            os.unlink(tmp)
+        fd = os.open(tmp, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+            on_disk = os.fstat(fd).st_size
+        finally:
+            os.close(fd)
+        if size is not None and on_disk != size:
+            raise _short(str(tmp), on_disk, size)
+        if check is not None:
+            check(Path(tmp))
+        _rename(str(tmp), str(path), overwrite)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
         raise
 
 
-def write_text(path: str | Path, text: str, **kw) -> None:
+def _rename(tmp: str, path: str, overwrite: bool) -> None:
+    if overwrite:
+        os.replace(tmp, path)
+    else:
+        os.link(tmp, path)  # fails if path exists: no overwrite race
+        os.unlink(tmp)
+
+
+@contextlib.contextmanager
+def atomic_write(path: Union[str, Path], mode: str = "w", *, overwrite: bool = True,
+                 encoding: Optional[str] = "utf-8", newline: Optional[str] = None,
+                 size: Optional[int] = None, check: Optional[Callable[[Path], None]] = None) -> Iterator[IO]:
+    """Open a temporary sibling of ``path`` for writing; on success check it and rename it over ``path``.
+
+    With ``overwrite=False`` an existing ``path`` is an error (FileExistsError)
+    and is never replaced, also when it appears while we write. ``size`` (the
+    exact bytes expected) and ``check`` (called with the complete temporary's
+    path; raise to refuse it) are steps 2 and 3 of the module docstring.
+    """
+    path = Path(path)
+    if not overwrite and path.exists():
+        raise FileExistsError(f"{path} already exists; refusing to overwrite it")
+    fd, tmp = temporary_for(path)
+    binary = "b" in mode
+    try:
+        with os.fdopen(fd, mode, encoding=None if binary else encoding,
+                       newline=None if binary else newline) as fh:
+            yield fh
+            fh.flush()
+            raw = fh if binary else fh.buffer
+            reached = raw.tell()  # the writer's position: bytes it wrote, unless it seeked back
+            os.fsync(fh.fileno())
+            on_disk = os.fstat(fh.fileno()).st_size
+        if on_disk < reached:
+            raise _short(tmp, on_disk, reached)
+        if size is not None and on_disk != size:
+            raise _short(tmp, on_disk, size)
+        if check is not None:
+            check(Path(tmp))
+        _rename(tmp, str(path), overwrite)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        raise
+
+
+def write_text(path: Union[str, Path], text: str, **kw) -> None:
     with atomic_write(path, "w", **kw) as fh:
         fh.write(text)
 
 
-def write_bytes(path: str | Path, data: bytes, **kw) -> None:
-    with atomic_write(path, "wb", encoding=None, **kw) as fh:
+def write_bytes(path: Union[str, Path], data: bytes, **kw) -> None:
+    """``data`` under ``path``, its size on disk checked exactly (and ``check`` run) before the rename."""
+    with atomic_write(path, "wb", encoding=None, size=len(data), **kw) as fh:
         fh.write(data)
+
+
+def leftover_temporaries(folder: Union[str, Path], names: Iterable[str]) -> List[Path]:
+    """The temporaries a killed run left in ``folder`` for the final ``names`` (and no other file)."""
+    wanted = set(names)
+    found = []  # type: List[Path]
+    try:
+        entries = list(os.scandir(folder))
+    except (FileNotFoundError, NotADirectoryError):
+        return found
+    for entry in entries:
+        m = _TEMPORARY.match(entry.name)
+        if m and m.group("name") in wanted and entry.is_file(follow_symlinks=False):
+            found.append(Path(folder) / entry.name)
+    return sorted(found)
+
+
+def remove_leftover_temporaries(paths: Iterable[Union[str, Path]]) -> int:
+    """Remove the temporaries a killed run left for these final paths; return how many."""
+    by_folder = {}  # type: Dict[Path, List[str]]
+    for p in paths:
+        p = Path(p)
+        by_folder.setdefault(p.parent, []).append(p.name)
+    n = 0
+    for folder, names in by_folder.items():
+        for tmp in leftover_temporaries(folder, names):
+            with contextlib.suppress(FileNotFoundError):
+                tmp.unlink()
+                n += 1
+    return n

@@ -63,6 +63,10 @@ class Limits:
     max_seconds: float = 60.0  # wall-clock budget of one grading in the guard
     max_unzipped_bytes: int = 200_000_000  # largest accepted member of a zip upload
     max_memory_mb: int = 2048  # memory one grading may add to the server's own (POSIX)
+    # Longest accepted id (characters), checked before any per-row work on the ids: comparing ids costs
+    # (longest id / 8) words per row, so one 20,000-character id would cost gigabytes. The id pattern's own
+    # maximum, when it has one, is lower still (``CompetitionDefinition.max_id_chars``).
+    max_id_chars: int = 256
 
     def __post_init__(self) -> None:
         _positive("limits", asdict(self))
@@ -178,6 +182,12 @@ class CompetitionDefinition:
                 raise ValueError(f"vocabulary has a non-integer label {bad!r}")
 
     @cached_property
+    def max_id_chars(self) -> int:
+        """The longest id this competition accepts: ``limits.max_id_chars``, or the id pattern's own maximum
+        length when it has one and it is lower (``[A-Z]{3}-[0-9]{1,6}`` allows 10)."""
+        return min(self.limits.max_id_chars, _pattern_max_length(self.id_pattern))
+
+    @cached_property
     def labels(self) -> Optional[FrozenSet[Union[int, str]]]:
         """The vocabulary as a set of labels of ``label_type``, or None when open."""
         if self.vocabulary is None:
@@ -222,6 +232,21 @@ class CompetitionDefinition:
     def expected_columns(self) -> list:
         return [self.id_column, self.prediction_column]
 
+
+
+def _pattern_max_length(pattern: Optional[str]) -> int:
+    """The most characters a full match of ``pattern`` can have (a very large number when unbounded)."""
+    unbounded = 2**62
+    if pattern is None:
+        return unbounded
+    try:
+        try:
+            from re import _parser as sre_parse  # Python 3.11+
+        except ImportError:  # Python 3.8-3.10
+            import sre_parse  # type: ignore[no-redef]
+        return min(int(sre_parse.parse(pattern).getwidth()[1]), unbounded)
+    except Exception:  # noqa: BLE001 - an internal module: without it the limit alone caps ids
+        return unbounded
 
 def _is_int_text(text: str) -> bool:
     return text.isascii() and text.isdigit()

@@ -59,13 +59,11 @@ def grade(submission: str | Path | bytes, solution: str | Path | Solution,
     memory_mb = definition.limits.max_memory_mb
     outcome = run_with_time_limit(_read_and_score, (submission, sol, definition, reveal_private, filename),
                                   seconds=limit, memory_bytes=memory_mb * 2**20)
-    if outcome.kind == "raised" and outcome.error_type == "MemoryError":
-        result = _over_limit(name, definition, "memory_limit_exceeded",
-                             f"needed more than {memory_mb:,} MiB of memory", outcome.error_text)
-    elif outcome.kind == "timeout":
-        result = _over_limit(name, definition, "time_limit_exceeded", f"took longer than {limit:g} seconds",
-                             outcome.error_text)
-        result.errors.extend(_problems_near_the_start(submission, definition, filename))
+    breach = limit_breach(outcome, definition)
+    if breach is not None:
+        result = _over_limit(name, definition, *breach, outcome.error_text)
+        if outcome.kind == "timeout":
+            result.errors.extend(problems_near_the_start(submission, definition, filename))
     elif outcome.kind == "ok":
         result = _from_report(ScoreReport.from_dict(json.loads(outcome.value)))
     elif outcome.kind == "raised" and outcome.error_type == "HostError":
@@ -114,7 +112,7 @@ def _from_report(report: ScoreReport) -> GradeResult:
 _PREFIX_BYTES = 1 << 16
 
 
-def _problems_near_the_start(submission: str | Path | bytes, definition: CompetitionDefinition,
+def problems_near_the_start(submission: str | Path | bytes, definition: CompetitionDefinition,
                              filename: str | None) -> list:
     """The format problems of the file's first 64 KiB (whole lines): bounded work that tells a participant whose
     file timed out what is wrong with it, where a plain time-limit message would not."""
@@ -141,12 +139,25 @@ def _problems_near_the_start(submission: str | Path | bytes, definition: Competi
     return [ReportProblem.of(p) for p in sub.errors if p.code not in skip][:5]
 
 
+def over_limit_problem(code: str, what: str) -> ReportProblem:
+    """The participant's message of an upload refused for a resource limit (also the warm path's)."""
+    return ReportProblem(code=code, message=f"grading this file {what}, the limit of this competition; check that "
+                                            "it is a plain CSV in the expected format")
+
+
+def limit_breach(outcome, definition: CompetitionDefinition) -> tuple[str, str] | None:
+    """``(code, what)`` when ``outcome`` of ``run_with_time_limit`` went past the memory or time limit."""
+    if outcome.kind == "raised" and outcome.error_type == "MemoryError":
+        return "memory_limit_exceeded", f"needed more than {definition.limits.max_memory_mb:,} MiB of memory"
+    if outcome.kind == "timeout":
+        return "time_limit_exceeded", f"took longer than {definition.limits.max_seconds:g} seconds"
+    return None
+
+
 def _over_limit(name: str, definition: CompetitionDefinition, code: str, what: str, diagnostic: str) -> GradeResult:
     """The upload is refused: grading it went past a resource limit of the competition."""
-    message = (f"grading this file {what}, the limit of this competition; check that it is a plain CSV in the "
-               "expected format")
     return GradeResult(competition=name, status="rejected", primary_metric=definition.primary_metric,
-                       errors=[ReportProblem(code=code, message=message)],
+                       errors=[over_limit_problem(code, what)],
                        host=HostInfo(diagnostics=[ReportProblem(code=code, message=diagnostic)]))
 
 

@@ -37,6 +37,8 @@ CODES: dict[str, str] = {
     # ids
     "missing_id": "An id cell is empty.",
     "invalid_id": "An id has characters the competition's ids never have (spaces, formulas, look-alike letters...).",
+    "id_too_long": "An id is longer than any id of this competition can be (its id pattern, or limits.max_id_chars); "
+                   "checked before the ids are compared.",
     "duplicate_id": "The same id appears on several rows.",
     "repeated_header": "The header line appears again inside the file (two files pasted together?); remove it.",
     "missing_ids": "Ids of the test set are absent from the submission.",

@@ -66,6 +66,12 @@ def cap_memory(extra_bytes: int) -> bool:
     return True
 
 
+def _type_name(exc: BaseException) -> str:
+    """The exception's type name; ``MemoryError`` for its subclasses too (numpy 1.x raises ``_ArrayMemoryError``
+    when an array cannot be allocated), so that the callers see every memory failure as one."""
+    return "MemoryError" if isinstance(exc, MemoryError) else type(exc).__name__
+
+
 def _child(conn, fn: Callable[..., Any], args: tuple, kwargs: dict, memory_bytes: int | None) -> None:
     try:
         if memory_bytes is not None:
@@ -75,7 +81,7 @@ def _child(conn, fn: Callable[..., Any], args: tuple, kwargs: dict, memory_bytes
     except BaseException as exc:  # noqa: BLE001 - everything must come back to the parent
         # Exceptions with custom constructors do not unpickle; send their parts instead.
         parts = {"code": getattr(exc, "code", None), "message": str(exc)}
-        conn.send(("raised", parts, type(exc).__name__, traceback.format_exc()))
+        conn.send(("raised", parts, _type_name(exc), traceback.format_exc()))
     finally:
         conn.close()
 
@@ -162,7 +168,7 @@ def run_in_process(fn: Callable[..., Any], args: tuple, kwargs: dict, *, seconds
     except _Timeout:
         return Outcome("timeout", error_text=f"no result after {seconds:g} s; stopped by an alarm (in-process)")
     except BaseException as exc:  # noqa: BLE001 - the caller turns every failure into an answer
-        return Outcome("raised", {"code": getattr(exc, "code", None), "message": str(exc)}, type(exc).__name__,
+        return Outcome("raised", {"code": getattr(exc, "code", None), "message": str(exc)}, _type_name(exc),
                        traceback.format_exc())
     finally:
         if use_alarm and previous is not None:

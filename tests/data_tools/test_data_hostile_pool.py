@@ -195,6 +195,8 @@ def test_catalog_and_resize_respect_max_pixels(tmp_path):
     assert "unreadable: t1/frene/big.png" in out
     # resize with a cap: the JPEG is reduced first, a PNG above the cap is an error row, not a crash
     cat = read_catalog(tmp_path / "cat.csv").assign(readable=True)
+    # the unreadable row has no pHash; an empty cell never names an output (it would be ".jpg")
+    cat.loc[cat["phash"] == "", "phash"] = "f" * 16
     m = resize_tree(cat, tmp_path / "clean", size=64, workers=1, progress=False, max_pixels=300_000).set_index(
         "source_path")
     assert m.loc["t1/frene/big.jpg", "status"] == "written" and m.loc["t2/frene/small.png", "status"] == "written"

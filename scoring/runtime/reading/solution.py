@@ -13,6 +13,7 @@ from ..definition import CompetitionDefinition
 from ..grouping import group_codes, group_ids
 from ..problems import HostError, Problem, ProblemLog
 from . import cell_keys, csv_spans, label_cells, table
+from .id_lengths import refuse_long_ids
 from .labelsets import LabelSets
 from .submission import CheckedIds, check_ids  # the same id rules as for submissions
 
@@ -77,6 +78,9 @@ def load_solution(source: str | Path | bytes, definition: CompetitionDefinition)
     if tab is None or log.has_errors:
         _fail(name, log)
 
+    if not refuse_long_ids(tab, definition.id_column, definition.max_id_chars, log,
+                           what="ids (limits.max_id_chars, or the id pattern's maximum)"):
+        _fail(name, log)  # the organizer raises limits.max_id_chars: submissions' ids are capped by it
     pred_col = tab.header.index(definition.prediction_column) + 1
     id_col = tab.header.index(definition.id_column) + 1
     cells = tab.byte_cells(definition.id_column)

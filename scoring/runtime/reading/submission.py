@@ -17,6 +17,7 @@ import numpy as np
 from ..definition import CompetitionDefinition
 from ..problems import Problem, ProblemLog
 from . import cell_keys, csv_spans, label_cells, table
+from .id_lengths import refuse_long_ids
 from .labelsets import LabelSets
 
 _FORMULA_START = ("=", "+", "-", "@")
@@ -156,7 +157,10 @@ class CheckedIds:
         if len(starts) != len(self) or not len(starts):
             return None
         sorted_hashes, mine, my_words, my_length = self._by_hash
-        words, length = cell_keys.cell_words(raw, starts, ends), ends - starts
+        length = ends - starts
+        if int(length.max()) > int(my_length.max()):
+            return None  # an id longer than all of these: not these ids (and its words would cost rows x length)
+        words = cell_keys.cell_words(raw, starts, ends)
         hashes = cell_keys.words_hash(words, length)
         theirs = np.argsort(hashes)
         if not np.array_equal(hashes[theirs], sorted_hashes):
@@ -191,6 +195,8 @@ def read_submission(source: str | Path | bytes, definition: CompetitionDefinitio
                       max_rows=limits.max_rows, max_cell_chars=limits.max_cell_chars, log=log, raw=clean)
     if tab is None:
         return Submission(problems=log.finish())
+    if not refuse_long_ids(tab, definition.id_column, definition.max_id_chars, log):
+        return Submission(lines=tab.lines, problems=log.finish())  # before any work that scales with them
 
     labels = classes = None
     if definition.task == "multilabel":

@@ -280,6 +280,9 @@ def _field_limit(max_cell_chars: int):
             csv.field_size_limit(old)
 
 
+_CHUNK_ROWS = 4096
+
+
 def _read_rows(reader, text: str, n_fields: int, max_rows: int, max_cell_chars: int, delimiter: str,
                log: ProblemLog) -> tuple[list[list[str]] | None, np.ndarray]:
     """Data rows and the line each starts on.
@@ -289,13 +292,23 @@ def _read_rows(reader, text: str, n_fields: int, max_rows: int, max_cell_chars: 
     else (blank lines, fields spanning lines, ragged rows, lone CR line ends) is
     re-read record by record to locate each problem.
     """
+    rows: list | None = []
     try:
-        rows = list(itertools.islice(reader, max_rows + 1))
+        # In chunks, stopping at the first chunk with a ragged row: a file whose rows all have many fields
+        # must not be held as lists of strings (~50 bytes per 2-byte field) before it is refused.
+        while len(rows) <= max_rows:
+            chunk = list(itertools.islice(reader, min(_CHUNK_ROWS, max_rows + 1 - len(rows))))
+            if not chunk:
+                break
+            if not all(len(r) == n_fields for r in chunk):
+                rows = None  # located below, one record at a time, ragged rows not kept
+                break
+            rows.extend(chunk)
     except csv.Error:
         rows = None  # located below
     n_lines = text.count("\n") + (0 if text.endswith("\n") else 1)
-    if (rows is not None and len(rows) <= max_rows and len(rows) == n_lines - 1 and "\r" not in text.replace("\r\n", "")
-            and all(len(r) == n_fields for r in rows)):
+    if (rows is not None and len(rows) <= max_rows and len(rows) == n_lines - 1
+            and "\r" not in text.replace("\r\n", "")):
         return rows, np.arange(2, len(rows) + 2, dtype=np.int64)
     reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, strict=True)
     next(reader)
