@@ -186,12 +186,22 @@ def draw_learning_curves(curves: list[dict]):
             e, m, s = (np.array(v, dtype=float) for v in zip(*pts))
             s = np.nan_to_num(s)
             ax.plot(e, m, color=colours[split], marker="o" if len(e) == 1 else None, label=split)
-            ax.fill_between(e, m - s, m + s, color=colours[split], alpha=0.2)
+            if len(e) == 1:  # a band one epoch wide has no width: the std as an error bar
+                ax.errorbar(e, m, yerr=s, color=colours[split], alpha=0.5, capsize=4, fmt="none")
+            else:
+                ax.fill_between(e, m - s, m + s, color=colours[split], alpha=0.2)
             if split not in drawn:
                 drawn.append(split)
         ax.set_title(f"{protocol} {arch} (ddof={rows[0]['ddof']})")
         ax.set_xlabel("epoch")
-        ax.xaxis.set_major_locator(MaxNLocator(integer=True))  # epochs are whole numbers: no 1.5
+        # epochs are whole numbers: ticks at the epochs themselves when few, else whole numbers only (no 1.5)
+        epochs = sorted({g["epoch"] for g in rows})
+        if len(epochs) <= 12:
+            ax.set_xticks(epochs)
+        else:
+            ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+        if len(epochs) == 1:
+            ax.set_xlim(epochs[0] - 0.5, epochs[0] + 0.5)
         ax.set_ylabel("accuracy (%)")
         ax.grid(alpha=0.3)
     from matplotlib.lines import Line2D

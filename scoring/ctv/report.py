@@ -84,8 +84,9 @@ def _mean_std_cell(stat: dict, digits: int) -> str:
 
 
 def _planned_files(matrices: list[CrossTeamMatrix], table, plots: bool, curves: bool,
-                   figures: FigureFormat) -> list[str]:
+                   figures: FigureFormat | None = None) -> list[str]:
     """Every file ``build_report`` writes, known before the first is written (the output policy checks them all)."""
+    figures = figures or FigureFormat()
     names = ["runs.csv", "cross_check.csv", "team_accuracy.csv", "results.csv", "split_accuracy.csv",
              "learning_curves.csv", "summary.json"]
     names += [f"cross_team_{_slug(m.arch)}.csv" for m in matrices]
