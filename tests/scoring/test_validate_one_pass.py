@@ -231,3 +231,14 @@ def test_competitions_show_says_where_the_vocabulary_is():
     assert line.startswith("# vocabulary: ") and "(7,806 labels, one per line" in line
     path = Path(line.split("# vocabulary: ")[1].split(" (")[0])
     assert path.is_file() and len(path.read_text().split()) == 7806
+
+
+def test_the_hand_edited_file_of_the_docs_gets_every_problem_in_one_run():
+    # tests/scoring/files/hand_edited.csv: one float label, a space after a quote, a species name, 3 ids gone;
+    # the sample submission a participant has: every test id with an empty list
+    sample = REPO / "reference_submissions/plantclef2025/submissions/empty_lists.csv"
+    r = run("validate", Path(__file__).parent / "files" / "hand_edited.csv", "-c", "plantclef2025", "--ids", sample)
+    assert r.exit_code == 1
+    found = [line.split(" error [")[1].split("]")[0] for line in r.output.splitlines() if " error [" in line]
+    assert found == ["missing_ids", "float_label", "space_after_quote", "non_integer_label"]
+    assert "hand_edited.csv:9:1: error [space_after_quote]" in r.output and "3 of the 40 test ids" in r.output
