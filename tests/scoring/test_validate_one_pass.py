@@ -151,6 +151,13 @@ def test_other_text_after_a_closing_quote_stops_with_its_place():
     assert "'x' follows the closing quote of field 2 (character 20 of the line)" in problems[0].message
 
 
+def test_a_quote_left_open_is_named_on_its_own_line():
+    data = b'quadrat_id,species_ids\n"CBN-a","[1355868]"\n"CBN-b","[1355868\n"CBN-c","[1355869]"\n'
+    problems = validate_file(data, PC25, filename="o.csv")
+    assert [(p.code, p.line) for p in problems] == [("malformed_csv", 3)]
+    assert "never closed" in problems[0].message and "runs on to line 4" in problems[0].message
+
+
 def test_an_unterminated_quote_still_says_so():
     problems = validate_file(b'quadrat_id,species_ids\n"CBN-a","[1355868]\n', PC25, filename="u.csv")
     assert [p.code for p in problems] == ["malformed_csv"] and "unterminated" in problems[0].message

@@ -389,6 +389,13 @@ def _mend_quote(source: _Lines, first: int, delimiter: str, msg: str, log: Probl
         offset -= len(record_lines[k])
         k += 1
     line, column = first + 1 + k, offset + 1
+    if trouble.kind == "text" and k > 0:
+        # the record ran on over line ends inside quotes: most likely a quote left open on its first line
+        after = record_lines[k][offset:].rstrip("\r\n")[:20]
+        log.error("malformed_csv", f"a double quote on this line is never closed on it: the quoted field runs on "
+                  f"to line {line}, where {after!r} follows its closing quote; close the quote (a quote inside a "
+                  "quoted field is written twice: \"\"); the CSV cannot be read from here on", line=first + 1)
+        return False
     if trouble.kind == "text":
         after = record_lines[k][offset:].rstrip("\r\n")[:20]
         log.error("malformed_csv", f"{after!r} follows the closing quote of field {trouble.field} (character "
