@@ -36,3 +36,15 @@ def resolve_device(name: str, local_rank: int | None = None) -> torch.device:
         raise DeviceError(f"--device {name!r}: there is no GPU {index} (torch sees {count}: "
                           f"{', '.join(f'cuda:{i}' for i in range(count))})")
     return torch.device("cuda", index)
+
+
+def device_or_exit(name: str) -> torch.device:
+    """``resolve_device`` for the scripts outside the ``agrieval`` command (smoke checks, benchmarks): a missing
+    device is the same one line and exit 2 as in the commands, never a traceback."""
+    import sys
+
+    try:
+        return resolve_device(name)
+    except DeviceError as exc:
+        print(f"error [device_unavailable] {exc}", file=sys.stderr, flush=True)
+        raise SystemExit(2) from None

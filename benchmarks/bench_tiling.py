@@ -57,9 +57,9 @@ def main() -> None:
     from baselines.plantclef.synthetic import make_quadrats
     from scoring.authoring.definitions import load_competition
 
-    from baselines.device import resolve_device
+    from baselines.device import device_or_exit
 
-    device = resolve_device(args.device)
+    device = device_or_exit(args.device)  # a missing GPU: error [device_unavailable], exit 2
     cuda = device.type == "cuda"
     preset = args.preset or ("plantclef2024" if cuda else "tiny")
     n_images = args.images or (128 if cuda else 16)

@@ -122,15 +122,16 @@ def main() -> None:
 
     from baselines.ctv.cache import build_cache
     from baselines.ctv.config import make_config
+    from baselines.device import device_or_exit
 
-    cuda = args.device.startswith("cuda")
+    device = device_or_exit(args.device)  # a missing GPU: error [device_unavailable], exit 2
+    cuda = device.type == "cuda"
     archs = (args.archs or ("densenet121,swin_tiny" if cuda else "tiny_cnn,tiny_vit")).split(",")
     img = args.img_size or (224 if cuda else 64)
     bs = args.batch_size or (128 if cuda else 16)
     n_img = args.images or (1024 if cuda else 64)
     steps = args.steps or (20 if cuda else 5)
     cfg = make_config("paper", fold="-", img_size=img, resize_size=max(img, int(img * 256 / 224)), batch_size=bs)
-    device = torch.device(args.device)
     print(f"device {device}, {img} px, batch {bs}, loader: {args.workers} workers, torch {torch.__version__}")
     with tempfile.TemporaryDirectory() as tmp:
         paths = make_images(Path(tmp), n_img)

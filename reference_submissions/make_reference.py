@@ -9,6 +9,7 @@ them are also worked out by hand in ``reference_submissions/README.md``.
 from __future__ import annotations
 
 import csv
+import hashlib
 import json
 from pathlib import Path
 from statistics import mean
@@ -149,8 +150,11 @@ def agri_solution() -> list[dict]:
     for team in TEAMS:
         for c in CLASSES:
             for j in range(5):
-                rows.append({"image_id": f"{team}/{c}/img_{j:02d}.jpg", "label": c, "team": team,
-                             "usage": "Public" if k % 2 == 0 else "Private"})
+                # the id as `agrieval data splits` writes it, <team>/<16 hex digits of sha256(path)>: an id that
+                # carried the class (team_a/caroubier/img_00.jpg) would give the truth away (ids_reveal_labels)
+                path = f"{team}/{c}/img_{j:02d}.jpg"
+                rows.append({"image_id": f"{team}/{hashlib.sha256(path.encode()).hexdigest()[:16]}", "label": c,
+                             "team": team, "usage": "Public" if k % 2 == 0 else "Private", "j": j})
                 k += 1
     return rows
 
@@ -187,7 +191,7 @@ def make_agri() -> dict:
         "confuses_faux_poivrier_pistachier": {r["image_id"]: swap.get(r["label"], r["label"]) for r in rows},
         # a model trained on team_a: right on its own team, right on the first 3 images of a class elsewhere
         "baseline_trained_on_team_a": {
-            r["image_id"]: r["label"] if r["team"] == "team_a" or int(r["image_id"][-6:-4]) < 3 else
+            r["image_id"]: r["label"] if r["team"] == "team_a" or r["j"] < 3 else
             CLASSES[(CLASSES.index(r["label"]) + 1) % 6] for r in rows},
     }
     expected = {}

@@ -19,13 +19,14 @@ CODES: dict[str, str] = {
     "run_config_mismatch": "The run folder holds a run (or checkpoint) made with other settings.",
     "checkpoint_invalid": "The epoch checkpoint cannot be read.",
     "bad_option": "A command-line value is out of range or inconsistent with another.",
+    "device_unavailable": "--device names a device that is not here (cuda without a GPU, cuda:N past the last one).",
     "cache_invalid": "The --cache folder holds a cache that does not match the manifest.",
     "unsafe_path": "A manifest path would lead out of the data root (absolute, '..', a NUL, a drive prefix).",
 }
 
 
 # Codes that say the command line is wrong (exit 2); the others reject an input (exit 1).
-USAGE_CODES = frozenset({"bad_option", "splits_missing", "unknown_arch", "unknown_preset", "weights_missing"})
+USAGE_CODES = frozenset({"bad_option", "device_unavailable", "splits_missing", "unknown_arch", "unknown_preset", "weights_missing"})
 
 
 class CTVError(Exception):

@@ -70,7 +70,8 @@ def _device(cfg: TrainConfig, info: DistInfo) -> torch.device:
     try:
         return resolve_device(cfg.device, info.local_rank if info.enabled else None)
     except DeviceError as exc:
-        raise CTVError("bad_option", str(exc)) from None
+        # the code the PlantCLEF baseline gives too: one code for a missing device in every command
+        raise CTVError("device_unavailable", str(exc)) from None
 
 
 def _runtime(cfg: TrainConfig, device: torch.device) -> Runtime:

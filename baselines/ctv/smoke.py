@@ -99,9 +99,9 @@ def main(device, archs, batch, steps, img_size, amp):
     """Build, train a few steps and time the CTV paper models on DEVICE."""
     import torch
 
-    if device.startswith("cuda") and not torch.cuda.is_available():
-        _line(False, "device", "torch sees no CUDA device")
-        raise SystemExit(1)
+    from baselines.device import device_or_exit
+
+    device = str(device_or_exit(device))  # a missing GPU: error [device_unavailable], exit 2
     amp = device.startswith("cuda") if amp is None else amp
     ok = True
     for arch in [a.strip() for a in archs.split(",") if a.strip()]:

@@ -29,13 +29,14 @@ def main(argv: list[str] | None = None) -> int:
     from baselines.plantclef.aggregate import AggregationConfig
     from baselines.plantclef.geometry import parse_level
     from baselines.plantclef.model import PRESETS, build_model
-    from baselines.plantclef.predict import RunOptions, resolve_device, run_predict
+    from baselines.device import device_or_exit
+    from baselines.plantclef.predict import RunOptions, run_predict
     from baselines.plantclef.preprocess import PreprocessConfig
     from baselines.plantclef.synthetic import make_quadrats
     from scoring.authoring.definitions import load_competition
 
     ok = True
-    device = resolve_device(args.device)
+    device = device_or_exit(args.device)  # a missing GPU: error [device_unavailable], exit 2
     definition = load_competition("plantclef2025")
     species = np.asarray(sorted(definition.labels))
     t0 = time.perf_counter()

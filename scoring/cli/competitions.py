@@ -35,7 +35,25 @@ def show(name: str) -> None:
     # A shipped competition is shown as its TOML source, not as the frozen JSON the runtime reads.
     source = TOML_DIR / f"{name}.toml" if name in available_competitions() else Path(d.source_path)
     click.echo(f"# {source}")
-    click.echo(source.read_text(encoding="utf-8"))
+    text = source.read_text(encoding="utf-8")
+    vocabulary = _vocabulary_path(source, text)
+    if vocabulary is not None and d.labels is not None:
+        # where a participant finds the integer ids (a validate message about species names points here)
+        click.echo(f"# vocabulary: {vocabulary} ({len(d.labels):,} labels, one per line; check one with "
+                   f"grep -x LABEL {vocabulary})")
+    click.echo(text)
+
+
+def _vocabulary_path(source: Path, text: str) -> Path | None:
+    """The vocabulary file a TOML definition names, resolved next to it (None without one)."""
+    from scoring.authoring.definitions import _toml_module
+
+    toml = _toml_module()
+    try:
+        name = toml.loads(text).get("vocabulary_file")
+    except toml.TOMLDecodeError:
+        return None
+    return (source.parent / name) if isinstance(name, str) else None
 
 
 @competitions.command()

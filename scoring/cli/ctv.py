@@ -18,6 +18,7 @@ from scoring.cli.contract import ContractGroup
 from scoring.ctv.input_error import InputError
 from scoring.file_names import display_name
 from scoring.output_policy import OutputPlan, OutputRefused
+from scoring.cli.figure_options import figure_options
 
 
 @click.group("ctv", cls=ContractGroup)
@@ -94,7 +95,9 @@ def summarize_cmd(results_csv, ddof, threshold, digits, as_json, out, overwrite)
 @click.option("--out", "out_dir", type=click.Path(file_okay=False), default="ctv-report", show_default=True,
               help="Folder for report.md, report.html, tables and plots (by default outside the run folders, "
                    "which may be read-only).")
-@click.option("--plots/--no-plots", default=False, show_default=True, help="Draw PNG figures (needs matplotlib).")
+@click.option("--plots/--no-plots", default=False, show_default=True,
+              help="Draw the figures (needs matplotlib), as PNG unless --format says otherwise.")
+@figure_options
 @click.option("--ddof", type=click.Choice(["paper", "0", "1"]), default="paper", show_default=True,
               help="Std ddof: paper = TOTO 0 and LOTO 1 (the paper's Tables 6 and 7), or one value for both.")
 @click.option("--threshold", type=float, default=95.0, show_default=True,
@@ -102,7 +105,7 @@ def summarize_cmd(results_csv, ddof, threshold, digits, as_json, out, overwrite)
 @click.option("--digits", type=click.IntRange(0, 10), default=2, show_default=True, help="Decimals in the tables.")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as one JSON object on stdout.")
 @click.option("--overwrite", is_flag=True, help="Replace the files of an earlier report in the --out folder.")
-def report_cmd(runs_dirs, out_dir, plots, ddof, threshold, digits, as_json, overwrite):
+def report_cmd(runs_dirs, out_dir, plots, figure_format, dpi, ddof, threshold, digits, as_json, overwrite):
     """Read run outputs under each RUNS_DIR and write the CTV report.
 
     Reads agrieval baselines runs (<protocol>/<arch>/<fold>/run.json +
@@ -114,8 +117,10 @@ def report_cmd(runs_dirs, out_dir, plots, ddof, threshold, digits, as_json, over
     """
     from pathlib import Path
 
+    from scoring.cli.figure_options import chosen
     from scoring.ctv.report import build_report
 
+    fmt = chosen(figure_format, dpi, plots)
     if plots:
         contract.require("agrieval ctv report --plots", "matplotlib")
     out_path = Path(out_dir)
@@ -123,7 +128,7 @@ def report_cmd(runs_dirs, out_dir, plots, ddof, threshold, digits, as_json, over
     try:
         result = build_report(list(runs_dirs), out_path, plots=plots, ddof=None if ddof == "paper" else int(ddof),
                               threshold=threshold, digits=digits, progress=progress,
-                              plan=OutputPlan(overwrite=overwrite))
+                              plan=OutputPlan(overwrite=overwrite), figure_format=fmt)
     except InputError as exc:
         _fail(exc, as_json)
     except OutputRefused as exc:
@@ -145,5 +150,5 @@ def report_cmd(runs_dirs, out_dir, plots, ddof, threshold, digits, as_json, over
 contract.document(ctv, {
     "": ("agrieval ctv summarize examples/ctv/RESULTS.csv --ddof 1", 'Exit codes: 0 done; 1 an input was rejected (file:line:column: error [code] message); 2 usage error (bad option, missing file, refused --out); 3 host-side problem (missing matplotlib for --plots, internal error).'),
     "summarize": ("agrieval ctv summarize examples/ctv/RESULTS.csv --ddof 1 --out summary.md", 'Exit codes: 0 done; 1 an input was rejected (file:line:column: error [code] message); 2 usage error (bad option, missing file, refused --out); 3 host-side problem (missing matplotlib for --plots, internal error).'),
-    "report": ("agrieval ctv report examples/ctv/runs --out ctv-report --plots", 'Exit codes: 0 done; 1 an input was rejected (file:line:column: error [code] message); 2 usage error (bad option, missing file, refused --out); 3 host-side problem (missing matplotlib for --plots, internal error).'),
+    "report": ("agrieval ctv report examples/ctv/runs --out ctv-report --plots --format svg", 'Exit codes: 0 done; 1 an input was rejected (file:line:column: error [code] message); 2 usage error (bad option, missing file, refused --out); 3 host-side problem (missing matplotlib for --plots, internal error).'),
 })

@@ -9,6 +9,7 @@ import click
 
 from scoring.cli import contract
 from scoring.cli.common import EXIT_OK, EXIT_USAGE, competition_option, load_definition, run_guarded
+from scoring.cli.figure_options import figure_options
 
 
 @click.command(epilog=contract.epilog("agrieval leaderboard reference_submissions/agrichallenge2024/submissions -s reference_submissions/agrichallenge2024/solution.csv -c agrichallenge2024 --out lb", "Exit codes: 0 written (rejected files are listed in it); 2 usage error (no CSV files, bad option, missing file, unknown competition, refused --out); 3 host-side problem (bad solution or definition, missing matplotlib for --plots)."))
@@ -31,7 +32,9 @@ from scoring.cli.common import EXIT_OK, EXIT_USAGE, competition_option, load_def
 @click.option("--alpha", default=0.05, show_default=True, type=click.FloatRange(0.0001, 0.5),
               help="A gap to the leader is called real when the paired test's p-value is below this.")
 @click.option("--recursive", is_flag=True, help="Also score CSV files in subfolders (named by relative path).")
-@click.option("--plots", is_flag=True, help="Also write scores.png (and ranks.png with --reveal-private).")
+@click.option("--plots", is_flag=True, help="Also write the scores chart (and the ranks chart with --reveal-private), "
+                                           "scores.png and ranks.png unless --format says otherwise.")
+@figure_options
 @click.option("--json", "as_json", is_flag=True, help="Print leaderboard.json on stdout, nothing else.")
 @click.option("--overwrite", is_flag=True, help="Replace the files of an earlier leaderboard in --out.")
 @click.option("--no-limits", "no_limits", is_flag=True,
@@ -39,7 +42,8 @@ from scoring.cli.common import EXIT_OK, EXIT_USAGE, competition_option, load_def
                    "(by default each file gets them, as with `agrieval grade`; for trusted files only).")
 def leaderboard(submissions_dir: Path, solution: Path, competition: str, out_dir: Path, reveal_private: bool,
                 metric: str | None, unit: str, resamples: int, seed: int, confidence: float, alpha: float,
-                recursive: bool, plots: bool, as_json: bool, overwrite: bool, no_limits: bool) -> None:
+                recursive: bool, plots: bool, figure_format: str, dpi: int, as_json: bool, overwrite: bool,
+                no_limits: bool) -> None:
     """Score every *.csv in SUBMISSIONS_DIR into a ranked leaderboard.
 
     A rejected file is listed with its error codes and never stops the others.
@@ -47,6 +51,10 @@ def leaderboard(submissions_dir: Path, solution: Path, competition: str, out_dir
     an --out that the output policy refuses: inside SUBMISSIONS_DIR, or existing
     files without --overwrite), 3 host-side problem (bad solution or definition).
     """
+
+    from scoring.cli.figure_options import chosen
+
+    fmt = chosen(figure_format, dpi, plots)  # (a usage error: exit 2 before anything is read)
 
     def body() -> int:
         from scoring.leaderboard.build import build_leaderboard, list_submissions
@@ -57,7 +65,8 @@ def leaderboard(submissions_dir: Path, solution: Path, competition: str, out_dir
         if plots:  # before any work: a missing matplotlib is one line, not a traceback after scoring
             contract.require("agrieval leaderboard --plots", "matplotlib")
         plan = OutputPlan(overwrite=overwrite, sources=[submissions_dir], inputs=[solution])
-        names = list(OUTPUT_NAMES) + (["scores.png"] + (["ranks.png"] if reveal_private else []) if plots else [])
+        charts = ["scores"] + (["ranks"] if reveal_private else []) if plots else []
+        names = list(OUTPUT_NAMES) + [fmt.name(c) for c in charts]
         try:
             plan.claim_all([plan.claim_dir(out_dir, what="--out folder") / n for n in names],
                            what="leaderboard file")
@@ -82,9 +91,9 @@ def leaderboard(submissions_dir: Path, solution: Path, competition: str, out_dir
         if plots:
             from scoring.leaderboard.plots import rank_chart, scores_chart
 
-            written.append(scores_chart(board, out_dir / "scores.png"))
+            written.append(scores_chart(board, out_dir / fmt.name("scores"), fmt))
             if reveal_private:
-                written.append(rank_chart(board, out_dir / "ranks.png"))
+                written.append(rank_chart(board, out_dir / fmt.name("ranks"), fmt))
         if as_json:
             click.echo(json.dumps(to_dict(board), indent=2, sort_keys=True))
         else:

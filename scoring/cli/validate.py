@@ -16,18 +16,25 @@ from scoring.cli.common import EXIT_OK, EXIT_REJECTED, competition_option, json_
 @competition_option
 @click.option("--solution", "-s", type=click.Path(exists=True, dir_okay=False, path_type=Path),
               help="With a solution, also check that the ids match the test set.")
+@click.option("--ids", "ids_file", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help="Check the ids without the solution: the organizers' sample submission (a CSV with the id "
+                   "column) or a list of the test ids, one per line.")
 @json_option
-def validate(submission: Path, competition: str, solution: Path | None, as_json: bool) -> None:
-    """Check SUBMISSION's format (and its ids, given --solution) and list every problem."""
+def validate(submission: Path, competition: str, solution: Path | None, ids_file: Path | None,
+             as_json: bool) -> None:
+    """Check SUBMISSION's format (and its ids, given --solution or --ids) and list every problem."""
 
     def body() -> int:
         from scoring.runtime.report import SCHEMA_VERSION, ReportProblem
         from scoring.cli.common import load_solution_for as load_solution
-        from scoring.runtime.validate import validate_file
+        from scoring.runtime.validate import validate_and_say
 
+        if solution and ids_file:
+            raise click.UsageError("give --solution or --ids, not both")
         definition = load_definition(competition)
         sol = load_solution(solution, definition) if solution else None
-        problems = validate_file(submission, definition, sol)
+        test_ids = _read_ids(ids_file, definition) if ids_file else None
+        problems, ids_checked = validate_and_say(submission, definition, sol, test_ids=test_ids)
         errors = [p for p in problems if p.severity == "error"]
         warnings = [p for p in problems if p.severity == "warning"]
         if as_json:
@@ -39,9 +46,20 @@ def validate(submission: Path, competition: str, solution: Path | None, as_json:
         else:
             for p in problems:
                 click.echo(p.render())
+            if (solution or ids_file) and not ids_checked:
+                click.echo(f"{submission.name}: ids not checked: no row could be read")
             verdict = (f"{submission.name}: INVALID ({len(errors)} error(s), {len(warnings)} warning(s))" if errors
                        else f"{submission.name}: valid for {definition.name} ({len(warnings)} warning(s))")
             click.echo(verdict)
         return EXIT_REJECTED if errors else EXIT_OK
 
     run_guarded(competition, as_json, body)
+
+
+def _read_ids(path: Path, definition) -> list[str]:
+    from scoring.runtime.reading.id_list import IdListError, read_id_list
+
+    try:
+        return read_id_list(path, definition)
+    except IdListError as exc:
+        raise click.BadParameter(str(exc), param_hint="'--ids'") from None

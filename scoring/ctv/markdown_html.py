@@ -12,6 +12,7 @@ import re
 from pathlib import Path
 
 _IMAGE = re.compile(r"^!\[([^\]]*)\]\(([^)]+)\)$")
+_IMAGE_TYPES = {".png": "image/png", ".svg": "image/svg+xml", ".jpg": "image/jpeg", ".jpeg": "image/jpeg"}
 
 
 def _inline(text: str) -> str:
@@ -52,8 +53,12 @@ def to_html(markdown: str, base_dir: Path, title: str) -> str:
             out.append("<table>" + "".join(rows) + "</table>")
         elif m := _IMAGE.match(line.strip()):
             src = base_dir / m.group(2)
-            data = base64.b64encode(src.read_bytes()).decode("ascii")
-            out.append(f"<p><img alt=\"{html.escape(m.group(1))}\" src=\"data:image/png;base64,{data}\"></p>")
+            kind = _IMAGE_TYPES.get(src.suffix.lower())
+            if kind is None:  # a PDF figure: no browser shows it inline; linked, next to the report
+                out.append(f"<p><a href=\"{html.escape(m.group(2))}\">{html.escape(m.group(1))} (PDF)</a></p>")
+            else:
+                data = base64.b64encode(src.read_bytes()).decode("ascii")
+                out.append(f"<p><img alt=\"{html.escape(m.group(1))}\" src=\"data:{kind};base64,{data}\"></p>")
             i += 1
         elif line.startswith(">"):
             out.append(f"<blockquote>{_inline(line.lstrip('> '))}</blockquote>")

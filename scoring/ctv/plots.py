@@ -1,47 +1,43 @@
-"""CTV figures (PNG, matplotlib Agg): cross-team heatmaps, VTG distributions,
-per-team bars. matplotlib is imported inside each function so that the rest of
-``scoring`` never pays for it.
+"""CTV figures (matplotlib Agg): cross-team heatmaps, VTG distributions, per-team bars, split bars and
+learning curves, drawn as a paper prints them: every kind of marker in a legend, legends beside the data
+(never over it), whole-number epoch ticks, and one colour scale for the heatmaps of one report.
+
+Each ``draw_*`` returns the figure (tests look at it); the function of the same name without ``draw_``
+writes it in the asked-for format (``scoring.figure_files``). matplotlib is imported inside the
+functions so that the rest of ``scoring`` never pays for it.
 """
 
 from __future__ import annotations
 
-import io
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
 
-from scoring.runtime.atomic import write_bytes
 from scoring.ctv.cross_team_matrix import CrossTeamMatrix
 from scoring.ctv.results_table import ResultsTable
+from scoring.figure_files import FigureFormat, pyplot, save
+
+# the colours of the box plot's parts, named once: the legend's handles are drawn with the same ones
+_MEDIAN, _MEAN, _POINT = "tab:orange", "tab:green", "tab:blue"
+_OUTSIDE = {"loc": "upper left", "bbox_to_anchor": (1.02, 1.0), "borderaxespad": 0.0}  # right of the axes
 
 
-def _pyplot():
-    import matplotlib
-
-    matplotlib.use("Agg", force=True)
-    import matplotlib.pyplot as plt
-
-    return plt
-
-
-def _save(fig, path: Path) -> Path:
-    buf = io.BytesIO()
-    # Fixed metadata so that the same data give the same bytes.
-    fig.savefig(buf, format="png", dpi=110, bbox_inches="tight", metadata={"Software": None})
-    _pyplot().close(fig)
-    write_bytes(path, buf.getvalue())
-    return path
+def shared_scale(matrices: Sequence[CrossTeamMatrix]) -> tuple[float, float]:
+    """(vmin, vmax) of one colour scale for all the heatmaps of a report: the lowest off-diagonal accuracy
+    of any of them, down to a multiple of 5, to 100. Two architectures' matrices then compare by colour."""
+    values = [m.off_diagonal()[np.isfinite(m.off_diagonal())] for m in matrices]
+    finite = np.concatenate(values) if values else np.zeros(0)
+    return (float(np.floor(finite.min() / 5) * 5) if len(finite) else 0.0), 100.0
 
 
-def heatmap(m: CrossTeamMatrix, path: Path) -> Path:
-    plt = _pyplot()
+def draw_heatmap(m: CrossTeamMatrix, scale: tuple[float, float] | None = None):
+    plt = pyplot()
+    vmin, vmax = scale or shared_scale([m])
     n = len(m.teams)
     size = max(4.5, 0.55 * n + 2.5)
     fig, ax = plt.subplots(figsize=(size + 1, size))
-    off = m.off_diagonal()
-    finite = off[np.isfinite(off)]
-    vmin = float(np.floor(finite.min() / 5) * 5) if len(finite) else 0
-    im = ax.imshow(off, cmap="viridis", vmin=vmin, vmax=100)
+    im = ax.imshow(m.off_diagonal(), cmap="viridis", vmin=vmin, vmax=vmax)
     for i in range(n):
         for j in range(n):
             v = m.values[i, j]
@@ -52,14 +48,19 @@ def heatmap(m: CrossTeamMatrix, path: Path) -> Path:
                 ax.text(j, i, f"{whole_percent(v)}\nval", ha="center", va="center", fontsize=7, color="0.3")
             else:
                 ax.text(j, i, whole_percent(v), ha="center", va="center", fontsize=8,
-                        color="white" if v < (vmin + 100) / 2 else "black")
+                        color="white" if v < (vmin + vmax) / 2 else "black")
     ax.set_xticks(range(n), m.teams, rotation=45, ha="right")
     ax.set_yticks(range(n), m.teams)
     ax.set_xlabel("test team")
     ax.set_ylabel("training team")
     ax.set_title(f"TOTO cross-team accuracy (%), {m.arch}\n(diagonal: own-team validation, grey)")
-    fig.colorbar(im, ax=ax, fraction=0.046, pad=0.04, label="accuracy (%)")
-    return _save(fig, path)
+    fig.colorbar(im, ax=ax, fraction=0.046, pad=0.04, label="accuracy (%), one scale for all the heatmaps")
+    return fig
+
+
+def heatmap(m: CrossTeamMatrix, path: Path, fmt: FigureFormat | None = None,
+            scale: tuple[float, float] | None = None) -> Path:
+    return save(draw_heatmap(m, scale), path, fmt)
 
 
 def whole_percent(value: float) -> str:
@@ -73,28 +74,45 @@ def whole_percent(value: float) -> str:
     return str(Decimal(repr(float(value))).quantize(Decimal("1"), rounding=ROUND_HALF_UP))
 
 
-def vtg_distribution(table: ResultsTable, path: Path) -> Path:
-    plt = _pyplot()
+def draw_vtg_distribution(table: ResultsTable):
+    from matplotlib.lines import Line2D
+    from matplotlib.patches import Patch
+
+    plt = pyplot()
     labels, data = [], []
     for protocol in table.protocols():
         for arch in table.archs(protocol):
             labels.append(f"{protocol}\n{arch}")
             data.append([r.vtg for r in table.group(protocol, arch)])
-    fig, ax = plt.subplots(figsize=(max(5, 1.4 * len(labels) + 1.5), 4.2))
-    ax.boxplot(data, showmeans=True, widths=0.5, showfliers=False)  # points are drawn below
+    fig, ax = plt.subplots(figsize=(max(5, 1.4 * len(labels) + 1.5) + 2.6, 4.2))
+    ax.boxplot(data, showmeans=True, widths=0.5, showfliers=False,  # every point is drawn below
+               medianprops={"color": _MEDIAN, "lw": 1.5},
+               meanprops={"marker": "^", "markerfacecolor": _MEAN, "markeredgecolor": _MEAN, "markersize": 7})
     ax.set_xticks(range(1, len(labels) + 1), labels)
     rng = np.random.default_rng(0)  # fixed jitter: same plot for the same data
     for k, d in enumerate(data, 1):
-        ax.scatter(k + rng.uniform(-0.12, 0.12, len(d)), d, s=14, alpha=0.7, color="tab:blue", zorder=3)
+        ax.scatter(k + rng.uniform(-0.12, 0.12, len(d)), d, s=14, alpha=0.7, color=_POINT, zorder=3)
     ax.axhline(0, color="0.5", lw=0.8, ls="--")
     ax.set_ylabel("VTG = val acc - test acc (points)")
     ax.set_title("Validation-test gap per team")
     ax.grid(axis="y", alpha=0.3)
-    return _save(fig, path)
+    role = "team (its run)"
+    handles = [Line2D([], [], ls="", marker="o", color=_POINT, alpha=0.7, markersize=4, label=f"one {role}"),
+               Line2D([], [], color=_MEDIAN, lw=1.5, label="median"),
+               Line2D([], [], ls="", marker="^", color=_MEAN, markersize=7, label="mean"),
+               Patch(facecolor="none", edgecolor="black", label="box: middle half (quartiles)"),
+               Line2D([], [], color="black", lw=1, label="whiskers: furthest point within\n1.5 x box height of the box"),
+               Line2D([], [], color="0.5", lw=0.8, ls="--", label="no gap (VTG = 0)")]
+    ax.legend(handles=handles, fontsize=8, **_OUTSIDE)
+    return fig
 
 
-def team_bars(table: ResultsTable, protocol: str, path: Path) -> Path:
-    plt = _pyplot()
+def vtg_distribution(table: ResultsTable, path: Path, fmt: FigureFormat | None = None) -> Path:
+    return save(draw_vtg_distribution(table), path, fmt)
+
+
+def draw_team_bars(table: ResultsTable, protocol: str):
+    plt = pyplot()
     archs = table.archs(protocol)
     teams = sorted({r.team for r in table.rows if r.protocol == protocol})
     cell = {(r.arch, r.team): r for r in table.rows if r.protocol == protocol}
@@ -106,23 +124,28 @@ def team_bars(table: ResultsTable, protocol: str, path: Path) -> Path:
         val = [cell[(arch, t)].val_acc if (arch, t) in cell else np.nan for t in teams]
         pos = x - 0.4 + width * (k + 0.5)
         ax.bar(pos, test, width, label=f"{arch} test")
-        ax.scatter(pos, val, marker="_", s=120, color="black", zorder=3, label="val" if k == 0 else None)
+        ax.scatter(pos, val, marker="_", s=120, color="black", zorder=3,
+                   label="validation (tick over each bar)" if k == 0 else None)
     ax.set_xticks(x, teams, rotation=45, ha="right")
     ax.set_ylim(0, 102)  # bars start at 0: a cut axis would make small gaps look large
     role = "training team" if protocol == "TOTO" else "held-out team"
     ax.set_xlabel(role)
     ax.set_ylabel("accuracy (%)")
     ax.set_title(f"{protocol}: test accuracy per {role} (bars) and validation accuracy (ticks)")
-    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1), fontsize=8)
+    ax.legend(fontsize=8, **_OUTSIDE)
     ax.grid(axis="y", alpha=0.3)
-    return _save(fig, path)
+    return fig
 
 
-def split_bars(split_accuracy: list[dict], path: Path) -> Path:
+def team_bars(table: ResultsTable, protocol: str, path: Path, fmt: FigureFormat | None = None) -> Path:
+    return save(draw_team_bars(table, protocol), path, fmt)
+
+
+def draw_split_bars(split_accuracy: list[dict]):
     """Train/val/test mean accuracy per (protocol, arch) with ±std error bars (the paper's Figs 4 and 10)."""
-    plt = _pyplot()
+    plt = pyplot()
     labels = [f"{g['protocol']}\n{g['arch']}" for g in split_accuracy]
-    fig, ax = plt.subplots(figsize=(max(5, 1.6 * len(labels) + 1.5), 4.2))
+    fig, ax = plt.subplots(figsize=(max(5, 1.6 * len(labels) + 1.5) + 1.6, 4.2))
     x = np.arange(len(labels))
     for k, split in enumerate(("train", "val", "test")):
         mean = [g[split]["mean"] if g[split]["n_runs"] else np.nan for g in split_accuracy]
@@ -133,16 +156,27 @@ def split_bars(split_accuracy: list[dict], path: Path) -> Path:
     ax.set_ylim(0, 102)
     ddofs = sorted({f"{g['protocol']} ddof={g['ddof']}" for g in split_accuracy})
     ax.set_title(f"Train / val / test accuracy, mean ± std over runs ({', '.join(ddofs)})")
-    ax.legend(loc="lower right", fontsize=8)
+    # the error bars' own legend entry, drawn as they are (an empty error bar: nothing on the axes)
+    ax.errorbar([np.nan], [np.nan], yerr=[1.0], fmt="none", ecolor="black", capsize=3, label="± std over runs")
+    ax.legend(fontsize=8, **_OUTSIDE)
     ax.grid(axis="y", alpha=0.3)
-    return _save(fig, path)
+    return fig
 
 
-def learning_curves(curves: list[dict], path: Path) -> Path:
+def split_bars(split_accuracy: list[dict], path: Path, fmt: FigureFormat | None = None) -> Path:
+    return save(draw_split_bars(split_accuracy), path, fmt)
+
+
+def draw_learning_curves(curves: list[dict]):
     """Mean ± std band of the per-epoch accuracies, one panel per (protocol, arch) (the paper's Figs 5 and 11)."""
-    plt = _pyplot()
+    from matplotlib.patches import Patch
+    from matplotlib.ticker import MaxNLocator
+
+    plt = pyplot()
     keys = sorted({(g["protocol"], g["arch"]) for g in curves})
-    fig, axes = plt.subplots(1, len(keys), figsize=(4.5 * len(keys), 3.8), squeeze=False)
+    fig, axes = plt.subplots(1, len(keys), figsize=(4.5 * len(keys) + 1.6, 3.8), squeeze=False)
+    colours = {"train": "tab:blue", "val": "tab:orange", "test": "tab:green"}
+    drawn: list[str] = []
     for ax, (protocol, arch) in zip(axes[0], keys):
         rows = [g for g in curves if (g["protocol"], g["arch"]) == (protocol, arch)]
         for split in ("train", "val", "test"):
@@ -151,11 +185,32 @@ def learning_curves(curves: list[dict], path: Path) -> Path:
                 continue
             e, m, s = (np.array(v, dtype=float) for v in zip(*pts))
             s = np.nan_to_num(s)
-            ax.plot(e, m, label=split)
-            ax.fill_between(e, m - s, m + s, alpha=0.2)
+            ax.plot(e, m, color=colours[split], marker="o" if len(e) == 1 else None, label=split)
+            if len(e) == 1:  # a band one epoch wide has no width: the std as an error bar
+                ax.errorbar(e, m, yerr=s, color=colours[split], alpha=0.5, capsize=4, fmt="none")
+            else:
+                ax.fill_between(e, m - s, m + s, color=colours[split], alpha=0.2)
+            if split not in drawn:
+                drawn.append(split)
         ax.set_title(f"{protocol} {arch} (ddof={rows[0]['ddof']})")
         ax.set_xlabel("epoch")
+        # epochs are whole numbers: ticks at the epochs themselves when few, else whole numbers only (no 1.5)
+        epochs = sorted({g["epoch"] for g in rows})
+        if len(epochs) <= 12:
+            ax.set_xticks(epochs)
+        else:
+            ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+        if len(epochs) == 1:
+            ax.set_xlim(epochs[0] - 0.5, epochs[0] + 0.5)
         ax.set_ylabel("accuracy (%)")
         ax.grid(alpha=0.3)
-        ax.legend(fontsize=8)
-    return _save(fig, path)
+    from matplotlib.lines import Line2D
+
+    handles = [Line2D([], [], color=colours[s], label=f"{s} (mean over runs)") for s in drawn]
+    handles.append(Patch(facecolor="0.5", alpha=0.3, label="± std over runs"))
+    axes[0][-1].legend(handles=handles, fontsize=8, **_OUTSIDE)  # one legend, beside the last panel
+    return fig
+
+
+def learning_curves(curves: list[dict], path: Path, fmt: FigureFormat | None = None) -> Path:
+    return save(draw_learning_curves(curves), path, fmt)

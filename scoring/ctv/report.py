@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from scoring.ctv import paper_figures
+from scoring.figure_files import FigureFormat
 from scoring.ctv.cross_check import summary_line
 from scoring.runtime.atomic import write_text
 from scoring.ctv.cross_team_matrix import CrossTeamMatrix, toto_matrices
@@ -82,15 +83,19 @@ def _mean_std_cell(stat: dict, digits: int) -> str:
     return f"{fmt(stat['mean'], digits)} ± {std}" if std else fmt(stat["mean"], digits)
 
 
-def _planned_files(matrices: list[CrossTeamMatrix], table, plots: bool, curves: bool) -> list[str]:
+def _planned_files(matrices: list[CrossTeamMatrix], table, plots: bool, curves: bool,
+                   figures: FigureFormat | None = None) -> list[str]:
     """Every file ``build_report`` writes, known before the first is written (the output policy checks them all)."""
+    figures = figures or FigureFormat()
     names = ["runs.csv", "cross_check.csv", "team_accuracy.csv", "results.csv", "split_accuracy.csv",
              "learning_curves.csv", "summary.json"]
     names += [f"cross_team_{_slug(m.arch)}.csv" for m in matrices]
     if plots:
-        names += [f"plots/cross_team_{_slug(m.arch)}.png" for m in matrices] + ["plots/vtg_distribution.png"]
-        names += [f"plots/team_accuracy_{p}.png" for p in table.protocols()] + ["plots/split_accuracy.png"]
-        names += ["plots/learning_curves.png"] if curves else []
+        names += [figures.name(f"plots/cross_team_{_slug(m.arch)}") for m in matrices]
+        names += [figures.name("plots/vtg_distribution")]
+        names += [figures.name(f"plots/team_accuracy_{p}") for p in table.protocols()]
+        names += [figures.name("plots/split_accuracy")]
+        names += [figures.name("plots/learning_curves")] if curves else []
     return names + ["report.md", "report.html"]
 
 
@@ -103,7 +108,8 @@ def _read_files(root: Path) -> list[Path]:
 
 def build_report(runs_dirs: str | Path | Sequence[str | Path], out_dir: Path, *, plots: bool = False,
                  ddof: int | dict | None = None, threshold: float = 95.0, digits: int = 2,
-                 progress: Callable[[str], None] | None = None, plan: OutputPlan | None = None) -> ReportResult:
+                 progress: Callable[[str], None] | None = None, plan: OutputPlan | None = None,
+                 figure_format: FigureFormat | None = None) -> ReportResult:
     dirs = [runs_dirs] if isinstance(runs_dirs, (str, Path)) else list(runs_dirs)
     runset: RunSet = read_runs(dirs, progress)
     table = runset.results_table()
@@ -117,7 +123,8 @@ def build_report(runs_dirs: str | Path | Sequence[str | Path], out_dir: Path, *,
     plan = plan or OutputPlan()
     plan.add_inputs(*[r.source for r in runset.runs], *(p for d in dirs for p in _read_files(Path(d))))
     out_dir = plan.claim_dir(out_dir, what="report folder")
-    planned = _planned_files(matrices, table, plots, bool(extra["learning_curves"]))
+    figures = figure_format or FigureFormat()
+    planned = _planned_files(matrices, table, plots, bool(extra["learning_curves"]), figures)
     plan.claim_all([out_dir / n for n in planned], what="report file")
 
     def write(name: str, text: str) -> None:
@@ -158,21 +165,22 @@ def build_report(runs_dirs: str | Path | Sequence[str | Path], out_dir: Path, *,
     if plots:
         from scoring.ctv import plots as P
 
+        scale = P.shared_scale(matrices)  # one colour scale: the architectures' heatmaps compare by colour
         for m in matrices:
-            name = f"plots/cross_team_{_slug(m.arch)}.png"
-            P.heatmap(m, out_dir / name)
+            name = figures.name(f"plots/cross_team_{_slug(m.arch)}")
+            P.heatmap(m, out_dir / name, figures, scale)
             images[f"heatmap:{m.arch}"] = name
-        P.vtg_distribution(table, out_dir / "plots/vtg_distribution.png")
-        images["vtg"] = "plots/vtg_distribution.png"
+        images["vtg"] = figures.name("plots/vtg_distribution")
+        P.vtg_distribution(table, out_dir / images["vtg"], figures)
         for protocol in table.protocols():
-            name = f"plots/team_accuracy_{protocol}.png"
-            P.team_bars(table, protocol, out_dir / name)
+            name = figures.name(f"plots/team_accuracy_{protocol}")
+            P.team_bars(table, protocol, out_dir / name, figures)
             images[f"bars:{protocol}"] = name
-        P.split_bars(extra["split_accuracy"], out_dir / "plots/split_accuracy.png")
-        images["splits"] = "plots/split_accuracy.png"
+        images["splits"] = figures.name("plots/split_accuracy")
+        P.split_bars(extra["split_accuracy"], out_dir / images["splits"], figures)
         if extra["learning_curves"]:
-            P.learning_curves(extra["learning_curves"], out_dir / "plots/learning_curves.png")
-            images["curves"] = "plots/learning_curves.png"
+            images["curves"] = figures.name("plots/learning_curves")
+            P.learning_curves(extra["learning_curves"], out_dir / images["curves"], figures)
         result.files += sorted(images.values())
 
     ddofs = ", ".join(f"{p} ddof={d}" for p, d in summary.ddof.items())

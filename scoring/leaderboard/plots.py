@@ -1,41 +1,33 @@
-"""Leaderboard charts (PNG, matplotlib Agg): scores with bootstrap intervals,
-and public vs private rank. matplotlib is imported inside the functions."""
+"""Leaderboard charts (matplotlib Agg): scores with bootstrap intervals, and public vs private rank.
+
+Every kind of marker has its legend entry, and legends stand beside the axes, never over a point.
+``draw_*`` returns the figure (tests look at it); the function without ``draw_`` writes it in the
+asked-for format (``scoring.figure_files``). matplotlib is imported inside the functions.
+"""
 
 from __future__ import annotations
 
-import io
 from pathlib import Path
 
-from scoring.runtime.atomic import write_bytes
+from scoring.figure_files import FigureFormat, pyplot, save
 from scoring.leaderboard.build import Leaderboard
 
-
-def _save(fig, path: Path) -> Path:
-    import matplotlib.pyplot as plt
-
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=110, bbox_inches="tight", metadata={"Software": None})
-    plt.close(fig)
-    write_bytes(path, buf.getvalue())
-    return path
+_OUTSIDE = {"loc": "upper left", "bbox_to_anchor": (1.02, 1.0), "borderaxespad": 0.0}  # right of the axes
+_SPLIT_COLOURS = {"public": "tab:blue", "private": "tab:orange"}
+_SHIFT_COLOURS = {"up": "tab:green", "down": "tab:red", "same": "tab:blue"}
 
 
-def _pyplot():
-    import matplotlib
+def draw_scores_chart(board: Leaderboard):
+    from matplotlib.lines import Line2D
 
-    matplotlib.use("Agg", force=True)
-    import matplotlib.pyplot as plt
-
-    return plt
-
-
-def scores_chart(board: Leaderboard, path: Path) -> Path:
-    plt = _pyplot()
+    plt = pyplot()
     entries = board.scored
-    fig, ax = plt.subplots(figsize=(7.5, max(2.5, 0.42 * len(entries) + 1.2)))
+    fig, ax = plt.subplots(figsize=(9.5, max(2.5, 0.42 * len(entries) + 1.2)))
     splits = ["public"] + (["private"] if board.reveal_private else [])
     offsets = {"public": -0.15, "private": 0.15} if board.reveal_private else {"public": 0.0}
-    for split, color in zip(splits, ("tab:blue", "tab:orange")):
+    kinds = {"interval": False, "hollow": False}
+    for split in splits:
+        color = _SPLIT_COLOURS[split]
         for k, e in enumerate(entries):
             s = getattr(e, split)
             if s is None:
@@ -43,28 +35,43 @@ def scores_chart(board: Leaderboard, path: Path) -> Path:
             y = k + offsets[split]
             if s.ci_low == s.ci_low:
                 ax.plot([s.ci_low, s.ci_high], [y, y], color=color, lw=2, alpha=0.6)
+                kinds["interval"] = True
             real = s.vs_leader is None or s.vs_leader.significant
-            ax.plot(s.score, y, "o", color=color, mfc=color if real else "white",
-                    label=split if k == 0 else None)
+            kinds["hollow"] |= not real
+            ax.plot(s.score, y, "o", color=color, mfc=color if real else "white")
     ax.set_yticks(range(len(entries)), [f"{e.public.rank}. {e.name}" for e in entries])
     ax.invert_yaxis()
     ax.set_xlabel(f"{board.metric} ({board.confidence:.0%} bootstrap interval over {board.unit_name}s)")
-    ax.set_title(f"{board.competition}: scores (hollow: gap to leader not significant)")
+    ax.set_title(f"{board.competition}: scores")
     ax.grid(axis="x", alpha=0.3)
-    ax.legend(loc="lower right", fontsize=8)
-    return _save(fig, path)
+    handles = [Line2D([], [], ls="", marker="o", color=_SPLIT_COLOURS[s], label=f"{s} score") for s in splits]
+    if kinds["hollow"]:
+        handles.append(Line2D([], [], ls="", marker="o", color="0.3", mfc="white",
+                              label="hollow: gap to the leader\nnot significant"))
+    if kinds["interval"]:
+        handles.append(Line2D([], [], color="0.3", lw=2, alpha=0.6, label=f"{board.confidence:.0%} bootstrap interval"))
+    ax.legend(handles=handles, fontsize=8, **_OUTSIDE)
+    return fig
 
 
-def rank_chart(board: Leaderboard, path: Path) -> Path:
-    plt = _pyplot()
+def scores_chart(board: Leaderboard, path: Path, fmt: FigureFormat | None = None) -> Path:
+    return save(draw_scores_chart(board), path, fmt)
+
+
+def draw_rank_chart(board: Leaderboard):
+    from matplotlib.lines import Line2D
+
+    plt = pyplot()
     entries = [e for e in board.scored if e.private is not None]
     n = len(entries)
-    fig, ax = plt.subplots(figsize=(5.5, 5.5))
+    fig, ax = plt.subplots(figsize=(7.5, 5.5))
     ax.plot([1, n], [1, n], color="0.6", ls="--", lw=1)
+    shown = set()
     for e in entries:
         shift = e.rank_shift or 0
-        color = "tab:green" if shift > 0 else "tab:red" if shift < 0 else "tab:blue"
-        ax.plot(e.public.rank, e.private.rank, "o", color=color)
+        kind = "up" if shift > 0 else "down" if shift < 0 else "same"
+        shown.add(kind)
+        ax.plot(e.public.rank, e.private.rank, "o", color=_SHIFT_COLOURS[kind])
         ax.annotate(e.name, (e.public.rank, e.private.rank), fontsize=7, xytext=(4, 3), textcoords="offset points")
     if n <= 25:
         ax.set_xticks(range(1, n + 1))
@@ -77,6 +84,15 @@ def rank_chart(board: Leaderboard, path: Path) -> Path:
     title = "Public vs private rank"
     if rho is not None and rho == rho:
         title += f" (Spearman rho = {rho:.3f})"
-    ax.set_title(title + "\ngreen: moved up, red: moved down")
+    ax.set_title(title)
     ax.grid(alpha=0.3)
-    return _save(fig, path)
+    names = {"up": "moved up in private", "down": "moved down in private", "same": "same rank"}
+    handles = [Line2D([], [], ls="", marker="o", color=_SHIFT_COLOURS[k], label=names[k])
+               for k in ("up", "down", "same") if k in shown]
+    handles.append(Line2D([], [], color="0.6", ls="--", lw=1, label="public rank = private rank"))
+    ax.legend(handles=handles, fontsize=8, **_OUTSIDE)
+    return fig
+
+
+def rank_chart(board: Leaderboard, path: Path, fmt: FigureFormat | None = None) -> Path:
+    return save(draw_rank_chart(board), path, fmt)

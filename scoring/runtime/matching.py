@@ -7,6 +7,7 @@ which ids are public or private.
 from __future__ import annotations
 
 import itertools
+from collections.abc import Container, Iterable, Sequence
 
 import numpy as np
 
@@ -32,15 +33,30 @@ def align(sub: Submission, sol: Solution, log: ProblemLog) -> np.ndarray | None:
         order = np.fromiter(map(position.get, sol.ids, itertools.repeat(-1)), dtype=np.int64, count=len(sol.ids))
         if len(order) and order.min() >= 0:
             return order
-    known = set(sol.ids)
+    missing, unknown = report_mismatch(sub.ids, sub.lines, sol.ids, log)
+    if missing or unknown:
+        return None
+    return np.fromiter((position[i] for i in sol.ids), dtype=np.int64, count=len(sol.ids))
+
+
+def report_mismatch(ids: Sequence[str], lines: Sequence[int], test_ids: Sequence[str], log: ProblemLog, *,
+                    present: Iterable[str] = (), skip_lines: Container[int] = ()) -> tuple[int, int]:
+    """Log the test ids absent from ``ids`` (``missing_ids``: a count and the first few in sorted order) and
+    the ids that are not test ids (``unknown_ids``: the first few with their lines, then a count); return
+    (missing, unknown) counts. ``present``: ids of rows that could not be read otherwise (a ragged row), not
+    missing; ``skip_lines``: rows whose id was refused already (empty, malformed), not said again."""
+    known = set(test_ids)
+    position = set(ids)
+    position.update(present)
     # Sorted: in the solution's order, the omitted ids would tell which are public (a solution grouped by Usage).
-    missing = sorted(i for i in sol.ids if i not in position)
-    unknown = [(k, int(sub.lines[j])) for j, k in enumerate(sub.ids) if k not in known]
+    missing = sorted(i for i in known if i not in position)
+    unknown = [(k, int(line)) for k, line in zip(ids, lines) if k not in known and int(line) not in skip_lines]
+    n_test = len(known)
     if missing:
         shown = ", ".join(repr(m) for m in missing[:_SHOW])
         more = f" and {len(missing) - _SHOW:,} more" if len(missing) > _SHOW else ""
         verb = "is" if len(missing) == 1 else "are"
-        log.error("missing_ids", f"{len(missing):,} of the {len(sol.ids):,} test ids {verb} missing from the "
+        log.error("missing_ids", f"{len(missing):,} of the {n_test:,} test ids {verb} missing from the "
                   f"submission: {shown}{more}; every test id needs one row")
     if unknown:
         import unicodedata
@@ -54,6 +70,4 @@ def align(sub: Submission, sol: Solution, log: ProblemLog) -> np.ndarray | None:
             log.error("unknown_ids", f"id {k[:60]!r} is not a test id of this competition", line)
         if len(unknown) > _SHOW:
             log.error("unknown_ids", f"{len(unknown):,} ids in all are not test ids of this competition")
-    if missing or unknown:
-        return None
-    return np.fromiter((position[i] for i in sol.ids), dtype=np.int64, count=len(sol.ids))
+    return len(missing), len(unknown)

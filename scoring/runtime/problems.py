@@ -26,6 +26,8 @@ CODES: dict[str, str] = {
     "crlf_line_endings": "Warning: Windows (CRLF) line endings; accepted.",
     "mixed_line_endings": "Warning: the file mixes line-ending styles; accepted.",
     "malformed_csv": "The CSV cannot be tokenised (e.g. an unterminated quote).",
+    "space_after_quote": ("A space (or tab) follows a closing quote: remove it; the problem is named with line and "
+                          "column and the rest of the file is still checked."),
     "header_only": "The file has a header but no data rows.",
     "wrong_delimiter": "The header is split by another delimiter than the competition's.",
     "missing_column": "A required column is absent (the message suggests the closest header found).",

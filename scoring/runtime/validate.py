@@ -1,28 +1,55 @@
-"""Validate a submission before upload: format checks always, id checks when a solution is given."""
+"""Validate a submission before upload: format checks always, id checks given the test ids.
+
+The ids are checked even when rows have problems, so that one run names every problem: a participant
+fixes the file in one round trip.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 from .definition import CompetitionDefinition
-from .matching import align
+from .matching import report_mismatch
 from .problems import Problem, ProblemLog
 from .reading.solution import Solution
 from .reading.submission import read_submission
 from .reading.uploads import unpack
 
+# problems that refuse the id on their line: that row's id is not called unknown as well
+_REFUSED_ID = frozenset({"missing_id", "invalid_id", "repeated_header"})
+
 
 def validate_file(path: str | Path | bytes, definition: CompetitionDefinition, solution: Solution | None = None,
-                  *, filename: str | None = None) -> list[Problem]:
-    """Every problem of an upload (a CSV, a zip holding one, a folder holding one), as ``grade`` would find them."""
+                  *, filename: str | None = None, test_ids: Sequence[str] | None = None) -> list[Problem]:
+    """Every problem of an upload (a CSV, a zip holding one, a folder holding one), as ``grade`` would find
+    them, and the missing and unknown ids when the test ids are known (``solution``, or ``test_ids``: the
+    sample submission's ids, ``reading.id_list``)."""
+    problems, _ = validate_and_say(path, definition, solution, filename=filename, test_ids=test_ids)
+    return problems
+
+
+def validate_and_say(path: str | Path | bytes, definition: CompetitionDefinition, solution: Solution | None = None,
+                     *, filename: str | None = None,
+                     test_ids: Sequence[str] | None = None) -> tuple[list[Problem], bool]:
+    """``validate_file``'s problems, and whether the ids were checked (False when no test ids were given or
+    the rows could not be read)."""
     upload = unpack(path, definition.limits, filename=filename)
     if not upload.ok:
-        return upload.problems
+        return upload.problems, False
     sub = read_submission(upload.data, definition, filename=upload.filename)
     problems = list(upload.problems) + list(sub.problems)
-    if solution is not None and sub.ok:
-        log = ProblemLog(file=problems[0].file if problems else (filename or (
-            Path(path).name if not isinstance(path, bytes) else None)))
-        align(sub, solution, log)
-        problems += log.finish()
-    return problems
+    if solution is not None:
+        test_ids = solution.ids
+    if test_ids is None or not (sub.n_rows or sub.unread_ids):
+        return problems, False
+    log = ProblemLog(file=problems[0].file if problems else (upload.filename or filename or (
+        Path(path).name if not isinstance(path, bytes) else None)))
+    refused = {p.line for p in sub.problems if p.code in _REFUSED_ID}
+    report_mismatch(sub.ids, sub.lines, test_ids, log, present=sub.unread_ids, skip_lines=refused)
+    return sorted(problems + log.finish(), key=_order), True
+
+
+def _order(p: Problem) -> tuple:
+    # as ProblemLog.finish sorts: errors first, the summaries of truncated codes last among them, then by place
+    return (p.severity != "error", p.code == "too_many_problems", p.line or 0, p.column or 0, p.code)

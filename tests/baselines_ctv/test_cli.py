@@ -141,10 +141,13 @@ def test_slurm_refuses_an_existing_script_unless_overwrite(ctv_data, tmp_path):
     assert _invoke([*args, "--overwrite"]).exit_code == 0 and "#SBATCH --array=" in out.read_text()
 
 
-def test_device_cuda_without_a_gpu_is_one_line_and_exit_2(ctv_data, tmp_path, monkeypatch):
+@pytest.mark.parametrize("command", ["run", "run-all"])
+def test_device_cuda_without_a_gpu_is_one_line_and_exit_2(ctv_data, tmp_path, monkeypatch, command):
     monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
     _, splits = ctv_data
-    res = _invoke(["run", "--splits", str(splits), "--runs-dir", str(tmp_path), "--protocol", "toto",
-                   "--arch", "tiny_cnn", "--fold", "alpha", *TINY, "--device", "cuda"])
+    which = (["--protocol", "toto", "--arch", "tiny_cnn", "--fold", "alpha"] if command == "run" else
+             ["--protocols", "toto", "--archs", "tiny_cnn", "--folds", "alpha,beta"])
+    res = _invoke([command, "--splits", str(splits), "--runs-dir", str(tmp_path), *which, *TINY, "--device", "cuda"])
     assert res.exit_code == 2 and "Traceback" not in res.output
-    assert "error [bad_option] --device 'cuda' asked for a GPU but" in res.output
+    assert "error [device_unavailable] --device 'cuda' asked for a GPU but" in res.output
+    assert not list(tmp_path.rglob("run.json"))

@@ -141,7 +141,7 @@ def test_an_internal_error_is_one_line_and_the_traceback_only_with_debug(monkeyp
     def boom(*args, **kwargs):
         raise RuntimeError("simulated bug")
 
-    monkeypatch.setattr(validate_module, "validate_file", boom)
+    monkeypatch.setattr(validate_module, "validate_and_say", boom)
     quiet = run("validate", GOOD, "-c", "plantclef2025")
     assert_one_line(quiet, 3, "[internal_error]")
     assert "--debug" in quiet.stderr

@@ -50,3 +50,13 @@ def test_hand_worked_partial_value():
     # reference_submissions/README.md works this one out by hand: public transect F1 of partial.csv
     assert EXPECTED["plantclef2025"]["partial"]["public"]["transect_f1"] == pytest.approx(0.5511111111111111)
     assert EXPECTED["agrichallenge2024"]["constant_chene"]["public"]["accuracy"] == pytest.approx(8 / 60)
+
+
+def test_the_kits_own_solutions_do_not_give_their_labels_away():
+    # the AgrI example once had ids such as team_a/caroubier/img_00.jpg and warned about itself
+    from scoring.runtime.reading.solution import load_solution
+
+    for competition in sorted(EXPECTED):
+        definition = load_competition(competition)
+        sol = load_solution(REF / competition / "solution.csv", definition)
+        assert "ids_reveal_labels" not in [w.code for w in sol.warnings], competition

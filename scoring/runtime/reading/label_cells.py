@@ -90,16 +90,40 @@ def _slow_numbers(cells: Sequence[str], lines: np.ndarray, column: int,
                   definition: CompetitionDefinition, log: ProblemLog) -> tuple[np.ndarray, np.ndarray]:
     sizes = np.zeros(len(cells), dtype=np.int64)
     flat: list[int] = []
+    hint = names_hint(definition)
     for i, cell in enumerate(cells):
-        values = parse_cell(cell, definition.list_syntax, log, int(lines[i]), column)
+        values = parse_cell(cell, definition.list_syntax, log, int(lines[i]), column, names_hint=hint)
         if values is not None:
             sizes[i] = len(values)
             flat.extend(values)
     return sizes, np.asarray(flat, dtype=np.int64)
 
 
-def parse_cell(cell: str, syntax: str, log: ProblemLog, line: int, column: int) -> list[int] | None:
-    """One cell to a list of ints, or None with the reason logged."""
+def names_hint(definition: CompetitionDefinition) -> str:
+    """What to say when species are written as names: where the integer ids are listed and how to find one.
+    Nothing of the solution: the vocabulary is public (it ships with the competition's definition)."""
+    if definition.label_type != "int":
+        return ""
+    from ..definition import shipped_competitions
+
+    n = f"the {len(definition.labels):,} " if definition.labels is not None else "the "
+    where = (f"`agrieval competitions show {definition.name}` prints where" if definition.name in
+             shipped_competitions() else "see the competition's definition")
+    return (f"; species are written as integer ids, not names: {n}ids are listed one per line in the "
+            f"competition's vocabulary file ({where}); find a name's id in the organizers' species list "
+            "(its species_id column) and write that number")
+
+
+def _looks_like_name(text: str) -> bool:
+    """Whether a label is a species name ('Poa annua', 'Festuca rubra L.') rather than a mistyped number."""
+    t = text.strip().strip("'\"").strip()
+    return sum(c.isalpha() for c in t) >= 2 and all(c.isalpha() or c in " .-'×" for c in t)
+
+
+def parse_cell(cell: str, syntax: str, log: ProblemLog, line: int, column: int, *,
+               names_hint: str = "") -> list[int] | None:
+    """One cell to a list of ints, or None with the reason logged. ``names_hint``: said after a label written
+    as a species name (``names_hint(definition)``)."""
     stripped = cell.strip()
     if stripped.lower() in _MISSING:
         what = "empty" if not stripped else f"{stripped!r}"
@@ -114,7 +138,9 @@ def parse_cell(cell: str, syntax: str, log: ProblemLog, line: int, column: int) 
                       "then keeps the quotes as text; remove the space after the delimiter", line, column)
             return None
         if not (stripped.startswith("[") and stripped.endswith("]")):
-            log.error("list_syntax", f"expected a list such as [1395807, 1397463], got {_show(cell)}", line, column)
+            named = names_hint if all(_looks_like_name(t) for t in re.split(r"[,;|]", stripped)) else ""
+            log.error("list_syntax", f"expected a list such as [1395807, 1397463], got {_show(cell)}{named}",
+                      line, column)
             return None
         body = stripped[1:-1]
         if "[" in body:
@@ -131,14 +157,15 @@ def parse_cell(cell: str, syntax: str, log: ProblemLog, line: int, column: int) 
         tokens = stripped.split()
     values: list[int] = []
     for tok in tokens:
-        v = _parse_int_token(tok, cell, log, line, column)
+        v = _parse_int_token(tok, cell, log, line, column, names_hint)
         if v is None:
             return None
         values.append(v)
     return values
 
 
-def _parse_int_token(tok: str, cell: str, log: ProblemLog, line: int, column: int) -> int | None:
+def _parse_int_token(tok: str, cell: str, log: ProblemLog, line: int, column: int,
+                     names_hint: str = "") -> int | None:
     if tok == "":
         log.error("list_syntax", f"empty item in the list (a doubled or trailing comma?): {_show(cell)}", line, column)
         return None
@@ -163,10 +190,12 @@ def _parse_int_token(tok: str, cell: str, log: ProblemLog, line: int, column: in
     if re.fullmatch(r"[+-]?(\d+\.\d*|\.\d+|\d+(\.\d*)?[eE][+-]?\d+)", tok):
         log.error("float_label", f"label {tok} is written as a float; write the integer id", line, column)
         return None
+    named = names_hint if _looks_like_name(tok) else ""
     if tok[:1] in "'\"":
-        log.error("non_integer_label", f"label {_show(tok)} is quoted text; write the bare integer id", line, column)
+        log.error("non_integer_label", f"label {_show(tok)} is quoted text; write the bare integer id{named}",
+                  line, column)
         return None
-    log.error("non_integer_label", f"label {_show(tok)} is not an integer species id", line, column)
+    log.error("non_integer_label", f"label {_show(tok)} is not an integer species id{named}", line, column)
     return None
 
 

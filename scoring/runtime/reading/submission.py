@@ -33,6 +33,8 @@ class Submission:
     # when the ids are those of a solution's CheckedIds: (those CheckedIds, for each of their ids the row
     # here, None when row for row); ``matching.align`` then needs no lookup per id
     id_order: tuple[CheckedIds, np.ndarray | None] | None = None
+    # the ids of rows left out for their number of fields (ragged_row): present, though not read
+    unread_ids: list[str] = field(default_factory=list)
 
     @property
     def ids(self) -> list[str]:
@@ -224,6 +226,7 @@ def read_submission(source: str | Path | bytes, definition: CompetitionDefinitio
         check_ids(ids, tab.lines, id_col, definition, log)
         sub = Submission(id_list=ids, lines=tab.lines)
     sub.labels, sub.classes = labels, classes
+    sub.unread_ids = [fields[id_col - 1] for _, fields in tab.skipped if len(fields) >= id_col]
     sub.problems = log.finish()
     return sub
 

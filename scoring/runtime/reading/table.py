@@ -14,13 +14,13 @@ import itertools
 import threading
 from collections.abc import Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
 from ..problems import ProblemLog
-from . import cell_keys, csv_spans, digit_lists
+from . import cell_keys, csv_spans, digit_lists, quote_trouble
 
 _MAGIC = {
     b"\x89PNG": "a PNG image",
@@ -44,6 +44,8 @@ class Table:
     raw: bytes | None = None  # with spans: from the vectorised tokenizer (fast path)
     spans: csv_spans.Spans | None = None  # data rows only: (starts, ends) shaped (n_rows, n_fields)
     delimiter: str = ","
+    # rows left out for having another number of fields than the header (ragged_row): (line, fields)
+    skipped: list[tuple[int, list[str]]] = field(default_factory=list)
 
     @property
     def n_rows(self) -> int:
@@ -215,15 +217,30 @@ def _parse(text: str, *, delimiter: str, required: Sequence[str], optional: Sequ
                 return None
 
     # the header alone first: a regular file never needs the csv module beyond it
-    try:
-        with _field_limit(max_cell_chars):
-            header = next(csv.reader(io.StringIO(first_line, newline=""), delimiter=delimiter, strict=True))
-    except StopIteration:
-        log.error("empty_file", "the file has no lines")
-        return None
-    except csv.Error as exc:
-        log.error("malformed_csv", f"the header cannot be read as CSV ({exc})", line=1)
-        return None
+    removed = 0  # blanks taken out after closing quotes (each named: space_after_quote)
+    while True:
+        try:
+            with _field_limit(max_cell_chars):
+                header = next(csv.reader(io.StringIO(first_line, newline=""), delimiter=delimiter, strict=True))
+            break
+        except StopIteration:
+            log.error("empty_file", "the file has no lines")
+            return None
+        except csv.Error as exc:
+            trouble = quote_trouble.after_closing_quote(first_line, delimiter)
+            if trouble is None or trouble.kind != "space":
+                log.error("malformed_csv", f"the header cannot be read as CSV ({exc})", line=1)
+                return None
+            log.error("space_after_quote", quote_trouble.space_message(trouble, trouble.start + 1 + removed),
+                      line=1, column=trouble.field)
+            first_line = first_line[:trouble.start] + first_line[trouble.start + trouble.length:]
+            removed += trouble.length
+    if removed:  # read the rest of the file after the mended header
+        text = raw.decode("utf-8") if text is None else text
+        cut = text.find("\n")
+        old_first = text if cut < 0 else text[:cut]
+        text = first_line + old_first[len(old_first.rstrip("\r")):] + ("" if cut < 0 else text[cut:])
+        raw = text.encode("utf-8")
     if not _check_header(header, required, optional, allow_extra, delimiter, log):
         return None
     n_fields = len(header)
@@ -256,13 +273,14 @@ def _parse(text: str, *, delimiter: str, required: Sequence[str], optional: Sequ
         except csv.Error as exc:
             log.error("malformed_csv", f"the header cannot be read as CSV ({exc})", line=1)
             return None
-        rows, lines = _read_rows(reader, text, n_fields, max_rows, max_cell_chars, delimiter, log)
+        skipped: list[tuple[int, list[str]]] = []
+        rows, lines = _read_rows(reader, text, n_fields, max_rows, max_cell_chars, delimiter, log, skipped)
     if rows is None:
         return None
     if not rows and not log.has_errors:
         log.error("header_only", "the file has a header but no data rows", line=1)
         return None
-    return Table(header=header, lines=lines, rows=rows)
+    return Table(header=header, lines=lines, rows=rows, skipped=skipped)
 
 
 # csv.field_size_limit is one setting for the whole process: the solution may be read in another thread
@@ -284,7 +302,7 @@ _CHUNK_ROWS = 4096
 
 
 def _read_rows(reader, text: str, n_fields: int, max_rows: int, max_cell_chars: int, delimiter: str,
-               log: ProblemLog) -> tuple[list[list[str]] | None, np.ndarray]:
+               log: ProblemLog, skipped: list[tuple[int, list[str]]]) -> tuple[list[list[str]] | None, np.ndarray]:
     """Data rows and the line each starts on.
 
     Fast path: read every record at C speed; when there are as many records as
@@ -310,10 +328,11 @@ def _read_rows(reader, text: str, n_fields: int, max_rows: int, max_cell_chars: 
     if (rows is not None and len(rows) <= max_rows and len(rows) == n_lines - 1
             and "\r" not in text.replace("\r\n", "")):
         return rows, np.arange(2, len(rows) + 2, dtype=np.int64)
-    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, strict=True)
+    source = _Lines(list(io.StringIO(text, newline="")))  # the lines as the csv module splits them
+    reader = csv.reader(source, delimiter=delimiter, strict=True)
     next(reader)
     rows, lines = [], []
-    prev_end = reader.line_num
+    prev_end = source.i
     while True:
         try:
             rec = next(reader)
@@ -324,12 +343,13 @@ def _read_rows(reader, text: str, n_fields: int, max_rows: int, max_cell_chars: 
             if "field larger than field limit" in msg:
                 log.error("malformed_csv", f"a field is longer than {max_cell_chars:,} characters",
                           line=prev_end + 1)
-            else:
-                log.error("malformed_csv", f"the CSV cannot be read from here on ({msg}); "
-                          "check for an unterminated or stray double quote", line=prev_end + 1)
-            return None, np.zeros(0, dtype=np.int64)
+                return None, np.zeros(0, dtype=np.int64)
+            if not _mend_quote(source, prev_end, delimiter, msg, log):
+                return None, np.zeros(0, dtype=np.int64)
+            reader = csv.reader(source, delimiter=delimiter, strict=True)  # the same record again, mended
+            continue
         start = prev_end + 1
-        prev_end = reader.line_num
+        prev_end = source.i
         if not rec:
             log.warning("blank_line", "empty line skipped", line=start)
             continue
@@ -337,6 +357,7 @@ def _read_rows(reader, text: str, n_fields: int, max_rows: int, max_cell_chars: 
             log.error("ragged_row", f"this row has {len(rec)} fields but the header has {n_fields} "
                       f"(separator {delimiter_name(delimiter)}; a list with commas must be quoted)",
                       line=start, column=n_fields + 1 if len(rec) > n_fields else None)
+            skipped.append((start, rec))
             continue
         if len(rows) >= max_rows:
             log.error("too_many_rows", f"the file has more than {max_rows:,} data rows, the limit of this competition",
@@ -345,6 +366,61 @@ def _read_rows(reader, text: str, n_fields: int, max_rows: int, max_cell_chars: 
         rows.append(rec)
         lines.append(start)
     return rows, np.asarray(lines, dtype=np.int64)
+
+
+class _Lines:
+    """The file's lines for ``csv.reader``, with the position of the next one (``i``, the lines read so
+    far): a record the reader refused can be mended in place and read again from its first line."""
+
+    def __init__(self, lines: list[str]):
+        self.lines = lines
+        self.i = 0
+
+    def __iter__(self):
+        return self
+
+    def __next__(self) -> str:
+        if self.i >= len(self.lines):
+            raise StopIteration
+        self.i += 1
+        return self.lines[self.i - 1]
+
+
+def _mend_quote(source: _Lines, first: int, delimiter: str, msg: str, log: ProblemLog) -> bool:
+    """Name the problem of the record starting at line ``first + 1`` that the csv module refused (``msg``).
+    Blanks after a closing quote are an error of their own, with line and column: they are removed from the
+    lines and ``source`` is set back to the record, so the rest of the file is still checked (True).
+    Anything else stops the reading (False)."""
+    record_lines = source.lines[first:source.i]
+    trouble = quote_trouble.after_closing_quote("".join(record_lines), delimiter)
+    if trouble is None:
+        log.error("malformed_csv", f"the CSV cannot be read from here on ({msg}); "
+                  "check for an unterminated or stray double quote", line=first + 1)
+        return False
+    k, offset = 0, trouble.start
+    while offset >= len(record_lines[k]):  # the line of the record holding the trouble
+        offset -= len(record_lines[k])
+        k += 1
+    line, column = first + 1 + k, offset + 1
+    if trouble.kind == "text" and k > 0:
+        # the record ran on over line ends inside quotes: most likely a quote left open on its first line
+        after = record_lines[k][offset:].rstrip("\r\n")[:20]
+        log.error("malformed_csv", f"a double quote on this line is never closed on it: the quoted field runs on "
+                  f"to line {line}, where {after!r} follows its closing quote; close the quote (a quote inside a "
+                  "quoted field is written twice: \"\"); the CSV cannot be read from here on", line=first + 1)
+        return False
+    if trouble.kind == "text":
+        after = record_lines[k][offset:].rstrip("\r\n")[:20]
+        log.error("malformed_csv", f"{after!r} follows the closing quote of field {trouble.field} (character "
+                  f"{column} of the line); after a quoted field comes {delimiter_name(delimiter)} or the end of "
+                  "the line (a quote inside a quoted field is written twice: \"\"); the CSV cannot be read from "
+                  "here on", line=line, column=trouble.field)
+        return False
+    log.error("space_after_quote", quote_trouble.space_message(trouble, column), line=line, column=trouble.field)
+    text = record_lines[k]
+    source.lines[first + k] = text[:offset] + text[offset + trouble.length:]
+    source.i = first
+    return True
 
 
 # A header wider than this is refused in one message, before any per-field work (a 19 MB header of commas
