@@ -52,9 +52,13 @@ _TRAIN_OPTIONS: list[tuple[str, str, dict]] = [
     ("--eval-test-every-epoch/--no-eval-test-every-epoch", "eval_test_every_epoch", dict(default=None, help="Record test accuracy per epoch, never used for selection (learning curves) [paper, official: on].")),
     ("--predict-train/--no-predict-train", "predict_train", dict(default=None, help="Write train-split predictions after training (train accuracy) [on].")),
     ("--device", "device", dict(help="auto, cpu, cuda [auto].")),
-    ("--amp", "amp", dict(type=click.Choice(["auto", "bf16", "none"]), help="bf16 autocast [auto: on CUDA].")),
+    ("--amp", "amp", dict(type=click.Choice(["auto", "bf16", "fp16", "script", "none"]), help="Autocast: bf16; fp16 with a GradScaler; script: fp16 + GradScaler on CUDA of compute capability >= 7 [paper auto: bf16 on CUDA; official: script].")),
     ("--channels-last", "channels_last", dict(type=click.Choice(["auto", "on", "off"]), help="[auto: on CUDA].")),
-    ("--compile", "compile", dict(is_flag=True, default=None, help="torch.compile the model.")),
+    ("--compile/--no-compile", "compile", dict(default=None, help="torch.compile the model [paper: off; official: on, as the script].")),
+    ("--transforms", "transforms", dict(type=click.Choice(["kit", "script"]), help="kit: v2 on uint8 tensors; script: the script's v1 ops on PIL images, erasing after Normalize [paper: kit; official: script].")),
+    ("--unreadable", "unreadable", dict(type=click.Choice(["error", "black"]), help="An undecodable image: stop, or a black image with one warning per file [paper: error; official: black].")),
+    ("--selection", "selection", dict(type=click.Choice(["kit", "script"]), help="Best epoch: kit: highest val accuracy; script: must beat 0 %, else the last epoch [paper: kit; official: script].")),
+    ("--seed-stream", "seed_stream", dict(type=click.Choice(["fold", "sweep"]), help="fold: each fold seeded from its name; sweep: the script's one stream, folds in sorted order [paper: fold; official: sweep].")),
     ("--num-workers", "num_workers", dict(type=int, help="DataLoader worker processes [0].")),
     ("--threads", "threads", dict(type=int, help="torch CPU threads; 0 = default [0].")),
     ("--pin-memory", "pin_memory", dict(type=click.Choice(["auto", "on", "off"]), help="[auto: on CUDA].")),
@@ -187,7 +191,7 @@ def run_cmd(preset, splits, runs_dir, data_root, weights_dir, protocol, arch, fo
 @ctv.command("run-all")
 @train_options
 @_sweep_options
-@click.option("--keep-going", is_flag=True, help="Report a failed run and go on with the next.")
+@click.option("--keep-going/--stop-on-error", default=None, help="Report a failed run and go on with the next (exit 1 at the end) [paper: stop; official: keep going, as the script].")
 def run_all_cmd(preset, splits, runs_dir, data_root, weights_dir, protocols, archs, folds, keep_going, **params):
     """Run a sweep in order; finished runs are skipped, partial ones resume."""
     from baselines.ctv.config import make_config
@@ -196,6 +200,8 @@ def run_all_cmd(preset, splits, runs_dir, data_root, weights_dir, protocols, arc
     try:
         runs = _planned(splits, runs_dir, preset, protocols, archs, folds)
         base = make_config(preset, fold="-", **_overrides(params))
+        if keep_going is None:
+            keep_going = preset == "official"
         records = run_all(base, runs, splits, runs_dir, keep_going=keep_going, data_root=data_root,
                           weights_dir=weights_dir, log=_log)
     except CTVError as exc:

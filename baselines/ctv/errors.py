@@ -19,6 +19,7 @@ CODES: dict[str, str] = {
     "run_config_mismatch": "The run folder holds a run (or checkpoint) made with other settings.",
     "checkpoint_invalid": "The epoch checkpoint cannot be read.",
     "bad_option": "A command-line value is out of range or inconsistent with another.",
+    "stream_gap": "--seed-stream sweep: the previous fold's random-stream state (stream_after.pt) is missing.",
     "cache_invalid": "The --cache folder holds a cache that does not match the manifest.",
 }
 

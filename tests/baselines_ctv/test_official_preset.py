@@ -115,7 +115,7 @@ def test_tiny_official_run_records_its_settings(ctv_data, tmp_path):
     cfg = make_config("official", **{k: getattr(base, k) for k in ("arch", "protocol", "fold", "epochs", "batch_size",
                                                                     "threads", "deterministic", "img_size",
                                                                     "resize_size")},
-                      pretrained=False, erasing_scale=(0.05, 0.2))
+                      pretrained=False, erasing_scale=(0.05, 0.2), compile=False, num_workers=0)
     record = run_fold(cfg, splits, tmp_path, log=lambda *_: None, progress=False)
     out = tmp_path / "toto" / "tiny_cnn" / "alpha"
     run = json.loads((out / "run.json").read_text())
