@@ -252,6 +252,11 @@ def _train(cfg, splits_dir, out: Path, data_root, weights_dir, info: DistInfo, l
             seed_everything(derive_seed(seed, "epoch", epoch, info.rank))
             sampler.set_epoch(epoch)
         lr = optimizer.param_groups[0]["lr"]
+        if sweep:
+            # the script iterates tqdm.auto.tqdm(train_loader) (S:579); that tqdm (tqdm.asyncio's) calls
+            # iter(loader) in its constructor, and its loop calls it again: one discarded iterator per epoch,
+            # which takes a base seed (and, with workers, prefetches) from the stream. Made here the same way.
+            iter(train_loader)
         tr = train_one_epoch(train_model, train_loader, optimizer, criterion, rt, grad_clip=cfg.grad_clip,
                              info=info, progress=progress, desc=f"epoch {epoch}", scaler=scaler,
                              on_batch=on_batch)
