@@ -50,6 +50,7 @@ import pandas as pd
 from data_tools.errors import DataError
 from data_tools.shuffle_split import stratified_train_test_split
 from data_tools.tables import write_table
+from data_tools.versions import STAGE_LIBRARIES, library_versions
 from scoring.file_names import unescape_name
 from scoring.output_policy import OutputPlan
 from scoring.runtime.atomic import write_text
@@ -266,6 +267,7 @@ def make_splits(clean_catalog_df: pd.DataFrame, protocol: str, out_dir, *, seed:
         "schema_version": 1, "protocol": protocol, "seed": seed, "val_fraction": val_fraction,
         "stratify": stratify if protocol == "loto" else "class", "method": method,
         "order": (str(Path(listing).resolve()) if listing is not None else "sorted") if method == "script" else None,
+        "versions": library_versions(STAGE_LIBRARIES["splits"]),
         "seed_per_fold": method == "per_fold", "root": str(Path(root).resolve()),
         "path_relative_to": "root", "n_images": int(len(pool)), "teams": teams,
         "classes": sorted(pool["class"].unique()), "folds": folds,

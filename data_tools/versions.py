@@ -10,8 +10,10 @@ absent rather than recorded as a guess.
 from __future__ import annotations
 
 import importlib.util
+import json
 import platform
 from importlib import metadata
+from pathlib import Path
 
 # import name -> distribution name, for the libraries whose names differ
 _DISTRIBUTION = {"PIL": "pillow", "Pillow": "pillow", "sklearn": "scikit-learn", "pillow_heif": "pillow-heif"}
@@ -30,3 +32,40 @@ def library_versions(names) -> dict[str, str]:
         except metadata.PackageNotFoundError:  # importable without metadata (a plain checkout): ask it
             out[name] = str(getattr(importlib.import_module(module), "__version__", "unknown"))
     return out
+
+
+# the libraries whose code shapes each stage's output
+STAGE_LIBRARIES = {
+    "catalog": ("Pillow", "pillow-heif", "imagehash", "numpy", "pandas"),  # decoding, pHash, the table
+    "dedup": ("pandas", "numpy"),                                             # grouping and the keep order
+    "resize": ("Pillow", "numpy", "pandas"),                                  # resampling, JPEG encoder
+    "splits": ("pandas", "numpy"),                                            # the shuffles
+}
+
+
+def sidecar(output) -> Path:
+    """``catalog.csv`` -> ``catalog.csv.versions.json``: the versions a table was made with (a CSV or
+    Parquet table has no place for them that every reader keeps)."""
+    output = Path(output)
+    return output.with_name(output.name + ".versions.json")
+
+
+def write_versions(output, stage: str) -> dict[str, str]:
+    from scoring.runtime.atomic import write_text
+
+    versions = library_versions(STAGE_LIBRARIES[stage])
+    write_text(sidecar(output), json.dumps({"stage": stage, "output": Path(output).name, "versions": versions},
+                                           indent=2, sort_keys=True) + "\n")
+    return versions
+
+
+def read_versions(output) -> dict[str, str] | None:
+    path = sidecar(output)
+    if not path.is_file():
+        return None
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        return None
+    versions = data.get("versions") if isinstance(data, dict) else None
+    return versions if isinstance(versions, dict) else None

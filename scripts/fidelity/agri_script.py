@@ -238,7 +238,7 @@ def main(argv=None) -> int:
     ap.add_argument("--out", type=Path)
     ap.add_argument("--write-golden", type=Path)
     ap.add_argument("--work", type=Path, help="Work folder (default: a temporary one).")
-    ap.add_argument("--workers", type=int, default=WORKERS, help="DataLoader workers on both sides [0].")
+    ap.add_argument("--workers", type=int, default=0, help="DataLoader workers on both sides [0].")
     a = ap.parse_args(argv)
     global WORKERS
     WORKERS = a.workers
