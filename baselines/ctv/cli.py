@@ -131,6 +131,7 @@ def ctv() -> None:
     agrieval baselines ctv run-all --splits SPLITS               the sweep, in order, with resume
     agrieval baselines ctv slurm   --splits SPLITS -o ctv.sbatch one SLURM array task per run
     agrieval baselines ctv demo                                 tiny synthetic sweep + report (CPU)
+    agrieval baselines ctv presets --markdown                   what paper and official set differently
     """
 
 
@@ -242,7 +243,11 @@ def slurm_cmd(preset, splits, runs_dir, data_root, weights_dir, protocols, archs
         raise SystemExit(2) from None
 
     try:
-        make_config(preset, fold="-", **_overrides(params))  # reject bad values now, not on the cluster
+        cfg = make_config(preset, fold="-", **_overrides(params))  # reject bad values now, not on the cluster
+        if cfg.seed_stream == "sweep":
+            raise CTVError("bad_option", "--seed-stream sweep (the official preset's) runs the folds one after "
+                           "another in one random stream, which an array of parallel tasks cannot; use run-all, or "
+                           "pass --seed-stream fold")
         runs = _planned(splits, runs_dir, preset, protocols, archs, folds)
     except CTVError as exc:
         _fail(exc)
@@ -266,6 +271,15 @@ def slurm_cmd(preset, splits, runs_dir, data_root, weights_dir, protocols, archs
     write_text(output, text)
     click.echo(f"wrote {output}: {len(runs)} array tasks, logs in {log_dir}/; submit with: "
                f"sbatch {shlex.quote(str(output))}")
+
+
+@ctv.command("presets")
+@click.option("--markdown", is_flag=True, help="The README's table.")
+def presets_cmd(markdown):
+    """What --preset paper and --preset official set differently, and why."""
+    from baselines.ctv.preset_table import preset_table
+
+    click.echo(preset_table(markdown=markdown), nl=False)
 
 
 @ctv.command("demo")
@@ -303,4 +317,5 @@ document(ctv, {name: (example, "Exit codes: 0 done; 1 an input was rejected (a m
     "run-all": "agrieval baselines ctv run-all --splits splits --weights-dir weights --runs-dir runs",
     "slurm": "agrieval baselines ctv slurm --splits splits --weights-dir weights --runs-dir runs -o ctv.sbatch",
     "demo": "agrieval baselines ctv demo --out ctv-demo",
+    "presets": "agrieval baselines ctv presets --markdown",
 }.items()})

@@ -203,3 +203,27 @@ def test_run_json_names_its_library_versions(ctv_data, tmp_path):
     assert v["torchvision"].split("+")[0] == torchvision.__version__.split("+")[0] and v["Pillow"] == PIL.__version__
     assert {"timm", "numpy", "pandas", "python"} <= set(v)
     assert record["device"]["grad_scaler"] is False and record["device"]["amp"] == "none"
+
+
+def test_preset_table_has_a_row_and_a_reason_for_every_difference():
+    from baselines.ctv.preset_table import WHY, preset_differences, preset_table
+
+    paper, off = make_config("paper").to_dict(), make_config("official").to_dict()
+    differing = {k for k in paper if k != "preset" and paper[k] != off[k]} | {"archs"}
+    assert set(preset_differences()) == differing == set(WHY)  # a new difference needs its reason
+    table = preset_table(markdown=True)
+    assert all(line.count("|") == 6 for line in table.splitlines())  # no stray '|' inside a cell
+    assert "`--seed-stream` | `fold` | `sweep`" in table and "`--compile` | `False` | `True`" in table
+
+
+def test_slurm_refuses_the_sweep_stream(ctv_data, tmp_path):
+    from click.testing import CliRunner
+
+    from baselines.ctv.cli import ctv
+
+    res = CliRunner().invoke(ctv, ["slurm", "--splits", str(ctv_data[1]), "--preset", "official", "-o",
+                                   str(tmp_path / "x.sbatch"), "--archs", "tiny_cnn"])
+    assert res.exit_code == 2 and "--seed-stream fold" in res.output
+    res = CliRunner().invoke(ctv, ["slurm", "--splits", str(ctv_data[1]), "--preset", "official", "-o",
+                                   str(tmp_path / "y.sbatch"), "--archs", "tiny_cnn", "--seed-stream", "fold"])
+    assert res.exit_code == 0, res.output
