@@ -32,6 +32,7 @@ _TRAIN_OPTIONS: list[tuple[str, str, dict]] = [
     ("--weight-decay", "weight_decay", dict(type=float, help="AdamW weight decay [1e-4].")),
     ("--min-lr", "min_lr", dict(type=float, help="Cosine annealing floor, stepped per epoch [1e-6].")),
     ("--grad-clip", "grad_clip", dict(type=float, help="Max gradient L2 norm; 0 = off [1.0].")),
+    ("--patience", "patience", dict(type=int, help="Stop after this many epochs without a better val accuracy; 0 = never [paper: 0; official: 30, the script's].")),
     ("--label-smoothing", "label_smoothing", dict(type=float, help="Cross-entropy label smoothing [0].")),
     ("--img-size", "img_size", dict(type=int, help="Input size [224].")),
     ("--resize-size", "resize_size", dict(type=int, help="Resize before the train crop and the eval centre crop [256].")),

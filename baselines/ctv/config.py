@@ -42,6 +42,8 @@ class TrainConfig:
     weight_decay: float = 1e-4
     min_lr: float = 1e-6           # cosine annealing floor, stepped once per epoch
     grad_clip: float = 1.0         # max L2 norm of all gradients; 0 disables
+    patience: int = 0              # stop after this many epochs without a better val accuracy; 0: never
+    #                                (the script's EARLY_STOPPING_PATIENCE = 30: no effect up to 30 epochs)
     label_smoothing: float = 0.0
     # input and augmentation: the public script's get_transforms() values (S:320-345)
     img_size: int = 224
@@ -130,6 +132,8 @@ class TrainConfig:
             bad(f"--head must be linear or mlp, got {self.head!r}")
         if self.epochs < 1:
             bad(f"--epochs must be >= 1, got {self.epochs}")
+        if self.patience < 0:
+            bad(f"--patience must be >= 0 (0: no early stop), got {self.patience}")
         if self.batch_size < 1:
             bad(f"--batch-size must be >= 1, got {self.batch_size}")
         if not 0 <= self.head_dropout < 1:
@@ -176,7 +180,7 @@ PRESETS: dict[str, dict] = {
     # best-epoch rule, one seed stream per sweep, black images for unreadable files, 4 loader workers.
     "official": dict(head="mlp", head_dropout=0.3, head_hidden=512, eval_test_every_epoch=True,
                      transforms="script", unreadable="black", selection="script", seed_stream="sweep",
-                     amp="script", compile=True, channels_last="off", num_workers=4,
+                     amp="script", compile=True, channels_last="off", num_workers=4, patience=30,
                      archs=("densenet121", "swin_base")),
     # Embedded demo and tests: tiny random-init model, small input, CPU-sized.
     "demo": dict(head="linear", head_dropout=0.1, pretrained=False, epochs=2, batch_size=16, lr=1e-3,

@@ -34,6 +34,8 @@ WHY: dict[str, tuple[str, str]] = {
                       "floating-point order only"),
     "compile": ("torch.compile on by default (S:148; `--no-compile` turns it off)", "off: compiling takes "
                 "minutes per fold and changes only speed"),
+    "patience": ("early stop after 30 epochs without a better val accuracy (S:662; no effect at its 20 "
+                 "epochs)", "no early stop: every run trains its --epochs"),
     "num_workers": ("4 loader workers, the script's default: with the sweep stream the worker count is part "
                     "of the augmentation stream", "0: set it for your machine (with per-fold seeds it does not "
                     "change the result)"),

@@ -248,6 +248,8 @@ def _train(cfg, splits_dir, out: Path, data_root, weights_dir, info: DistInfo, l
         f"{f' x{info.world}' if info.enabled else ''}, seed {seed}{f'; stream {stream_note}' if stream_note else ''}")
     t_resumed = time.perf_counter()
     for epoch in range(state["epoch"] + 1, cfg.epochs + 1):
+        if cfg.patience and state["epoch"] - state["best_epoch"] >= cfg.patience:
+            break  # the script's early stop (S:662): `patience` epochs in a row without a better val accuracy
         if not sweep:
             seed_everything(derive_seed(seed, "epoch", epoch, info.rank))
             sampler.set_epoch(epoch)
@@ -335,6 +337,7 @@ def _train(cfg, splits_dir, out: Path, data_root, weights_dir, info: DistInfo, l
             "train_teams": data.teams("train"), "val_teams": data.teams("val"), "test_teams": data.teams("test"),
             "n_train": len(parts["train"]), "n_val": len(parts["val"]), "n_test": len(parts["test"]),
             "best_epoch": state["best_epoch"] or state["epoch"], "epochs_run": state["epoch"],
+            "early_stopped": state["epoch"] < cfg.epochs,
             "kept_epoch": kept,  # "last": no epoch beat 0 % val accuracy (--selection script)
             "seed_stream": {"kind": cfg.seed_stream, "start": stream_note} if sweep else {"kind": "fold"},
             "unreadable_images": unreadable_paths(unreadable_dir) if unreadable_dir else [],

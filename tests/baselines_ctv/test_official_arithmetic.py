@@ -128,6 +128,13 @@ def test_a_failing_fold_is_skipped_and_the_sweep_exits_1(ctv_data, tmp_path, mon
     assert [r["status"] for r in records] == ["complete", "failed", "complete"]
     assert records[1]["error"] == "fold_failed" and "simulated failure" in records[1]["message"]
     assert any("fold_failed" in line for line in lines)
+    failed = json.loads((tmp_path / "toto" / "tiny_cnn" / "beta" / "failed.json").read_text())
+    assert failed["error"] == "fold_failed" and "simulated failure" in failed["traceback"]
+    # rerun: beta now trains (from the stream alpha handed on) and its failure record goes
+    again = run_all(official(fold="-"), plan(splits, tmp_path, ["toto"], ["tiny_cnn"]), splits, tmp_path,
+                    keep_going=True, log=_quiet, progress=False)
+    assert [r["status"] for r in again] == ["skipped", "complete", "skipped"]
+    assert not (tmp_path / "toto" / "tiny_cnn" / "beta" / "failed.json").exists()
     # gamma continued the stream in this process (beta left no stream_after.pt)
     assert "in this process" in records[2]["seed_stream"]["start"]
     # the paper preset does not swallow a non-CTV error
@@ -227,3 +234,14 @@ def test_slurm_refuses_the_sweep_stream(ctv_data, tmp_path):
     res = CliRunner().invoke(ctv, ["slurm", "--splits", str(ctv_data[1]), "--preset", "official", "-o",
                                    str(tmp_path / "y.sbatch"), "--archs", "tiny_cnn", "--seed-stream", "fold"])
     assert res.exit_code == 0, res.output
+
+
+def test_patience_stops_as_the_script_does(ctv_data, tmp_path, monkeypatch):
+    import baselines.ctv.runner as runner
+
+    scores = iter([0.5, 0.6, 0.6, 0.55, 0.9, 0.9])  # best at epoch 2, then two epochs without a better one
+    monkeypatch.setattr(runner, "accuracy", lambda result: next(scores, 0.0))
+    cfg = official(epochs=6, patience=2, eval_test_every_epoch=False, predict_train=False)
+    record = run_fold(cfg, ctv_data[1], tmp_path, log=_quiet, progress=False)
+    assert record["epochs_run"] == 4 and record["early_stopped"] and record["best_epoch"] == 2
+    assert make_config("official").patience == 30 and make_config("paper").patience == 0
