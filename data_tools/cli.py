@@ -146,9 +146,10 @@ def _version_warnings(stage: str, catalog_file: Path | None = None) -> None:
     from data_tools.versions import read_versions
 
     lines = version_warnings(stage)
-    recorded = read_versions(catalog_file) if catalog_file is not None else None
-    if recorded is not None:  # the catalog's pHashes were made with the Pillow it recorded
-        lines += version_warnings("catalog", recorded, where=f"made {catalog_file.name}")
+    if catalog_file is not None:  # the catalog's pHashes were made with the Pillow it recorded
+        recorded = read_versions(catalog_file)
+        lines += (version_warnings("catalog", recorded, where=f"made {catalog_file.name}") if recorded is not None
+                  else version_warnings("catalog", where=f"here ({catalog_file.name} records no versions)"))
     for line in lines:
         click.echo(line, err=True)
 

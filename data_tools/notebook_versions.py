@@ -20,16 +20,14 @@ from data_tools.versions import library_versions
 
 NOTEBOOK_VERSIONS = {"python": "3.11.7", "Pillow": "11.3.0", "pandas": "2.2.0", "pillow-heif": "1.1.0",
                      "imagehash": "4.3.2", "numpy": "1.26.3"}
-SOURCE = ("the notebooks' saved pip output (1.dataset_stats.ipynb and 3.build_resized_dataset.ipynb, cell 1) "
-          "in Agri-Challenge/agri-challenge-scripts-2024")
+SOURCE = "the notebooks' saved pip output"
 
 # stage -> {library: what a different version can change in that stage's output}
 CONSEQUENCES = {
-    "catalog": {"Pillow": "decoding, so the pHash of some images (other duplicate groups, other output names; "
-                          "Pillow 13.0 against 11.3: 4 of 128 images)"},
-    "dedup": {"pandas": "nothing in the kit (it fixes pandas 2.2's tie order); the notebook itself run under "
-                        "pandas 3 keeps another file in 7 of 15 duplicate groups",
-              "Pillow": "the pHashes in the catalog, if it was made with this Pillow (other duplicate groups)"},
+    "catalog": {"Pillow": "decoding, so some pHashes (other duplicate groups, other output names; Pillow 13.0 "
+                          "against 11.3: 4 of 128 images)"},
+    "dedup": {"pandas": "nothing in the kit's dedup (it fixes pandas 2.2's tie order); the notebook itself, "
+                        "run under pandas 3, keeps another file in 7 of 15 duplicate groups"},
     "resize": {"Pillow": "the BICUBIC resize and the JPEG encoder, so the clean tree's pixels and bytes "
                          "(Pillow 13.0 against 11.3: nine 339x1000 images up to 9 grey levels apart)"},
 }
@@ -44,5 +42,5 @@ def version_warnings(stage: str, versions: dict[str, str] | None = None, where: 
         mine, theirs = here.get(lib), NOTEBOOK_VERSIONS[lib]
         if mine is not None and mine != theirs:
             lines.append(f"warning: version_differs: {lib} {mine} {where}, the notebooks ran {theirs} ({SOURCE}); "
-                         f"this can change {what}")
+                         f"what can change: {what}")
     return lines

@@ -68,8 +68,8 @@ def test_warnings_name_the_version_and_what_can_change():
     same = dict(NOTEBOOK_VERSIONS)
     assert version_warnings("resize", same) == [] and version_warnings("dedup", same) == []
     lines = version_warnings("dedup", {**same, "pandas": "3.0.1", "Pillow": "13.0.0"})
-    assert len(lines) == 2 and "pandas 3.0.1 here, the notebooks ran 2.2.0" in lines[0]
-    assert "7 of 15 duplicate groups" in lines[0] and "pip output" in lines[0]
+    assert len(lines) == 1 and "pandas 3.0.1 here, the notebooks ran 2.2.0" in lines[0]
+    assert "7 of 15 duplicate groups" in lines[0] and "pip output" in lines[0] and "what can change" in lines[0]
     assert version_warnings("catalog", {"Pillow": "12.0.0"}, where="made x.csv")[0].startswith(
         "warning: version_differs: Pillow 12.0.0 made x.csv")
 
@@ -77,3 +77,15 @@ def test_warnings_name_the_version_and_what_can_change():
 def test_library_versions_lists_only_what_is_installed():
     v = library_versions(("numpy", "Pillow", "surely_not_installed_pkg"))
     assert set(v) == {"python", "numpy", "Pillow"} and v["Pillow"] == metadata.version("pillow")
+
+
+def test_a_catalog_without_versions_is_judged_by_this_pillow(chain, tmp_path):
+    import shutil
+
+    base, _ = chain
+    shutil.copy(base / "catalog.csv", tmp_path / "old.csv")  # a catalog from before versions were recorded
+    res = CliRunner().invoke(data, ["dedup", str(tmp_path / "old.csv"), "-o", str(tmp_path / "d.csv"), "--preset",
+                                    "official"])
+    assert res.exit_code == 0
+    differs = metadata.version("pillow") != NOTEBOOK_VERSIONS["Pillow"]
+    assert ("here (old.csv records no versions)" in res.stderr) == differs
