@@ -7,6 +7,9 @@ epoch: train, validate (and test with ``eval_test_every_epoch``), keep
 chooses anything), checkpoint -> reload ``best.pt``, predict val and test,
 write ``predictions.csv``, ``history.jsonl``, and ``run.json`` last (its
 presence marks the run finished). Under torchrun only rank 0 writes.
+
+``--seed-stream sweep`` (official) replaces the per-fold seeds by the script's one stream
+(``baselines.ctv.stream``): no reseeding, the script's loaders, the state handed from fold to fold.
 """
 
 from __future__ import annotations
@@ -209,6 +212,9 @@ def _train(cfg, splits_dir, out: Path, data_root, weights_dir, info: DistInfo, l
     if rt.channels_last:
         model = model.to(memory_format=torch.channels_last)
     unreadable_dir = out / ".unreadable" if cfg.unreadable == "black" else None
+    if unreadable_dir is not None and unreadable_dir.is_dir() and not last.is_file():
+        for marker in unreadable_dir.iterdir():  # our own markers of an earlier start: warn again on this one
+            marker.unlink()
     train_loader, sampler, eval_loaders, parts = _loaders(cfg, data, seed, info, device, log, unreadable_dir)
     optimizer = torch.optim.AdamW(model.parameters(), lr=cfg.lr, weight_decay=cfg.weight_decay)
     scheduler = torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, T_max=cfg.epochs, eta_min=cfg.min_lr)
