@@ -122,13 +122,14 @@ def _loaders(cfg: TrainConfig, data: FoldData, seed: int, info: DistInfo, device
     train_ds = SplitDataset(parts["train"]["abspath"], parts["train"]["label"], make_train(cfg), **reading)
     eval_batch = per_rank * 2
     if cfg.seed_stream == "sweep":
-        # the script's loaders (S:846-855): shuffle=True draws its permutation from torch's global generator,
-        # eval batches of 4 x batch, prefetch 2; manifests list train rows in the script's dataset order
+        # the script's loaders (S:846-855, 1102-1110): shuffle=True draws its permutation from torch's global
+        # generator, eval batches of 4 x batch (TOTO) or batch (LOTO), prefetch 2; manifests list train rows
+        # in the script's dataset order
         sampler = None
         if cfg.num_workers > 0:
             common["prefetch_factor"] = 2
         train = DataLoader(train_ds, batch_size=per_rank, shuffle=True, drop_last=cfg.drop_last, **common)
-        eval_batch = 4 * cfg.batch_size
+        eval_batch = 4 * cfg.batch_size if cfg.protocol == "toto" else cfg.batch_size
     else:
         sampler = ShardedShuffle(len(train_ds), seed, info)
         train = DataLoader(train_ds, batch_size=per_rank, sampler=sampler, drop_last=cfg.drop_last, **common)

@@ -25,7 +25,8 @@ Checks, each kit against script, by sha256 of the tensor bytes (and the float's 
    (``baselines.ctv.fidelity_pool``: odd sizes, alpha, palette, grey, 16-bit, BMP, TIFF, WebP, CMYK,
    EXIF-rotated, a truncated JPEG, a non-image), at 224 and 64 px;
 2. train tensors: the same with the train transforms, torch seeded the same before each image;
-3. one TOTO sweep (2 teams, so 2 folds in one stream), densenet121 at random init, 2 epochs, batch 2:
+3. one TOTO (or, with ``--scenario LOTO``, LOTO) sweep (2 teams, so 2 folds in one stream), densenet121 at
+   random init, 2 epochs, batch 2:
    every training batch's input tensors, targets and loss, and every evaluation pass's per-image input
    tensors, in the order the model sees them; then each fold's best validation and test accuracy.
 
@@ -161,10 +162,10 @@ def kit_tensors(paths: list[Path], size: int) -> dict:
     return out
 
 
-def run_script_sweep(mod, data_dir: Path, out_dir: Path) -> dict:
+def run_script_sweep(mod, data_dir: Path, out_dir: Path, scenario: str = "TOTO") -> dict:
     import torch
 
-    args = argparse.Namespace(scenario="TOTO", architecture="densenet", data_dir=str(data_dir), epochs=EPOCHS,
+    args = argparse.Namespace(scenario=scenario, architecture="densenet", data_dir=str(data_dir), epochs=EPOCHS,
                               batch_size=BATCH, lr=1e-4, val_split=0.3, dropout=0.3, num_workers=WORKERS, seed=42,
                               no_wandb=True, no_augmentation=False, output_dir=str(out_dir), no_compile=True,
                               no_mixed_precision=True)
@@ -176,7 +177,8 @@ def run_script_sweep(mod, data_dir: Path, out_dir: Path) -> dict:
         dirs = mod.create_directories(config.OUTPUT_DIR)
         teams, classes = mod.analyze_dataset(config.DATA_DIR)
         cache = mod.DataCache(config.DATA_DIR, classes)
-        results = mod.run_toto_experiment(config, cache, teams, classes, dirs, torch.device("cpu"))
+        run = mod.run_toto_experiment if scenario == "TOTO" else mod.run_loto_experiment
+        results = run(config, cache, teams, classes, dirs, torch.device("cpu"))
     finally:
         events = rec.close()
     folds = {t: {"test_acc": r["test_accuracy"] / 100, "best_val": r["best_val_accuracy"] / 100}
@@ -198,18 +200,18 @@ def kit_catalog(data_dir: Path, listing: list[str]):
     return pd.DataFrame(rows, columns=CATALOG_COLUMNS)
 
 
-def run_kit_sweep(data_dir: Path, listing: list[str], work: Path) -> dict:
+def run_kit_sweep(data_dir: Path, listing: list[str], work: Path, protocol: str = "toto") -> dict:
     from baselines.ctv.config import make_config
     from baselines.ctv.sweep import plan, run_all
     from data_tools.splits import make_splits
 
     work.mkdir(parents=True, exist_ok=True)
     (work / "listing.txt").write_text("".join(f"{data_dir / p}\n" for p in listing), encoding="utf-8")
-    make_splits(kit_catalog(data_dir, listing), "toto", work / "splits", seed=42, val_fraction=0.3,
+    make_splits(kit_catalog(data_dir, listing), protocol, work / "splits", seed=42, val_fraction=0.3,
                 stratify="class", method="script", listing=work / "listing.txt")
     cfg = make_config("official", fold="-", arch="densenet121", pretrained=False, epochs=EPOCHS, batch_size=BATCH,
                       img_size=INPUT, compile=False, num_workers=WORKERS, device="cpu")
-    runs = plan(work / "splits", work / "runs", ["toto"], ["densenet121"])
+    runs = plan(work / "splits", work / "runs", [protocol], ["densenet121"])
     rec = Recorder("Classifier")
     try:
         records = run_all(cfg, runs, work / "splits", work / "runs", keep_going=True, log=lambda *_: None,
@@ -222,7 +224,7 @@ def run_kit_sweep(data_dir: Path, listing: list[str], work: Path) -> dict:
 
 
 def _history(work: Path, record: dict) -> list[dict]:
-    path = work / "runs" / "toto" / record["arch"] / record["fold"] / "history.jsonl"
+    path = work / "runs" / record["protocol"] / record["arch"] / record["fold"] / "history.jsonl"
     return [json.loads(line) for line in path.read_text().splitlines()]
 
 
@@ -239,6 +241,7 @@ def main(argv=None) -> int:
     ap.add_argument("--write-golden", type=Path)
     ap.add_argument("--work", type=Path, help="Work folder (default: a temporary one).")
     ap.add_argument("--workers", type=int, default=0, help="DataLoader workers on both sides [0].")
+    ap.add_argument("--scenario", choices=["TOTO", "LOTO"], default="TOTO", help="The sweep to compare [TOTO].")
     a = ap.parse_args(argv)
     global WORKERS
     WORKERS = a.workers
@@ -265,8 +268,8 @@ def main(argv=None) -> int:
                 report["checks"][f"{kind}_tensors_{size}px"] = {"images": len(s[kind]), "different": diff}
         data_dir = tmp / "images" / "pool"
         listing = listing_of(data_dir)
-        theirs = run_script_sweep(mod, data_dir, tmp / "script-out")
-        mine = run_kit_sweep(data_dir, listing, tmp / "kit")
+        theirs = run_script_sweep(mod, data_dir, tmp / "script-out", a.scenario)
+        mine = run_kit_sweep(data_dir, listing, tmp / "kit", a.scenario.lower())
         st, kt = [e for e in theirs["events"] if e["phase"] == "train"], [e for e in mine["events"]
                                                                            if e["phase"] == "train"]
         report["checks"]["train_batches"] = {
@@ -287,7 +290,7 @@ def main(argv=None) -> int:
                                                                                            mine["folds"])
         report["equal"] = ok
         if a.write_golden:
-            golden = {"script_commit": commit, "versions": report["versions"], "listing": listing,
+            golden = {"script_commit": commit, "scenario": a.scenario, "versions": report["versions"], "listing": listing,
                       "epochs": EPOCHS, "batch_size": BATCH, "img_size": INPUT, "num_workers": WORKERS,
                       "tensors": script_side["tensors"], "train_batches": st,
                       "eval_inputs_sorted": sorted(s_eval), "folds": theirs["folds"]}
