@@ -3,8 +3,9 @@
 A stage names the libraries whose code shaped its numbers (the catalog: Pillow's decoders and imagehash's
 pHash; the resize: Pillow's resampling and JPEG encoder; training: torch, torchvision, timm...), and
 only those importable in that environment are listed: a version is read from the installed
-distribution's metadata (no import, so asking costs nothing), and a library that is not installed is
-absent rather than recorded as a guess.
+distribution's metadata (no import, so asking costs nothing) or, for a module already imported, from its
+``__version__`` (which keeps build tags such as torch's ``+cu130``), and a library that is not installed
+is absent rather than recorded as a guess.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import platform
+import sys
 from importlib import metadata
 from pathlib import Path
 
@@ -25,6 +27,10 @@ def library_versions(names) -> dict[str, str]:
     out = {"python": platform.python_version()}
     for name in names:
         module = _MODULE.get(name, name)
+        loaded = getattr(sys.modules.get(module), "__version__", None)
+        if isinstance(loaded, str):  # imported already: its own word, build tag included (torch 2.14.1+cu130)
+            out[name] = loaded
+            continue
         if importlib.util.find_spec(module) is None:
             continue
         try:
