@@ -32,6 +32,7 @@ from data_tools.errors import DataError
 from data_tools.parallel import pmap
 from data_tools.probe import DEFAULT_MAX_PIXELS, exact_hash_task, probe_task
 from data_tools.tables import read_table, write_table
+from data_tools.versions import write_versions
 from data_tools.walk import Entry, walk_pool
 from scoring.file_names import display_name, escape_name, unescape_name
 from scoring.output_policy import OutputPlan
@@ -103,6 +104,7 @@ def build_catalog(root, output=None, *, workers=None, resume=False, fast=False, 
         df.attrs["fast_agreement"] = fast_agreement(df, sample=fast_check, workers=workers, max_pixels=max_pixels)
     if output is not None:
         write_table(df, output)
+        write_versions(output, "catalog")  # the Pillow and imagehash that gave these pHashes
     return df
 
 

@@ -113,6 +113,7 @@ def dedup_cmd(catalog_file, output, preset, radius, team_order, deprioritise, or
     from data_tools.catalog import read_catalog
     from data_tools.dedup import dedup, execute_drops, plan_drops, summarize_dedup
     from data_tools.tables import write_table
+    from data_tools.versions import write_versions
 
     if move_to and link_to:
         raise click.UsageError("give --move-to or --link-to, not both")
@@ -125,6 +126,9 @@ def dedup_cmd(catalog_file, output, preset, radius, team_order, deprioritise, or
     target, how = (move_to, "move") if move_to else (link_to, "link")
     pairs = plan_drops(df, target, how=how, plan=plan) if target is not None else []  # refused before writing
     write_table(df, output)
+    write_versions(output, "dedup")
+    if preset == "official":
+        _version_warnings("dedup", catalog_file)
     click.echo(summarize_dedup(df))
     click.echo(display_name(f"wrote {output}"))
     if target is not None:
@@ -135,6 +139,20 @@ def dedup_cmd(catalog_file, output, preset, radius, team_order, deprioritise, or
             click.echo(display_name(f"{verb}: {src} -> {dst}"))
         if not do_apply:
             click.echo(f"dry run: {len(pairs)} file(s); add --apply to {how} them")
+
+
+def _version_warnings(stage: str, catalog_file: Path | None = None) -> None:
+    """--preset official: say which library differs from the notebooks' and what that can change."""
+    from data_tools.notebook_versions import version_warnings
+    from data_tools.versions import read_versions
+
+    lines = version_warnings(stage)
+    if catalog_file is not None:  # the catalog's pHashes were made with the Pillow it recorded
+        recorded = read_versions(catalog_file)
+        lines += (version_warnings("catalog", recorded, where=f"made {catalog_file.name}") if recorded is not None
+                  else version_warnings("catalog", where=f"here ({catalog_file.name} records no versions)"))
+    for line in lines:
+        click.echo(line, err=True)
 
 
 @data.command()
@@ -167,6 +185,8 @@ def resize(table, out, size, resume, exif_transpose, manifest, preset, workers, 
     m = resize_tree(read_catalog(table), out, size=size, resume=resume, progress=progress, workers=workers,
                     exif_transpose=exif_transpose, manifest=manifest, rule=preset,
                     max_pixels=max_pixels or DEFAULT_MAX_PIXELS, plan=plan)
+    if preset == "official":
+        _version_warnings("resize")
     click.echo(summarize_resize(m))
     if (m["status"] == "error").any():
         sys.exit(1)  # some files could not be resized: listed above

@@ -44,6 +44,7 @@ from data_tools.heif import HEIF_ERROR  # noqa: F401 - importing registers the H
 from data_tools.parallel import pmap
 from data_tools.probe import DEFAULT_MAX_PIXELS, bound_pixels
 from data_tools.tables import table_row, write_table
+from data_tools.versions import write_versions
 from scoring.file_names import display_name, unescape_name
 from scoring.output_policy import OutputPlan, OutputRefused
 from scoring.runtime.atomic import remove_leftover_temporaries, write_bytes
@@ -197,6 +198,7 @@ def resize_tree(catalog_or_dedup_df: pd.DataFrame, out_root, *, size: int = 336,
     out = pd.DataFrame(records, columns=MANIFEST_COLUMNS)
     out.attrs["out_root"] = str(out_root)
     write_table(out, manifest)
+    write_versions(manifest, "resize")  # Pillow's resampling and JPEG encoder made these pixels
     return out
 
 

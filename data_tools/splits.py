@@ -24,7 +24,9 @@ order the script saw) reproduces it, and without one the images are taken in
 sorted order.
 
 Files: ``OUT/<protocol>/<fold>.csv`` with ``image_id, path, team, class, split``
-(sorted by split then image_id; ``path`` relative to ``root``) and
+(sorted by split then image_id; under ``script``, train and val rows in the order ``train_test_split``
+returns them and test rows in the script's order, since the script's loaders shuffle those indices;
+``path`` relative to ``root``) and
 ``OUT/<protocol>/folds.json`` (parameters, root, counts per fold and split).
 
 ``image_id`` never contains the class: it is ``<team>/<16 hex digits of
@@ -48,6 +50,7 @@ import pandas as pd
 from data_tools.errors import DataError
 from data_tools.shuffle_split import stratified_train_test_split
 from data_tools.tables import table_row, write_table
+from data_tools.versions import STAGE_LIBRARIES, library_versions
 from scoring.file_names import unescape_name
 from scoring.output_policy import OutputPlan
 from scoring.runtime.atomic import write_text
@@ -159,11 +162,21 @@ def read_listing(path: str | Path, image_paths) -> dict[str, int]:
 
 def script_val(dev: pd.DataFrame, *, val_fraction: float, seed: int, by_team: bool) -> pd.Series:
     """Boolean Series: is the row in validation under the public script's split (rows in the script's order)?"""
+    return script_split(dev, val_fraction=val_fraction, seed=seed, by_team=by_team)[0]
+
+
+def script_split(dev: pd.DataFrame, *, val_fraction: float, seed: int, by_team: bool) -> tuple[pd.Series, pd.Series]:
+    """(is_val, position): the script's split, and each row's place in the list ``train_test_split`` returns
+    it in (train or val). The script's datasets keep that order, and its shuffling permutes those indices,
+    so the manifest keeps it too."""
     labels = (dev["team"] + "|" + dev["class"]) if by_team else dev["class"]
-    _, val = stratified_train_test_split(labels.to_numpy(), test_size=val_fraction, seed=seed)
+    train, val = stratified_train_test_split(labels.to_numpy(), test_size=val_fraction, seed=seed)
     is_val = pd.Series(False, index=dev.index)
     is_val.iloc[val] = True
-    return is_val
+    position = pd.Series(0, index=dev.index, dtype="int64")
+    position.iloc[train] = np.arange(len(train))
+    position.iloc[val] = np.arange(len(val))
+    return is_val, position
 
 
 def script_order(rows: pd.DataFrame) -> pd.DataFrame:
@@ -184,11 +197,19 @@ def fold_manifest(pool: pd.DataFrame, protocol: str, fold: str, *, seed: int, va
             dev = dev.assign(_pos=np.arange(len(dev)))  # pool sorted by path: the sorted listing
         dev = script_order(dev)
         try:
-            is_val = script_val(dev, val_fraction=val_fraction, seed=seed, by_team=by_team)
+            is_val, position = script_split(dev, val_fraction=val_fraction, seed=seed, by_team=by_team)
         except DataError as exc:
             raise DataError(exc.code, f"{protocol.upper()} fold {fold}: {exc.message}") from None
-    else:
-        is_val = stratified_val(dev, val_fraction=val_fraction, by_team=by_team, seed_parts=(seed, protocol, fold))
+        if "_pos" not in test.columns:
+            test = test.assign(_pos=np.arange(len(test)))
+        test = script_order(test)
+        # train and val rows in the order train_test_split returns them, test rows in the script's order
+        # (teams sorted, listing order): the script's datasets, whose indices its loaders shuffle
+        out = pd.concat([dev.assign(split=np.where(is_val, "val", "train"), _k=position.to_numpy()),
+                         test.assign(split="test", _k=np.arange(len(test)))])
+        out = out.assign(_o=out["split"].map(SPLIT_ORDER)).sort_values(["_o", "_k"], kind="stable")
+        return out[SPLIT_COLUMNS].reset_index(drop=True)
+    is_val = stratified_val(dev, val_fraction=val_fraction, by_team=by_team, seed_parts=(seed, protocol, fold))
     out = pd.concat([dev.assign(split=np.where(is_val, "val", "train")), test.assign(split="test")])
     out = out.assign(_o=out["split"].map(SPLIT_ORDER)).sort_values(["_o", "image_id"], kind="stable")
     return out[SPLIT_COLUMNS].reset_index(drop=True)
@@ -252,6 +273,7 @@ def make_splits(clean_catalog_df: pd.DataFrame, protocol: str, out_dir, *, seed:
         "schema_version": 1, "protocol": protocol, "seed": seed, "val_fraction": val_fraction,
         "stratify": stratify if protocol == "loto" else "class", "method": method,
         "order": (str(Path(listing).resolve()) if listing is not None else "sorted") if method == "script" else None,
+        "versions": library_versions(STAGE_LIBRARIES["splits"]),
         "seed_per_fold": method == "per_fold", "root": str(Path(root).resolve()),
         "path_relative_to": "root", "n_images": int(len(pool)), "teams": teams,
         "classes": sorted(pool["class"].unique()), "folds": folds,

@@ -4,7 +4,10 @@
 the last finished epoch, the best validation accuracy so far and its epoch,
 the history rows, the accumulated wall time, and the config identity hash
 (a checkpoint of other settings is refused, never mixed in). RNG state is not
-needed: every epoch reseeds from the fold seed and its number.
+needed with per-fold seeds: every epoch reseeds from the fold seed and its number. Under
+``--seed-stream sweep`` it holds the generators' state (``stream``) and the GradScaler's (fp16), so a
+resumed fold continues the script's stream; exactly so with ``--num-workers 0`` (with workers, a resumed
+epoch starts new worker processes, which draw new seeds).
 """
 
 from __future__ import annotations

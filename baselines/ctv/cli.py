@@ -32,6 +32,7 @@ _TRAIN_OPTIONS: list[tuple[str, str, dict]] = [
     ("--weight-decay", "weight_decay", dict(type=float, help="AdamW weight decay [1e-4].")),
     ("--min-lr", "min_lr", dict(type=float, help="Cosine annealing floor, stepped per epoch [1e-6].")),
     ("--grad-clip", "grad_clip", dict(type=float, help="Max gradient L2 norm; 0 = off [1.0].")),
+    ("--patience", "patience", dict(type=int, help="Stop after this many epochs without a better val accuracy; 0 = never [paper: 0; official: 30, the script's].")),
     ("--label-smoothing", "label_smoothing", dict(type=float, help="Cross-entropy label smoothing [0].")),
     ("--img-size", "img_size", dict(type=int, help="Input size [224].")),
     ("--resize-size", "resize_size", dict(type=int, help="Resize before the train crop and the eval centre crop [256].")),
@@ -52,9 +53,13 @@ _TRAIN_OPTIONS: list[tuple[str, str, dict]] = [
     ("--eval-test-every-epoch/--no-eval-test-every-epoch", "eval_test_every_epoch", dict(default=None, help="Record test accuracy per epoch, never used for selection (learning curves) [paper, official: on].")),
     ("--predict-train/--no-predict-train", "predict_train", dict(default=None, help="Write train-split predictions after training (train accuracy) [on].")),
     ("--device", "device", dict(help="auto, cpu, cuda [auto].")),
-    ("--amp", "amp", dict(type=click.Choice(["auto", "bf16", "none"]), help="bf16 autocast [auto: on CUDA].")),
+    ("--amp", "amp", dict(type=click.Choice(["auto", "bf16", "fp16", "script", "none"]), help="Autocast: bf16; fp16 with a GradScaler; script: fp16 + GradScaler on CUDA of compute capability >= 7 [paper auto: bf16 on CUDA; official: script].")),
     ("--channels-last", "channels_last", dict(type=click.Choice(["auto", "on", "off"]), help="[auto: on CUDA].")),
-    ("--compile", "compile", dict(is_flag=True, default=None, help="torch.compile the model.")),
+    ("--compile/--no-compile", "compile", dict(default=None, help="torch.compile the model [paper: off; official: on, as the script].")),
+    ("--transforms", "transforms", dict(type=click.Choice(["kit", "script"]), help="kit: v2 on uint8 tensors; script: the script's v1 ops on PIL images, erasing after Normalize [paper: kit; official: script].")),
+    ("--unreadable", "unreadable", dict(type=click.Choice(["error", "black"]), help="An undecodable image: stop, or a black image with one warning per file [paper: error; official: black].")),
+    ("--selection", "selection", dict(type=click.Choice(["kit", "script"]), help="Best epoch: kit: highest val accuracy; script: must beat 0 %, else the last epoch [paper: kit; official: script].")),
+    ("--seed-stream", "seed_stream", dict(type=click.Choice(["fold", "sweep"]), help="fold: each fold seeded from its name; sweep: the script's one stream, folds in sorted order [paper: fold; official: sweep].")),
     ("--num-workers", "num_workers", dict(type=int, help="DataLoader worker processes [0].")),
     ("--threads", "threads", dict(type=int, help="torch CPU threads; 0 = default [0].")),
     ("--pin-memory", "pin_memory", dict(type=click.Choice(["auto", "on", "off"]), help="[auto: on CUDA].")),
@@ -127,6 +132,7 @@ def ctv() -> None:
     agrieval baselines ctv run-all --splits SPLITS               the sweep, in order, with resume
     agrieval baselines ctv slurm   --splits SPLITS -o ctv.sbatch one SLURM array task per run
     agrieval baselines ctv demo                                 tiny synthetic sweep + report (CPU)
+    agrieval baselines ctv presets --markdown                   what paper and official set differently
     """
 
 
@@ -187,7 +193,7 @@ def run_cmd(preset, splits, runs_dir, data_root, weights_dir, protocol, arch, fo
 @ctv.command("run-all")
 @train_options
 @_sweep_options
-@click.option("--keep-going", is_flag=True, help="Report a failed run and go on with the next.")
+@click.option("--keep-going/--stop-on-error", default=None, help="Report a failed run and go on with the next (exit 1 at the end) [paper: stop; official: keep going, as the script].")
 def run_all_cmd(preset, splits, runs_dir, data_root, weights_dir, protocols, archs, folds, keep_going, **params):
     """Run a sweep in order; finished runs are skipped, partial ones resume."""
     from baselines.ctv.config import make_config
@@ -196,6 +202,8 @@ def run_all_cmd(preset, splits, runs_dir, data_root, weights_dir, protocols, arc
     try:
         runs = _planned(splits, runs_dir, preset, protocols, archs, folds)
         base = make_config(preset, fold="-", **_overrides(params))
+        if keep_going is None:
+            keep_going = preset == "official"
         records = run_all(base, runs, splits, runs_dir, keep_going=keep_going, data_root=data_root,
                           weights_dir=weights_dir, log=_log)
     except CTVError as exc:
@@ -236,7 +244,11 @@ def slurm_cmd(preset, splits, runs_dir, data_root, weights_dir, protocols, archs
         raise SystemExit(2) from None
 
     try:
-        make_config(preset, fold="-", **_overrides(params))  # reject bad values now, not on the cluster
+        cfg = make_config(preset, fold="-", **_overrides(params))  # reject bad values now, not on the cluster
+        if cfg.seed_stream == "sweep":
+            raise CTVError("bad_option", "--seed-stream sweep (the official preset's) runs the folds one after "
+                           "another in one random stream, which an array of parallel tasks cannot; use run-all, or "
+                           "pass --seed-stream fold")
         runs = _planned(splits, runs_dir, preset, protocols, archs, folds)
     except CTVError as exc:
         _fail(exc)
@@ -260,6 +272,15 @@ def slurm_cmd(preset, splits, runs_dir, data_root, weights_dir, protocols, archs
     write_text(output, text)
     click.echo(f"wrote {output}: {len(runs)} array tasks, logs in {log_dir}/; submit with: "
                f"sbatch {shlex.quote(str(output))}")
+
+
+@ctv.command("presets")
+@click.option("--markdown", is_flag=True, help="The README's table.")
+def presets_cmd(markdown):
+    """What --preset paper and --preset official set differently, and why."""
+    from baselines.ctv.preset_table import preset_table
+
+    click.echo(preset_table(markdown=markdown), nl=False)
 
 
 @ctv.command("demo")
@@ -297,4 +318,5 @@ document(ctv, {name: (example, "Exit codes: 0 done; 1 an input was rejected (a m
     "run-all": "agrieval baselines ctv run-all --splits splits --weights-dir weights --runs-dir runs",
     "slurm": "agrieval baselines ctv slurm --splits splits --weights-dir weights --runs-dir runs -o ctv.sbatch",
     "demo": "agrieval baselines ctv demo --out ctv-demo",
+    "presets": "agrieval baselines ctv presets --markdown",
 }.items()})

@@ -18,6 +18,7 @@ from baselines.ctv.errors import CTVError
 
 IMAGENET_MEAN = (0.485, 0.456, 0.406)
 IMAGENET_STD = (0.229, 0.224, 0.225)
+AMP_CHOICES = ("auto", "bf16", "fp16", "script", "none")
 
 
 @dataclass
@@ -41,6 +42,8 @@ class TrainConfig:
     weight_decay: float = 1e-4
     min_lr: float = 1e-6           # cosine annealing floor, stepped once per epoch
     grad_clip: float = 1.0         # max L2 norm of all gradients; 0 disables
+    patience: int = 0              # stop after this many epochs without a better val accuracy; 0: never
+    #                                (the script's EARLY_STOPPING_PATIENCE = 30: no effect up to 30 epochs)
     label_smoothing: float = 0.0
     # input and augmentation: the public script's get_transforms() values (S:320-345)
     img_size: int = 224
@@ -58,6 +61,18 @@ class TrainConfig:
     drop_last: bool = True         # drop the last incomplete train batch (the script: avoids BatchNorm on 1 image)
     mean: tuple[float, float, float] = IMAGENET_MEAN
     std: tuple[float, float, float] = IMAGENET_STD
+    # "kit": torchvision v2 on uint8 tensors, normalised on the device (erasing fills with the mean);
+    # "script": the script's v1 ops on PIL images, ToTensor + Normalize on the CPU, RandomErasing after
+    # Normalize with value 0 (baselines.ctv.script_transforms); the eval tensors differ by ~1 grey level
+    transforms: str = "kit"
+    unreadable: str = "error"      # "error": an undecodable image stops the run; "black": the script's black image
+    # "kit": the first epoch with the highest val accuracy (epoch 1 when every epoch scores 0);
+    # "script": an epoch must beat 0 % (best starts at 0.0), and when none does the last epoch is kept
+    selection: str = "kit"
+    # "fold": each fold seeds itself from sha256(seed|protocol|fold) and reseeds per epoch;
+    # "sweep": the script's one stream: seeded once per (protocol, arch) sweep, folds in sorted order,
+    # fold k continuing the random stream where fold k-1 left it (saved in stream_after.pt)
+    seed_stream: str = "fold"
     # reproducibility and reporting
     seed: int = 42
     deterministic: bool = False
@@ -65,7 +80,8 @@ class TrainConfig:
     predict_train: bool = True     # predict the train split after training (train accuracy, the paper's Figs 4, 10)
     # runtime (do not change the result, apart from floating-point order on GPU)
     device: str = "auto"
-    amp: str = "auto"              # "bf16", "none", "auto" (bf16 on CUDA)
+    amp: str = "auto"              # "bf16", "fp16" (+ GradScaler), "none", "auto" (bf16 on CUDA),
+    #                                "script": fp16 + GradScaler on CUDA of compute capability >= 7, else none
     channels_last: str = "auto"    # "on", "off", "auto" (on for CUDA)
     compile: bool = False
     num_workers: int = 0
@@ -116,6 +132,8 @@ class TrainConfig:
             bad(f"--head must be linear or mlp, got {self.head!r}")
         if self.epochs < 1:
             bad(f"--epochs must be >= 1, got {self.epochs}")
+        if self.patience < 0:
+            bad(f"--patience must be >= 0 (0: no early stop), got {self.patience}")
         if self.batch_size < 1:
             bad(f"--batch-size must be >= 1, got {self.batch_size}")
         if not 0 <= self.head_dropout < 1:
@@ -134,8 +152,15 @@ class TrainConfig:
         for name in ("hflip", "vflip", "random_erasing"):
             if not 0 <= getattr(self, name) <= 1:
                 bad(f"--{name.replace('_', '-')} is a probability, got {getattr(self, name)}")
-        if self.amp not in ("auto", "bf16", "none"):
-            bad(f"--amp must be auto, bf16 or none, got {self.amp!r}")
+        if self.amp not in AMP_CHOICES:
+            bad(f"--amp must be one of {', '.join(AMP_CHOICES)}, got {self.amp!r}")
+        for name, choices in (("transforms", ("kit", "script")), ("unreadable", ("error", "black")),
+                              ("selection", ("kit", "script")), ("seed_stream", ("fold", "sweep"))):
+            if getattr(self, name) not in choices:
+                bad(f"--{name.replace('_', '-')} must be {' or '.join(choices)}, got {getattr(self, name)!r}")
+        if self.transforms == "script" and self.cache:
+            bad("--cache stores images resized to --cache-size, but --transforms script reads the files as the "
+                "script does; drop --cache or use --transforms kit")
         if self.channels_last not in ("auto", "on", "off"):
             bad(f"--channels-last must be auto, on or off, got {self.channels_last!r}")
         if self.pin_memory not in ("auto", "on", "off"):
@@ -151,7 +176,11 @@ PRESETS: dict[str, dict] = {
     "paper": dict(head="linear", head_dropout=0.3, eval_test_every_epoch=True, archs=("densenet121", "swin_tiny")),
     # The public training script (4.agri_challenge_ctv_cli_v3.py): both of its archs, densenet (torchvision
     # densenet121) and swin (swin_base_patch4_window7_224), each with its 512-unit MLP head; test every epoch.
+    # Its arithmetic too: v1 transforms on PIL, fp16 + GradScaler on CUDA, torch.compile, channels first, its
+    # best-epoch rule, one seed stream per sweep, black images for unreadable files, 4 loader workers.
     "official": dict(head="mlp", head_dropout=0.3, head_hidden=512, eval_test_every_epoch=True,
+                     transforms="script", unreadable="black", selection="script", seed_stream="sweep",
+                     amp="script", compile=True, channels_last="off", num_workers=4, patience=30,
                      archs=("densenet121", "swin_base")),
     # Embedded demo and tests: tiny random-init model, small input, CPU-sized.
     "demo": dict(head="linear", head_dropout=0.1, pretrained=False, epochs=2, batch_size=16, lr=1e-3,
@@ -164,8 +193,11 @@ PRESET_SOURCES: dict[str, str] = {
               "the public script's values"),
     "official": ("the public script 4.agri_challenge_ctv_cli_v3.py: densenet121 and swin_base, each with "
                  "Dropout-Linear(512)-ReLU-BatchNorm1d-Dropout-Linear, get_transforms() augmentation, drop_last=True, "
-                 "AdamW/cosine/clip as in train_model(); seeds stay per fold (the script's one global stream is "
-                 "not reproduced)"),
+                 "AdamW/cosine/clip as in train_model(); its arithmetic: torchvision v1 transforms on PIL "
+                 "(RandomErasing after Normalize, value 0), fp16 autocast + GradScaler on CUDA (compute capability "
+                 ">= 7), torch.compile, best epoch = first to beat 0 % val accuracy (else the last), one seed "
+                 "stream per sweep in sorted fold order, a black image for an unreadable file, a failed fold "
+                 "skipped"),
     "demo": "agrieval's CPU demo: tiny random-init model, 32 px, 2 epochs",
 }
 

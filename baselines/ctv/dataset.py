@@ -1,7 +1,17 @@
-"""A fold split as a torch Dataset of (uint8 CHW image, label, row index)."""
+"""A fold split as a torch Dataset of (image tensor, label, row index).
+
+``decode="tensor"`` (the kit): uint8 CHW tensors for the v2 transforms. ``decode="pil"`` (the script's
+``PlantDataset``): the PIL image, ``convert('RGB')``, for the v1 transforms. ``unreadable="black"`` is the
+script's ``except Exception``: a file that does not open or decode becomes a black 224x224 RGB image, and
+``unreadable_dir`` gets one marker file per such image (created exclusively, so with several loader
+workers and epochs one warning per file is printed, and the run lists them).
+"""
 
 from __future__ import annotations
 
+import hashlib
+import os
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -23,11 +33,51 @@ def load_image(path: str) -> torch.Tensor:
         raise CTVError("image_unreadable", f"{path}: cannot decode ({exc})") from exc
 
 
+SCRIPT_BLACK_SIZE = (224, 224)  # S:256: Image.new('RGB', (224, 224), (0, 0, 0)), whatever the input size
+
+
+def load_pil(path: str, unreadable: str = "error", unreadable_dir: Path | None = None):
+    from PIL import Image
+
+    try:
+        return Image.open(path).convert("RGB")
+    except Exception as exc:  # the script catches everything here (S:254), so do we under "black"
+        if unreadable != "black":
+            raise CTVError("image_unreadable", f"{path}: cannot decode ({exc})") from exc
+        note_unreadable(path, exc, unreadable_dir)
+        return Image.new("RGB", SCRIPT_BLACK_SIZE, (0, 0, 0))
+
+
+def note_unreadable(path: str, exc: BaseException, folder: Path | None) -> None:
+    """Warn once per file: the first process to create the file's marker prints the warning."""
+    if folder is not None:
+        folder.mkdir(parents=True, exist_ok=True)
+        marker = folder / hashlib.sha256(path.encode()).hexdigest()[:24]
+        try:
+            fd = os.open(marker, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
+        except FileExistsError:
+            return
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(path + "\n")
+    print(f"warning: image_unreadable: {path}: cannot decode ({type(exc).__name__}: {exc}); "
+          "using a black 224x224 image, as the script does", file=sys.stderr, flush=True)
+
+
+def unreadable_paths(folder: Path) -> list[str]:
+    if not folder.is_dir():
+        return []
+    return sorted(p.read_text(encoding="utf-8").rstrip("\n") for p in folder.iterdir() if p.is_file())
+
+
 class SplitDataset(Dataset):
     """Images from disk, or rows of a ``--cache`` memmap when ``cache`` is given."""
 
     def __init__(self, paths: list[str], labels: list[int], transform, *,
-                 cache: tuple[Path, dict[str, int], int] | None = None):
+                 cache: tuple[Path, dict[str, int], int] | None = None, decode: str = "tensor",
+                 unreadable: str = "error", unreadable_dir: Path | None = None):
+        self.decode, self.unreadable, self.unreadable_dir = decode, unreadable, unreadable_dir
+        if decode == "pil" and cache:
+            raise CTVError("bad_option", "the PIL (script) pipeline reads the files; it cannot use --cache")
         self.paths = list(paths)
         self.labels = np.asarray(labels, dtype=np.int64)
         self.transform = transform
@@ -44,6 +94,12 @@ class SplitDataset(Dataset):
             if self._mm is None:
                 self._mm = open_cache(self._cache_file, self._n_cache, self._cache_size)
             img = torch.from_numpy(np.array(self._mm[self._rows[i]])).permute(2, 0, 1)
+        elif self.decode == "pil":
+            img = load_pil(self.paths[i], self.unreadable, self.unreadable_dir)
+        elif self.unreadable == "black":
+            from torchvision.transforms.v2.functional import pil_to_tensor
+
+            img = pil_to_tensor(load_pil(self.paths[i], self.unreadable, self.unreadable_dir))
         else:
             img = load_image(self.paths[i])
         if self.transform is not None:

@@ -29,6 +29,10 @@ class Runtime:
     channels_last: bool
     mean: tuple
     std: tuple
+    grad_scaler: bool = False      # fp16: scale the loss (torch.amp.GradScaler), as the script does
+
+    def make_scaler(self):
+        return torch.amp.GradScaler(self.device.type) if self.grad_scaler else None
 
     def autocast(self):
         if self.amp_dtype is None:
@@ -37,7 +41,8 @@ class Runtime:
 
     def to_input(self, x: torch.Tensor) -> torch.Tensor:
         x = x.to(self.device, non_blocking=True)
-        x = normalize_batch(x, self.mean, self.std)
+        if x.dtype == torch.uint8:  # the kit's pipeline; the script's (float) is normalised already
+            x = normalize_batch(x, self.mean, self.std)
         if self.channels_last:
             x = x.contiguous(memory_format=torch.channels_last)
         return x
@@ -52,7 +57,10 @@ def _bar(total: int, desc: str, enabled: bool):
 
 
 def train_one_epoch(model: nn.Module, loader, optimizer, criterion, rt: Runtime, *, grad_clip: float,
-                    info: DistInfo = DistInfo(), progress: bool = True, desc: str = "train") -> dict:
+                    info: DistInfo = DistInfo(), progress: bool = True, desc: str = "train", scaler=None,
+                    on_batch=None) -> dict:
+    """``scaler``: a GradScaler (fp16), stepped as the script does: scale, backward, unscale, clip, step,
+    update. ``on_batch(x, y, loss)`` is called after each step (the fidelity check records losses)."""
     model.train()
     loss_sum = correct = n = 0.0
     skipped = 0
@@ -68,10 +76,20 @@ def train_one_epoch(model: nn.Module, loader, optimizer, criterion, rt: Runtime,
             logits = model(x)
             loss = criterion(logits.float(), y)
         optimizer.zero_grad(set_to_none=True)
-        loss.backward()
-        if grad_clip > 0:
-            nn.utils.clip_grad_norm_(model.parameters(), grad_clip)
-        optimizer.step()
+        if scaler is not None:
+            scaler.scale(loss).backward()
+            scaler.unscale_(optimizer)
+            if grad_clip > 0:
+                nn.utils.clip_grad_norm_(model.parameters(), grad_clip)
+            scaler.step(optimizer)
+            scaler.update()
+        else:
+            loss.backward()
+            if grad_clip > 0:
+                nn.utils.clip_grad_norm_(model.parameters(), grad_clip)
+            optimizer.step()
+        if on_batch is not None:
+            on_batch(x, y, loss)
         b = len(y)
         loss_sum += loss.detach().item() * b
         correct += (logits.detach().argmax(1) == y).sum().item()

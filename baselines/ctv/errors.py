@@ -20,6 +20,7 @@ CODES: dict[str, str] = {
     "checkpoint_invalid": "The epoch checkpoint cannot be read.",
     "bad_option": "A command-line value is out of range or inconsistent with another.",
     "device_unavailable": "--device names a device that is not here (cuda without a GPU, cuda:N past the last one).",
+    "stream_gap": "--seed-stream sweep: the previous fold's random-stream state (stream_after.pt) is missing.",
     "cache_invalid": "The --cache folder holds a cache that does not match the manifest.",
     "unsafe_path": "A manifest path would lead out of the data root (absolute, '..', a NUL, a drive prefix).",
 }

@@ -68,12 +68,20 @@ def find_weights(spec: ArchSpec, weights: str | None, weights_dir: str | None) -
 
 def build_model(arch: str, num_classes: int, *, head: str = "linear", head_dropout: float = 0.3,
                 head_hidden: int = 512, pretrained: bool = False, weights: str | None = None,
-                allow_download: bool = False, img_size: int | None = None) -> Classifier:
-    """Build backbone + head. ``pretrained`` needs ``weights`` (a local file) or ``allow_download``."""
+                allow_download: bool = False, img_size: int | None = None, script_init: bool = False) -> Classifier:
+    """Build backbone + head. ``pretrained`` needs ``weights`` (a local file) or ``allow_download``.
+
+    ``script_init``: draw the random init as the script does. Its densenet is torchvision's
+    ``densenet121()``, which builds (and initialises) the 1000-class classifier before the head replaces
+    it; timm's densenet121 with 1000 classes draws the same numbers (tested bit for bit), so the backbone
+    is built with its classifier, which is then dropped. timm models other than densenet121 are built with
+    ``num_classes=0`` by the script too (its swin).
+    """
     import timm
 
     spec = resolve_arch(arch)
-    kwargs: dict = {"num_classes": 0}
+    with_classifier = script_init and spec.timm_name.split(".")[0] == "densenet121"
+    kwargs: dict = {"num_classes": 1000 if with_classifier else 0}
     if img_size is not None and _fixed_input(spec) and img_size != 224:
         kwargs["img_size"] = img_size
     if pretrained:
@@ -98,6 +106,8 @@ def build_model(arch: str, num_classes: int, *, head: str = "linear", head_dropo
         # then leave the backbone silently at random init.
         raise CTVError("weights_invalid", f"{weights or spec.timm_name}: not weights of {spec.timm_name}; "
                        f"backbone tensors missing from the file: {report.missing[:200]}")
+    if with_classifier:
+        backbone.reset_classifier(0)
     return Classifier(backbone, make_head(head, backbone.num_features, num_classes, head_dropout, head_hidden))
 
 

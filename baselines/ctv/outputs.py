@@ -15,7 +15,6 @@ from __future__ import annotations
 import csv
 import json
 import math
-import platform
 from pathlib import Path
 
 import numpy as np
@@ -62,12 +61,10 @@ def write_run_json(path: Path, data: dict) -> None:
 
 
 def versions() -> dict[str, str]:
-    import timm
-    import torch
-    import torchvision
+    """The libraries a run's numbers depend on (Pillow: decoding, and the official preset's resizes)."""
+    from data_tools.versions import library_versions
 
-    out = {"python": platform.python_version(), "torch": torch.__version__, "timm": timm.__version__,
-           "torchvision": torchvision.__version__, "numpy": np.__version__, "pandas": pd.__version__}
+    out = library_versions(("torch", "torchvision", "timm", "Pillow", "numpy", "pandas"))
     try:
         from importlib.metadata import version
 

@@ -7,6 +7,9 @@ epoch: train, validate (and test with ``eval_test_every_epoch``), keep
 chooses anything), checkpoint -> reload ``best.pt``, predict val and test,
 write ``predictions.csv``, ``history.jsonl``, and ``run.json`` last (its
 presence marks the run finished). Under torchrun only rank 0 writes.
+
+``--seed-stream sweep`` (official) replaces the per-fold seeds by the script's one stream
+(``baselines.ctv.stream``): no reseeding, the script's loaders, the state handed from fold to fold.
 """
 
 from __future__ import annotations
@@ -19,17 +22,18 @@ from pathlib import Path
 import torch
 from torch.utils.data import DataLoader
 
-from baselines.ctv import checkpoint, outputs
+from baselines.ctv import checkpoint, outputs, stream
 from baselines.ctv.archs import resolve_arch
 from baselines.ctv.cache import build_cache
 from baselines.ctv.config import PRESET_SOURCES, TrainConfig
-from baselines.ctv.dataset import SplitDataset
+from baselines.ctv.dataset import SplitDataset, unreadable_paths
 from baselines.ctv.distributed import DistInfo, Shard, ShardedShuffle, barrier, init_distributed, shutdown
 from baselines.ctv.engine import Runtime, accuracy, predict, train_one_epoch
 from baselines.ctv.errors import CTVError
-from baselines.ctv.manifest import FoldData, load_fold
+from baselines.ctv.manifest import FoldData, list_folds, load_fold
 from baselines.ctv.models import build_model, find_weights
 from baselines.ctv.seeding import derive_seed, fold_seed, seed_everything, set_deterministic
+from baselines.ctv.script_transforms import script_eval_transform, script_train_transform
 from baselines.ctv.transforms import eval_transform, train_transform
 
 STOP_ENV = "AGRIEVAL_CTV_STOP_AFTER_EPOCH"  # test hook: behave as if killed after this epoch
@@ -74,14 +78,27 @@ def _device(cfg: TrainConfig, info: DistInfo) -> torch.device:
         raise CTVError("device_unavailable", str(exc)) from None
 
 
-def _runtime(cfg: TrainConfig, device: torch.device) -> Runtime:
+def amp_dtype(amp: str, device: torch.device) -> torch.dtype | None:
+    """The autocast dtype of ``--amp`` on this device; ``script`` is the script's USE_MIXED_PRECISION
+    (S:149: CUDA of compute capability >= 7, fp16 with a GradScaler)."""
     on_cuda = device.type == "cuda"
-    amp = {"auto": on_cuda, "bf16": True, "none": False}[cfg.amp]
-    cl = {"auto": on_cuda, "on": True, "off": False}[cfg.channels_last]
-    return Runtime(device, torch.bfloat16 if amp else None, cl, tuple(cfg.mean), tuple(cfg.std))
+    if amp == "script":
+        return torch.float16 if on_cuda and torch.cuda.get_device_capability(device)[0] >= 7 else None
+    if amp == "fp16":
+        if not on_cuda:
+            raise CTVError("bad_option", "--amp fp16 needs CUDA (the script's fp16 path); use --amp none on CPU")
+        return torch.float16
+    return {"auto": torch.bfloat16 if on_cuda else None, "bf16": torch.bfloat16, "none": None}[amp]
 
 
-def _loaders(cfg: TrainConfig, data: FoldData, seed: int, info: DistInfo, device: torch.device, log):
+def _runtime(cfg: TrainConfig, device: torch.device) -> Runtime:
+    dtype = amp_dtype(cfg.amp, device)
+    cl = {"auto": device.type == "cuda", "on": True, "off": False}[cfg.channels_last]
+    return Runtime(device, dtype, cl, tuple(cfg.mean), tuple(cfg.std), grad_scaler=dtype == torch.float16)
+
+
+def _loaders(cfg: TrainConfig, data: FoldData, seed: int, info: DistInfo, device: torch.device, log,
+             unreadable_dir: Path | None = None):
     cache = None
     if cfg.cache:
         if info.is_main:
@@ -98,23 +115,43 @@ def _loaders(cfg: TrainConfig, data: FoldData, seed: int, info: DistInfo, device
     if cfg.num_workers > 0:
         common["prefetch_factor"] = 4
     parts = {s: data.part(s) for s in ("train", "val", "test")}
-    train_ds = SplitDataset(parts["train"]["abspath"], parts["train"]["label"], train_transform(cfg), cache=cache)
-    sampler = ShardedShuffle(len(train_ds), seed, info)
-    train = DataLoader(train_ds, batch_size=per_rank, sampler=sampler, drop_last=cfg.drop_last, **common)
+    script = cfg.transforms == "script"
+    make_train, make_eval = (script_train_transform, script_eval_transform) if script else (train_transform,
+                                                                                              eval_transform)
+    reading = dict(cache=cache, decode="pil" if script else "tensor", unreadable=cfg.unreadable,
+                   unreadable_dir=unreadable_dir)
+    train_ds = SplitDataset(parts["train"]["abspath"], parts["train"]["label"], make_train(cfg), **reading)
+    eval_batch = per_rank * 2
+    if cfg.seed_stream == "sweep":
+        # the script's loaders (S:846-855, 1102-1110): shuffle=True draws its permutation from torch's global
+        # generator, eval batches of 4 x batch (TOTO) or batch (LOTO), prefetch 2; manifests list train rows
+        # in the script's dataset order
+        sampler = None
+        if cfg.num_workers > 0:
+            common["prefetch_factor"] = 2
+        train = DataLoader(train_ds, batch_size=per_rank, shuffle=True, drop_last=cfg.drop_last, **common)
+        eval_batch = 4 * cfg.batch_size if cfg.protocol == "toto" else cfg.batch_size
+    else:
+        sampler = ShardedShuffle(len(train_ds), seed, info)
+        train = DataLoader(train_ds, batch_size=per_rank, sampler=sampler, drop_last=cfg.drop_last, **common)
     if cfg.drop_last and len(train_ds) < cfg.batch_size:
         raise CTVError("bad_option", f"{len(train_ds)} train images < --batch-size {cfg.batch_size} with --drop-last: "
                        "no batch would be trained; lower --batch-size or pass --no-drop-last")
     evals = {}
     for s in (("train", "val", "test") if cfg.predict_train else ("val", "test")):
-        ds = SplitDataset(parts[s]["abspath"], parts[s]["label"], eval_transform(cfg), cache=cache)
-        evals[s] = DataLoader(ds, batch_size=per_rank * 2, sampler=Shard(len(ds), info), **common)
+        ds = SplitDataset(parts[s]["abspath"], parts[s]["label"], make_eval(cfg), **reading)
+        evals[s] = DataLoader(ds, batch_size=eval_batch, sampler=Shard(len(ds), info), **common)
     return train, sampler, evals, parts
 
 
 def run_fold(cfg: TrainConfig, splits_dir: str | Path, runs_dir: str | Path, *, data_root: str | None = None,
              weights_dir: str | None = None, log=print, progress: bool = True,
-             stop_after_epoch: int | None = None) -> dict:
-    """Train (or resume, or skip) one run; return its ``run.json`` record (``status`` says which)."""
+             stop_after_epoch: int | None = None, continue_stream: bool = False, on_batch=None) -> dict:
+    """Train (or resume, or skip) one run; return its ``run.json`` record (``status`` says which).
+
+    ``continue_stream`` (``--seed-stream sweep``): the previous fold ran (or failed) in this process, so
+    without its ``stream_after.pt`` the generators are already where it left them.
+    """
     cfg.validate()
     if not cfg.fold:
         raise CTVError("bad_option", "no fold given (--fold NAME)")
@@ -131,22 +168,38 @@ def run_fold(cfg: TrainConfig, splits_dir: str | Path, runs_dir: str | Path, *, 
     info = init_distributed(device_kind)
     say = log if info.is_main else (lambda *_: None)
     try:
-        return _train(cfg, splits_dir, out, data_root, weights_dir, info, say, progress, stop_after_epoch)
+        return _train(cfg, splits_dir, out, data_root, weights_dir, info, say, progress, stop_after_epoch,
+                      continue_stream, on_batch)
     finally:
         shutdown(info)
 
 
-def _train(cfg, splits_dir, out: Path, data_root, weights_dir, info: DistInfo, log, progress, stop_after_epoch):
+def _train(cfg, splits_dir, out: Path, data_root, weights_dir, info: DistInfo, log, progress, stop_after_epoch,
+           continue_stream=False, on_batch=None):
     if cfg.threads > 0:
         torch.set_num_threads(cfg.threads)
     device = _device(cfg, info)
     if device.type == "cuda":
         torch.cuda.set_device(device)
     rt = _runtime(cfg, device)
-    seed = fold_seed(cfg.seed, cfg.protocol, cfg.fold)
+    sweep = cfg.seed_stream == "sweep"
+    if sweep and info.enabled:
+        raise CTVError("bad_option", "--seed-stream sweep is the script's single-process stream; under torchrun "
+                       "use --seed-stream fold")
+    seed = cfg.seed if sweep else fold_seed(cfg.seed, cfg.protocol, cfg.fold)
     set_deterministic(cfg.deterministic)
+    last = out / "last.pt"
+    stream_note = ""
+    if sweep and not last.is_file():
+        folds = list_folds(splits_dir, cfg.protocol)
+        i = folds.index(cfg.fold) if cfg.fold in folds else 0
+        prev = out.parent / folds[i - 1] if i else None
+        stream_note = stream.start(cfg.seed, folds, cfg.fold, prev, continue_stream=continue_stream)
+    if sweep:  # the script's cuDNN flags (set_random_seeds), whatever --deterministic says
+        torch.backends.cudnn.deterministic, torch.backends.cudnn.benchmark = True, False
     data = load_fold(splits_dir, cfg.protocol, cfg.fold, data_root=data_root)
-    seed_everything(derive_seed(seed, "init"))
+    if not sweep:
+        seed_everything(derive_seed(seed, "init"))
     spec = resolve_arch(cfg.arch)
     weights = find_weights(spec, cfg.weights, weights_dir) if cfg.pretrained else None
     if cfg.pretrained and weights is None and weights_dir and not cfg.allow_download:
@@ -156,17 +209,23 @@ def _train(cfg, splits_dir, out: Path, data_root, weights_dir, info: DistInfo, l
                        f"folder; {weights_hint(spec).replace('<weights-dir>', str(weights_dir))}")
     model = build_model(cfg.arch, len(data.classes), head=cfg.head, head_dropout=cfg.head_dropout,
                         head_hidden=cfg.head_hidden, pretrained=cfg.pretrained, weights=weights,
-                        allow_download=cfg.allow_download, img_size=cfg.img_size).to(device)
+                        allow_download=cfg.allow_download, img_size=cfg.img_size,
+                        script_init=sweep).to(device)
     if rt.channels_last:
         model = model.to(memory_format=torch.channels_last)
-    train_loader, sampler, eval_loaders, parts = _loaders(cfg, data, seed, info, device, log)
+    unreadable_dir = out / ".unreadable" if cfg.unreadable == "black" else None
+    if unreadable_dir is not None and unreadable_dir.is_dir() and not last.is_file():
+        for marker in unreadable_dir.iterdir():  # our own markers of an earlier start: warn again on this one
+            marker.unlink()
+    train_loader, sampler, eval_loaders, parts = _loaders(cfg, data, seed, info, device, log, unreadable_dir)
     optimizer = torch.optim.AdamW(model.parameters(), lr=cfg.lr, weight_decay=cfg.weight_decay)
     scheduler = torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, T_max=cfg.epochs, eta_min=cfg.min_lr)
     criterion = torch.nn.CrossEntropyLoss(label_smoothing=cfg.label_smoothing)
 
-    state = {"epoch": 0, "best_val": -1.0, "best_epoch": 0, "history": [], "elapsed": 0.0,
-             "train_images": 0, "train_seconds": 0.0}
-    last = out / "last.pt"
+    # the script's rule (S:556, 651): best starts at 0.0, so an epoch must beat 0 % to be kept
+    state = {"epoch": 0, "best_val": 0.0 if cfg.selection == "script" else -1.0, "best_epoch": 0, "history": [],
+             "elapsed": 0.0, "train_images": 0, "train_seconds": 0.0}
+    scaler = rt.make_scaler()
     if last.is_file():
         ck = checkpoint.load(last)
         if ck.get("identity_hash") != cfg.identity_hash():
@@ -177,6 +236,11 @@ def _train(cfg, splits_dir, out: Path, data_root, weights_dir, info: DistInfo, l
         optimizer.load_state_dict(ck["optimizer"])
         scheduler.load_state_dict(ck["scheduler"])
         state = ck["state"]
+        if scaler is not None and ck.get("scaler"):
+            scaler.load_state_dict(ck["scaler"])
+        if sweep:
+            stream.restore(ck["stream"])
+            stream_note = "resumed from the stream saved in last.pt"
         log(f"resume {cfg.protocol}/{spec.key}/{cfg.fold} from epoch {state['epoch']} ({last})")
     train_model = model
     if info.enabled:
@@ -189,14 +253,23 @@ def _train(cfg, splits_dir, out: Path, data_root, weights_dir, info: DistInfo, l
 
     log(f"run {cfg.protocol}/{spec.key}/{cfg.fold}: {len(parts['train'])} train, {len(parts['val'])} val, "
         f"{len(parts['test'])} test images, {len(data.classes)} classes, device {device}"
-        f"{f' x{info.world}' if info.enabled else ''}, seed {seed}")
+        f"{f' x{info.world}' if info.enabled else ''}, seed {seed}{f'; stream {stream_note}' if stream_note else ''}")
     t_resumed = time.perf_counter()
     for epoch in range(state["epoch"] + 1, cfg.epochs + 1):
-        seed_everything(derive_seed(seed, "epoch", epoch, info.rank))
-        sampler.set_epoch(epoch)
+        if cfg.patience and state["epoch"] - state["best_epoch"] >= cfg.patience:
+            break  # the script's early stop (S:662): `patience` epochs in a row without a better val accuracy
+        if not sweep:
+            seed_everything(derive_seed(seed, "epoch", epoch, info.rank))
+            sampler.set_epoch(epoch)
         lr = optimizer.param_groups[0]["lr"]
+        if sweep:
+            # the script iterates tqdm.auto.tqdm(train_loader) (S:579); that tqdm (tqdm.asyncio's) calls
+            # iter(loader) in its constructor, and its loop calls it again: one discarded iterator per epoch,
+            # which takes a base seed (and, with workers, prefetches) from the stream. Made here the same way.
+            iter(train_loader)
         tr = train_one_epoch(train_model, train_loader, optimizer, criterion, rt, grad_clip=cfg.grad_clip,
-                             info=info, progress=progress, desc=f"epoch {epoch}")
+                             info=info, progress=progress, desc=f"epoch {epoch}", scaler=scaler,
+                             on_batch=on_batch)
         val = predict(eval_model, eval_loaders["val"], rt, info=info, progress=progress, desc="val")
         row = {"epoch": epoch, "lr": lr, "train_loss": tr["loss"], "train_acc": tr["acc"],
                "val_acc": accuracy(val), "train_images": tr["n"],
@@ -205,6 +278,8 @@ def _train(cfg, splits_dir, out: Path, data_root, weights_dir, info: DistInfo, l
         if cfg.eval_test_every_epoch:
             row["test_acc"] = accuracy(predict(eval_model, eval_loaders["test"], rt, info=info,
                                                progress=progress, desc="test"))
+        elif sweep:
+            stream.loader_draws(1)  # the script evaluates the test split every epoch (S:640)
         state["train_images"] += tr["n"]
         state["train_seconds"] += tr["seconds"]
         improved = row["val_acc"] > state["best_val"]
@@ -221,6 +296,8 @@ def _train(cfg, splits_dir, out: Path, data_root, weights_dir, info: DistInfo, l
         if info.is_main:
             checkpoint.save(last, {"model": model.state_dict(), "optimizer": optimizer.state_dict(),
                                    "scheduler": scheduler.state_dict(), "state": state,
+                                   "scaler": scaler.state_dict() if scaler is not None else None,
+                                   "stream": stream.capture() if sweep else None,
                                    "identity_hash": cfg.identity_hash(), "identity": cfg.identity()})
             outputs.write_history(out / "history.jsonl", state["history"])
         barrier(info)
@@ -231,11 +308,24 @@ def _train(cfg, splits_dir, out: Path, data_root, weights_dir, info: DistInfo, l
         if stop_after_epoch is not None and epoch == stop_after_epoch and epoch < cfg.epochs:
             raise Interrupted(f"stopped after epoch {epoch} ({STOP_ENV})")
 
-    best = checkpoint.load(out / "best.pt")
-    model.load_state_dict(best["model"])
+    kept = "best"
+    if state["best_epoch"] == 0:
+        # --selection script and no epoch beat 0 %: the script restores nothing (S:667), the last epoch stays
+        kept = "last"
+        if info.is_main:
+            checkpoint.save(out / "best.pt", {"model": model.state_dict(), "classes": data.classes,
+                                              "epoch": state["epoch"], "config": cfg.to_dict()})
+    else:
+        best = checkpoint.load(out / "best.pt")
+        model.load_state_dict(best["model"])
+    before_predictions = stream.capture() if sweep else None
     predicted = [s for s in ("train", "val", "test") if s in eval_loaders]
     results = {s: predict(eval_model, eval_loaders[s], rt, info=info, progress=progress, desc=s)
                for s in predicted}
+    if sweep:
+        stream.restore(before_predictions)
+        stream.after_training(persistent_test_workers=cfg.num_workers > 0 and cfg.persistent_workers
+                              and not cfg.deterministic)
     elapsed = state["elapsed"] + time.perf_counter() - t_resumed
     record = None
     if info.is_main:
@@ -254,7 +344,11 @@ def _train(cfg, splits_dir, out: Path, data_root, weights_dir, info: DistInfo, l
             "manifest": str(data.manifest), "data_root": str(data.root), "weights": weights,
             "train_teams": data.teams("train"), "val_teams": data.teams("val"), "test_teams": data.teams("test"),
             "n_train": len(parts["train"]), "n_val": len(parts["val"]), "n_test": len(parts["test"]),
-            "best_epoch": state["best_epoch"], "epochs_run": state["epoch"],
+            "best_epoch": state["best_epoch"] or state["epoch"], "epochs_run": state["epoch"],
+            "early_stopped": state["epoch"] < cfg.epochs,
+            "kept_epoch": kept,  # "last": no epoch beat 0 % val accuracy (--selection script)
+            "seed_stream": {"kind": cfg.seed_stream, "start": stream_note} if sweep else {"kind": "fold"},
+            "unreadable_images": unreadable_paths(unreadable_dir) if unreadable_dir else [],
             "train_acc": train_acc, "val_acc": val_acc, "test_acc": test_acc, "vtg": val_acc - test_acc,
             "per_test_team_acc": outputs.team_accuracy(frames[-1]),
             "wall_time_s": elapsed,
@@ -262,9 +356,12 @@ def _train(cfg, splits_dir, out: Path, data_root, weights_dir, info: DistInfo, l
             "eval_images_per_s": n_eval / max(eval_s, 1e-9),
             "device": {"type": device.type, "name": _device_name(device), "world_size": info.world,
                        "amp": str(rt.amp_dtype).replace("torch.", "") if rt.amp_dtype else "none",
+                       "grad_scaler": rt.grad_scaler, "compiled": bool(cfg.compile),
                        "channels_last": rt.channels_last, "threads": torch.get_num_threads()},
             "versions": outputs.versions(),
         }
+        if sweep:
+            stream.save_after(out)  # before run.json: a finished fold always hands its stream on
         outputs.write_run_json(out / "run.json", record)
         if not cfg.keep_last and last.is_file():
             last.unlink()  # our own resume file; best.pt and run.json hold the result

@@ -52,20 +52,58 @@ def plan(splits_dir: str | Path, runs_dir: str | Path, protocols: list[str], arc
 
 def run_all(base: TrainConfig, runs: list[PlannedRun], splits_dir, runs_dir, *, keep_going: bool = False,
             log=print, **kw) -> list[dict]:
-    """Run every planned run in order; with ``keep_going`` a failed run is reported and the next starts."""
+    """Run every planned run in order; with ``keep_going`` a failed run is reported and the next starts.
+
+    Under ``--preset official`` (``keep_going``) any exception of a fold is caught, as the script's
+    ``except Exception: continue`` (S:1021) does, and recorded; the caller exits non-zero at the end.
+    With ``--seed-stream sweep`` a fold right after one that ran here continues its random stream.
+    """
     records = []
+    previous: tuple | None = None
     for i, r in enumerate(runs, 1):
         log(f"[{i}/{len(runs)}] {r.protocol}/{r.arch}/{r.fold} ({r.status})")
         cfg = dataclasses.replace(base, protocol=r.protocol, arch=r.arch, fold=r.fold)
+        # the previous fold of this sweep trained (or failed) here: the generators are where it left them
+        ran_before = previous == (r.protocol, r.arch)
+        previous = (r.protocol, r.arch)
         try:
-            records.append(run_fold(cfg, splits_dir, runs_dir, log=log, **kw))
+            records.append(run_fold(cfg, splits_dir, runs_dir, log=log, continue_stream=ran_before, **kw))
+            if records[-1].get("status") == "skipped":
+                previous = None  # a finished fold hands its stream on through stream_after.pt only
+            stale = r.path / FAILED
+            if stale.is_file():
+                stale.unlink()  # our own record of an earlier failure of this run, now finished
         except CTVError as exc:
             if not keep_going:
                 raise
             log(exc.render())
-            records.append({"protocol": r.protocol, "arch": r.arch, "fold": r.fold, "status": "failed",
-                            "error": exc.code, "message": exc.message})
+            records.append(_failed(r, exc.code, exc.message))
+        except Exception as exc:  # noqa: BLE001 - the script's rule: a fold that raises is skipped
+            if not (keep_going and base.preset == "official"):
+                raise
+            import traceback
+
+            log(f"error [fold_failed] {r.protocol}/{r.arch}/{r.fold}: {type(exc).__name__}: {exc}\n"
+                + traceback.format_exc())
+            records.append(_failed(r, "fold_failed", f"{type(exc).__name__}: {exc}", traceback.format_exc()))
     return records
+
+
+FAILED = "failed.json"
+
+
+def _failed(r: PlannedRun, code: str, message: str, trace: str = "") -> dict:
+    """The failure's record, also written to the run folder (``failed.json``) so it outlives the log."""
+    import json
+
+    from scoring.runtime.atomic import write_text
+
+    record = {"protocol": r.protocol, "arch": r.arch, "fold": r.fold, "status": "failed", "error": code,
+              "message": message}
+    if not (r.path / "run.json").is_file():  # never beside a finished run (a settings mismatch, say)
+        r.path.mkdir(parents=True, exist_ok=True)
+        write_text(r.path / FAILED, json.dumps({**record, "traceback": trace}, indent=2, sort_keys=True) + "\n")
+    return record
 
 
 __all__ = ["PlannedRun", "plan", "run_all", "run_dir"]
