@@ -25,8 +25,10 @@ PLATFORM_NAMES = ("codabench", "codalab", "evalai", "hf", "kaggle")
 @click.option("--final-start", default=DEFAULT_FINAL_START, show_default=True,
               help="Final phase start (UTC); the development phase ends one minute before.")
 @click.option("--end", default=DEFAULT_END, show_default=True, help="End of the competition (UTC).")
-@click.option("--dev-phase-name", default="Development", show_default=True)
-@click.option("--final-phase-name", default="Final", show_default=True)
+@click.option("--dev-phase-name", default="Development", show_default=True,
+              help="Name of the phase scored on the public split.")
+@click.option("--final-phase-name", default="Final", show_default=True,
+              help="Name of the last phase (ranked on the private split once revealed).")
 @click.argument("out_dir", type=click.Path(file_okay=False, path_type=Path))
 def bundle(platform: str, competition: str, solution: Path, split: str, title: str | None, dev_start: str,
            final_start: str, end: str, dev_phase_name: str, final_phase_name: str, out_dir: Path) -> None:

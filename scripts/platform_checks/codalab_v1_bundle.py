@@ -93,7 +93,8 @@ def main(repo: str, upload: str) -> dict:
             zf.read(html[page]).decode("utf-8")
     namespace = {}
     mode_src = ast.get_source_segment(models_src, next(
-        n for n in ast.parse(models_src).body if isinstance(n, ast.ClassDef) and n.name == "_LeaderboardManagementMode"))
+        n for n in ast.parse(models_src).body
+        if isinstance(n, ast.ClassDef) and n.name == "_LeaderboardManagementMode"))
     exec(mode_src + "\nLeaderboardManagementMode = _LeaderboardManagementMode()\n", namespace)  # noqa: S102
     modes = namespace["LeaderboardManagementMode"]
     phases = []

@@ -71,14 +71,16 @@ def main(repo: str, bundle: str) -> dict:
     from competitions.info import CompetitionInfo
 
     info = CompetitionInfo(competition_id=REPO_ID, autotrain_token="hf_token")
-    report = {"repository": "huggingface/competitions", "commit": fetched.commit(repo), "python": sys.version.split()[0],
+    report = {"repository": "huggingface/competitions", "commit": fetched.commit(repo),
+              "python": sys.version.split()[0],
               "info": {name: str(getattr(info, name))[:80] for name in PROPERTIES}}
     from competitions.compute_metrics import compute_metrics
     from competitions.params import EvalParams
 
     conf = json.loads(files["conf.json"])
     results = {}
-    for convention, solution in (("Usage", files["solution.csv"]), ("split", to_split_convention(files["solution.csv"]))):
+    conventions = (("Usage", files["solution.csv"]), ("split", to_split_convention(files["solution.csv"])))
+    for convention, solution in conventions:
         hub_cache(scratch / "hf_home", dict(files, **{"solution.csv": solution}))
         for name in uploads:
             sys.modules.pop("metric", None)

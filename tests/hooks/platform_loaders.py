@@ -126,7 +126,8 @@ def evalai(upload: bytes) -> list:
     leaderboard_ids = []
     for board in y.get("leaderboard") or []:  # lines 741-816
         schema = board.get("schema") or {}
-        if "id" not in board or "labels" not in schema or schema.get("default_order_by") not in schema.get("labels", []):
+        labels = schema.get("labels", [])
+        if "id" not in board or "labels" not in schema or schema.get("default_order_by") not in labels:
             errors.append("leaderboard: id, schema.labels and default_order_by (one of the labels) needed")
         else:
             leaderboard_ids.append(board["id"])

@@ -106,7 +106,8 @@ def test_codabench_dates_and_phase_names_are_options(tmp_path):
     assert res.exit_code == 0, res.output
     y = yaml.safe_load((tmp_path / "b" / "competition.yaml").read_text())
     assert [(p["name"], p["start"], p["end"]) for p in y["phases"]] == [
-        ("Warm-up", "2028-01-01 00:00:00", "2028-02-01 11:59:00"), ("Test", "2028-02-01 12:00:00", "2028-03-01 00:00:00")]
+        ("Warm-up", "2028-01-01 00:00:00", "2028-02-01 11:59:00"),
+        ("Test", "2028-02-01 12:00:00", "2028-03-01 00:00:00")]
     res = CliRunner().invoke(cli, ["bundle", "codabench", "-c", COMPETITION, "-s", str(SOLUTION), "--end",
                                    "2026-01-01 00:00:00", str(tmp_path / "c")])
     assert res.exit_code == 3 and "must follow each other" in res.output and not (tmp_path / "c").exists()

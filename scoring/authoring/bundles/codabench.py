@@ -138,7 +138,8 @@ def build(inputs: Inputs, *, split: str = "public", options: Options | None = No
     config_text = "# Codabench competition bundle (version 2), written by `agrieval bundle codabench`.\n" + dump(config)
     bundle.add("competition.yaml", config_text)
     validate_cmd = f"agrieval validate submission.csv --competition {d.name}"
-    page_html = pages(inputs, options, validate_cmd=validate_cmd,
+    page_html = pages(inputs, options, validate_cmd=validate_cmd, sample_note=note,
+                      sample_where="in the starting kit",
                       upload_how="Codabench takes a zip: put the CSV alone in a zip "
                                  "(<code>zip submission.zip submission.csv</code>) and upload the zip.")
     kit = {"sample_submission.csv": bundle.files["sample_submission.csv"],

@@ -63,7 +63,8 @@ def build(inputs: Inputs, *, split: str = "public", options: Options | None = No
         competition(inputs, options))
     bundle.add("competition.yaml", config_text)
     validate_cmd = f"agrieval validate submission.csv --competition {d.name}"
-    page_html = pages(inputs, options, validate_cmd=validate_cmd,
+    page_html = pages(inputs, options, validate_cmd=validate_cmd, sample_note=note,
+                      sample_where="in the starting kit",
                       upload_how="Upload a zip holding the CSV alone (<code>zip submission.zip submission.csv"
                                  "</code>): CodaLab reads an upload that is not a zip as YAML and fails it.")
     kit = {"sample_submission.csv": bundle.files["sample_submission.csv"],

@@ -63,7 +63,8 @@ def _e(text) -> str:
     return html.escape(str(text), quote=True)
 
 
-def pages(inputs: Inputs, options: Options, *, upload_how: str, validate_cmd: str) -> dict:
+def pages(inputs: Inputs, options: Options, *, upload_how: str, validate_cmd: str, sample_note: str,
+          sample_where: str) -> dict:
     """``{page: html}`` for overview, evaluation, data and terms."""
     d = inputs.definition
     dev_start, dev_end, final_start, end = options.text_dates()
@@ -88,8 +89,8 @@ def pages(inputs: Inputs, options: Options, *, upload_how: str, validate_cmd: st
         "data": f"<h2>Submission format</h2>\n<p>A CSV file with the header <code>"
                 f"{_e(d.delimiter.join(d.expected_columns))}</code> (delimiter <code>{_e(repr(d.delimiter))}</code>), "
                 f"one row per id of the test set, {fmt}.</p>\n"
-                "<p><code>sample_submission.csv</code> (in the starting kit) has every id and a valid, empty "
-                "prediction.</p>\n"
+                f"<p><code>sample_submission.csv</code> ({_e(sample_where)}) is a valid file: "
+                f"{_e(sample_note)}.</p>\n"
                 f"<p>{upload_how}</p>\n"
                 f"<p>Check a file before uploading it, with the agrieval kit:</p>\n<pre>{_e(validate_cmd)}</pre>\n",
         "terms": "<h2>Terms and conditions</h2>\n<p>Organizers: replace this text with your terms (data licence, "

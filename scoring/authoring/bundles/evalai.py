@@ -114,14 +114,14 @@ def build(inputs: Inputs, *, options: Options | None = None, **_options) -> Bund
     config_text = "# EvalAI challenge configuration, written by `agrieval bundle evalai`.\n" + dump(config)
     bundle.add("challenge_config.yaml", config_text)
     validate_cmd = f"agrieval validate submission.csv --competition {d.name}"
-    page = pages(inputs, options, validate_cmd=validate_cmd,
+    page = pages(inputs, options, validate_cmd=validate_cmd, sample_note=note,
+                      sample_where="published with the test data",
                  upload_how="Upload the CSV itself (a zip holding it is read too).")
     upload = {"challenge_config.yaml": config_text.encode(), "logo.png": logo_png(),
               "evaluation_script.zip": zip_bytes(under(bundle, "evaluation_script")),
               "description.html": page["overview"].encode(), "evaluation_details.html": page["evaluation"].encode(),
               "terms_and_conditions.html": page["terms"].encode(),
-              "submission_guidelines.html": (page["data"] + SAMPLE_HTML.format(
-                  rows=len(inputs.solution.ids))).encode()}
+              "submission_guidelines.html": page["data"].encode()}
     for codename, split in _phases(d):
         upload[f"annotations/{codename}.csv"] = inputs.solution_path.read_bytes()
         upload[f"phase_{codename}.html"] = (f"<p>Phase <code>{codename}</code>: scored on the {split} split"
@@ -145,8 +145,8 @@ The private phase is linked to both splits, the private one with host-only visib
 
 Then:
 1. Wait for EvalAI's admins to approve the challenge; replace the terms page and the logo.
-2. Participants upload the CSV itself; `sample_submission.csv` ({note}) is linked from the submission
-   guidelines page only as text: attach it to the challenge's page or your data host.
+2. Participants upload the CSV itself. Publish `sample_submission.csv` ({note}) with your test data
+   (EvalAI hosts no participant files in the challenge zip); the submission guidelines page describes it.
 3. After the end, make the private split public: Host -> the final phase -> leaderboard -> the private split's
    visibility to public.
 
@@ -157,5 +157,3 @@ side says it is not the participant's fault and names only the problem's code.
     bundle.next_steps = [f"upload {UPLOAD} (Host challenge)", "after the end: publish the private split"]
     return bundle
 
-
-SAMPLE_HTML = "<p>The sample submission has {rows} rows: every id of the test set, with an empty prediction.</p>\n"

@@ -84,8 +84,8 @@ Space reads), README.md excepted:
     huggingface-cli upload ORG/NAME . . --repo-type=dataset --exclude README.md
 
 - `conf.json`: every key `CompetitionInfo` reads; `EVAL_METRIC` "custom", `SCORING_METRIC` `{inputs.keys[0]}` (the
-  leaderboard sorts on it; without it the competition does not start), `END_DATE` {conf_json(inputs, options)["END_DATE"]}
-  (`--end`), `SUBMISSION_ROWS` {len(inputs.solution.ids)}.
+  leaderboard sorts on it; without it the competition does not start), `END_DATE`
+  {conf_json(inputs, options)["END_DATE"]} (`--end`), `SUBMISSION_ROWS` {len(inputs.solution.ids)}.
 - `metric.py`: the metric (runtime and definition embedded: the platform downloads only this file).
 - `solution.csv`: the truth. Its split column may be the platform's own lowercase `split` (`public`/`private`,
   as its built-in metrics read it) or Kaggle's `Usage` (`Public`/`Private`); `metric.py` reads either.
