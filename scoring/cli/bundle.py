@@ -28,10 +28,13 @@ PLATFORM_NAMES = ("codabench", "codalab", "evalai", "hf", "kaggle")
 @click.option("--dev-phase-name", default="Development", show_default=True,
               help="Name of the phase scored on the public split.")
 @click.option("--final-phase-name", default="Final", show_default=True,
-              help="Name of the last phase (ranked on the private split once revealed).")
+              help="Name of the phase whose submissions are ranked on the private split after the end.")
+@click.option("--reveal-phase-name", default="Private leaderboard", show_default=True,
+              help="codabench: name of the phase that shows the private ranking (it starts one minute after --end).")
 @click.argument("out_dir", type=click.Path(file_okay=False, path_type=Path))
 def bundle(platform: str, competition: str, solution: Path, split: str, title: str | None, dev_start: str,
-           final_start: str, end: str, dev_phase_name: str, final_phase_name: str, out_dir: Path) -> None:
+           final_start: str, end: str, dev_phase_name: str, final_phase_name: str, reveal_phase_name: str,
+           out_dir: Path) -> None:
     """Write OUT_DIR: the one file the organizer uploads to PLATFORM, a README of the remaining clicks, a
     sample_submission.csv (every id, no label) and the parts of the upload, to read or try.
 
@@ -62,7 +65,7 @@ def bundle(platform: str, competition: str, solution: Path, split: str, title: s
         check_solution_pair(solution, definition)
         inputs = check_inputs(definition, solution, splits=("public", "private"))
         options = Options(title=title, dev_start=dev_start, final_start=final_start, end=end,
-                          dev_name=dev_phase_name, final_name=final_phase_name)
+                          dev_name=dev_phase_name, final_name=final_phase_name, reveal_name=reveal_phase_name)
         options.dates()  # bad dates: a host error before anything is written
         for warning in inputs.warnings:
             click.echo(f"{solution}: warning [{warning.code}] {warning.message}", err=True)

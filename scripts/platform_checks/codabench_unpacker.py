@@ -118,6 +118,8 @@ def main(repo: str, upload: str) -> dict:
                            for i, t in comp["tasks"].items()},
                     phases=[{"name": p["name"], "start": str(p["start"]), "end": str(p["end"]), "tasks": p["tasks"],
                              "status": p.get("status"), "is_final_phase": p.get("is_final_phase", False),
+                             "auto_migrate_to_this_phase": p["auto_migrate_to_this_phase"],
+                             "max_submissions_per_person": p["max_submissions_per_person"],
                              "starting_kit": (p["starting_kit"] or {}).get("file_name")} for p in comp["phases"]],
                     leaderboard_columns=[c["key"] for c in comp["leaderboards"][0]["columns"]],
                     datasets_saved=_Data.saved)

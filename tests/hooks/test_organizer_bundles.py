@@ -61,8 +61,10 @@ def test_codabench_upload_is_a_whole_competition(built):
     assert y["title"] == "Demo: plants *in* quadrats" and y["docker_image"] == "codalab/codalab-legacy:py39"
     assert [p["title"] for p in y["pages"]] == ["Overview", "Evaluation", "Data", "Terms"]
     assert [t["scoring_program"] for t in y["tasks"]] == ["scoring_program_public.zip", "scoring_program_private.zip"]
-    # Both phases score the public split until the reveal (README step 4); the final phase is last.
-    assert [(p["name"], p["tasks"]) for p in y["phases"]] == [("Development", [0]), ("Final", [0])]
+    # The public split until the end; then the final phase's submissions migrate to the private task's phase.
+    assert [(p["name"], p["tasks"], p.get("auto_migrate_to_this_phase", False)) for p in y["phases"]] == [
+        ("Development", [0], False), ("Final", [0], False), ("Private leaderboard", [1], True)]
+    assert y["phases"][2]["max_submissions"] == 1 and "end" not in y["phases"][2]
     columns = y["leaderboards"][0]["columns"]
     assert columns[0]["key"] == "transect_f1" and columns[0]["index"] == y["leaderboards"][0]["primary_index"] == 0
     kit = zipfile.ZipFile(io.BytesIO(zipfile.ZipFile(io.BytesIO(upload)).read("starting_kit.zip")))
@@ -81,7 +83,7 @@ def test_codabench_model_refuses_what_v2unpacker_refuses(built, breaks):
         if breaks == "no scoring program":
             y["tasks"][1] = _without(y["tasks"][1], "scoring_program")
         if breaks == "phases overlap":
-            y["phases"][1]["start"] = y["phases"][0]["end"]
+            y["phases"][2]["start"] = y["phases"][1]["end"]
         if breaks == "no image":
             return _without(y, "image")
         if breaks == "no leaderboards":
@@ -105,9 +107,9 @@ def test_codabench_dates_and_phase_names_are_options(tmp_path):
                                    "Test", str(tmp_path / "b")])
     assert res.exit_code == 0, res.output
     y = yaml.safe_load((tmp_path / "b" / "competition.yaml").read_text())
-    assert [(p["name"], p["start"], p["end"]) for p in y["phases"]] == [
+    assert [(p["name"], p["start"], p.get("end")) for p in y["phases"]] == [
         ("Warm-up", "2028-01-01 00:00:00", "2028-02-01 11:59:00"),
-        ("Test", "2028-02-01 12:00:00", "2028-03-01 00:00:00")]
+        ("Test", "2028-02-01 12:00:00", "2028-03-01 00:00:00"), ("Private leaderboard", "2028-03-01 00:01:00", None)]
     res = CliRunner().invoke(cli, ["bundle", "codabench", "-c", COMPETITION, "-s", str(SOLUTION), "--end",
                                    "2026-01-01 00:00:00", str(tmp_path / "c")])
     assert res.exit_code == 3 and "must follow each other" in res.output and not (tmp_path / "c").exists()

@@ -88,6 +88,7 @@ def competition(inputs: Inputs, options: Options) -> dict:
     """competition.yaml (version 2) as V2Unpacker reads it (src/apps/competitions/unpackers/v2.py)."""
     d = inputs.definition
     dev_start, dev_end, final_start, end = options.text_dates()
+    reveal = options.reveal_text()
     columns = [{"title": k, "key": k, "index": i, "sorting": sorting(d), "precision": PRECISION, "hidden": False}
                for i, k in enumerate(inputs.keys)]
     phase = {"max_submissions_per_day": 5, "max_submissions": 100, "execution_time_limit": 600,
@@ -112,14 +113,22 @@ def competition(inputs: Inputs, options: Options) -> dict:
         "phases": [
             dict({"index": 0, "name": options.dev_name, "description": "Scored on the public split.",
                   "start": dev_start, "end": dev_end, "tasks": [0]}, **phase),
-            # Scored on the public split too until the organizer reveals the private one (README: the final phase
-            # is switched to task 1 and its submissions re-run). Every phase shares the first leaderboard
-            # (base_unpacker.py ~324) and a participant sees their own submission's scores
-            # (api/serializers/submissions.py SubmissionSerializer.scores), so private scores computed during the
-            # competition would be seen.
+            # Scored on the public split too: every phase shares the first leaderboard (base_unpacker.py ~324) and a
+            # participant sees every score of their own submissions (api/serializers/submissions.py
+            # SubmissionSerializer.scores, hidden columns included), so no private score may exist before the end.
             dict({"index": 1, "name": options.final_name,
-                  "description": "Ranked on the private split, published by the organizers after the end.",
+                  "description": "Scored on the public split; your last submission here is ranked on the private "
+                                 "split after the end.",
                   "start": final_start, "end": end, "tasks": [0]}, **phase),
+            # The reveal: when it starts, Codabench re-submits each participant's final-phase submission that is
+            # on the leaderboard (Force_Last: the last one) to this phase (auto_migrate_to_this_phase;
+            # models.py Competition.apply_phase_migration ~116-170), scored by task 1 on the private split. One
+            # submission per person: the migrated one counts (Phase.can_user_make_submissions ~326-345).
+            dict(phase, **{"index": 2, "name": options.reveal_name,
+                           "description": "The private leaderboard: the final phase's submissions, scored on the "
+                                          "private split.",
+                           "start": reveal, "tasks": [1], "auto_migrate_to_this_phase": True,
+                           "max_submissions_per_day": 1, "max_submissions": 1}),
         ],
         "leaderboards": [{"title": "Results", "key": "main", "primary_index": 0, "submission_rule": "Force_Last",
                           "hidden": False, "columns": columns}],
@@ -183,22 +192,27 @@ Written by `agrieval bundle codabench`. {runtime_note()}
 `competition.yaml` (copy next to this README) names the title "{options.title_of(inputs)}", the docker image
 `{IMAGE}` (Python 3.9, numpy 1.22; the default `codalab/codalab-legacy:py37` is too old), the pages (overview,
 evaluation, data, terms), a logo, two tasks (the same program for the public and the private split, one
-`reference_data.zip`), the phases and one leaderboard (`{inputs.keys[0]}` first, {PRECISION} decimals).
+`reference_data.zip`), three phases and one leaderboard (`{inputs.keys[0]}` first, {PRECISION} decimals).
 
 Then, in the competition's editor:
-1. Dates: `{options.dev_name}` {dev_start} to {dev_end}, `{options.final_name}` {final_start} to {end} (UTC;
-   set them with `--dev-start/--final-start/--end` or in the editor). Replace the terms page and the logo.
-2. Publish the competition. Both phases score the public split: participants see public scores only.
+1. Dates: `{options.dev_name}` {dev_start} to {dev_end}, `{options.final_name}` {final_start} to {end},
+   `{options.reveal_name}` from {options.reveal_text()} (UTC; set them with `--dev-start/--final-start/--end` or in
+   the editor). Replace the terms page and the logo.
+2. Publish the competition. The first two phases score the public split: participants see public scores only.
 3. Participants zip their CSV (`zip submission.zip submission.csv`; Codabench unzips every upload itself).
    The starting kit holds `sample_submission.csv` ({note}) and the `agrieval validate` command.
-4. After the end, reveal the private split: edit the phase `{options.final_name}`, replace its task
-   `{d.name}: public split` by `{d.name}: private split`, save, then re-run the phase's submissions
-   (Submissions tab, select all, Rerun). Their leaderboard rows then hold the private scores.
+4. The reveal is automatic: when the phase `{options.reveal_name}` starts ({options.reveal_text()}, one minute
+   after the end), Codabench re-submits each participant's last `{options.final_name}` submission (the one on
+   the leaderboard: `submission_rule` Force_Last; choose Force_Best in the editor to rank each participant's
+   best public submission instead) to it, scored on the private split. That phase's leaderboard is the private
+   ranking. It takes one submission per person, the migrated one counting: a participant with no final-phase
+   submission can still make one there after the end; remove such entries from its leaderboard.
 
-Why not score the private split in the final phase from the start: every phase of a bundle shares the first
+Why the final phase does not score the private split itself: every phase of a bundle shares the first
 leaderboard (`base_unpacker.py` ~324) and a participant's own submission list shows every score of it
-(`SubmissionSerializer.scores`), hidden columns included. So private scores computed before the reveal would be
-seen by the participant who made them.
+(`SubmissionSerializer.scores`, hidden columns included), so a private score computed before the end would be
+seen by the participant who made it. A re-run (`Submission.re_run`) keeps the submission's task, and a re-run on
+another task is left off the leaderboard (`is_specific_task_re_run`), so the reveal is a phase migration.
 
 What participants see: a rejected submission fails with the reason on stderr (stable codes such as
 `[missing_column]`, line and column; no label of the solution, nothing about which ids are private). A failure

@@ -33,6 +33,7 @@ class Options:
     end: str = DEFAULT_END
     dev_name: str = "Development"
     final_name: str = "Final"
+    reveal_name: str = "Private leaderboard"
 
     def dates(self) -> tuple:
         """(dev start, dev end, final start, end) as datetimes: the development phase ends one minute before the
@@ -54,6 +55,11 @@ class Options:
 
     def text_dates(self) -> tuple:
         return tuple(d.strftime(DATE_FORMAT) for d in self.dates())
+
+    def reveal_text(self) -> str:
+        """When the private ranking appears: one minute after the end (a phase may not start when the previous
+        one ends, base_unpacker.py ~130-135)."""
+        return (self.dates()[3] + dt.timedelta(minutes=1)).strftime(DATE_FORMAT)
 
     def title_of(self, inputs: Inputs) -> str:
         return self.title or inputs.definition.title or inputs.definition.name
