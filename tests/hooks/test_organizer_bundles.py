@@ -157,6 +157,12 @@ def test_evalai_upload_passes_the_config_checks(built):
     assert {(s["challenge_phase_id"], s["dataset_split_id"]): s["visibility"] for s in y["challenge_phase_splits"]} \
         == {(1, 1): 3, (2, 1): 3, (2, 2): 1}  # the private split host-only
     assert y["leaderboard"][0]["schema"]["default_order_by"] == "transect_f1"
+    # EvalAI-Starters' action rebuilds evaluation_script.zip from the folder evaluation_script/ (github/utils.py
+    # create_challenge_zip_file): the folder must hold what the zip holds.
+    outer = zipfile.ZipFile(io.BytesIO(upload))
+    inner = zipfile.ZipFile(io.BytesIO(outer.read("evaluation_script.zip")))
+    folder = {n[len("evaluation_script/"):]: outer.read(n) for n in outer.namelist() if n.startswith("evaluation_script/")}
+    assert folder == {n: inner.read(n) for n in inner.namelist()} and "__init__.py" in folder
 
 
 @pytest.mark.parametrize("breaks", ["no title", "no terms", "guidelines not html", "annotation missing",

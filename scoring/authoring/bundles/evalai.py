@@ -122,6 +122,10 @@ def build(inputs: Inputs, *, options: Options | None = None, **_options) -> Bund
               "description.html": page["overview"].encode(), "evaluation_details.html": page["evaluation"].encode(),
               "terms_and_conditions.html": page["terms"].encode(),
               "submission_guidelines.html": page["data"].encode()}
+    # The package as a folder too: EvalAI-Starters' GitHub action rebuilds evaluation_script.zip from the folder
+    # evaluation_script/ of the repository before sending the challenge (github/utils.py
+    # create_challenge_zip_file), so the content of this zip can be that repository's root.
+    upload.update({f"evaluation_script/{rel}": data for rel, data in under(bundle, "evaluation_script").items()})
     for codename, split in _phases(d):
         upload[f"annotations/{codename}.csv"] = inputs.solution_path.read_bytes()
         upload[f"phase_{codename}.html"] = (f"<p>Phase <code>{codename}</code>: scored on the {split} split"
@@ -135,8 +139,15 @@ def build(inputs: Inputs, *, options: Options | None = None, **_options) -> Bund
 Written by `agrieval bundle evalai`. {runtime_note()} EvalAI workers run Python 3.7-3.9 (the challenge's
 `worker_python_version`, default 3.9); use 3.8 or 3.9: under 3.7 the import stops with a message naming that setting.
 {leak_note(inputs)}
-**Upload `{UPLOAD}`**: EvalAI -> Host a challenge -> upload the challenge zip. Its `challenge_config.yaml` (copy
-next to this README) holds the title "{options.title_of(inputs)}", the HTML pages (description, evaluation details,
+**Upload `{UPLOAD}`.** EvalAI's hosting guide (docs/source/02-for-challenge-hosts/hosting-guide/host-challenge.md)
+describes the GitHub route: make a repository from the EvalAI-Starters template, replace its challenge files by
+the content of `{UPLOAD}` (unzip it at the repository's root; it holds `evaluation_script/`, from which the
+template's action rebuilds `evaluation_script.zip`), put your host token, team id and EvalAI URL in
+`github/host_config.json`, and push to the branch `challenge`. EvalAI checks the configuration with
+`validate_challenge_config_util` (what `scripts/platform_checks/evalai_config.py` runs) and the action opens an
+issue listing any error. The zip can also be posted to the host API's `zip_upload/` endpoint, whose own checks
+were not run here. Its `challenge_config.yaml`
+(copy next to this README) holds the title "{options.title_of(inputs)}", the HTML pages (description, evaluation details,
 terms, submission guidelines, one per phase), a logo, `evaluation_script.zip` (zipped from inside the package),
 one annotation file per phase (`annotations/<codename>.csv`), one leaderboard (`{inputs.keys[0]}` first), the
 dataset splits `public` and `private`, and the phases of the definition ({phases}): `{options.dev_name}`
@@ -154,6 +165,7 @@ Then:
 with the participant-safe reason written first to the submission's stderr, then the exception; a failure on your
 side says it is not the participant's fault and names only the problem's code.
 """)
-    bundle.next_steps = [f"upload {UPLOAD} (Host challenge)", "after the end: publish the private split"]
+    bundle.next_steps = [f"put the content of {UPLOAD} in an EvalAI-Starters repository, push to `challenge`",
+                         "after the end: publish the private split"]
     return bundle
 
