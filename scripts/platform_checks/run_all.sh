@@ -29,7 +29,7 @@ venv worker "$PY/3.13.0/bin/python" celery==5.6.2 'requests>=2.32.4,<3' websocke
 venv v1 "$PY/3.9.18/bin/python" requests pyyaml==5.4.1 psutil
 venv hf "$PY/3.10.13/bin/python" huggingface_hub==0.24.6 pandas==2.2.2 pydantic==2.8.2 scikit-learn==1.5.1 loguru==0.7.2
 # The loaders that create a competition from the upload (Django for settings and file helpers only).
-venv loaders "$PY/3.11.7/bin/python" django pyyaml python-dateutil requests
+venv loaders "$PY/3.11.7/bin/python" django djangorestframework pyyaml python-dateutil requests
 for v in 3.7.16 3.8.18 3.9.18; do venv "evalai${v%.*}" "$PY/$v/bin/python" requests pyyaml==5.4.1; done
 
 rm -rf "$OUT/bundles" && mkdir -p "$OUT/bundles"
