@@ -124,11 +124,11 @@ def competition(inputs: Inputs, options: Options) -> dict:
             # on the leaderboard (Force_Last: the last one) to this phase (auto_migrate_to_this_phase;
             # models.py Competition.apply_phase_migration ~116-170), scored by task 1 on the private split. One
             # submission per person: the migrated one counts (Phase.can_user_make_submissions ~326-345).
-            dict(phase, **{"index": 2, "name": options.reveal_name,
-                           "description": "The private leaderboard: the final phase's submissions, scored on the "
-                                          "private split.",
-                           "start": reveal, "tasks": [1], "auto_migrate_to_this_phase": True,
-                           "max_submissions_per_day": 1, "max_submissions": 1}),
+            dict({"index": 2, "name": options.reveal_name,
+                  "description": "The private leaderboard: the final phase's submissions, scored on the private "
+                                 "split.",
+                  "start": reveal, "tasks": [1], "auto_migrate_to_this_phase": True},
+                 **dict(phase, max_submissions_per_day=1, max_submissions=1)),
         ],
         "leaderboards": [{"title": "Results", "key": "main", "primary_index": 0, "submission_rule": "Force_Last",
                           "hidden": False, "columns": columns}],
@@ -159,9 +159,9 @@ def build(inputs: Inputs, *, split: str = "public", options: Options | None = No
     upload.update(program_zips(inputs, "metadata.yaml", "codabench"))
     bundle.add(UPLOAD, zip_bytes(upload))
     bundle.add("README.md", _readme(inputs, options, split, note))
-    bundle.next_steps = [f"upload {UPLOAD} (Benchmarks/Competitions -> Upload)",
+    bundle.next_steps = [f"upload {UPLOAD} (Benchmarks -> Management -> Upload)",
                          "set the dates, terms and logo in the editor if the placeholders stay",
-                         "after the end: reveal the private split (README step 4)"]
+                         "nothing after the end: the private ranking appears by itself (README step 4)"]
     return bundle
 
 
@@ -188,7 +188,8 @@ def _readme(inputs: Inputs, options: Options, split: str, note: str) -> str:
 
 Written by `agrieval bundle codabench`. {runtime_note()}
 {leak_note(inputs)}
-**Upload `{UPLOAD}`**: Codabench -> Benchmarks -> Management -> Upload (the competition bundle). Its
+**Upload `{UPLOAD}`** on Codabench's bundle upload page (Benchmarks -> Management -> Upload; Codabench's docs:
+Organizers/Benchmark_Creation/Competition-Creation-Bundle.md). Its
 `competition.yaml` (copy next to this README) names the title "{options.title_of(inputs)}", the docker image
 `{IMAGE}` (Python 3.9, numpy 1.22; the default `codalab/codalab-legacy:py37` is too old), the pages (overview,
 evaluation, data, terms), a logo, two tasks (the same program for the public and the private split, one
