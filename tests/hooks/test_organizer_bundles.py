@@ -343,3 +343,16 @@ def test_same_inputs_same_upload(built, tmp_path):
     assert res.exit_code == 0
     assert (tmp_path / "again" / "codabench_competition.zip").read_bytes() == \
         (built["codabench"] / "codabench_competition.zip").read_bytes()
+
+
+@pytest.mark.parametrize("platform", ["codabench", "codalab"])
+def test_the_uploaded_public_program_is_the_folder_the_worker_checks_ran(built, platform):
+    """scripts/platform_checks/*_worker.py run the folder scoring_program/; the upload carries its zip."""
+    name = {"codabench": "codabench_competition.zip", "codalab": "codalab_competition.zip"}[platform]
+    with zipfile.ZipFile(built[platform] / name) as outer:
+        inner = zipfile.ZipFile(io.BytesIO(outer.read("scoring_program_public.zip")))
+        in_zip = {n: inner.read(n) for n in inner.namelist()}
+        ref = zipfile.ZipFile(io.BytesIO(outer.read("reference_data.zip")))
+        assert ref.read("solution.csv") == SOLUTION.read_bytes()
+    folder = built[platform] / "scoring_program"
+    assert in_zip == {str(p.relative_to(folder)): p.read_bytes() for p in folder.rglob("*") if p.is_file()}
