@@ -79,7 +79,7 @@ def build(inputs: Inputs, *, options: Options | None = None, **_options) -> Bund
 Written by `agrieval bundle hf`. {runtime_note()} The Space image runs Python 3.10 with huggingface_hub.
 {leak_note(inputs)}
 **Upload these files to the competition's private dataset repository** (`ORG/NAME`, the one the competition
-Space reads), README.md excepted:
+Space reads; its layout: https://huggingface.co/docs/competitions/competition_repo), README.md excepted:
 
     huggingface-cli upload ORG/NAME . . --repo-type=dataset --exclude README.md
 
