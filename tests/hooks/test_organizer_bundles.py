@@ -161,7 +161,8 @@ def test_evalai_upload_passes_the_config_checks(built):
     # create_challenge_zip_file): the folder must hold what the zip holds.
     outer = zipfile.ZipFile(io.BytesIO(upload))
     inner = zipfile.ZipFile(io.BytesIO(outer.read("evaluation_script.zip")))
-    folder = {n[len("evaluation_script/"):]: outer.read(n) for n in outer.namelist() if n.startswith("evaluation_script/")}
+    prefix = "evaluation_script/"
+    folder = {n[len(prefix):]: outer.read(n) for n in outer.namelist() if n.startswith(prefix)}
     assert folder == {n: inner.read(n) for n in inner.namelist()} and "__init__.py" in folder
 
 

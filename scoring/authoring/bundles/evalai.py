@@ -147,8 +147,8 @@ template's action rebuilds `evaluation_script.zip`), put your host token, team i
 `validate_challenge_config_util` (what `scripts/platform_checks/evalai_config.py` runs) and the action opens an
 issue listing any error. The zip can also be posted to the host API's `zip_upload/` endpoint, whose own checks
 were not run here. Its `challenge_config.yaml`
-(copy next to this README) holds the title "{options.title_of(inputs)}", the HTML pages (description, evaluation details,
-terms, submission guidelines, one per phase), a logo, `evaluation_script.zip` (zipped from inside the package),
+(copy next to this README) holds the title "{options.title_of(inputs)}", the HTML pages (description, evaluation
+details, terms, submission guidelines, one per phase), a logo, `evaluation_script.zip` (zipped from inside the package),
 one annotation file per phase (`annotations/<codename>.csv`), one leaderboard (`{inputs.keys[0]}` first), the
 dataset splits `public` and `private`, and the phases of the definition ({phases}): `{options.dev_name}`
 {dev_start} to {dev_end}, `{options.final_name}` {final_start} to {end} (UTC; `--dev-start/--final-start/--end`).

@@ -11,6 +11,16 @@ import json
 import re
 
 _PLAIN_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+# Plain words a YAML 1.1 reader resolves to a boolean or null (PyYAML's resolver.py): quoted when keys.
+_RESERVED = {"y", "yes", "n", "no", "true", "false", "on", "off", "null"}
+# What a YAML reader refuses in a stream (PyYAML's reader.py NON_PRINTABLE), plus the line breaks that a
+# double-quoted scalar folds into a space (NEL, LS, PS): written as escapes instead.
+_ESCAPE = re.compile("[^\x09\x0a\x0d\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+
+
+def quoted(text: str) -> str:
+    """``text`` as a YAML double-quoted scalar that reads back as ``text``."""
+    return _ESCAPE.sub(lambda m: "\\u%04x" % ord(m.group()), json.dumps(text, ensure_ascii=False))
 
 
 def dump(value, indent: int = 0) -> str:
@@ -23,9 +33,9 @@ def dump(value, indent: int = 0) -> str:
 def _key(key) -> str:
     if isinstance(key, bool) or not isinstance(key, (str, int)):
         raise TypeError(f"unsupported key {key!r}")
-    if isinstance(key, int) or _PLAIN_KEY.match(key):
+    if isinstance(key, int) or _PLAIN_KEY.match(key) and key.lower() not in _RESERVED:
         return str(key)
-    return json.dumps(key)
+    return quoted(key)
 
 
 def scalar(value) -> str:
@@ -36,7 +46,7 @@ def scalar(value) -> str:
     if isinstance(value, (int, float)):
         return repr(value)
     if isinstance(value, str):
-        return json.dumps(value, ensure_ascii=False)
+        return quoted(value)
     raise TypeError(f"unsupported value {value!r}")
 
 
