@@ -119,10 +119,10 @@ def sample_submission(inputs: Inputs) -> tuple:
         if not labels:
             raise HostError("definition_invalid", f"{d.name}: a multiclass sample submission needs the vocabulary")
         first = labels[0]
-        note = (f"every row predicts `{first}`: a {d.name} row must hold exactly one class, so the smallest valid "
-                "file repeats one class (the first in sorted order), which says nothing of the truth")
+        note = (f"every row predicts `{first}`, the first class in sorted order: a {d.name} row must hold exactly "
+                "one class, and one class repeated says nothing of the truth")
         return format_submission(ids, [str(first)] * len(ids), d), note
-    note = "every row predicts no label (an empty list): a valid prediction that says nothing of the truth"
+    note = "every row predicts the empty list, a valid prediction that says nothing of the truth"
     return format_submission(ids, [[] for _ in ids], d), note
 
 
