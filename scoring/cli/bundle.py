@@ -8,6 +8,7 @@ import click
 
 from scoring.authoring.bundles.competition_pages import DEFAULT_DEV_START, DEFAULT_END, DEFAULT_FINAL_START, Options
 from scoring.cli.contract import CommandError
+from scoring.runtime.problems import HostError
 from scoring.cli.common import EXIT_OK, check_solution_pair, competition_option, load_definition, run_guarded
 
 PLATFORM_NAMES = ("codabench", "codalab", "evalai", "hf", "kaggle")
@@ -49,13 +50,20 @@ def bundle(platform: str, competition: str, solution: Path, split: str, title: s
     Example:
       agrieval bundle codabench -c plantclef2025 -s reference_submissions/plantclef2025/solution.csv cb/
 
-    OUT_DIR must be new or empty. Exit codes: 0 written, 2 usage error (OUT_DIR not empty), 3 bad solution or
-    definition (nothing written).
+    OUT_DIR must be new or empty. Exit codes: 0 written, 2 usage error (OUT_DIR not empty, dates out of order),
+    3 bad solution or definition (nothing written).
     """
     if out_dir.exists() and (not out_dir.is_dir() or any(out_dir.iterdir())):
         # No --overwrite here: a file left from an older bundle would ship with the new one.
         raise CommandError("output_exists", f"{out_dir} exists and is not an empty folder; choose a new folder "
                                             "(nothing was written)", file=str(out_dir))
+
+    options = Options(title=title, dev_start=dev_start, final_start=final_start, end=end,
+                      dev_name=dev_phase_name, final_name=final_phase_name, reveal_name=reveal_phase_name)
+    try:
+        options.dates()
+    except HostError as exc:  # the command line's dates: a usage error, before anything is read or written
+        raise CommandError("bad_option", str(exc)) from None
 
     def body() -> int:
         from scoring.authoring.bundles import PLATFORMS
@@ -64,9 +72,6 @@ def bundle(platform: str, competition: str, solution: Path, split: str, title: s
         definition = load_definition(competition)
         check_solution_pair(solution, definition)
         inputs = check_inputs(definition, solution, splits=("public", "private"))
-        options = Options(title=title, dev_start=dev_start, final_start=final_start, end=end,
-                          dev_name=dev_phase_name, final_name=final_phase_name, reveal_name=reveal_phase_name)
-        options.dates()  # bad dates: a host error before anything is written
         for warning in inputs.warnings:
             click.echo(f"{solution}: warning [{warning.code}] {warning.message}", err=True)
         made = PLATFORMS[platform](inputs, split=split, options=options)

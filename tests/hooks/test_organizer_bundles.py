@@ -112,7 +112,8 @@ def test_codabench_dates_and_phase_names_are_options(tmp_path):
         ("Test", "2028-02-01 12:00:00", "2028-03-01 00:00:00"), ("Private leaderboard", "2028-03-01 00:01:00", None)]
     res = CliRunner().invoke(cli, ["bundle", "codabench", "-c", COMPETITION, "-s", str(SOLUTION), "--end",
                                    "2026-01-01 00:00:00", str(tmp_path / "c")])
-    assert res.exit_code == 3 and "must follow each other" in res.output and not (tmp_path / "c").exists()
+    assert res.exit_code == 2 and "[bad_option]" in res.output and "must follow each other" in res.output
+    assert not (tmp_path / "c").exists()
 
 
 # --- CodaLab v1 ---------------------------------------------------------------------------------------------
