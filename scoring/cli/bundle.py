@@ -6,7 +6,9 @@ from pathlib import Path
 
 import click
 
+from scoring.authoring.bundles.competition_pages import DEFAULT_DEV_START, DEFAULT_END, DEFAULT_FINAL_START, Options
 from scoring.cli.contract import CommandError
+from scoring.runtime.problems import HostError
 from scoring.cli.common import EXIT_OK, check_solution_pair, competition_option, load_definition, run_guarded
 
 PLATFORM_NAMES = ("codabench", "codalab", "evalai", "hf", "kaggle")
@@ -18,29 +20,50 @@ PLATFORM_NAMES = ("codabench", "codalab", "evalai", "hf", "kaggle")
 @click.option("--solution", "-s", required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path),
               help="Ground truth CSV; checked (it must score perfectly against itself) and copied into the bundle.")
 @click.option("--split", type=click.Choice(["public", "private"]), default="public", show_default=True,
-              help="codabench/codalab: the split this phase's leaderboard shows (one bundle per phase).")
+              help="codabench/codalab: the split of the scoring_program/ folder copy (the upload holds both).")
+@click.option("--title", default=None, help="Competition title (default: the definition's title).")
+@click.option("--dev-start", default=DEFAULT_DEV_START, show_default=True, help="Development phase start (UTC).")
+@click.option("--final-start", default=DEFAULT_FINAL_START, show_default=True,
+              help="Final phase start (UTC); the development phase ends one minute before.")
+@click.option("--end", default=DEFAULT_END, show_default=True, help="End of the competition (UTC).")
+@click.option("--dev-phase-name", default="Development", show_default=True,
+              help="Name of the phase scored on the public split.")
+@click.option("--final-phase-name", default="Final", show_default=True,
+              help="Name of the phase whose submissions are ranked on the private split after the end.")
+@click.option("--reveal-phase-name", default="Private leaderboard", show_default=True,
+              help="codabench: name of the phase that shows the private ranking (it starts one minute after --end).")
 @click.argument("out_dir", type=click.Path(file_okay=False, path_type=Path))
-def bundle(platform: str, competition: str, solution: Path, split: str, out_dir: Path) -> None:
-    """Write OUT_DIR: the scoring program PLATFORM runs, the frozen definition, the solution and a README.
+def bundle(platform: str, competition: str, solution: Path, split: str, title: str | None, dev_start: str,
+           final_start: str, end: str, dev_phase_name: str, final_phase_name: str, reveal_phase_name: str,
+           out_dir: Path) -> None:
+    """Write OUT_DIR: the one file the organizer uploads to PLATFORM, a README of the remaining clicks, a
+    sample_submission.csv (every id, no label) and the parts of the upload, to read or try.
 
     \b
-    codabench  scoring_program/ + reference_data/ + competition.yaml (docker_image, leaderboard columns)
-    codalab    the same program (writes scores.txt too) + the legacy leaderboard YAML
-    evalai     evaluation_script/ package + annotations/ + challenge_config.yaml
-    hf         metric.py (runtime embedded) + solution.csv + conf.json
-    kaggle     agrieval_metric.py (runtime embedded; split-independent messages) + solution.csv
+    codabench  codabench_competition.zip (competition.yaml v2, pages, logo, tasks, phases, starting kit)
+    codalab    codalab_competition.zip (competition.yaml v1, html pages, logo, phases, leaderboard)
+    evalai     evalai_challenge.zip (challenge_config.yaml, HTML pages, evaluation_script.zip, annotations)
+    hf         the dataset repository's files: conf.json, metric.py, solution.csv, *_DESC.md, RULES.md
+    kaggle     agrieval_metric.py (a utility script), metric_notebook.py, solution.csv
 
     \b
     Example:
       agrieval bundle codabench -c plantclef2025 -s reference_submissions/plantclef2025/solution.csv cb/
 
-    OUT_DIR must be new or empty. Exit codes: 0 written, 2 usage error (OUT_DIR not empty), 3 bad solution or
-    definition (nothing written).
+    OUT_DIR must be new or empty. Exit codes: 0 written, 2 usage error (OUT_DIR not empty, dates out of order),
+    3 bad solution or definition (nothing written).
     """
     if out_dir.exists() and (not out_dir.is_dir() or any(out_dir.iterdir())):
         # No --overwrite here: a file left from an older bundle would ship with the new one.
         raise CommandError("output_exists", f"{out_dir} exists and is not an empty folder; choose a new folder "
                                             "(nothing was written)", file=str(out_dir))
+
+    options = Options(title=title, dev_start=dev_start, final_start=final_start, end=end,
+                      dev_name=dev_phase_name, final_name=final_phase_name, reveal_name=reveal_phase_name)
+    try:
+        options.dates()
+    except HostError as exc:  # the command line's dates: a usage error, before anything is read or written
+        raise CommandError("bad_option", str(exc)) from None
 
     def body() -> int:
         from scoring.authoring.bundles import PLATFORMS
@@ -48,9 +71,10 @@ def bundle(platform: str, competition: str, solution: Path, split: str, out_dir:
 
         definition = load_definition(competition)
         check_solution_pair(solution, definition)
-        needs = (split,) if platform in ("codabench", "codalab") else ("public", "private")
-        inputs = check_inputs(definition, solution, splits=needs)
-        made = PLATFORMS[platform](inputs, split=split)
+        inputs = check_inputs(definition, solution, splits=("public", "private"))
+        for warning in inputs.warnings:
+            click.echo(f"{solution}: warning [{warning.code}] {warning.message}", err=True)
+        made = PLATFORMS[platform](inputs, split=split, options=options)
         written = write(made, out_dir)
         size = sum(p.stat().st_size for p in written)
         click.echo(f"wrote {len(written)} files ({size / 1e6:.1f} MB) to {out_dir} for {platform}: "

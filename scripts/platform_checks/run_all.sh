@@ -6,6 +6,7 @@
 # pyenv interpreters of .ci/interpreters), the bundles and one JSON report per run under OUT (default
 # /tmp/platform-checks). Run from the repository root; AGRIEVAL names the command that builds the bundles.
 # The platforms' code runs without PYTHONPATH: nothing of agrieval is importable there but the bundle.
+# CODALAB_SITE (optional): codalab/codalab-competitions, for the v1 bundle check (the site reads the bundle).
 set -euo pipefail
 [ $# -ge 4 ] || { sed -n 2,7p "$0"; exit 2; }
 CODABENCH=$1 V1=$2 EVALAI=$3 COMPETITIONS=$4 OUT=${5:-/tmp/platform-checks}
@@ -27,10 +28,12 @@ venv worker "$PY/3.13.0/bin/python" celery==5.6.2 'requests>=2.32.4,<3' websocke
   'loguru>=0.7.3,<0.8' 'docker>=7.1.0,<8' 'rich>=14.2.0,<15'
 venv v1 "$PY/3.9.18/bin/python" requests pyyaml==5.4.1 psutil
 venv hf "$PY/3.10.13/bin/python" huggingface_hub==0.24.6 pandas==2.2.2 pydantic==2.8.2 scikit-learn==1.5.1 loguru==0.7.2
+# The loaders that create a competition from the upload (Django for settings and file helpers only).
+venv loaders "$PY/3.11.7/bin/python" django djangorestframework pyyaml python-dateutil requests
 for v in 3.7.16 3.8.18 3.9.18; do venv "evalai${v%.*}" "$PY/$v/bin/python" requests pyyaml==5.4.1; done
 
 rm -rf "$OUT/bundles" && mkdir -p "$OUT/bundles"
-for p in codabench codalab evalai hf; do
+for p in codabench codalab evalai hf kaggle; do
   "$AGRIEVAL" bundle $p -c plantclef2025 -s reference_submissions/plantclef2025/solution.csv "$OUT/bundles/$p" >/dev/null
 done
 "$AGRIEVAL" bundle codabench -c plantclef2025 -s reference_submissions/plantclef2025/solution.csv --split private \
@@ -56,3 +59,18 @@ done
 cp $SUB/partial.csv "$OUT/partial.CSV"
 run hf "$VENVS/hf/bin/python" $HERE/hf_competitions.py "$COMPETITIONS" "$OUT/bundles/hf" $SUB/partial.csv \
   $CORPUS/zip_good.zip "$OUT/partial.CSV" $CORPUS/tsv.csv
+
+# The one file each organizer uploads, through the platform's own loader or validator.
+run codabench_unpacker "$VENVS/loaders/bin/python" $HERE/codabench_unpacker.py "$CODABENCH" \
+  "$OUT/bundles/codabench/codabench_competition.zip"
+run evalai_config "$VENVS/loaders/bin/python" $HERE/evalai_config.py "$EVALAI" "$OUT/bundles/evalai/evalai_challenge.zip"
+run hf_competition_info "$VENVS/hf/bin/python" $HERE/hf_competition_info.py "$COMPETITIONS" "$OUT/bundles/hf"
+if [ -n "${CODALAB_SITE:-}" ]; then
+  run codalab_v1_bundle "$VENVS/loaders/bin/python" $HERE/codalab_v1_bundle.py "$CODALAB_SITE" \
+    "$OUT/bundles/codalab/codalab_competition.zip"
+fi
+# Every bundle's sample submission passes `agrieval validate` against the solution.
+for p in codabench codalab evalai hf kaggle; do
+  "$AGRIEVAL" validate "$OUT/bundles/$p/sample_submission.csv" --competition plantclef2025 \
+    --solution reference_submissions/plantclef2025/solution.csv > "$OUT/validate_$p.txt" && echo "validated $p"
+done

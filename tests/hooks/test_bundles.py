@@ -6,6 +6,7 @@ the interpreters are the venvs of ``.ci/interpreters`` (numpy only).
 
 from __future__ import annotations
 
+import io
 import json
 import shutil
 import subprocess
@@ -292,32 +293,54 @@ def _zip_commands(text: str) -> list:
     return re.findall(r"\((cd [^)`]*&& zip -r [^)`]*)\)", text)
 
 
+UPLOADS = {"codabench": ("codabench_competition.zip", {"scoring_program_public.zip": {"score.py", "metadata.yaml"},
+                                                         "scoring_program_private.zip": {"score.py", "metadata.yaml"},
+                                                         "reference_data.zip": {"solution.csv"}}),
+           "codalab": ("codalab_competition.zip", {"scoring_program_public.zip": {"score.py", "metadata"},
+                                                     "scoring_program_private.zip": {"score.py", "metadata"},
+                                                     "reference_data.zip": {"solution.csv"}}),
+           "evalai": ("evalai_challenge.zip", {"evaluation_script.zip": {"__init__.py", "requirements.txt"}})}
+
+
 @pytest.mark.parametrize("platform", ["codabench", "codalab", "evalai"])
-def test_zip_commands_of_the_readmes_put_what_the_worker_reads_at_the_root(bundles, platform, tmp_path):
+def test_the_upload_holds_zips_with_what_the_worker_reads_at_their_root(bundles, platform):
+    """The bundle zips each program itself (nothing left for the organizer to zip); its inner zips hold at their
+    root what the worker reads there."""
+    name, inner = UPLOADS[platform]
+    with zipfile.ZipFile(bundles[platform] / name) as outer:
+        for member, expected in inner.items():
+            with zipfile.ZipFile(io.BytesIO(outer.read(member))) as zf:
+                assert expected <= set(zf.namelist()), (member, sorted(zf.namelist())[:5])
+    with zipfile.ZipFile(bundles[platform] / name) as outer:  # the private split's program scores the private split
+        if "scoring_program_private.zip" in outer.namelist():
+            with zipfile.ZipFile(io.BytesIO(outer.read("scoring_program_private.zip"))) as zf:
+                assert "[\"--split\", 'private']" in zf.read("score.py").decode()
+    assert "zip -r" not in (bundles[platform] / "README.md").read_text()
+
+
+@pytest.mark.parametrize("platform", ["codabench", "codalab", "evalai"])
+def test_zip_commands_of_the_project_readme_put_what_the_worker_reads_at_the_root(bundles, platform, tmp_path):
     if shutil.which("zip") is None:
         pytest.skip("no zip command here")
     readme = (ROOT / "docs" / "organizers.md").read_text()
-    # The bundle's README runs in the bundle; the organizers' walk-through runs from the repository root, with
-    # the bundle at `out/<platform>_bundle`.
+    # The organizers' walk-through runs from the repository root, with the bundle at `out/<platform>_bundle`.
     start = readme.find(f"$ agrieval bundle {platform} ")
-    places = [(bundles[platform] / "README.md").read_text(),
-              readme[start:readme.index("\n## ", start)] if start >= 0 else ""]
-    checked = 0
-    for n, text in enumerate(places):
-        for command in _zip_commands(text)[:1 if n else None]:
-            work = tmp_path / f"{n}-{checked}"
-            bundle = work / f"{platform}_bundle" if n == 0 else work / "out" / f"{platform}_bundle"
-            shutil.copytree(bundles[platform], bundle)
-            cwd = bundle if n == 0 else work
-            res = subprocess.run(["bash", "-c", command], cwd=cwd, capture_output=True, text=True, timeout=60)
-            assert res.returncode == 0, res.stderr
-            archive = next(p for p in work.rglob("*.zip"))
-            expected = ZIP_ROOTS.get(archive.name)
-            if expected:
-                with zipfile.ZipFile(archive) as zf:
-                    assert expected <= set(zf.namelist()), (command, sorted(zf.namelist())[:5])
-                checked += 1
-    assert checked >= 1
+    text = readme[start:readme.index("
+## ", start)] if start >= 0 else ""
+    commands = _zip_commands(text)[:1]
+    if not commands:
+        pytest.skip("the organizers' page has no zip command for this platform")
+    for n, command in enumerate(commands):
+        work = tmp_path / str(n)
+        shutil.copytree(bundles[platform], work / "out" / f"{platform}_bundle")
+        before = set(work.rglob("*.zip"))
+        res = subprocess.run(["bash", "-c", command], cwd=work, capture_output=True, text=True, timeout=60)
+        assert res.returncode == 0, res.stderr
+        archive = next(p for p in work.rglob("*.zip") if p not in before)
+        expected = ZIP_ROOTS.get(archive.name)
+        if expected:
+            with zipfile.ZipFile(archive) as zf:
+                assert expected <= set(zf.namelist()), (command, sorted(zf.namelist())[:5])
 
 
 # --- Hugging Face competitions -----------------------------------------------------------------------------------

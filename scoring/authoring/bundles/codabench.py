@@ -12,7 +12,10 @@ than the runtime: the snippet names ``codalab/codalab-legacy:py39``
 
 from __future__ import annotations
 
-from scoring.authoring.bundles.files import Bundle, Inputs, runtime_note, sorting
+from scoring.authoring.bundles.competition_pages import Options, logo_png, pages
+from scoring.authoring.bundles.files import (Bundle, Inputs, leak_note, runtime_note, sample_submission, sorting,
+                                             under, zip_bytes)
+from scoring.authoring.bundles.yaml_text import dump
 from scoring.runtime.definition import freeze
 
 IMAGE = "codalab/codalab-legacy:py39"
@@ -48,62 +51,169 @@ if __name__ == "__main__":
 '''
 
 
-def program_files(bundle: Bundle, inputs: Inputs, split: str, metadata_name: str, command: str) -> None:
-    """``scoring_program/`` and ``reference_data/``, shared with the CodaLab bundle."""
+def program_files(bundle: Bundle, inputs: Inputs, split: str, metadata_name: str, command: str,
+                  folder: str = "scoring_program") -> None:
+    """A scoring program for ``split`` under ``folder/`` (shared with the CodaLab bundle)."""
     d = inputs.definition
-    bundle.add_runtime("scoring_program")
-    bundle.add("scoring_program/competition.json", freeze(d))
-    bundle.add("scoring_program/score.py", SCORE_PY.format(platform=bundle.platform, name=d.name, split=split,
-                                                            image=IMAGE))
-    bundle.add(f"scoring_program/{metadata_name}", f"command: {command}\n"
+    bundle.add_runtime(folder)
+    bundle.add(f"{folder}/competition.json", freeze(d))
+    bundle.add(f"{folder}/score.py", SCORE_PY.format(platform=bundle.platform, name=d.name, split=split, image=IMAGE))
+    bundle.add(f"{folder}/{metadata_name}", f"command: {command}\n"
                f"description: agrieval scoring program for {d.name} ({split} split)\n")
+
+
+def shared_files(bundle: Bundle, inputs: Inputs, split: str, metadata_name: str) -> str:
+    """What the Codabench and CodaLab bundles share: the folders to read (``scoring_program/`` of ``split``,
+    ``reference_data/``), the two scoring program zips, the reference data zip and the sample submission.
+    Returns the sample submission's note."""
+    program_files(bundle, inputs, split, metadata_name, COMMAND)
     bundle.add("reference_data/solution.csv", inputs.solution_path.read_bytes())
+    sample, note = sample_submission(inputs)
+    bundle.add("sample_submission.csv", sample)
+    return note
 
 
-def competition_yaml(inputs: Inputs, split: str) -> str:
+def program_zips(inputs: Inputs, metadata_name: str, platform: str) -> dict:
+    """``{scoring_program_public.zip, scoring_program_private.zip}``, each zipped from inside (the worker reads
+    ``metadata.yaml`` at the zip's root: compute_worker.py ~847-850)."""
+    out = {}
+    for split in ("public", "private"):
+        one = Bundle(platform, inputs.definition)
+        program_files(one, inputs, split, metadata_name, COMMAND)
+        out[f"scoring_program_{split}.zip"] = zip_bytes(under(one, "scoring_program"))
+    return out
+
+
+def competition(inputs: Inputs, options: Options) -> dict:
+    """competition.yaml (version 2) as V2Unpacker reads it (src/apps/competitions/unpackers/v2.py)."""
     d = inputs.definition
-    columns = "".join(f"      - title: {k}\n        key: {k}\n        index: {i}\n        sorting: {sorting(d)}\n"
-                      f"        precision: {PRECISION}\n" for i, k in enumerate(inputs.keys))
-    return (f"# Merge into your competition.yaml (Codabench, version 2).\n"
-            f"version: 2\n"
-            f"docker_image: {IMAGE}\n"
-            f"tasks:\n"
-            f"  - index: 0\n"
-            f"    name: {d.name} ({split} split)\n"
-            f"    scoring_program: scoring_program\n"
-            f"    reference_data: reference_data\n"
-            f"leaderboards:\n"
-            f"  - index: 0\n"
-            f"    title: {d.name} ({split})\n"
-            f"    key: main\n"
-            f"    columns:\n{columns}")
+    dev_start, dev_end, final_start, end = options.text_dates()
+    reveal = options.reveal_text()
+    columns = [{"title": k, "key": k, "index": i, "sorting": sorting(d), "precision": PRECISION, "hidden": False}
+               for i, k in enumerate(inputs.keys)]
+    phase = {"max_submissions_per_day": 5, "max_submissions": 100, "execution_time_limit": 600,
+             "starting_kit": "starting_kit.zip", "hide_output": False, "hide_prediction_output": False,
+             "hide_score_output": False}
+    return {
+        "version": 2,
+        "title": options.title_of(inputs),
+        "description": d.title or d.name,
+        "image": "logo.png",
+        "terms": "pages/terms.html",
+        "docker_image": IMAGE,
+        "registration_auto_approve": False,
+        "make_programs_available": False,
+        "make_input_data_available": False,
+        "enable_detailed_results": False,
+        "pages": [{"title": title, "file": f"pages/{name}.html"} for name, title in PAGE_TITLES],
+        "tasks": [{"index": i, "name": f"{d.name}: {split} split",
+                   "description": f"agrieval scoring program, {split} split of the solution",
+                   "scoring_program": f"scoring_program_{split}.zip", "reference_data": "reference_data.zip"}
+                  for i, split in enumerate(("public", "private"))],
+        "phases": [
+            dict({"index": 0, "name": options.dev_name, "description": "Scored on the public split.",
+                  "start": dev_start, "end": dev_end, "tasks": [0]}, **phase),
+            # Scored on the public split too: every phase shares the first leaderboard (base_unpacker.py ~324) and a
+            # participant sees every score of their own submissions (api/serializers/submissions.py
+            # SubmissionSerializer.scores, hidden columns included), so no private score may exist before the end.
+            dict({"index": 1, "name": options.final_name,
+                  "description": "Scored on the public split; your last submission here is ranked on the private "
+                                 "split after the end.",
+                  "start": final_start, "end": end, "tasks": [0]}, **phase),
+            # The reveal: when it starts, Codabench re-submits each participant's final-phase submission that is
+            # on the leaderboard (Force_Last: the last one) to this phase (auto_migrate_to_this_phase;
+            # models.py Competition.apply_phase_migration ~116-170), scored by task 1 on the private split. One
+            # submission per person: the migrated one counts (Phase.can_user_make_submissions ~326-345).
+            dict({"index": 2, "name": options.reveal_name,
+                  "description": "The private leaderboard: the final phase's submissions, scored on the private "
+                                 "split.",
+                  "start": reveal, "tasks": [1], "auto_migrate_to_this_phase": True},
+                 **dict(phase, max_submissions_per_day=1, max_submissions=1)),
+        ],
+        "leaderboards": [{"title": "Results", "key": "main", "primary_index": 0, "submission_rule": "Force_Last",
+                          "hidden": False, "columns": columns}],
+    }
 
 
-def build(inputs: Inputs, *, split: str = "public") -> Bundle:
-    bundle = Bundle("codabench", inputs.definition)
-    program_files(bundle, inputs, split, "metadata.yaml", COMMAND)
-    snippet = competition_yaml(inputs, split)
-    bundle.add("competition.yaml", snippet)
-    bundle.add("README.md", _readme(inputs, split, snippet))
-    bundle.next_steps = ["zip scoring_program/ and reference_data/ (or keep them as folders in your bundle)",
-                         "merge competition.yaml into yours (docker_image, tasks, leaderboards)"]
+PAGE_TITLES = (("overview", "Overview"), ("evaluation", "Evaluation"), ("data", "Data"), ("terms", "Terms"))
+
+
+def build(inputs: Inputs, *, split: str = "public", options: Options | None = None) -> Bundle:
+    options = options or Options()
+    d = inputs.definition
+    bundle = Bundle("codabench", d)
+    note = shared_files(bundle, inputs, split, "metadata.yaml")
+    config = competition(inputs, options)
+    config_text = "# Codabench competition bundle (version 2), written by `agrieval bundle codabench`.\n" + dump(config)
+    bundle.add("competition.yaml", config_text)
+    validate_cmd = f"agrieval validate submission.csv --competition {d.name}"
+    page_html = pages(inputs, options, validate_cmd=validate_cmd, sample_note=note,
+                      sample_where="in the starting kit",
+                      upload_how="Codabench takes a zip: put the CSV alone in a zip "
+                                 "(<code>zip submission.zip submission.csv</code>) and upload the zip.")
+    kit = {"sample_submission.csv": bundle.files["sample_submission.csv"],
+           "README.md": STARTING_KIT.format(name=d.name, validate=validate_cmd, note=note).encode()}
+    upload = {"competition.yaml": config_text.encode(), "logo.png": logo_png(),
+              "reference_data.zip": zip_bytes(under(bundle, "reference_data")), "starting_kit.zip": zip_bytes(kit)}
+    upload.update({f"pages/{name}.html": text.encode() for name, text in page_html.items()})
+    upload.update(program_zips(inputs, "metadata.yaml", "codabench"))
+    bundle.add(UPLOAD, zip_bytes(upload))
+    bundle.add("README.md", _readme(inputs, options, split, note))
+    bundle.next_steps = [f"upload {UPLOAD} (Benchmarks -> Management -> Upload)",
+                         "set the dates, terms and logo in the editor if the placeholders stay",
+                         "nothing after the end: the private ranking appears by itself (README step 4)"]
     return bundle
 
 
-def _readme(inputs: Inputs, split: str, snippet: str) -> str:
+UPLOAD = "codabench_competition.zip"
+
+STARTING_KIT = """# Starting kit: {name}
+
+`sample_submission.csv` holds every id of the test set with a valid prediction that says nothing of the truth
+({note}). Replace the predictions with yours, keep the header, the ids and the format.
+
+Check your file before uploading it, with the agrieval kit:
+
+    {validate}
+
+Codabench takes a zip: `zip submission.zip submission.csv`, then upload `submission.zip`. A rejected file fails
+with the reason (line, column, a stable code) in the submission's logs.
+"""
+
+
+def _readme(inputs: Inputs, options: Options, split: str, note: str) -> str:
     d = inputs.definition
-    return f"""# Codabench scoring program for `{d.name}` ({split} split)
+    dev_start, dev_end, final_start, end = options.text_dates()
+    return f"""# Codabench competition for `{d.name}`
 
 Written by `agrieval bundle codabench`. {runtime_note()}
+{leak_note(inputs)}
+**Upload `{UPLOAD}`** on Codabench's bundle upload page (Benchmarks -> Management -> Upload; Codabench's docs:
+Organizers/Benchmark_Creation/Competition-Creation-Bundle.md). Its
+`competition.yaml` (copy next to this README) names the title "{options.title_of(inputs)}", the docker image
+`{IMAGE}` (Python 3.9, numpy 1.22; the default `codalab/codalab-legacy:py37` is too old), the pages (overview,
+evaluation, data, terms), a logo, two tasks (the same program for the public and the private split, one
+`reference_data.zip`), three phases and one leaderboard (`{inputs.keys[0]}` first, {PRECISION} decimals).
 
-1. Put `scoring_program/` and `reference_data/` into your competition bundle (folders, or zip each from
-   inside it: `(cd scoring_program && zip -r ../scoring_program.zip .)`).
-2. Merge `competition.yaml` (below) into yours: `docker_image` must have Python >= 3.8 and numpy; the default
-   `codalab/codalab-legacy:py37` does not (the program then fails with a clear host-side message).
-3. The leaderboard columns are the keys of `scores.json`, `{inputs.keys[0]}` first; Codabench stores only keys that
-   are columns, and shows them with `precision` decimals.
-4. For a phase whose results must stay hidden (the private split), also set `hide_output: true` on the phase:
-   the program prints no score unless run with `--show-scores`, but Codabench shows stdout/stderr otherwise.
+Then, in the competition's editor:
+1. Dates: `{options.dev_name}` {dev_start} to {dev_end}, `{options.final_name}` {final_start} to {end},
+   `{options.reveal_name}` from {options.reveal_text()} (UTC; set them with `--dev-start/--final-start/--end` or in
+   the editor). Replace the terms page and the logo.
+2. Publish the competition. The first two phases score the public split: participants see public scores only.
+3. Participants zip their CSV (`zip submission.zip submission.csv`; Codabench unzips every upload itself).
+   The starting kit holds `sample_submission.csv` ({note}) and the `agrieval validate` command.
+4. The reveal is automatic: when the phase `{options.reveal_name}` starts ({options.reveal_text()}, one minute
+   after the end), Codabench re-submits each participant's last `{options.final_name}` submission (the one on
+   the leaderboard: `submission_rule` Force_Last; choose Force_Best in the editor to rank each participant's
+   best public submission instead) to it, scored on the private split. That phase's leaderboard is the private
+   ranking. It takes one submission per person, the migrated one counting: a participant with no final-phase
+   submission can still make one there after the end; remove such entries from its leaderboard.
+
+Why the final phase does not score the private split itself: every phase of a bundle shares the first
+leaderboard (`base_unpacker.py` ~324) and a participant's own submission list shows every score of it
+(`SubmissionSerializer.scores`, hidden columns included), so a private score computed before the end would be
+seen by the participant who made it. A re-run (`Submission.re_run`) keeps the submission's task, and a re-run on
+another task is left off the leaderboard (`is_specific_task_re_run`), so the reveal is a phase migration.
 
 What participants see: a rejected submission fails with the reason on stderr (stable codes such as
 `[missing_column]`, line and column; no label of the solution, nothing about which ids are private). A failure
@@ -111,9 +221,7 @@ on the organizers' side says "this is not your submission's fault" and names onl
 `agrieval grade SUBMISSION --solution reference_data/solution.csv --competition scoring_program/competition.json`
 to see its cause.
 
-Try it locally as the worker lays it out: `input/ref/solution.csv`, `input/res/<participant files>`, then
-`python3 scoring_program/score.py input output --show-scores`.
-
-```yaml
-{snippet}```
+Also here, to read or try: `scoring_program/` (the {split} split's program, as zipped in the bundle),
+`reference_data/`, `sample_submission.csv`. Try it as the worker lays it out: `input/ref/solution.csv`,
+`input/res/<participant files>`, then `python3 scoring_program/score.py input output --show-scores`.
 """

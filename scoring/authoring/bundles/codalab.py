@@ -1,60 +1,106 @@
-"""CodaLab (legacy) bundle: the Codabench program, run by the v1 worker, plus the legacy leaderboard YAML.
+"""CodaLab (legacy, v1) bundle: the competition bundle zip that ``CompetitionDefBundle.unpack`` reads.
 
-What CodaLab reads (``docs/facts/platforms.md``: codalab/competitions-v1-compute-worker
-``worker.py``, codalab/codalab-competitions ``tasks.py`` and ``models.py``): the
-program's ``metadata`` ``command:`` with ``$program $input $output``; only
-``output/scores.txt`` (``key: value`` lines), which the program writes next to
-``scores.json``; the leaderboard as ``leaderboard: {leaderboards, columns}``.
+What CodaLab reads (``docs/facts/platforms.md`` and ``docs/platform_checks.md``: codalab/codalab-competitions
+``codalab/apps/web/models.py`` ``CompetitionDefBundle.unpack``, ``tasks.py``; the v1 worker ``worker.py``): the
+first ``*.yaml`` of the zip; its top-level keys, but ``html``, ``phases`` and ``leaderboard``, become fields of
+``Competition`` (so only field names may appear there); ``html`` overview, evaluation, terms and data, read from
+the zip; ``phases`` numbered, each a ``CompetitionPhase`` (its keys are field names) with a scoring program and
+reference data zip in the bundle; ``leaderboard: {leaderboards, columns}``. The worker YAML-parses an upload
+that is not a zip, so participants must zip their CSV. A phase with ``leaderboard_management_mode:
+hide_results`` is "blind": its results are shown to the admins only (``CompetitionPhase.is_blind``).
 """
 
 from __future__ import annotations
 
-from scoring.authoring.bundles.codabench import COMMAND, IMAGE, program_files
-from scoring.authoring.bundles.files import Bundle, Inputs, runtime_note
+from scoring.authoring.bundles.codabench import IMAGE, program_zips, shared_files
+from scoring.authoring.bundles.competition_pages import Options, logo_png, pages
+from scoring.authoring.bundles.files import Bundle, Inputs, leak_note, runtime_note, under, zip_bytes
+from scoring.authoring.bundles.yaml_text import dump
 
 NUMERIC_FORMAT = 4
+UPLOAD = "codalab_competition.zip"
+HTML = ("overview", "evaluation", "terms", "data")
 
 
-def competition_yaml(inputs: Inputs, split: str) -> str:
+def competition(inputs: Inputs, options: Options) -> dict:
     d = inputs.definition
-    columns = "".join(f"    {k}:\n      leaderboard: *RESULTS\n      label: {k}\n      rank: {i + 1}\n"
-                      f"      numeric_format: {NUMERIC_FORMAT}\n" + ("      sort: asc\n" if not d.higher_is_better else "")
-                      for i, k in enumerate(inputs.keys))
-    return (f"# Merge into your competition.yaml (CodaLab competitions v1).\n"
-            f"phases:\n"
-            f"  1:\n"
-            f"    phasenumber: 1\n"
-            f"    label: {d.name} ({split} split)\n"
-            f"    color: blue\n"
-            f"    scoring_program: scoring_program.zip\n"
-            f"    reference_data: reference_data.zip\n"
-            f"leaderboard:\n"
-            f"  leaderboards:\n"
-            f"    RESULTS: &RESULTS\n"
-            f"      label: Results\n"
-            f"      rank: 1\n"
-            f"  columns:\n{columns}")
+    dev_start, _dev_end, final_start, end = options.text_dates()
+    board = {"label": "Results", "rank": 1}
+    columns = {k: dict({"leaderboard": board, "label": k, "rank": i + 1, "numeric_format": NUMERIC_FORMAT},
+                       **({} if d.higher_is_better else {"sort": "asc"})) for i, k in enumerate(inputs.keys)}
+    common = {"max_submissions": 100, "max_submissions_per_day": 5, "is_scoring_only": True,
+              "execution_time_limit": 600, "reference_data": "reference_data.zip",
+              "starting_kit": "starting_kit.zip"}
+    return {
+        "title": options.title_of(inputs),
+        "description": d.title or d.name,
+        "image": "logo.png",
+        "has_registration": True,
+        "end_date": end,
+        "competition_docker_image": IMAGE,
+        "force_submission_to_leaderboard": True,
+        "html": {name: f"{name}.html" for name in HTML},
+        "phases": {
+            1: dict({"phasenumber": 1, "label": options.dev_name, "description": "Scored on the public split.",
+                     "start_date": dev_start, "color": "green", "scoring_program": "scoring_program_public.zip"},
+                    **common),
+            # Blind (results hidden from participants) and scored on the private split.
+            2: dict({"phasenumber": 2, "label": options.final_name,
+                     "description": "Scored on the private split; results hidden until the organizers publish them.",
+                     "start_date": final_start, "color": "purple", "scoring_program": "scoring_program_private.zip",
+                     "leaderboard_management_mode": "hide_results"}, **common),
+        },
+        "leaderboard": {"leaderboards": {"RESULTS": board}, "columns": columns},
+    }
 
 
-def build(inputs: Inputs, *, split: str = "public") -> Bundle:
-    bundle = Bundle("codalab", inputs.definition)
-    program_files(bundle, inputs, split, "metadata", COMMAND)
-    snippet = competition_yaml(inputs, split)
-    bundle.add("competition.yaml", snippet)
-    bundle.add("README.md", f"""# CodaLab (legacy) scoring program for `{inputs.definition.name}` ({split} split)
+def build(inputs: Inputs, *, split: str = "public", options: Options | None = None) -> Bundle:
+    options = options or Options()
+    d = inputs.definition
+    bundle = Bundle("codalab", d)
+    note = shared_files(bundle, inputs, split, "metadata")
+    config_text = "# CodaLab competition bundle (v1), written by `agrieval bundle codalab`.\n" + dump(
+        competition(inputs, options))
+    bundle.add("competition.yaml", config_text)
+    validate_cmd = f"agrieval validate submission.csv --competition {d.name}"
+    page_html = pages(inputs, options, validate_cmd=validate_cmd, sample_note=note,
+                      sample_where="in the starting kit",
+                      upload_how="Upload a zip holding the CSV alone (<code>zip submission.zip submission.csv"
+                                 "</code>): CodaLab reads an upload that is not a zip as YAML and fails it.")
+    kit = {"sample_submission.csv": bundle.files["sample_submission.csv"],
+           "README.md": (f"# Starting kit: {d.name}\n\n`sample_submission.csv`: {note}.\n\nCheck a file: "
+                         f"`{validate_cmd}`.\nUpload a zip holding the CSV alone: `zip submission.zip "
+                         "submission.csv` (CodaLab fails a CSV uploaded as it is).\n").encode()}
+    upload = {"competition.yaml": config_text.encode(), "logo.png": logo_png(),
+              "reference_data.zip": zip_bytes(under(bundle, "reference_data")), "starting_kit.zip": zip_bytes(kit)}
+    upload.update({f"{name}.html": text.encode() for name, text in page_html.items()})
+    upload.update(program_zips(inputs, "metadata", "codalab"))
+    bundle.add(UPLOAD, zip_bytes(upload))
+    dev_start, _dev_end, final_start, end = options.text_dates()
+    bundle.add("README.md", f"""# CodaLab (legacy) competition for `{d.name}`
 
 Written by `agrieval bundle codalab`. {runtime_note()}
+{leak_note(inputs)}
+**Upload `{UPLOAD}`**: CodaLab -> My Competitions -> Create Competition -> upload the bundle. Its
+`competition.yaml` (v1; copy next to this README) names the title "{options.title_of(inputs)}", the docker image
+`{IMAGE}`, the html pages (overview, evaluation, terms, data), a logo, and two phases:
+`{options.dev_name}` from {dev_start} (public split, results shown) and `{options.final_name}` from {final_start}
+(private split, `leaderboard_management_mode: hide_results`: results shown to the organizers only); the
+competition ends {end} (UTC; `--dev-start/--final-start/--end`).
 
-1. Zip each folder from inside it: `(cd scoring_program && zip -r ../scoring_program.zip .)` and
-   `(cd reference_data && zip -r ../reference_data.zip .)`; put both zips in your competition bundle.
-2. Merge `competition.yaml` (below) into yours; the competition's docker image must have Python >= 3.8 and numpy
-   (`{IMAGE}` has both).
-3. The program writes `scores.txt` (`key: value` lines: the only file CodaLab reads) and `scores.json`.
-   A rejected submission exits 1 with the reason in `stderr.txt`; a failure on the organizers' side exits 3
-   and says it is not the participant's fault.
+Then:
+1. Replace the terms page and the logo in the editor; publish.
+2. **Participants must zip their CSV** (`zip submission.zip submission.csv`): the v1 worker reads an upload that
+   is not a zip as YAML and the submission fails before the scoring program runs. The starting kit says so and
+   holds `sample_submission.csv` ({note}).
+3. After the end, publish the final phase's results: edit the phase `{options.final_name}` and set its
+   leaderboard mode to the default (results shown).
 
-```yaml
-{snippet}```
+The program writes `scores.txt` (`key: value` lines: the only file CodaLab reads) and `scores.json`. A rejected
+submission exits 1 with the reason in `stderr.txt`; a failure on the organizers' side exits 3 and says it is not
+the participant's fault. Also here, to read or try: `scoring_program/` (the {split} split's program),
+`reference_data/`, `sample_submission.csv`.
 """)
-    bundle.next_steps = ["zip scoring_program/ and reference_data/", "merge competition.yaml into yours"]
+    bundle.next_steps = [f"upload {UPLOAD} (Create Competition)", "replace terms and logo; publish",
+                         "after the end: set the final phase's leaderboard mode to default"]
     return bundle

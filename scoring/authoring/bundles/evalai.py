@@ -12,7 +12,10 @@ every split codename in ``result`` must be linked to the phase
 
 from __future__ import annotations
 
-from scoring.authoring.bundles.files import MIN_NUMPY, Bundle, Inputs, runtime_note
+from scoring.authoring.bundles.competition_pages import Options, logo_png, pages
+from scoring.authoring.bundles.files import (MIN_NUMPY, Bundle, Inputs, leak_note, runtime_note, sample_submission,
+                                             under, zip_bytes)
+from scoring.authoring.bundles.yaml_text import dump
 from scoring.runtime.definition import freeze
 
 # A 3.7 worker (EvalAI allows 3.7-3.9: apps/challenges/constants.py) fails the import deep in the runtime; the
@@ -38,35 +41,60 @@ evaluate = make_evaluate(os.path.join(os.path.dirname(os.path.abspath(__file__))
 '''
 
 
-def challenge_config(inputs: Inputs) -> str:
+UPLOAD = "evalai_challenge.zip"
+
+
+def _phases(d) -> list:
+    """(codename, split) of the definition's phases, the public ones first."""
+    return sorted(d.split.phases.items(), key=lambda kv: (kv[1] != "public", kv[0]))
+
+
+def challenge_config(inputs: Inputs, options: Options) -> dict:
+    """challenge_config.yaml with every field ``ValidateChallengeConfigUtil`` checks
+    (apps/challenges/challenge_config_utils.py, docs/platform_checks.md)."""
     d = inputs.definition
-    phases = sorted(d.split.phases.items(), key=lambda kv: (kv[1] != "public", kv[0]))
-    labels = ", ".join(f'"{k}"' for k in inputs.keys)
-    out = ["# Merge into your challenge_config.yaml (EvalAI).",
-           "dataset_splits:",
-           "  - id: 1", "    name: Public", "    codename: public",
-           "  - id: 2", "    name: Private", "    codename: private",
-           "leaderboard:",
-           "  - id: 1",
-           f'    schema: {{"labels": [{labels}], "default_order_by": "{inputs.keys[0]}"}}',
-           "challenge_phases:"]
-    for i, (codename, _split) in enumerate(phases, start=1):
-        out += [f"  - id: {i}", f"    name: {codename}", f"    codename: {codename}",
-                "    test_annotation_file: annotations/solution.csv"]
-    out.append("challenge_phase_splits:")
-    for i, (_codename, split) in enumerate(phases, start=1):
-        out += [f"  - challenge_phase_id: {i}", "    leaderboard_id: 1", "    dataset_split_id: 1",
-                "    visibility: 3", "    leaderboard_decimal_precision: 4",
-                f"    is_leaderboard_order_descending: {str(d.higher_is_better).lower()}"]
-        if split == "private":
-            # Host-only until the host publishes it (visibility 1).
-            out += [f"  - challenge_phase_id: {i}", "    leaderboard_id: 1", "    dataset_split_id: 2",
-                    "    visibility: 1", "    leaderboard_decimal_precision: 4",
-                    f"    is_leaderboard_order_descending: {str(d.higher_is_better).lower()}"]
-    return "\n".join(out) + "\n"
+    dev_start, dev_end, final_start, end = options.text_dates()
+    phases = _phases(d)
+    out_phases, links = [], []
+    for i, (codename, split) in enumerate(phases, start=1):
+        public = split == "public"
+        out_phases.append({
+            "id": i, "name": options.dev_name if public else options.final_name,
+            "description": f"phase_{codename}.html", "leaderboard_public": True, "is_public": True,
+            "is_submission_public": False, "start_date": dev_start if public else final_start,
+            "end_date": dev_end if public else end, "test_annotation_file": f"annotations/{codename}.csv",
+            "codename": codename, "max_submissions_per_day": 5, "max_submissions_per_month": 100,
+            "max_submissions": 100, "allowed_submission_file_types": ".csv, .zip"})
+        link = {"challenge_phase_id": i, "leaderboard_id": 1, "leaderboard_decimal_precision": 4,
+                "is_leaderboard_order_descending": bool(d.higher_is_better)}
+        links.append(dict(link, dataset_split_id=1, visibility=3))
+        if not public:
+            # Host-only (visibility 1) until the host publishes it.
+            links.append(dict(link, dataset_split_id=2, visibility=1))
+    return {
+        "title": options.title_of(inputs),
+        "short_description": (d.title or d.name)[:140],
+        "description": "description.html",
+        "evaluation_details": "evaluation_details.html",
+        "terms_and_conditions": "terms_and_conditions.html",
+        "image": "logo.png",
+        "submission_guidelines": "submission_guidelines.html",
+        "evaluation_script": "evaluation_script.zip",
+        "remote_evaluation": False,
+        "is_docker_based": False,
+        "start_date": dev_start,
+        "end_date": end,
+        "published": False,
+        "leaderboard": [{"id": 1, "schema": {"labels": list(inputs.keys), "default_order_by": inputs.keys[0]}}],
+        "challenge_phases": out_phases,
+        "dataset_splits": [{"id": 1, "name": "Public", "codename": "public"},
+                           {"id": 2, "name": "Private", "codename": "private"}],
+        "challenge_phase_splits": links,
+    }
 
 
-def build(inputs: Inputs, **_options) -> Bundle:
+def build(inputs: Inputs, *, options: Options | None = None, **_options) -> Bundle:
+    options = options or Options()
     d = inputs.definition
     if not d.split.phases:
         from scoring.runtime.problems import HostError
@@ -80,26 +108,64 @@ def build(inputs: Inputs, **_options) -> Bundle:
     bundle.add("evaluation_script/competition.json", freeze(d))
     bundle.add("evaluation_script/requirements.txt", f"numpy>={MIN_NUMPY}\n")
     bundle.add("annotations/solution.csv", inputs.solution_path.read_bytes())
-    snippet = challenge_config(inputs)
-    bundle.add("challenge_config.yaml", snippet)
+    sample, note = sample_submission(inputs)
+    bundle.add("sample_submission.csv", sample)
+    config = challenge_config(inputs, options)
+    config_text = "# EvalAI challenge configuration, written by `agrieval bundle evalai`.\n" + dump(config)
+    bundle.add("challenge_config.yaml", config_text)
+    validate_cmd = f"agrieval validate submission.csv --competition {d.name}"
+    page = pages(inputs, options, validate_cmd=validate_cmd, sample_note=note,
+                      sample_where="published with the test data",
+                 upload_how="Upload the CSV itself (a zip holding it is read too).")
+    upload = {"challenge_config.yaml": config_text.encode(), "logo.png": logo_png(),
+              "evaluation_script.zip": zip_bytes(under(bundle, "evaluation_script")),
+              "description.html": page["overview"].encode(), "evaluation_details.html": page["evaluation"].encode(),
+              "terms_and_conditions.html": page["terms"].encode(),
+              "submission_guidelines.html": page["data"].encode()}
+    # The package as a folder too: EvalAI-Starters' GitHub action rebuilds evaluation_script.zip from the folder
+    # evaluation_script/ of the repository before sending the challenge (github/utils.py
+    # create_challenge_zip_file), so the content of this zip can be that repository's root.
+    upload.update({f"evaluation_script/{rel}": data for rel, data in under(bundle, "evaluation_script").items()})
+    for codename, split in _phases(d):
+        upload[f"annotations/{codename}.csv"] = inputs.solution_path.read_bytes()
+        upload[f"phase_{codename}.html"] = (f"<p>Phase <code>{codename}</code>: scored on the {split} split"
+                                            + (" (host-only until published)" if split == "private" else "")
+                                            + ".</p>\n").encode()
+    bundle.add(UPLOAD, zip_bytes(upload))
     phases = ", ".join(f"`{k}` -> {v}" for k, v in sorted(d.split.phases.items()))
-    bundle.add("README.md", f"""# EvalAI evaluation script for `{d.name}`
+    dev_start, dev_end, final_start, end = options.text_dates()
+    bundle.add("README.md", f"""# EvalAI challenge for `{d.name}`
 
 Written by `agrieval bundle evalai`. {runtime_note()} EvalAI workers run Python 3.7-3.9 (the challenge's
 `worker_python_version`, default 3.9); use 3.8 or 3.9: under 3.7 the import stops with a message naming that setting.
+{leak_note(inputs)}
+**Upload `{UPLOAD}`.** EvalAI's hosting guide (docs/source/02-for-challenge-hosts/hosting-guide/host-challenge.md)
+describes the GitHub route: make a repository from the EvalAI-Starters template, replace its challenge files by
+the content of `{UPLOAD}` (unzip it at the repository's root; it holds `evaluation_script/`, from which the
+template's action rebuilds `evaluation_script.zip`), put your host token, team id and EvalAI URL in
+`github/host_config.json`, and push to the branch `challenge`. EvalAI checks the configuration with
+`validate_challenge_config_util` (what `scripts/platform_checks/evalai_config.py` runs) and the action opens an
+issue listing any error. The zip can also be posted to the host API's `zip_upload/` endpoint, whose own checks
+were not run here. Its `challenge_config.yaml`
+(copy next to this README) holds the title "{options.title_of(inputs)}", the HTML pages (description, evaluation
+details, terms, submission guidelines, one per phase), a logo, `evaluation_script.zip` (zipped from inside the package),
+one annotation file per phase (`annotations/<codename>.csv`), one leaderboard (`{inputs.keys[0]}` first), the
+dataset splits `public` and `private`, and the phases of the definition ({phases}): `{options.dev_name}`
+{dev_start} to {dev_end}, `{options.final_name}` {final_start} to {end} (UTC; `--dev-start/--final-start/--end`).
+The private phase is linked to both splits, the private one with host-only visibility (1).
 
-1. Zip the package from inside it: `(cd evaluation_script && zip -r ../evaluation_script.zip .)`; put
-   `evaluation_script.zip` and `annotations/solution.csv` in your challenge configuration.
-2. Merge `challenge_config.yaml` (below): the dataset split codenames must be `public` and `private`, and the
-   phase codenames those of the definition ({phases}). A private phase returns both splits; the private one is
-   linked with host-only visibility (1) until you publish it.
-3. `submission_result` (the participant's "Result file") holds the public split only.
+Then:
+1. Wait for EvalAI's admins to approve the challenge; replace the terms page and the logo.
+2. Participants upload the CSV itself. Publish `sample_submission.csv` ({note}) with your test data
+   (EvalAI hosts no participant files in the challenge zip); the submission guidelines page describes it.
+3. After the end, make the private split public: Host -> the final phase -> leaderboard -> the private split's
+   visibility to public.
 
-A rejected submission fails with the participant-safe reason written first to the submission's stderr, then the
-exception; a failure on your side says it is not the participant's fault and names only the problem's code.
-
-```yaml
-{snippet}```
+`submission_result` (the participant's "Result file") holds the public split only. A rejected submission fails
+with the participant-safe reason written first to the submission's stderr, then the exception; a failure on your
+side says it is not the participant's fault and names only the problem's code.
 """)
-    bundle.next_steps = ["zip evaluation_script/", "merge challenge_config.yaml into yours"]
+    bundle.next_steps = [f"put the content of {UPLOAD} in an EvalAI-Starters repository, push to `challenge`",
+                         "after the end: publish the private split"]
     return bundle
+

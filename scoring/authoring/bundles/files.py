@@ -45,6 +45,7 @@ class Inputs:
     solution_path: Path
     solution: Solution
     keys: list  # leaderboard keys, the primary metric first
+    warnings: list = field(default_factory=list)  # host-side warnings of the solution (e.g. ids_reveal_labels)
 
 
 def check_inputs(definition: CompetitionDefinition, solution_path: Path, *, splits: tuple) -> Inputs:
@@ -62,7 +63,7 @@ def check_inputs(definition: CompetitionDefinition, solution_path: Path, *, spli
         raise HostError("solution_invalid", f"{solution_path}: the solution does not score against itself: {causes}")
     metrics = result.metrics.public or (result.metrics.private or {})
     keys = [definition.primary_metric] + sorted(k for k in metrics if k != definition.primary_metric)
-    return Inputs(definition, Path(solution_path), solution, keys)
+    return Inputs(definition, Path(solution_path), solution, keys, list(solution.warnings))
 
 
 def _perfect_submission(solution_path: Path, definition: CompetitionDefinition) -> bytes:
@@ -101,3 +102,55 @@ def sorting(definition: CompetitionDefinition) -> str:
 def runtime_note() -> str:
     return (f"The runtime needs Python >= {MIN_PYTHON} and numpy >= {MIN_NUMPY}, nothing else "
             f"(agrieval runtime {vendoring.runtime_digest()}).")
+
+
+def sample_submission(inputs: Inputs) -> tuple:
+    """``(csv_text, note)``: every id of the solution, in its order, with a prediction that carries no label.
+
+    Multilabel: the empty list, a valid prediction (it scores ``empty_both_score`` where the truth is empty, 0
+    elsewhere). Multiclass: a row must hold exactly one class, so every row gets the vocabulary's first class (in
+    the definition's order), the same for all rows: it tells nothing of the truth either."""
+    from scoring.writer import format_submission
+
+    d = inputs.definition
+    ids = list(inputs.solution.ids)
+    if d.task == "multiclass":
+        labels = sorted(d.labels, key=str) if d.labels else []
+        if not labels:
+            raise HostError("definition_invalid", f"{d.name}: a multiclass sample submission needs the vocabulary")
+        first = labels[0]
+        note = (f"every row predicts `{first}`, the first class in sorted order: a {d.name} row must hold exactly "
+                "one class, and one class repeated says nothing of the truth")
+        return format_submission(ids, [str(first)] * len(ids), d), note
+    note = "every row predicts the empty list, a valid prediction that says nothing of the truth"
+    return format_submission(ids, [[] for _ in ids], d), note
+
+
+def zip_bytes(files: dict) -> bytes:
+    """A deterministic zip of ``{name: bytes}`` (sorted names, fixed timestamps, mode 0644)."""
+    import io
+    import zipfile
+
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
+        for name in sorted(files):
+            info = zipfile.ZipInfo(name, date_time=(2020, 1, 1, 0, 0, 0))
+            info.compress_type = zipfile.ZIP_DEFLATED
+            info.external_attr = 0o644 << 16
+            zf.writestr(info, files[name])
+    return buf.getvalue()
+
+
+def under(bundle: Bundle, folder: str) -> dict:
+    """The files of ``bundle`` under ``folder/``, named from inside it (what a zip made from inside holds)."""
+    prefix = folder.rstrip("/") + "/"
+    return {rel[len(prefix):]: data for rel, data in bundle.files.items() if rel.startswith(prefix)}
+
+
+def leak_note(inputs: Inputs) -> str:
+    """README paragraph on a solution whose ids reveal their labels (empty when they do not)."""
+    found = [w for w in inputs.warnings if getattr(w, "code", "") == "ids_reveal_labels"]
+    if not found:
+        return ""
+    return ("\n**Warning (`ids_reveal_labels`):** " + found[0].message + ". Every participant could read the truth "
+            "from the ids in this bundle's `sample_submission.csv`; fix the ids before publishing.\n")

@@ -12,7 +12,8 @@ from __future__ import annotations
 import json
 
 from scoring.authoring import vendoring
-from scoring.authoring.bundles.files import Bundle, Inputs, runtime_note
+from scoring.authoring.bundles.competition_pages import Options
+from scoring.authoring.bundles.files import Bundle, Inputs, leak_note, runtime_note, sample_submission
 from scoring.runtime.definition import freeze
 
 METRIC_PY = '''"""Custom metric for Hugging Face competitions, written by `agrieval bundle hf` for {name}. Do not edit: rebuild it.
@@ -37,37 +38,67 @@ def compute(params):
 '''
 
 
-def conf_json(inputs: Inputs) -> dict:
+def conf_json(inputs: Inputs, options: Options) -> dict:
+    """Every key ``CompetitionInfo`` reads (huggingface/competitions competitions/info.py lines 74-162), in the
+    order competitions/create.py writes them."""
     d = inputs.definition
-    return {"EVAL_METRIC": "custom", "SCORING_METRIC": inputs.keys[0], "EVAL_HIGHER_IS_BETTER": d.higher_is_better,
-            "SUBMISSION_ID_COLUMN": d.id_column, "SUBMISSION_COLUMNS": ",".join(d.expected_columns),
-            "SUBMISSION_ROWS": len(inputs.solution.ids)}
+    end = options.dates()[3]
+    return {"COMPETITION_TYPE": "generic", "SUBMISSION_LIMIT": 5, "TIME_LIMIT": 600, "SELECTION_LIMIT": 2,
+            "HARDWARE": "cpu-basic", "END_DATE": end.strftime("%Y-%m-%d"),
+            "EVAL_HIGHER_IS_BETTER": bool(d.higher_is_better), "SUBMISSION_ID_COLUMN": d.id_column,
+            "SUBMISSION_COLUMNS": ",".join(d.expected_columns), "SUBMISSION_ROWS": len(inputs.solution.ids),
+            "EVAL_METRIC": "custom", "LOGO": "", "DATASET": "", "SUBMISSION_FILENAMES": ["submission.csv"],
+            "SCORING_METRIC": inputs.keys[0]}
 
 
-def build(inputs: Inputs, **_options) -> Bundle:
+# The markdown pages CompetitionInfo downloads (info.py lines 15-56): the first two are required.
+DESC_FILES = ("COMPETITION_DESC.md", "DATASET_DESC.md", "SUBMISSION_DESC.md", "RULES.md")
+
+
+def build(inputs: Inputs, *, options: Options | None = None, **_options) -> Bundle:
+    options = options or Options()
     d = inputs.definition
     bundle = Bundle("hf", d)
     bundle.add("metric.py", METRIC_PY.format(name=d.name, embedded=vendoring.embedded_runtime(),
                                              definition=freeze(d)))
     bundle.add("solution.csv", inputs.solution_path.read_bytes())
-    conf = json.dumps(conf_json(inputs), indent=2) + "\n"
+    sample, note = sample_submission(inputs)
+    bundle.add("sample_submission.csv", sample)
+    conf = json.dumps(conf_json(inputs, options), indent=4) + "\n"
     bundle.add("conf.json", conf)
-    bundle.add("README.md", f"""# Hugging Face competitions metric for `{d.name}`
+    validate_cmd = f"agrieval validate submission.csv --competition {d.name}"
+    better = "higher" if d.higher_is_better else "lower"
+    bundle.add("COMPETITION_DESC.md", f"# {options.title_of(inputs)}\n\n{d.title or d.name}\n\nRanked on "
+               f"`{inputs.keys[0]}` ({better} is better); the private leaderboard is shown after the end.\n")
+    bundle.add("DATASET_DESC.md", f"# Data\n\n`sample_submission.csv` holds every id of the test set: {note}.\n")
+    bundle.add("SUBMISSION_DESC.md", f"# Submissions\n\nA CSV with the header `{d.delimiter.join(d.expected_columns)}`"
+               f", one row per id (or a zip holding it). Check it first with the agrieval kit:\n\n    {validate_cmd}\n")
+    bundle.add("RULES.md", "# Rules\n\nOrganizers: replace this text with your rules.\n")
+    bundle.add("README.md", f"""# Hugging Face competition repository files for `{d.name}`
 
 Written by `agrieval bundle hf`. {runtime_note()} The Space image runs Python 3.10 with huggingface_hub.
+{leak_note(inputs)}
+**Upload these files to the competition's private dataset repository** (`ORG/NAME`, the one the competition
+Space reads; its layout: https://huggingface.co/docs/competitions/competition_repo), README.md excepted:
 
-1. Upload `metric.py` and `solution.csv` to the root of the competition's dataset repository (`org/name`).
-   `solution.csv` must keep its `{d.split.column}` column ({d.split.public!r}/{d.split.private!r}).
-2. Merge `conf.json` (below) into the repository's `conf.json`: `EVAL_METRIC` "custom", `SCORING_METRIC` the
-   primary metric (the leaderboard sorts on it; without it the competition does not start).
-3. Uploads may be the CSV or a zip holding it (the platform keeps the extension; the metric reads both).
+    huggingface-cli upload ORG/NAME . . --repo-type=dataset --exclude README.md
+
+- `conf.json`: every key `CompetitionInfo` reads; `EVAL_METRIC` "custom", `SCORING_METRIC` `{inputs.keys[0]}` (the
+  leaderboard sorts on it; without it the competition does not start), `END_DATE`
+  {conf_json(inputs, options)["END_DATE"]} (`--end`), `SUBMISSION_ROWS` {len(inputs.solution.ids)}.
+- `metric.py`: the metric (runtime and definition embedded: the platform downloads only this file).
+- `solution.csv`: the truth. Its split column may be the platform's own lowercase `split` (`public`/`private`,
+  as its built-in metrics read it) or Kaggle's `Usage` (`Public`/`Private`); `metric.py` reads either.
+- `COMPETITION_DESC.md`, `DATASET_DESC.md` (both required), `SUBMISSION_DESC.md`, `RULES.md`: the pages.
+- `sample_submission.csv` ({note}): put it in the public dataset participants download.
+
+Uploads may be the CSV or a zip holding it; the platform keeps the uploaded file's extension (`sub.CSV`, `.txt`,
+`.zip`...): the usual spellings are fetched by name, any other through the repository listing.
 
 `compute(params)` returns `public_score` and `private_score` with identical keys, `{inputs.keys[0]}` first. A
 rejected upload raises with the participant-safe reason (the platform shows participants only "failed" and keeps
 the message in the Space log).
-
-```json
-{conf}```
 """)
-    bundle.next_steps = ["upload metric.py and solution.csv to the competition repository", "merge conf.json"]
+    bundle.next_steps = ["upload the files (README.md excepted) to the competition's dataset repository",
+                         "put sample_submission.csv in the participants' dataset"]
     return bundle

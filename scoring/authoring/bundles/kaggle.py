@@ -12,12 +12,13 @@ on which rows a call was handed).
 from __future__ import annotations
 
 from scoring.authoring import vendoring
-from scoring.authoring.bundles.files import Bundle, Inputs, runtime_note
+from scoring.authoring.bundles.files import Bundle, Inputs, leak_note, runtime_note, sample_submission
 from scoring.runtime.definition import freeze
 
 METRIC_PY = '''"""Kaggle metric for {name}, written by `agrieval bundle kaggle`. Do not edit: rebuild it.
 
-Paste this file into the metric notebook (or attach it as a utility script). ``score`` is the metric;
+Publish this file as a Kaggle utility script and attach it to the metric notebook (see the bundle's README).
+``score`` is the metric;
 ``ParticipantVisibleError`` is the one exception class Kaggle shows to participants.
 """
 {embedded}
@@ -36,22 +37,45 @@ def score(solution: pd.DataFrame, submission: pd.DataFrame, row_id_column_name: 
 '''
 
 
+NOTEBOOK_PY = '''"""Metric notebook for {name}: its only cell. `agrieval_metric` is the attached utility script."""
+import pandas as pd
+
+from agrieval_metric import ParticipantVisibleError, score  # noqa: F401 - Kaggle looks both names up here
+'''
+
+
 def build(inputs: Inputs, **_options) -> Bundle:
     d = inputs.definition
     bundle = Bundle("kaggle", d)
     bundle.add("agrieval_metric.py", METRIC_PY.format(
         name=d.name, embedded=vendoring.embedded_runtime(), definition=freeze(d),
         primary=d.primary_metric, better="better" if d.higher_is_better else "worse"))
+    bundle.add("metric_notebook.py", NOTEBOOK_PY.format(name=d.name))
     bundle.add("solution.csv", inputs.solution_path.read_bytes())
+    sample, note = sample_submission(inputs)
+    bundle.add("sample_submission.csv", sample)
+    size = len(bundle.files["agrieval_metric.py"]) // 1000
     bundle.add("README.md", f"""# Kaggle metric for `{d.name}`
 
 Written by `agrieval bundle kaggle`. {runtime_note()} Kaggle's image has them.
+{leak_note(inputs)}
+The metric is one file, `agrieval_metric.py` ({size} KB: the runtime and the definition embedded), published as a
+**utility script** and attached to the metric notebook, so that nothing is pasted:
 
-1. Create a metric notebook, paste `agrieval_metric.py` into one cell (or attach it as a utility script and
-   `from agrieval_metric import score, ParticipantVisibleError`).
-2. Upload `solution.csv` as the competition's solution file; `row_id_column_name` is `{d.id_column}`; its
-   `{d.split.column}` column holds {d.split.public!r}/{d.split.private!r}.
-3. Primary metric: `{d.primary_metric}` ({'higher' if d.higher_is_better else 'lower'} is better).
+1. Kaggle -> Code -> New Notebook; File -> Upload (or paste) `agrieval_metric.py` as its code; in the notebook's
+   settings mark it as a **Utility Script**; Save Version (it must run once without error: it only defines
+   functions). Its name becomes the module name: keep `agrieval_metric`.
+2. New Notebook (the metric notebook): File -> Add utility script -> `agrieval_metric`; its one cell is
+   `metric_notebook.py` (`from agrieval_metric import ParticipantVisibleError, score`). Save Version.
+3. In the competition's host settings, Evaluation: choose this notebook as the metric; solution file `solution.csv`
+   (`row_id_column_name` `{d.id_column}`; its `{d.split.column}` column holds {d.split.public!r}/{d.split.private!r},
+   which Kaggle removes before calling `score`), sample submission `sample_submission.csv` ({note}).
+4. Primary metric: `{d.primary_metric}` ({'higher' if d.higher_is_better else 'lower'} is better); Kaggle keeps the
+   one float `score` returns.
+
+These steps follow what Kaggle's metric runner does (docs/facts/platforms.md: `score(solution, submission,
+row_id_column_name)` called once per split, only `ParticipantVisibleError` shown to participants); Kaggle's own
+page on custom metrics was not found in the references searched, so check the names of the buttons there.
 
 Messages never depend on which rows a call is handed (Kaggle scores the public and the private rows in separate
 calls): a problem of the header is named; any problem in the rows is one message that names no line, count,
@@ -59,5 +83,6 @@ cell or code and asks the participant to run `agrieval validate SUBMISSION.csv -
 which lists every problem with its line and column. That is a choice against leaking the split; participants
 lose the position in the Kaggle message, not the information.
 """)
-    bundle.next_steps = ["paste agrieval_metric.py into the metric notebook", "upload solution.csv"]
+    bundle.next_steps = ["publish agrieval_metric.py as a utility script", "attach it to the metric notebook",
+                         "choose that notebook as the metric; upload solution.csv and sample_submission.csv"]
     return bundle

@@ -24,8 +24,12 @@ from ..guard import grade
 from ..problems import HostError
 from ..result import SubmissionRejected
 
-# Extensions tried for the upload, after those of the competition's SUBMISSION_FILENAMES.
-_UPLOAD_EXTENSIONS = ("csv", "zip")
+# Extensions tried for the upload by name, after those of the competition's SUBMISSION_FILENAMES: the platform
+# keeps the uploaded file's own extension, case included (submissions.py ~276-281), so the usual spellings are
+# fetched directly; only another one needs the repository listing.
+_UPLOAD_EXTENSIONS = ("csv", "zip", "CSV", "ZIP", "txt", "TXT", "tsv", "TSV", "Csv", "Zip")
+# The solution's split column in the platform's own convention (its built-in metrics) and in Kaggle's.
+_CONVENTIONS = (("split", "public", "private", None), ("Usage", "Public", "Private", "Ignored"))
 
 
 def make_compute(competition: str | Path | CompetitionDefinition):
@@ -46,7 +50,8 @@ def _param(params: Any, name: str, default: Any = None) -> Any:
 
 def _extensions(params: Any) -> list:
     names = _param(params, "submission_filenames") or []
-    found = [str(n).rsplit(".", 1)[-1].lower() for n in names if "." in str(n)]
+    found = [str(n).rsplit(".", 1)[-1] for n in names if "." in str(n)]
+    found += [e.lower() for e in found]
     return list(dict.fromkeys(found + list(_UPLOAD_EXTENSIONS)))
 
 
@@ -109,6 +114,7 @@ def compute_scores(competition: str | Path | CompetitionDefinition, params: Any)
         raise HostError("definition_invalid", f"SUBMISSION_ID_COLUMN {id_col!r} is not the id column "
                         f"{definition.id_column!r} of {definition.name}")
     solution, submission, stored_as = fetch_files(params)
+    definition = solution_convention(definition, solution)
     result = grade(submission, solution, definition, reveal_private=True, filename=Path(stored_as).name)
     if result.status == "rejected":
         raise SubmissionRejected(result.participant_message())
@@ -122,3 +128,22 @@ def compute_scores(competition: str | Path | CompetitionDefinition, params: Any)
     keys = [definition.primary_metric] + sorted(k for k in public if k != definition.primary_metric)
     return {"public_score": {k: float(public[k]) for k in keys},
             "private_score": {k: float(private[k]) for k in keys}}
+
+
+def solution_convention(definition: CompetitionDefinition, solution: Path) -> CompetitionDefinition:
+    """The definition with the split column ``solution.csv`` really has: the definition's own, else the
+    platform's lowercase ``split`` (``public``/``private``), else Kaggle's ``Usage`` (``Public``/``Private``)."""
+    import csv
+    import dataclasses
+
+    with open(solution, newline="", encoding="utf-8-sig") as fh:
+        header = next(csv.reader([fh.readline()], delimiter=definition.delimiter), [])
+    if definition.split.column in header:
+        return definition
+    for column, public, private, ignored in _CONVENTIONS:
+        if column in header:
+            split = dataclasses.replace(definition.split, column=column, public=public, private=private,
+                                        ignored=ignored)
+            return dataclasses.replace(definition, split=split)
+    raise HostError("solution_invalid", f"solution.csv has no split column: neither {definition.split.column!r} "
+                    "nor the platform's 'split' (public/private) nor 'Usage' (Public/Private)")

@@ -1,0 +1,116 @@
+"""What a whole competition needs besides the scorer: its title, dates and phase names, its pages and a logo.
+
+Codabench, CodaLab and EvalAI create a competition only from a bundle that names these (their loaders refuse a
+bundle without a title, a terms page or a logo: ``docs/platform_checks.md``). The pages are HTML built from the
+definition; every value of the organizer's or of the definition is escaped where it lands.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import html
+import struct
+import zlib
+from dataclasses import dataclass
+
+from scoring.authoring.bundles.files import Inputs
+from scoring.runtime.problems import HostError
+
+DATE_FORMAT = "%Y-%m-%d %H:%M:%S"
+# Placeholder dates (the README says to set them): fixed, so that the same inputs give the same bundle.
+DEFAULT_DEV_START = "2027-01-01 00:00:00"
+DEFAULT_FINAL_START = "2027-03-01 00:00:00"
+DEFAULT_END = "2027-04-01 00:00:00"
+
+
+@dataclass(frozen=True)
+class Options:
+    """The organizer's choices for the competition around the scorer."""
+
+    title: str | None = None
+    dev_start: str = DEFAULT_DEV_START
+    final_start: str = DEFAULT_FINAL_START
+    end: str = DEFAULT_END
+    dev_name: str = "Development"
+    final_name: str = "Final"
+    reveal_name: str = "Private leaderboard"
+
+    def dates(self) -> tuple:
+        """(dev start, dev end, final start, end) as datetimes: the development phase ends one minute before the
+        final one starts (Codabench refuses a phase starting when the previous one ends, base_unpacker.py
+        ~130-135)."""
+        parsed = []
+        for name, text in (("--dev-start", self.dev_start), ("--final-start", self.final_start),
+                           ("--end", self.end)):
+            try:
+                parsed.append(dt.datetime.strptime(text, DATE_FORMAT))
+            except ValueError:
+                raise HostError("definition_invalid", f"{name} {text!r} is not a date written "
+                                "YYYY-MM-DD HH:MM:SS (UTC)") from None
+        dev_start, final_start, end = parsed
+        if not dev_start < final_start - dt.timedelta(minutes=1) < end:
+            raise HostError("definition_invalid", f"the dates must follow each other: --dev-start {self.dev_start} "
+                            f"< --final-start {self.final_start} < --end {self.end}")
+        return dev_start, final_start - dt.timedelta(minutes=1), final_start, end
+
+    def text_dates(self) -> tuple:
+        return tuple(d.strftime(DATE_FORMAT) for d in self.dates())
+
+    def reveal_text(self) -> str:
+        """When the private ranking appears: one minute after the end (a phase may not start when the previous
+        one ends, base_unpacker.py ~130-135)."""
+        return (self.dates()[3] + dt.timedelta(minutes=1)).strftime(DATE_FORMAT)
+
+    def title_of(self, inputs: Inputs) -> str:
+        return self.title or inputs.definition.title or inputs.definition.name
+
+
+def _e(text) -> str:
+    return html.escape(str(text), quote=True)
+
+
+def pages(inputs: Inputs, options: Options, *, upload_how: str, validate_cmd: str, sample_note: str,
+          sample_where: str) -> dict:
+    """``{page: html}`` for overview, evaluation, data and terms."""
+    d = inputs.definition
+    dev_start, dev_end, final_start, end = options.text_dates()
+    better = "higher" if d.higher_is_better else "lower"
+    columns = "".join(f"<li><code>{_e(k)}</code></li>" for k in inputs.keys)
+    link = f'<p>Source: <a href="{_e(d.url)}">{_e(d.url)}</a></p>' if d.url else ""
+    if d.task == "multiclass":
+        fmt = f"one class of the vocabulary per row in <code>{_e(d.prediction_column)}</code>"
+    else:
+        fmt = (f"the list of predicted labels per row in <code>{_e(d.prediction_column)}</code>, written "
+               f"<code>{'[1, 2, 3]' if d.list_syntax == 'python-list' else '1 2 3'}</code>; an empty list is a "
+               "valid prediction")
+    return {
+        "overview": f"<h2>{_e(options.title_of(inputs))}</h2>\n<p>{_e(d.title or d.name)}</p>\n{link}\n"
+                    f"<p>Phases: <b>{_e(options.dev_name)}</b> ({_e(dev_start)} to {_e(dev_end)} UTC) scores the "
+                    f"public part of the test set; <b>{_e(options.final_name)}</b> ({_e(final_start)} to "
+                    f"{_e(end)} UTC) ranks on the private part, shown when the organizers publish it.</p>\n",
+        "evaluation": f"<h2>Evaluation</h2>\n<p>Primary metric: <code>{_e(d.primary_metric)}</code> ({better} is "
+                      f"better). Leaderboard columns:</p>\n<ul>{columns}</ul>\n"
+                      "<p>A submission with any problem is rejected with the reason (file, line, column, a "
+                      "stable code) and is not scored.</p>\n",
+        "data": f"<h2>Submission format</h2>\n<p>A CSV file with the header <code>"
+                f"{_e(d.delimiter.join(d.expected_columns))}</code> (delimiter <code>{_e(repr(d.delimiter))}</code>), "
+                f"one row per id of the test set, {fmt}.</p>\n"
+                f"<p><code>sample_submission.csv</code> ({_e(sample_where)}) is a valid file: "
+                f"{_e(sample_note)}.</p>\n"
+                f"<p>{upload_how}</p>\n"
+                f"<p>Check a file before uploading it, with the agrieval kit:</p>\n<pre>{_e(validate_cmd)}</pre>\n",
+        "terms": "<h2>Terms and conditions</h2>\n<p>Organizers: replace this text with your terms (data licence, "
+                 "team rules, prizes). Participants agree to them when they register.</p>\n",
+    }
+
+
+def logo_png() -> bytes:
+    """A 64x64 one-colour PNG (Codabench and CodaLab need a logo file; EvalAI takes one): replace it at will."""
+    width = height = 64
+    raw = b"".join(b"\x00" + bytes((46, 125, 50)) * width for _ in range(height))
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
+
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0))
+            + chunk(b"IDAT", zlib.compress(raw, 9)) + chunk(b"IEND", b""))
