@@ -325,8 +325,7 @@ def test_zip_commands_of_the_project_readme_put_what_the_worker_reads_at_the_roo
     readme = (ROOT / "docs" / "organizers.md").read_text()
     # The organizers' walk-through runs from the repository root, with the bundle at `out/<platform>_bundle`.
     start = readme.find(f"$ agrieval bundle {platform} ")
-    text = readme[start:readme.index("
-## ", start)] if start >= 0 else ""
+    text = readme[start:readme.index("\n## ", start)] if start >= 0 else ""
     commands = _zip_commands(text)[:1]
     if not commands:
         pytest.skip("the organizers' page has no zip command for this platform")
