@@ -13,7 +13,7 @@ Unreadable, truncated and empty files are rows with ``readable=False`` and the
 error text. Files and folders that are not catalogued (links, hidden names,
 wrong depth, folders that cannot be listed) are in ``df.attrs["skipped"]``
 with the reason (``walk.py``). The output may not be inside the pool, nor
-replace an existing file unless asked (``scoring.output_policy``). ``resume``
+replace an existing file unless asked (``scoring.writing.policy``). ``resume``
 reuses rows of an existing output whose size and mtime
 are unchanged; a long run also checkpoints its output as it goes.
 """
@@ -35,8 +35,8 @@ from data_tools.tables import read_table, write_table
 from data_tools.versions import write_versions
 from data_tools.walk import Entry, walk_pool
 from scoring.file_names import display_name, escape_name, unescape_name
-from scoring.output_policy import OutputPlan
-from scoring.table_paths import inside
+from scoring.writing.policy import OutputPlan
+from scoring.writing.table_paths import inside
 
 CATALOG_COLUMNS = ["root", "path", "team", "class_raw", "class", "subcategory", "format", "width", "height",
                    "bytes", "mtime_ns", "device", "phash", "phash_mode", "readable", "error"]

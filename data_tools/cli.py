@@ -4,8 +4,8 @@ Exit codes (``scoring.cli.contract``): 0 done; 1 an input was rejected or a
 check failed (leaks found, unknown class folders); 2 usage error, including a
 refused output path; 3 host-side (a missing extra, an internal error). The
 message is ``error [<code>] ...`` and names the file. Every output path is
-checked by ``scoring.output_policy`` before anything is written, and every
-path built from a table cell by ``scoring.table_paths`` (``unsafe_path``).
+checked by ``scoring.writing.policy`` before anything is written, and every
+path built from a table cell by ``scoring.writing.table_paths`` (``unsafe_path``).
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ import click
 from data_tools.errors import DataError
 from scoring.cli import contract
 from scoring.file_names import display_name, unescape_name
-from scoring.output_policy import OutputPlan, OutputRefused
+from scoring.writing.policy import OutputPlan, OutputRefused
 
 WORKERS = click.option("--workers", type=click.IntRange(min=1), default=None,
                        help="Processes to use (default: all cores).")

@@ -25,8 +25,8 @@ from data_tools.keep_rules import rank_in_groups
 from data_tools.tables import table_row
 from data_tools.walk import os_walk_listing
 from scoring.file_names import unescape_name
-from scoring.output_policy import OutputPlan, OutputRefused, folded
-from scoring.table_paths import inside
+from scoring.writing.policy import OutputPlan, OutputRefused, folded
+from scoring.writing.table_paths import inside
 
 DEDUP_COLUMNS = ["group_id", "group_size", "keep", "action", "reason", "kept_path"]
 
@@ -153,7 +153,7 @@ def plan_drops(df: pd.DataFrame, target: str | Path, *, how: str,
                plan: OutputPlan | None = None) -> list[tuple[str, str]]:
     """The (source, destination) pairs that move or link every dropped file to ``target/<relative path>``.
 
-    Checked before anything is touched (``scoring.output_policy``): ``target`` is
+    Checked before anything is touched (``scoring.writing.policy``): ``target`` is
     not inside a catalogued root; no destination exists (never replaced, even with
     ``--overwrite``: it may be a file moved there before); no two drops share a
     destination, names compared case-folded and NFC-normalised (a catalog of

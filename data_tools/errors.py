@@ -4,12 +4,12 @@ The CLI turns it into ``error [<code>] <message>`` on stderr and the exit code
 of ``scoring.cli.contract``: 2 for what the command line got wrong
 (``USAGE_CODES``), 1 for an input that was read and rejected. A failed
 *check* (leakage found, unknown class folders) is exit code 1 too and is not an
-exception. A refused output path is ``scoring.output_policy.OutputRefused``
+exception. A refused output path is ``scoring.writing.policy.OutputRefused``
 (codes ``output_exists``, ``output_is_input``, ``output_in_source``,
 ``output_collision``), rendered the same way, exit code 2. A table cell that
 would name a place outside its folder (a ``team``, ``class``, ``phash`` or
 ``path`` that is absolute, has ``..``, a separator, a NUL or a drive prefix) is
-``scoring.table_paths.UnsafePath`` (code ``unsafe_path``), exit code 1.
+``scoring.writing.table_paths.UnsafePath`` (code ``unsafe_path``), exit code 1.
 """
 
 from __future__ import annotations

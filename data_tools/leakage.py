@@ -25,7 +25,7 @@ from data_tools.errors import DataError
 from data_tools.hamming import hamming, hex_to_uint64, pairs_within
 from data_tools.splits import SPLIT_COLUMNS
 from data_tools.tables import read_table
-from scoring.table_paths import inside
+from scoring.writing.table_paths import inside
 
 BOUNDARIES = {"train/test": frozenset({"train", "test"}), "train/val": frozenset({"train", "val"}),
               "val/test": frozenset({"val", "test"})}

@@ -16,7 +16,7 @@ on pixels as stored). Two rules for the long side and the crop offset:
 
 Every output goes through a temporary file and a no-overwrite rename. Before
 anything is written, the output folder, every output file and the manifest
-are checked by ``scoring.output_policy``: OUT may not be, or be inside, a
+are checked by ``scoring.writing.policy``: OUT may not be, or be inside, a
 catalogued root (derivatives next to the originals would be catalogued as new
 photos); two sources mapping to one output path (also up to case and Unicode
 normalisation) is an error naming both; an existing output or manifest is
@@ -46,9 +46,9 @@ from data_tools.probe import DEFAULT_MAX_PIXELS, bound_pixels
 from data_tools.tables import table_row, write_table
 from data_tools.versions import write_versions
 from scoring.file_names import display_name, unescape_name
-from scoring.output_policy import OutputPlan, OutputRefused
+from scoring.writing.policy import OutputPlan, OutputRefused
 from scoring.runtime.atomic import remove_leftover_temporaries, write_bytes
-from scoring.table_paths import inside
+from scoring.writing.table_paths import inside
 
 MANIFEST_COLUMNS = ["source_root", "source_path", "team", "class", "phash", "bytes", "mtime_ns",
                     "output_path", "out_width", "out_height", "status", "error"]

@@ -33,7 +33,7 @@ returns them and test rows in the script's order, since the script's loaders shu
 sha256(path)>`` (``image_id_of``), because an id that carries the truth (the
 pool's ``<team>/<class>/<file>`` paths) lets anyone who sees the ids, e.g. a
 participant scored on them, read the labels. The path, which does name the
-class folder, is in its own column. Written through ``scoring.output_policy``:
+class folder, is in its own column. Written through ``scoring.writing.policy``:
 an existing fold file or ``folds.json`` is refused unless ``--overwrite``, and
 the folder may not be inside the catalogued root.
 """
@@ -52,9 +52,9 @@ from data_tools.shuffle_split import stratified_train_test_split
 from data_tools.tables import table_row, write_table
 from data_tools.versions import STAGE_LIBRARIES, library_versions
 from scoring.file_names import unescape_name
-from scoring.output_policy import OutputPlan
+from scoring.writing.policy import OutputPlan
 from scoring.runtime.atomic import write_text
-from scoring.table_paths import inside
+from scoring.writing.table_paths import inside
 
 SPLIT_COLUMNS = ["image_id", "path", "team", "class", "split"]
 SPLIT_ORDER = {"train": 0, "val": 1, "test": 2}

@@ -234,7 +234,7 @@ def slurm_cmd(preset, splits, runs_dir, data_root, weights_dir, protocols, archs
     """Write an sbatch array script, one task per run of the sweep."""
     from baselines.ctv.config import make_config
     from baselines.ctv.slurm import sbatch_script
-    from scoring.output_policy import OutputPlan, OutputRefused
+    from scoring.writing.policy import OutputPlan, OutputRefused
     from scoring.runtime.atomic import write_text
 
     try:

@@ -39,7 +39,7 @@ def prepare_splits(out: Path, *, teams: int, per_class: int, log=print) -> Path:
     if not pool.is_dir():
         log(f"pool: {teams} teams x 6 classes x {per_class} images -> {pool}")
         make_demo_pool(pool, teams=teams, per_class=per_class, size=96, seed=0)
-    from scoring.output_policy import OutputPlan
+    from scoring.writing.policy import OutputPlan
 
     mine = OutputPlan(overwrite=True)  # the demo's own derived files: a rerun after an interruption replaces them
     catalog = build_catalog(pool, out / "catalog.csv", progress=False, plan=mine)

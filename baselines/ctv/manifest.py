@@ -19,7 +19,7 @@ import pandas as pd
 
 from baselines.ctv.errors import CTVError
 from scoring.file_names import unescape_name
-from scoring.table_paths import UnsafePath, inside
+from scoring.writing.table_paths import UnsafePath, inside
 
 COLUMNS = ("image_id", "path", "team", "class", "split")
 SPLITS = ("train", "val", "test")
@@ -95,7 +95,7 @@ def load_fold(splits_dir: str | Path, protocol: str, fold: str, *, data_root: st
         raise CTVError("manifest_invalid", f"{manifest}: classes {missing_train} have no training image")
     index = {c: i for i, c in enumerate(classes)}
     frame["label"] = frame["class"].map(index).astype("int64")
-    try:  # a manifest is data: an image is read only from under its root (scoring.table_paths)
+    try:  # a manifest is data: an image is read only from under its root (scoring.writing.table_paths)
         frame["abspath"] = [str(inside(root, p, where=f"{manifest}:{line}", columns=("path",), nested=(0,),
                                        follow=True)) for line, p in enumerate(frame["path"], start=2)]
     except UnsafePath as exc:

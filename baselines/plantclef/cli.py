@@ -56,7 +56,7 @@ def _guard(fn):
         from baselines.plantclef.submission import SubmissionRejected
         from baselines.plantclef.image_stats import StatsError
         from baselines.plantclef.tile_scores import TileScoresError
-        from scoring.output_policy import OutputRefused
+        from scoring.writing.policy import OutputRefused
         from scoring.runtime.problems import HostError
 
         try:
@@ -290,7 +290,7 @@ def aggregate_cmd(ctx, tile_scores, out, competition, overwrite, **kw):
     from baselines.plantclef.submission import write_validated
     from baselines.plantclef.tile_scores import load_scores
 
-    from scoring.output_policy import OutputPlan
+    from scoring.writing.policy import OutputPlan
 
     OutputPlan(overwrite=overwrite, inputs=list(tile_scores)).claim(out, what="--out submission")
     _apply_recipe(ctx, kw)
@@ -367,7 +367,7 @@ def sweep(tile_scores, solution, competition, strategies, top_ks, thresholds, mi
     from baselines.plantclef.sweep import OVERFIT_WARNING, SweepGrid, render_table, run_sweep
     from baselines.plantclef.tile_scores import load_scores
     from scoring.formatting import csv_text, json_number
-    from scoring.output_policy import OutputPlan
+    from scoring.writing.policy import OutputPlan
     from scoring.runtime.atomic import write_text
 
     if out_csv:

@@ -47,7 +47,7 @@ def _check_folder(out: Path) -> None:
 
 def write_solution(path: Path, planted: dict[str, list[int]], definition: CompetitionDefinition) -> None:
     """Solution in the competition's dialect: id, species list, split (every row public)."""
-    from scoring.writer import format_labels
+    from scoring.writing.submission import format_labels
 
     buf = io.StringIO()
     quoting = csv.QUOTE_ALL if definition.quoting == "all" else csv.QUOTE_MINIMAL

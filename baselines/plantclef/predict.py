@@ -207,7 +207,7 @@ def run_predict(images: Path, out: Path, *, checkpoint: Path | None, class_mappi
                 species: np.ndarray | None = None, model: torch.nn.Module | None = None) -> PredictResult:
     started = time.perf_counter()
     out = Path(out)
-    from scoring.output_policy import OutputPlan
+    from scoring.writing.policy import OutputPlan
 
     # The output policy: never among the quadrat images, never onto the checkpoint or the class mapping.
     plan = OutputPlan(overwrite=overwrite, sources=[images], inputs=[p for p in (checkpoint, class_mapping) if p])

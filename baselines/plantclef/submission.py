@@ -1,7 +1,7 @@
 """Write a submission only after the scoring validator accepted it.
 
 The format (2025: quoted ``"[1, 2]"``; 2024: ``;``-separated) is the scoring
-core's business: ``scoring.writer.write_submission`` writes it, and
+core's business: ``scoring.writing.submission.write_submission`` writes it, and
 ``scoring.runtime.validate.validate_file`` checks the written bytes before they are
 renamed to the final path. A rejected file never replaces anything.
 """
@@ -27,7 +27,7 @@ def write_validated(path: str | Path, ids: list[str], labels: list[list[int]], d
     """Write through a temporary sibling, validate it, then rename. Returns the warnings."""
     from scoring.runtime.atomic import write_bytes
     from scoring.runtime.validate import validate_file
-    from scoring.writer import format_submission
+    from scoring.writing.submission import format_submission
 
     path = Path(path)
     if path.exists() and not overwrite:

@@ -72,7 +72,7 @@ def freeze(toml_file, output, overwrite) -> None:
     2 usage error (output exists without --overwrite, or is TOML_FILE), 3 invalid definition.
     """
     from scoring.authoring.definitions import load_toml
-    from scoring.output_policy import OutputPlan
+    from scoring.writing.policy import OutputPlan
     from scoring.runtime.atomic import write_text
     from scoring.runtime.definition import freeze as freeze_text
 

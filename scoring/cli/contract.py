@@ -22,7 +22,7 @@ the command had reached (commands that know their verdict print through
 (or ``AGRIEVAL_DEBUG=1``).
 
 An exception is a *command error* when it has ``code``, ``message`` and
-``exit_code`` attributes (``scoring.output_policy.OutputRefused``,
+``exit_code`` attributes (``scoring.writing.policy.OutputRefused``,
 ``scoring.ctv.input_error.InputError``, ``data_tools.errors.DataError``,
 ``baselines.ctv.errors.CTVError``, ``CommandError`` below); this module
 never imports ``data_tools`` or ``baselines``.

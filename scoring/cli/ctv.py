@@ -2,7 +2,7 @@
 
 Exit codes: 0 done; 1 an input was rejected (the message names the file, line
 and column); 2 usage error, including an output path that the output policy
-refuses (``scoring.output_policy``: existing without ``--overwrite``, or a
+refuses (``scoring.writing.policy``: existing without ``--overwrite``, or a
 file the command reads).
 """
 
@@ -17,7 +17,7 @@ from scoring.cli import contract
 from scoring.cli.contract import ContractGroup
 from scoring.ctv.input_error import InputError
 from scoring.file_names import display_name
-from scoring.output_policy import OutputPlan, OutputRefused
+from scoring.writing.policy import OutputPlan, OutputRefused
 from scoring.cli.figure_options import figure_options
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from scoring.figure_files import DEFAULT_DPI, FORMATS, FigureFormat
+from scoring.writing.figures import DEFAULT_DPI, FORMATS, FigureFormat
 
 
 def figure_options(f):

@@ -59,7 +59,7 @@ def leaderboard(submissions_dir: Path, solution: Path, competition: str, out_dir
     def body() -> int:
         from scoring.leaderboard.build import build_leaderboard, list_submissions
         from scoring.leaderboard.outputs import OUTPUT_NAMES, to_dict, to_markdown, write_outputs
-        from scoring.output_policy import OutputPlan, OutputRefused
+        from scoring.writing.policy import OutputPlan, OutputRefused
 
         # The submissions are the participants' data, and a leaderboard.csv among them would be scored next time.
         if plots:  # before any work: a missing matplotlib is one line, not a traceback after scoring

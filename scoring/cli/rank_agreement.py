@@ -29,8 +29,8 @@ def rank_agreement(a_csv, b_csv, key, value, value_b, resamples, seed, confidenc
     file is rejected or the two files do not hold the same keys.
     """
     from scoring.formatting import fmt
-    from scoring.ranking import rank_agreement as compute
-    from scoring.ranking import read_scores
+    from scoring.leaderboard.rank_agreement import rank_agreement as compute
+    from scoring.leaderboard.rank_agreement import read_scores
 
     try:
         a = read_scores(a_csv, key, value)

@@ -25,7 +25,7 @@ def score(submission: Path, solution: Path, competition: str, as_json: bool, rev
     """Score SUBMISSION against --solution and print every metric of the competition."""
 
     def body() -> int:
-        from scoring.render import render_report
+        from scoring.cli.render import render_report
         from scoring.runtime.scorer import read_both, score
 
         from scoring.cli.common import load_solution_for

@@ -3,7 +3,7 @@ learning curves, drawn as a paper prints them: every kind of marker in a legend,
 (never over it), whole-number epoch ticks, and one colour scale for the heatmaps of one report.
 
 Each ``draw_*`` returns the figure (tests look at it); the function of the same name without ``draw_``
-writes it in the asked-for format (``scoring.figure_files``). matplotlib is imported inside the
+writes it in the asked-for format (``scoring.writing.figures``). matplotlib is imported inside the
 functions so that the rest of ``scoring`` never pays for it.
 """
 
@@ -16,7 +16,7 @@ import numpy as np
 
 from scoring.ctv.cross_team_matrix import CrossTeamMatrix
 from scoring.ctv.results_table import ResultsTable
-from scoring.figure_files import FigureFormat, pyplot, save
+from scoring.writing.figures import FigureFormat, pyplot, save
 
 # the colours of the box plot's parts, named once: the legend's handles are drawn with the same ones
 _MEDIAN, _MEAN, _POINT = "tab:orange", "tab:green", "tab:blue"

@@ -20,7 +20,7 @@ atomically):
 Every std states its ddof; by default TOTO uses 0 and LOTO 1, as the paper's
 Tables 6 and 7 (``scoring.ctv.summarize.PAPER_DDOF``).
 
-Every file is checked by ``scoring.output_policy`` before the first is
+Every file is checked by ``scoring.writing.policy`` before the first is
 written: an existing one is refused unless ``--overwrite``, and none may be a
 file the report reads (in any of the run folders).
 """
@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from scoring.ctv import paper_figures
-from scoring.figure_files import FigureFormat
+from scoring.writing.figures import FigureFormat
 from scoring.ctv.cross_check import summary_line
 from scoring.runtime.atomic import write_text
 from scoring.ctv.cross_team_matrix import CrossTeamMatrix, toto_matrices
@@ -41,7 +41,7 @@ from scoring.ctv.runs import SPLITS, RunSet, read_runs
 from scoring.ctv.summarize import Summary, json_safe, summarize
 from scoring.ctv.summary_markdown import format_pvalue, per_team_tables, summary_tables
 from scoring.formatting import csv_text, fmt, markdown_table
-from scoring.output_policy import OutputPlan
+from scoring.writing.policy import OutputPlan
 
 FULL = 10  # decimals of the CSV outputs: enough to compare with stored numbers at 1e-9
 

@@ -12,7 +12,7 @@ For each (protocol, arch) group of n teams with accuracies in percent:
 
 ``agreement``: per protocol and metric (test_acc, vtg), Spearman, Pearson and
 Kendall between the per-team values of each pair of architectures, over the
-teams both have (``scoring.ranking.correlations``, i.e. scipy).
+teams both have (``scoring.leaderboard.rank_agreement.correlations``, i.e. scipy).
 
 ``protocol_change``: per arch present under both protocols,
 
@@ -163,7 +163,7 @@ def agreement_stats(x, y) -> tuple[dict[str, tuple[float, float]], str]:
     scipy's, except that a perfect agreement gets 2/n! instead of 0.
     """
     from scoring.ctv.permutation_pvalues import MAX_EXACT_N, exact_pvalues, perfect_agreement_pvalue
-    from scoring.ranking import correlations
+    from scoring.leaderboard.rank_agreement import correlations
 
     stats = correlations(x, y)
     if any(math.isnan(st) for st, _ in stats.values()):

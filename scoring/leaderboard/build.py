@@ -102,7 +102,7 @@ def build_leaderboard(folder: str | Path, solution_path: str | Path, definition,
                       metric: str | None = None, unit: str = "group", n_resamples: int = 1000, seed: int = 0,
                       confidence: float = 0.95, alpha: float = 0.05, recursive: bool = False,
                       progress: Callable[[str], None] | None = None, limits: bool = True) -> Leaderboard:
-    from scoring.rows import row_frame
+    from scoring.leaderboard.rows import row_frame
     from scoring.runtime.warm import Grader
 
     folder = Path(folder)
@@ -186,7 +186,7 @@ def unit_name(definition, unit: str) -> str:
 
 def public_private_agreement(board: Leaderboard) -> dict | None:
     """Spearman, Kendall and Pearson between public and private scores (scipy)."""
-    from scoring.ranking import correlations
+    from scoring.leaderboard.rank_agreement import correlations
 
     both = [e for e in board.scored if e.public is not None and e.private is not None]
     if len(both) < 3:

@@ -2,14 +2,14 @@
 
 Every kind of marker has its legend entry, and legends stand beside the axes, never over a point.
 ``draw_*`` returns the figure (tests look at it); the function without ``draw_`` writes it in the
-asked-for format (``scoring.figure_files``). matplotlib is imported inside the functions.
+asked-for format (``scoring.writing.figures``). matplotlib is imported inside the functions.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from scoring.figure_files import FigureFormat, pyplot, save
+from scoring.writing.figures import FigureFormat, pyplot, save
 from scoring.leaderboard.build import Leaderboard
 
 _OUTSIDE = {"loc": "upper left", "bbox_to_anchor": (1.02, 1.0), "borderaxespad": 0.0}  # right of the axes

@@ -20,7 +20,7 @@ from scoring.authoring.definitions import load_competition  # noqa: E402
 from scoring.cli.main import cli  # noqa: E402
 from scoring.ctv import plots  # noqa: E402
 from scoring.ctv.results_table import read_results  # noqa: E402
-from scoring.figure_files import pyplot  # noqa: E402
+from scoring.writing.figures import pyplot  # noqa: E402
 from scoring.leaderboard import plots as lb_plots  # noqa: E402
 from scoring.leaderboard.build import build_leaderboard  # noqa: E402
 

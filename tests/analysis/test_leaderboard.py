@@ -55,7 +55,7 @@ def test_intervals_contain_scores_and_leader_has_no_test(plantclef_board):
 def _frames(definition_name: str):
     from scoring.runtime.matching import align
     from scoring.runtime.problems import ProblemLog
-    from scoring.rows import row_frame
+    from scoring.leaderboard.rows import row_frame
     from scoring.runtime.reading.solution import load_solution
     from scoring.runtime.reading.submission import read_submission
 

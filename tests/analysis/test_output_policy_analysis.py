@@ -127,7 +127,7 @@ def test_report_plans_every_file_it_writes_from_several_folders(tmp_path):
     """The output policy is asked about every file before the first is written: the planned list is the
     written list, also with the paper figures, plots and the script's runs read from a second folder."""
     from scoring.ctv.report import _planned_files, build_report
-    from scoring.output_policy import OutputPlan
+    from scoring.writing.policy import OutputPlan
 
     ours, script = tmp_path / "ours", tmp_path / "script"
     shutil.copytree(RUNS, ours, ignore=shutil.ignore_patterns("agri_script"))

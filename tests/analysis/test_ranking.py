@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from scoring.cli.main import cli
 from scoring.ctv.input_error import InputError
-from scoring.ranking import correlations, rank_agreement, read_scores
+from scoring.leaderboard.rank_agreement import correlations, rank_agreement, read_scores
 
 
 def average_ranks(x):

@@ -44,7 +44,7 @@ def test_analysis_modules_import_no_heavy_package():
     import sys
 
     code = ("import sys; import scoring.cli.leaderboard, scoring.cli.ctv, scoring.cli.rank_agreement, "
-            "scoring.leaderboard.build, scoring.leaderboard.outputs, scoring.ctv.report, scoring.ranking; "
+            "scoring.leaderboard.build, scoring.leaderboard.outputs, scoring.ctv.report, scoring.leaderboard.rank_agreement; "
             "print(sorted(m for m in ('scipy', 'matplotlib', 'torch', 'PIL', 'data_tools', 'baselines') "
             "if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout

@@ -11,7 +11,7 @@ from PIL import Image
 
 from data_tools.catalog import CATALOG_COLUMNS, build_catalog
 from data_tools.dedup import apply_drops, dedup, summarize_dedup
-from scoring.output_policy import OutputRefused
+from scoring.writing.policy import OutputRefused
 
 
 def rows(*specs) -> pd.DataFrame:

@@ -159,7 +159,7 @@ def test_move_to_refuses_two_drops_with_one_destination(tmp_path, photos):
 
 def test_move_never_replaces_a_file_that_appears_after_planning(small_pool, tmp_path):
     from data_tools.dedup import execute_drops, plan_drops
-    from scoring.output_policy import OutputRefused
+    from scoring.writing.policy import OutputRefused
 
     df = dedup(build_catalog(small_pool, workers=1, progress=False))
     pairs = plan_drops(df, tmp_path / "moved", how="move")
@@ -180,7 +180,7 @@ _names = st.lists(_letter, min_size=1, max_size=6).map("".join)
 def test_destinations_are_compared_case_folded_and_nfc_normalised(tmp_path, a, b):
     """A family of names: two drops collide exactly when a case-insensitive, normalising volume would merge them."""
     from data_tools.dedup import plan_drops
-    from scoring.output_policy import OutputRefused
+    from scoring.writing.policy import OutputRefused
 
     df = pd.DataFrame({"root": [str(tmp_path / "r1"), str(tmp_path / "r2")],
                        "path": [f"t/c/{a}.jpg", f"t/c/{b}.jpg"], "keep": [False, False]})
@@ -199,7 +199,7 @@ def test_destinations_are_compared_case_folded_and_nfc_normalised(tmp_path, a, b
 # -- the policy itself ---------------------------------------------------------------------------------------
 
 def test_policy_codes_and_rules(tmp_path):
-    from scoring.output_policy import CODES, OutputPlan, OutputRefused
+    from scoring.writing.policy import CODES, OutputPlan, OutputRefused
 
     src = tmp_path / "pool"
     write(src / "t" / "c" / "a.jpg", b"x")

@@ -11,7 +11,7 @@ from data_tools.catalog import build_catalog
 from data_tools.dedup import dedup
 from data_tools.errors import DataError
 from data_tools.resize import resize_tree, square_resize
-from scoring.output_policy import OutputRefused
+from scoring.writing.policy import OutputRefused
 
 
 def test_resize_kept_files(small_pool, tmp_path):

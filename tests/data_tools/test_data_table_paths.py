@@ -27,8 +27,8 @@ from data_tools.splits import make_splits
 from data_tools.tables import write_table
 from scoring.cli.main import cli
 from scoring.file_names import unescape_name
-from scoring.output_policy import OutputPlan, OutputRefused
-from scoring.table_paths import UnsafePath, inside
+from scoring.writing.policy import OutputPlan, OutputRefused
+from scoring.writing.table_paths import UnsafePath, inside
 
 REFUSED = (UnsafePath, DataError, OutputRefused)
 

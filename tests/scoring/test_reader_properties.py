@@ -5,7 +5,7 @@ from hypothesis import strategies as st
 
 from scoring.runtime.definition import CompetitionDefinition
 from scoring.runtime.reading.submission import read_submission
-from scoring.writer import format_submission
+from scoring.writing.submission import format_submission
 
 ids = st.lists(st.from_regex(r"[A-Z]{2,4}-[0-9]{1,3}-20[0-9]{6}", fullmatch=True), min_size=1, max_size=20, unique=True)
 labels = st.lists(st.integers(1, 10**17), max_size=8)

@@ -110,7 +110,7 @@ def sample_submission(inputs: Inputs) -> tuple:
     Multilabel: the empty list, a valid prediction (it scores ``empty_both_score`` where the truth is empty, 0
     elsewhere). Multiclass: a row must hold exactly one class, so every row gets the vocabulary's first class (in
     the definition's order), the same for all rows: it tells nothing of the truth either."""
-    from scoring.writer import format_submission
+    from scoring.writing.submission import format_submission
 
     d = inputs.definition
     ids = list(inputs.solution.ids)
