@@ -1,6 +1,7 @@
 """CTV figures (PNG, matplotlib Agg): cross-team heatmaps, VTG distributions,
 per-team bars. matplotlib is imported inside each function so that the rest of
-``scoring`` never pays for it.
+``scoring`` never pays for it. Names (teams, archs) are drawn as text, never
+mathtext, through ``scoring.text.plot``.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import numpy as np
 from scoring.runtime.atomic import write_bytes
 from scoring.ctv.cross_team_matrix import CrossTeamMatrix
 from scoring.ctv.results_table import ResultsTable
+from scoring.text.plot import drawing, label
 
 
 def _pyplot():
@@ -33,6 +35,7 @@ def _save(fig, path: Path) -> Path:
     return path
 
 
+@drawing()
 def heatmap(m: CrossTeamMatrix, path: Path) -> Path:
     plt = _pyplot()
     n = len(m.teams)
@@ -53,11 +56,11 @@ def heatmap(m: CrossTeamMatrix, path: Path) -> Path:
             else:
                 ax.text(j, i, whole_percent(v), ha="center", va="center", fontsize=8,
                         color="white" if v < (vmin + 100) / 2 else "black")
-    ax.set_xticks(range(n), m.teams, rotation=45, ha="right")
-    ax.set_yticks(range(n), m.teams)
+    ax.set_xticks(range(n), [label(t) for t in m.teams], rotation=45, ha="right")
+    ax.set_yticks(range(n), [label(t) for t in m.teams])
     ax.set_xlabel("test team")
     ax.set_ylabel("training team")
-    ax.set_title(f"TOTO cross-team accuracy (%), {m.arch}\n(diagonal: own-team validation, grey)")
+    ax.set_title(f"TOTO cross-team accuracy (%), {label(m.arch)}\n(diagonal: own-team validation, grey)")
     fig.colorbar(im, ax=ax, fraction=0.046, pad=0.04, label="accuracy (%)")
     return _save(fig, path)
 
@@ -73,12 +76,13 @@ def whole_percent(value: float) -> str:
     return str(Decimal(repr(float(value))).quantize(Decimal("1"), rounding=ROUND_HALF_UP))
 
 
+@drawing()
 def vtg_distribution(table: ResultsTable, path: Path) -> Path:
     plt = _pyplot()
     labels, data = [], []
     for protocol in table.protocols():
         for arch in table.archs(protocol):
-            labels.append(f"{protocol}\n{arch}")
+            labels.append(f"{protocol}\n{label(arch)}")
             data.append([r.vtg for r in table.group(protocol, arch)])
     fig, ax = plt.subplots(figsize=(max(5, 1.4 * len(labels) + 1.5), 4.2))
     ax.boxplot(data, showmeans=True, widths=0.5, showfliers=False)  # points are drawn below
@@ -93,6 +97,7 @@ def vtg_distribution(table: ResultsTable, path: Path) -> Path:
     return _save(fig, path)
 
 
+@drawing()
 def team_bars(table: ResultsTable, protocol: str, path: Path) -> Path:
     plt = _pyplot()
     archs = table.archs(protocol)
@@ -105,9 +110,9 @@ def team_bars(table: ResultsTable, protocol: str, path: Path) -> Path:
         test = [cell[(arch, t)].test_acc if (arch, t) in cell else np.nan for t in teams]
         val = [cell[(arch, t)].val_acc if (arch, t) in cell else np.nan for t in teams]
         pos = x - 0.4 + width * (k + 0.5)
-        ax.bar(pos, test, width, label=f"{arch} test")
+        ax.bar(pos, test, width, label=f"{label(arch)} test")
         ax.scatter(pos, val, marker="_", s=120, color="black", zorder=3, label="val" if k == 0 else None)
-    ax.set_xticks(x, teams, rotation=45, ha="right")
+    ax.set_xticks(x, [label(t) for t in teams], rotation=45, ha="right")
     ax.set_ylim(0, 102)  # bars start at 0: a cut axis would make small gaps look large
     role = "training team" if protocol == "TOTO" else "held-out team"
     ax.set_xlabel(role)
@@ -118,10 +123,11 @@ def team_bars(table: ResultsTable, protocol: str, path: Path) -> Path:
     return _save(fig, path)
 
 
+@drawing()
 def split_bars(split_accuracy: list[dict], path: Path) -> Path:
     """Train/val/test mean accuracy per (protocol, arch) with ±std error bars (the paper's Figs 4 and 10)."""
     plt = _pyplot()
-    labels = [f"{g['protocol']}\n{g['arch']}" for g in split_accuracy]
+    labels = [f"{g['protocol']}\n{label(g['arch'])}" for g in split_accuracy]
     fig, ax = plt.subplots(figsize=(max(5, 1.6 * len(labels) + 1.5), 4.2))
     x = np.arange(len(labels))
     for k, split in enumerate(("train", "val", "test")):
@@ -138,6 +144,7 @@ def split_bars(split_accuracy: list[dict], path: Path) -> Path:
     return _save(fig, path)
 
 
+@drawing()
 def learning_curves(curves: list[dict], path: Path) -> Path:
     """Mean ± std band of the per-epoch accuracies, one panel per (protocol, arch) (the paper's Figs 5 and 11)."""
     plt = _pyplot()
@@ -153,7 +160,7 @@ def learning_curves(curves: list[dict], path: Path) -> Path:
             s = np.nan_to_num(s)
             ax.plot(e, m, label=split)
             ax.fill_between(e, m - s, m + s, alpha=0.2)
-        ax.set_title(f"{protocol} {arch} (ddof={rows[0]['ddof']})")
+        ax.set_title(f"{protocol} {label(arch)} (ddof={rows[0]['ddof']})")
         ax.set_xlabel("epoch")
         ax.set_ylabel("accuracy (%)")
         ax.grid(alpha=0.3)

@@ -41,6 +41,7 @@ from scoring.ctv.summarize import Summary, json_safe, summarize
 from scoring.ctv.summary_markdown import format_pvalue, per_team_tables, summary_tables
 from scoring.formatting import csv_text, fmt, markdown_table
 from scoring.output_policy import OutputPlan
+from scoring.text import markdown as md_text
 
 FULL = 10  # decimals of the CSV outputs: enough to compare with stored numbers at 1e-9
 
@@ -177,9 +178,10 @@ def build_report(runs_dirs: str | Path | Sequence[str | Path], out_dir: Path, *,
 
     ddofs = ", ".join(f"{p} ddof={d}" for p, d in summary.ddof.items())
     layouts = sorted({r.layout for r in runs})
-    renamed = sorted({f"`{r.arch_raw}` → `{r.arch}`" for r in runs if r.arch_raw != r.arch})
+    # Every name below comes from the run files: text, never markup (scoring.text.markdown).
+    renamed = sorted({f"{md_text.code(r.arch_raw)} → {md_text.code(r.arch)}" for r in runs if r.arch_raw != r.arch})
     md = [f"# Cross-Team Validation report\n\n{len(runs)} runs read from "
-          + ", ".join(f"`{d}`" for d in dirs) + f" (layouts: {', '.join(layouts)}). "
+          + ", ".join(md_text.code(d) for d in dirs) + f" (layouts: {', '.join(layouts)}). "
           "Accuracies (%) are recomputed from each run's predictions as 100 × correct / images; "
           f"VTG = val acc − test acc. Every std is sqrt(Σ(x − mean)² / (n − ddof)) with {ddofs} "
           "(the paper's Table 6 used ddof 0, its Table 7 ddof 1).\n"]
@@ -212,7 +214,7 @@ def build_report(runs_dirs: str | Path | Sequence[str | Path], out_dir: Path, *,
     md.append("## Per-team tables\n\n" + per_team_tables(table, summary, digits))
     for protocol in table.protocols():
         if f"bars:{protocol}" in images:
-            md.append(f"![{protocol} per-team accuracy]({images[f'bars:{protocol}']})\n")
+            md.append(f"![{md_text.text(protocol)} per-team accuracy]({images[f'bars:{protocol}']})\n")
     md.append("## Summary\n\n" + summary_tables(summary, digits))
     if "vtg" in images:
         md.append(f"![VTG distribution]({images['vtg']})\n")
@@ -222,9 +224,9 @@ def build_report(runs_dirs: str | Path | Sequence[str | Path], out_dir: Path, *,
                   "and ranges.\n")
         for m in matrices:
             header, rows = matrix_rows(m, digits)
-            md.append(f"### {m.arch}\n\n" + markdown_table(header, rows))
+            md.append(md_text.heading(3, m.arch) + "\n\n" + markdown_table(header, rows))
             if f"heatmap:{m.arch}" in images:
-                md.append(f"![{m.arch} cross-team heatmap]({images[f'heatmap:{m.arch}']})\n")
+                md.append(f"![{md_text.text(m.arch)} cross-team heatmap]({images[f'heatmap:{m.arch}']})\n")
         if extra["matrix_correlation"]:
             md.append("### Agreement of the architectures' matrices\n\nPearson r over the off-diagonal cells both "
                       "matrices have (the paper reports 0.95), two-sided p from scipy.\n\n" + markdown_table(
@@ -232,12 +234,14 @@ def build_report(runs_dirs: str | Path | Sequence[str | Path], out_dir: Path, *,
                           [[c["arch_a"], c["arch_b"], c["n_cells"], fmt(c["pearson"]), format_pvalue(c["pvalue"])]
                            for c in extra["matrix_correlation"]]))
     if result.warnings:
-        md.append("## Warnings\n\n" + "\n".join(f"> {w}" for w in result.warnings) + "\n")
+        md.append("## Warnings\n\n" + "\n".join(f"> {md_text.text(w)}" for w in result.warnings) + "\n")
     text = "\n".join(md)
     write("report.md", text)
     from scoring.ctv.markdown_html import to_html
 
-    write("report.html", to_html(text, out_dir, "Cross-Team Validation report"))
+    # Only the figures written above are embedded: never a path named by the Markdown text.
+    write("report.html", to_html(text, "Cross-Team Validation report",
+                                 images={name: out_dir / name for name in images.values()}))
     return result
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 from scoring.ctv.results_table import ResultsTable
 from scoring.ctv.summarize import Summary
 from scoring.formatting import fmt, markdown_table
+from scoring.text.markdown import Markdown, text
 
 _TEAM_ROLE = {"TOTO": "training team", "LOTO": "held-out team"}
 
@@ -38,7 +39,7 @@ def per_team_tables(table: ResultsTable, summary: Summary, digits: int = 2) -> s
                 r = cell.get((arch, team))
                 row += [fmt(r.val_acc, digits), fmt(r.test_acc, digits), fmt(r.vtg, digits)] if r else ["", "", ""]
             rows.append(row)
-        for label, key in (("**Mean**", "mean"), (f"**Std** (ddof={summary.ddof[protocol]})", "std")):
+        for label, key in ((Markdown("**Mean**"), "mean"), (Markdown(f"**Std** (ddof={summary.ddof[protocol]})"), "std")):
             row = [label]
             for arch in archs:
                 g = summary.group(protocol, arch)
@@ -82,5 +83,5 @@ def summary_tables(summary: Summary, digits: int = 2) -> str:
 def render(table: ResultsTable, summary: Summary, digits: int = 2) -> str:
     text = per_team_tables(table, summary, digits) + "\n" + summary_tables(summary, digits)
     if summary.warnings:
-        text += "\n" + "\n".join(f"> warning: {w}" for w in summary.warnings) + "\n"
+        text += "\n" + "\n".join(f"> warning: {text(w)}" for w in summary.warnings) + "\n"
     return text

@@ -1,5 +1,6 @@
 """Leaderboard charts (PNG, matplotlib Agg): scores with bootstrap intervals,
-and public vs private rank. matplotlib is imported inside the functions."""
+and public vs private rank. matplotlib is imported inside the functions.
+Submission names are drawn as text, never mathtext (``scoring.text.plot``)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from pathlib import Path
 
 from scoring.runtime.atomic import write_bytes
 from scoring.leaderboard.build import Leaderboard
+from scoring.text.plot import drawing, label
 
 
 def _save(fig, path: Path) -> Path:
@@ -29,6 +31,7 @@ def _pyplot():
     return plt
 
 
+@drawing()
 def scores_chart(board: Leaderboard, path: Path) -> Path:
     plt = _pyplot()
     entries = board.scored
@@ -46,15 +49,16 @@ def scores_chart(board: Leaderboard, path: Path) -> Path:
             real = s.vs_leader is None or s.vs_leader.significant
             ax.plot(s.score, y, "o", color=color, mfc=color if real else "white",
                     label=split if k == 0 else None)
-    ax.set_yticks(range(len(entries)), [f"{e.public.rank}. {e.name}" for e in entries])
+    ax.set_yticks(range(len(entries)), [f"{e.public.rank}. {label(e.name)}" for e in entries])
     ax.invert_yaxis()
-    ax.set_xlabel(f"{board.metric} ({board.confidence:.0%} bootstrap interval over {board.unit_name}s)")
-    ax.set_title(f"{board.competition}: scores (hollow: gap to leader not significant)")
+    ax.set_xlabel(f"{label(board.metric)} ({board.confidence:.0%} bootstrap interval over {label(board.unit_name)}s)")
+    ax.set_title(f"{label(board.competition)}: scores (hollow: gap to leader not significant)")
     ax.grid(axis="x", alpha=0.3)
     ax.legend(loc="lower right", fontsize=8)
     return _save(fig, path)
 
 
+@drawing()
 def rank_chart(board: Leaderboard, path: Path) -> Path:
     plt = _pyplot()
     entries = [e for e in board.scored if e.private is not None]
@@ -65,7 +69,7 @@ def rank_chart(board: Leaderboard, path: Path) -> Path:
         shift = e.rank_shift or 0
         color = "tab:green" if shift > 0 else "tab:red" if shift < 0 else "tab:blue"
         ax.plot(e.public.rank, e.private.rank, "o", color=color)
-        ax.annotate(e.name, (e.public.rank, e.private.rank), fontsize=7, xytext=(4, 3), textcoords="offset points")
+        ax.annotate(label(e.name), (e.public.rank, e.private.rank), fontsize=7, xytext=(4, 3), textcoords="offset points")
     if n <= 25:
         ax.set_xticks(range(1, n + 1))
         ax.set_yticks(range(1, n + 1))
