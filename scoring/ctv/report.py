@@ -21,8 +21,9 @@ Every std states its ddof; by default TOTO uses 0 and LOTO 1, as the paper's
 Tables 6 and 7 (``scoring.ctv.summarize.PAPER_DDOF``).
 
 Every file is checked by ``scoring.output_policy`` before the first is
-written: an existing one is refused unless ``--overwrite``, and none may be a
-file the report reads (in any of the run folders).
+written: an existing one is refused unless ``--overwrite``, none may be a
+file the report reads, and none may lie inside a run folder (also through a
+link): ``output_in_source``.
 """
 
 from __future__ import annotations
@@ -116,6 +117,7 @@ def build_report(runs_dirs: str | Path | Sequence[str | Path], out_dir: Path, *,
              "cross_check": {"n_checked": len(runset.checks), "n_disagree": sum(not c.ok for c in runset.checks)}}
     result = ReportResult(runset.runs, summary, matrices, extra, warnings=runset.warnings + summary.warnings)
     plan = plan or OutputPlan()
+    plan.add_sources(*dirs)  # the run folders are other people's outputs: nothing is written among them
     plan.add_inputs(*[r.source for r in runset.runs], *(p for d in dirs for p in _read_files(Path(d))))
     out_dir = plan.claim_dir(out_dir, what="report folder")
     planned = _planned_files(matrices, table, plots, bool(extra["learning_curves"]))

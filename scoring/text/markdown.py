@@ -54,7 +54,7 @@ def code(value: object) -> Markdown:
     s = one_line(value)
     runs = [len(r) for r in re.findall("`+", s)]
     fence = "`" * (max(runs, default=0) + 1)
-    pad = " " if s[:1] in ("`", " ") or s[-1:] in ("`", " ") else ""
+    pad = " " if not s or s[:1] in ("`", " ") or s[-1:] in ("`", " ") else ""  # (an empty span is no span)
     return Markdown(f"{fence}{pad}{s}{pad}{fence}")
 
 

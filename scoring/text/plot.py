@@ -19,7 +19,9 @@ MAX_LABEL = 60  # characters of one name on a figure
 
 def label(value: object, limit: int = MAX_LABEL) -> str:
     s = one_line(value)
-    return s if len(s) <= limit else s[:limit - 1] + "…"
+    s = s if len(s) <= limit else s[:limit - 1] + "…"
+    # matplotlib hides a legend entry whose label starts with "_": a space in front keeps the name shown
+    return " " + s[:limit - 1] if s.startswith("_") else s
 
 
 @contextlib.contextmanager
@@ -28,6 +30,7 @@ def drawing():
     import matplotlib
 
     with matplotlib.rc_context({"text.parse_math": False, "text.usetex": False}), warnings.catch_warnings():
-        warnings.filterwarnings("ignore", category=UserWarning, module="matplotlib")
-        warnings.filterwarnings("ignore", message="Glyph .* missing from")
+        # matplotlib attributes its warnings to the caller's module (warn_external): silence them by category
+        warnings.simplefilter("ignore", UserWarning)
+        warnings.simplefilter("ignore", RuntimeWarning)
         yield
