@@ -190,3 +190,30 @@ def test_the_readme_exit_code_table_covers_every_command():
     readme = (REPO / "README.md").read_text(encoding="utf-8")
     header = next(line for line in readme.splitlines() if line.startswith("| exit | meaning |"))
     assert sorted(re.findall(r"`([a-z-]+)`", header)) == sorted(SUBCOMMANDS)
+
+
+def test_a_library_warning_is_one_line_of_ours(monkeypatch, tmp_path):
+    """Issue 22: numpy's RuntimeWarning (or any library's) never shows Python's source line on stderr."""
+    import subprocess
+    import sys
+
+    code = ("import warnings, numpy as np\n"
+            "import scoring.ctv.summarize as s\n"
+            "orig = s.summarize\n"
+            "def noisy(*a, **k):\n"
+            "    np.mean(np.array([]))\n"  # RuntimeWarning: Mean of empty slice
+            "    return orig(*a, **k)\n"
+            "s.summarize = noisy\n"
+            "import sys\nfrom scoring.cli.main import cli\n"
+            "sys.argv = ['agrieval'] + sys.argv[1:]\ncli()\n")
+    for debug in ([], ["--debug"]):
+        res = subprocess.run([sys.executable, "-c", code, *debug, "ctv", "summarize",
+                              str(REPO / "examples/ctv/RESULTS.csv")], capture_output=True, text=True, timeout=120)
+        assert res.returncode == 0, res.stderr
+        if debug:
+            assert "RuntimeWarning" in res.stderr  # Python's own display, for whoever debugs
+        else:
+            lines = [line for line in res.stderr.splitlines() if "Warning" in line]
+            assert lines and all(line.startswith("warning [library_warning] RuntimeWarning: ") for line in lines)
+            assert "Mean of empty slice" in lines[0], res.stderr
+            assert "np.mean" not in res.stderr and ".py:" not in res.stderr
