@@ -174,3 +174,44 @@ def test_leaderboard_plots_draw_mathtext_names(tmp_path):
     assert (out / "scores.png").read_bytes()[:4] == b"\x89PNG"
     assert (out / "ranks.png").read_bytes()[:4] == b"\x89PNG"
     assert json.loads((out / "leaderboard.json").read_text())["entries"]
+
+
+HOSTILE_FILE = "a\x1b[2J\rb\nc\u202e.csv"
+
+
+@pytest.mark.parametrize("command", ["validate", "score"])
+def test_terminal_lines_never_carry_a_names_control_characters(tmp_path, command):
+    sub = tmp_path / HOSTILE_FILE
+    shutil.copy(PC / "submissions" / "malformed" / "float_labels.csv", sub)
+    args = [command, str(sub), "-c", "plantclef2025"] + (["-s", str(PC / "solution.csv")] if command == "score" else [])
+    res = CliRunner().invoke(cli, args)
+    assert res.exit_code == 1, res.output
+    for ch in ("\x1b", "\r", "\u202e"):
+        assert ch not in res.output, repr(res.output)
+    assert all("error [" in line or "INVALID" in line or "competition:" in line or not line.strip()
+               for line in res.output.splitlines()), res.output
+
+
+def test_rank_agreement_error_line_is_one_line(tmp_path):
+    a = tmp_path / "a\nb\x1b.csv"
+    a.write_text("team,v\nx,1\nx,2\n")
+    res = CliRunner().invoke(cli, ["rank-agreement", str(a), str(a), "--key", "team", "--value", "v"])
+    assert res.exit_code in (1, 2), res.output
+    assert len(res.stderr.strip().splitlines()) == 1 and "\x1b" not in res.stderr, repr(res.stderr)
+
+
+def test_ctv_summarize_markdown_holds_names_as_text(tmp_path):
+    pytest.importorskip("cmarkgfm")
+    import cmarkgfm
+    from cmarkgfm.cmark import Options
+
+    table = tmp_path / "r.csv"
+    rows = [("TOTO", "<img src=x onerror=1>", f"[t{i}](javascript:x)", 90 - i, 70 + i) for i in range(4)]
+    rows += [("TOTO", "b|`x`", f"[t{i}](javascript:x)", 80 - i, 60 + 2 * i) for i in range(4)]
+    table.write_text("protocol,arch,team,val_acc,test_acc\n" + "".join(",".join(map(str, r)) + "\n" for r in rows))
+    out = tmp_path / "s.md"
+    res = CliRunner().invoke(cli, ["ctv", "summarize", str(table), "--out", str(out)])
+    assert res.exit_code == 0, res.output
+    got = elements(cmarkgfm.github_flavored_markdown_to_html(out.read_text(), options=Options.CMARK_OPT_UNSAFE))
+    assert {t for t, _ in got.tags} <= {"h3", "p", "strong", "table", "thead", "tbody", "tr", "th", "td"}
+    assert not [a for _, attrs in got.tags for a in attrs if a[0] != "align"]
