@@ -27,6 +27,8 @@ CODES: dict[str, str] = {
     "bad_run": "A run folder or run file is inconsistent or incomplete.",
     "no_runs": "No run outputs were found under the folder.",
     "bad_json": "A JSON file cannot be parsed or lacks a required field.",
+    "link_outside": "A file of a run folder is a link that leads outside that folder; a run tree is read within "
+                    "itself.",
     "unreadable_file": "An input is not a regular file (a device, FIFO or socket), or is larger than the command "
                        "reads.",
 }

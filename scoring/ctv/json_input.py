@@ -4,7 +4,7 @@ summaries): every file that cannot be used is an ``InputError`` with a code, nev
 * only a regular file of at most ``MAX_JSON_BYTES`` is read (a link to ``/dev/zero`` or a FIFO named
   ``run.json`` would otherwise be read forever): ``unreadable_file``;
 * text that is not UTF-8 JSON, nesting too deep for the parser (``RecursionError``), an integer too long
-  to convert: ``bad_json``;
+  to convert, a string with a lone surrogate (``"\\udc80"``: valid JSON, but no text): ``bad_json``;
 * ``NaN``, ``Infinity``, ``-Infinity`` and numbers that overflow a float (``1e999``): ``bad_number``. JSON
   has no such values; Python's parser accepts them by default.
 """
@@ -72,7 +72,13 @@ def _float(text: str) -> float:
 def parse(text: str, *, file: str, line: int | None = None):
     """One JSON value from ``text``; every failure is an ``InputError`` naming ``file`` (and ``line``)."""
     try:
-        return json.loads(text, parse_constant=_constant, parse_float=_float)
+        value = json.loads(text, parse_constant=_constant, parse_float=_float)
+        # "\udc80" is valid JSON but no text: it would stop every UTF-8 output (runs.csv, report.md) later
+        json.dumps(value, ensure_ascii=False).encode("utf-8")
+        return value
+    except UnicodeEncodeError as exc:
+        raise InputError("bad_json", f"a string holds a lone surrogate (\\u{ord(exc.object[exc.start]):04x}), "
+                         "which is not text", file=file, line=line) from None
     except _NotFinite as exc:
         raise InputError("bad_number", f"{exc} is not a finite number (JSON has no NaN or Infinity)",
                          file=file, line=line) from None

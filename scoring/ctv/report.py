@@ -62,7 +62,15 @@ class ReportResult:
 
 
 def _slug(text: str) -> str:
-    return "".join(c if c.isalnum() or c in "-_." else "_" for c in text)
+    """A file-name part for an arch: letters, digits and ``-_.``; a long name is cut and keeps a hash of the
+    whole (names come from run files: a 300-character arch must not make a name the file system refuses)."""
+    slug = "".join(c if c.isalnum() or c in "-_." else "_" for c in text)
+    if len(slug.encode("utf-8")) <= 80:
+        return slug
+    import hashlib
+
+    head = slug.encode("utf-8")[:64].decode("utf-8", "ignore")
+    return f"{head}-{hashlib.sha256(text.encode('utf-8', 'surrogatepass')).hexdigest()[:12]}"
 
 
 def matrix_rows(m: CrossTeamMatrix, digits: int) -> tuple[list[str], list[list]]:

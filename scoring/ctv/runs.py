@@ -257,6 +257,17 @@ def _label_side_by_side(runs: list[Run]) -> None:
             r.arch = f"{r.arch} ({r.layout})"
 
 
+def _confine(root: Path, files: list[Path]) -> None:
+    """Refuse a run file that is a link leading out of its run folder: a received tree is read within itself
+    (a ``predictions.csv`` linked to a local table would put that table's names into the report)."""
+    base = root.resolve()
+    for f in files:
+        real = f.resolve()  # every link on the way followed
+        if real != base and base not in real.parents:
+            raise InputError("link_outside", f"this run file is a link to {real}, outside the run folder {root}; "
+                             "copy the file into the folder if it belongs to the run", file=str(f))
+
+
 def read_runs(runs_dirs: str | Path | Sequence[str | Path],
               progress: Callable[[str], None] | None = None) -> RunSet:
     """Every run under one or several folders (each an agrieval runs folder or a script output tree)."""
@@ -273,6 +284,9 @@ def read_runs(runs_dirs: str | Path | Sequence[str | Path],
             raise InputError("file_not_found", f"no such folder: {root}", file=str(root))
         run_files = sorted(root.rglob("run.json"))
         script = script_runs.find(root)
+        _confine(root, [f for m in run_files for f in (m, m.parent / "predictions.csv", m.parent / "history.jsonl")]
+                 + [f for r in script.results for f in (r, script_runs.predictions_path(r))]
+                 + script.summaries + script.matrices)
         total = len(run_files) + len(script.results)
         found: list[Run] = []
         for i, meta_path in enumerate(run_files, 1):

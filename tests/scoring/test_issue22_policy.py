@@ -83,7 +83,16 @@ def test_a_run_file_that_is_a_device_is_refused_not_read(tmp_path, name):
     target = runs / "TOTO" / "net" / "a" / name
     target.unlink(missing_ok=True)
     target.symlink_to("/dev/zero")
-    _assert_coded(run("ctv", "report", runs, "--out", tmp_path / "o"), 1, "[unreadable_file]")
+    _assert_coded(run("ctv", "report", runs, "--out", tmp_path / "o"), 1, "[link_outside]")
+
+
+def test_a_device_is_never_read_even_when_reached():
+    from scoring.ctv.input_error import InputError
+    from scoring.ctv.json_input import MAX_JSON_BYTES, read_regular
+
+    with pytest.raises(InputError) as info:
+        read_regular(Path("/dev/zero"), MAX_JSON_BYTES, "run file")
+    assert info.value.code == "unreadable_file"
 
 
 def test_a_fifo_named_run_json_is_refused_not_waited_on(tmp_path):
@@ -157,3 +166,42 @@ def test_good_option_values_still_score():
               "--own-team", "team_a", "--val-accuracy", "0.9", "--json")
     assert res.exit_code == 0, res.output
     assert "vtg" in json.loads(res.stdout)["metrics"]["public"]
+
+
+def test_a_run_file_linked_outside_its_folder_is_refused(tmp_path):
+    runs = _runs(tmp_path / "runs")
+    outside = tmp_path / "private.csv"
+    pred = runs / "TOTO" / "net" / "a" / "predictions.csv"
+    outside.write_bytes(pred.read_bytes())
+    pred.unlink()
+    pred.symlink_to(outside)
+    _assert_coded(run("ctv", "report", runs, "--out", tmp_path / "o"), 1, "[link_outside]")
+    pred.unlink()
+    pred.symlink_to(Path("..") / "b" / "predictions.csv")  # a link inside the tree is read
+    (runs / "TOTO" / "net" / "a" / "run.json").write_text(json.dumps({"protocol": "TOTO", "arch": "net", "fold": "b"}))
+    res = run("ctv", "report", runs, "--out", tmp_path / "o")
+    assert "[link_outside]" not in res.output
+
+
+def test_a_link_loop_in_the_runs_folder_is_not_followed(tmp_path):
+    runs = _runs(tmp_path / "runs")
+    (runs / "TOTO" / "loop").symlink_to(runs, target_is_directory=True)
+    assert run("ctv", "report", runs, "--out", tmp_path / "o").exit_code == 0
+
+
+def test_a_lone_surrogate_in_run_json_is_bad_json(tmp_path):
+    runs = _runs(tmp_path / "runs")
+    meta = runs / "TOTO" / "net" / "a" / "run.json"
+    meta.write_text(meta.read_text().replace('"arch": "net"', '"arch": "n\\udc80t"'))
+    _assert_coded(run("ctv", "report", runs, "--out", tmp_path / "o"), 1, "[bad_json]")
+
+
+def test_a_very_long_arch_gets_a_file_name_the_file_system_takes(tmp_path):
+    runs = tmp_path / "runs"
+    arch = "a" * 300
+    write_run(runs, "TOTO", "net", "a", {("a", "val"): (9, 10), ("b", "test"): (6, 10)}, {"arch": arch})
+    write_run(runs, "TOTO", "net", "b", {("b", "val"): (8, 10), ("a", "test"): (5, 10)}, {"arch": arch})
+    res = run("ctv", "report", runs, "--out", tmp_path / "o")
+    assert res.exit_code == 0, res.output
+    (matrix,) = (tmp_path / "o").glob("cross_team_*.csv")
+    assert len(matrix.name) < 120
