@@ -14,7 +14,7 @@ import numpy as np
 from scoring.runtime.atomic import write_bytes
 from scoring.ctv.cross_team_matrix import CrossTeamMatrix
 from scoring.ctv.results_table import ResultsTable
-from scoring.text.plot import drawing, label
+from scoring.text.plot import MAX_TICK_LABELS, drawing, inches, label, set_ticks
 
 
 def _pyplot():
@@ -40,12 +40,13 @@ def heatmap(m: CrossTeamMatrix, path: Path) -> Path:
     plt = _pyplot()
     n = len(m.teams)
     size = max(4.5, 0.55 * n + 2.5)
-    fig, ax = plt.subplots(figsize=(size + 1, size))
+    fig, ax = plt.subplots(figsize=(inches(size + 1), inches(size)))
+    numbers = n <= 40  # one number per cell while they can be read
     off = m.off_diagonal()
     finite = off[np.isfinite(off)]
     vmin = float(np.floor(finite.min() / 5) * 5) if len(finite) else 0
     im = ax.imshow(off, cmap="viridis", vmin=vmin, vmax=100)
-    for i in range(n):
+    for i in range(n if numbers else 0):
         for j in range(n):
             v = m.values[i, j]
             if np.isnan(v):
@@ -56,8 +57,8 @@ def heatmap(m: CrossTeamMatrix, path: Path) -> Path:
             else:
                 ax.text(j, i, whole_percent(v), ha="center", va="center", fontsize=8,
                         color="white" if v < (vmin + 100) / 2 else "black")
-    ax.set_xticks(range(n), [label(t) for t in m.teams], rotation=45, ha="right")
-    ax.set_yticks(range(n), [label(t) for t in m.teams])
+    set_ticks(ax.set_xticks, range(n), m.teams, rotation=45, ha="right")
+    set_ticks(ax.set_yticks, range(n), m.teams)
     ax.set_xlabel("test team")
     ax.set_ylabel("training team")
     ax.set_title(f"TOTO cross-team accuracy (%), {label(m.arch)}\n(diagonal: own-team validation, grey)")
@@ -84,9 +85,9 @@ def vtg_distribution(table: ResultsTable, path: Path) -> Path:
         for arch in table.archs(protocol):
             labels.append(f"{protocol}\n{label(arch)}")
             data.append([r.vtg for r in table.group(protocol, arch)])
-    fig, ax = plt.subplots(figsize=(max(5, 1.4 * len(labels) + 1.5), 4.2))
+    fig, ax = plt.subplots(figsize=(inches(max(5, 1.4 * len(labels) + 1.5)), 4.2))
     ax.boxplot(data, showmeans=True, widths=0.5, showfliers=False)  # points are drawn below
-    ax.set_xticks(range(1, len(labels) + 1), labels)
+    ax.set_xticks(range(1, len(labels) + 1), labels) if len(labels) <= MAX_TICK_LABELS else ax.set_xticks([])
     rng = np.random.default_rng(0)  # fixed jitter: same plot for the same data
     for k, d in enumerate(data, 1):
         ax.scatter(k + rng.uniform(-0.12, 0.12, len(d)), d, s=14, alpha=0.7, color="tab:blue", zorder=3)
@@ -103,7 +104,7 @@ def team_bars(table: ResultsTable, protocol: str, path: Path) -> Path:
     archs = table.archs(protocol)
     teams = sorted({r.team for r in table.rows if r.protocol == protocol})
     cell = {(r.arch, r.team): r for r in table.rows if r.protocol == protocol}
-    fig, ax = plt.subplots(figsize=(max(6, 0.6 * len(teams) * max(1, len(archs)) + 2), 4.2))
+    fig, ax = plt.subplots(figsize=(inches(max(6, 0.6 * len(teams) * max(1, len(archs)) + 2)), 4.2))
     width = 0.8 / max(1, len(archs))
     x = np.arange(len(teams))
     for k, arch in enumerate(archs):
@@ -112,7 +113,7 @@ def team_bars(table: ResultsTable, protocol: str, path: Path) -> Path:
         pos = x - 0.4 + width * (k + 0.5)
         ax.bar(pos, test, width, label=f"{label(arch)} test")
         ax.scatter(pos, val, marker="_", s=120, color="black", zorder=3, label="val" if k == 0 else None)
-    ax.set_xticks(x, [label(t) for t in teams], rotation=45, ha="right")
+    set_ticks(ax.set_xticks, x, teams, rotation=45, ha="right")
     ax.set_ylim(0, 102)  # bars start at 0: a cut axis would make small gaps look large
     role = "training team" if protocol == "TOTO" else "held-out team"
     ax.set_xlabel(role)
@@ -128,13 +129,13 @@ def split_bars(split_accuracy: list[dict], path: Path) -> Path:
     """Train/val/test mean accuracy per (protocol, arch) with ±std error bars (the paper's Figs 4 and 10)."""
     plt = _pyplot()
     labels = [f"{g['protocol']}\n{label(g['arch'])}" for g in split_accuracy]
-    fig, ax = plt.subplots(figsize=(max(5, 1.6 * len(labels) + 1.5), 4.2))
+    fig, ax = plt.subplots(figsize=(inches(max(5, 1.6 * len(labels) + 1.5)), 4.2))
     x = np.arange(len(labels))
     for k, split in enumerate(("train", "val", "test")):
         mean = [g[split]["mean"] if g[split]["n_runs"] else np.nan for g in split_accuracy]
         std = [g[split]["std"] if g[split]["n_runs"] else np.nan for g in split_accuracy]
         ax.bar(x + (k - 1) * 0.27, mean, 0.27, yerr=np.nan_to_num(std), capsize=3, label=split)
-    ax.set_xticks(x, labels)
+    ax.set_xticks(x, labels) if len(labels) <= MAX_TICK_LABELS else ax.set_xticks([])
     ax.set_ylabel("accuracy (%)")
     ax.set_ylim(0, 102)
     ddofs = sorted({f"{g['protocol']} ddof={g['ddof']}" for g in split_accuracy})
@@ -149,7 +150,7 @@ def learning_curves(curves: list[dict], path: Path) -> Path:
     """Mean ± std band of the per-epoch accuracies, one panel per (protocol, arch) (the paper's Figs 5 and 11)."""
     plt = _pyplot()
     keys = sorted({(g["protocol"], g["arch"]) for g in curves})
-    fig, axes = plt.subplots(1, len(keys), figsize=(4.5 * len(keys), 3.8), squeeze=False)
+    fig, axes = plt.subplots(1, len(keys), figsize=(inches(4.5 * len(keys)), 3.8), squeeze=False)
     for ax, (protocol, arch) in zip(axes[0], keys):
         rows = [g for g in curves if (g["protocol"], g["arch"]) == (protocol, arch)]
         for split in ("train", "val", "test"):

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from scoring.runtime.atomic import write_bytes
 from scoring.leaderboard.build import Leaderboard
-from scoring.text.plot import drawing, label
+from scoring.text.plot import MAX_TICK_LABELS, drawing, inches, label, set_ticks
 
 
 def _save(fig, path: Path) -> Path:
@@ -35,7 +35,7 @@ def _pyplot():
 def scores_chart(board: Leaderboard, path: Path) -> Path:
     plt = _pyplot()
     entries = board.scored
-    fig, ax = plt.subplots(figsize=(7.5, max(2.5, 0.42 * len(entries) + 1.2)))
+    fig, ax = plt.subplots(figsize=(7.5, inches(max(2.5, 0.42 * len(entries) + 1.2))))
     splits = ["public"] + (["private"] if board.reveal_private else [])
     offsets = {"public": -0.15, "private": 0.15} if board.reveal_private else {"public": 0.0}
     for split, color in zip(splits, ("tab:blue", "tab:orange")):
@@ -49,7 +49,7 @@ def scores_chart(board: Leaderboard, path: Path) -> Path:
             real = s.vs_leader is None or s.vs_leader.significant
             ax.plot(s.score, y, "o", color=color, mfc=color if real else "white",
                     label=split if k == 0 else None)
-    ax.set_yticks(range(len(entries)), [f"{e.public.rank}. {label(e.name)}" for e in entries])
+    set_ticks(ax.set_yticks, range(len(entries)), [f"{e.public.rank}. {label(e.name)}" for e in entries])
     ax.invert_yaxis()
     ax.set_xlabel(f"{label(board.metric)} ({board.confidence:.0%} bootstrap interval over {label(board.unit_name)}s)")
     ax.set_title(f"{label(board.competition)}: scores (hollow: gap to leader not significant)")
@@ -69,7 +69,8 @@ def rank_chart(board: Leaderboard, path: Path) -> Path:
         shift = e.rank_shift or 0
         color = "tab:green" if shift > 0 else "tab:red" if shift < 0 else "tab:blue"
         ax.plot(e.public.rank, e.private.rank, "o", color=color)
-        ax.annotate(label(e.name), (e.public.rank, e.private.rank), fontsize=7, xytext=(4, 3), textcoords="offset points")
+        if n <= MAX_TICK_LABELS:  # past that the names would be one black smear
+            ax.annotate(label(e.name), (e.public.rank, e.private.rank), fontsize=7, xytext=(4, 3), textcoords="offset points")
     if n <= 25:
         ax.set_xticks(range(1, n + 1))
         ax.set_yticks(range(1, n + 1))

@@ -215,3 +215,21 @@ def test_ctv_summarize_markdown_holds_names_as_text(tmp_path):
     got = elements(cmarkgfm.github_flavored_markdown_to_html(out.read_text(), options=Options.CMARK_OPT_UNSAFE))
     assert {t for t, _ in got.tags} <= {"h3", "p", "strong", "table", "thead", "tbody", "tr", "th", "td"}
     assert not [a for _, attrs in got.tags for a in attrs if a[0] != "align"]
+
+
+def test_a_heatmap_of_many_teams_is_bounded(tmp_path):
+    """1,500 test teams in one predictions file made a 121,000-pixel figure: MemoryError (exit 3)."""
+    pytest.importorskip("matplotlib")
+    import numpy as np
+
+    from scoring.ctv import plots
+    from scoring.ctv.cross_team_matrix import CrossTeamMatrix
+    from scoring.text.plot import MAX_INCHES
+
+    n = 1200
+    m = CrossTeamMatrix("net", [f"t{i}" for i in range(n)], np.random.default_rng(0).uniform(50, 100, (n, n)))
+    plots.heatmap(m, tmp_path / "h.png")
+    image = pytest.importorskip("PIL.Image")
+
+    with image.open(tmp_path / "h.png") as img:
+        assert max(img.size) <= 1.5 * MAX_INCHES * 110  # (bbox "tight" adds the colorbar's labels)
