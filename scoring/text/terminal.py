@@ -32,6 +32,14 @@ def one_line(text: object) -> str:
     return _UNSAFE.sub(_percent, "" if text is None else str(text))
 
 
-def is_safe(text: str) -> bool:
-    """Whether ``one_line`` leaves ``text`` unchanged."""
-    return _UNSAFE.search(text) is None
+def printable(text: object, keep: str = "") -> str:
+    """``one_line`` but the characters of ``keep`` (``"\\t\\n"``: a message of several lines) left as they are."""
+    s = "" if text is None else str(text)
+    if not keep:
+        return one_line(s)
+    return _UNSAFE.sub(lambda m: m.group(0) if m.group(0) in keep else _percent(m), s)
+
+
+def is_safe(text: str, keep: str = "") -> bool:
+    """Whether ``printable(text, keep)`` leaves ``text`` unchanged."""
+    return all(m.group(0) in keep for m in _UNSAFE.finditer(text))
