@@ -74,11 +74,12 @@ def _slug(text: str) -> str:
 
 
 def matrix_rows(m: CrossTeamMatrix, digits: int) -> tuple[list[str], list[list]]:
-    header = ["training \\ test"] + m.teams + ["row mean", "row range"]
+    header = [md_text.Markdown("training \\ test")] + m.teams + ["row mean", "row range"]
     rows = []
     rmean, rrange = m.row_mean(), m.row_range()
     for i, team in enumerate(m.teams):
-        cells = [fmt(v, digits) + ("*" if i == j and v == v else "") for j, v in enumerate(m.values[i])]
+        # numbers and our diagonal mark: Markdown as they stand (the team names are escaped)
+        cells = [md_text.Markdown(fmt(v, digits) + ("*" if i == j and v == v else "")) for j, v in enumerate(m.values[i])]
         rows.append([team] + cells + [fmt(rmean[i], digits), fmt(rrange[i], digits)])
     rows.append(["column mean"] + [fmt(v, digits) for v in m.col_mean()] + ["", ""])
     rows.append(["column range"] + [fmt(v, digits) for v in m.col_range()] + ["", ""])

@@ -52,7 +52,7 @@ def per_team_tables(table: ResultsTable, summary: Summary, digits: int = 2) -> s
 def summary_tables(summary: Summary, digits: int = 2) -> str:
     thr = fmt(summary.threshold, 1)
     header = ["Protocol", "Arch", "Teams", "Val mean", "Val std", "Test mean", "Test std", "VTG mean", "VTG std",
-              "Test min (team)", "Test max (team)", f"Share > {thr}%"]
+              "Test min (team)", "Test max (team)", Markdown(f"Share > {thr}%")]
     rows = [[g["protocol"], g["arch"], g["n_teams"], fmt(g["val_acc"]["mean"], digits), fmt(g["val_acc"]["std"], digits),
              fmt(g["test_acc"]["mean"], digits), fmt(g["test_acc"]["std"], digits), fmt(g["vtg"]["mean"], digits),
              fmt(g["vtg"]["std"], digits), f"{fmt(g['test_acc_min'], digits)} ({g['test_acc_min_team']})",

@@ -2,10 +2,11 @@
 read as markup.
 
 Every character that can start markup inside a line is backslash-escaped (CommonMark lets any ASCII
-punctuation be escaped): ``\\ ` * _ [ ] < > | ~ # & : $``: no emphasis, code, link, image, raw HTML,
-entity, table cell break, strikethrough, heading close, math (GitHub's ``$``) or autolink (``http:``,
-``mailto:``), and the dot of ``www.`` (GitHub links ``www.`` without a scheme). An ``_`` between two
-letters or digits is left alone: CommonMark never reads it as emphasis (``swin_base`` stays readable).
+punctuation be escaped): ``\\ ` * _ [ ] < > | ~ # & $``: no emphasis, code, link, image, raw HTML,
+entity, table cell break, strikethrough, heading close or math (GitHub's ``$``); and the ``:`` of
+``scheme://``, ``mailto:`` and ``xmpp:`` and the dot of ``www.``, where GitHub would start an autolink.
+An ``_`` between two letters or digits is left alone: CommonMark never reads it as emphasis
+(``swin_base`` stays readable).
 Line breaks and other control characters become ``%XX`` first (``scoring.text.terminal``), so a value
 cannot end the line and start a block (a heading, a table row, an image line).
 
@@ -22,7 +23,8 @@ import re
 
 from scoring.text.terminal import one_line
 
-_SPECIAL = re.compile(r"[\\`*\[\]<>|~#&:$]|_|(?<=www)\.", re.IGNORECASE)
+# ":" only where an autolink could start (``http://``, ``mailto:``, ``xmpp:``): messages keep their colons
+_SPECIAL = re.compile(r"[\\`*\[\]<>|~#&$]|_|(?<=www)\.|:(?=/)|(?<=mailto):|(?<=xmpp):", re.IGNORECASE)
 
 
 class Markdown(str):
