@@ -85,6 +85,12 @@ CASES = [
     (["leaderboard", str(PC / "submissions"), "-s", SOL, "-c", "PlantCLEF2025", "--out", "{tmp}/lb"], 2,
      "did you mean 'plantclef2025'"),
     (["competitions", "show", "PlantCLEF2025"], 2, "did you mean 'plantclef2025'"),
+    # a bad option value: 2, wherever it is detected (issue 22: these were 3, definition_invalid)
+    (["score", str(AG / "submissions/perfect.csv"), "-s", str(AG / "solution.csv"), "-c", "agrichallenge2024",
+      "--val-accuracy", "nan"], 2, "[bad_option]"),
+    (["score", str(AG / "submissions/perfect.csv"), "-s", str(AG / "solution.csv"), "-c", "agrichallenge2024",
+      "--own-team", "nobody"], 2, "[bad_option]"),
+    (["score", GOOD, "-s", SOL, "-c", "plantclef2025", "--own-team", "x"], 2, "[bad_option]"),
     # an input read and rejected: 1
     (["score", BAD, "-s", SOL, "-c", "plantclef2025"], 1, "[float_label]"),
     (["validate", BAD, "-c", "plantclef2025"], 1, "[float_label]"),
