@@ -125,7 +125,8 @@ def _figure(alt: str, name: str, images: Mapping[str, Path]) -> str:
     data = _read_figure(Path(path))
     if data is None:
         return f"<p><em>(figure {html.escape(name)} is not available)</em></p>"
-    return (f"<p><img alt=\"{_inline(alt)}\" "
+    plain = "".join(value for kind, value in _tokens(alt) if kind != "strong")  # an attribute holds text only
+    return (f"<p><img alt=\"{html.escape(plain)}\" "
             f"src=\"data:image/png;base64,{base64.b64encode(data).decode('ascii')}\"></p>")
 
 
