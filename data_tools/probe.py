@@ -26,7 +26,10 @@ from dataclasses import asdict, dataclass
 import imagehash
 from PIL import Image
 
+from data_tools import pillow_warnings
 from data_tools.heif import HEIF_ERROR, HEIF_SUFFIXES
+
+pillow_warnings.install()  # our own pixel cap reports large photos in their rows (resize imports this too)
 
 FAST_MIN_SIDE = 256
 DEFAULT_MAX_PIXELS = 64_000_000  # a 64 MP photo: about 340 MB per worker while hashing

@@ -8,7 +8,8 @@ characters (a carriage return in a name splits a CSV row) and a literal ``%``
 gives the exact name back; names without ``%`` or control characters and with
 valid UTF-8 are unchanged. ``display_name`` is for messages only: the same
 ``%XX`` for undecodable bytes and control characters (but tab and newline),
-``%`` left alone, not reversible. Stdlib only.
+``%`` left alone, not reversible (``scoring.text.terminal``, which also writes line separators and bidi
+overrides so). Stdlib only.
 """
 
 from __future__ import annotations
@@ -16,7 +17,6 @@ from __future__ import annotations
 import re
 
 _ESCAPED = re.compile("[\udc80-\udcff\x00-\x1f\x7f]")
-_UNPRINTABLE = re.compile("[\udc80-\udcff\x00-\x08\x0b-\x1f\x7f]")  # a message keeps its tabs and newlines
 _ESCAPE = re.compile("%(25|[01][0-9A-Fa-f]|7[Ff]|[89A-Fa-f][0-9A-Fa-f])")
 
 
@@ -43,11 +43,15 @@ def unescape_name(text: str) -> str:
 
 
 def display_name(text: str) -> str:
-    """Undecodable bytes and control characters but tab and newline as ``%XX``, for a printable message;
-    not reversible."""
-    return _UNPRINTABLE.sub(_byte, text)
+    """Undecodable bytes, control characters but tab and newline, line separators and bidi overrides as
+    ``%XX``, for a printable message (``scoring.text.terminal.printable``); not reversible."""
+    from scoring.text.terminal import printable
+
+    return printable(text, keep="\t\n")
 
 
 def has_undecodable(text: str) -> bool:
-    """Text that ``display_name`` changes (a lone surrogate, a control character other than tab/newline)."""
-    return _UNPRINTABLE.search(text) is not None
+    """Text that ``display_name`` changes (a lone surrogate, a control character other than tab/newline...)."""
+    from scoring.text.terminal import is_safe
+
+    return not is_safe(text, keep="\t\n")

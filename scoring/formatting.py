@@ -74,16 +74,24 @@ def csv_text(header: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
     return buf.getvalue()
 
 
-def _md_escape(text: str) -> str:
-    return safe_cell(text).replace("|", "\\|").replace("\n", " ")
+def _md_cell(value: object) -> str:
+    from scoring.text import markdown
+
+    if isinstance(value, markdown.Markdown):  # our own markup (bold row labels)
+        return value
+    # names are neutralised as in CSV (a table is pasted into spreadsheets too), then escaped: text, never markup
+    return markdown.text(safe_cell(value))
 
 
 def markdown_table(header: Sequence[str], rows: Sequence[Sequence[object]],
                    align: Sequence[str] | None = None) -> str:
-    """A GitHub Markdown table; ``align`` holds 'l' or 'r' per column (default: l then r)."""
+    """A GitHub Markdown table; ``align`` holds 'l' or 'r' per column (default: l then r).
+
+    Every cell is text (``scoring.text.markdown.text``) unless it is ``scoring.text.markdown.Markdown``.
+    """
     align = align or ["l"] + ["r"] * (len(header) - 1)
     sep = [":---" if a == "l" else "---:" for a in align]
-    lines = ["| " + " | ".join(_md_escape(h) for h in header) + " |", "| " + " | ".join(sep) + " |"]
+    lines = ["| " + " | ".join(_md_cell(h) for h in header) + " |", "| " + " | ".join(sep) + " |"]
     for row in rows:
-        lines.append("| " + " | ".join(_md_escape(str(c)) for c in row) + " |")
+        lines.append("| " + " | ".join(_md_cell(c) for c in row) + " |")
     return "\n".join(lines) + "\n"

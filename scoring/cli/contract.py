@@ -15,6 +15,10 @@ submission's lines also carry the line and column), and one exit code:
       (the line names the ``pip install`` command), an internal error
 ====  =====================================================================
 
+A warning from a library (numpy's RuntimeWarning, a Pillow or matplotlib warning) is one line,
+``warning [library_warning] Category: message``, never Python's two lines with the source line that
+raised it (``library_warnings``); ``--debug`` leaves Python's own display.
+
 A broken pipe (``agrieval validate bad.csv | head -1``) keeps the exit code
 the command had reached (commands that know their verdict print through
 ``emit``), and is 141 (128 + SIGPIPE, as a shell reports it) otherwise: never
@@ -30,11 +34,13 @@ never imports ``data_tools`` or ``baselines``.
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import io
 import os
 import sys
 import traceback
+import warnings
 from contextlib import redirect_stdout
 from pathlib import Path
 from typing import Callable
@@ -143,6 +149,30 @@ def competition(name: str):
         if name not in shipped_competitions() and not Path(name).exists():
             raise CommandError("unknown_competition", str(exc), EXIT_USAGE) from None
         raise
+
+
+def _warning_line(message, category, filename, lineno, file=None, line=None) -> None:
+    from scoring.text.terminal import one_line
+
+    text = one_line(f"warning [library_warning] {category.__name__}: {message}")
+    try:
+        click.echo(text, err=True)
+    except (OSError, ValueError):
+        pass
+
+
+@contextlib.contextmanager
+def library_warnings():
+    """Inside: each warning Python would show (its filters decide, once per place by default) is one line
+    of ours on stderr; the previous display and filters come back after."""
+    with warnings.catch_warnings():
+        python_display = warnings.showwarning
+
+        def show(*args, **kwargs):  # --debug is known only once the root's options are parsed
+            (python_display if _debug else _warning_line)(*args, **kwargs)
+
+        warnings.showwarning = show
+        yield
 
 
 def exit_code_of(exc: BaseException, command: str) -> tuple[int, str | None]:

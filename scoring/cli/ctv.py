@@ -17,8 +17,9 @@ from scoring.cli import contract
 from scoring.cli.contract import ContractGroup
 from scoring.ctv.input_error import InputError
 from scoring.file_names import display_name
-from scoring.writing.policy import OutputPlan, OutputRefused
 from scoring.cli.figure_options import figure_options
+from scoring.text.terminal import one_line
+from scoring.writing.policy import OutputPlan, OutputRefused
 
 
 @click.group("ctv", cls=ContractGroup)
@@ -40,7 +41,7 @@ def _fail(exc: InputError, as_json: bool) -> None:
     if as_json:
         click.echo(json.dumps({"status": "error", "errors": [exc.as_dict()]}, sort_keys=True))
     else:
-        click.echo(exc.render(), err=True)
+        click.echo(one_line(exc.render()), err=True)
     raise SystemExit(1)
 
 
@@ -87,7 +88,7 @@ def summarize_cmd(results_csv, ddof, threshold, digits, as_json, out, overwrite)
         write_text(out, text)
     if not as_json:
         for w in summary.warnings:
-            click.echo(f"warning: {w}", err=True)
+            click.echo(one_line(f"warning: {w}"), err=True)
 
 
 @ctv.command("report")
@@ -124,7 +125,7 @@ def report_cmd(runs_dirs, out_dir, plots, figure_format, dpi, ddof, threshold, d
     if plots:
         contract.require("agrieval ctv report --plots", "matplotlib")
     out_path = Path(out_dir)
-    progress = None if as_json else (lambda msg: click.echo(msg, err=True))
+    progress = None if as_json else (lambda msg: click.echo(one_line(msg), err=True))
     try:
         result = build_report(list(runs_dirs), out_path, plots=plots, ddof=None if ddof == "paper" else int(ddof),
                               threshold=threshold, digits=digits, progress=progress,
@@ -137,13 +138,13 @@ def report_cmd(runs_dirs, out_dir, plots, figure_format, dpi, ddof, threshold, d
         click.echo(json.dumps({"status": "ok"} | result.as_dict(), indent=2, sort_keys=True))
     else:
         for w in result.warnings:
-            click.echo(f"warning: {w}", err=True)
+            click.echo(one_line(f"warning: {w}"), err=True)
         checked = result.extra["cross_check"]
         click.echo(f"{len(result.runs)} runs; {checked['n_checked']} stored numbers checked, "
                    f"{checked['n_disagree']} disagree; report written to {out_path / 'report.md'} and "
                    f"{out_path / 'report.html'}")
         for f in result.files:
-            click.echo(f"  {f}")
+            click.echo(f"  {one_line(f)}")
     sys.stdout.flush()
 
 

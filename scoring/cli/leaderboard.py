@@ -10,6 +10,7 @@ import click
 from scoring.cli import contract
 from scoring.cli.common import EXIT_OK, EXIT_USAGE, competition_option, load_definition, run_guarded
 from scoring.cli.figure_options import figure_options
+from scoring.text.terminal import one_line
 
 
 @click.command(epilog=contract.epilog("agrieval leaderboard reference_submissions/agrichallenge2024/submissions -s reference_submissions/agrichallenge2024/solution.csv -c agrichallenge2024 --out lb", "Exit codes: 0 written (rejected files are listed in it); 2 usage error (no CSV files, bad option, missing file, unknown competition, refused --out); 3 host-side problem (bad solution or definition, missing matplotlib for --plots)."))
@@ -78,7 +79,7 @@ def leaderboard(submissions_dir: Path, solution: Path, competition: str, out_dir
             click.echo(contract.error_line("no_submissions", f"no .csv files in {submissions_dir}"
                                            + ("" if recursive else " (try --recursive)")), err=True)
             return EXIT_USAGE
-        progress = None if as_json else (lambda msg: click.echo(msg, err=True))
+        progress = None if as_json else (lambda msg: click.echo(one_line(msg), err=True))
         try:
             board = build_leaderboard(submissions_dir, solution, definition, reveal_private=reveal_private,
                                       metric=metric, unit=unit, n_resamples=resamples, seed=seed,

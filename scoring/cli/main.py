@@ -13,7 +13,7 @@ import sys
 import click
 
 from scoring import __version__
-from scoring.cli.contract import EXIT_CODES_HELP, ContractGroup, lazy_import, report, set_debug
+from scoring.cli.contract import EXIT_CODES_HELP, ContractGroup, lazy_import, library_warnings, report, set_debug
 
 # name -> "module:attribute" of a click command or group.
 SUBCOMMANDS: dict[str, tuple[str, str]] = {
@@ -46,7 +46,8 @@ class LazyGroup(ContractGroup):
     def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
         """Every failure, including those of parsing the root's own options, keeps the contract."""
         try:
-            rv = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+            with library_warnings():  # numpy's, Pillow's, matplotlib's warnings: one line of ours each
+                rv = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
             code = rv if isinstance(rv, int) and not isinstance(rv, bool) and rv in (0, 1, 2, 3) else 0
         except SystemExit as exc:
             code = exc.code

@@ -6,6 +6,8 @@ import json
 
 import click
 
+from scoring.text.terminal import one_line
+
 from scoring.cli.contract import epilog
 from scoring.ctv.input_error import InputError
 
@@ -40,19 +42,19 @@ def rank_agreement(a_csv, b_csv, key, value, value_b, resamples, seed, confidenc
         if as_json:
             click.echo(json.dumps({"status": "error", "errors": [exc.as_dict()]}, sort_keys=True))
         else:
-            click.echo(exc.render(), err=True)
+            click.echo(one_line(exc.render()), err=True)
         raise SystemExit(1) from None
     if as_json:
         click.echo(json.dumps({"status": "ok", "key": key, "a": a_csv, "b": b_csv} | res.as_dict(), sort_keys=True))
         return
-    click.echo(f"{len(res.keys)} {key}s; {value} in {a_csv} vs {value_b or value} in {b_csv}")
+    click.echo(one_line(f"{len(res.keys)} {key}s; {value} in {a_csv} vs {value_b or value} in {b_csv}"))
     pct = f"{confidence:.0%}"
     click.echo(f"{'statistic':<10} {'value':>8} {'p-value':>10}   {pct} bootstrap interval ({resamples} resamples, seed {seed})")
     for name, c in res.stats.items():
         ci = f"[{fmt(c.ci_low)}, {fmt(c.ci_high)}]" if c.n_valid_resamples else "-"
         click.echo(f"{name:<10} {fmt(c.statistic):>8} {_p(c.pvalue):>10}   {ci}")
     for w in res.warnings:
-        click.echo(f"warning: {w}", err=True)
+        click.echo(one_line(f"warning: {w}"), err=True)
 
 
 def _p(p: float) -> str:

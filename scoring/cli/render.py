@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from scoring.formatting import fmt as _fmt
 from scoring.runtime.report import ScoreReport
+from scoring.text.terminal import one_line
 
 
 def fmt(x: float | None, digits: int = 4) -> str:
@@ -18,12 +19,13 @@ def render_problems(report: ScoreReport) -> str:
             where = p.file or ""
             if p.line is not None:
                 where += f":{p.line}" + (f":{p.column}" if p.column is not None else "")
-            out.append(f"{where}: {kind} [{p.code}] {p.message}" if where else f"{kind} [{p.code}] {p.message}")
+            # a file name is the participant's choice: one printable line, whatever it holds
+            out.append(one_line(f"{where}: {kind} [{p.code}] {p.message}" if where else f"{kind} [{p.code}] {p.message}"))
     return "\n".join(out)
 
 
 def render_report(report: ScoreReport, *, submission: str = "") -> str:
-    lines = [f"competition: {report.competition}   submission: {submission}   rows: {report.n_rows}   "
+    lines = [f"competition: {one_line(report.competition)}   submission: {one_line(submission)}   rows: {report.n_rows}   "
              f"status: {report.status}"]
     if report.status == "scored":
         names = list(report.metrics.public)

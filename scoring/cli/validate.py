@@ -7,6 +7,8 @@ from pathlib import Path
 
 import click
 
+from scoring.text.terminal import one_line
+
 from scoring.cli.contract import epilog
 from scoring.cli.common import EXIT_OK, EXIT_REJECTED, competition_option, json_option, load_definition, run_guarded
 
@@ -45,11 +47,12 @@ def validate(submission: Path, competition: str, solution: Path | None, ids_file
                 "warnings": [ReportProblem.of(p).to_dict() for p in warnings]}, indent=2))
         else:
             for p in problems:
-                click.echo(p.render())
+                click.echo(one_line(p.render()))  # the file name is the participant's: one line
+            name = one_line(submission.name)
             if (solution or ids_file) and not ids_checked:
-                click.echo(f"{submission.name}: ids not checked: no row could be read")
-            verdict = (f"{submission.name}: INVALID ({len(errors)} error(s), {len(warnings)} warning(s))" if errors
-                       else f"{submission.name}: valid for {definition.name} ({len(warnings)} warning(s))")
+                click.echo(f"{name}: ids not checked: no row could be read")
+            verdict = (f"{name}: INVALID ({len(errors)} error(s), {len(warnings)} warning(s))" if errors
+                       else f"{name}: valid for {definition.name} ({len(warnings)} warning(s))")
             click.echo(verdict)
         return EXIT_REJECTED if errors else EXIT_OK
 

@@ -15,6 +15,8 @@ from pathlib import Path
 
 from scoring.ctv.input_error import InputError
 
+MAX_TABLE_BYTES = 1024**3  # results, rankings and matrices are kilobytes
+
 
 @dataclass
 class CsvRows:
@@ -33,7 +35,9 @@ def read_csv_rows(path: str | Path, required: Sequence[str]) -> CsvRows:
     name = str(path)
     if not path.is_file():
         raise InputError("file_not_found", f"no such file: {name}", file=name)
-    data = path.read_bytes()
+    from scoring.ctv.json_input import read_regular
+
+    data = read_regular(path, MAX_TABLE_BYTES, "table")  # not a link to /dev/zero or a FIFO
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:

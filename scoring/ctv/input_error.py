@@ -16,7 +16,7 @@ CODES: dict[str, str] = {
     "unreadable_csv": "The file is not a UTF-8 CSV table that can be tokenised.",
     "missing_column": "A required column is absent from the header.",
     "empty_table": "The table has a header but no data rows.",
-    "bad_number": "A numeric cell is empty, not a number, NaN or infinite.",
+    "bad_number": "A numeric cell or JSON value is empty, not a number, NaN or infinite.",
     "out_of_range": "An accuracy lies outside its range (0-100 for percentages, 0-1 for fractions).",
     "looks_like_fractions": "Every accuracy is <= 1 in a table of percentages: the values look like fractions.",
     "bad_protocol": "The protocol is neither TOTO nor LOTO.",
@@ -27,6 +27,10 @@ CODES: dict[str, str] = {
     "bad_run": "A run folder or run file is inconsistent or incomplete.",
     "no_runs": "No run outputs were found under the folder.",
     "bad_json": "A JSON file cannot be parsed or lacks a required field.",
+    "link_outside": "A file of a run folder is a link that leads outside that folder; a run tree is read within "
+                    "itself.",
+    "unreadable_file": "An input is not a regular file (a device, FIFO or socket), or is larger than the command "
+                       "reads.",
 }
 
 

@@ -1,37 +1,160 @@
 """HTML for the small Markdown subset the reports are written in: headings,
 pipe tables, images on their own line, ``>`` notes, bold and code spans, and
-paragraphs. Every text is HTML-escaped; images are embedded as data URIs so
-that report.html is one self-contained file.
+paragraphs, read as CommonMark reads them (backslash escapes, code spans of
+any fence length, ``\\|`` inside a table cell), so that text escaped by
+``scoring.text.markdown`` is text here too. Every text is HTML-escaped.
+
+Images: only those in ``images`` (the report's own figures: the name the
+Markdown uses -> the file the report wrote) are embedded, as data URIs, so
+that report.html is one self-contained file. An image line naming anything
+else is shown as text; a figure that is missing, not a regular file or
+larger than ``MAX_IMAGE_BYTES`` is a one-line note. No path from the Markdown
+text is ever opened.
 """
 
 from __future__ import annotations
 
 import base64
 import html
+import os
 import re
+import stat
+from collections.abc import Mapping
 from pathlib import Path
 
-_IMAGE = re.compile(r"^!\[([^\]]*)\]\(([^)]+)\)$")
+MAX_IMAGE_BYTES = 32 * 1024 * 1024  # our figures are well under 1 MB
 _IMAGE_TYPES = {".png": "image/png", ".svg": "image/svg+xml", ".jpg": "image/jpeg", ".jpeg": "image/jpeg"}
+
+_PUNCT = frozenset("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
+_IMAGE = re.compile(r"^!\[((?:\\.|[^\]\\])*)\]\(([^()\s]+)\)$")
+
+
+def _tokens(text: str) -> list[tuple[str, str]]:
+    """('text', s), ('code', s) and ('strong', '**') tokens, as CommonMark scans a line."""
+    out: list[tuple[str, str]] = []
+    buf: list[str] = []
+    i, n = 0, len(text)
+    while i < n:
+        c = text[i]
+        if c == "\\" and i + 1 < n and text[i + 1] in _PUNCT:
+            buf.append(text[i + 1])
+            i += 2
+        elif c == "`":
+            j = i
+            while j < n and text[j] == "`":
+                j += 1
+            close = _closing_fence(text, j, j - i)
+            if close < 0:
+                buf.append(text[i:j])
+                i = j
+                continue
+            content = text[j:close]
+            if len(content) >= 2 and content[0] == content[-1] == " " and content.strip(" "):
+                content = content[1:-1]
+            out += [("text", "".join(buf)), ("code", content)]
+            buf = []
+            i = close + (j - i)
+        elif text.startswith("**", i):
+            out += [("text", "".join(buf)), ("strong", "**")]
+            buf = []
+            i += 2
+        else:
+            buf.append(c)
+            i += 1
+    out.append(("text", "".join(buf)))
+    return [t for t in out if t[1]]
+
+
+def _closing_fence(text: str, start: int, length: int) -> int:
+    k, n = start, len(text)
+    while k < n:
+        if text[k] == "`":
+            m = k
+            while m < n and text[m] == "`":
+                m += 1
+            if m - k == length:
+                return k
+            k = m
+        else:
+            k += 1
+    return -1
 
 
 def _inline(text: str) -> str:
-    text = html.escape(text, quote=False).replace("\\|", "|")
-    text = re.sub(r"\*\*(.+?)\*\*", r"<strong>\1</strong>", text)
-    return re.sub(r"`([^`]+)`", r"<code>\1</code>", text)
+    tokens = _tokens(text)
+    stars = [k for k, (kind, _) in enumerate(tokens) if kind == "strong"]
+    opening = set(stars[0:len(stars) // 2 * 2:2])
+    closing = set(stars[1:len(stars) // 2 * 2:2])
+    out = []
+    for k, (kind, value) in enumerate(tokens):
+        if kind == "code":
+            out.append(f"<code>{html.escape(value)}</code>")
+        elif k in opening:
+            out.append("<strong>")
+        elif k in closing:
+            out.append("</strong>")
+        else:  # text, or an unpaired ** shown as written
+            out.append(html.escape(value))
+    return "".join(out)
 
 
 def _cells(line: str) -> list[str]:
-    parts = re.split(r"(?<!\\)\|", line.strip()[1:-1])
-    return [p.strip() for p in parts]
+    """The cells of a table row: split at pipes that no backslash escapes, then ``\\|`` -> ``|`` (GFM)."""
+    body = line.strip()
+    body = body[1:] if body.startswith("|") else body
+    cells, buf, i = [], [], 0
+    while i < len(body):
+        if body[i] == "\\" and i + 1 < len(body):
+            buf.append(body[i:i + 2])
+            i += 2
+        elif body[i] == "|":
+            cells.append("".join(buf))
+            buf = []
+            i += 1
+        else:
+            buf.append(body[i])
+            i += 1
+    if "".join(buf).strip():
+        cells.append("".join(buf))
+    return [c.strip().replace("\\|", "|") for c in cells]
 
 
-def to_html(markdown: str, base_dir: Path, title: str) -> str:
+def _figure(alt: str, name: str, images: Mapping[str, Path]) -> str:
+    path = images.get(name)
+    if path is None:  # not one of ours: text, never a file
+        return f"<p>{_inline(f'![{alt}]({name})')}</p>"
+    plain = "".join(value for kind, value in _tokens(alt) if kind != "strong")  # an attribute holds text only
+    kind = _IMAGE_TYPES.get(Path(name).suffix.lower())
+    if kind is None:  # a PDF figure (one of ours, by name): no browser shows it inline; linked, next to the report
+        return f"<p><a href=\"{html.escape(name)}\">{html.escape(plain)} (PDF)</a></p>"
+    data = _read_figure(Path(path))
+    if data is None:
+        return f"<p><em>(figure {html.escape(name)} is not available)</em></p>"
+    return (f"<p><img alt=\"{html.escape(plain)}\" "
+            f"src=\"data:{kind};base64,{base64.b64encode(data).decode('ascii')}\"></p>")
+
+
+def _read_figure(path: Path) -> bytes | None:
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
+    except OSError:
+        return None
+    with os.fdopen(fd, "rb") as f:
+        st = os.fstat(f.fileno())
+        if not stat.S_ISREG(st.st_mode) or st.st_size > MAX_IMAGE_BYTES:
+            return None
+        data = f.read(MAX_IMAGE_BYTES + 1)
+    return data if len(data) <= MAX_IMAGE_BYTES else None
+
+
+def to_html(markdown: str, title: str, images: Mapping[str, Path] | None = None) -> str:
+    """The page for ``markdown``; ``images`` maps each figure name the Markdown may use to its file."""
+    images = dict(images or {})
     out = [f"<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>{html.escape(title)}</title>",
            "<style>body{font-family:sans-serif;max-width:1200px;margin:2em auto;padding:0 1em}"
            "table{border-collapse:collapse;margin:1em 0;font-size:0.9em}td,th{border:1px solid #ccc;padding:3px 7px}"
            "td.r,th.r{text-align:right}blockquote{color:#8a4b00}img{max-width:100%}</style></head><body>"]
-    lines = markdown.splitlines()
+    lines = markdown.split("\n")
     i = 0
     while i < len(lines):
         line = lines[i]
@@ -52,22 +175,18 @@ def to_html(markdown: str, base_dir: Path, title: str) -> str:
                 i += 1
             out.append("<table>" + "".join(rows) + "</table>")
         elif m := _IMAGE.match(line.strip()):
-            src = base_dir / m.group(2)
-            kind = _IMAGE_TYPES.get(src.suffix.lower())
-            if kind is None:  # a PDF figure: no browser shows it inline; linked, next to the report
-                out.append(f"<p><a href=\"{html.escape(m.group(2))}\">{html.escape(m.group(1))} (PDF)</a></p>")
-            else:
-                data = base64.b64encode(src.read_bytes()).decode("ascii")
-                out.append(f"<p><img alt=\"{html.escape(m.group(1))}\" src=\"data:{kind};base64,{data}\"></p>")
+            out.append(_figure(m.group(1), m.group(2), images))
             i += 1
         elif line.startswith(">"):
-            out.append(f"<blockquote>{_inline(line.lstrip('> '))}</blockquote>")
+            out.append(f"<blockquote>{_inline(line[1:].lstrip(' '))}</blockquote>")
             i += 1
         else:
             para = []
             while i < len(lines) and lines[i].strip() and not lines[i].startswith(("#", "|", ">", "![")):
                 para.append(lines[i])
                 i += 1
+            if not para:  # a line that looks like a block start but is none: text
+                para, i = [lines[i]], i + 1
             out.append(f"<p>{_inline(' '.join(para))}</p>")
     out.append("</body></html>\n")
     return "\n".join(out)

@@ -50,11 +50,14 @@ def split_accuracy(runs: list[Run], ddof: dict[str, int]) -> list[dict]:
 def learning_curves(runs: list[Run], ddof: dict[str, int]) -> list[dict]:
     rows = []
     for (protocol, arch), group in _groups(runs).items():
-        epochs = sorted({h["epoch"] for r in group for h in r.history})
-        for epoch in epochs:
+        by_epoch: dict[int, list[dict]] = {}  # one pass: a history of a million lines stays linear
+        for r in group:
+            for h in r.history:
+                by_epoch.setdefault(h["epoch"], []).append(h)
+        for epoch in sorted(by_epoch):
             row = {"protocol": protocol, "arch": arch, "epoch": epoch, "ddof": ddof[protocol]}
             for split in SPLITS:
-                values = [h[split] for r in group for h in r.history if h["epoch"] == epoch and split in h]
+                values = [h[split] for h in by_epoch[epoch] if split in h]
                 m, s = mean_std(values, ddof[protocol])
                 row[split] = {"n_runs": len(values), "mean": m, "std": s}
             rows.append(row)

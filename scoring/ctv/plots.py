@@ -4,7 +4,8 @@ learning curves, drawn as a paper prints them: every kind of marker in a legend,
 
 Each ``draw_*`` returns the figure (tests look at it); the function of the same name without ``draw_``
 writes it in the asked-for format (``scoring.writing.figures``). matplotlib is imported inside the
-functions so that the rest of ``scoring`` never pays for it.
+functions so that the rest of ``scoring`` never pays for it. Names (teams, archs) are drawn as text, never
+mathtext, through ``scoring.text.plot``.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import numpy as np
 
 from scoring.ctv.cross_team_matrix import CrossTeamMatrix
 from scoring.ctv.results_table import ResultsTable
+from scoring.text.plot import MAX_TICK_LABELS, drawing, inches, label, set_ticks
 from scoring.writing.figures import FigureFormat, pyplot, save
 
 # the colours of the box plot's parts, named once: the legend's handles are drawn with the same ones
@@ -31,14 +33,16 @@ def shared_scale(matrices: Sequence[CrossTeamMatrix]) -> tuple[float, float]:
     return (float(np.floor(finite.min() / 5) * 5) if len(finite) else 0.0), 100.0
 
 
+@drawing()
 def draw_heatmap(m: CrossTeamMatrix, scale: tuple[float, float] | None = None):
     plt = pyplot()
     vmin, vmax = scale or shared_scale([m])
     n = len(m.teams)
     size = max(4.5, 0.55 * n + 2.5)
-    fig, ax = plt.subplots(figsize=(size + 1, size))
+    fig, ax = plt.subplots(figsize=(inches(size + 1), inches(size)))
+    numbers = n <= 40  # one number per cell while they can be read
     im = ax.imshow(m.off_diagonal(), cmap="viridis", vmin=vmin, vmax=vmax)
-    for i in range(n):
+    for i in range(n if numbers else 0):
         for j in range(n):
             v = m.values[i, j]
             if np.isnan(v):
@@ -49,18 +53,19 @@ def draw_heatmap(m: CrossTeamMatrix, scale: tuple[float, float] | None = None):
             else:
                 ax.text(j, i, whole_percent(v), ha="center", va="center", fontsize=8,
                         color="white" if v < (vmin + vmax) / 2 else "black")
-    ax.set_xticks(range(n), m.teams, rotation=45, ha="right")
-    ax.set_yticks(range(n), m.teams)
+    set_ticks(ax.set_xticks, range(n), m.teams, rotation=45, ha="right")
+    set_ticks(ax.set_yticks, range(n), m.teams)
     ax.set_xlabel("test team")
     ax.set_ylabel("training team")
-    ax.set_title(f"TOTO cross-team accuracy (%), {m.arch}\n(diagonal: own-team validation, grey)")
+    ax.set_title(f"TOTO cross-team accuracy (%), {label(m.arch)}\n(diagonal: own-team validation, grey)")
     fig.colorbar(im, ax=ax, fraction=0.046, pad=0.04, label="accuracy (%), one scale for all the heatmaps")
     return fig
 
 
 def heatmap(m: CrossTeamMatrix, path: Path, fmt: FigureFormat | None = None,
             scale: tuple[float, float] | None = None) -> Path:
-    return save(draw_heatmap(m, scale), path, fmt)
+    with drawing():  # mathtext off while the figure is drawn into the file too
+        return save(draw_heatmap(m, scale), path, fmt)
 
 
 def whole_percent(value: float) -> str:
@@ -74,6 +79,7 @@ def whole_percent(value: float) -> str:
     return str(Decimal(repr(float(value))).quantize(Decimal("1"), rounding=ROUND_HALF_UP))
 
 
+@drawing()
 def draw_vtg_distribution(table: ResultsTable):
     from matplotlib.lines import Line2D
     from matplotlib.patches import Patch
@@ -82,13 +88,13 @@ def draw_vtg_distribution(table: ResultsTable):
     labels, data = [], []
     for protocol in table.protocols():
         for arch in table.archs(protocol):
-            labels.append(f"{protocol}\n{arch}")
+            labels.append(f"{protocol}\n{label(arch)}")
             data.append([r.vtg for r in table.group(protocol, arch)])
-    fig, ax = plt.subplots(figsize=(max(5, 1.4 * len(labels) + 1.5) + 2.6, 4.2))
+    fig, ax = plt.subplots(figsize=(inches(max(5, 1.4 * len(labels) + 1.5) + 2.6), 4.2))
     ax.boxplot(data, showmeans=True, widths=0.5, showfliers=False,  # every point is drawn below
                medianprops={"color": _MEDIAN, "lw": 1.5},
                meanprops={"marker": "^", "markerfacecolor": _MEAN, "markeredgecolor": _MEAN, "markersize": 7})
-    ax.set_xticks(range(1, len(labels) + 1), labels)
+    ax.set_xticks(range(1, len(labels) + 1), labels) if len(labels) <= MAX_TICK_LABELS else ax.set_xticks([])
     rng = np.random.default_rng(0)  # fixed jitter: same plot for the same data
     for k, d in enumerate(data, 1):
         ax.scatter(k + rng.uniform(-0.12, 0.12, len(d)), d, s=14, alpha=0.7, color=_POINT, zorder=3)
@@ -108,25 +114,27 @@ def draw_vtg_distribution(table: ResultsTable):
 
 
 def vtg_distribution(table: ResultsTable, path: Path, fmt: FigureFormat | None = None) -> Path:
-    return save(draw_vtg_distribution(table), path, fmt)
+    with drawing():  # mathtext off while the figure is drawn into the file too
+        return save(draw_vtg_distribution(table), path, fmt)
 
 
+@drawing()
 def draw_team_bars(table: ResultsTable, protocol: str):
     plt = pyplot()
     archs = table.archs(protocol)
     teams = sorted({r.team for r in table.rows if r.protocol == protocol})
     cell = {(r.arch, r.team): r for r in table.rows if r.protocol == protocol}
-    fig, ax = plt.subplots(figsize=(max(6, 0.6 * len(teams) * max(1, len(archs)) + 2), 4.2))
+    fig, ax = plt.subplots(figsize=(inches(max(6, 0.6 * len(teams) * max(1, len(archs)) + 2)), 4.2))
     width = 0.8 / max(1, len(archs))
     x = np.arange(len(teams))
     for k, arch in enumerate(archs):
         test = [cell[(arch, t)].test_acc if (arch, t) in cell else np.nan for t in teams]
         val = [cell[(arch, t)].val_acc if (arch, t) in cell else np.nan for t in teams]
         pos = x - 0.4 + width * (k + 0.5)
-        ax.bar(pos, test, width, label=f"{arch} test")
+        ax.bar(pos, test, width, label=f"{label(arch)} test")
         ax.scatter(pos, val, marker="_", s=120, color="black", zorder=3,
                    label="validation (tick over each bar)" if k == 0 else None)
-    ax.set_xticks(x, teams, rotation=45, ha="right")
+    set_ticks(ax.set_xticks, x, teams, rotation=45, ha="right")
     ax.set_ylim(0, 102)  # bars start at 0: a cut axis would make small gaps look large
     role = "training team" if protocol == "TOTO" else "held-out team"
     ax.set_xlabel(role)
@@ -138,20 +146,22 @@ def draw_team_bars(table: ResultsTable, protocol: str):
 
 
 def team_bars(table: ResultsTable, protocol: str, path: Path, fmt: FigureFormat | None = None) -> Path:
-    return save(draw_team_bars(table, protocol), path, fmt)
+    with drawing():  # mathtext off while the figure is drawn into the file too
+        return save(draw_team_bars(table, protocol), path, fmt)
 
 
+@drawing()
 def draw_split_bars(split_accuracy: list[dict]):
     """Train/val/test mean accuracy per (protocol, arch) with ±std error bars (the paper's Figs 4 and 10)."""
     plt = pyplot()
-    labels = [f"{g['protocol']}\n{g['arch']}" for g in split_accuracy]
-    fig, ax = plt.subplots(figsize=(max(5, 1.6 * len(labels) + 1.5) + 1.6, 4.2))
+    labels = [f"{g['protocol']}\n{label(g['arch'])}" for g in split_accuracy]
+    fig, ax = plt.subplots(figsize=(inches(max(5, 1.6 * len(labels) + 1.5) + 1.6), 4.2))
     x = np.arange(len(labels))
     for k, split in enumerate(("train", "val", "test")):
         mean = [g[split]["mean"] if g[split]["n_runs"] else np.nan for g in split_accuracy]
         std = [g[split]["std"] if g[split]["n_runs"] else np.nan for g in split_accuracy]
         ax.bar(x + (k - 1) * 0.27, mean, 0.27, yerr=np.nan_to_num(std), capsize=3, label=split)
-    ax.set_xticks(x, labels)
+    ax.set_xticks(x, labels) if len(labels) <= MAX_TICK_LABELS else ax.set_xticks([])
     ax.set_ylabel("accuracy (%)")
     ax.set_ylim(0, 102)
     ddofs = sorted({f"{g['protocol']} ddof={g['ddof']}" for g in split_accuracy})
@@ -164,9 +174,11 @@ def draw_split_bars(split_accuracy: list[dict]):
 
 
 def split_bars(split_accuracy: list[dict], path: Path, fmt: FigureFormat | None = None) -> Path:
-    return save(draw_split_bars(split_accuracy), path, fmt)
+    with drawing():  # mathtext off while the figure is drawn into the file too
+        return save(draw_split_bars(split_accuracy), path, fmt)
 
 
+@drawing()
 def draw_learning_curves(curves: list[dict]):
     """Mean ± std band of the per-epoch accuracies, one panel per (protocol, arch) (the paper's Figs 5 and 11)."""
     from matplotlib.patches import Patch
@@ -174,7 +186,7 @@ def draw_learning_curves(curves: list[dict]):
 
     plt = pyplot()
     keys = sorted({(g["protocol"], g["arch"]) for g in curves})
-    fig, axes = plt.subplots(1, len(keys), figsize=(4.5 * len(keys) + 1.6, 3.8), squeeze=False)
+    fig, axes = plt.subplots(1, len(keys), figsize=(inches(4.5 * len(keys) + 1.6), 3.8), squeeze=False)
     colours = {"train": "tab:blue", "val": "tab:orange", "test": "tab:green"}
     drawn: list[str] = []
     for ax, (protocol, arch) in zip(axes[0], keys):
@@ -192,7 +204,7 @@ def draw_learning_curves(curves: list[dict]):
                 ax.fill_between(e, m - s, m + s, color=colours[split], alpha=0.2)
             if split not in drawn:
                 drawn.append(split)
-        ax.set_title(f"{protocol} {arch} (ddof={rows[0]['ddof']})")
+        ax.set_title(f"{protocol} {label(arch)} (ddof={rows[0]['ddof']})")
         ax.set_xlabel("epoch")
         # epochs are whole numbers: ticks at the epochs themselves when few, else whole numbers only (no 1.5)
         epochs = sorted({g["epoch"] for g in rows})
@@ -213,4 +225,5 @@ def draw_learning_curves(curves: list[dict]):
 
 
 def learning_curves(curves: list[dict], path: Path, fmt: FigureFormat | None = None) -> Path:
-    return save(draw_learning_curves(curves), path, fmt)
+    with drawing():  # mathtext off while the figure is drawn into the file too
+        return save(draw_learning_curves(curves), path, fmt)

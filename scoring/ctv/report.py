@@ -21,8 +21,9 @@ Every std states its ddof; by default TOTO uses 0 and LOTO 1, as the paper's
 Tables 6 and 7 (``scoring.ctv.summarize.PAPER_DDOF``).
 
 Every file is checked by ``scoring.writing.policy`` before the first is
-written: an existing one is refused unless ``--overwrite``, and none may be a
-file the report reads (in any of the run folders).
+written: an existing one is refused unless ``--overwrite``, none may be a
+file the report reads, and none may lie inside a run folder (also through a
+link): ``output_in_source``.
 """
 
 from __future__ import annotations
@@ -41,6 +42,7 @@ from scoring.ctv.runs import SPLITS, RunSet, read_runs
 from scoring.ctv.summarize import Summary, json_safe, summarize
 from scoring.ctv.summary_markdown import format_pvalue, per_team_tables, summary_tables
 from scoring.formatting import csv_text, fmt, markdown_table
+from scoring.text import markdown as md_text
 from scoring.writing.policy import OutputPlan
 
 FULL = 10  # decimals of the CSV outputs: enough to compare with stored numbers at 1e-9
@@ -61,15 +63,24 @@ class ReportResult:
 
 
 def _slug(text: str) -> str:
-    return "".join(c if c.isalnum() or c in "-_." else "_" for c in text)
+    """A file-name part for an arch: letters, digits and ``-_.``; a long name is cut and keeps a hash of the
+    whole (names come from run files: a 300-character arch must not make a name the file system refuses)."""
+    slug = "".join(c if c.isalnum() or c in "-_." else "_" for c in text)
+    if len(slug.encode("utf-8")) <= 80:
+        return slug
+    import hashlib
+
+    head = slug.encode("utf-8")[:64].decode("utf-8", "ignore")
+    return f"{head}-{hashlib.sha256(text.encode('utf-8', 'surrogatepass')).hexdigest()[:12]}"
 
 
 def matrix_rows(m: CrossTeamMatrix, digits: int) -> tuple[list[str], list[list]]:
-    header = ["training \\ test"] + m.teams + ["row mean", "row range"]
+    header = [md_text.Markdown("training \\ test")] + m.teams + ["row mean", "row range"]
     rows = []
     rmean, rrange = m.row_mean(), m.row_range()
     for i, team in enumerate(m.teams):
-        cells = [fmt(v, digits) + ("*" if i == j and v == v else "") for j, v in enumerate(m.values[i])]
+        # numbers and our diagonal mark: Markdown as they stand (the team names are escaped)
+        cells = [md_text.Markdown(fmt(v, digits) + ("*" if i == j and v == v else "")) for j, v in enumerate(m.values[i])]
         rows.append([team] + cells + [fmt(rmean[i], digits), fmt(rrange[i], digits)])
     rows.append(["column mean"] + [fmt(v, digits) for v in m.col_mean()] + ["", ""])
     rows.append(["column range"] + [fmt(v, digits) for v in m.col_range()] + ["", ""])
@@ -121,6 +132,7 @@ def build_report(runs_dirs: str | Path | Sequence[str | Path], out_dir: Path, *,
              "cross_check": {"n_checked": len(runset.checks), "n_disagree": sum(not c.ok for c in runset.checks)}}
     result = ReportResult(runset.runs, summary, matrices, extra, warnings=runset.warnings + summary.warnings)
     plan = plan or OutputPlan()
+    plan.add_sources(*dirs)  # the run folders are other people's outputs: nothing is written among them
     plan.add_inputs(*[r.source for r in runset.runs], *(p for d in dirs for p in _read_files(Path(d))))
     out_dir = plan.claim_dir(out_dir, what="report folder")
     figures = figure_format or FigureFormat()
@@ -185,9 +197,10 @@ def build_report(runs_dirs: str | Path | Sequence[str | Path], out_dir: Path, *,
 
     ddofs = ", ".join(f"{p} ddof={d}" for p, d in summary.ddof.items())
     layouts = sorted({r.layout for r in runs})
-    renamed = sorted({f"`{r.arch_raw}` → `{r.arch}`" for r in runs if r.arch_raw != r.arch})
+    # Every name below comes from the run files: text, never markup (scoring.text.markdown).
+    renamed = sorted({f"{md_text.code(r.arch_raw)} → {md_text.code(r.arch)}" for r in runs if r.arch_raw != r.arch})
     md = [f"# Cross-Team Validation report\n\n{len(runs)} runs read from "
-          + ", ".join(f"`{d}`" for d in dirs) + f" (layouts: {', '.join(layouts)}). "
+          + ", ".join(md_text.code(d) for d in dirs) + f" (layouts: {', '.join(layouts)}). "
           "Accuracies (%) are recomputed from each run's predictions as 100 × correct / images; "
           f"VTG = val acc − test acc. Every std is sqrt(Σ(x − mean)² / (n − ddof)) with {ddofs} "
           "(the paper's Table 6 used ddof 0, its Table 7 ddof 1).\n"]
@@ -220,7 +233,7 @@ def build_report(runs_dirs: str | Path | Sequence[str | Path], out_dir: Path, *,
     md.append("## Per-team tables\n\n" + per_team_tables(table, summary, digits))
     for protocol in table.protocols():
         if f"bars:{protocol}" in images:
-            md.append(f"![{protocol} per-team accuracy]({images[f'bars:{protocol}']})\n")
+            md.append(f"![{md_text.text(protocol)} per-team accuracy]({images[f'bars:{protocol}']})\n")
     md.append("## Summary\n\n" + summary_tables(summary, digits))
     if "vtg" in images:
         md.append(f"![VTG distribution]({images['vtg']})\n")
@@ -230,9 +243,9 @@ def build_report(runs_dirs: str | Path | Sequence[str | Path], out_dir: Path, *,
                   "and ranges.\n")
         for m in matrices:
             header, rows = matrix_rows(m, digits)
-            md.append(f"### {m.arch}\n\n" + markdown_table(header, rows))
+            md.append(md_text.heading(3, m.arch) + "\n\n" + markdown_table(header, rows))
             if f"heatmap:{m.arch}" in images:
-                md.append(f"![{m.arch} cross-team heatmap]({images[f'heatmap:{m.arch}']})\n")
+                md.append(f"![{md_text.text(m.arch)} cross-team heatmap]({images[f'heatmap:{m.arch}']})\n")
         if extra["matrix_correlation"]:
             md.append("### Agreement of the architectures' matrices\n\nPearson r over the off-diagonal cells both "
                       "matrices have (the paper reports 0.95), two-sided p from scipy.\n\n" + markdown_table(
@@ -240,12 +253,14 @@ def build_report(runs_dirs: str | Path | Sequence[str | Path], out_dir: Path, *,
                           [[c["arch_a"], c["arch_b"], c["n_cells"], fmt(c["pearson"]), format_pvalue(c["pvalue"])]
                            for c in extra["matrix_correlation"]]))
     if result.warnings:
-        md.append("## Warnings\n\n" + "\n".join(f"> {w}" for w in result.warnings) + "\n")
+        md.append("## Warnings\n\n" + "\n".join(f"> {md_text.text(w)}" for w in result.warnings) + "\n")
     text = "\n".join(md)
     write("report.md", text)
     from scoring.ctv.markdown_html import to_html
 
-    write("report.html", to_html(text, out_dir, "Cross-Team Validation report"))
+    # Only the figures written above are embedded: never a path named by the Markdown text.
+    write("report.html", to_html(text, "Cross-Team Validation report",
+                                 images={name: out_dir / name for name in images.values()}))
     return result
 
 

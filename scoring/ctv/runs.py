@@ -19,7 +19,6 @@ LOTO: one team in test, the fold) and must agree with the JSON.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -32,6 +31,7 @@ from scoring.ctv.results_table import PROTOCOLS, ResultsTable, TeamResult
 
 AGRIEVAL_COLUMNS = ("image_id", "team", "split", "true_label", "predicted_label", "confidence")
 SPLITS = ("train", "val", "test")
+MAX_PREDICTIONS_BYTES = 4 * 1024**3  # a predictions table of 47,367 images is a few MB
 
 
 @dataclass
@@ -95,22 +95,22 @@ class RunSet:
 
 
 def load_json(path: Path) -> dict:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise InputError("bad_json", f"cannot parse JSON: {exc}", file=str(path)) from None
-    if not isinstance(data, dict):
-        raise InputError("bad_json", "the JSON file must hold an object", file=str(path))
-    return data
+    """A run tree's JSON object, strictly (``scoring.ctv.json_input``: a coded rejection for any bad file)."""
+    from scoring.ctv.json_input import load_object
+
+    return load_object(path)
 
 
 def read_predictions(path: Path, columns: Sequence[str], confidence_max: float):
     """The predictions table, every cell checked; ``confidence`` within [0, confidence_max]."""
     import pandas as pd
 
+    from scoring.ctv.json_input import check_regular
+
     name = str(path)
-    if not path.is_file():
+    if not path.exists():
         raise InputError("bad_run", f"predictions file missing: {name}", file=name)
+    check_regular(path, MAX_PREDICTIONS_BYTES, "predictions file")  # not a link to /dev/zero or a FIFO
     try:
         frame = pd.read_csv(path, dtype=str, keep_default_na=False, encoding="utf-8")
     except (UnicodeDecodeError, pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
@@ -189,20 +189,36 @@ def build_run(frame, *, source: str, layout: str, meta_file: str, protocol: str 
 
 
 def _read_history(path: Path) -> list[dict]:
-    if not path.is_file():
-        return []
+    """The per-epoch records; an accuracy must be a finite fraction in [0, 1] (or null: not measured)."""
+    from scoring.ctv.json_input import MAX_JSON_BYTES, parse, read_regular
+
+    if not path.exists() and not path.is_symlink():
+        return []  # a run without a per-epoch history (the script's runs, older agrieval runs)
+    name = str(path)
+    try:
+        text = read_regular(path, MAX_JSON_BYTES, "history file").decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputError("bad_json", f"cannot parse the epoch records: not UTF-8 (byte {exc.start})",
+                         file=name) from None
     rows = []
-    for k, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+    for k, line in enumerate(text.split("\n"), 1):
         if not line.strip():
             continue
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise InputError("bad_json", f"cannot parse the epoch record: {exc}", file=str(path), line=k) from None
-        if not isinstance(row, dict) or not isinstance(row.get("epoch"), int):
-            raise InputError("bad_json", "each line must be an object with an integer 'epoch'", file=str(path), line=k)
-        rows.append({"epoch": row["epoch"], **{s: 100.0 * row[f"{s}_acc"] for s in SPLITS
-                                              if isinstance(row.get(f"{s}_acc"), (int, float))}})
+        row = parse(line, file=name, line=k)
+        if not isinstance(row, dict) or not isinstance(row.get("epoch"), int) or isinstance(row["epoch"], bool):
+            raise InputError("bad_json", "each line must be an object with an integer 'epoch'", file=name, line=k)
+        record = {"epoch": row["epoch"]}
+        for s in SPLITS:
+            value = row.get(f"{s}_acc")
+            if value is None:
+                continue
+            if isinstance(value, bool) or not isinstance(value, (int, float)):
+                raise InputError("bad_number", f"{s}_acc must be a number (a fraction), found {value!r}",
+                                 file=name, line=k)
+            if not 0 <= value <= 1:
+                raise InputError("out_of_range", f"{s}_acc is a fraction (0-1), found {value}", file=name, line=k)
+            record[s] = 100.0 * value
+        rows.append(record)
     return rows
 
 
@@ -241,6 +257,17 @@ def _label_side_by_side(runs: list[Run]) -> None:
             r.arch = f"{r.arch} ({r.layout})"
 
 
+def _confine(root: Path, files: list[Path]) -> None:
+    """Refuse a run file that is a link leading out of its run folder: a received tree is read within itself
+    (a ``predictions.csv`` linked to a local table would put that table's names into the report)."""
+    base = root.resolve()
+    for f in files:
+        real = f.resolve()  # every link on the way followed
+        if real != base and base not in real.parents:
+            raise InputError("link_outside", f"this run file is a link to {real}, outside the run folder {root}; "
+                             "copy the file into the folder if it belongs to the run", file=str(f))
+
+
 def read_runs(runs_dirs: str | Path | Sequence[str | Path],
               progress: Callable[[str], None] | None = None) -> RunSet:
     """Every run under one or several folders (each an agrieval runs folder or a script output tree)."""
@@ -257,6 +284,9 @@ def read_runs(runs_dirs: str | Path | Sequence[str | Path],
             raise InputError("file_not_found", f"no such folder: {root}", file=str(root))
         run_files = sorted(root.rglob("run.json"))
         script = script_runs.find(root)
+        _confine(root, [f for m in run_files for f in (m, m.parent / "predictions.csv", m.parent / "history.jsonl")]
+                 + [f for r in script.results for f in (r, script_runs.predictions_path(r))]
+                 + script.summaries + script.matrices)
         total = len(run_files) + len(script.results)
         found: list[Run] = []
         for i, meta_path in enumerate(run_files, 1):

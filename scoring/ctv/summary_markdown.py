@@ -11,6 +11,7 @@ from __future__ import annotations
 from scoring.ctv.results_table import ResultsTable
 from scoring.ctv.summarize import Summary
 from scoring.formatting import fmt, markdown_table
+from scoring.text.markdown import Markdown, text
 
 _TEAM_ROLE = {"TOTO": "training team", "LOTO": "held-out team"}
 
@@ -38,7 +39,7 @@ def per_team_tables(table: ResultsTable, summary: Summary, digits: int = 2) -> s
                 r = cell.get((arch, team))
                 row += [fmt(r.val_acc, digits), fmt(r.test_acc, digits), fmt(r.vtg, digits)] if r else ["", "", ""]
             rows.append(row)
-        for label, key in (("**Mean**", "mean"), (f"**Std** (ddof={summary.ddof[protocol]})", "std")):
+        for label, key in ((Markdown("**Mean**"), "mean"), (Markdown(f"**Std** (ddof={summary.ddof[protocol]})"), "std")):
             row = [label]
             for arch in archs:
                 g = summary.group(protocol, arch)
@@ -51,7 +52,7 @@ def per_team_tables(table: ResultsTable, summary: Summary, digits: int = 2) -> s
 def summary_tables(summary: Summary, digits: int = 2) -> str:
     thr = fmt(summary.threshold, 1)
     header = ["Protocol", "Arch", "Teams", "Val mean", "Val std", "Test mean", "Test std", "VTG mean", "VTG std",
-              "Test min (team)", "Test max (team)", f"Share > {thr}%"]
+              "Test min (team)", "Test max (team)", Markdown(f"Share > {thr}%")]
     rows = [[g["protocol"], g["arch"], g["n_teams"], fmt(g["val_acc"]["mean"], digits), fmt(g["val_acc"]["std"], digits),
              fmt(g["test_acc"]["mean"], digits), fmt(g["test_acc"]["std"], digits), fmt(g["vtg"]["mean"], digits),
              fmt(g["vtg"]["std"], digits), f"{fmt(g['test_acc_min'], digits)} ({g['test_acc_min_team']})",
@@ -82,5 +83,5 @@ def summary_tables(summary: Summary, digits: int = 2) -> str:
 def render(table: ResultsTable, summary: Summary, digits: int = 2) -> str:
     text = per_team_tables(table, summary, digits) + "\n" + summary_tables(summary, digits)
     if summary.warnings:
-        text += "\n" + "\n".join(f"> warning: {w}" for w in summary.warnings) + "\n"
+        text += "\n" + "\n".join(f"> warning: {text(w)}" for w in summary.warnings) + "\n"
     return text

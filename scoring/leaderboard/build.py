@@ -17,6 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from scoring.file_names import display_name
+from scoring.text.terminal import one_line
 from scoring.leaderboard.bootstrap import draw_units, percentile_interval, resample_scores, unit_codes
 from scoring.leaderboard.paired_test import PairedResult, paired_vs_leader
 
@@ -84,9 +85,10 @@ def competition_ranks(scores: list[float]) -> list[int]:
 
 
 def board_name(relative: str, used: set[str]) -> str:
-    """The submission's name on the board: its relative path, printable (a file name that is not UTF-8
-    is any participant's to choose, and must not stop the board), and unique among ``used``."""
-    name = display_name(relative)
+    """The submission's name on the board: its relative path as one printable line (a file name that is
+    not UTF-8, or holds a newline, is any participant's to choose, and must neither stop the board nor
+    split a line of it), and unique among ``used``."""
+    name = one_line(relative)
     while name in used:  # two names that only differed in undecodable bytes
         name += "~"
     used.add(name)

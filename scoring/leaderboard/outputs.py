@@ -1,8 +1,8 @@
 """leaderboard.csv / .json / .md from a ``Leaderboard``.
 
 Names come from file names a participant chose: they are neutralised
-(``scoring.formatting.safe_cell``) in CSV and Markdown; JSON keeps
-them verbatim. Numbers are fixed-point (CSV, Markdown) or rounded to 10
+(``scoring.formatting.safe_cell``) in CSV and Markdown, and are text, never
+markup, in Markdown (``scoring.text.markdown``); JSON keeps them verbatim. Numbers are fixed-point (CSV, Markdown) or rounded to 10
 decimals (JSON), so the same inputs give the same bytes.
 """
 
@@ -14,6 +14,7 @@ from pathlib import Path
 from scoring.runtime.atomic import write_text
 from scoring.leaderboard.build import SCHEMA_VERSION, Leaderboard, SplitScore
 from scoring.formatting import csv_text, fmt, json_number, markdown_table
+from scoring.text import markdown
 
 
 def _split_dict(s: SplitScore | None) -> dict | None:
@@ -88,7 +89,8 @@ def _score_ci(s: SplitScore | None) -> str:
         return ""
     if s.ci_low != s.ci_low:  # no bootstrap
         return fmt(s.score)
-    return f"{fmt(s.score)} [{fmt(s.ci_low)}, {fmt(s.ci_high)}]"
+    # numbers only: Markdown as it stands (no escaped brackets in the table)
+    return markdown.Markdown(f"{fmt(s.score)} [{fmt(s.ci_low)}, {fmt(s.ci_high)}]")
 
 
 def _p(p: float | None) -> str:
@@ -103,9 +105,9 @@ def _shift(n: int | None) -> str:
 
 def to_markdown(board: Leaderboard) -> str:
     pct = f"{board.confidence:.0%}"
-    lines = [f"# Leaderboard: {board.competition}\n",
-             f"Metric `{board.metric}`, higher is better. Intervals: {pct} percentile bootstrap over "
-             f"{board.unit_name}s ({board.n_resamples} resamples, seed {board.seed}). Gap: leader minus "
+    lines = [f"# Leaderboard: {markdown.text(board.competition)}\n",
+             f"Metric {markdown.code(board.metric)}, higher is better. Intervals: {pct} percentile bootstrap over "
+             f"{markdown.text(board.unit_name)}s ({board.n_resamples} resamples, seed {board.seed}). Gap: leader minus "
              f"submission on the same resamples; a gap is *real* when the one-sided paired bootstrap "
              f"p < {board.alpha}.\n"]
     header = ["Rank", "Submission", f"Public ({pct} CI)", "Gap to leader", "p", "Real gap?"]

@@ -3,6 +3,7 @@
 Every kind of marker has its legend entry, and legends stand beside the axes, never over a point.
 ``draw_*`` returns the figure (tests look at it); the function without ``draw_`` writes it in the
 asked-for format (``scoring.writing.figures``). matplotlib is imported inside the functions.
+Submission names are drawn as text, never mathtext (``scoring.text.plot``).
 """
 
 from __future__ import annotations
@@ -11,18 +12,20 @@ from pathlib import Path
 
 from scoring.writing.figures import FigureFormat, pyplot, save
 from scoring.leaderboard.build import Leaderboard
+from scoring.text.plot import MAX_TICK_LABELS, drawing, inches, label, set_ticks
 
 _OUTSIDE = {"loc": "upper left", "bbox_to_anchor": (1.02, 1.0), "borderaxespad": 0.0}  # right of the axes
 _SPLIT_COLOURS = {"public": "tab:blue", "private": "tab:orange"}
 _SHIFT_COLOURS = {"up": "tab:green", "down": "tab:red", "same": "tab:blue"}
 
 
+@drawing()
 def draw_scores_chart(board: Leaderboard):
     from matplotlib.lines import Line2D
 
     plt = pyplot()
     entries = board.scored
-    fig, ax = plt.subplots(figsize=(9.5, max(2.5, 0.42 * len(entries) + 1.2)))
+    fig, ax = plt.subplots(figsize=(9.5, inches(max(2.5, 0.42 * len(entries) + 1.2))))
     splits = ["public"] + (["private"] if board.reveal_private else [])
     offsets = {"public": -0.15, "private": 0.15} if board.reveal_private else {"public": 0.0}
     kinds = {"interval": False, "hollow": False}
@@ -39,10 +42,10 @@ def draw_scores_chart(board: Leaderboard):
             real = s.vs_leader is None or s.vs_leader.significant
             kinds["hollow"] |= not real
             ax.plot(s.score, y, "o", color=color, mfc=color if real else "white")
-    ax.set_yticks(range(len(entries)), [f"{e.public.rank}. {e.name}" for e in entries])
+    set_ticks(ax.set_yticks, range(len(entries)), [f"{e.public.rank}. {label(e.name)}" for e in entries])
     ax.invert_yaxis()
-    ax.set_xlabel(f"{board.metric} ({board.confidence:.0%} bootstrap interval over {board.unit_name}s)")
-    ax.set_title(f"{board.competition}: scores")
+    ax.set_xlabel(f"{label(board.metric)} ({board.confidence:.0%} bootstrap interval over {label(board.unit_name)}s)")
+    ax.set_title(f"{label(board.competition)}: scores")
     ax.grid(axis="x", alpha=0.3)
     handles = [Line2D([], [], ls="", marker="o", color=_SPLIT_COLOURS[s], label=f"{s} score") for s in splits]
     if kinds["hollow"]:
@@ -55,9 +58,11 @@ def draw_scores_chart(board: Leaderboard):
 
 
 def scores_chart(board: Leaderboard, path: Path, fmt: FigureFormat | None = None) -> Path:
-    return save(draw_scores_chart(board), path, fmt)
+    with drawing():  # mathtext stays off while the figure is drawn into the file too
+        return save(draw_scores_chart(board), path, fmt)
 
 
+@drawing()
 def draw_rank_chart(board: Leaderboard):
     from matplotlib.lines import Line2D
 
@@ -72,7 +77,9 @@ def draw_rank_chart(board: Leaderboard):
         kind = "up" if shift > 0 else "down" if shift < 0 else "same"
         shown.add(kind)
         ax.plot(e.public.rank, e.private.rank, "o", color=_SHIFT_COLOURS[kind])
-        ax.annotate(e.name, (e.public.rank, e.private.rank), fontsize=7, xytext=(4, 3), textcoords="offset points")
+        if n <= MAX_TICK_LABELS:  # past that the names would be one black smear
+            ax.annotate(label(e.name), (e.public.rank, e.private.rank), fontsize=7, xytext=(4, 3),
+                        textcoords="offset points")
     if n <= 25:
         ax.set_xticks(range(1, n + 1))
         ax.set_yticks(range(1, n + 1))
@@ -95,4 +102,5 @@ def draw_rank_chart(board: Leaderboard):
 
 
 def rank_chart(board: Leaderboard, path: Path, fmt: FigureFormat | None = None) -> Path:
-    return save(draw_rank_chart(board), path, fmt)
+    with drawing():
+        return save(draw_rank_chart(board), path, fmt)

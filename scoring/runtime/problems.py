@@ -73,6 +73,7 @@ CODES: dict[str, str] = {
     "definition_invalid": "The competition definition is invalid (host-side problem).",
     "ids_reveal_labels": ("Host-side warning: the solution's ids contain their own class label (e.g. "
                           "team_a/caroubier/img.jpg): a submission can read the truth from the ids."),
+    "bad_option": "A command-line option has a value the command cannot use (e.g. --val-accuracy outside [0, 1] or NaN, an --own-team that is no team of the solution): a usage error, exit 2.",
     "internal_error": "The grader failed on the host side (crash, missing file); shown to participants as a generic message.",
 }
 
@@ -164,6 +165,19 @@ class HostError(Exception):
         super().__init__(message)
         self.code = code
         self.problems = problems or []
+
+
+class OptionError(ValueError):
+    """An option value the scorer cannot use (``--own-team`` no team of the solution, ``--val-accuracy``
+    outside [0, 1]): the caller's usage error, exit code 2 under the CLI contract (``code``, ``message``
+    and ``exit_code`` make it a command error there), wherever it is detected."""
+
+    exit_code = 2
+
+    def __init__(self, message: str):
+        super().__init__(message)
+        self.code = "bad_option"
+        self.message = message
 
 
 def errors_markdown() -> str:

@@ -17,7 +17,7 @@ import numpy as np
 from .definition import CompetitionDefinition
 from .matching import align
 from .metrics import multiclass, multilabel
-from .problems import HostError, ProblemLog
+from .problems import OptionError, ProblemLog
 from .reading.labelsets import RowOrder
 from .reading.solution import Solution, load_solution
 from .reading.submission import Submission, read_submission
@@ -127,10 +127,24 @@ def score(sub: Submission, sol: Solution, definition: CompetitionDefinition, *, 
                          val_accuracy=val_accuracy)[0]
 
 
+def check_options(sol: Solution, definition: CompetitionDefinition, *, own_team: str | None = None,
+                  val_accuracy: float | None = None) -> None:
+    """Refuse option values the scoring cannot use: ``OptionError`` (a usage error, exit 2), never a host error."""
+    if own_team is not None and definition.task != "multiclass":
+        raise OptionError(f"--own-team applies to single-label (team) competitions only, not to {definition.name}")
+    if own_team is not None and own_team not in set(sol.groups):
+        teams = sorted(set(sol.groups))
+        shown = ", ".join(repr(t) for t in teams[:20]) + (" ..." if len(teams) > 20 else "")
+        raise OptionError(f"--own-team {own_team!r} is not a team of this solution (teams: {shown})")
+    if val_accuracy is not None and not (isinstance(val_accuracy, (int, float)) and 0.0 <= val_accuracy <= 1.0):
+        raise OptionError(f"--val-accuracy must be a fraction in [0, 1], got {val_accuracy}")
+
+
 def score_aligned(sub: Submission, sol: Solution, definition: CompetitionDefinition, *, reveal_private: bool = False,
                   own_team: str | None = None, val_accuracy: float | None = None
                   ) -> tuple[ScoreReport, np.ndarray | None]:
     """``score``, and the submission row of each solution row (None unless the ids matched)."""
+    check_options(sol, definition, own_team=own_team, val_accuracy=val_accuracy)  # before any verdict
     report = ScoreReport(competition=definition.name, status="rejected", primary_metric=definition.primary_metric,
                          n_rows=sub.n_rows, warnings=[ReportProblem.of(p) for p in sub.warnings],
                          errors=[ReportProblem.of(p) for p in sub.errors])
@@ -141,12 +155,6 @@ def score_aligned(sub: Submission, sol: Solution, definition: CompetitionDefinit
     if order is None:
         report.errors = [ReportProblem.of(p) for p in log.finish()]
         return report, None
-    if own_team is not None and definition.task != "multiclass":
-        raise HostError("definition_invalid", "--own-team applies to single-label (team) competitions only")
-    if own_team is not None and own_team not in set(sol.groups):
-        raise HostError("definition_invalid", f"--own-team {own_team!r} is not a team of this solution")
-    if val_accuracy is not None and not 0.0 <= val_accuracy <= 1.0:
-        raise HostError("definition_invalid", f"--val-accuracy must be a fraction in [0, 1], got {val_accuracy}")
 
     splits = ["public"] + (["private"] if reveal_private else [])
     split_rows = {split: np.flatnonzero(sol.split == split) for split in splits}

@@ -34,6 +34,7 @@ def _history(d: Path, rows: list[tuple]) -> None:
 @pytest.fixture
 def sweep(tmp_path):
     """TOTO, two archs x three teams, with histories and train rows."""
+    root = tmp_path / "runs"  # a report is never written inside the runs it reads
     rng = np.random.default_rng(3)
     for a, arch in enumerate(("densenet121", "swin_tiny")):
         for f, fold in enumerate("abc"):
@@ -41,11 +42,11 @@ def sweep(tmp_path):
             for t in "abc":
                 if t != fold:
                     outcomes[(t, "test")] = (int(rng.integers(2, 10)), 10)
-            d = write_run(tmp_path, "TOTO", arch, fold, outcomes, {"val_acc": None, "test_acc": None})
+            d = write_run(root, "TOTO", arch, fold, outcomes, {"val_acc": None, "test_acc": None})
             epochs = 2 + (f == 0)  # one run trained an epoch longer
             _history(d, [(e, 0.5 + 0.1 * e + 0.01 * f, 0.4 + 0.1 * e - 0.02 * a, 0.3 + 0.05 * e + 0.01 * f)
                          for e in range(1, epochs + 1)])
-    return tmp_path
+    return root
 
 
 def test_learning_curves_mean_and_std_per_epoch(sweep):

@@ -39,13 +39,14 @@ def write_run(root: Path, protocol: str, arch: str, fold: str, outcomes: dict, m
 
 @pytest.fixture
 def toto_runs(tmp_path):
+    root = tmp_path / "runs"  # a report is never written inside the runs it reads
     # three teams; model trained on a: val 9/10, b 6/10, c 4/10 -> test 10/20
-    write_run(tmp_path, "TOTO", "net", "a", {("a", "val"): (9, 10), ("b", "test"): (6, 10), ("c", "test"): (4, 10)},
+    write_run(root, "TOTO", "net", "a", {("a", "val"): (9, 10), ("b", "test"): (6, 10), ("c", "test"): (4, 10)},
               {"val_acc": 0.9, "test_acc": 0.5})
-    write_run(tmp_path, "TOTO", "net", "b", {("b", "val"): (10, 10), ("a", "test"): (8, 10), ("c", "test"): (5, 10)},
+    write_run(root, "TOTO", "net", "b", {("b", "val"): (10, 10), ("a", "test"): (8, 10), ("c", "test"): (5, 10)},
               {"val_acc": 1.0, "test_acc": 0.7})  # stated 0.7, true 13/20 = 0.65
-    write_run(tmp_path, "TOTO", "net", "c", {("c", "val"): (7, 10), ("a", "test"): (3, 10), ("b", "test"): (9, 10)})
-    return tmp_path
+    write_run(root, "TOTO", "net", "c", {("c", "val"): (7, 10), ("a", "test"): (3, 10), ("b", "test"): (9, 10)})
+    return root
 
 
 def test_accuracies_are_recomputed_and_mismatch_warned(toto_runs):

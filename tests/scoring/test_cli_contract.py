@@ -85,6 +85,12 @@ CASES = [
     (["leaderboard", str(PC / "submissions"), "-s", SOL, "-c", "PlantCLEF2025", "--out", "{tmp}/lb"], 2,
      "did you mean 'plantclef2025'"),
     (["competitions", "show", "PlantCLEF2025"], 2, "did you mean 'plantclef2025'"),
+    # a bad option value: 2, wherever it is detected (issue 22: these were 3, definition_invalid)
+    (["score", str(AG / "submissions/perfect.csv"), "-s", str(AG / "solution.csv"), "-c", "agrichallenge2024",
+      "--val-accuracy", "nan"], 2, "[bad_option]"),
+    (["score", str(AG / "submissions/perfect.csv"), "-s", str(AG / "solution.csv"), "-c", "agrichallenge2024",
+      "--own-team", "nobody"], 2, "[bad_option]"),
+    (["score", GOOD, "-s", SOL, "-c", "plantclef2025", "--own-team", "x"], 2, "[bad_option]"),
     # an input read and rejected: 1
     (["score", BAD, "-s", SOL, "-c", "plantclef2025"], 1, "[float_label]"),
     (["validate", BAD, "-c", "plantclef2025"], 1, "[float_label]"),
@@ -190,3 +196,30 @@ def test_the_docs_exit_code_table_covers_every_command():
     readme = (REPO / "docs" / "scoring.md").read_text(encoding="utf-8")
     header = next(line for line in readme.splitlines() if line.startswith("| exit | meaning |"))
     assert sorted(re.findall(r"`([a-z-]+)`", header)) == sorted(SUBCOMMANDS)
+
+
+def test_a_library_warning_is_one_line_of_ours(monkeypatch, tmp_path):
+    """Issue 22: numpy's RuntimeWarning (or any library's) never shows Python's source line on stderr."""
+    import subprocess
+    import sys
+
+    code = ("import warnings, numpy as np\n"
+            "import scoring.ctv.summarize as s\n"
+            "orig = s.summarize\n"
+            "def noisy(*a, **k):\n"
+            "    np.mean(np.array([]))\n"  # RuntimeWarning: Mean of empty slice
+            "    return orig(*a, **k)\n"
+            "s.summarize = noisy\n"
+            "import sys\nfrom scoring.cli.main import cli\n"
+            "sys.argv = ['agrieval'] + sys.argv[1:]\ncli()\n")
+    for debug in ([], ["--debug"]):
+        res = subprocess.run([sys.executable, "-c", code, *debug, "ctv", "summarize",
+                              str(REPO / "examples/ctv/RESULTS.csv")], capture_output=True, text=True, timeout=120)
+        assert res.returncode == 0, res.stderr
+        if debug:
+            assert "RuntimeWarning" in res.stderr  # Python's own display, for whoever debugs
+        else:
+            lines = [line for line in res.stderr.splitlines() if "Warning" in line]
+            assert lines and all(line.startswith("warning [library_warning] RuntimeWarning: ") for line in lines)
+            assert "Mean of empty slice" in lines[0], res.stderr
+            assert "np.mean" not in res.stderr and ".py:" not in res.stderr

@@ -159,3 +159,21 @@ def test_a_blank_transect_is_named_with_its_line_on_both_paths(monkeypatch, tmp_
 
     fast, slow = _both_ways(monkeypatch, load)
     assert fast == slow == "solution.csv: empty 'transect_id' on lines [3]"
+
+
+BLANKS = ["\u00a0", "\u3000", "\x1c", "\x1f", "\x0b", "\u2028"]
+
+
+@pytest.mark.parametrize("blank", BLANKS, ids=[f"U+{ord(b):04X}" for b in BLANKS])
+def test_a_unicode_blank_in_a_real_list_is_refused_alike_on_both_paths(monkeypatch, real_files, tmp_path, blank):
+    """Issue 22: str.strip() and str.split() read U+00A0, U+3000 and \\x1c-\\x1f as blanks; Python's parser
+    and both reading paths refuse them (the byte path declines anything but ', ', the cell path names it)."""
+    lines = (real_files / "plantclef2024_submission_dsgt_run_v1.csv").read_text(encoding="utf-8").splitlines()
+    key, cell = lines[1].split(";")
+    lines[1] = f"{key};{cell[:-1]},{blank}1363875]" if cell != "[]" else f"{key};[{blank}1363875]"
+    path = tmp_path / "blank.csv"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    definition = load_competition("plantclef2024")
+    fast, slow = _both_ways(monkeypatch, lambda: read_submission(path, definition))
+    assert _summary(fast) == _summary(slow)
+    assert [p.code for p in fast.errors] == ["list_syntax"] and f"U+{ord(blank):04X}" in fast.errors[0].message

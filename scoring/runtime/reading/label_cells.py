@@ -124,6 +124,12 @@ def parse_cell(cell: str, syntax: str, log: ProblemLog, line: int, column: int, 
                names_hint: str = "") -> list[int] | None:
     """One cell to a list of ints, or None with the reason logged. ``names_hint``: said after a label written
     as a species name (``names_hint(definition)``)."""
+    odd = _odd_blank(cell)
+    if odd is not None:
+        log.error("list_syntax", f"the prediction {_show(cell)} holds {odd}, which is not a space: only spaces, "
+                  "tabs and line ends may stand between items (as in Python); type a plain space instead",
+                  line, column)
+        return None
     stripped = cell.strip()
     if stripped.lower() in _MISSING:
         what = "empty" if not stripped else f"{stripped!r}"
@@ -162,6 +168,23 @@ def parse_cell(cell: str, syntax: str, log: ProblemLog, line: int, column: int, 
             return None
         values.append(v)
     return values
+
+
+# The blanks Python's own parser allows in a list; str.strip() and str.split() also take U+00A0, U+3000,
+# \x1c-\x1f, \x0b, U+0085, U+2028... for blanks, which would make a pasted no-break space invisible.
+_LIST_BLANKS = frozenset(" \t\x0c\r\n")
+
+
+def _odd_blank(cell: str) -> str | None:
+    """The first blank of ``cell`` that is not one of ``_LIST_BLANKS``, named, or None."""
+    if cell.isascii() and cell.isprintable():  # the usual case, at C speed
+        return None
+    for c in cell:
+        if c.isspace() and c not in _LIST_BLANKS:
+            import unicodedata
+
+            return f"{unicodedata.name(c, 'a control character').lower()} (U+{ord(c):04X})"
+    return None
 
 
 def _parse_int_token(tok: str, cell: str, log: ProblemLog, line: int, column: int,

@@ -1,0 +1,102 @@
+"""Strict reading of the JSON files of a run tree (run.json, history.jsonl, the AgrI script's results and
+summaries): every file that cannot be used is an ``InputError`` with a code, never an internal error.
+
+* only a regular file of at most ``MAX_JSON_BYTES`` is read (a link to ``/dev/zero`` or a FIFO named
+  ``run.json`` would otherwise be read forever): ``unreadable_file``;
+* text that is not UTF-8 JSON, nesting too deep for the parser (``RecursionError``), an integer too long
+  to convert, a string with a lone surrogate (``"\\udc80"``: valid JSON, but no text): ``bad_json``;
+* ``NaN``, ``Infinity``, ``-Infinity`` and numbers that overflow a float (``1e999``): ``bad_number``. JSON
+  has no such values; Python's parser accepts them by default.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import stat
+from pathlib import Path
+
+from scoring.ctv.input_error import InputError
+
+MAX_JSON_BYTES = 64 * 1024 * 1024  # a run.json or history.jsonl is kilobytes
+
+
+def read_regular(path: Path, limit: int, what: str = "file") -> bytes:
+    """The bytes of ``path`` when it is a regular file of at most ``limit`` bytes (links followed)."""
+    name = str(path)
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except OSError as exc:
+        raise InputError("unreadable_file", f"cannot open the {what}: {exc.strerror}", file=name) from None
+    with os.fdopen(fd, "rb") as f:
+        st = os.fstat(f.fileno())
+        if not stat.S_ISREG(st.st_mode):
+            raise InputError("unreadable_file", f"the {what} is not a regular file (a device, FIFO or socket)", file=name)
+        if st.st_size > limit:
+            raise InputError("unreadable_file", f"the {what} has {st.st_size:,} bytes; at most {limit:,} are read", file=name)
+        data = f.read(limit + 1)
+    if len(data) > limit:
+        raise InputError("unreadable_file", f"the {what} grew past {limit:,} bytes while read", file=name)
+    return data
+
+
+def check_regular(path: Path, limit: int, what: str = "file") -> None:
+    """Refuse (as ``read_regular``) a path that is not a regular file of at most ``limit`` bytes."""
+    try:
+        st = os.stat(path)
+    except OSError as exc:
+        raise InputError("unreadable_file", f"cannot open the {what}: {exc.strerror}", file=str(path)) from None
+    if not stat.S_ISREG(st.st_mode):
+        raise InputError("unreadable_file", f"the {what} is not a regular file (a device, FIFO or socket)", file=str(path))
+    if st.st_size > limit:
+        raise InputError("unreadable_file", f"the {what} has {st.st_size:,} bytes; at most {limit:,} are read",
+                         file=str(path))
+
+
+class _NotFinite(ValueError):
+    pass
+
+
+def _constant(name: str):
+    raise _NotFinite(name)
+
+
+def _float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise _NotFinite(text)
+    return value
+
+
+def parse(text: str, *, file: str, line: int | None = None):
+    """One JSON value from ``text``; every failure is an ``InputError`` naming ``file`` (and ``line``)."""
+    try:
+        value = json.loads(text, parse_constant=_constant, parse_float=_float)
+        # "\udc80" is valid JSON but no text: it would stop every UTF-8 output (runs.csv, report.md) later
+        json.dumps(value, ensure_ascii=False).encode("utf-8")
+        return value
+    except UnicodeEncodeError as exc:
+        raise InputError("bad_json", f"a string holds a lone surrogate (\\u{ord(exc.object[exc.start]):04x}), "
+                         "which is not text", file=file, line=line) from None
+    except _NotFinite as exc:
+        raise InputError("bad_number", f"{exc} is not a finite number (JSON has no NaN or Infinity)",
+                         file=file, line=line) from None
+    except RecursionError:
+        raise InputError("bad_json", "cannot parse JSON: nested too deeply", file=file, line=line) from None
+    except ValueError as exc:  # JSONDecodeError, and an integer too long to convert
+        raise InputError("bad_json", f"cannot parse JSON: {exc}", file=file, line=line) from None
+
+
+def load_object(path: Path) -> dict:
+    """A JSON file that holds an object."""
+    name = str(path)
+    data = read_regular(path, MAX_JSON_BYTES, "JSON file")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputError("bad_json", f"cannot parse JSON: not UTF-8 (byte {exc.start})", file=name) from None
+    value = parse(text, file=name)
+    if not isinstance(value, dict):
+        raise InputError("bad_json", "the JSON file must hold an object", file=name)
+    return value

@@ -1,0 +1,31 @@
+"""docs/errors.md: every stable code, from the catalogues that define them (a test keeps the file current).
+
+The grading runtime's codes (``scoring.runtime.problems.CODES``) come first, as the runtime itself writes
+them (it must stay free of the rest of ``scoring``); then the analysis commands' input codes
+(``scoring.ctv.input_error.CODES``), the output policy's (``scoring.writing.policy.CODES``) and the
+command line's own (``COMMAND_CODES``).
+"""
+
+from __future__ import annotations
+
+COMMAND_CODES: dict[str, str] = {
+    "library_warning": "Warning: a library (numpy, Pillow, matplotlib...) warned; shown as one line "
+                       "`warning [library_warning] Category: message` (Python's own display with --debug).",
+}
+
+
+def _table(codes: dict[str, str]) -> list[str]:
+    return ["| code | meaning |", "|---|---|"] + [f"| `{code}` | {text} |" for code, text in codes.items()]
+
+
+def markdown() -> str:
+    from scoring.ctv.input_error import CODES as INPUT_CODES
+    from scoring.writing.policy import CODES as OUTPUT_CODES
+    from scoring.runtime.problems import errors_markdown
+
+    lines = [errors_markdown().rstrip("\n"), "",
+             "## Analysis inputs (`ctv`, `rank-agreement`)", "",
+             "Exit code 1; from `scoring/ctv/input_error.py`.", ""] + _table(INPUT_CODES)
+    lines += ["", "## Output paths", "", "Exit code 2; from `scoring/output_policy.py`.", ""] + _table(OUTPUT_CODES)
+    lines += ["", "## Command line", "", "From `scoring/error_catalogue.py`.", ""] + _table(COMMAND_CODES)
+    return "\n".join(lines) + "\n"
