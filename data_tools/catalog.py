@@ -34,7 +34,7 @@ from data_tools.probe import DEFAULT_MAX_PIXELS, exact_hash_task, probe_task
 from data_tools.tables import read_table, write_table
 from data_tools.versions import write_versions
 from data_tools.walk import Entry, walk_pool
-from scoring.file_names import display_name, escape_name, unescape_name
+from scoring.text.file_names import display_name, escape_name, unescape_name
 from scoring.writing.policy import OutputPlan
 from scoring.writing.table_paths import inside
 
@@ -109,7 +109,7 @@ def build_catalog(root, output=None, *, workers=None, resume=False, fast=False, 
 
 
 def _row(root: Path, e: Entry, class_map: ClassMap, mode: str, probed: dict) -> dict:
-    # names as escaped text (scoring.file_names): a name that is not UTF-8 fits any table, losslessly
+    # names as escaped text (scoring.text.file_names): a name that is not UTF-8 fits any table, losslessly
     cls = class_map.normalise(e.class_raw)
     return {
         "root": escape_name(str(root)), "path": escape_name(e.path), "team": escape_name(e.team),

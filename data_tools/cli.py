@@ -18,7 +18,7 @@ import click
 
 from data_tools.errors import DataError
 from scoring.cli import contract
-from scoring.file_names import display_name, unescape_name
+from scoring.text.file_names import display_name, unescape_name
 from scoring.writing.policy import OutputPlan, OutputRefused
 
 WORKERS = click.option("--workers", type=click.IntRange(min=1), default=None,

@@ -24,7 +24,7 @@ from data_tools.hamming import hash_groups, hex_to_uint64
 from data_tools.keep_rules import rank_in_groups
 from data_tools.tables import table_row
 from data_tools.walk import os_walk_listing
-from scoring.file_names import unescape_name
+from scoring.text.file_names import unescape_name
 from scoring.writing.policy import OutputPlan, OutputRefused, folded
 from scoring.writing.table_paths import inside
 

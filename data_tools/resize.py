@@ -45,7 +45,7 @@ from data_tools.parallel import pmap
 from data_tools.probe import DEFAULT_MAX_PIXELS, bound_pixels
 from data_tools.tables import table_row, write_table
 from data_tools.versions import write_versions
-from scoring.file_names import display_name, unescape_name
+from scoring.text.file_names import display_name, unescape_name
 from scoring.writing.policy import OutputPlan, OutputRefused
 from scoring.runtime.atomic import remove_leftover_temporaries, write_bytes
 from scoring.writing.table_paths import inside

@@ -51,7 +51,7 @@ from data_tools.errors import DataError
 from data_tools.shuffle_split import stratified_train_test_split
 from data_tools.tables import table_row, write_table
 from data_tools.versions import STAGE_LIBRARIES, library_versions
-from scoring.file_names import unescape_name
+from scoring.text.file_names import unescape_name
 from scoring.writing.policy import OutputPlan
 from scoring.runtime.atomic import write_text
 from scoring.writing.table_paths import inside

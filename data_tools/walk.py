@@ -19,7 +19,7 @@ Also skipped, with the reason: hidden entries (names starting with ``.``:
 non-regular files (FIFOs, sockets, devices). Names that are not UTF-8 are
 catalogued: entries hold them exactly as the file system has them (lone
 surrogates, PEP 383); the catalog turns them into escaped text
-(``scoring.file_names``).
+(``scoring.text.file_names``).
 """
 
 from __future__ import annotations

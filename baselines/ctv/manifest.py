@@ -18,7 +18,7 @@ from pathlib import Path
 import pandas as pd
 
 from baselines.ctv.errors import CTVError
-from scoring.file_names import unescape_name
+from scoring.text.file_names import unescape_name
 from scoring.writing.table_paths import UnsafePath, inside
 
 COLUMNS = ("image_id", "path", "team", "class", "split")
@@ -79,7 +79,7 @@ def load_fold(splits_dir: str | Path, protocol: str, fold: str, *, data_root: st
         if not params.get("root"):
             raise CTVError("folds_json_invalid", f"{Path(splits_dir) / protocol / 'folds.json'}: no 'root' "
                            "entry; pass --data-root")
-        root = Path(unescape_name(params["root"]))  # names as data_tools writes them (scoring.file_names)
+        root = Path(unescape_name(params["root"]))  # names as data_tools writes them (scoring.text.file_names)
     else:
         root = Path(data_root)
     frame = _read_manifest(manifest)

@@ -366,7 +366,7 @@ def sweep(tile_scores, solution, competition, strategies, top_ks, thresholds, mi
     from baselines.plantclef.progress import Progress
     from baselines.plantclef.sweep import OVERFIT_WARNING, SweepGrid, render_table, run_sweep
     from baselines.plantclef.tile_scores import load_scores
-    from scoring.formatting import csv_text, json_number
+    from scoring.text.tables import csv_text, json_number
     from scoring.writing.policy import OutputPlan
     from scoring.runtime.atomic import write_text
 

@@ -124,7 +124,7 @@ def run_sweep(tiles: pd.DataFrame, solution_path: Path, definition: CompetitionD
 
 def render_table(frame: pd.DataFrame, primary: str) -> str:
     """Markdown table: rank, setting, primary metric first, then the other metrics; refused settings last."""
-    from scoring.formatting import fmt, markdown_table
+    from scoring.text.tables import fmt, markdown_table
 
     metrics = [primary] + sorted(c for c in frame.columns if c not in ("setting", primary, "mean_labels", "note"))
     header = ["rank", "setting", *metrics, "labels/quadrat"]

@@ -97,7 +97,7 @@ class CommandError(Exception):
 
 
 def error_line(code: str, message: str, file: str | os.PathLike | None = None) -> str:
-    from scoring.file_names import display_name
+    from scoring.text.file_names import display_name
 
     text = f"error [{code}] {message}"
     return display_name(f"{file}: {text}" if file else text)  # a path may hold any bytes
@@ -193,7 +193,7 @@ def exit_code_of(exc: BaseException, command: str) -> tuple[int, str | None]:
     if all(hasattr(exc, a) for a in ("code", "message", "exit_code")):
         file = getattr(exc, "file", None) or getattr(exc, "path", None)
         if hasattr(exc, "render") and getattr(exc, "line", None) is not None:
-            from scoring.file_names import display_name
+            from scoring.text.file_names import display_name
 
             return exc.exit_code, display_name(exc.render())
         return exc.exit_code, error_line(exc.code, exc.message, file)

@@ -16,7 +16,7 @@ import click
 from scoring.cli import contract
 from scoring.cli.contract import ContractGroup
 from scoring.ctv.input_error import InputError
-from scoring.file_names import display_name
+from scoring.text.file_names import display_name
 from scoring.cli.figure_options import figure_options
 from scoring.text.terminal import one_line
 from scoring.writing.policy import OutputPlan, OutputRefused

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from scoring.formatting import fmt as _fmt
+from scoring.text.tables import fmt as _fmt
 from scoring.runtime.report import ScoreReport
 from scoring.text.terminal import one_line
 
 
 def fmt(x: float | None, digits: int = 4) -> str:
-    """``scoring.formatting.fmt`` for the terminal: a visible '-' where a table file leaves the cell empty."""
+    """``scoring.text.tables.fmt`` for the terminal: a visible '-' where a table file leaves the cell empty."""
     return _fmt(x, digits) or "-"
 
 

@@ -41,7 +41,7 @@ from scoring.ctv.cross_team_matrix import CrossTeamMatrix, toto_matrices
 from scoring.ctv.runs import SPLITS, RunSet, read_runs
 from scoring.ctv.summarize import Summary, json_safe, summarize
 from scoring.ctv.summary_markdown import format_pvalue, per_team_tables, summary_tables
-from scoring.formatting import csv_text, fmt, markdown_table
+from scoring.text.tables import csv_text, fmt, markdown_table
 from scoring.text import markdown as md_text
 from scoring.writing.policy import OutputPlan
 

@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from scoring.ctv.results_table import ResultsTable, TeamResult
-from scoring.formatting import json_number
+from scoring.text.tables import json_number
 
 SCHEMA_VERSION = 2  # 2: ddof is per protocol
 METRICS = ("val_acc", "test_acc", "vtg")

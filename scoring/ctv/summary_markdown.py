@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from scoring.ctv.results_table import ResultsTable
 from scoring.ctv.summarize import Summary
-from scoring.formatting import fmt, markdown_table
+from scoring.text.tables import fmt, markdown_table
 from scoring.text.markdown import Markdown, text
 
 _TEAM_ROLE = {"TOTO": "training team", "LOTO": "held-out team"}

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
-from scoring.file_names import display_name
+from scoring.text.file_names import display_name
 from scoring.text.terminal import one_line
 from scoring.leaderboard.bootstrap import draw_units, percentile_interval, resample_scores, unit_codes
 from scoring.leaderboard.paired_test import PairedResult, paired_vs_leader

@@ -1,7 +1,7 @@
 """leaderboard.csv / .json / .md from a ``Leaderboard``.
 
 Names come from file names a participant chose: they are neutralised
-(``scoring.formatting.safe_cell``) in CSV and Markdown, and are text, never
+(``scoring.text.tables.safe_cell``) in CSV and Markdown, and are text, never
 markup, in Markdown (``scoring.text.markdown``); JSON keeps them verbatim. Numbers are fixed-point (CSV, Markdown) or rounded to 10
 decimals (JSON), so the same inputs give the same bytes.
 """
@@ -13,7 +13,7 @@ from pathlib import Path
 
 from scoring.runtime.atomic import write_text
 from scoring.leaderboard.build import SCHEMA_VERSION, Leaderboard, SplitScore
-from scoring.formatting import csv_text, fmt, json_number, markdown_table
+from scoring.text.tables import csv_text, fmt, json_number, markdown_table
 from scoring.text import markdown
 
 

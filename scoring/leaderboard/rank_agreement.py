@@ -37,7 +37,7 @@ class Correlation:
     n_valid_resamples: int = 0
 
     def as_dict(self) -> dict:
-        from scoring.formatting import json_number
+        from scoring.text.tables import json_number
 
         d = {"statistic": json_number(self.statistic), "pvalue": json_number(self.pvalue)}
         if self.n_valid_resamples:

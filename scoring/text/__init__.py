@@ -1,6 +1,9 @@
 """Text from inputs (file names, run files, table cells) escaped for the format it lands in.
 
 One module per format: ``terminal`` (one printable line), ``markdown`` (inline text that is never
-markup), ``html`` (text and attribute values), ``plot`` (matplotlib labels with mathtext off).
-Every sink of untrusted text goes through one of them. Stdlib only.
+markup), ``html`` (text and attribute values), ``plot`` (matplotlib labels with mathtext off); and the
+two that build on them: ``tables`` (output tables with stable numbers and cells that never become
+spreadsheet formulas, as CSV and Markdown) and ``file_names`` (file names that are not UTF-8, as text that
+survives CSV, Parquet and JSON). Every sink of untrusted text goes through one of them. Stdlib only
+(matplotlib inside ``plot``'s functions).
 """

@@ -8,7 +8,7 @@ import io
 from hypothesis import given
 from hypothesis import strategies as st
 
-from scoring.formatting import csv_text, fmt, json_number, markdown_table, safe_cell
+from scoring.text.tables import csv_text, fmt, json_number, markdown_table, safe_cell
 
 
 def test_formula_cells_are_quoted_numbers_are_not():

@@ -24,7 +24,7 @@ from scoring.cli.main import cli
 try:  # new in issue 12; imported softly so that the other tests run (and fail) on a tree without them
     from data_tools.catalog import source_file
     from data_tools.probe import bound_pixels
-    from scoring.file_names import display_name, escape_name, unescape_name
+    from scoring.text.file_names import display_name, escape_name, unescape_name
 except ImportError:  # pragma: no cover
     source_file = bound_pixels = display_name = unescape_name = None
 

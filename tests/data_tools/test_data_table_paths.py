@@ -26,7 +26,7 @@ from data_tools.resize import resize_tree
 from data_tools.splits import make_splits
 from data_tools.tables import write_table
 from scoring.cli.main import cli
-from scoring.file_names import unescape_name
+from scoring.text.file_names import unescape_name
 from scoring.writing.policy import OutputPlan, OutputRefused
 from scoring.writing.table_paths import UnsafePath, inside
 

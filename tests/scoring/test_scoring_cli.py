@@ -130,7 +130,7 @@ def test_score_starts_without_heavy_imports():
 
 
 def test_error_catalogue_doc_is_current():
-    from scoring.error_catalogue import markdown
+    from scoring.cli.error_catalogue import markdown
     from scoring.runtime.problems import errors_markdown
 
     assert (REPO / "docs/errors.md").read_text() == markdown()

@@ -18,7 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from scoring.ctv.markdown_html import to_html
-from scoring.formatting import markdown_table, safe_cell
+from scoring.text.tables import markdown_table, safe_cell
 from scoring.text import html as html_text
 from scoring.text import markdown, plot, terminal
 

@@ -27,5 +27,5 @@ def markdown() -> str:
              "## Analysis inputs (`ctv`, `rank-agreement`)", "",
              "Exit code 1; from `scoring/ctv/input_error.py`.", ""] + _table(INPUT_CODES)
     lines += ["", "## Output paths", "", "Exit code 2; from `scoring/output_policy.py`.", ""] + _table(OUTPUT_CODES)
-    lines += ["", "## Command line", "", "From `scoring/error_catalogue.py`.", ""] + _table(COMMAND_CODES)
+    lines += ["", "## Command line", "", "From `scoring/cli/error_catalogue.py`.", ""] + _table(COMMAND_CODES)
     return "\n".join(lines) + "\n"
