@@ -42,8 +42,8 @@ transect ``union`` pooling; species whose best tile probability is below
 to ``min_species`` (default 0: empty lists are written, as every public
 pipeline does) from the image's best remaining species by tile probability.
 
-Thresholds are inclusive (``>=``) except the target search (``>``, as the
-winner's); the teams' ``>`` differs only on a probability exactly equal to it.
+Thresholds are inclusive (``>=``) unless ``strict``, except the target search
+(``>``, as the winner's); ``>`` differs only on a probability exactly equal to it.
 
 The *best tile probability* of a species is the max of p_t(s) over the rows
 the strategy counted (union: the top-k entries above the threshold; vote: the
@@ -57,6 +57,14 @@ then tile, then rank) among the rows the strategy counted, then species id:
 what ``collections.Counter.most_common`` gives, so DS@GT's vote runs (top-1 per
 tile, ``most_common(10)``) are reproduced exactly with ``vote``, ``top_k 1``,
 ``max_species 10``, ``tie_rule first-seen``. ``pairs`` has its own order.
+``argsort`` / ``topk``: for ``union``, ``vote`` and ``pairs`` each tile's top k
+is the one numpy's ``argsort()[-k:][::-1]`` or ``torch.topk(p, k)`` picks on
+the full vector (``tie_rules``: saved by ``predict --save-ties``, or derived
+where the saved probabilities do not tie), then the order is first-seen (for
+``union``: tile order alone, the order in which the organisers' dict is filled).
+
+``strict``: thresholds (and ``min_score``) pass on ``> x`` instead of ``>= x``,
+as the organisers' notebook and the winner's ``lib_soumission.rs`` compare.
 """
 
 from __future__ import annotations
@@ -71,10 +79,12 @@ from baselines.plantclef.ensemble import tile_bounds, tile_zscores
 from baselines.plantclef.exactness import NotExact
 from baselines.plantclef.image_stats import ImageStats, image_level_matrix
 from baselines.plantclef.pooling import MODES, pool_count_topk, pool_mean, pool_min_images, pool_union
+from baselines.plantclef import tie_rules
 from baselines.plantclef.threshold_search import threshold_for_mean_count
 
 KEYS = ["image_id", "species_id"]
-TIE_RULES = ("score", "first-seen")
+TIE_RULES = ("score", "first-seen", *tie_rules.RULES)
+FIRST_SEEN_ORDER = ("first-seen", *tie_rules.RULES)  # the teams that pick with argsort/topk list in tile order
 TILE_TRANSFORMS = ("none", "zscore")
 NO_POSITION = 2 ** 62  # a species never seen in a saved top-k comes after every seen one
 
@@ -96,6 +106,7 @@ class AggregationConfig:
     scale_weights: tuple[float, ...] | None = None  # multiscale (and max): one weight per tiling level
     target_mean: float | None = None
     tile_transform: str = "none"
+    strict: bool = False  # thresholds and min-score as "> x" (organisers cell 16, winner lib_soumission.rs)
 
     def __post_init__(self) -> None:
         if self.strategy not in STRATEGIES:
@@ -139,6 +150,7 @@ class AggregationConfig:
         extra += [f"min_species={self.min_species}"] if self.min_species else []
         extra += [f"tiles={self.tile_transform}"] if self.tile_transform != "none" else []
         extra += [f"ties={self.tie_rule}"] if self.tie_rule != "score" else []
+        extra += ["strict"] if self.strict else []
         if self.group_mode == "count-topk":
             extra.append(f"transect=count-topk:{self.pool_k}")
         elif self.group_mode == "min-images":
@@ -234,7 +246,7 @@ def score_union(inp: Inputs) -> pd.DataFrame:
     """S(s) = max p_t(s) over tiles with rank_t(s) < k and p_t(s) >= threshold."""
     cfg, tiles = inp.cfg, inp.tiles
     require_bound_below(inp, cfg.threshold, f"union with top-k {cfg.top_k}", need_k=cfg.top_k)
-    sel = tiles[(tiles["rank"] < cfg.top_k) & (tiles["prob"] >= cfg.threshold)]
+    sel = tiles[(tiles["rank"] < cfg.top_k) & _passes(tiles["prob"].to_numpy(), cfg.threshold, cfg.strict)]
     return _group_rows(sel).assign(score=lambda f: f["prob"])
 
 
@@ -319,7 +331,7 @@ def score_max(inp: Inputs) -> pd.DataFrame:
             return _from_matrix(inp, s, _candidates(inp, s, s > inp.target_x, cfg.max_species))
         if cfg.target_mean is not None:
             return _from_matrix(inp, s)
-        return _from_matrix(inp, s, _candidates(inp, s, s >= cfg.threshold, cfg.max_species))
+        return _from_matrix(inp, s, _candidates(inp, s, _passes(s, cfg.threshold, cfg.strict), cfg.max_species))
     require_bound_below(inp, cfg.threshold, cfg.strategy, cfg.scale_weights)
     return _weighted_max_from_tiles(inp, cfg.scale_weights)
 
@@ -351,8 +363,12 @@ def keep_all(scored: pd.DataFrame, cfg: AggregationConfig) -> np.ndarray:
     return np.ones(len(scored), dtype=bool)
 
 
+def _passes(values: np.ndarray, threshold: float, strict: bool) -> np.ndarray:
+    return values > threshold if strict else values >= threshold
+
+
 def keep_threshold(scored: pd.DataFrame, cfg: AggregationConfig) -> np.ndarray:
-    return (scored["score"] >= cfg.threshold).to_numpy()
+    return _passes(scored["score"].to_numpy(), cfg.threshold, cfg.strict)
 
 
 def keep_top_k(scored: pd.DataFrame, cfg: AggregationConfig) -> np.ndarray:
@@ -380,8 +396,10 @@ STRATEGIES = {
 }
 
 
-def _ordered(frame: pd.DataFrame, tie_rule: str = "score") -> pd.DataFrame:
-    if tie_rule == "first-seen":
+def _ordered(frame: pd.DataFrame, tie_rule: str = "score", tile_order: bool = False) -> pd.DataFrame:
+    if tile_order:  # a union listed as the organisers' dict fills: first appearance only
+        return frame.sort_values(["image_id", "first", "species_id"], kind="mergesort")
+    if tie_rule in FIRST_SEEN_ORDER:
         return frame.sort_values(["image_id", "score", "first", "species_id"], ascending=[True, False, True, True],
                                  kind="mergesort")
     return frame.sort_values(["image_id", "score", "prob", "species_id"], ascending=[True, False, False, True],
@@ -408,6 +426,8 @@ def aggregate(tiles: pd.DataFrame, cfg: AggregationConfig, image_ids: list[str] 
     file that saved every class count as complete, and z-scores)."""
     ids = sorted(set(tiles["image_id"])) if image_ids is None else list(image_ids)
     groups = _check_groups(cfg, ids, groups)
+    if cfg.tie_rule in tie_rules.RULES and cfg.strategy in ("union", "vote", "pairs"):
+        tiles = tie_rules.selection(tiles, cfg.tie_rule, cfg.top_k, n_classes)  # each tile's top k, the team's way
     if cfg.tile_transform == "zscore":
         if "is_z" not in tiles:  # an ensemble of z-scored files arrives transformed
             tiles = tile_zscores(tiles, n_classes)
@@ -432,8 +452,8 @@ def aggregate(tiles: pd.DataFrame, cfg: AggregationConfig, image_ids: list[str] 
     if cfg.group_mode == "union":
         kept = pool_union(kept, groups)
     if cfg.min_score is not None:
-        kept = kept[kept["prob"] >= cfg.min_score]
-    kept = _ordered(kept, cfg.tie_rule)
+        kept = kept[_passes(kept["prob"].to_numpy(), cfg.min_score, cfg.strict)]
+    kept = _ordered(kept, cfg.tie_rule, tile_order=cfg.strategy == "union" and cfg.tie_rule in tie_rules.RULES)
     if cfg.max_species is not None:
         kept = kept[kept.groupby("image_id", sort=False).cumcount() < cfg.max_species]
     result: dict[str, list[int]] = {i: [] for i in ids}

@@ -23,6 +23,7 @@ from baselines.plantclef.jpeg import SUBSAMPLINGS
 from baselines.plantclef.pooling import MODES as POOL_MODES
 from baselines.plantclef.preprocess import JPEG_STAGES, TILE_POLICIES
 from baselines.plantclef.recipes import RECIPES, get_recipe
+from baselines.plantclef.tie_rules import parse_specs as parse_tie_specs
 from baselines.plantclef.transects import RULES
 
 
@@ -110,7 +111,10 @@ def aggregation_options(fn):
                      help="Top up to this many species from the best tiles (0: empty lists are written)."),
         click.option("--tie-rule", type=click.Choice(list(TIE_RULES)), default="score", show_default=True,
                      help="score: ties by best probability then species id; first-seen: by first appearance in "
-                          "tile order (Counter.most_common)."),
+                          "tile order (Counter.most_common); argsort / topk: each tile's top-k as numpy "
+                          "argsort()[-k:] / torch.topk(p, k) pick it (predict --save-ties), first-seen order."),
+        click.option("--strict/--inclusive", "strict", default=False, show_default=True,
+                     help="Thresholds and --min-score pass on > (the organisers', the winner's) or >=."),
         click.option("--z-threshold", type=float, default=0.0, show_default=True, help="bma: z-score to beat."),
         click.option("--scale-weights", default=None,
                      help="multiscale/max: one weight per tiling level, e.g. 1,1,0.5."),
@@ -154,7 +158,7 @@ def _agg_config(kw: dict) -> AggregationConfig:
                              pool_k=kw.pop("pool_k"), pool_min_images=kw.pop("pool_min_images"),
                              tie_rule=kw.pop("tie_rule"), z_threshold=kw.pop("z_threshold"),
                              scale_weights=_weights(kw.pop("scale_weights")), target_mean=kw.pop("target_mean"),
-                             tile_transform=kw.pop("tile_transform"))
+                             tile_transform=kw.pop("tile_transform"), strict=kw.pop("strict"))
 
 
 @click.group(cls=ContractGroup)
@@ -211,6 +215,9 @@ def tiling_options(fn):
 @click.option("--workers", type=click.IntRange(min=0), default=None, help="Decoding workers (default: auto).")
 @click.option("--save-top-k", type=click.IntRange(min=1), default=10, show_default=True,
               help="Scores kept per tile (union, vote and pairs can use at most these).")
+@click.option("--save-ties", default=None, metavar="RULE:K[,RULE:K]",
+              help="argsort:K and/or topk:K: each tile's top K as numpy argsort()[-K:] (DS@GT) or torch.topk(p, K) "
+                   "(organisers, Chlorophyll Crew) pick it on the full vector, for --tie-rule argsort|topk.")
 @click.option("--image-stats", type=click.Choice(["image", "level", "none"]), default="image", show_default=True,
               help="Per-image max/sum/BMA over every class, next to --save-tile-scores (exact max, mean, bma): per "
                    "image, per image and tiling level (needed by --scale-weights), or none.")
@@ -256,7 +263,16 @@ def predict(ctx, images, checkpoint, class_mapping, out, competition, preset, mo
                                   subsampling=kw["subsampling"], jpeg_stage=kw["jpeg_stage"],
                                   tile_policy=kw["tile_policy"], border_mode=kw["border_mode"], border=border,
                                   border_percent=percent)
+    try:
+        save_ties = parse_tie_specs(kw["save_ties"])
+        for rule, k in save_ties:
+            if k > kw["save_top_k"]:
+                raise ValueError(f"{rule}:{k} needs --save-top-k {k} or more (the rule's classes are stored on the "
+                                 f"tile's saved rows; --save-top-k is {kw['save_top_k']})")
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="--save-ties") from None
     opts = RunOptions(device=device, batch_size=batch_size, workers=workers, save_top_k=kw["save_top_k"],
+                      save_ties=save_ties,
                       flip_tta=kw["flip_tta"], amp=not no_amp, channels_last=not no_channels_last,
                       compile=compile_model, progress=not quiet, image_stats=image_stats)
     result = run_predict(images, out, checkpoint=None if random_init else checkpoint, class_mapping=class_mapping,

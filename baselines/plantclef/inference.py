@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 import torch
 
+from baselines.plantclef import tie_rules
 from baselines.plantclef.bma import bma_vectors
 
 
@@ -30,6 +31,8 @@ class TileOutput:
     group_max: torch.Tensor | None = None  # float32 (G, C)
     group_sum: torch.Tensor | None = None
     group_bma: torch.Tensor | None = None
+    ties: dict | None = None  # tie_rules name -> int64 (T, k) class indices, with their probabilities
+    tie_probs: object = None  # float32 numpy (T, C), only when ties are asked for
 
 
 @dataclass
@@ -45,6 +48,7 @@ class TileScorer:
     channels_last: bool = True
     compile: bool = False
     compile_backend: str = "inductor"  # tests use "eager": the same graph capture without code generation
+    save_ties: tuple = ()  # ((rule, k), ...): tie_rules selections made on the full probabilities
 
     def __post_init__(self) -> None:
         self.model = self.model.to(self.device).eval()
@@ -89,6 +93,9 @@ class TileScorer:
         p = self._full_probs(tiles)
         top = p.topk(self.top_k, dim=-1)
         out = TileOutput(top.values.cpu(), top.indices.cpu(), p.pow(2).sum(dim=1).cpu())
+        if self.save_ties:
+            out.ties = tie_rules.select_on_device(p, self.save_ties)
+            out.tie_probs = p.float().cpu().numpy()
         if group is not None:
             g = group.to(self.device)
             shape = (n_groups, p.shape[1])

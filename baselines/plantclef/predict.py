@@ -42,6 +42,7 @@ class RunOptions:
     batch_size: int = 64  # tiles per forward pass
     workers: int | None = None  # None: auto
     save_top_k: int = 10
+    save_ties: tuple = ()  # tie_rules.parse_specs: each team's top-k call made on the full vector
     flip_tta: bool = False
     amp: bool = True
     channels_last: bool = True
@@ -100,6 +101,8 @@ def predict_tiles(images: Path, out: Path, *, checkpoint: Path | None, class_map
     device = resolve_device(opts.device)
     settings = {"images": str(images.resolve()), "model": info, "preprocess": preprocess.describe(),
                 "save_top_k": opts.save_top_k, "flip_tta": opts.flip_tta, "n_classes": int(len(species)),
+                **({"save_ties": [f"{r}:{k}" for r, k in opts.save_ties], "ties_made_with": _tie_env(device)}
+                   if opts.save_ties else {}),
                 "image_stats": opts.image_stats,
                 "class_mapping": str(class_mapping) if class_mapping else None}
     store = PartStore(parts_folder(out))
@@ -124,7 +127,7 @@ def predict_tiles(images: Path, out: Path, *, checkpoint: Path | None, class_map
         mean, std = normalisation(model)
         scorer = TileScorer(model, device, opts.save_top_k, mean, std, batch_size=opts.batch_size,
                             flip_tta=opts.flip_tta, amp=opts.amp, channels_last=opts.channels_last,
-                            compile=opts.compile)
+                            compile=opts.compile, save_ties=tuple(opts.save_ties))
         workers = opts.workers if opts.workers is not None else (min(16, os.cpu_count() or 1)
                                                                  if device.type == "cuda" else 0)
         tiles_per_image = _tiles_per_image(todo[0][1], preprocess)
@@ -150,7 +153,8 @@ def predict_tiles(images: Path, out: Path, *, checkpoint: Path | None, class_map
                 out = scorer.score(batch.tiles, torch.from_numpy(group) if with_stats else None,
                                    len(batch.counts) * n_levels)
                 pending.append(tile_frame(batch.image_ids, batch.counts, batch.boxes, batch.levels,
-                                          out.probs.numpy(), out.indices.numpy(), species, out.p2.numpy()))
+                                          out.probs.numpy(), out.indices.numpy(), species, out.p2.numpy(),
+                                          _tie_columns(out, species, opts.save_top_k)))
                 if with_stats:
                     pending_stats.append(_batch_stats(batch.image_ids, group, n_levels, out, species,
                                                       per_level=opts.image_stats == "level"))
@@ -166,6 +170,26 @@ def predict_tiles(images: Path, out: Path, *, checkpoint: Path | None, class_map
     frame = store.read_all()
     stats = store.read_stats() if opts.image_stats != "none" else None
     return frame, settings, [i for i, _ in items], n_resumed, stats
+
+
+def _tie_env(device: torch.device) -> dict:
+    """What decides the tied picks: argsort's result depends on numpy and the CPU's SIMD sort, topk's on the
+    device."""
+    return {"numpy": np.__version__, "torch": torch.__version__, "topk_device": device.type,
+            "numpy_cpu_features": sorted(k for k, on in _cpu_features().items() if on)}
+
+
+def _cpu_features() -> dict:
+    core = getattr(np, "_core", None) or np.core  # numpy 2 renamed the private module
+    return getattr(core._multiarray_umath, "__cpu_features__", {})
+
+
+def _tie_columns(out, species: np.ndarray, save_k: int) -> dict | None:
+    if not out.ties:
+        return None
+    from baselines.plantclef.tie_rules import columns
+
+    return columns(out.ties, out.tie_probs, species, save_k)
 
 
 def _batch_stats(image_ids: list[str], group: np.ndarray, n_levels: int, out, species: np.ndarray,

@@ -14,10 +14,10 @@ from dataclasses import dataclass
 
 PREPROCESS_KEYS = ("tiling", "tile_policy", "border_mode", "resize_filter", "jpeg_quality", "subsampling",
                    "jpeg_stage", "crop_border")
-PREDICT_KEYS = ("save_top_k", "flip_tta")
+PREDICT_KEYS = ("save_top_k", "flip_tta", "save_ties")
 AGGREGATION_KEYS = ("strategy", "top_k", "threshold", "min_votes", "max_species", "min_score", "min_species",
                     "transect_mode", "transect_rule", "pool_k", "pool_min_images", "tie_rule", "z_threshold",
-                    "scale_weights", "target_mean", "tile_transform")
+                    "scale_weights", "target_mean", "tile_transform", "strict")
 
 
 @dataclass(frozen=True)
@@ -66,12 +66,14 @@ _CHLORO = ("geranium12/plant-clef-2025: src/data.py (518/259 windows, kornia com
 
 register(Recipe(
     "organisers-tiling",
-    {"tiling": ["window:518:259"], "border_mode": "pad", "tile_policy": "crop", "jpeg_quality": None,
-     "strategy": "union", "top_k": 2, "threshold": 0.1, "min_species": 0},
+    {"tiling": ["window:518:259"], "border_mode": "centre", "tile_policy": "crop", "jpeg_quality": None,
+     "save_ties": "topk:2", "strategy": "union", "top_k": 2, "threshold": 0.1, "strict": True,
+     "tie_rule": "topk", "min_species": 0},
     _ORGANISERS,
-    choices="border pad: the notebook pads the last row and column (kornia's compute_padding would centre the "
-            "padding: --border centre)",
-    summary="union of every tile's top-2 above 0.1 (what the notebook's buggy max amounts to); [] when none"))
+    choices="border centre: kornia 0.8.0's compute_padding (the notebook's environment, uv.lock of "
+            "geranium12/plant-clef-2025) splits the padding, the odd pixel at the far side",
+    summary="union of every tile's torch.topk(p, 2) above 0.1 (strict), in tile order (what the notebook's buggy "
+            "max amounts to); [] when none"))
 register(Recipe(
     "dsgt-2025-grid",
     {"tiling": ["floor:3"], "tile_policy": "crop", "resize_filter": "bicubic", "jpeg_quality": None,
@@ -81,11 +83,13 @@ register(Recipe(
 register(Recipe(
     "dsgt-2025-vote",
     {"tiling": ["floor:3"], "tile_policy": "crop", "resize_filter": "bicubic", "jpeg_quality": None,
-     "strategy": "vote", "top_k": 1, "min_votes": 1, "max_species": 10, "tie_rule": "first-seen",
-     "min_species": 0},
+     "save_ties": "argsort:1", "strategy": "vote", "top_k": 1, "min_votes": 1, "max_species": 10,
+     "tie_rule": "argsort", "min_species": 0},
     "DS@GT 2025 NMS notebook: top-1 per tile, Counter.most_common(10); tiling as " + _DSGT,
-    choices="tiling (the notebook's grid is taken from dsgt-2025-grid)",
-    summary="top-1 per tile, the 10 most voted species, ties first-seen (Counter.most_common)"))
+    choices="tiling (the notebook's grid is taken from dsgt-2025-grid); the notebook's rows come in Spark order "
+            "after repartition, the kit's in tile order",
+    summary="top-1 per tile as np.argsort()[-1:] picks it, the 10 most voted species, ties first-seen "
+            "(Counter.most_common)"))
 register(Recipe(
     "dsgt-2025-transect",
     {"tiling": ["floor:3"], "tile_policy": "crop", "resize_filter": "bicubic", "jpeg_quality": None,
@@ -98,7 +102,7 @@ register(Recipe(
 def _winner(quality: int, subsampling: str) -> dict:
     return {"tiling": [f"square:{s}" for s in range(1, 10)], "tile_policy": "crop", "resize_filter": "lanczos",
             "jpeg_quality": quality, "subsampling": subsampling, "jpeg_stage": "tile", "strategy": "multiscale",
-            "threshold": 0.0, "max_species": 10, "min_species": 0}
+            "threshold": 0.0, "strict": True, "max_species": 10, "min_species": 0}
 
 
 _CHLORO_VALUES = {"tiling": ["window:518:259"], "border_mode": "centre", "tile_policy": "crop", "jpeg_quality": None,

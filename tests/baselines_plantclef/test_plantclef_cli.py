@@ -189,11 +189,11 @@ def test_tiles_command_draws_every_box_and_the_padding(tmp_path):
                                    "organisers-tiling", "--out", str(tmp_path / "t.png"), "--max-side", "2000"],
                              catch_exceptions=False)
     assert res.exit_code == 0, res.output
-    # window:518:259 with zero padding on 600x400: x starts 0, 259 (n = ceil(82/259) + 1 = 2); y: one window.
-    assert "level 0 window:518:259: 2 tiles of 518x518 px" in res.output and "border pad" in res.output
+    # window:518:259 with kornia's centred padding on 600x400: x starts -88, 171 (pad 177); y: one window at -59.
+    assert "level 0 window:518:259: 2 tiles of 518x518 px" in res.output and "border centre" in res.output
     drawing = Image.open(tmp_path / "t.png")
     assert drawing.size[0] == 259 + 518 and drawing.size[1] > 518  # the padded windows and the legend line
-    assert drawing.getpixel((0, 200))[:2] == (255, 214)  # level 0's outline colour on the first box edge
+    assert drawing.getpixel((1, 200))[:2] == (255, 214)  # level 0's outline colour on the first box edge
     again = CliRunner().invoke(cli, ["baselines", "plantclef", "tiles", str(tmp_path / "q.jpg"),
                                      "--out", str(tmp_path / "t.png")])
     assert again.exit_code == 2 and "already exists" in again.output
@@ -352,3 +352,20 @@ def test_the_missing_checkpoint_is_named_first_even_without_a_class_mapping(work
     res = CliRunner().invoke(cli, ["baselines", "plantclef", "predict", str(folder / "images")])
     assert res.exit_code == 2 and "error [checkpoint_missing] --checkpoint is required" in res.output
     assert "class_mapping.txt" in res.output  # the download that holds both files
+
+
+def test_predict_saves_each_teams_tie_pick_and_aggregate_uses_it(workspace):
+    folder = workspace[0]
+    res = _predict(workspace, folder / "ties.csv", "--save-ties", "argsort:3,topk:2", "--strategy", "union",
+                   "--top-k", "2", "--tie-rule", "topk", "--save-tile-scores", str(folder / "ties.parquet"),
+                   "--overwrite")
+    assert res.exit_code == 0, res.output
+    from baselines.plantclef.tile_scores import read_tile_scores
+
+    frame, meta = read_tile_scores(folder / "ties.parquet")
+    assert meta["save_ties"] == ["argsort:3", "topk:2"] and meta["ties_made_with"]["topk_device"] == "cpu"
+    assert (frame.loc[frame["rank"] < 2, "topk2_class"] >= 0).all() and frame["argsort_class"].ge(0).all()
+    bad = _predict(workspace, folder / "ties4.csv", "--save-ties", "topk:4", "--overwrite")
+    assert bad.exit_code == 2 and "--save-top-k 4" in bad.output
+    usage = _predict(workspace, folder / "ties5.csv", "--save-ties", "median:2", "--overwrite")
+    assert usage.exit_code == 2 and "argsort:K or topk:K" in usage.output
