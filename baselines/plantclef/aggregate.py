@@ -22,6 +22,8 @@ strategy        score S(s)                                       keep           
 ``bma``         B(s) = sum_t w_t p_t(s) (``bma``)                z-score of B over       NEUON 2024,
                                                                  classes > z_threshold   Chlorophyll Crew
 ``multiscale``  max over levels l of w_l * max_{t in l} p_t(s)   S >= threshold          2025 winner (w=1)
+``zmerge``      per-tile z (ddof 0) of the ensemble mean; top-1   bisected threshold,     Chlorophyll Crew
+                per tile (``zmerge``: a whole algorithm)          top-up 1, cap 9         merge.ipynb
 ==============  ===============================================  ======================  ==================
 
 Exact or refused: ``max``, ``mean``, ``bma`` and ``multiscale`` read the image
@@ -79,7 +81,7 @@ from baselines.plantclef.ensemble import tile_bounds, tile_zscores
 from baselines.plantclef.exactness import NotExact
 from baselines.plantclef.image_stats import ImageStats, image_level_matrix
 from baselines.plantclef.pooling import MODES, pool_count_topk, pool_mean, pool_min_images, pool_union
-from baselines.plantclef import tie_rules
+from baselines.plantclef import tie_rules, zmerge
 from baselines.plantclef.threshold_search import threshold_for_mean_count
 
 KEYS = ["image_id", "species_id"]
@@ -142,7 +144,8 @@ class AggregationConfig:
                 "vote": f"vote k={self.top_k} m={self.min_votes}",
                 "pairs": f"pairs k={self.top_k}",
                 "bma": f"bma z>{self.z_threshold:g}",
-                "multiscale": f"multiscale thr={self.threshold:g}"}[self.strategy]
+                "multiscale": f"multiscale thr={self.threshold:g}",
+                "zmerge": "zmerge"}[self.strategy]
         extra = [f"w={','.join(f'{w:g}' for w in self.scale_weights)}"] if self.scale_weights else []
         extra += [f"target_mean={self.target_mean:g}"] if self.target_mean else []
         extra += [f"max_species={self.max_species}"] if self.max_species else []
@@ -393,6 +396,7 @@ STRATEGIES = {
     "pairs": (score_pairs, keep_all),
     "bma": (score_bma, keep_z),
     "multiscale": (score_max, keep_threshold),
+    "zmerge": (None, None),  # Chlorophyll Crew's merge notebook, a whole algorithm of its own (zmerge)
 }
 
 
@@ -419,13 +423,15 @@ def _check_groups(cfg: AggregationConfig, ids: list[str], groups: Mapping[str, s
 
 def aggregate(tiles: pd.DataFrame, cfg: AggregationConfig, image_ids: list[str] | None = None,
               groups: Mapping[str, str] | None = None, stats: ImageStats | None = None,
-              n_classes: int | None = None) -> dict[str, list[int]]:
+              n_classes: int | None = None, members: list[pd.DataFrame] | None = None) -> dict[str, list[int]]:
     """Species ids per image, ordered best first (module docstring). ``image_ids`` (default: those in
     ``tiles``) are all returned, an image without tiles getting an empty list. ``groups`` maps image id ->
     transect, required when ``cfg.group_mode`` is set. ``n_classes``: the model's class count (lets a
     file that saved every class count as complete, and z-scores)."""
     ids = sorted(set(tiles["image_id"])) if image_ids is None else list(image_ids)
     groups = _check_groups(cfg, ids, groups)
+    if cfg.strategy == "zmerge":
+        return _pooled(zmerge.species_lists(members or [tiles], n_classes, zmerge_settings(cfg), ids), cfg, groups)
     if cfg.tie_rule in tie_rules.RULES and cfg.strategy in ("union", "vote", "pairs"):
         tiles = tie_rules.selection(tiles, cfg.tie_rule, cfg.top_k, n_classes)  # each tile's top k, the team's way
     if cfg.tile_transform == "zscore":
@@ -460,12 +466,27 @@ def aggregate(tiles: pd.DataFrame, cfg: AggregationConfig, image_ids: list[str] 
     for image_id, species in kept.groupby("image_id", sort=False)["species_id"]:
         if image_id in result:
             result[image_id] = [int(s) for s in species]
-    if cfg.group_mode == "count-topk":
-        result = pool_count_topk(result, groups, cfg.pool_k)
-    elif cfg.group_mode == "min-images":
-        result = pool_min_images(result, groups, cfg.pool_min_images)
+    result = _pooled(result, cfg, groups)
     if cfg.min_species:
         _top_up(result, tiles, cfg.min_species)
+    return result
+
+
+def zmerge_settings(cfg: AggregationConfig) -> zmerge.MergeSettings:
+    """The notebook's constants, with target mean, cap, top-up and strictness from the config."""
+    return zmerge.MergeSettings(target=4.2 if cfg.target_mean is None else cfg.target_mean,
+                                max_len=9 if cfg.max_species is None else cfg.max_species,
+                                min_len=cfg.min_species, strict=cfg.strict)
+
+
+def _pooled(result: dict[str, list[int]], cfg: AggregationConfig, groups) -> dict[str, list[int]]:
+    if cfg.group_mode == "count-topk":
+        return pool_count_topk(result, groups, cfg.pool_k)
+    if cfg.group_mode == "min-images":
+        return pool_min_images(result, groups, cfg.pool_min_images)
+    if cfg.group_mode in ("union", "mean") and cfg.strategy == "zmerge":
+        raise ValueError(f"transect mode {cfg.group_mode} pools scores; zmerge gives lists: use count-topk or "
+                         "min-images")
     return result
 
 

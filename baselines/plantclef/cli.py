@@ -313,9 +313,18 @@ def aggregate_cmd(ctx, tile_scores, out, competition, overwrite, **kw):
     transect_rule = kw.pop("transect_rule")
     agg = _agg_config(kw)
     definition = _definition(competition)
-    frame, stats, n_classes = load_scores(list(tile_scores), agg.tile_transform)
+    members = None
+    if agg.strategy == "zmerge" and len(tile_scores) > 1:  # the notebook's float32 ensemble, not the kit's
+        from baselines.plantclef.tile_scores import read_tile_scores
+
+        read = [read_tile_scores(p) for p in tile_scores]
+        members, n_classes, stats = [f for f, _ in read], read[0][1].get("n_classes"), None
+        frame = members[0]
+    else:
+        frame, stats, n_classes = load_scores(list(tile_scores), agg.tile_transform)
     ids = sorted(set(frame["image_id"]))
-    labels = predictions(frame, ids, agg, definition, transect_rule, stats=stats, n_classes=n_classes)
+    labels = predictions(frame, ids, agg, definition, transect_rule, stats=stats, n_classes=n_classes,
+                         members=members)
     warnings = write_validated(out, ids, labels, definition, overwrite=overwrite)
     for w in warnings:
         click.echo(f"warning: {w.render()}", err=True)

@@ -106,7 +106,7 @@ def _winner(quality: int, subsampling: str) -> dict:
 
 
 _CHLORO_VALUES = {"tiling": ["window:518:259"], "border_mode": "centre", "tile_policy": "crop", "jpeg_quality": None,
-                  "strategy": "union", "top_k": 1, "threshold": 0.0, "target_mean": 4.2, "min_species": 0}
+                  "save_top_k": 7806, "strategy": "zmerge", "target_mean": 4.2, "max_species": 9, "min_species": 1}
 
 register(Recipe(
     "winner-2025",
@@ -125,8 +125,10 @@ register(Recipe(
     "chlorophyll-2025",
     _CHLORO_VALUES,
     _CHLORO,
-    choices="a single model (their ensemble mean: pass several tile-score files to aggregate)",
-    summary="518/259 windows, padding centred, top-1 per tile, threshold bisected to 4.2 species per quadrat"))
+    choices="a single model (their ensemble mean: pass several tile-score files to aggregate); every class saved "
+            "(--save-top-k 7806: the merge z-scores and sums all of them)",
+    summary="merge.ipynb: ensemble mean, per-tile z (ddof 0), top-1 per tile >= a threshold bisected on "
+            "[0.001, 100] to 4.2 species per quadrat, top-up to 1 and cap at 9 by column sums of z"))
 register(Recipe(
     "chlorophyll-2025-plot",
     {**_CHLORO_VALUES, "transect_mode": "min-images", "pool_min_images": 2, "transect_rule": "chlorophyll-plot"},
