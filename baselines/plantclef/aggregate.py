@@ -80,7 +80,8 @@ import pandas as pd
 from baselines.plantclef.ensemble import tile_bounds, tile_zscores
 from baselines.plantclef.exactness import NotExact
 from baselines.plantclef.image_stats import ImageStats, image_level_matrix
-from baselines.plantclef.pooling import MODES, pool_count_topk, pool_mean, pool_min_images, pool_union
+from baselines.plantclef.pooling import (MODES, ORDERS, order_key, pool_contains, pool_count_topk, pool_mean,
+                                         pool_min_images, pool_union)
 from baselines.plantclef import tie_rules, zmerge
 from baselines.plantclef.threshold_search import threshold_for_mean_count
 
@@ -109,6 +110,7 @@ class AggregationConfig:
     target_mean: float | None = None
     tile_transform: str = "none"
     strict: bool = False  # thresholds and min-score as "> x" (organisers cell 16, winner lib_soumission.rs)
+    image_order: str = "id"  # pooling.ORDERS: the order in which a transect's images are seen
 
     def __post_init__(self) -> None:
         if self.strategy not in STRATEGIES:
@@ -129,6 +131,12 @@ class AggregationConfig:
             raise ValueError(f"transect mode {self.group_mode!r} is not one of {', '.join(MODES)}")
         if self.pool_k < 1 or self.pool_min_images < 1:
             raise ValueError("pool-k and pool-min-images must be at least 1")
+        if self.image_order not in ORDERS:
+            raise ValueError(f"image order {self.image_order!r} is not one of {', '.join(ORDERS)}")
+        if self.group_mode == "contains" and (self.strategy not in ("max", "multiscale", "mean", "union", "vote")
+                                              or self.target_mean is not None):
+            raise ValueError(f"transect mode contains pools scores before the keep rule: not with {self.strategy}"
+                             f"{' and a target mean' if self.target_mean is not None else ''}")
         if self.tie_rule not in TIE_RULES:
             raise ValueError(f"tie rule {self.tie_rule!r} is not one of {', '.join(TIE_RULES)}")
         if self.scale_weights is not None and (not self.scale_weights or min(self.scale_weights) <= 0):
@@ -236,7 +244,10 @@ def _positions(tiles: pd.DataFrame) -> np.ndarray:
     width = int(tiles["rank"].max()) + 1
     height = int(tiles["tile"].max()) + 1
     ids = tiles["image_id"].to_numpy()
-    image = np.searchsorted(np.unique(ids), ids).astype(np.int64)
+    if "image_rank" in tiles:  # aggregate's image order (file-name)
+        image = tiles["image_rank"].to_numpy(np.int64)
+    else:
+        image = np.searchsorted(np.unique(ids), ids).astype(np.int64)
     return (image * height + tiles["tile"].to_numpy(np.int64)) * width + tiles["rank"].to_numpy(np.int64)
 
 
@@ -411,7 +422,7 @@ def _ordered(frame: pd.DataFrame, tie_rule: str = "score", tile_order: bool = Fa
 
 
 def _check_groups(cfg: AggregationConfig, ids: list[str], groups: Mapping[str, str] | None) -> dict | None:
-    if cfg.group_mode is None:
+    if cfg.group_mode in (None, "contains"):  # contains groups by the ids themselves
         return None
     if groups is None:
         raise ValueError("a transect mode needs the transect of each image")
@@ -430,6 +441,9 @@ def aggregate(tiles: pd.DataFrame, cfg: AggregationConfig, image_ids: list[str] 
     file that saved every class count as complete, and z-scores)."""
     ids = sorted(set(tiles["image_id"])) if image_ids is None else list(image_ids)
     groups = _check_groups(cfg, ids, groups)
+    if cfg.image_order != "id":
+        order = sorted(set(tiles["image_id"]), key=order_key(cfg.image_order))
+        tiles = tiles.assign(image_rank=tiles["image_id"].map({i: n for n, i in enumerate(order)}).to_numpy(np.int64))
     if cfg.strategy == "zmerge":
         return _pooled(zmerge.species_lists(members or [tiles], n_classes, zmerge_settings(cfg), ids), cfg, groups)
     if cfg.tie_rule in tie_rules.RULES and cfg.strategy in ("union", "vote", "pairs"):
@@ -447,6 +461,8 @@ def aggregate(tiles: pd.DataFrame, cfg: AggregationConfig, image_ids: list[str] 
     scored = score_fn(inp).reset_index(drop=True)
     if cfg.group_mode == "mean":
         scored = pool_mean(scored, groups).reset_index(drop=True)
+    elif cfg.group_mode == "contains":
+        scored = pool_contains(scored, ids).reset_index(drop=True)
     if inp.target_x is not None:  # applied by the score function on every class
         kept = scored
     elif cfg.target_mean is not None:
@@ -480,10 +496,11 @@ def zmerge_settings(cfg: AggregationConfig) -> zmerge.MergeSettings:
 
 
 def _pooled(result: dict[str, list[int]], cfg: AggregationConfig, groups) -> dict[str, list[int]]:
+    key = order_key(cfg.image_order)
     if cfg.group_mode == "count-topk":
-        return pool_count_topk(result, groups, cfg.pool_k)
+        return pool_count_topk(result, groups, cfg.pool_k, key)
     if cfg.group_mode == "min-images":
-        return pool_min_images(result, groups, cfg.pool_min_images)
+        return pool_min_images(result, groups, cfg.pool_min_images, key)
     if cfg.group_mode in ("union", "mean") and cfg.strategy == "zmerge":
         raise ValueError(f"transect mode {cfg.group_mode} pools scores; zmerge gives lists: use count-topk or "
                          "min-images")

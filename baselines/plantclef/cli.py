@@ -21,6 +21,7 @@ from baselines.plantclef.aggregate import STRATEGIES, TIE_RULES, TILE_TRANSFORMS
 from baselines.plantclef.geometry import BORDERS
 from baselines.plantclef.jpeg import SUBSAMPLINGS
 from baselines.plantclef.pooling import MODES as POOL_MODES
+from baselines.plantclef.pooling import ORDERS as POOL_ORDERS
 from baselines.plantclef.preprocess import JPEG_STAGES, TILE_POLICIES
 from baselines.plantclef.recipes import RECIPES, get_recipe
 from baselines.plantclef.tie_rules import parse_specs as parse_tie_specs
@@ -130,6 +131,9 @@ def aggregation_options(fn):
                      help="count-topk: species per transect."),
         click.option("--pool-min-images", type=click.IntRange(min=1), default=2, show_default=True,
                      help="min-images: images of the transect that must predict a species."),
+        click.option("--image-order", type=click.Choice(list(POOL_ORDERS)), default="id", show_default=True,
+                     help="Order of a transect's images for first-seen ties: by id, or by file name with .jpg "
+                          "(DS@GT's orderBy(image_name))."),
     ]
     for opt in reversed(opts):
         fn = opt(fn)
@@ -158,7 +162,8 @@ def _agg_config(kw: dict) -> AggregationConfig:
                              pool_k=kw.pop("pool_k"), pool_min_images=kw.pop("pool_min_images"),
                              tie_rule=kw.pop("tie_rule"), z_threshold=kw.pop("z_threshold"),
                              scale_weights=_weights(kw.pop("scale_weights")), target_mean=kw.pop("target_mean"),
-                             tile_transform=kw.pop("tile_transform"), strict=kw.pop("strict"))
+                             tile_transform=kw.pop("tile_transform"), strict=kw.pop("strict"),
+                             image_order=kw.pop("image_order"))
 
 
 @click.group(cls=ContractGroup)

@@ -219,7 +219,7 @@ def _tiles_per_image(path: Path, preprocess: PreprocessConfig) -> int:
 def predictions(frame: pd.DataFrame, ids: list[str], agg: AggregationConfig, definition: CompetitionDefinition,
                 transect_rule: str | None = None, stats: ImageStats | None = None,
                 n_classes: int | None = None, members: list[pd.DataFrame] | None = None) -> list[list[int]]:
-    groups = transect_map(ids, definition, transect_rule) if agg.group_mode else None
+    groups = transect_map(ids, definition, transect_rule) if agg.group_mode not in (None, "contains") else None
     by_id = aggregate(frame, agg, image_ids=ids, groups=groups, stats=stats, n_classes=n_classes, members=members)
     return [by_id[i] for i in ids]
 

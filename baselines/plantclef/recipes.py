@@ -17,7 +17,8 @@ PREPROCESS_KEYS = ("tiling", "tile_policy", "border_mode", "resize_filter", "jpe
 PREDICT_KEYS = ("save_top_k", "flip_tta", "save_ties")
 AGGREGATION_KEYS = ("strategy", "top_k", "threshold", "min_votes", "max_species", "min_score", "min_species",
                     "transect_mode", "transect_rule", "pool_k", "pool_min_images", "tie_rule", "z_threshold",
-                    "scale_weights", "target_mean", "tile_transform", "strict")
+                    "scale_weights", "target_mean", "tile_transform", "strict",
+                    "image_order")
 
 
 @dataclass(frozen=True)
@@ -94,7 +95,7 @@ register(Recipe(
     "dsgt-2025-transect",
     {"tiling": ["floor:3"], "tile_policy": "crop", "resize_filter": "bicubic", "jpeg_quality": None,
      "save_top_k": 10, "strategy": "pairs", "top_k": 5, "min_species": 0, "transect_mode": "count-topk",
-     "pool_k": 10, "transect_rule": "five-pattern"},
+     "pool_k": 10, "transect_rule": "five-pattern", "image_order": "file-name"},
     "dsgt-arc/plantclef-2025 plantclef/classification/aggregation.py (extract_base_quadrat_id, union_agg_topk); "
     + _DSGT,
     choices="pool_k 10 (union_agg_topk's top_k is a call argument)",
@@ -102,7 +103,7 @@ register(Recipe(
 def _winner(quality: int, subsampling: str) -> dict:
     return {"tiling": [f"square:{s}" for s in range(1, 10)], "tile_policy": "crop", "resize_filter": "lanczos",
             "jpeg_quality": quality, "subsampling": subsampling, "jpeg_stage": "tile", "strategy": "multiscale",
-            "threshold": 0.0, "strict": True, "max_species": 10, "min_species": 0}
+            "threshold": 0.0, "strict": True, "max_species": 10, "min_species": 0, "transect_mode": "contains"}
 
 
 _CHLORO_VALUES = {"tiling": ["window:518:259"], "border_mode": "centre", "tile_policy": "crop", "jpeg_quality": None,
@@ -114,7 +115,8 @@ register(Recipe(
     _WINNER,
     choices="scales 1..9 (the overview's nine sizes), top-k 10 and minimum score 0 (lib_soumission.rs takes both "
             "as arguments; 10 is its target_nb_species)",
-    summary="nine centred-square scales (285 tiles), per-tile JPEG 4:2:2 q85, max over all tiles, top 10"))
+    summary="nine centred-square scales (285 tiles), per-tile JPEG 4:2:2 q85, max over all tiles of the images "
+            "whose id contains the id (s.contains(id)), top 10 above 0 (strict)"))
 register(Recipe(
     "winner-2025-411",
     _winner(94, "4:1:1"),

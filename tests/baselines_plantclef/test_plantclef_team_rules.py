@@ -346,3 +346,41 @@ def test_chlorophyll_plot_rule_on_the_real_test_ids(real_files):
     groups = transect_map(ids, load_competition("plantclef2025"), "chlorophyll-plot")
     assert len(ids) == 2105 and all(groups[i] == chlorophyll_extract_plot_name(i) for i in ids)
     assert len(set(groups.values())) == 595  # as docs/facts/plantclef_pipelines.md quotes
+
+
+# --- plot grouping and image order -----------------------------------------------------------------
+
+
+def winner_plots(tile_lines, top_k, min_score):
+    """src/lib.rs ~503-516 then lib_soumission.rs new_with_topk_and_min_score, re-stated: ids are the tile
+    names before the first '_', sorted; each id's tiles are the names that contain it; max over them;
+    stable sort by probability desc; take top_k; keep value > min_score."""
+    ids = sorted({s.split("_")[0] for s, _ in tile_lines})
+    out = {}
+    for i in ids:
+        plot = np.max(np.stack([t for s, t in tile_lines if i in s]), axis=0)
+        prs = sorted(enumerate(plot), key=lambda x: -x[1])
+        out[i] = [int(SPECIES[c]) for c, v in prs[:top_k] if v > min_score]
+    return out
+
+
+@settings(max_examples=40, deadline=None)
+@given(full=quadrats(max_images=4), k=st.integers(1, 4), thr=st.sampled_from([0.0, 0.1, 0.2]),
+       names=st.permutations(["A-1", "A-10", "A-1-2", "B"]))
+def test_winner_substring_plot_grouping(full, k, thr, names):
+    renamed = {names[n]: tiles for n, tiles in enumerate(full.values())}
+    lines = [(f"{i}_{t}", p) for i, tiles in renamed.items() for t, p in enumerate(tiles)]
+    frame = top_k_frame(renamed, C)
+    cfg = AggregationConfig(strategy="max", threshold=thr, strict=True, max_species=k, group_mode="contains")
+    assert aggregate(frame, cfg, n_classes=C) == winner_plots(lines, k, thr)
+
+
+def test_file_name_order_is_dsgts_order_by_image_name():
+    lists = {"A-1": [1], "A-1-2": [2]}  # one vote each: the first image seen wins the tie
+    groups = {"A-1": "A", "A-1-2": "A"}
+    assert pool_count_topk(lists, groups, 1)["A-1"] == [1]
+    from baselines.plantclef.pooling import order_key
+
+    ordered = sorted(["A-1.jpg", "A-1-2.jpg"])  # Spark orderBy("image_name") on the file names
+    want = dsgt_union_agg_topk([lists[n[:-4]] for n in ordered], 1)
+    assert pool_count_topk(lists, groups, 1, order_key("file-name"))["A-1"] == want == [2]
