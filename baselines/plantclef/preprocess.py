@@ -10,9 +10,24 @@ Per tile, in this order:
    the rounding of the crop offset: the organisers' starter notebook and DS@GT); ``pad`` resizes it keeping its
    ratio and centres it on black (letterbox); ``stretch`` resizes it to the
    square, changing its aspect ratio (x1.5 on the tiles of a 3:2 quadrat);
+   ``timm`` is timm's own eval transform on the cut tile (DS@GT, the
+   organisers' starter notebook: ``resolve_model_data_config`` of the DINOv2
+   model gives bicubic, crop_pct 1.0): torchvision ``Resize(input_size)`` of
+   the whole tile (shorter side to ``input_size``, longer side
+   ``int(size * long / short)``, PIL bicubic), then ``CenterCrop`` at
+   ``round((long' - size) / 2)``: the crop offset is taken after the resize,
+   so it may fall between the original pixels;
 3. resize to ``input_size`` (``--resize-filter``, Lanczos by default) in one
    pass that reads the real neighbours of the box (PIL ``resize(box=...)``);
    pixels of a padded window outside the image are 0;
+Two tiling levels bring their own pixels: ``resized:N`` (the winner) resizes
+the whole image once per level (``--resize-filter``: PIL Lanczos, the nearest
+of ImageMagick's Lanczos that PIL has; ImageMagick itself is not used) and
+crops native tiles from it; ``scale:S:O`` (Chlorophyll Crew) stretches each
+window as ``torch.nn.functional.interpolate(bilinear, align_corners=False)``
+of the float tile in [0, 1] (zeros past the edge), rounded back to uint8
+(a residual of at most half a grey level against their float input).
+
 4. JPEG recompression (``--jpeg-quality``, ``--subsampling``) at the chosen
    ``--jpeg-stage``: ``tile`` (default) encodes and decodes each tile after its
    resize, as the 2025 winner did to each 518 px tile; ``image`` recompresses
@@ -32,7 +47,7 @@ from baselines.plantclef.jpeg import SUBSAMPLINGS, recompress_jpeg
 
 RESIZE_FILTERS = {"lanczos": Image.Resampling.LANCZOS, "bicubic": Image.Resampling.BICUBIC,
                   "bilinear": Image.Resampling.BILINEAR}
-TILE_POLICIES = ("crop", "pad", "stretch")
+TILE_POLICIES = ("crop", "pad", "stretch", "timm")
 JPEG_STAGES = ("tile", "image")
 
 
@@ -66,6 +81,14 @@ class PreprocessConfig:
             raise ValueError(f"border mode {self.border_mode!r} is not one of {', '.join(BORDERS)}")
         if self.input_size < 1:
             raise ValueError("input size must be positive")
+        from dataclasses import replace
+
+        object.__setattr__(self, "levels", tuple(replace(lv, size=self.input_size) if lv.kind == "resized" and
+                                                 not lv.size else lv for lv in self.levels))
+        for lv in self.levels:
+            if lv.kind == "resized" and lv.size != self.input_size:
+                raise ValueError(f"tiling level {lv} cuts native {lv.size} px tiles but the model input is "
+                                 f"{self.input_size} px: use resized:{lv.n}:{self.input_size}")
 
     def describe(self) -> dict:
         jpeg = self.jpeg_quality is not None
@@ -94,8 +117,45 @@ def policy_box(box: Box, policy: str) -> Box:
     return (nx, ny, nx + side, ny + side)
 
 
+def timm_eval(tile: Image.Image, size: int) -> Image.Image:
+    """torchvision ``Resize(size, BICUBIC)`` + ``CenterCrop(size)`` on a PIL tile, as timm's eval transform
+    (crop_pct 1.0) calls them: the shorter side to ``size``, the longer ``int(size * long / short)``."""
+    w, h = tile.size
+    if w <= h:
+        nw, nh = size, int(size * h / w)
+    else:
+        nw, nh = int(size * w / h), size
+    if (nw, nh) != (w, h):
+        tile = tile.resize((nw, nh), Image.Resampling.BICUBIC)
+    left, top = int(round((nw - size) / 2.0)), int(round((nh - size) / 2.0))
+    return tile.crop((left, top, left + size, top + size))
+
+
+def bilinear_stretch(image: Image.Image, box: Box, size: int) -> np.ndarray:
+    """Chlorophyll Crew's tile: the box of ``ToTensor(image)`` (zeros outside), interpolated to size x size."""
+    import torch
+
+    crop = np.asarray(image.crop(box), dtype=np.float32) / np.float32(255.0)  # crop pads with 0
+    t = torch.from_numpy(np.ascontiguousarray(crop.transpose(2, 0, 1)))[None]
+    out = torch.nn.functional.interpolate(t, size=(size, size), mode="bilinear", align_corners=False)
+    return np.clip(np.rint(out[0].permute(1, 2, 0).numpy() * 255.0), 0, 255).astype(np.uint8)
+
+
+def resized_tiles(image: Image.Image, level: Level, resample) -> list[Image.Image]:
+    """The winner's tiles: whole image resized (f32 rounding), centre crop offset, native tiles row-major."""
+    from baselines.plantclef.geometry import resized_geometry
+
+    w2, h2, ox, oy = resized_geometry(image.width, image.height, level.n, level.size)
+    big = image.resize((w2, h2), resample)
+    s = level.size
+    return [big.crop((ox + j * s, oy + i * s, ox + (j + 1) * s, oy + (i + 1) * s))
+            for i in range(level.n) for j in range(level.n)]
+
+
 def tile_input(image: Image.Image, box: Box, size: int, policy: str, resample) -> Image.Image:
     """One tile as the ``size x size`` RGB model input (steps 2-3 of the module docstring)."""
+    if policy == "timm":
+        return timm_eval(image.crop(box), size)
     x0, y0, x1, y1 = policy_box(box, policy)
     source, src_box = image, (x0, y0, x1, y1)
     if x0 < 0 or y0 < 0 or x1 > image.width or y1 > image.height:
@@ -129,8 +189,18 @@ def quadrat_tiles(image: Image.Image, cfg: PreprocessConfig) -> tuple[np.ndarray
     boxes = np.empty((len(tiles), 4), dtype=np.int32)
     level_idx = np.empty(len(tiles), dtype=np.int16)
     resample = RESIZE_FILTERS[cfg.resize_filter]
+    bx0, by0, bx1, by1 = border_box(image.width, image.height, cfg.border, cfg.border_percent)
+    region = image.crop((bx0, by0, bx1, by1))
+    own = {k: iter(resized_tiles(region, lv, resample)) for k, lv in enumerate(cfg.levels) if lv.kind == "resized"}
     for t, (k, box) in enumerate(tiles):
-        tile = tile_input(image, box, size, cfg.tile_policy, resample)
+        kind = cfg.levels[k].kind
+        if kind == "resized":
+            tile = next(own[k])
+        elif kind == "scale":
+            x0, y0, x1, y1 = box  # zeros past the cropped region, as their padding of the cropped image
+            tile = Image.fromarray(bilinear_stretch(region, (x0 - bx0, y0 - by0, x1 - bx0, y1 - by0), size))
+        else:
+            tile = tile_input(image, box, size, cfg.tile_policy, resample)
         if recompress and cfg.jpeg_stage == "tile":
             tile = recompress_jpeg(tile, cfg.jpeg_quality, cfg.subsampling)
         out[t] = np.asarray(tile)

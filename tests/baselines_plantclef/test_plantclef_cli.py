@@ -279,7 +279,7 @@ def test_predict_with_a_recipe_uses_its_tiling_and_preprocessing(workspace):
 
     _, meta = read_tile_scores(folder / "rec.parquet")
     assert meta["preprocess"]["levels"] == ["grid:2", "window:80:60"]
-    assert meta["preprocess"]["resize_filter"] == "bicubic" and meta["preprocess"]["tile_policy"] == "crop"
+    assert meta["preprocess"]["resize_filter"] == "bicubic" and meta["preprocess"]["tile_policy"] == "timm"
     folder_, ckpt, _, _ = workspace
     plain = CliRunner().invoke(cli, ["baselines", "plantclef", "predict", str(folder / "images"), "--checkpoint",
                                      str(ckpt), "--class-mapping", str(folder / "class_mapping.txt"), "--preset",
