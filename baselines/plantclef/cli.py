@@ -208,6 +208,9 @@ def tiling_options(fn):
 @tiling_options
 @click.option("--resize-filter", type=click.Choice(["lanczos", "bicubic", "bilinear"]), default="lanczos",
               show_default=True, help="Resampling filter of the tile resize (Pillow's).")
+@click.option("--resize-backend", type=click.Choice(["pil", "wand"]), default="pil", show_default=True,
+              help="What resizes the whole image for resized:N levels: PIL's Lanczos, or ImageMagick's through Wand "
+                   "(the winner's; needs pip install wand and the system MagickWand library).")
 @click.option("--jpeg-quality", type=click.IntRange(1, 100), default=None,
               help="Recompress in memory at this JPEG quality (see --jpeg-stage).")
 @click.option("--subsampling", type=click.Choice(list(SUBSAMPLINGS)), default="4:2:2", show_default=True,
@@ -265,6 +268,7 @@ def predict(ctx, images, checkpoint, class_mapping, out, competition, preset, mo
     border, percent = parse_border(kw["crop_border"])
     preprocess = PreprocessConfig(levels=tuple(parse_level(t) for t in kw["tiling"]), input_size=spec.img_size,
                                   resize_filter=kw["resize_filter"], jpeg_quality=kw["jpeg_quality"],
+                                  resize_backend=kw["resize_backend"],
                                   subsampling=kw["subsampling"], jpeg_stage=kw["jpeg_stage"],
                                   tile_policy=kw["tile_policy"], border_mode=kw["border_mode"], border=border,
                                   border_percent=percent)
@@ -285,6 +289,9 @@ def predict(ctx, images, checkpoint, class_mapping, out, competition, preset, mo
                          save_tile_scores=save_tile_scores, transect_rule=transect_rule, resume=resume,
                          overwrite=overwrite)
     m = result.model_info
+    backend = preprocess.describe().get("resize_backend")
+    if backend:
+        click.echo(f"whole-image resize (resized:N levels): {backend}")
     click.echo(f"model: {m['model']} @ {m['img_size']} px, {m['num_classes']} classes, weights: {m['weights']}"
                + (f" ({m['checkpoint']})" if m["checkpoint"] else ""))
     click.echo(f"predicted {result.n_images} quadrats ({result.n_resumed} resumed), {result.n_tiles} tiles, "

@@ -23,7 +23,9 @@ Per tile, in this order:
 Two tiling levels bring their own pixels: ``resized:N`` (the winner) resizes
 the whole image once per level (``--resize-filter``: PIL Lanczos, the nearest
 of ImageMagick's Lanczos that PIL has; ImageMagick itself is not used) and
-crops native tiles from it; ``scale:S:O`` (Chlorophyll Crew) stretches each
+crops native tiles from it (``--resize-backend wand``: ImageMagick's Lanczos through Wand,
+the winner's own resize, when ``pip install wand`` and the system MagickWand library are
+there); ``scale:S:O`` (Chlorophyll Crew) stretches each
 window as ``torch.nn.functional.interpolate(bilinear, align_corners=False)``
 of the float tile in [0, 1] (zeros past the edge), rounded back to uint8
 (a residual of at most half a grey level against their float input).
@@ -49,6 +51,11 @@ RESIZE_FILTERS = {"lanczos": Image.Resampling.LANCZOS, "bicubic": Image.Resampli
                   "bilinear": Image.Resampling.BILINEAR}
 TILE_POLICIES = ("crop", "pad", "stretch", "timm")
 JPEG_STAGES = ("tile", "image")
+RESIZE_BACKENDS = ("pil", "wand")  # for the whole-image resize of resized:N levels
+
+
+class ResizeUnavailable(ValueError):
+    """The Wand backend was asked for but Wand or the MagickWand library is missing."""
 
 
 @dataclass(frozen=True)
@@ -65,8 +72,11 @@ class PreprocessConfig:
     border_mode: str = "snap"
     border: float = 0.0
     border_percent: bool = False
+    resize_backend: str = "pil"
 
     def __post_init__(self) -> None:
+        if self.resize_backend not in RESIZE_BACKENDS:
+            raise ValueError(f"resize backend {self.resize_backend!r} is not one of {', '.join(RESIZE_BACKENDS)}")
         if self.resize_filter not in RESIZE_FILTERS:
             raise ValueError(f"resize filter {self.resize_filter!r} is not one of {', '.join(RESIZE_FILTERS)}")
         if self.subsampling not in SUBSAMPLINGS:
@@ -96,7 +106,29 @@ class PreprocessConfig:
                 "resize_filter": self.resize_filter, "jpeg_quality": self.jpeg_quality,
                 "subsampling": self.subsampling if jpeg else None, "jpeg_stage": self.jpeg_stage if jpeg else None,
                 "tile_policy": self.tile_policy, "border_mode": self.border_mode,
-                "border": f"{self.border:g}%" if self.border_percent else f"{int(self.border)}"}
+                "border": f"{self.border:g}%" if self.border_percent else f"{int(self.border)}",
+                **({"resize_backend": _backend_name(self.resize_backend)}
+                   if any(lv.kind == "resized" for lv in self.levels) else {})}
+
+
+def _backend_name(backend: str) -> str:
+    """What resized the whole image, said in the run's metadata (the pixels depend on it)."""
+    if backend == "pil":
+        import PIL
+
+        return f"PIL {PIL.__version__} Lanczos"
+    return f"Wand {_wand()[1]} Lanczos"
+
+
+def _wand():
+    try:
+        import wand.image
+        import wand.version
+    except ImportError as exc:
+        raise ResizeUnavailable("--resize-backend wand needs Wand and the MagickWand library: pip install wand, and "
+                                f"ImageMagick's library from the system (e.g. apt-get install libmagickwand-6.q16-6) "
+                                f"({exc})") from None
+    return wand.image.Image, wand.version.MAGICK_VERSION
 
 
 def load_rgb(path: str | Path) -> Image.Image:
@@ -141,12 +173,18 @@ def bilinear_stretch(image: Image.Image, box: Box, size: int) -> np.ndarray:
     return np.clip(np.rint(out[0].permute(1, 2, 0).numpy() * 255.0), 0, 255).astype(np.uint8)
 
 
-def resized_tiles(image: Image.Image, level: Level, resample) -> list[Image.Image]:
+def resized_tiles(image: Image.Image, level: Level, resample, backend: str = "pil") -> list[Image.Image]:
     """The winner's tiles: whole image resized (f32 rounding), centre crop offset, native tiles row-major."""
     from baselines.plantclef.geometry import resized_geometry
 
     w2, h2, ox, oy = resized_geometry(image.width, image.height, level.n, level.size)
-    big = image.resize((w2, h2), resample)
+    if backend == "wand":
+        wand_image = _wand()[0]
+        with wand_image.from_array(np.asarray(image)) as wi:
+            wi.resize(w2, h2, filter="lanczos")
+            big = Image.fromarray(np.array(wi)[..., :3])
+    else:
+        big = image.resize((w2, h2), resample)
     s = level.size
     return [big.crop((ox + j * s, oy + i * s, ox + (j + 1) * s, oy + (i + 1) * s))
             for i in range(level.n) for j in range(level.n)]
@@ -191,7 +229,8 @@ def quadrat_tiles(image: Image.Image, cfg: PreprocessConfig) -> tuple[np.ndarray
     resample = RESIZE_FILTERS[cfg.resize_filter]
     bx0, by0, bx1, by1 = border_box(image.width, image.height, cfg.border, cfg.border_percent)
     region = image.crop((bx0, by0, bx1, by1))
-    own = {k: iter(resized_tiles(region, lv, resample)) for k, lv in enumerate(cfg.levels) if lv.kind == "resized"}
+    own = {k: iter(resized_tiles(region, lv, resample, cfg.resize_backend)) for k, lv in enumerate(cfg.levels)
+           if lv.kind == "resized"}
     for t, (k, box) in enumerate(tiles):
         kind = cfg.levels[k].kind
         if kind == "resized":

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 PREPROCESS_KEYS = ("tiling", "tile_policy", "border_mode", "resize_filter", "jpeg_quality", "subsampling",
-                   "jpeg_stage", "crop_border")
+                   "jpeg_stage", "crop_border", "resize_backend")
 PREDICT_KEYS = ("save_top_k", "flip_tta", "save_ties")
 AGGREGATION_KEYS = ("strategy", "top_k", "threshold", "min_votes", "max_species", "min_score", "min_species",
                     "transect_mode", "transect_rule", "pool_k", "pool_min_images", "tie_rule", "z_threshold",

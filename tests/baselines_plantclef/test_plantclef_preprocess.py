@@ -248,3 +248,40 @@ def test_scale_levels_are_chlorophylls_tiles_to_half_a_grey_level(quadrat32):
     assert np.bincount(level_idx).tolist() == [1, 9, 49]
     assert tiles.shape == want.shape
     assert np.abs(tiles.astype(np.float64) - want * 255.0).max() <= 0.5 + 1e-3
+
+
+def test_wand_backend_is_imagemagicks_resize_then_native_crops(quadrat32):
+    pytest.importorskip("wand.image")  # also skipped when the MagickWand system library is missing
+    from wand.image import Image as WandImage
+
+    img = quadrat32.crop((0, 0, 383, 257))
+    cfg = PreprocessConfig(levels=(parse_level("resized:2"),), input_size=40, resize_backend="wand")
+    tiles, _, _ = quadrat_tiles(img, cfg)
+    # lib_dataset.rs: resize_image(W', H', Lanczos), crop_image(res, res, offset), then each tile's crop_image
+    with WandImage.from_array(np.asarray(img)) as wi:
+        wi.resize(119, 80, filter="lanczos")  # 80 * 383 / 257 = 119.2 -> 119 (f32, half away from zero)
+        wi.crop(19, 0, width=80, height=80)
+        big = np.array(wi)
+    want = [big[40 * i:40 * (i + 1), 40 * j:40 * (j + 1)] for i in range(2) for j in range(2)]
+    assert all(np.array_equal(a, b) for a, b in zip(tiles, want))
+    pil, _, _ = quadrat_tiles(img, PreprocessConfig(levels=(parse_level("resized:2"),), input_size=40))
+    diff = np.abs(pil.astype(int) - tiles.astype(int))
+    assert 0 < diff.mean() < 0.5 and diff.max() <= 8  # PIL's Lanczos vs ImageMagick's: the residual is named
+    assert "Wand" in cfg.describe()["resize_backend"]
+
+
+def test_wand_backend_missing_names_the_install(quadrat32, monkeypatch):
+    import builtins
+
+    from baselines.plantclef.preprocess import ResizeUnavailable
+
+    real_import = builtins.__import__
+
+    def no_wand(name, *args, **kwargs):
+        if name.startswith("wand"):
+            raise ImportError(name)
+        return real_import(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", no_wand)
+    with pytest.raises(ResizeUnavailable, match="pip install wand"):
+        PreprocessConfig(levels=(parse_level("resized:1"),), input_size=40, resize_backend="wand").describe()
