@@ -111,6 +111,7 @@ class AggregationConfig:
     tile_transform: str = "none"
     strict: bool = False  # thresholds and min-score as "> x" (organisers cell 16, winner lib_soumission.rs)
     image_order: str = "id"  # pooling.ORDERS: the order in which a transect's images are seen
+    one_per_genus: bool = False  # Chlorophyll Crew's filter_genus: needs aggregate(genus=...)
 
     def __post_init__(self) -> None:
         if self.strategy not in STRATEGIES:
@@ -162,6 +163,7 @@ class AggregationConfig:
         extra += [f"tiles={self.tile_transform}"] if self.tile_transform != "none" else []
         extra += [f"ties={self.tie_rule}"] if self.tie_rule != "score" else []
         extra += ["strict"] if self.strict else []
+        extra += ["one-per-genus"] if self.one_per_genus else []
         if self.group_mode == "count-topk":
             extra.append(f"transect=count-topk:{self.pool_k}")
         elif self.group_mode == "min-images":
@@ -434,7 +436,8 @@ def _check_groups(cfg: AggregationConfig, ids: list[str], groups: Mapping[str, s
 
 def aggregate(tiles: pd.DataFrame, cfg: AggregationConfig, image_ids: list[str] | None = None,
               groups: Mapping[str, str] | None = None, stats: ImageStats | None = None,
-              n_classes: int | None = None, members: list[pd.DataFrame] | None = None) -> dict[str, list[int]]:
+              n_classes: int | None = None, members: list[pd.DataFrame] | None = None,
+              genus: Mapping[int, str] | None = None) -> dict[str, list[int]]:
     """Species ids per image, ordered best first (module docstring). ``image_ids`` (default: those in
     ``tiles``) are all returned, an image without tiles getting an empty list. ``groups`` maps image id ->
     transect, required when ``cfg.group_mode`` is set. ``n_classes``: the model's class count (lets a
@@ -476,6 +479,8 @@ def aggregate(tiles: pd.DataFrame, cfg: AggregationConfig, image_ids: list[str] 
     if cfg.min_score is not None:
         kept = kept[_passes(kept["prob"].to_numpy(), cfg.min_score, cfg.strict)]
     kept = _ordered(kept, cfg.tie_rule, tile_order=cfg.strategy == "union" and cfg.tie_rule in tie_rules.RULES)
+    if cfg.one_per_genus:
+        kept = one_per_genus(kept, genus)
     if cfg.max_species is not None:
         kept = kept[kept.groupby("image_id", sort=False).cumcount() < cfg.max_species]
     result: dict[str, list[int]] = {i: [] for i in ids}
@@ -486,6 +491,22 @@ def aggregate(tiles: pd.DataFrame, cfg: AggregationConfig, image_ids: list[str] 
     if cfg.min_species:
         _top_up(result, tiles, cfg.min_species)
     return result
+
+
+def one_per_genus(kept: pd.DataFrame, genus: Mapping[int, str] | None) -> pd.DataFrame:
+    """Chlorophyll Crew's ``filter_genus`` (src/prediction.py ~394-407): per image, per genus, the species with
+    the highest best-tile probability (the first on a tie: their ``>``), listed where its genus first appears."""
+    if genus is None:
+        raise ValueError("one species per genus needs the genus of each species (--one-per-genus FILE)")
+    missing = sorted({int(s) for s in kept["species_id"]} - set(genus))
+    if missing:
+        raise ValueError(f"no genus for species {missing[0]} (and {len(missing) - 1} more) in the genus file")
+    k = kept.reset_index(drop=True)
+    k = k.assign(genus=k["species_id"].map(lambda s: genus[int(s)]), position=np.arange(len(k)))
+    first = k.groupby(["image_id", "genus"], sort=False)["position"].transform("min")
+    best = k.loc[k.groupby(["image_id", "genus"], sort=False)["prob"].idxmax()]
+    best = best.assign(position=first.loc[best.index].to_numpy())
+    return best.sort_values("position", kind="mergesort").drop(columns=["genus", "position"])
 
 
 def zmerge_settings(cfg: AggregationConfig) -> zmerge.MergeSettings:

@@ -75,6 +75,12 @@ def _guard(fn):
     return wrapper
 
 
+def _genus(path):
+    from baselines.plantclef.genus import load_genus
+
+    return load_genus(path) if path is not None else None
+
+
 def _definition(name: str):
     from scoring.cli.contract import competition
 
@@ -131,6 +137,8 @@ def aggregation_options(fn):
                      help="count-topk: species per transect."),
         click.option("--pool-min-images", type=click.IntRange(min=1), default=2, show_default=True,
                      help="min-images: images of the transect that must predict a species."),
+        click.option("--one-per-genus", "genus_file", type=click.Path(path_type=Path), default=None,
+                     help="CSV species_id,genus: keep the best species of each genus (Chlorophyll Crew's filter_genus)."),
         click.option("--image-order", type=click.Choice(list(POOL_ORDERS)), default="id", show_default=True,
                      help="Order of a transect's images for first-seen ties: by id, or by file name with .jpg "
                           "(DS@GT's orderBy(image_name))."),
@@ -163,7 +171,7 @@ def _agg_config(kw: dict) -> AggregationConfig:
                              tie_rule=kw.pop("tie_rule"), z_threshold=kw.pop("z_threshold"),
                              scale_weights=_weights(kw.pop("scale_weights")), target_mean=kw.pop("target_mean"),
                              tile_transform=kw.pop("tile_transform"), strict=kw.pop("strict"),
-                             image_order=kw.pop("image_order"))
+                             image_order=kw.pop("image_order"), one_per_genus=kw.get("genus_file") is not None)
 
 
 @click.group(cls=ContractGroup)
@@ -284,10 +292,11 @@ def predict(ctx, images, checkpoint, class_mapping, out, competition, preset, mo
                       save_ties=save_ties,
                       flip_tta=kw["flip_tta"], amp=not no_amp, channels_last=not no_channels_last,
                       compile=compile_model, progress=not quiet, image_stats=image_stats)
+    genus = _genus(kw.get("genus_file"))  # read before the model runs: a bad file fails first
     result = run_predict(images, out, checkpoint=None if random_init else checkpoint, class_mapping=class_mapping,
                          spec=spec, preprocess=preprocess, agg=agg, definition=_definition(competition), opts=opts,
                          save_tile_scores=save_tile_scores, transect_rule=transect_rule, resume=resume,
-                         overwrite=overwrite)
+                         overwrite=overwrite, genus=genus)
     m = result.model_info
     backend = preprocess.describe().get("resize_backend")
     if backend:
@@ -336,7 +345,7 @@ def aggregate_cmd(ctx, tile_scores, out, competition, overwrite, **kw):
         frame, stats, n_classes = load_scores(list(tile_scores), agg.tile_transform)
     ids = sorted(set(frame["image_id"]))
     labels = predictions(frame, ids, agg, definition, transect_rule, stats=stats, n_classes=n_classes,
-                         members=members)
+                         members=members, genus=_genus(kw.pop("genus_file")))
     warnings = write_validated(out, ids, labels, definition, overwrite=overwrite)
     for w in warnings:
         click.echo(f"warning: {w.render()}", err=True)

@@ -218,9 +218,11 @@ def _tiles_per_image(path: Path, preprocess: PreprocessConfig) -> int:
 
 def predictions(frame: pd.DataFrame, ids: list[str], agg: AggregationConfig, definition: CompetitionDefinition,
                 transect_rule: str | None = None, stats: ImageStats | None = None,
-                n_classes: int | None = None, members: list[pd.DataFrame] | None = None) -> list[list[int]]:
+                n_classes: int | None = None, members: list[pd.DataFrame] | None = None,
+                genus=None) -> list[list[int]]:
     groups = transect_map(ids, definition, transect_rule) if agg.group_mode not in (None, "contains") else None
-    by_id = aggregate(frame, agg, image_ids=ids, groups=groups, stats=stats, n_classes=n_classes, members=members)
+    by_id = aggregate(frame, agg, image_ids=ids, groups=groups, stats=stats, n_classes=n_classes, members=members,
+                      genus=genus)
     return [by_id[i] for i in ids]
 
 
@@ -228,7 +230,8 @@ def run_predict(images: Path, out: Path, *, checkpoint: Path | None, class_mappi
                 spec: ModelSpec, preprocess: PreprocessConfig, agg: AggregationConfig,
                 definition: CompetitionDefinition, opts: RunOptions, save_tile_scores: Path | None = None,
                 transect_rule: str | None = None, resume: bool = False, overwrite: bool = False,
-                species: np.ndarray | None = None, model: torch.nn.Module | None = None) -> PredictResult:
+                species: np.ndarray | None = None, model: torch.nn.Module | None = None,
+                genus=None) -> PredictResult:
     started = time.perf_counter()
     out = Path(out)
     from scoring.output_policy import OutputPlan
@@ -246,7 +249,8 @@ def run_predict(images: Path, out: Path, *, checkpoint: Path | None, class_mappi
         if stats is not None:  # the sidecar first, so tile scores never sit next to stale stats
             write_stats(stats_path(save_tile_scores), stats, settings)
         write_tile_scores(save_tile_scores, frame, settings)
-    labels = predictions(frame, ids, agg, definition, transect_rule, stats=stats, n_classes=settings["n_classes"])
+    labels = predictions(frame, ids, agg, definition, transect_rule, stats=stats, n_classes=settings["n_classes"],
+                         genus=genus)
     warnings = write_validated(out, ids, labels, definition)
     PartStore(parts_folder(out)).remove()
     n_tiles = int(frame.drop_duplicates(["image_id", "tile"]).shape[0]) if len(frame) else 0

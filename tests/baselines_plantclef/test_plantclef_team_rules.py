@@ -384,3 +384,67 @@ def test_file_name_order_is_dsgts_order_by_image_name():
     ordered = sorted(["A-1.jpg", "A-1-2.jpg"])  # Spark orderBy("image_name") on the file names
     want = dsgt_union_agg_topk([lists[n[:-4]] for n in ordered], 1)
     assert pool_count_topk(lists, groups, 1, order_key("file-name"))["A-1"] == want == [2]
+
+
+def chlorophyll_extract_plot_name_by_year(image_path):
+    """``extract_plot_name`` with ``group_same_plot_by_year`` on (src/prediction.py ~422-437), re-stated."""
+    if "CBN-PdlC" in image_path or "CBN-Pla" in image_path:
+        plot_name = image_path[:-9]
+    elif "GUARDEN-CBNMed" in image_path:
+        plot_name = image_path[: image_path.index("-", 15)]
+    else:
+        return image_path
+    return f"{plot_name}_{image_path[-8:-4]}"
+
+
+def test_chlorophyll_plot_by_year_rule_on_the_real_test_ids(real_files):
+    import csv
+
+    from baselines.plantclef.transects import transect_map
+    from scoring.authoring.definitions import load_competition
+
+    with open(real_files / "plantclef2025_submission_topk5.csv", newline="") as fh:
+        ids = [row[0] for row in csv.reader(fh)][1:]
+    groups = transect_map(ids, load_competition("plantclef2025"), "chlorophyll-plot-year")
+    assert all(groups[i] == chlorophyll_extract_plot_name_by_year(i) for i in ids)
+    assert len(set(groups.values())) > 595  # years split plots
+
+
+def chlorophyll_filter_genus(image_results, genus_of):
+    """src/prediction.py ~394-407 ``filter_genus``, re-stated (species id -> genus instead of their index)."""
+    filtered_results = {}
+    for species_id, prob in image_results.items():
+        genus_id = genus_of[species_id]
+        if genus_id not in filtered_results or prob > filtered_results[genus_id][1]:
+            filtered_results[genus_id] = (species_id, prob)
+    return [species_id for species_id, prob in filtered_results.values()]
+
+
+@settings(max_examples=60, deadline=None)
+@given(full=quadrats(max_tiles=6), k=st.integers(1, 3), genera=st.lists(st.sampled_from("abc"), min_size=C, max_size=C))
+def test_chlorophyll_one_species_per_genus(full, k, genera):
+    genus_of = {int(s): g for s, g in zip(SPECIES, genera)}
+    frame = top_k_frame(full, C)
+    plain = aggregate(frame, AggregationConfig(strategy="union", top_k=k, tie_rule="first-seen"))
+    best = frame[frame["rank"] < k].groupby(["image_id", "species_id"])["prob"].max()
+    want = {i: chlorophyll_filter_genus({s: best[(i, s)] for s in plain[i]}, genus_of) for i in plain}
+    got = aggregate(frame, AggregationConfig(strategy="union", top_k=k, tie_rule="first-seen", one_per_genus=True),
+                    genus=genus_of)
+    assert got == want
+
+
+def test_genus_file_is_strict(tmp_path):
+    from baselines.plantclef.genus import load_genus
+
+    good = tmp_path / "g.csv"
+    good.write_text("species_id,genus,family\n500,Acer,Sapindaceae\n501,Acer,Sapindaceae\n")
+    assert load_genus(good) == {500: "Acer", 501: "Acer"}
+    for text, match in (("species,genus\n1,a\n", "header"), ("species_id,genus\nx,a\n", ":2: species_id"),
+                        ("species_id,genus\n1,a\n1,b\n", ":3: species 1 has genus")):
+        bad = tmp_path / "b.csv"
+        bad.write_text(text)
+        with pytest.raises(ValueError, match=match):
+            load_genus(bad)
+    frame = pd.DataFrame({"image_id": "q", "tile": 0, "level": 0, "rank": [0], "species_id": [9], "prob": [0.5]})
+    with pytest.raises(ValueError, match="no genus for species 9"):
+        aggregate(frame, AggregationConfig(one_per_genus=True), genus={1: "a"})
