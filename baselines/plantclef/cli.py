@@ -40,7 +40,7 @@ class InputProblem(click.ClickException):
 
 # Known error class -> the stable code of its one line.
 _CODES = {"CheckpointError": "checkpoint_invalid", "MappingError": "class_mapping_invalid",
-          "ImageListError": "images_invalid", "TileScoresError": "tile_scores_invalid", "StatsError": "stats_invalid",
+          "ImageListError": "images_invalid", "PriorError": "prior_invalid", "TileScoresError": "tile_scores_invalid", "StatsError": "stats_invalid",
           "ResumeError": "resume_mismatch", "FileExistsError": "output_exists", "DeviceError": "device_unavailable",
           "ValueError": "bad_option"}
 
@@ -234,6 +234,11 @@ def tiling_options(fn):
 @click.option("--save-ties", default=None, metavar="RULE:K[,RULE:K]",
               help="argsort:K and/or topk:K: each tile's top K as numpy argsort()[-K:] (DS@GT) or torch.topk(p, K) "
                    "(organisers, Chlorophyll Crew) pick it on the full vector, for --tie-rule argsort|topk.")
+@click.option("--score-scale", type=click.FloatRange(min=0, min_open=True), default=1.0, show_default=True,
+              help="Scores = softmax x this before the top-k (DS@GT: 100; it can merge probabilities 1 ulp apart).")
+@click.option("--prior", type=click.Path(path_type=Path), default=None,
+              help="Parquet image_name, prior_probabilities (DS@GT's cluster prior): multiplied into every tile's "
+                   "scores, in float64, before the top-k.")
 @click.option("--image-stats", type=click.Choice(["image", "level", "none"]), default="image", show_default=True,
               help="Per-image max/sum/BMA over every class, next to --save-tile-scores (exact max, mean, bma): per "
                    "image, per image and tiling level (needed by --scale-weights), or none.")
@@ -289,7 +294,7 @@ def predict(ctx, images, checkpoint, class_mapping, out, competition, preset, mo
     except ValueError as exc:
         raise click.BadParameter(str(exc), param_hint="--save-ties") from None
     opts = RunOptions(device=device, batch_size=batch_size, workers=workers, save_top_k=kw["save_top_k"],
-                      save_ties=save_ties,
+                      save_ties=save_ties, score_scale=kw["score_scale"], prior=kw["prior"],
                       flip_tta=kw["flip_tta"], amp=not no_amp, channels_last=not no_channels_last,
                       compile=compile_model, progress=not quiet, image_stats=image_stats)
     genus = _genus(kw.get("genus_file"))  # read before the model runs: a bad file fails first

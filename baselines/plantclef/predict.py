@@ -25,6 +25,7 @@ from baselines.plantclef.inference import TileScorer
 from baselines.plantclef.loader import list_quadrats, make_loader
 from baselines.plantclef.model import ModelSpec, build_model, normalisation
 from baselines.plantclef.preprocess import PreprocessConfig
+from baselines.plantclef.prior import file_digest, load_prior
 from baselines.plantclef.progress import Progress
 from baselines.plantclef.submission import write_validated
 from baselines.plantclef.tile_scores import PartStore, tile_frame, write_tile_scores
@@ -43,6 +44,8 @@ class RunOptions:
     workers: int | None = None  # None: auto
     save_top_k: int = 10
     save_ties: tuple = ()  # tie_rules.parse_specs: each team's top-k call made on the full vector
+    score_scale: float = 1.0  # scores = softmax * scale (DS@GT: 100) before the top-k
+    prior: Path | None = None  # prior.load_prior: per-image prior multiplied into every tile (DS@GT)
     flip_tta: bool = False
     amp: bool = True
     channels_last: bool = True
@@ -103,6 +106,8 @@ def predict_tiles(images: Path, out: Path, *, checkpoint: Path | None, class_map
                 "save_top_k": opts.save_top_k, "flip_tta": opts.flip_tta, "n_classes": int(len(species)),
                 **({"save_ties": [f"{r}:{k}" for r, k in opts.save_ties], "ties_made_with": _tie_env(device)}
                    if opts.save_ties else {}),
+                **({"score_scale": opts.score_scale} if opts.score_scale != 1.0 else {}),
+                **({"prior": {"file": Path(opts.prior).name, "sha256": file_digest(opts.prior)}} if opts.prior else {}),
                 "image_stats": opts.image_stats,
                 "class_mapping": str(class_mapping) if class_mapping else None}
     store = PartStore(parts_folder(out))
@@ -119,6 +124,7 @@ def predict_tiles(images: Path, out: Path, *, checkpoint: Path | None, class_map
                               "--overwrite to start again")
     if not store.exists():
         store.start(settings)
+    priors = load_prior(opts.prior, [i for i, _ in items], len(species)) if opts.prior else None
     done = store.done_ids()
     todo = [it for it in items if it[0] not in done]
     n_resumed = len(items) - len(todo)
@@ -127,7 +133,7 @@ def predict_tiles(images: Path, out: Path, *, checkpoint: Path | None, class_map
         mean, std = normalisation(model)
         scorer = TileScorer(model, device, opts.save_top_k, mean, std, batch_size=opts.batch_size,
                             flip_tta=opts.flip_tta, amp=opts.amp, channels_last=opts.channels_last,
-                            compile=opts.compile, save_ties=tuple(opts.save_ties))
+                            compile=opts.compile, save_ties=tuple(opts.save_ties), score_scale=opts.score_scale)
         workers = opts.workers if opts.workers is not None else (min(16, os.cpu_count() or 1)
                                                                  if device.type == "cuda" else 0)
         tiles_per_image = _tiles_per_image(todo[0][1], preprocess)
@@ -150,8 +156,10 @@ def predict_tiles(images: Path, out: Path, *, checkpoint: Path | None, class_map
             for batch in loader:
                 image_pos = np.repeat(np.arange(len(batch.counts)), batch.counts)
                 group = image_pos * n_levels + (batch.levels.astype(np.int64) if n_levels > 1 else 0)
+                tile_prior = None if priors is None else torch.from_numpy(
+                    np.repeat(np.stack([priors[i] for i in batch.image_ids]), batch.counts, axis=0))
                 out = scorer.score(batch.tiles, torch.from_numpy(group) if with_stats else None,
-                                   len(batch.counts) * n_levels)
+                                   len(batch.counts) * n_levels, prior=tile_prior)
                 pending.append(tile_frame(batch.image_ids, batch.counts, batch.boxes, batch.levels,
                                           out.probs.numpy(), out.indices.numpy(), species, out.p2.numpy(),
                                           _tie_columns(out, species, opts.save_top_k)))

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 PREPROCESS_KEYS = ("tiling", "tile_policy", "border_mode", "resize_filter", "jpeg_quality", "subsampling",
                    "jpeg_stage", "crop_border", "resize_backend")
-PREDICT_KEYS = ("save_top_k", "flip_tta", "save_ties")
+PREDICT_KEYS = ("save_top_k", "flip_tta", "save_ties", "score_scale")
 AGGREGATION_KEYS = ("strategy", "top_k", "threshold", "min_votes", "max_species", "min_score", "min_species",
                     "transect_mode", "transect_rule", "pool_k", "pool_min_images", "tie_rule", "z_threshold",
                     "scale_weights", "target_mean", "tile_transform", "strict",
@@ -79,7 +79,7 @@ register(Recipe(
 register(Recipe(
     "dsgt-2025-grid",
     {"tiling": ["floor:3"], "tile_policy": "timm", "resize_filter": "bicubic", "jpeg_quality": None,
-     "save_top_k": 10, "strategy": "pairs", "top_k": 5, "min_species": 0},
+     "save_top_k": 10, "score_scale": 100.0, "strategy": "pairs", "top_k": 5, "min_species": 0},
     _DSGT,
     summary="3x3 floor grid (column-major), timm's eval transform per tile, first 5 (tile, species) pairs of "
             "torch.topk(p, 10), de-duplicated"))
@@ -96,7 +96,7 @@ register(Recipe(
 register(Recipe(
     "dsgt-2025-transect",
     {"tiling": ["floor:3"], "tile_policy": "timm", "resize_filter": "bicubic", "jpeg_quality": None,
-     "save_top_k": 10, "strategy": "pairs", "top_k": 5, "min_species": 0, "transect_mode": "count-topk",
+     "save_top_k": 10, "score_scale": 100.0, "strategy": "pairs", "top_k": 5, "min_species": 0, "transect_mode": "count-topk",
      "pool_k": 10, "transect_rule": "five-pattern", "image_order": "file-name"},
     "dsgt-arc/plantclef-2025 plantclef/classification/aggregation.py (extract_base_quadrat_id, union_agg_topk); "
     + _DSGT,

@@ -56,6 +56,8 @@ SNIPPETS = {
     "dsgt_top_n": ("dsgt", "c2dd4d9", "notebooks/classification/20250504-mg-nms-submission.ipynb", 7, 17, 20),
     "dsgt_aggregate": ("dsgt", "c2dd4d9", "notebooks/classification/20250504-mg-nms-submission.ipynb", 11, 6, 11),
     "dsgt_grid": ("dsgt", "8fc427c", "plantclef/classification/transform.py", None, 155, 167),
+    "dsgt_predict": ("dsgt", "8fc427c", "plantclef/classification/transform.py", None, 187, 224),
+    "dsgt_top_k": ("dsgt", "8fc427c", "plantclef/classification/submission.py", None, 68, 72),
     "organisers_loop": ("chlorophyll", "556afb4", "notebooks/official-notebook-tiling-inference.ipynb", 16, 32, 45),
     "organisers_tiling": ("chlorophyll", "556afb4", "notebooks/official-notebook-tiling-inference.ipynb", 3, 57, 62),
     "merge_len": ("chlorophyll", "556afb4", "predictions/merge.ipynb", 4, 1, 3),
@@ -117,6 +119,59 @@ def team_dsgt_vote(repos, quads):
     df["species_ids"] = df["probabilities"].apply(lambda proba: ns["get_top_n_predictions"](proba, n=1))
     return {q: [int(s) for s in ns["aggregate_predictions"](g, k=10)["species_ids"]]
             for q, g in df.groupby("image_name")}
+
+
+def team_dsgt_pairs(repos, logits, prior=None, top_k=5):
+    """transform.py predict() (per tile: softmax * 100, optional prior, topk(k=10); flatten; sort) and
+    submission.py _extract_top_k_species, on the given logits (the model and the image are stubs)."""
+    ns = run(snippet(repos, "dsgt_predict") + snippet(repos, "dsgt_top_k"), torch=torch,
+             deserialize_image=lambda tiles: tiles)
+    out = {}
+    for q, l in logits.items():
+
+        self = types.SimpleNamespace(
+            use_grid=True, _split_into_grid=lambda tiles: tiles, transforms=lambda t: t, model=lambda x: x,
+            device="cpu", prior_path="prior" if prior is not None else None,
+            _get_prior_for_image=lambda name: prior[name], cid_to_spid={i: int(s) for i, s in enumerate(SPECIES)})
+        ns["self"] = self
+        predict = types.FunctionType(ns["predict"].__code__, ns)
+        preds = predict([torch.from_numpy(row) for row in l], q)
+
+        out[q] = [int(s) for s in ns["_extract_top_k_species"](types.SimpleNamespace(top_k=top_k), preds)]
+    return out
+
+
+class LogitsStub(torch.nn.Module):
+    """Returns the seeded logits of a tile whose one pixel encodes its row (R * 256 + G)."""
+
+    def __init__(self, rows: np.ndarray):
+        super().__init__()
+        self.rows = torch.from_numpy(rows)
+        self.num_classes = rows.shape[1]
+
+    def forward(self, x):
+        mean = torch.tensor((0.485, 0.456, 0.406)).view(1, 3, 1, 1) * 255
+        std = torch.tensor((0.229, 0.224, 0.225)).view(1, 3, 1, 1) * 255
+        v = torch.round(x * std + mean)[:, :, 0, 0].long()
+        return self.rows[v[:, 0] * 256 + v[:, 1]]
+
+
+def kit_scorer_frame(logits: dict, save_k: int, score_scale: float, prior=None) -> pd.DataFrame:
+    """Tile scores through the kit's own TileScorer (softmax, scale, prior, topk) on the seeded logits."""
+    from baselines.plantclef.inference import TileScorer
+
+    frames = []
+    for q, l in logits.items():
+        n = len(l)
+        tiles = np.zeros((n, 1, 1, 3), np.uint8)
+        tiles[:, 0, 0, 0], tiles[:, 0, 0, 1] = np.arange(n) // 256, np.arange(n) % 256
+        scorer = TileScorer(LogitsStub(l), torch.device("cpu"), save_k, (0.485, 0.456, 0.406),
+                            (0.229, 0.224, 0.225), batch_size=64, score_scale=score_scale)
+        tile_prior = None if prior is None else torch.from_numpy(np.repeat(prior[q][None], n, axis=0))
+        out = scorer.score(torch.from_numpy(tiles), prior=tile_prior)
+        frames.append(tile_frame([q], [n], np.zeros((n, 4), np.int32), np.zeros(n, np.int16), out.probs.numpy(),
+                                 out.indices.numpy(), SPECIES, out.p2.numpy()))
+    return pd.concat(frames, ignore_index=True)
 
 
 def team_organisers(repos, quads):
@@ -187,6 +242,21 @@ def main(argv=None) -> int:
         row(f"seed {seed}   (the kit before: saved topk(p, 10) rank 0, first-seen)",
             sum(before[q] == want[q] for q in quads), len(quads), "for comparison")
         g["dsgt_vote"] = want
+        want = team_dsgt_pairs(repos, logits)
+        got = aggregate(kit_scorer_frame(logits, 10, get_recipe("dsgt-2025-grid").values["score_scale"]),
+                        recipe_config("dsgt-2025-grid"))
+        row(f"seed {seed} dsgt-2025-grid (softmax x 100, topk(k=10), first 5 pairs)",
+            sum(got[q] == want[q] for q in quads), len(quads), "transform.py l.187-224 + submission.py l.68-72")
+        before = aggregate(kit_scorer_frame(logits, 10, 1.0), recipe_config("dsgt-2025-grid"))
+        row(f"seed {seed}   (the kit before: topk of the unscaled probabilities)",
+            sum(before[q] == want[q] for q in quads), len(quads), "for comparison")
+        g["dsgt_pairs"] = want
+        rng = np.random.default_rng(200 + seed)
+        prior = {q: rng.dirichlet(np.full(N_CLASSES, 0.5)) * N_CLASSES for q in logits}
+        want = team_dsgt_pairs(repos, logits, prior)
+        got = aggregate(kit_scorer_frame(logits, 10, 100.0, prior), recipe_config("dsgt-2025-grid"))
+        row(f"seed {seed} dsgt-2025-grid + --prior (float64 product)", sum(got[q] == want[q] for q in quads),
+            len(quads), "the same, with a seeded prior per image")
         want = team_organisers(repos, quads)
         got = aggregate(kit_frame(quads, 10, parse_specs(get_recipe("organisers-tiling").values["save_ties"])),
                         recipe_config("organisers-tiling"))

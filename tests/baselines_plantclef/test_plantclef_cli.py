@@ -369,3 +369,27 @@ def test_predict_saves_each_teams_tie_pick_and_aggregate_uses_it(workspace):
     assert bad.exit_code == 2 and "--save-top-k 4" in bad.output
     usage = _predict(workspace, folder / "ties5.csv", "--save-ties", "median:2", "--overwrite")
     assert usage.exit_code == 2 and "argsort:K or topk:K" in usage.output
+
+
+def test_predict_with_a_prior_and_a_score_scale(workspace, tmp_path):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    folder = workspace[0]
+    ids = sorted(p.stem for p in (folder / "images").iterdir())
+    prior = [[1.0, 0.0, 0.0, 0.0, 0.0]] * len(ids)  # only the first class survives the product
+    pq.write_table(pa.table({"image_name": [f"{i}.jpg" for i in ids], "prior_probabilities": prior}),
+                   tmp_path / "prior.parquet")
+    res = _predict(workspace, folder / "prior.csv", "--prior", str(tmp_path / "prior.parquet"), "--score-scale",
+                   "100", "--strategy", "pairs", "--top-k", "1", "--save-tile-scores", str(folder / "prior.parquet"),
+                   "--overwrite")
+    assert res.exit_code == 0, res.output
+    from baselines.plantclef.tile_scores import read_tile_scores
+
+    frame, meta = read_tile_scores(folder / "prior.parquet")
+    assert meta["score_scale"] == 100.0 and meta["prior"]["file"] == "prior.parquet"
+    best = frame[frame["rank"] == 0]
+    assert (best["class_index"] == 0).all() and (best["prob"] > 1).all()  # x100, and the prior's class wins
+    pq.write_table(pa.table({"image_name": ids[:1], "prior_probabilities": prior[:1]}), tmp_path / "short.parquet")
+    bad = _predict(workspace, folder / "prior2.csv", "--prior", str(tmp_path / "short.parquet"), "--overwrite")
+    assert bad.exit_code != 0 and "no prior for image" in bad.output

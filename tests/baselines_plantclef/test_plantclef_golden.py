@@ -123,3 +123,37 @@ def test_tile_pixels_equal_the_teams_tiles(size):
         levels = tuple(parse_level(t) for t in get_recipe("chlorophyll-2025").values["tiling"])
         kit, _, _ = quadrat_tiles(img, PreprocessConfig(levels=levels))
         assert len(kit) == g["chlorophyll_tiles"] and sha(kit) == g["chlorophyll_pixels"]
+
+
+class LogitsStub(torch.nn.Module):
+    """Returns the seeded logits of a tile whose one pixel encodes its row (R * 256 + G)."""
+
+    def __init__(self, rows):
+        super().__init__()
+        self.rows = torch.from_numpy(rows)
+        self.num_classes = rows.shape[1]
+
+    def forward(self, x):
+        mean = torch.tensor((0.485, 0.456, 0.406)).view(1, 3, 1, 1) * 255
+        std = torch.tensor((0.229, 0.224, 0.225)).view(1, 3, 1, 1) * 255
+        v = torch.round(x * std + mean)[:, :, 0, 0].long()
+        return self.rows[v[:, 0] * 256 + v[:, 1]]
+
+
+@pytest.mark.skipif(not SAME_TORCH, reason="torch.topk's pick among ties may change with the torch version")
+def test_dsgt_grid_recipe_through_the_tile_scorer_equals_transform_py(seed):
+    from baselines.plantclef.inference import TileScorer
+
+    s, _ = seed
+    frames = []
+    for q, l in awkward_quadrats(s).items():
+        n = len(l)
+        tiles = np.zeros((n, 1, 1, 3), np.uint8)
+        tiles[:, 0, 0, 0], tiles[:, 0, 0, 1] = np.arange(n) // 256, np.arange(n) % 256
+        scorer = TileScorer(LogitsStub(l), torch.device("cpu"), 10, (0.485, 0.456, 0.406), (0.229, 0.224, 0.225),
+                            score_scale=get_recipe("dsgt-2025-grid").values["score_scale"])
+        out = scorer.score(torch.from_numpy(tiles))
+        frames.append(tile_frame([q], [n], np.zeros((n, 4), np.int32), np.zeros(n, np.int16), out.probs.numpy(),
+                                 out.indices.numpy(), SPECIES, out.p2.numpy()))
+    got = aggregate(pd.concat(frames, ignore_index=True), recipe_config("dsgt-2025-grid"))
+    assert got == GOLDEN["seeds"][str(s)]["dsgt_pairs"]
