@@ -139,6 +139,18 @@ register(Recipe(
     summary="merge.ipynb: ensemble mean, per-tile z (ddof 0), top-1 per tile >= a threshold bisected on "
             "[0.001, 100] to 4.2 species per quadrat, top-up to 1 and cap at 9 by column sums of z"))
 register(Recipe(
+    "chlorophyll-2025-tiles",
+    {"tiling": ["scale:1:0", "scale:2:0.5", "scale:5:0.25"], "jpeg_quality": None, "save_ties": "topk:2",
+     "strategy": "union", "top_k": 2, "threshold": 0.1, "strict": True, "tie_rule": "topk", "min_species": 1},
+    "geranium12/plant-clef-2025: src/prediction.py top_k_tile_prediction (~50-107: torch.topk(p, 2), > 0.1, "
+    "the species' best probability, bottom_n 1 when nothing passes) with config/config.yaml prediction "
+    "(method top_k_tile, k 2, min_score 0.1, top_n -1, bottom_n 1); tiling as chlorophyll-2025",
+    choices="the top-up of an empty quadrat takes the best saved tile probability, ties by species id (theirs: "
+            "topk(1) of all tiles' flattened probabilities); the 3x3 kernel (~316-361) is not applied by their "
+            "code (final_probs is never used), so it is left out",
+    summary="their predict pipeline: every tile's torch.topk(p, 2) above 0.1 (strict), tile order, the best "
+            "species when none passes"))
+register(Recipe(
     "chlorophyll-2025-plot",
     {**_CHLORO_VALUES, "transect_mode": "min-images", "pool_min_images": 2, "transect_rule": "chlorophyll-plot"},
     _CHLORO,

@@ -64,6 +64,7 @@ SNIPPETS = {
     "merge_z": ("chlorophyll", "556afb4", "predictions/merge.ipynb", 5, 1, 40),
     "merge_search": ("chlorophyll", "556afb4", "predictions/merge.ipynb", 6, 1, 19),
     "chloro_tiling": ("chlorophyll", "556afb4", "src/data.py", None, 94, 122),
+    "chloro_top_k_tile": ("chlorophyll", "556afb4", "src/prediction.py", None, 50, 107),
 }
 SIZES = [(1536, 1024), (1024, 1536), (4000, 3000), (3024, 4032), (519, 517), (777, 1333),
          (2048, 1365), (5184, 3456), (1100, 733), (733, 1100)]
@@ -184,6 +185,14 @@ def team_organisers(repos, quads):
     return out
 
 
+def team_chloro_tiles(repos, quads):
+    ns = run(snippet(repos, "chloro_top_k_tile"), torch=torch)
+    species = {i: int(s) for i, s in enumerate(SPECIES)}
+    return {q: [int(s) for s in ns["top_k_tile_prediction"](torch.from_numpy(p), species, top_k_tile=2,
+                                                            min_score=0.1, top_n=-1, bottom_n=1)]
+            for q, p in quads.items()}
+
+
 def team_merge(repos, quads_by_model):
     ns = run(snippet(repos, "merge_len") + snippet(repos, "merge_z") + snippet(repos, "merge_search"), np=np,
              all_quadrat_probs=quads_by_model, TARGET_MEAN_PREDICTION_LENGTH=4.2, MIN_MIN_SCORE=0.001,
@@ -266,6 +275,12 @@ def main(argv=None) -> int:
         row(f"seed {seed}   (the kit before: saved topk(p, 10) ranks 0-1, >=, score order)",
             sum(before[q] == want[q] for q in quads), len(quads), "for comparison")
         g["organisers"] = want
+        want = team_chloro_tiles(repos, quads)
+        got = aggregate(kit_frame(quads, 10, parse_specs(get_recipe("chlorophyll-2025-tiles").values["save_ties"])),
+                        recipe_config("chlorophyll-2025-tiles"))
+        row(f"seed {seed} chlorophyll-2025-tiles (top_k_tile_prediction k 2, > 0.1)",
+            sum(got[q] == want[q] for q in quads), len(quads), "src/prediction.py l.50-107")
+        g["chlorophyll_tiles"] = want
         rng = np.random.default_rng(100 + seed)  # a second model: the same fp16 logits, jittered
         second = {q: probabilities((l + rng.normal(0, 0.5, l.shape)).astype(np.float16).astype(np.float32))
                   for q, l in logits.items()}

@@ -75,6 +75,13 @@ def test_organisers_recipe_equals_the_tiling_notebook(seed):
     assert aggregate(frame, recipe_config("organisers-tiling")) == GOLDEN["seeds"][str(s)]["organisers"]
 
 
+@pytest.mark.skipif(not SAME_TORCH, reason="torch.topk's pick among ties may change with the torch version")
+def test_chlorophyll_tiles_recipe_equals_top_k_tile_prediction(seed):
+    s, quads = seed
+    frame = kit_frame(quads, 10, parse_specs(get_recipe("chlorophyll-2025-tiles").values["save_ties"]))
+    assert aggregate(frame, recipe_config("chlorophyll-2025-tiles")) == GOLDEN["seeds"][str(s)]["chlorophyll_tiles"]
+
+
 @pytest.mark.skipif(not SAME_NUMPY, reason="float32 sums may change with numpy's SIMD loops")
 def test_chlorophyll_recipe_equals_the_merge_notebook(seed):
     s, quads = seed
