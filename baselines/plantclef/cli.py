@@ -191,6 +191,9 @@ def tiling_options(fn):
                      show_default=True, help="Windows at the edge: snap inside the image, pad with zeros past the far edge, or centre the "
                           "zero padding (kornia's compute_padding)."),
         click.option("--crop-border", default="0", show_default=True, help="Border removed from each side: px or N%."),
+        click.option("--centre-crop", type=click.FloatRange(0, 1, max_open=True), default=0.0, show_default=True,
+                     help="Keep the centred int(w x (1-P)) x int(h x (1-P)) (Chlorophyll Crew's crop_side_percent, "
+                          "torchvision CenterCrop)."),
     ]
     for opt in reversed(opts):
         fn = opt(fn)
@@ -284,7 +287,7 @@ def predict(ctx, images, checkpoint, class_mapping, out, competition, preset, mo
                                   resize_backend=kw["resize_backend"],
                                   subsampling=kw["subsampling"], jpeg_stage=kw["jpeg_stage"],
                                   tile_policy=kw["tile_policy"], border_mode=kw["border_mode"], border=border,
-                                  border_percent=percent)
+                                  border_percent=percent, centre_crop=kw["centre_crop"])
     try:
         save_ties = parse_tie_specs(kw["save_ties"])
         for rule, k in save_ties:
@@ -490,7 +493,7 @@ def tiles(ctx, image, out, input_size, max_side, overwrite, **kw):
     border, percent = parse_border(kw["crop_border"])
     cfg = PreprocessConfig(levels=tuple(parse_level(t) for t in kw["tiling"]), input_size=input_size,
                            tile_policy=kw["tile_policy"], border_mode=kw["border_mode"], border=border,
-                           border_percent=percent)
+                           border_percent=percent, centre_crop=kw["centre_crop"])
     if out.exists() and not overwrite:
         raise FileExistsError(f"{out} already exists; pass --overwrite to replace it")
     try:

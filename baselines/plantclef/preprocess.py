@@ -73,8 +73,13 @@ class PreprocessConfig:
     border: float = 0.0
     border_percent: bool = False
     resize_backend: str = "pil"
+    centre_crop: float = 0.0  # Chlorophyll Crew's crop_side_percent (a fraction): see crop_box
 
     def __post_init__(self) -> None:
+        if not 0.0 <= self.centre_crop < 1.0:
+            raise ValueError(f"centre crop {self.centre_crop} is not a fraction in [0, 1)")
+        if self.centre_crop and self.border:
+            raise ValueError("give either a border crop or a centre crop, not both")
         if self.resize_backend not in RESIZE_BACKENDS:
             raise ValueError(f"resize backend {self.resize_backend!r} is not one of {', '.join(RESIZE_BACKENDS)}")
         if self.resize_filter not in RESIZE_FILTERS:
@@ -107,6 +112,7 @@ class PreprocessConfig:
                 "subsampling": self.subsampling if jpeg else None, "jpeg_stage": self.jpeg_stage if jpeg else None,
                 "tile_policy": self.tile_policy, "border_mode": self.border_mode,
                 "border": f"{self.border:g}%" if self.border_percent else f"{int(self.border)}",
+                **({"centre_crop": self.centre_crop} if self.centre_crop else {}),
                 **({"resize_backend": _backend_name(self.resize_backend)}
                    if any(lv.kind == "resized" for lv in self.levels) else {})}
 
@@ -208,9 +214,22 @@ def tile_input(image: Image.Image, box: Box, size: int, policy: str, resample) -
     return source.resize((size, size), resample, box=src_box)
 
 
+def crop_box(width: int, height: int, cfg: PreprocessConfig) -> Box:
+    """The part of the image that is tiled: ``--crop-border``, or with ``centre_crop`` p Chlorophyll Crew's
+    ``CenterCrop((int(h * (1 - p)), int(w * (1 - p))))`` (``src/data.py`` ~84-89; torchvision puts the crop at
+    ``int(round((side - cropped) / 2))``)."""
+    if not cfg.centre_crop:
+        return border_box(width, height, cfg.border, cfg.border_percent)
+    cw, ch = int(width * (1.0 - cfg.centre_crop)), int(height * (1.0 - cfg.centre_crop))
+    if cw < 1 or ch < 1:
+        raise ValueError(f"centre crop {cfg.centre_crop} leaves nothing of a {width}x{height} image")
+    left, top = int(round((width - cw) / 2.0)), int(round((height - ch) / 2.0))
+    return (left, top, left + cw, top + ch)
+
+
 def quadrat_boxes(width: int, height: int, cfg: PreprocessConfig) -> list[tuple[int, Box]]:
     """``(level, box)`` of every tile in the coordinates of the (EXIF-rotated) image."""
-    bx0, by0, bx1, by1 = border_box(width, height, cfg.border, cfg.border_percent)
+    bx0, by0, bx1, by1 = crop_box(width, height, cfg)
     return [(k, (x0 + bx0, y0 + by0, x1 + bx0, y1 + by0))
             for k, (x0, y0, x1, y1) in tile_boxes(bx1 - bx0, by1 - by0, cfg.levels, cfg.border_mode)]
 
@@ -227,7 +246,7 @@ def quadrat_tiles(image: Image.Image, cfg: PreprocessConfig) -> tuple[np.ndarray
     boxes = np.empty((len(tiles), 4), dtype=np.int32)
     level_idx = np.empty(len(tiles), dtype=np.int16)
     resample = RESIZE_FILTERS[cfg.resize_filter]
-    bx0, by0, bx1, by1 = border_box(image.width, image.height, cfg.border, cfg.border_percent)
+    bx0, by0, bx1, by1 = crop_box(image.width, image.height, cfg)
     region = image.crop((bx0, by0, bx1, by1))
     own = {k: iter(resized_tiles(region, lv, resample, cfg.resize_backend)) for k, lv in enumerate(cfg.levels)
            if lv.kind == "resized"}

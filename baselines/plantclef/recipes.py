@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 PREPROCESS_KEYS = ("tiling", "tile_policy", "border_mode", "resize_filter", "jpeg_quality", "subsampling",
-                   "jpeg_stage", "crop_border", "resize_backend")
+                   "jpeg_stage", "crop_border", "resize_backend", "centre_crop")
 PREDICT_KEYS = ("save_top_k", "flip_tta", "save_ties", "score_scale")
 AGGREGATION_KEYS = ("strategy", "top_k", "threshold", "min_votes", "max_species", "min_score", "min_species",
                     "transect_mode", "transect_rule", "pool_k", "pool_min_images", "tie_rule", "z_threshold",
@@ -82,7 +82,7 @@ register(Recipe(
      "save_top_k": 10, "score_scale": 100.0, "strategy": "pairs", "top_k": 5, "min_species": 0},
     _DSGT,
     summary="3x3 floor grid (column-major), timm's eval transform per tile, first 5 (tile, species) pairs of "
-            "torch.topk(p, 10), de-duplicated"))
+            "torch.topk(p x 100, 10), de-duplicated"))
 register(Recipe(
     "dsgt-2025-vote",
     {"tiling": ["floor:3"], "tile_policy": "timm", "resize_filter": "bicubic", "jpeg_quality": None,
@@ -135,7 +135,7 @@ register(Recipe(
     choices="a single model (their ensemble mean: pass several tile-score files to aggregate); every class saved "
             "(--save-top-k 7806: the merge z-scores and sums all of them); scales 1, 2, 5 / overlaps 0, 0.5, 0.25 "
             "from config/config.yaml (the merge notebook's inputs name scales 4, 5 with overlaps 0, 0 and a 10% "
-            "crop: --tiling scale:4:0 --tiling scale:5:0; their crop int(w*0.9) + CenterCrop is not --crop-border)",
+            "crop: --tiling scale:4:0 --tiling scale:5:0 --centre-crop 0.1)",
     summary="merge.ipynb: ensemble mean, per-tile z (ddof 0), top-1 per tile >= a threshold bisected on "
             "[0.001, 100] to 4.2 species per quadrat, top-up to 1 and cap at 9 by column sums of z"))
 register(Recipe(

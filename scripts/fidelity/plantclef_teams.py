@@ -63,7 +63,7 @@ SNIPPETS = {
     "merge_len": ("chlorophyll", "556afb4", "predictions/merge.ipynb", 4, 1, 3),
     "merge_z": ("chlorophyll", "556afb4", "predictions/merge.ipynb", 5, 1, 40),
     "merge_search": ("chlorophyll", "556afb4", "predictions/merge.ipynb", 6, 1, 19),
-    "chloro_tiling": ("chlorophyll", "556afb4", "src/data.py", None, 94, 122),
+    "chloro_tiling": ("chlorophyll", "556afb4", "src/data.py", None, 84, 122),
     "chloro_top_k_tile": ("chlorophyll", "556afb4", "src/prediction.py", None, 50, 107),
 }
 SIZES = [(1536, 1024), (1024, 1536), (4000, 3000), (3024, 4032), (519, 517), (777, 1333),
@@ -350,14 +350,15 @@ def main(argv=None) -> int:
                                                         resize_filter="bicubic"))
         eq["dsgt"] += int(np.array_equal(theirs, kit))
         s["dsgt_pixels"] = sha(theirs)
-        # Chlorophyll: MultitileDataset.__getitem__ l.94-122 with kornia 0.8.0.
+        # Chlorophyll: MultitileDataset.__getitem__ l.84-122 (their 10% centre crop, tiling) with kornia 0.8.0.
         ns = run("def f(self, image):\n" + textwrap.indent(chloro_code, "    ") + "    return all_patches\n",
                  compute_padding=compute_padding, extract_tensor_patches=extract_tensor_patches, math=math,
-                 torch=torch)
-        self = types.SimpleNamespace(scales=[1.0, 2.0, 5.0], overlaps=[0.0, 0.5, 0.25], tile_size=518)
-        theirs = ns["f"](self, image).permute(0, 2, 3, 1).numpy()
+                 torch=torch, ttransforms=T)
+        self = types.SimpleNamespace(scales=[1.0, 2.0, 5.0], overlaps=[0.0, 0.5, 0.25], tile_size=518,
+                                     crop_side_percent=0.1, transform=T.ToTensor())
+        theirs = ns["f"](self, img).permute(0, 2, 3, 1).numpy()
         levels = tuple(parse_level(t) for t in get_recipe("chlorophyll-2025").values["tiling"])
-        kit, _, _ = quadrat_tiles(img, PreprocessConfig(levels=levels))
+        kit, _, _ = quadrat_tiles(img, PreprocessConfig(levels=levels, centre_crop=0.1))
         res = float(np.abs(kit.astype(np.float64) - theirs.astype(np.float64) * 255).max())
         chloro_residual = max(chloro_residual, res)
         eq["chloro"] += int(kit.shape == theirs.shape and np.array_equal(kit, np.clip(np.rint(theirs * 255), 0, 255)))
@@ -366,7 +367,7 @@ def main(argv=None) -> int:
     n = len(PIXEL_SIZES)
     row("organisers-tiling pixels (kornia patches of ToTensor)", eq["organisers"], n, "bitwise: patch == tile/255")
     row("dsgt-2025-grid pixels (_split_into_grid + timm eval transform)", eq["dsgt"], n, "bitwise uint8")
-    row("chlorophyll-2025 pixels (data.py l.94-122)", eq["chloro"], n,
+    row("chlorophyll-2025 pixels, --centre-crop 0.1 (data.py l.84-122)", eq["chloro"], n,
         f"uint8 = rint(their float x 255); max residual {chloro_residual:.3f} grey level (uint8 tiles)")
     # The winner's resize: PIL's Lanczos (the recipe) against ImageMagick's through Wand, the Rust's own call
     # (lib_dataset.rs resize_image(..., Lanczos)); the geometry is the same, the filters' rounding is not.

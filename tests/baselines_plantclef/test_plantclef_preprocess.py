@@ -285,3 +285,17 @@ def test_wand_backend_missing_names_the_install(quadrat32, monkeypatch):
     monkeypatch.setattr(builtins, "__import__", no_wand)
     with pytest.raises(ResizeUnavailable, match="pip install wand"):
         PreprocessConfig(levels=(parse_level("resized:1"),), input_size=40, resize_backend="wand").describe()
+
+
+def test_centre_crop_is_torchvisions_center_crop_of_chlorophylls_size(quadrat32):
+    import torchvision.transforms as T
+
+    img = quadrat32.crop((0, 0, 383, 257))
+    w, h = img.size
+    cropped = T.CenterCrop((int(h * 0.9), int(w * 0.9)))(img)  # src/data.py ~84-89
+    levels = (parse_level("scale:2:0.5"),)
+    tiles, boxes, _ = quadrat_tiles(img, PreprocessConfig(levels=levels, input_size=48, centre_crop=0.1))
+    want = chlorophyll_tiles(cropped, [2.0], [0.5], 48)
+    assert np.abs(tiles.astype(np.float64) - want * 255.0).max() <= 0.5 + 1e-3
+    with pytest.raises(ValueError, match="either a border crop or a centre crop"):
+        PreprocessConfig(levels=levels, centre_crop=0.1, border=5)
