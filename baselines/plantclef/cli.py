@@ -75,6 +75,15 @@ def _guard(fn):
     return wrapper
 
 
+def _shard(text):
+    from baselines.plantclef.shards import from_environment, parse_shard
+
+    try:
+        return parse_shard(text) if text is not None else from_environment()
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="--shard") from None
+
+
 def _genus(path):
     from baselines.plantclef.genus import load_genus
 
@@ -242,6 +251,9 @@ def tiling_options(fn):
 @click.option("--prior", type=click.Path(path_type=Path), default=None,
               help="Parquet image_name, prior_probabilities (DS@GT's cluster prior): multiplied into every tile's "
                    "scores, in float64, before the top-k.")
+@click.option("--shard", default=None, metavar="I/N",
+              help="Predict images I, I+N, ... only and write <tiles>.shard-I-of-N.parquet (SLURM arrays; torchrun "
+                   "ranks get RANK/WORLD_SIZE); join them with merge-tiles.")
 @click.option("--image-stats", type=click.Choice(["image", "level", "none"]), default="image", show_default=True,
               help="Per-image max/sum/BMA over every class, next to --save-tile-scores (exact max, mean, bma): per "
                    "image, per image and tiling level (needed by --scale-weights), or none.")
@@ -297,7 +309,7 @@ def predict(ctx, images, checkpoint, class_mapping, out, competition, preset, mo
     except ValueError as exc:
         raise click.BadParameter(str(exc), param_hint="--save-ties") from None
     opts = RunOptions(device=device, batch_size=batch_size, workers=workers, save_top_k=kw["save_top_k"],
-                      save_ties=save_ties, score_scale=kw["score_scale"], prior=kw["prior"],
+                      save_ties=save_ties, score_scale=kw["score_scale"], prior=kw["prior"], shard=_shard(kw["shard"]),
                       flip_tta=kw["flip_tta"], amp=not no_amp, channels_last=not no_channels_last,
                       compile=compile_model, progress=not quiet, image_stats=image_stats)
     genus = _genus(kw.get("genus_file"))  # read before the model runs: a bad file fails first
@@ -317,7 +329,29 @@ def predict(ctx, images, checkpoint, class_mapping, out, competition, preset, mo
         click.echo(f"warning: {w.render()}", err=True)
     if result.tile_scores:
         click.echo(f"tile scores: {result.tile_scores}")
+    if result.submission is None:
+        click.echo("a shard: no submission; join the shards with merge-tiles, then aggregate")
+        return
     click.echo(f"submission (validated): {result.submission}")
+
+
+@plantclef.command("merge-tiles")
+@click.argument("shards", nargs=-1, required=True, type=click.Path(exists=True, path_type=Path))
+@click.option("--out", type=click.Path(path_type=Path), required=True, help="Merged tile scores (.parquet).")
+@click.option("--overwrite", is_flag=True, help="Replace an existing --out.")
+@_guard
+def merge_tiles(shards, out, overwrite):
+    """Join the tile-score files of predict --shard 0/N ... N-1/N (and their image stats) into the file one
+    process would have written."""
+    from baselines.plantclef.image_stats import stats_path
+    from baselines.plantclef.shards import merge_tile_scores
+    from scoring.output_policy import OutputPlan
+
+    plan = OutputPlan(overwrite=overwrite, inputs=list(shards))
+    plan.claim(out, what="--out tile scores")
+    plan.claim(stats_path(out), what="image stats")
+    n_images, n_tiles = merge_tile_scores(list(shards), out, overwrite=overwrite)
+    click.echo(f"merged {len(shards)} shards: {n_images} quadrats, {n_tiles} tiles -> {out}")
 
 
 @plantclef.command("aggregate")

@@ -27,6 +27,7 @@ from baselines.plantclef.model import ModelSpec, build_model, normalisation
 from baselines.plantclef.preprocess import PreprocessConfig
 from baselines.plantclef.prior import file_digest, load_prior
 from baselines.plantclef.progress import Progress
+from baselines.plantclef.shards import shard_items, shard_path
 from baselines.plantclef.submission import write_validated
 from baselines.plantclef.tile_scores import PartStore, tile_frame, write_tile_scores
 from baselines.plantclef.transects import transect_map
@@ -46,6 +47,7 @@ class RunOptions:
     save_ties: tuple = ()  # tie_rules.parse_specs: each team's top-k call made on the full vector
     score_scale: float = 1.0  # scores = softmax * scale (DS@GT: 100) before the top-k
     prior: Path | None = None  # prior.load_prior: per-image prior multiplied into every tile (DS@GT)
+    shard: tuple[int, int] | None = None  # shards: this process predicts images I, I+N, ... only
     flip_tta: bool = False
     amp: bool = True
     channels_last: bool = True
@@ -57,7 +59,7 @@ class RunOptions:
 
 @dataclass
 class PredictResult:
-    submission: Path
+    submission: Path | None  # None for a shard: the submission comes after merge-tiles
     tile_scores: Path | None
     n_images: int
     n_tiles: int
@@ -93,7 +95,7 @@ def predict_tiles(images: Path, out: Path, *, checkpoint: Path | None, class_map
     """Tile scores of every image of ``images`` (resuming from parts), their metadata, the ids,
     how many images were resumed and the image stats (None with ``opts.image_stats == "none"``).
     ``model`` replaces the built model (tests' stub models)."""
-    items = list_quadrats(images)
+    items = shard_items(list_quadrats(images), opts.shard)
     if species is None:
         species = load_class_mapping(class_mapping)
     check_vocabulary(species, definition, class_mapping)
@@ -107,6 +109,7 @@ def predict_tiles(images: Path, out: Path, *, checkpoint: Path | None, class_map
                 **({"save_ties": [f"{r}:{k}" for r, k in opts.save_ties], "ties_made_with": _tie_env(device)}
                    if opts.save_ties else {}),
                 **({"score_scale": opts.score_scale} if opts.score_scale != 1.0 else {}),
+                **({"shard": f"{opts.shard[0]}/{opts.shard[1]}"} if opts.shard else {}),
                 **({"prior": {"file": Path(opts.prior).name, "sha256": file_digest(opts.prior)}} if opts.prior else {}),
                 "image_stats": opts.image_stats,
                 "class_mapping": str(class_mapping) if class_mapping else None}
@@ -234,6 +237,24 @@ def predictions(frame: pd.DataFrame, ids: list[str], agg: AggregationConfig, def
     return [by_id[i] for i in ids]
 
 
+def _run_shard(images, plan, *, save_tile_scores, started, resume, overwrite, opts, **kw) -> PredictResult:
+    """One shard: its tile scores (and stats) only; the submission is made after ``merge-tiles``."""
+    if save_tile_scores is None:
+        raise ValueError("a shard writes tile scores only: give --save-tile-scores (its path gets .shard-I-of-N)")
+    tiles_out = shard_path(Path(save_tile_scores), opts.shard)
+    plan.claim(tiles_out, what="tile scores", may_exist=resume)
+    plan.claim(stats_path(tiles_out), what="image stats", may_exist=resume)
+    frame, settings, ids, n_resumed, stats = predict_tiles(Path(images), tiles_out, opts=opts, resume=resume,
+                                                           overwrite=overwrite, **kw)
+    if stats is not None:
+        write_stats(stats_path(tiles_out), stats, settings)
+    write_tile_scores(tiles_out, frame, settings)
+    PartStore(parts_folder(tiles_out)).remove()
+    n_tiles = int(frame.drop_duplicates(["image_id", "tile"]).shape[0]) if len(frame) else 0
+    return PredictResult(None, tiles_out, len(ids), n_tiles, n_resumed, time.perf_counter() - started,
+                         settings["model"], [])
+
+
 def run_predict(images: Path, out: Path, *, checkpoint: Path | None, class_mapping: Path | None,
                 spec: ModelSpec, preprocess: PreprocessConfig, agg: AggregationConfig,
                 definition: CompetitionDefinition, opts: RunOptions, save_tile_scores: Path | None = None,
@@ -246,6 +267,10 @@ def run_predict(images: Path, out: Path, *, checkpoint: Path | None, class_mappi
 
     # The output policy: never among the quadrat images, never onto the checkpoint or the class mapping.
     plan = OutputPlan(overwrite=overwrite, sources=[images], inputs=[p for p in (checkpoint, class_mapping) if p])
+    if opts.shard is not None:
+        return _run_shard(images, plan, checkpoint=checkpoint, class_mapping=class_mapping, species=species,
+                          spec=spec, preprocess=preprocess, opts=opts, resume=resume, overwrite=overwrite,
+                          definition=definition, model=model, save_tile_scores=save_tile_scores, started=started)
     plan.claim(out, what="submission", may_exist=resume)
     if save_tile_scores is not None:
         plan.claim(save_tile_scores, what="tile scores", may_exist=resume)

@@ -393,3 +393,32 @@ def test_predict_with_a_prior_and_a_score_scale(workspace, tmp_path):
     pq.write_table(pa.table({"image_name": ids[:1], "prior_probabilities": prior[:1]}), tmp_path / "short.parquet")
     bad = _predict(workspace, folder / "prior2.csv", "--prior", str(tmp_path / "short.parquet"), "--overwrite")
     assert bad.exit_code != 0 and "no prior for image" in bad.output
+
+
+def test_shards_merge_to_the_bytes_of_one_process(workspace, tmp_path, monkeypatch):
+    folder = workspace[0]
+    one = _predict(workspace, tmp_path / "one.csv", "--save-tile-scores", str(tmp_path / "one.parquet"))
+    assert one.exit_code == 0, one.output
+    for i in range(2):
+        res = _predict(workspace, tmp_path / "unused.csv", "--shard", f"{i}/2", "--save-tile-scores",
+                       str(tmp_path / "s.parquet"))
+        assert res.exit_code == 0 and "a shard: no submission" in res.output, res.output
+    assert not (tmp_path / "unused.csv").exists()
+    # a torchrun rank takes its shard from the environment
+    monkeypatch.setenv("WORLD_SIZE", "3")
+    monkeypatch.setenv("RANK", "2")
+    rank = _predict(workspace, tmp_path / "unused.csv", "--save-tile-scores", str(tmp_path / "r.parquet"))
+    assert rank.exit_code == 0 and (tmp_path / "r.shard-2-of-3.parquet").is_file(), rank.output
+    monkeypatch.delenv("WORLD_SIZE")
+    monkeypatch.delenv("RANK")
+    merge = ["baselines", "plantclef", "merge-tiles", str(tmp_path / "s.shard-1-of-2.parquet"),
+             str(tmp_path / "s.shard-0-of-2.parquet"), "--out", str(tmp_path / "merged.parquet")]
+    res = CliRunner().invoke(cli, merge, catch_exceptions=False)
+    assert res.exit_code == 0, res.output
+    assert (tmp_path / "merged.parquet").read_bytes() == (tmp_path / "one.parquet").read_bytes()
+    assert (tmp_path / "merged.stats.parquet").read_bytes() == (tmp_path / "one.stats.parquet").read_bytes()
+    short = CliRunner().invoke(cli, merge[:4] + ["--out", str(tmp_path / "half.parquet")])
+    assert short.exit_code != 0 and "shard(s) 0/2 missing" in short.output
+    mixed = CliRunner().invoke(cli, merge[:4] + [str(tmp_path / "r.shard-2-of-3.parquet"), "--out",
+                                                 str(tmp_path / "mixed.parquet")])
+    assert mixed.exit_code != 0 and "other settings" in mixed.output
