@@ -39,8 +39,8 @@ def draw_tiles(image: Image.Image, cfg: PreprocessConfig, out: str | Path, max_s
     unseen = Image.new("L", canvas.size, 0)  # darken what no tile shows the model (crop drops a 3:2 tile's sides)
     ud = ImageDraw.Draw(unseen)
     ud.rectangle(_scaled((0, 0, image.width, image.height), s, ox, oy), fill=120)
-    for _, box in tiles:
-        ud.rectangle(_scaled(policy_box(box, cfg.tile_policy), s, ox, oy), fill=0)
+    for k, box in tiles:
+        ud.rectangle(_scaled(policy_box(box, _policy(cfg, k)), s, ox, oy), fill=0)
     shade = Image.new("RGBA", canvas.size, (0, 0, 0, 0))
     shade.putalpha(unseen)
     canvas = Image.alpha_composite(canvas.convert("RGBA"), shade).convert("RGB")
@@ -61,9 +61,9 @@ def draw_tiles(image: Image.Image, cfg: PreprocessConfig, out: str | Path, max_s
     for k, level in enumerate(cfg.levels):
         boxes = counts.get(k, [])
         w, h = boxes[0][2] - boxes[0][0], boxes[0][3] - boxes[0][1]
-        seen = policy_box(boxes[0], cfg.tile_policy)
+        seen = policy_box(boxes[0], _policy(cfg, k))
         side = max(seen[2] - seen[0], seen[3] - seen[1])
-        lines.append(f"level {k} {level}: {len(boxes)} tiles of {w}x{h} px, {cfg.tile_policy} -> "
+        lines.append(f"level {k} {level}: {len(boxes)} tiles of {w}x{h} px, {_policy(cfg, k)} -> "
                      f"{cfg.input_size} px (x{cfg.input_size / side:.2f})")
     for n, line in enumerate(lines):
         d.text((6, area_h + 6 + 22 * n), line, fill=COLOURS[n % len(COLOURS)])
@@ -73,6 +73,13 @@ def draw_tiles(image: Image.Image, cfg: PreprocessConfig, out: str | Path, max_s
     head = (f"{image.width}x{image.height} image, {len(tiles)} tiles, tile policy {cfg.tile_policy}, "
             f"border {cfg.border_mode}")
     return "\n".join([head, *lines])
+
+
+def _policy(cfg, k: int) -> str:
+    """What a level does with a box: scale:S:O stretches it (bilinear), resized:N shows it whole (the image was
+    resized); the other levels follow --tile-policy."""
+    kind = cfg.levels[k].kind
+    return "stretch" if kind == "scale" else "whole-image resize" if kind == "resized" else cfg.tile_policy
 
 
 def _dashed(d: ImageDraw.ImageDraw, box, colour, dash: int = 8) -> None:

@@ -43,8 +43,9 @@ once and their tiles are simply concatenated, level by level.
     ``R = N * input_size`` and its longer side ``round(R * long / short)``
     computed in float32 (Rust ``f32``, half away from zero), then cropped at
     ``(long' - R) // 2`` and cut into N x N native ``input_size`` tiles,
-    row-major. The boxes written are those tiles mapped back to the original
-    image (rounded); the pixels come from the resized image (``preprocess``).
+    row-major. The boxes written are the original pixels under each tile
+    (its corners mapped back, floor and ceil); the pixels come from the
+    resized image (``preprocess``).
 ``scale:S:O``
     Chlorophyll Crew's multi-scale tiling (``src/data.py`` ~94-119): windows
     ``ceil(H/S) x ceil(W/S)`` (rectangular), strides ``ceil(window * (1-O))``,
@@ -236,8 +237,9 @@ def level_boxes(width: int, height: int, level: Level, border: str = "snap") -> 
             raise ValueError(f"tiling level {level} needs the model's input size (resized:{level.n}:SIZE)")
         w2, h2, ox, oy = resized_geometry(width, height, level.n, level.size)
         fx, fy = width / w2, height / h2
-        return [(round((ox + j * level.size) * fx), round((oy + i * level.size) * fy),
-                 round((ox + (j + 1) * level.size) * fx), round((oy + (i + 1) * level.size) * fy))
+        return [(math.floor((ox + j * level.size) * fx), math.floor((oy + i * level.size) * fy),
+                 min(width, math.ceil((ox + (j + 1) * level.size) * fx)),
+                 min(height, math.ceil((oy + (i + 1) * level.size) * fy)))
                 for i in range(level.n) for j in range(level.n)]
     if level.kind == "scale":
         return scale_windows(width, height, level.scale, level.overlap)
