@@ -36,7 +36,6 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import torch
-from PIL import Image
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
@@ -129,15 +128,13 @@ def team_dsgt_pairs(repos, logits, prior=None, top_k=5):
              deserialize_image=lambda tiles: tiles)
     out = {}
     for q, l in logits.items():
-
         self = types.SimpleNamespace(
             use_grid=True, _split_into_grid=lambda tiles: tiles, transforms=lambda t: t, model=lambda x: x,
             device="cpu", prior_path="prior" if prior is not None else None,
             _get_prior_for_image=lambda name: prior[name], cid_to_spid={i: int(s) for i, s in enumerate(SPECIES)})
         ns["self"] = self
-        predict = types.FunctionType(ns["predict"].__code__, ns)
-        preds = predict([torch.from_numpy(row) for row in l], q)
-
+        predict = ns["predict"]
+        preds = predict([torch.from_numpy(row) for row in l], q)  # predict() reads `self` as a global here
         out[q] = [int(s) for s in ns["_extract_top_k_species"](types.SimpleNamespace(top_k=top_k), preds)]
     return out
 
