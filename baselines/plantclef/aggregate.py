@@ -437,7 +437,7 @@ def _check_groups(cfg: AggregationConfig, ids: list[str], groups: Mapping[str, s
 def aggregate(tiles: pd.DataFrame, cfg: AggregationConfig, image_ids: list[str] | None = None,
               groups: Mapping[str, str] | None = None, stats: ImageStats | None = None,
               n_classes: int | None = None, members: list[pd.DataFrame] | None = None,
-              genus: Mapping[int, str] | None = None) -> dict[str, list[int]]:
+              genus: Mapping[int, str] | None = None, dense: list | None = None) -> dict[str, list[int]]:
     """Species ids per image, ordered best first (module docstring). ``image_ids`` (default: those in
     ``tiles``) are all returned, an image without tiles getting an empty list. ``groups`` maps image id ->
     transect, required when ``cfg.group_mode`` is set. ``n_classes``: the model's class count (lets a
@@ -448,7 +448,9 @@ def aggregate(tiles: pd.DataFrame, cfg: AggregationConfig, image_ids: list[str] 
         order = sorted(set(tiles["image_id"]), key=order_key(cfg.image_order))
         tiles = tiles.assign(image_rank=tiles["image_id"].map({i: n for n, i in enumerate(order)}).to_numpy(np.int64))
     if cfg.strategy == "zmerge":
-        return _pooled(zmerge.species_lists(members or [tiles], n_classes, zmerge_settings(cfg), ids), cfg, groups)
+        lists = (zmerge.species_lists_dense(dense, zmerge_settings(cfg), ids) if dense else
+                 zmerge.species_lists(members or [tiles], n_classes, zmerge_settings(cfg), ids))
+        return _pooled(lists, cfg, groups)
     if cfg.tie_rule in tie_rules.RULES and cfg.strategy in ("union", "vote", "pairs"):
         tiles = tie_rules.selection(tiles, cfg.tie_rule, cfg.top_k, n_classes)  # each tile's top k, the team's way
     if cfg.tile_transform == "zscore":

@@ -251,6 +251,8 @@ def tiling_options(fn):
 @click.option("--prior", type=click.Path(path_type=Path), default=None,
               help="Parquet image_name, prior_probabilities (DS@GT's cluster prior): multiplied into every tile's "
                    "scores, in float64, before the top-k.")
+@click.option("--save-full-probs", "save_full", is_flag=True,
+              help="Also write <tiles>.full.parquet: every class of every tile, dense (what --strategy zmerge reads).")
 @click.option("--shard", default=None, metavar="I/N",
               help="Predict images I, I+N, ... only and write <tiles>.shard-I-of-N.parquet (SLURM arrays; torchrun "
                    "ranks get RANK/WORLD_SIZE); join them with merge-tiles.")
@@ -310,6 +312,7 @@ def predict(ctx, images, checkpoint, class_mapping, out, competition, preset, mo
         raise click.BadParameter(str(exc), param_hint="--save-ties") from None
     opts = RunOptions(device=device, batch_size=batch_size, workers=workers, save_top_k=kw["save_top_k"],
                       save_ties=save_ties, score_scale=kw["score_scale"], prior=kw["prior"], shard=_shard(kw["shard"]),
+                      save_full=kw["save_full"],
                       flip_tta=kw["flip_tta"], amp=not no_amp, channels_last=not no_channels_last,
                       compile=compile_model, progress=not quiet, image_stats=image_stats)
     genus = _genus(kw.get("genus_file"))  # read before the model runs: a bad file fails first
@@ -344,12 +347,14 @@ def merge_tiles(shards, out, overwrite):
     """Join the tile-score files of predict --shard 0/N ... N-1/N (and their image stats) into the file one
     process would have written."""
     from baselines.plantclef.image_stats import stats_path
+    from baselines.plantclef.full_probs import full_path
     from baselines.plantclef.shards import merge_tile_scores
     from scoring.output_policy import OutputPlan
 
     plan = OutputPlan(overwrite=overwrite, inputs=list(shards))
     plan.claim(out, what="--out tile scores")
     plan.claim(stats_path(out), what="image stats")
+    plan.claim(full_path(out), what="full probabilities")
     n_images, n_tiles = merge_tile_scores(list(shards), out, overwrite=overwrite)
     click.echo(f"merged {len(shards)} shards: {n_images} quadrats, {n_tiles} tiles -> {out}")
 
@@ -376,18 +381,21 @@ def aggregate_cmd(ctx, tile_scores, out, competition, overwrite, **kw):
     transect_rule = kw.pop("transect_rule")
     agg = _agg_config(kw)
     definition = _definition(competition)
-    members = None
-    if agg.strategy == "zmerge" and len(tile_scores) > 1:  # the notebook's float32 ensemble, not the kit's
+    members = dense = None
+    if agg.strategy == "zmerge":  # the notebook's float32 ensemble of every class, not the kit's ensemble
+        from baselines.plantclef.full_probs import full_path, read_full
         from baselines.plantclef.tile_scores import read_tile_scores
 
         read = [read_tile_scores(p) for p in tile_scores]
         members, n_classes, stats = [f for f, _ in read], read[0][1].get("n_classes"), None
         frame = members[0]
+        if all(full_path(p).is_file() for p in tile_scores):
+            dense = [read_full(full_path(p), expect_meta=m) for p, (_, m) in zip(tile_scores, read)]
     else:
         frame, stats, n_classes = load_scores(list(tile_scores), agg.tile_transform)
     ids = sorted(set(frame["image_id"]))
     labels = predictions(frame, ids, agg, definition, transect_rule, stats=stats, n_classes=n_classes,
-                         members=members, genus=_genus(kw.pop("genus_file")))
+                         members=members, genus=_genus(kw.pop("genus_file")), dense=dense)
     warnings = write_validated(out, ids, labels, definition, overwrite=overwrite)
     for w in warnings:
         click.echo(f"warning: {w.render()}", err=True)

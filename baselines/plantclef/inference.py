@@ -37,6 +37,7 @@ class TileOutput:
     group_bma: torch.Tensor | None = None
     ties: dict | None = None  # tie_rules name -> int64 (T, k) class indices, with their probabilities
     tie_probs: object = None  # float32 numpy (T, C), only when ties are asked for
+    full: object = None  # float32 numpy (T, C), only with save_full
 
 
 @dataclass
@@ -54,6 +55,7 @@ class TileScorer:
     compile_backend: str = "inductor"  # tests use "eager": the same graph capture without code generation
     save_ties: tuple = ()  # ((rule, k), ...): tie_rules selections made on the full probabilities
     score_scale: float = 1.0  # DS@GT: softmax(logits) * 100 before topk (float32)
+    save_full: bool = False  # every class of every tile back on the CPU (full_probs)
 
     def __post_init__(self) -> None:
         self.model = self.model.to(self.device).eval()
@@ -108,6 +110,8 @@ class TileScorer:
             out.ties = tie_rules.select_on_device(p, self.save_ties)
             out.tie_probs = p.float().cpu().numpy()
         p = p.float()  # stored (and pooled) as float32, as DS@GT's Spark FloatType
+        if self.save_full:
+            out.full = out.tie_probs if out.tie_probs is not None else p.cpu().numpy()
         if group is not None:
             g = group.to(self.device)
             shape = (n_groups, p.shape[1])

@@ -20,6 +20,7 @@ import torch
 from baselines.device import resolve_device
 from baselines.plantclef.aggregate import AggregationConfig, aggregate
 from baselines.plantclef.classes import load_class_mapping
+from baselines.plantclef.full_probs import concat_parts, full_path, write_full
 from baselines.plantclef.image_stats import ImageStats, stats_path, write_stats
 from baselines.plantclef.inference import TileScorer
 from baselines.plantclef.loader import list_quadrats, make_loader
@@ -48,6 +49,7 @@ class RunOptions:
     score_scale: float = 1.0  # scores = softmax * scale (DS@GT: 100) before the top-k
     prior: Path | None = None  # prior.load_prior: per-image prior multiplied into every tile (DS@GT)
     shard: tuple[int, int] | None = None  # shards: this process predicts images I, I+N, ... only
+    save_full: bool = False  # full_probs: every class of every tile, dense (Chlorophyll's merge reads it)
     flip_tta: bool = False
     amp: bool = True
     channels_last: bool = True
@@ -109,6 +111,7 @@ def predict_tiles(images: Path, out: Path, *, checkpoint: Path | None, class_map
                 **({"save_ties": [f"{r}:{k}" for r, k in opts.save_ties], "ties_made_with": _tie_env(device)}
                    if opts.save_ties else {}),
                 **({"score_scale": opts.score_scale} if opts.score_scale != 1.0 else {}),
+                **({"save_full": True} if opts.save_full else {}),
                 **({"shard": f"{opts.shard[0]}/{opts.shard[1]}"} if opts.shard else {}),
                 **({"prior": {"file": Path(opts.prior).name, "sha256": file_digest(opts.prior)}} if opts.prior else {}),
                 "image_stats": opts.image_stats,
@@ -136,7 +139,8 @@ def predict_tiles(images: Path, out: Path, *, checkpoint: Path | None, class_map
         mean, std = normalisation(model)
         scorer = TileScorer(model, device, opts.save_top_k, mean, std, batch_size=opts.batch_size,
                             flip_tta=opts.flip_tta, amp=opts.amp, channels_last=opts.channels_last,
-                            compile=opts.compile, save_ties=tuple(opts.save_ties), score_scale=opts.score_scale)
+                            compile=opts.compile, save_ties=tuple(opts.save_ties), score_scale=opts.score_scale,
+                            save_full=opts.save_full)
         workers = opts.workers if opts.workers is not None else (min(16, os.cpu_count() or 1)
                                                                  if device.type == "cuda" else 0)
         tiles_per_image = _tiles_per_image(todo[0][1], preprocess)
@@ -149,11 +153,16 @@ def predict_tiles(images: Path, out: Path, *, checkpoint: Path | None, class_map
         with_stats = opts.image_stats != "none"
         pending: list[pd.DataFrame] = []
         pending_stats: list[ImageStats] = []
+        pending_full: list[tuple] = []
         n_pending = 0
 
         def flush():
+            full = None
+            if pending_full:
+                full = ([i for f in pending_full for i in f[0]], np.concatenate([f[1] for f in pending_full]),
+                        np.concatenate([f[2] for f in pending_full]), species)
             store.write(pd.concat(pending, ignore_index=True), settings,
-                        ImageStats.concat(pending_stats) if pending_stats else None)
+                        ImageStats.concat(pending_stats) if pending_stats else None, full)
 
         try:
             for batch in loader:
@@ -166,6 +175,10 @@ def predict_tiles(images: Path, out: Path, *, checkpoint: Path | None, class_map
                 pending.append(tile_frame(batch.image_ids, batch.counts, batch.boxes, batch.levels,
                                           out.probs.numpy(), out.indices.numpy(), species, out.p2.numpy(),
                                           _tie_columns(out, species, opts.save_top_k)))
+                if opts.save_full:
+                    pending_full.append((list(np.repeat(np.asarray(batch.image_ids, dtype=object), batch.counts)),
+                                         np.concatenate([np.arange(c, dtype=np.int32) for c in batch.counts]),
+                                         out.full))
                 if with_stats:
                     pending_stats.append(_batch_stats(batch.image_ids, group, n_levels, out, species,
                                                       per_level=opts.image_stats == "level"))
@@ -173,7 +186,7 @@ def predict_tiles(images: Path, out: Path, *, checkpoint: Path | None, class_map
                 bar.update(len(batch.image_ids))
                 if n_pending >= opts.flush_images:
                     flush()
-                    pending, pending_stats, n_pending = [], [], 0
+                    pending, pending_stats, pending_full, n_pending = [], [], [], 0
         finally:
             if pending:  # keep what was computed, also on Ctrl-C
                 flush()
@@ -230,10 +243,10 @@ def _tiles_per_image(path: Path, preprocess: PreprocessConfig) -> int:
 def predictions(frame: pd.DataFrame, ids: list[str], agg: AggregationConfig, definition: CompetitionDefinition,
                 transect_rule: str | None = None, stats: ImageStats | None = None,
                 n_classes: int | None = None, members: list[pd.DataFrame] | None = None,
-                genus=None) -> list[list[int]]:
+                genus=None, dense=None) -> list[list[int]]:
     groups = transect_map(ids, definition, transect_rule) if agg.group_mode not in (None, "contains") else None
     by_id = aggregate(frame, agg, image_ids=ids, groups=groups, stats=stats, n_classes=n_classes, members=members,
-                      genus=genus)
+                      genus=genus, dense=dense)
     return [by_id[i] for i in ids]
 
 
@@ -248,6 +261,9 @@ def _run_shard(images, plan, *, save_tile_scores, started, resume, overwrite, op
                                                            overwrite=overwrite, **kw)
     if stats is not None:
         write_stats(stats_path(tiles_out), stats, settings)
+    full = PartStore(parts_folder(tiles_out)).read_full() if opts.save_full else None
+    if full is not None:
+        write_full(full_path(tiles_out), *concat_parts([full]), full[1], settings)
     write_tile_scores(tiles_out, frame, settings)
     PartStore(parts_folder(tiles_out)).remove()
     n_tiles = int(frame.drop_duplicates(["image_id", "tile"]).shape[0]) if len(frame) else 0
@@ -278,12 +294,15 @@ def run_predict(images: Path, out: Path, *, checkpoint: Path | None, class_mappi
     frame, settings, ids, n_resumed, stats = predict_tiles(
         Path(images), out, checkpoint=checkpoint, class_mapping=class_mapping, species=species, spec=spec,
         preprocess=preprocess, opts=opts, resume=resume, overwrite=overwrite, definition=definition, model=model)
+    full = PartStore(parts_folder(out)).read_full() if opts.save_full else None
     if save_tile_scores is not None:
         if stats is not None:  # the sidecar first, so tile scores never sit next to stale stats
             write_stats(stats_path(save_tile_scores), stats, settings)
+        if full is not None:
+            write_full(full_path(save_tile_scores), *concat_parts([full]), full[1], settings)
         write_tile_scores(save_tile_scores, frame, settings)
     labels = predictions(frame, ids, agg, definition, transect_rule, stats=stats, n_classes=settings["n_classes"],
-                         genus=genus)
+                         genus=genus, dense=[full] if full is not None else None)
     warnings = write_validated(out, ids, labels, definition)
     PartStore(parts_folder(out)).remove()
     n_tiles = int(frame.drop_duplicates(["image_id", "tile"]).shape[0]) if len(frame) else 0

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 PREPROCESS_KEYS = ("tiling", "tile_policy", "border_mode", "resize_filter", "jpeg_quality", "subsampling",
                    "jpeg_stage", "crop_border", "resize_backend", "centre_crop")
-PREDICT_KEYS = ("save_top_k", "flip_tta", "save_ties", "score_scale")
+PREDICT_KEYS = ("save_top_k", "flip_tta", "save_ties", "score_scale", "save_full")
 AGGREGATION_KEYS = ("strategy", "top_k", "threshold", "min_votes", "max_species", "min_score", "min_species",
                     "transect_mode", "transect_rule", "pool_k", "pool_min_images", "tie_rule", "z_threshold",
                     "scale_weights", "target_mean", "tile_transform", "strict",
@@ -109,7 +109,7 @@ def _winner(quality: int, subsampling: str) -> dict:
 
 
 _CHLORO_VALUES = {"tiling": ["scale:1:0", "scale:2:0.5", "scale:5:0.25"], "jpeg_quality": None,
-                  "save_top_k": 7806, "strategy": "zmerge", "target_mean": 4.2, "max_species": 9, "min_species": 1}
+                  "save_full": True, "strategy": "zmerge", "target_mean": 4.2, "max_species": 9, "min_species": 1}
 
 register(Recipe(
     "winner-2025",
@@ -133,7 +133,7 @@ register(Recipe(
     _CHLORO_VALUES,
     _CHLORO,
     choices="a single model (their ensemble mean: pass several tile-score files to aggregate); every class saved "
-            "(--save-top-k 7806: the merge z-scores and sums all of them); scales 1, 2, 5 / overlaps 0, 0.5, 0.25 "
+            "(--save-full-probs: the merge z-scores and sums all of them); scales 1, 2, 5 / overlaps 0, 0.5, 0.25 "
             "from config/config.yaml (the merge notebook's inputs name scales 4, 5 with overlaps 0, 0 and a 10% "
             "crop: --tiling scale:4:0 --tiling scale:5:0 --centre-crop 0.1)",
     summary="merge.ipynb: ensemble mean, per-tile z (ddof 0), top-1 per tile >= a threshold bisected on "

@@ -52,6 +52,7 @@ def shard_path(path: Path, shard: tuple[int, int]) -> Path:
 
 def merge_tile_scores(paths: list[Path], out: Path, *, overwrite: bool = False) -> tuple[int, int]:
     """Join shard files into ``out`` (and its stats sidecar); returns (images, tiles)."""
+    from baselines.plantclef.full_probs import concat_parts, full_path, read_full, write_full
     from baselines.plantclef.image_stats import ImageStats, read_stats, stats_path, write_stats
     from baselines.plantclef.tile_scores import TileScoresError, read_tile_scores, write_tile_scores
 
@@ -80,5 +81,13 @@ def merge_tile_scores(paths: list[Path], out: Path, *, overwrite: bool = False) 
             raise TileScoresError("some shards have image stats and some do not; merge all or none")
         stats = ImageStats.concat([read_stats(s, expect_meta=m) for s, (_, _, m) in zip(sides, read)])
         write_stats(stats_path(out), stats, first, overwrite=overwrite)
+    fulls = [full_path(p) for p in paths]
+    if any(f.is_file() for f in fulls):
+        if not all(f.is_file() for f in fulls):
+            raise TileScoresError("some shards have full probabilities and some do not; merge all or none")
+        read_parts = [read_full(f, expect_meta=m) for f, (_, _, m) in zip(fulls, read)]
+        merged = {k: v for dense, _ in read_parts for k, v in dense.items()}
+        write_full(full_path(out), *concat_parts([(merged, read_parts[0][1])]), read_parts[0][1], first,
+                   overwrite=overwrite)
     write_tile_scores(out, frame, first, overwrite=overwrite)
     return frame["image_id"].nunique(), len(frame.drop_duplicates(["image_id", "tile"]))

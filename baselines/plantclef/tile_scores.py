@@ -146,8 +146,12 @@ class PartStore:
     def parts(self) -> list[Path]:
         return sorted(self.folder.glob("part-*.parquet"))
 
-    def write(self, frame: pd.DataFrame, meta: dict, stats=None) -> None:
+    def write(self, frame: pd.DataFrame, meta: dict, stats=None, full=None) -> None:
         n = len(self.parts())
+        if full is not None:  # (ids per row, tile per row, probs, species): before the part, like the stats
+            from baselines.plantclef.full_probs import write_full
+
+            write_full(self.folder / f"full-{n:06d}.parquet", *full, meta, overwrite=True)
         if stats is not None:  # stats first: a part without its stats is never seen as done
             from baselines.plantclef.image_stats import write_stats
 
@@ -163,6 +167,17 @@ class PartStore:
         if not parts or not all(f.is_file() for f in files):
             return None
         return ImageStats.concat([read_stats(f) for f in files])
+
+    def read_full(self):
+        """The parts' full probabilities as (image id -> (T, C), species), or None."""
+        from baselines.plantclef.full_probs import read_full
+
+        parts = self.parts()
+        files = [p.with_name(p.name.replace("part-", "full-")) for p in parts]
+        if not parts or not all(f.is_file() for f in files):
+            return None
+        read = [read_full(f) for f in files]
+        return {k: v for dense, _ in read for k, v in dense.items()}, read[0][1]
 
     def read_all(self) -> pd.DataFrame:
         frames = [read_tile_scores(p)[0] for p in self.parts()]

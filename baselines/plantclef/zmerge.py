@@ -124,14 +124,27 @@ def dense(tiles: pd.DataFrame, n_classes: int | None) -> dict[str, np.ndarray]:
     return out
 
 
-def species_lists(frames: list[pd.DataFrame], n_classes: int | None, s: MergeSettings,
-                  image_ids: list[str]) -> dict[str, list[int]]:
-    """Species ids per image from one tile-score frame per model (same tiles)."""
-    arrays = [dense(f, n_classes) for f in frames]
+def species_lists_dense(models: list, s: MergeSettings, image_ids: list[str]) -> dict[str, list[int]]:
+    """Species ids per image from each model's ``(image id -> (T, C) float32, species)`` (full_probs)."""
+    arrays = [m[0] for m in models]
+    species = models[0][1]
+    if any(not np.array_equal(m[1], species) for m in models[1:]):
+        raise ValueError("the merge rule's models must share one class mapping")
+    return _lists(arrays, s, image_ids, lambda c: int(species[c]))
+
+
+def _lists(arrays: list[dict], s: MergeSettings, image_ids: list[str], to_species) -> dict[str, list[int]]:
     keys = list(arrays[0])
     if any(list(a) != keys or any(a[q].shape != arrays[0][q].shape for q in keys) for a in arrays[1:]):
         raise ValueError("the merge rule's models must score the same images with the same tiles")
     probs = {q: ensemble([a[q] for a in arrays]) if len(arrays) > 1 else arrays[0][q] for q in keys}
-    mapping = frames[0].drop_duplicates("class_index").set_index("class_index")["species_id"]
     got = merge(probs, s)
-    return {i: [int(mapping[c]) for c in got.get(i, [])] for i in image_ids}
+    return {i: [to_species(c) for c in got.get(i, [])] for i in image_ids}
+
+
+def species_lists(frames: list[pd.DataFrame], n_classes: int | None, s: MergeSettings,
+                  image_ids: list[str]) -> dict[str, list[int]]:
+    """Species ids per image from one tile-score frame per model (same tiles)."""
+    arrays = [dense(f, n_classes) for f in frames]
+    mapping = frames[0].drop_duplicates("class_index").set_index("class_index")["species_id"]
+    return _lists(arrays, s, image_ids, lambda c: int(mapping[c]))

@@ -286,6 +286,9 @@ def main(argv=None) -> int:
         got = aggregate(frames[0], recipe_config("chlorophyll-2025"), n_classes=N_CLASSES, members=frames)
         row(f"seed {seed} chlorophyll-2025 (merge.ipynb, 2-model ensemble)",
             sum(got[q] == want[q] for q in quads), len(quads), "merge.ipynb cells 4-6")
+        got = aggregate(frames[0], recipe_config("chlorophyll-2025"), dense=[(quads, SPECIES), (second, SPECIES)])
+        row(f"seed {seed} chlorophyll-2025 from --save-full-probs arrays", sum(got[q] == want[q] for q in quads),
+            len(quads), "the same, from the dense sidecar's arrays")
         g["chlorophyll_merge"] = want
 
     for w, h in SIZES:

@@ -422,3 +422,39 @@ def test_shards_merge_to_the_bytes_of_one_process(workspace, tmp_path, monkeypat
     mixed = CliRunner().invoke(cli, merge[:4] + [str(tmp_path / "r.shard-2-of-3.parquet"), "--out",
                                                  str(tmp_path / "mixed.parquet")])
     assert mixed.exit_code != 0 and "other settings" in mixed.output
+
+
+def test_full_probabilities_sidecar_feeds_the_merge_rule_and_merges_across_shards(workspace, tmp_path):
+    from baselines.plantclef.aggregate import AggregationConfig, aggregate
+    from baselines.plantclef.full_probs import full_path, read_full
+    from baselines.plantclef.threshold_search import TargetUnreachable
+    from baselines.plantclef.tile_scores import read_tile_scores
+
+    res = _predict(workspace, tmp_path / "f.csv", "--save-full-probs", "--save-top-k", "5",
+                   "--save-tile-scores", str(tmp_path / "f.parquet"))
+    assert res.exit_code == 0, res.output
+    frame, meta = read_tile_scores(tmp_path / "f.parquet")
+    dense, species = read_full(full_path(tmp_path / "f.parquet"), expect_meta=meta)
+    assert sorted(dense) == sorted(set(frame["image_id"])) and all(p.shape == (10, N_CLASSES) for p in dense.values())
+    for image_id, p in dense.items():  # the dense rows are the saved probabilities, class by class
+        g = frame[frame["image_id"] == image_id]
+        assert np.array_equal(p[g["tile"].to_numpy(), g["class_index"].to_numpy()], g["prob"].to_numpy())
+    assert np.array_equal(species, np.asarray(workspace[2]))
+    cfg = AggregationConfig(strategy="zmerge", target_mean=1.5, max_species=3, min_species=1)
+    try:
+        want = aggregate(frame, cfg, n_classes=N_CLASSES)  # every class saved: the long form is complete
+    except TargetUnreachable as exc:
+        want = str(exc)
+    try:
+        got = aggregate(frame, cfg, n_classes=N_CLASSES, dense=[(dense, species)])
+    except TargetUnreachable as exc:
+        got = str(exc)
+    assert got == want
+    for i in range(2):
+        shard = _predict(workspace, tmp_path / "u.csv", "--save-full-probs", "--save-top-k", "5", "--shard",
+                         f"{i}/2", "--save-tile-scores", str(tmp_path / "s.parquet"))
+        assert shard.exit_code == 0, shard.output
+    merged = CliRunner().invoke(cli, ["baselines", "plantclef", "merge-tiles", str(tmp_path / "s.shard-0-of-2.parquet"),
+                                      str(tmp_path / "s.shard-1-of-2.parquet"), "--out", str(tmp_path / "m.parquet")])
+    assert merged.exit_code == 0, merged.output
+    assert full_path(tmp_path / "m.parquet").read_bytes() == full_path(tmp_path / "f.parquet").read_bytes()
