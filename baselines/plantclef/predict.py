@@ -257,6 +257,8 @@ def _run_shard(images, plan, *, save_tile_scores, started, resume, overwrite, op
     tiles_out = shard_path(Path(save_tile_scores), opts.shard)
     plan.claim(tiles_out, what="tile scores", may_exist=resume)
     plan.claim(stats_path(tiles_out), what="image stats", may_exist=resume)
+    if opts.save_full:
+        plan.claim(full_path(tiles_out), what="full probabilities", may_exist=resume)
     frame, settings, ids, n_resumed, stats = predict_tiles(Path(images), tiles_out, opts=opts, resume=resume,
                                                            overwrite=overwrite, **kw)
     if stats is not None:
@@ -291,6 +293,8 @@ def run_predict(images: Path, out: Path, *, checkpoint: Path | None, class_mappi
     if save_tile_scores is not None:
         plan.claim(save_tile_scores, what="tile scores", may_exist=resume)
         plan.claim(stats_path(save_tile_scores), what="image stats", may_exist=resume)
+        if opts.save_full:
+            plan.claim(full_path(save_tile_scores), what="full probabilities", may_exist=resume)
     frame, settings, ids, n_resumed, stats = predict_tiles(
         Path(images), out, checkpoint=checkpoint, class_mapping=class_mapping, species=species, spec=spec,
         preprocess=preprocess, opts=opts, resume=resume, overwrite=overwrite, definition=definition, model=model)

@@ -458,3 +458,12 @@ def test_full_probabilities_sidecar_feeds_the_merge_rule_and_merges_across_shard
                                       str(tmp_path / "s.shard-1-of-2.parquet"), "--out", str(tmp_path / "m.parquet")])
     assert merged.exit_code == 0, merged.output
     assert full_path(tmp_path / "m.parquet").read_bytes() == full_path(tmp_path / "f.parquet").read_bytes()
+
+
+def test_an_existing_full_sidecar_is_not_overwritten(workspace, tmp_path):
+    from baselines.plantclef.full_probs import full_path
+
+    full_path(tmp_path / "x.parquet").write_text("mine")
+    res = _predict(workspace, tmp_path / "x.csv", "--save-full-probs", "--save-tile-scores", str(tmp_path / "x.parquet"))
+    assert res.exit_code != 0 and "already exists" in res.output
+    assert full_path(tmp_path / "x.parquet").read_text() == "mine"
