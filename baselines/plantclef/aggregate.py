@@ -22,6 +22,8 @@ strategy        score S(s)                                       keep           
 ``bma``         B(s) = sum_t w_t p_t(s) (``bma``)                z-score of B over       NEUON 2024,
                                                                  classes > z_threshold   Chlorophyll Crew
 ``multiscale``  max over levels l of w_l * max_{t in l} p_t(s)   S >= threshold          2025 winner (w=1)
+``zmerge``      per-tile z (ddof 0) of the ensemble mean; top-1   bisected threshold,     Chlorophyll Crew
+                per tile (``zmerge``: a whole algorithm)          top-up 1, cap 9         merge.ipynb
 ==============  ===============================================  ======================  ==================
 
 Exact or refused: ``max``, ``mean``, ``bma`` and ``multiscale`` read the image
@@ -42,8 +44,8 @@ transect ``union`` pooling; species whose best tile probability is below
 to ``min_species`` (default 0: empty lists are written, as every public
 pipeline does) from the image's best remaining species by tile probability.
 
-Thresholds are inclusive (``>=``) except the target search (``>``, as the
-winner's); the teams' ``>`` differs only on a probability exactly equal to it.
+Thresholds are inclusive (``>=``) unless ``strict``, except the target search
+(``>``, as the winner's); ``>`` differs only on a probability exactly equal to it.
 
 The *best tile probability* of a species is the max of p_t(s) over the rows
 the strategy counted (union: the top-k entries above the threshold; vote: the
@@ -57,6 +59,14 @@ then tile, then rank) among the rows the strategy counted, then species id:
 what ``collections.Counter.most_common`` gives, so DS@GT's vote runs (top-1 per
 tile, ``most_common(10)``) are reproduced exactly with ``vote``, ``top_k 1``,
 ``max_species 10``, ``tie_rule first-seen``. ``pairs`` has its own order.
+``argsort`` / ``topk``: for ``union``, ``vote`` and ``pairs`` each tile's top k
+is the one numpy's ``argsort()[-k:][::-1]`` or ``torch.topk(p, k)`` picks on
+the full vector (``tie_rules``: saved by ``predict --save-ties``, or derived
+where the saved probabilities do not tie), then the order is first-seen (for
+``union``: tile order alone, the order in which the organisers' dict is filled).
+
+``strict``: thresholds (and ``min_score``) pass on ``> x`` instead of ``>= x``,
+as the organisers' notebook and the winner's ``lib_soumission.rs`` compare.
 """
 
 from __future__ import annotations
@@ -70,11 +80,14 @@ import pandas as pd
 from baselines.plantclef.ensemble import tile_bounds, tile_zscores
 from baselines.plantclef.exactness import NotExact
 from baselines.plantclef.image_stats import ImageStats, image_level_matrix
-from baselines.plantclef.pooling import MODES, pool_count_topk, pool_mean, pool_min_images, pool_union
+from baselines.plantclef.pooling import (MODES, ORDERS, order_key, pool_contains, pool_count_topk, pool_mean,
+                                         pool_min_images, pool_union)
+from baselines.plantclef import tie_rules, zmerge
 from baselines.plantclef.threshold_search import threshold_for_mean_count
 
 KEYS = ["image_id", "species_id"]
-TIE_RULES = ("score", "first-seen")
+TIE_RULES = ("score", "first-seen", *tie_rules.RULES)
+FIRST_SEEN_ORDER = ("first-seen", *tie_rules.RULES)  # the teams that pick with argsort/topk list in tile order
 TILE_TRANSFORMS = ("none", "zscore")
 NO_POSITION = 2 ** 62  # a species never seen in a saved top-k comes after every seen one
 
@@ -96,6 +109,9 @@ class AggregationConfig:
     scale_weights: tuple[float, ...] | None = None  # multiscale (and max): one weight per tiling level
     target_mean: float | None = None
     tile_transform: str = "none"
+    strict: bool = False  # thresholds and min-score as "> x" (organisers cell 16, winner lib_soumission.rs)
+    image_order: str = "id"  # pooling.ORDERS: the order in which a transect's images are seen
+    one_per_genus: bool = False  # Chlorophyll Crew's filter_genus: needs aggregate(genus=...)
 
     def __post_init__(self) -> None:
         if self.strategy not in STRATEGIES:
@@ -116,6 +132,12 @@ class AggregationConfig:
             raise ValueError(f"transect mode {self.group_mode!r} is not one of {', '.join(MODES)}")
         if self.pool_k < 1 or self.pool_min_images < 1:
             raise ValueError("pool-k and pool-min-images must be at least 1")
+        if self.image_order not in ORDERS:
+            raise ValueError(f"image order {self.image_order!r} is not one of {', '.join(ORDERS)}")
+        if self.group_mode == "contains" and (self.strategy not in ("max", "multiscale", "mean", "union", "vote")
+                                              or self.target_mean is not None):
+            raise ValueError(f"transect mode contains pools scores before the keep rule: not with {self.strategy}"
+                             f"{' and a target mean' if self.target_mean is not None else ''}")
         if self.tie_rule not in TIE_RULES:
             raise ValueError(f"tie rule {self.tie_rule!r} is not one of {', '.join(TIE_RULES)}")
         if self.scale_weights is not None and (not self.scale_weights or min(self.scale_weights) <= 0):
@@ -131,7 +153,8 @@ class AggregationConfig:
                 "vote": f"vote k={self.top_k} m={self.min_votes}",
                 "pairs": f"pairs k={self.top_k}",
                 "bma": f"bma z>{self.z_threshold:g}",
-                "multiscale": f"multiscale thr={self.threshold:g}"}[self.strategy]
+                "multiscale": f"multiscale thr={self.threshold:g}",
+                "zmerge": "zmerge"}[self.strategy]
         extra = [f"w={','.join(f'{w:g}' for w in self.scale_weights)}"] if self.scale_weights else []
         extra += [f"target_mean={self.target_mean:g}"] if self.target_mean else []
         extra += [f"max_species={self.max_species}"] if self.max_species else []
@@ -139,6 +162,8 @@ class AggregationConfig:
         extra += [f"min_species={self.min_species}"] if self.min_species else []
         extra += [f"tiles={self.tile_transform}"] if self.tile_transform != "none" else []
         extra += [f"ties={self.tie_rule}"] if self.tie_rule != "score" else []
+        extra += ["strict"] if self.strict else []
+        extra += ["one-per-genus"] if self.one_per_genus else []
         if self.group_mode == "count-topk":
             extra.append(f"transect=count-topk:{self.pool_k}")
         elif self.group_mode == "min-images":
@@ -221,7 +246,10 @@ def _positions(tiles: pd.DataFrame) -> np.ndarray:
     width = int(tiles["rank"].max()) + 1
     height = int(tiles["tile"].max()) + 1
     ids = tiles["image_id"].to_numpy()
-    image = np.searchsorted(np.unique(ids), ids).astype(np.int64)
+    if "image_rank" in tiles:  # aggregate's image order (file-name)
+        image = tiles["image_rank"].to_numpy(np.int64)
+    else:
+        image = np.searchsorted(np.unique(ids), ids).astype(np.int64)
     return (image * height + tiles["tile"].to_numpy(np.int64)) * width + tiles["rank"].to_numpy(np.int64)
 
 
@@ -234,7 +262,7 @@ def score_union(inp: Inputs) -> pd.DataFrame:
     """S(s) = max p_t(s) over tiles with rank_t(s) < k and p_t(s) >= threshold."""
     cfg, tiles = inp.cfg, inp.tiles
     require_bound_below(inp, cfg.threshold, f"union with top-k {cfg.top_k}", need_k=cfg.top_k)
-    sel = tiles[(tiles["rank"] < cfg.top_k) & (tiles["prob"] >= cfg.threshold)]
+    sel = tiles[(tiles["rank"] < cfg.top_k) & _passes(tiles["prob"].to_numpy(), cfg.threshold, cfg.strict)]
     return _group_rows(sel).assign(score=lambda f: f["prob"])
 
 
@@ -319,7 +347,7 @@ def score_max(inp: Inputs) -> pd.DataFrame:
             return _from_matrix(inp, s, _candidates(inp, s, s > inp.target_x, cfg.max_species))
         if cfg.target_mean is not None:
             return _from_matrix(inp, s)
-        return _from_matrix(inp, s, _candidates(inp, s, s >= cfg.threshold, cfg.max_species))
+        return _from_matrix(inp, s, _candidates(inp, s, _passes(s, cfg.threshold, cfg.strict), cfg.max_species))
     require_bound_below(inp, cfg.threshold, cfg.strategy, cfg.scale_weights)
     return _weighted_max_from_tiles(inp, cfg.scale_weights)
 
@@ -351,8 +379,12 @@ def keep_all(scored: pd.DataFrame, cfg: AggregationConfig) -> np.ndarray:
     return np.ones(len(scored), dtype=bool)
 
 
+def _passes(values: np.ndarray, threshold: float, strict: bool) -> np.ndarray:
+    return values > threshold if strict else values >= threshold
+
+
 def keep_threshold(scored: pd.DataFrame, cfg: AggregationConfig) -> np.ndarray:
-    return (scored["score"] >= cfg.threshold).to_numpy()
+    return _passes(scored["score"].to_numpy(), cfg.threshold, cfg.strict)
 
 
 def keep_top_k(scored: pd.DataFrame, cfg: AggregationConfig) -> np.ndarray:
@@ -377,11 +409,14 @@ STRATEGIES = {
     "pairs": (score_pairs, keep_all),
     "bma": (score_bma, keep_z),
     "multiscale": (score_max, keep_threshold),
+    "zmerge": (None, None),  # Chlorophyll Crew's merge notebook, a whole algorithm of its own (zmerge)
 }
 
 
-def _ordered(frame: pd.DataFrame, tie_rule: str = "score") -> pd.DataFrame:
-    if tie_rule == "first-seen":
+def _ordered(frame: pd.DataFrame, tie_rule: str = "score", tile_order: bool = False) -> pd.DataFrame:
+    if tile_order:  # a union listed as the organisers' dict fills: first appearance only
+        return frame.sort_values(["image_id", "first", "species_id"], kind="mergesort")
+    if tie_rule in FIRST_SEEN_ORDER:
         return frame.sort_values(["image_id", "score", "first", "species_id"], ascending=[True, False, True, True],
                                  kind="mergesort")
     return frame.sort_values(["image_id", "score", "prob", "species_id"], ascending=[True, False, False, True],
@@ -389,7 +424,7 @@ def _ordered(frame: pd.DataFrame, tie_rule: str = "score") -> pd.DataFrame:
 
 
 def _check_groups(cfg: AggregationConfig, ids: list[str], groups: Mapping[str, str] | None) -> dict | None:
-    if cfg.group_mode is None:
+    if cfg.group_mode in (None, "contains"):  # contains groups by the ids themselves
         return None
     if groups is None:
         raise ValueError("a transect mode needs the transect of each image")
@@ -401,13 +436,23 @@ def _check_groups(cfg: AggregationConfig, ids: list[str], groups: Mapping[str, s
 
 def aggregate(tiles: pd.DataFrame, cfg: AggregationConfig, image_ids: list[str] | None = None,
               groups: Mapping[str, str] | None = None, stats: ImageStats | None = None,
-              n_classes: int | None = None) -> dict[str, list[int]]:
+              n_classes: int | None = None, members: list[pd.DataFrame] | None = None,
+              genus: Mapping[int, str] | None = None, dense: list | None = None) -> dict[str, list[int]]:
     """Species ids per image, ordered best first (module docstring). ``image_ids`` (default: those in
     ``tiles``) are all returned, an image without tiles getting an empty list. ``groups`` maps image id ->
     transect, required when ``cfg.group_mode`` is set. ``n_classes``: the model's class count (lets a
     file that saved every class count as complete, and z-scores)."""
     ids = sorted(set(tiles["image_id"])) if image_ids is None else list(image_ids)
     groups = _check_groups(cfg, ids, groups)
+    if cfg.image_order != "id":
+        order = sorted(set(tiles["image_id"]), key=order_key(cfg.image_order))
+        tiles = tiles.assign(image_rank=tiles["image_id"].map({i: n for n, i in enumerate(order)}).to_numpy(np.int64))
+    if cfg.strategy == "zmerge":
+        lists = (zmerge.species_lists_dense(dense, zmerge_settings(cfg), ids) if dense else
+                 zmerge.species_lists(members or [tiles], n_classes, zmerge_settings(cfg), ids))
+        return _pooled(lists, cfg, groups)
+    if cfg.tie_rule in tie_rules.RULES and cfg.strategy in ("union", "vote", "pairs"):
+        tiles = tie_rules.selection(tiles, cfg.tie_rule, cfg.top_k, n_classes)  # each tile's top k, the team's way
     if cfg.tile_transform == "zscore":
         if "is_z" not in tiles:  # an ensemble of z-scored files arrives transformed
             tiles = tile_zscores(tiles, n_classes)
@@ -421,6 +466,8 @@ def aggregate(tiles: pd.DataFrame, cfg: AggregationConfig, image_ids: list[str] 
     scored = score_fn(inp).reset_index(drop=True)
     if cfg.group_mode == "mean":
         scored = pool_mean(scored, groups).reset_index(drop=True)
+    elif cfg.group_mode == "contains":
+        scored = pool_contains(scored, ids).reset_index(drop=True)
     if inp.target_x is not None:  # applied by the score function on every class
         kept = scored
     elif cfg.target_mean is not None:
@@ -432,20 +479,54 @@ def aggregate(tiles: pd.DataFrame, cfg: AggregationConfig, image_ids: list[str] 
     if cfg.group_mode == "union":
         kept = pool_union(kept, groups)
     if cfg.min_score is not None:
-        kept = kept[kept["prob"] >= cfg.min_score]
-    kept = _ordered(kept, cfg.tie_rule)
+        kept = kept[_passes(kept["prob"].to_numpy(), cfg.min_score, cfg.strict)]
+    kept = _ordered(kept, cfg.tie_rule, tile_order=cfg.strategy == "union" and cfg.tie_rule in tie_rules.RULES)
+    if cfg.one_per_genus:
+        kept = one_per_genus(kept, genus)
     if cfg.max_species is not None:
         kept = kept[kept.groupby("image_id", sort=False).cumcount() < cfg.max_species]
     result: dict[str, list[int]] = {i: [] for i in ids}
     for image_id, species in kept.groupby("image_id", sort=False)["species_id"]:
         if image_id in result:
             result[image_id] = [int(s) for s in species]
-    if cfg.group_mode == "count-topk":
-        result = pool_count_topk(result, groups, cfg.pool_k)
-    elif cfg.group_mode == "min-images":
-        result = pool_min_images(result, groups, cfg.pool_min_images)
+    result = _pooled(result, cfg, groups)
     if cfg.min_species:
         _top_up(result, tiles, cfg.min_species)
+    return result
+
+
+def one_per_genus(kept: pd.DataFrame, genus: Mapping[int, str] | None) -> pd.DataFrame:
+    """Chlorophyll Crew's ``filter_genus`` (src/prediction.py ~394-407): per image, per genus, the species with
+    the highest best-tile probability (the first on a tie: their ``>``), listed where its genus first appears."""
+    if genus is None:
+        raise ValueError("one species per genus needs the genus of each species (--one-per-genus FILE)")
+    missing = sorted({int(s) for s in kept["species_id"]} - set(genus))
+    if missing:
+        raise ValueError(f"no genus for species {missing[0]} (and {len(missing) - 1} more) in the genus file")
+    k = kept.reset_index(drop=True)
+    k = k.assign(genus=k["species_id"].map(lambda s: genus[int(s)]), position=np.arange(len(k)))
+    first = k.groupby(["image_id", "genus"], sort=False)["position"].transform("min")
+    best = k.loc[k.groupby(["image_id", "genus"], sort=False)["prob"].idxmax()]
+    best = best.assign(position=first.loc[best.index].to_numpy())
+    return best.sort_values("position", kind="mergesort").drop(columns=["genus", "position"])
+
+
+def zmerge_settings(cfg: AggregationConfig) -> zmerge.MergeSettings:
+    """The notebook's constants, with target mean, cap, top-up and strictness from the config."""
+    return zmerge.MergeSettings(target=4.2 if cfg.target_mean is None else cfg.target_mean,
+                                max_len=9 if cfg.max_species is None else cfg.max_species,
+                                min_len=cfg.min_species, strict=cfg.strict)
+
+
+def _pooled(result: dict[str, list[int]], cfg: AggregationConfig, groups) -> dict[str, list[int]]:
+    key = order_key(cfg.image_order)
+    if cfg.group_mode == "count-topk":
+        return pool_count_topk(result, groups, cfg.pool_k, key)
+    if cfg.group_mode == "min-images":
+        return pool_min_images(result, groups, cfg.pool_min_images, key)
+    if cfg.group_mode in ("union", "mean") and cfg.strategy == "zmerge":
+        raise ValueError(f"transect mode {cfg.group_mode} pools scores; zmerge gives lists: use count-topk or "
+                         "min-images")
     return result
 
 

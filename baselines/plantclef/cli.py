@@ -21,8 +21,10 @@ from baselines.plantclef.aggregate import STRATEGIES, TIE_RULES, TILE_TRANSFORMS
 from baselines.plantclef.geometry import BORDERS
 from baselines.plantclef.jpeg import SUBSAMPLINGS
 from baselines.plantclef.pooling import MODES as POOL_MODES
+from baselines.plantclef.pooling import ORDERS as POOL_ORDERS
 from baselines.plantclef.preprocess import JPEG_STAGES, TILE_POLICIES
 from baselines.plantclef.recipes import RECIPES, get_recipe
+from baselines.plantclef.tie_rules import parse_specs as parse_tie_specs
 from baselines.plantclef.transects import RULES
 
 
@@ -38,7 +40,7 @@ class InputProblem(click.ClickException):
 
 # Known error class -> the stable code of its one line.
 _CODES = {"CheckpointError": "checkpoint_invalid", "MappingError": "class_mapping_invalid",
-          "ImageListError": "images_invalid", "TileScoresError": "tile_scores_invalid", "StatsError": "stats_invalid",
+          "ImageListError": "images_invalid", "PriorError": "prior_invalid", "TileScoresError": "tile_scores_invalid", "StatsError": "stats_invalid",
           "ResumeError": "resume_mismatch", "FileExistsError": "output_exists", "DeviceError": "device_unavailable",
           "ValueError": "bad_option"}
 
@@ -71,6 +73,21 @@ def _guard(fn):
             raise InputProblem(str(exc), _CODES.get(type(exc).__name__, "bad_input")) from None
 
     return wrapper
+
+
+def _shard(text):
+    from baselines.plantclef.shards import from_environment, parse_shard
+
+    try:
+        return parse_shard(text) if text is not None else from_environment()
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="--shard") from None
+
+
+def _genus(path):
+    from baselines.plantclef.genus import load_genus
+
+    return load_genus(path) if path is not None else None
 
 
 def _definition(name: str):
@@ -110,7 +127,10 @@ def aggregation_options(fn):
                      help="Top up to this many species from the best tiles (0: empty lists are written)."),
         click.option("--tie-rule", type=click.Choice(list(TIE_RULES)), default="score", show_default=True,
                      help="score: ties by best probability then species id; first-seen: by first appearance in "
-                          "tile order (Counter.most_common)."),
+                          "tile order (Counter.most_common); argsort / topk: each tile's top-k as numpy "
+                          "argsort()[-k:] / torch.topk(p, k) pick it (predict --save-ties), first-seen order."),
+        click.option("--strict/--inclusive", "strict", default=False, show_default=True,
+                     help="Thresholds and --min-score pass on > (the organisers', the winner's) or >=."),
         click.option("--z-threshold", type=float, default=0.0, show_default=True, help="bma: z-score to beat."),
         click.option("--scale-weights", default=None,
                      help="multiscale/max: one weight per tiling level, e.g. 1,1,0.5."),
@@ -126,6 +146,11 @@ def aggregation_options(fn):
                      help="count-topk: species per transect."),
         click.option("--pool-min-images", type=click.IntRange(min=1), default=2, show_default=True,
                      help="min-images: images of the transect that must predict a species."),
+        click.option("--one-per-genus", "genus_file", type=click.Path(path_type=Path), default=None,
+                     help="CSV species_id,genus: keep the best species of each genus (Chlorophyll Crew's filter_genus)."),
+        click.option("--image-order", type=click.Choice(list(POOL_ORDERS)), default="id", show_default=True,
+                     help="Order of a transect's images for first-seen ties: by id, or by file name with .jpg "
+                          "(DS@GT's orderBy(image_name))."),
     ]
     for opt in reversed(opts):
         fn = opt(fn)
@@ -154,7 +179,8 @@ def _agg_config(kw: dict) -> AggregationConfig:
                              pool_k=kw.pop("pool_k"), pool_min_images=kw.pop("pool_min_images"),
                              tie_rule=kw.pop("tie_rule"), z_threshold=kw.pop("z_threshold"),
                              scale_weights=_weights(kw.pop("scale_weights")), target_mean=kw.pop("target_mean"),
-                             tile_transform=kw.pop("tile_transform"))
+                             tile_transform=kw.pop("tile_transform"), strict=kw.pop("strict"),
+                             image_order=kw.pop("image_order"), one_per_genus=kw.get("genus_file") is not None)
 
 
 @click.group(cls=ContractGroup)
@@ -174,6 +200,9 @@ def tiling_options(fn):
                      show_default=True, help="Windows at the edge: snap inside the image, pad with zeros past the far edge, or centre the "
                           "zero padding (kornia's compute_padding)."),
         click.option("--crop-border", default="0", show_default=True, help="Border removed from each side: px or N%."),
+        click.option("--centre-crop", type=click.FloatRange(0, 1, max_open=True), default=0.0, show_default=True,
+                     help="Keep the centred int(w x (1-P)) x int(h x (1-P)) (Chlorophyll Crew's crop_side_percent, "
+                          "torchvision CenterCrop)."),
     ]
     for opt in reversed(opts):
         fn = opt(fn)
@@ -199,6 +228,9 @@ def tiling_options(fn):
 @tiling_options
 @click.option("--resize-filter", type=click.Choice(["lanczos", "bicubic", "bilinear"]), default="lanczos",
               show_default=True, help="Resampling filter of the tile resize (Pillow's).")
+@click.option("--resize-backend", type=click.Choice(["pil", "wand"]), default="pil", show_default=True,
+              help="What resizes the whole image for resized:N levels: PIL's Lanczos, or ImageMagick's through Wand "
+                   "(the winner's; needs pip install wand and the system MagickWand library).")
 @click.option("--jpeg-quality", type=click.IntRange(1, 100), default=None,
               help="Recompress in memory at this JPEG quality (see --jpeg-stage).")
 @click.option("--subsampling", type=click.Choice(list(SUBSAMPLINGS)), default="4:2:2", show_default=True,
@@ -211,6 +243,19 @@ def tiling_options(fn):
 @click.option("--workers", type=click.IntRange(min=0), default=None, help="Decoding workers (default: auto).")
 @click.option("--save-top-k", type=click.IntRange(min=1), default=10, show_default=True,
               help="Scores kept per tile (union, vote and pairs can use at most these).")
+@click.option("--save-ties", default=None, metavar="RULE:K[,RULE:K]",
+              help="argsort:K and/or topk:K: each tile's top K as numpy argsort()[-K:] (DS@GT) or torch.topk(p, K) "
+                   "(organisers, Chlorophyll Crew) pick it on the full vector, for --tie-rule argsort|topk.")
+@click.option("--score-scale", type=click.FloatRange(min=0, min_open=True), default=1.0, show_default=True,
+              help="Scores = softmax x this before the top-k (DS@GT: 100; it can merge probabilities 1 ulp apart).")
+@click.option("--prior", type=click.Path(path_type=Path), default=None,
+              help="Parquet image_name, prior_probabilities (DS@GT's cluster prior): multiplied into every tile's "
+                   "scores, in float64, before the top-k.")
+@click.option("--save-full-probs", "save_full", is_flag=True,
+              help="Also write <tiles>.full.parquet: every class of every tile, dense (what --strategy zmerge reads).")
+@click.option("--shard", default=None, metavar="I/N",
+              help="Predict images I, I+N, ... only and write <tiles>.shard-I-of-N.parquet (SLURM arrays; torchrun "
+                   "ranks get RANK/WORLD_SIZE); join them with merge-tiles.")
 @click.option("--image-stats", type=click.Choice(["image", "level", "none"]), default="image", show_default=True,
               help="Per-image max/sum/BMA over every class, next to --save-tile-scores (exact max, mean, bma): per "
                    "image, per image and tiling level (needed by --scale-weights), or none.")
@@ -253,17 +298,32 @@ def predict(ctx, images, checkpoint, class_mapping, out, competition, preset, mo
     border, percent = parse_border(kw["crop_border"])
     preprocess = PreprocessConfig(levels=tuple(parse_level(t) for t in kw["tiling"]), input_size=spec.img_size,
                                   resize_filter=kw["resize_filter"], jpeg_quality=kw["jpeg_quality"],
+                                  resize_backend=kw["resize_backend"],
                                   subsampling=kw["subsampling"], jpeg_stage=kw["jpeg_stage"],
                                   tile_policy=kw["tile_policy"], border_mode=kw["border_mode"], border=border,
-                                  border_percent=percent)
+                                  border_percent=percent, centre_crop=kw["centre_crop"])
+    try:
+        save_ties = parse_tie_specs(kw["save_ties"])
+        for rule, k in save_ties:
+            if k > kw["save_top_k"]:
+                raise ValueError(f"{rule}:{k} needs --save-top-k {k} or more (the rule's classes are stored on the "
+                                 f"tile's saved rows; --save-top-k is {kw['save_top_k']})")
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="--save-ties") from None
     opts = RunOptions(device=device, batch_size=batch_size, workers=workers, save_top_k=kw["save_top_k"],
+                      save_ties=save_ties, score_scale=kw["score_scale"], prior=kw["prior"], shard=_shard(kw["shard"]),
+                      save_full=kw["save_full"],
                       flip_tta=kw["flip_tta"], amp=not no_amp, channels_last=not no_channels_last,
                       compile=compile_model, progress=not quiet, image_stats=image_stats)
+    genus = _genus(kw.get("genus_file"))  # read before the model runs: a bad file fails first
     result = run_predict(images, out, checkpoint=None if random_init else checkpoint, class_mapping=class_mapping,
                          spec=spec, preprocess=preprocess, agg=agg, definition=_definition(competition), opts=opts,
                          save_tile_scores=save_tile_scores, transect_rule=transect_rule, resume=resume,
-                         overwrite=overwrite)
+                         overwrite=overwrite, genus=genus)
     m = result.model_info
+    backend = preprocess.describe().get("resize_backend")
+    if backend:
+        click.echo(f"whole-image resize (resized:N levels): {backend}")
     click.echo(f"model: {m['model']} @ {m['img_size']} px, {m['num_classes']} classes, weights: {m['weights']}"
                + (f" ({m['checkpoint']})" if m["checkpoint"] else ""))
     click.echo(f"predicted {result.n_images} quadrats ({result.n_resumed} resumed), {result.n_tiles} tiles, "
@@ -272,7 +332,31 @@ def predict(ctx, images, checkpoint, class_mapping, out, competition, preset, mo
         click.echo(f"warning: {w.render()}", err=True)
     if result.tile_scores:
         click.echo(f"tile scores: {result.tile_scores}")
+    if result.submission is None:
+        click.echo("a shard: no submission; join the shards with merge-tiles, then aggregate")
+        return
     click.echo(f"submission (validated): {result.submission}")
+
+
+@plantclef.command("merge-tiles")
+@click.argument("shards", nargs=-1, required=True, type=click.Path(exists=True, path_type=Path))
+@click.option("--out", type=click.Path(path_type=Path), required=True, help="Merged tile scores (.parquet).")
+@click.option("--overwrite", is_flag=True, help="Replace an existing --out.")
+@_guard
+def merge_tiles(shards, out, overwrite):
+    """Join the tile-score files of predict --shard 0/N ... N-1/N (and their image stats) into the file one
+    process would have written."""
+    from baselines.plantclef.image_stats import stats_path
+    from baselines.plantclef.full_probs import full_path
+    from baselines.plantclef.shards import merge_tile_scores
+    from scoring.output_policy import OutputPlan
+
+    plan = OutputPlan(overwrite=overwrite, inputs=list(shards))
+    plan.claim(out, what="--out tile scores")
+    plan.claim(stats_path(out), what="image stats")
+    plan.claim(full_path(out), what="full probabilities")
+    n_images, n_tiles = merge_tile_scores(list(shards), out, overwrite=overwrite)
+    click.echo(f"merged {len(shards)} shards: {n_images} quadrats, {n_tiles} tiles -> {out}")
 
 
 @plantclef.command("aggregate")
@@ -297,9 +381,21 @@ def aggregate_cmd(ctx, tile_scores, out, competition, overwrite, **kw):
     transect_rule = kw.pop("transect_rule")
     agg = _agg_config(kw)
     definition = _definition(competition)
-    frame, stats, n_classes = load_scores(list(tile_scores), agg.tile_transform)
+    members = dense = None
+    if agg.strategy == "zmerge":  # the notebook's float32 ensemble of every class, not the kit's ensemble
+        from baselines.plantclef.full_probs import full_path, read_full
+        from baselines.plantclef.tile_scores import read_tile_scores
+
+        read = [read_tile_scores(p) for p in tile_scores]
+        members, n_classes, stats = [f for f, _ in read], read[0][1].get("n_classes"), None
+        frame = members[0]
+        if all(full_path(p).is_file() for p in tile_scores):
+            dense = [read_full(full_path(p), expect_meta=m) for p, (_, m) in zip(tile_scores, read)]
+    else:
+        frame, stats, n_classes = load_scores(list(tile_scores), agg.tile_transform)
     ids = sorted(set(frame["image_id"]))
-    labels = predictions(frame, ids, agg, definition, transect_rule, stats=stats, n_classes=n_classes)
+    labels = predictions(frame, ids, agg, definition, transect_rule, stats=stats, n_classes=n_classes,
+                         members=members, genus=_genus(kw.pop("genus_file")), dense=dense)
     warnings = write_validated(out, ids, labels, definition, overwrite=overwrite)
     for w in warnings:
         click.echo(f"warning: {w.render()}", err=True)
@@ -439,7 +535,7 @@ def tiles(ctx, image, out, input_size, max_side, overwrite, **kw):
     border, percent = parse_border(kw["crop_border"])
     cfg = PreprocessConfig(levels=tuple(parse_level(t) for t in kw["tiling"]), input_size=input_size,
                            tile_policy=kw["tile_policy"], border_mode=kw["border_mode"], border=border,
-                           border_percent=percent)
+                           border_percent=percent, centre_crop=kw["centre_crop"])
     if out.exists() and not overwrite:
         raise FileExistsError(f"{out} already exists; pass --overwrite to replace it")
     try:

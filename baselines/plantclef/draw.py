@@ -64,8 +64,8 @@ def layout(width: int, height: int, cfg: PreprocessConfig, max_side: int = 1200)
     # on one line (``window:518:259``: a window's edge is the next but one window's edge)
     classes = [(_axis_class(tiles, k, box, 0), _axis_class(tiles, k, box, 1)) for k, box in tiles]
     coverage = np.zeros((size[1], size[0]), dtype=np.int32)
-    for _, box in tiles:
-        x0, y0, x1_, y1_ = _scaled(_clip(policy_box(box, cfg.tile_policy), width, height), s, ox, oy)
+    for k, box in tiles:
+        x0, y0, x1_, y1_ = _scaled(_clip(policy_box(box, _policy(cfg, k)), width, height), s, ox, oy)
         coverage[y0:y1_, x0:x1_] += 1
     inside = np.zeros_like(coverage, dtype=bool)
     inside[image_box[1]:image_box[3], image_box[0]:image_box[2]] = True
@@ -201,11 +201,18 @@ def _level_lines(image: Image.Image, cfg: PreprocessConfig) -> list[str]:
     for k, level in enumerate(cfg.levels):
         boxes = counts.get(k, [])
         w, h = boxes[0][2] - boxes[0][0], boxes[0][3] - boxes[0][1]
-        seen = policy_box(boxes[0], cfg.tile_policy)
+        seen = policy_box(boxes[0], _policy(cfg, k))
         side = max(seen[2] - seen[0], seen[3] - seen[1])
-        lines.append(f"level {k} {level}: {len(boxes)} tiles of {w}x{h} px, {cfg.tile_policy} -> "
+        lines.append(f"level {k} {level}: {len(boxes)} tiles of {w}x{h} px, {_policy(cfg, k)} -> "
                      f"{cfg.input_size} px (x{cfg.input_size / side:.2f})")
     return lines
+
+
+def _policy(cfg, k: int) -> str:
+    """What a level does with a box: scale:S:O stretches it (bilinear), resized:N shows it whole (the image was
+    resized); the other levels follow --tile-policy."""
+    kind = cfg.levels[k].kind
+    return "stretch" if kind == "scale" else "whole-image resize" if kind == "resized" else cfg.tile_policy
 
 
 def _keys(lay: TileLayout) -> list[tuple[list, str]]:

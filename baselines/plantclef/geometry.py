@@ -37,6 +37,21 @@ once and their tiles are simply concatenated, level by level.
     DS@GT's ``_split_into_grid``: tiles of ``W//N x H//N`` px from the top-left
     corner (the right and bottom remainder is dropped), **column-major**
     (tile 1 is below tile 0).
+``resized:N``
+    the 2025 winner's own pixels (``src/lib_dataset.rs`` ~486-532, ``src/lib.rs``
+    ~212-222): the **whole image** is resized so its shorter side is
+    ``R = N * input_size`` and its longer side ``round(R * long / short)``
+    computed in float32 (Rust ``f32``, half away from zero), then cropped at
+    ``(long' - R) // 2`` and cut into N x N native ``input_size`` tiles,
+    row-major. The boxes written are the original pixels under each tile
+    (its corners mapped back, floor and ceil); the pixels come from the
+    resized image (``preprocess``).
+``scale:S:O``
+    Chlorophyll Crew's multi-scale tiling (``src/data.py`` ~94-119): windows
+    ``ceil(H/S) x ceil(W/S)`` (rectangular), strides ``ceil(window * (1-O))``,
+    kornia's ``compute_padding`` (centred, the odd pixel at the far side), row-major;
+    each window is stretched to the square input by bilinear interpolation
+    of the float tile (``preprocess``). S >= 1, 0 <= O < 1.
 ``full``
     the whole image as one tile.
 """
@@ -47,11 +62,14 @@ import math
 import re
 from dataclasses import dataclass
 
+import numpy as np
+
 Box = tuple[int, int, int, int]
 BORDERS = ("snap", "pad", "centre")
 
 _LEVEL = re.compile(r"^(?:grid:(?P<gc>\d+)(?:x(?P<gr>\d+))?|window:(?P<s>\d+)(?::(?P<t>\d+))?|cover:(?P<cs>\d+)"
-                    r"|square:(?P<sq>\d+)|floor:(?P<fl>\d+)|(?P<full>full))$")
+                    r"|square:(?P<sq>\d+)|floor:(?P<fl>\d+)|resized:(?P<rz>\d+)(?::(?P<rs>\d+))?"
+                    r"|scale:(?P<sc>[0-9.]+):(?P<ov>[0-9.]+)|(?P<full>full))$")
 
 
 @dataclass(frozen=True)
@@ -63,6 +81,8 @@ class Level:
     size: int = 0
     stride: int = 0
     rows: int = 0  # grid rows; 0 = same as n
+    scale: float = 0.0  # scale:S:O
+    overlap: float = 0.0
 
     @property
     def n_rows(self) -> int:
@@ -77,6 +97,10 @@ class Level:
             return f"cover:{self.size}"
         if self.kind in ("square", "floor"):
             return f"{self.kind}:{self.n}"
+        if self.kind == "resized":
+            return f"resized:{self.n}:{self.size}" if self.size else f"resized:{self.n}"
+        if self.kind == "scale":
+            return f"scale:{self.scale:g}:{self.overlap:g}"
         return "full"
 
 
@@ -86,9 +110,22 @@ def parse_level(text: str) -> Level:
     m = _LEVEL.match(text.strip())
     if not m:
         raise ValueError(f"tiling level {text!r} is not one of grid:N, grid:COLSxROWS, window:SIZE[:STRIDE], "
-                         "cover:SIZE, square:N, floor:N, full")
+                         "cover:SIZE, square:N, floor:N, resized:N[:SIZE], scale:S:OVERLAP, full")
     if m["full"]:
         return Level("full")
+    if m["rz"] is not None:
+        n, size = int(m["rz"]), int(m["rs"] or 0)  # 0: the model's input size (PreprocessConfig fills it in)
+        if n < 1 or (m["rs"] is not None and size < 1):
+            raise ValueError(f"tiling level {text!r}: N and the tile size must be at least 1")
+        return Level("resized", n=n, size=size)
+    if m["sc"] is not None:
+        try:
+            scale, overlap = float(m["sc"]), float(m["ov"])
+        except ValueError:
+            raise ValueError(f"tiling level {text!r}: scale:S:O needs two numbers") from None
+        if not (scale >= 1 and 0 <= overlap < 1):
+            raise ValueError(f"tiling level {text!r}: needs S >= 1 and 0 <= O < 1")
+        return Level("scale", scale=scale, overlap=overlap)
     for key, kind in (("gc", "grid"), ("sq", "square"), ("fl", "floor")):
         if m[key] is not None:
             n = int(m[key])
@@ -130,6 +167,37 @@ def _window_starts(length: int, size: int, stride: int, border: str) -> list[int
     return [min(i * stride, max(length - size, 0)) for i in range(n)]
 
 
+def kornia_starts(length: int, window: int, stride: int) -> list[int]:
+    """Starts of the windows ``extract_tensor_patches`` takes after kornia 0.8.0's ``compute_padding``:
+    padding ``P = stride - (L - window) % stride`` (0 when the remainder is 0), ``P // 2`` before."""
+    rem = (length - window) % stride
+    pad = stride - rem if rem else 0
+    return [i * stride - pad // 2 for i in range((length + pad - window) // stride + 1)]
+
+
+def rust_round_f32(x: np.float32) -> int:
+    """Rust ``f32::round``: half away from zero (positive here)."""
+    return int(math.floor(float(x) + 0.5))
+
+
+def resized_geometry(width: int, height: int, n: int, size: int) -> tuple[int, int, int, int]:
+    """``(W', H', x offset, y offset)`` of the winner's whole-image resize (module docstring)."""
+    res = n * size
+    if height < width:
+        w2 = rust_round_f32(np.float32(res) * np.float32(width) / np.float32(height))
+        return w2, res, (w2 - res) // 2, 0
+    h2 = rust_round_f32(np.float32(res) * np.float32(height) / np.float32(width))
+    return res, h2, 0, (h2 - res) // 2
+
+
+def scale_windows(width: int, height: int, scale: float, overlap: float) -> list[Box]:
+    """Chlorophyll Crew's windows of one scale, as ``src/data.py`` computes them."""
+    win_h, win_w = math.ceil(height / scale), math.ceil(width / scale)
+    st_h, st_w = math.ceil(win_h * (1.0 - overlap)), math.ceil(win_w * (1.0 - overlap))
+    ys, xs = kornia_starts(height, win_h, st_h), kornia_starts(width, win_w, st_w)
+    return [(x, y, x + win_w, y + win_h) for y in ys for x in xs]
+
+
 def _cover_starts(length: int, size: int) -> list[int]:
     n = math.ceil(length / size)
     if n <= 1:
@@ -164,6 +232,17 @@ def level_boxes(width: int, height: int, level: Level, border: str = "snap") -> 
         _check_counts(width, height, level.n, level.n, str(level))
         gw, gh = width // level.n, height // level.n
         return [(i * gw, j * gh, (i + 1) * gw, (j + 1) * gh) for i in range(level.n) for j in range(level.n)]
+    if level.kind == "resized":
+        if not level.size:
+            raise ValueError(f"tiling level {level} needs the model's input size (resized:{level.n}:SIZE)")
+        w2, h2, ox, oy = resized_geometry(width, height, level.n, level.size)
+        fx, fy = width / w2, height / h2
+        return [(math.floor((ox + j * level.size) * fx), math.floor((oy + i * level.size) * fy),
+                 min(width, math.ceil((ox + (j + 1) * level.size) * fx)),
+                 min(height, math.ceil((oy + (i + 1) * level.size) * fy)))
+                for i in range(level.n) for j in range(level.n)]
+    if level.kind == "scale":
+        return scale_windows(width, height, level.scale, level.overlap)
     if level.kind == "cover":
         xs, ys = _cover_starts(width, level.size), _cover_starts(height, level.size)
         return [(x, y, min(x + level.size, width), min(y + level.size, height)) for y in ys for x in xs]
@@ -188,8 +267,10 @@ def expected_count(width: int, height: int, level: Level) -> int:
         return 1
     if level.kind == "grid":
         return level.n * level.n_rows
-    if level.kind in ("square", "floor"):
+    if level.kind in ("square", "floor", "resized"):
         return level.n * level.n
+    if level.kind == "scale":
+        return len(scale_windows(width, height, level.scale, level.overlap))
     if level.kind == "cover":
         return max(1, math.ceil(width / level.size)) * max(1, math.ceil(height / level.size))
     return _window_count(width, level.size, level.stride) * _window_count(height, level.size, level.stride)

@@ -3,6 +3,10 @@
 ``p_t = softmax(f(x_t))``; with flip test-time augmentation
 ``p_t = (softmax(f(x_t)) + softmax(f(flip(x_t)))) / 2``. Only the k largest
 probabilities of each tile (and their class indices) leave the device.
+With ``score_scale`` (DS@GT: 100) and a per-tile ``prior`` (float64, DS@GT's cluster prior) the scores
+``p * scale * prior`` replace the probabilities for the top-k, the tie picks and the stats (the product in
+float64 when a prior is given, as DS@GT's ``probabilities * torch.tensor(prior)``; stored as float32);
+``p2`` stays that of the probabilities.
 ``score`` also returns what the top-k alone cannot give exactly (``image_stats``):
 per group of tiles (one image at one tiling level) the max, the sum and the
 BMA vector over every class, and per tile ``sum_c p_t(c)^2`` (for z-scores).
@@ -19,6 +23,7 @@ from dataclasses import dataclass
 
 import torch
 
+from baselines.plantclef import tie_rules
 from baselines.plantclef.bma import bma_vectors
 
 
@@ -30,6 +35,9 @@ class TileOutput:
     group_max: torch.Tensor | None = None  # float32 (G, C)
     group_sum: torch.Tensor | None = None
     group_bma: torch.Tensor | None = None
+    ties: dict | None = None  # tie_rules name -> int64 (T, k) class indices, with their probabilities
+    tie_probs: object = None  # float32 numpy (T, C), only when ties are asked for
+    full: object = None  # float32 numpy (T, C), only with save_full
 
 
 @dataclass
@@ -45,6 +53,9 @@ class TileScorer:
     channels_last: bool = True
     compile: bool = False
     compile_backend: str = "inductor"  # tests use "eager": the same graph capture without code generation
+    save_ties: tuple = ()  # ((rule, k), ...): tie_rules selections made on the full probabilities
+    score_scale: float = 1.0  # DS@GT: softmax(logits) * 100 before topk (float32)
+    save_full: bool = False  # every class of every tile back on the CPU (full_probs)
 
     def __post_init__(self) -> None:
         self.model = self.model.to(self.device).eval()
@@ -82,13 +93,25 @@ class TileScorer:
         return torch.cat(out)
 
     @torch.inference_mode()
-    def score(self, tiles: torch.Tensor, group: torch.Tensor | None = None, n_groups: int = 0) -> TileOutput:
+    def score(self, tiles: torch.Tensor, group: torch.Tensor | None = None, n_groups: int = 0,
+              prior: torch.Tensor | None = None) -> TileOutput:
         """uint8 ``(T, S, S, 3)`` -> top-k, per-tile sum of squares and, when ``group`` (int64 ``(T,)``,
         values ``0..n_groups-1``) is given, the per-group statistics; all on the CPU. The whole call's
         probabilities stay on the device until reduced (T x C floats: 8 MB for 256 tiles of 7,806 classes)."""
         p = self._full_probs(tiles)
+        raw = p
+        if self.score_scale != 1.0:
+            p = p * self.score_scale
+        if prior is not None:  # float64 (T, C): DS@GT's product is float64; topk and ties run on it
+            p = p.double() * prior.to(p.device)
         top = p.topk(self.top_k, dim=-1)
-        out = TileOutput(top.values.cpu(), top.indices.cpu(), p.pow(2).sum(dim=1).cpu())
+        out = TileOutput(top.values.float().cpu(), top.indices.cpu(), raw.pow(2).sum(dim=1).cpu())
+        if self.save_ties:
+            out.ties = tie_rules.select_on_device(p, self.save_ties)
+            out.tie_probs = p.float().cpu().numpy()
+        p = p.float()  # stored (and pooled) as float32, as DS@GT's Spark FloatType
+        if self.save_full:
+            out.full = out.tie_probs if out.tie_probs is not None else p.cpu().numpy()
         if group is not None:
             g = group.to(self.device)
             shape = (n_groups, p.shape[1])

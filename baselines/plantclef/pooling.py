@@ -20,6 +20,16 @@ mode            each image of a group gets                                      
 
 ``count-topk`` and ``min-images`` pool the final per-image lists (after the
 keep rule and the cap), as those teams did.
+
+``contains`` is the 2025 winner's plot grouping (``src/lib.rs`` ~503-516): the
+tiles of image i are every tile whose name contains i's id (``s.contains(id)``),
+so an id that is a substring of another id also takes that image's tiles; the
+score is the max over them, before the keep rule (``pool_contains``).
+
+Image order (``ORDERS``): ``id`` sorts the ids; ``file-name`` sorts the file
+names with ``.jpg`` as DS@GT's ``orderBy("image_name")`` does
+(``submission.py`` ~109): ``A-1-2.jpg`` comes before ``A-1.jpg`` because ``-``
+sorts before ``.``, where the ids sort ``A-1`` first.
 """
 
 from __future__ import annotations
@@ -29,12 +39,19 @@ from collections.abc import Mapping
 
 import pandas as pd
 
-MODES = ("union", "mean", "count-topk", "min-images")
+MODES = ("union", "mean", "count-topk", "min-images", "contains")
+ORDERS = ("id", "file-name")
 
 
-def _members(groups: Mapping[str, str]) -> dict[str, list[str]]:
+def order_key(order: str):
+    if order not in ORDERS:
+        raise ValueError(f"image order {order!r} is not one of {', '.join(ORDERS)}")
+    return None if order == "id" else (lambda image_id: image_id + ".jpg")
+
+
+def _members(groups: Mapping[str, str], key=None) -> dict[str, list[str]]:
     out: dict[str, list[str]] = {}
-    for image_id in sorted(groups):
+    for image_id in sorted(groups, key=key):
         out.setdefault(groups[image_id], []).append(image_id)
     return out
 
@@ -59,10 +76,26 @@ def pool_union(kept: pd.DataFrame, groups: Mapping[str, str]) -> pd.DataFrame:
     return members.merge(pooled, on="group").drop(columns="group")
 
 
-def pool_count_topk(lists: Mapping[str, list[int]], groups: Mapping[str, str], k: int) -> dict[str, list[int]]:
+def pool_contains(scored: pd.DataFrame, ids: list[str]) -> pd.DataFrame:
+    """Each image i gets, per species, the max score over the images whose id contains i's id (itself
+    included); best probability max, first-seen min."""
+    frames = []
+    for i in ids:
+        donors = [j for j in ids if i in j]
+        g = scored[scored["image_id"].isin(donors)]
+        if len(g):
+            frames.append(g.groupby("species_id", as_index=False).agg(score=("score", "max"), prob=("prob", "max"),
+                                                                    first=("first", "min")).assign(image_id=i))
+    if not frames:
+        return scored.iloc[0:0]
+    return pd.concat(frames, ignore_index=True)
+
+
+def pool_count_topk(lists: Mapping[str, list[int]], groups: Mapping[str, str], k: int,
+                    key=None) -> dict[str, list[int]]:
     """DS@GT ``union_agg_topk``: per group, ``Counter(all species of all its images).most_common(k)``."""
     out = dict(lists)
-    for images in _members(groups).values():
+    for images in _members(groups, key).values():
         counts = Counter(s for i in images for s in lists.get(i, []))
         pooled = [s for s, _ in counts.most_common(k)]
         for i in images:
@@ -70,10 +103,11 @@ def pool_count_topk(lists: Mapping[str, list[int]], groups: Mapping[str, str], k
     return out
 
 
-def pool_min_images(lists: Mapping[str, list[int]], groups: Mapping[str, str], n: int) -> dict[str, list[int]]:
+def pool_min_images(lists: Mapping[str, list[int]], groups: Mapping[str, str], n: int,
+                    key=None) -> dict[str, list[int]]:
     """Chlorophyll Crew ``combine_same_plot_threshold``: keep species predicted by >= n images of the group."""
     out = dict(lists)
-    for images in _members(groups).values():
+    for images in _members(groups, key).values():
         if len(images) == 1:
             continue
         counts = Counter(s for i in images for s in lists.get(i, []))

@@ -20,12 +20,15 @@ import torch
 from baselines.device import resolve_device
 from baselines.plantclef.aggregate import AggregationConfig, aggregate
 from baselines.plantclef.classes import load_class_mapping
+from baselines.plantclef.full_probs import concat_parts, full_path, write_full
 from baselines.plantclef.image_stats import ImageStats, stats_path, write_stats
 from baselines.plantclef.inference import TileScorer
 from baselines.plantclef.loader import list_quadrats, make_loader
 from baselines.plantclef.model import ModelSpec, build_model, normalisation
 from baselines.plantclef.preprocess import PreprocessConfig
+from baselines.plantclef.prior import file_digest, load_prior
 from baselines.plantclef.progress import Progress
+from baselines.plantclef.shards import shard_items, shard_path
 from baselines.plantclef.submission import write_validated
 from baselines.plantclef.tile_scores import PartStore, tile_frame, write_tile_scores
 from baselines.plantclef.transects import transect_map
@@ -42,6 +45,11 @@ class RunOptions:
     batch_size: int = 64  # tiles per forward pass
     workers: int | None = None  # None: auto
     save_top_k: int = 10
+    save_ties: tuple = ()  # tie_rules.parse_specs: each team's top-k call made on the full vector
+    score_scale: float = 1.0  # scores = softmax * scale (DS@GT: 100) before the top-k
+    prior: Path | None = None  # prior.load_prior: per-image prior multiplied into every tile (DS@GT)
+    shard: tuple[int, int] | None = None  # shards: this process predicts images I, I+N, ... only
+    save_full: bool = False  # full_probs: every class of every tile, dense (Chlorophyll's merge reads it)
     flip_tta: bool = False
     amp: bool = True
     channels_last: bool = True
@@ -53,7 +61,7 @@ class RunOptions:
 
 @dataclass
 class PredictResult:
-    submission: Path
+    submission: Path | None  # None for a shard: the submission comes after merge-tiles
     tile_scores: Path | None
     n_images: int
     n_tiles: int
@@ -89,7 +97,7 @@ def predict_tiles(images: Path, out: Path, *, checkpoint: Path | None, class_map
     """Tile scores of every image of ``images`` (resuming from parts), their metadata, the ids,
     how many images were resumed and the image stats (None with ``opts.image_stats == "none"``).
     ``model`` replaces the built model (tests' stub models)."""
-    items = list_quadrats(images)
+    items = shard_items(list_quadrats(images), opts.shard)
     if species is None:
         species = load_class_mapping(class_mapping)
     check_vocabulary(species, definition, class_mapping)
@@ -100,6 +108,12 @@ def predict_tiles(images: Path, out: Path, *, checkpoint: Path | None, class_map
     device = resolve_device(opts.device)
     settings = {"images": str(images.resolve()), "model": info, "preprocess": preprocess.describe(),
                 "save_top_k": opts.save_top_k, "flip_tta": opts.flip_tta, "n_classes": int(len(species)),
+                **({"save_ties": [f"{r}:{k}" for r, k in opts.save_ties], "ties_made_with": _tie_env(device)}
+                   if opts.save_ties else {}),
+                **({"score_scale": opts.score_scale} if opts.score_scale != 1.0 else {}),
+                **({"save_full": True} if opts.save_full else {}),
+                **({"shard": f"{opts.shard[0]}/{opts.shard[1]}"} if opts.shard else {}),
+                **({"prior": {"file": Path(opts.prior).name, "sha256": file_digest(opts.prior)}} if opts.prior else {}),
                 "image_stats": opts.image_stats,
                 "class_mapping": str(class_mapping) if class_mapping else None}
     store = PartStore(parts_folder(out))
@@ -116,6 +130,7 @@ def predict_tiles(images: Path, out: Path, *, checkpoint: Path | None, class_map
                               "--overwrite to start again")
     if not store.exists():
         store.start(settings)
+    priors = load_prior(opts.prior, [i for i, _ in items], len(species)) if opts.prior else None
     done = store.done_ids()
     todo = [it for it in items if it[0] not in done]
     n_resumed = len(items) - len(todo)
@@ -124,7 +139,8 @@ def predict_tiles(images: Path, out: Path, *, checkpoint: Path | None, class_map
         mean, std = normalisation(model)
         scorer = TileScorer(model, device, opts.save_top_k, mean, std, batch_size=opts.batch_size,
                             flip_tta=opts.flip_tta, amp=opts.amp, channels_last=opts.channels_last,
-                            compile=opts.compile)
+                            compile=opts.compile, save_ties=tuple(opts.save_ties), score_scale=opts.score_scale,
+                            save_full=opts.save_full)
         workers = opts.workers if opts.workers is not None else (min(16, os.cpu_count() or 1)
                                                                  if device.type == "cuda" else 0)
         tiles_per_image = _tiles_per_image(todo[0][1], preprocess)
@@ -137,20 +153,32 @@ def predict_tiles(images: Path, out: Path, *, checkpoint: Path | None, class_map
         with_stats = opts.image_stats != "none"
         pending: list[pd.DataFrame] = []
         pending_stats: list[ImageStats] = []
+        pending_full: list[tuple] = []
         n_pending = 0
 
         def flush():
+            full = None
+            if pending_full:
+                full = ([i for f in pending_full for i in f[0]], np.concatenate([f[1] for f in pending_full]),
+                        np.concatenate([f[2] for f in pending_full]), species)
             store.write(pd.concat(pending, ignore_index=True), settings,
-                        ImageStats.concat(pending_stats) if pending_stats else None)
+                        ImageStats.concat(pending_stats) if pending_stats else None, full)
 
         try:
             for batch in loader:
                 image_pos = np.repeat(np.arange(len(batch.counts)), batch.counts)
                 group = image_pos * n_levels + (batch.levels.astype(np.int64) if n_levels > 1 else 0)
+                tile_prior = None if priors is None else torch.from_numpy(
+                    np.repeat(np.stack([priors[i] for i in batch.image_ids]), batch.counts, axis=0))
                 out = scorer.score(batch.tiles, torch.from_numpy(group) if with_stats else None,
-                                   len(batch.counts) * n_levels)
+                                   len(batch.counts) * n_levels, prior=tile_prior)
                 pending.append(tile_frame(batch.image_ids, batch.counts, batch.boxes, batch.levels,
-                                          out.probs.numpy(), out.indices.numpy(), species, out.p2.numpy()))
+                                          out.probs.numpy(), out.indices.numpy(), species, out.p2.numpy(),
+                                          _tie_columns(out, species, opts.save_top_k)))
+                if opts.save_full:
+                    pending_full.append((list(np.repeat(np.asarray(batch.image_ids, dtype=object), batch.counts)),
+                                         np.concatenate([np.arange(c, dtype=np.int32) for c in batch.counts]),
+                                         out.full))
                 if with_stats:
                     pending_stats.append(_batch_stats(batch.image_ids, group, n_levels, out, species,
                                                       per_level=opts.image_stats == "level"))
@@ -158,7 +186,7 @@ def predict_tiles(images: Path, out: Path, *, checkpoint: Path | None, class_map
                 bar.update(len(batch.image_ids))
                 if n_pending >= opts.flush_images:
                     flush()
-                    pending, pending_stats, n_pending = [], [], 0
+                    pending, pending_stats, pending_full, n_pending = [], [], [], 0
         finally:
             if pending:  # keep what was computed, also on Ctrl-C
                 flush()
@@ -166,6 +194,26 @@ def predict_tiles(images: Path, out: Path, *, checkpoint: Path | None, class_map
     frame = store.read_all()
     stats = store.read_stats() if opts.image_stats != "none" else None
     return frame, settings, [i for i, _ in items], n_resumed, stats
+
+
+def _tie_env(device: torch.device) -> dict:
+    """What decides the tied picks: argsort's result depends on numpy and the CPU's SIMD sort, topk's on the
+    device."""
+    return {"numpy": np.__version__, "torch": torch.__version__, "topk_device": device.type,
+            "numpy_cpu_features": sorted(k for k, on in _cpu_features().items() if on)}
+
+
+def _cpu_features() -> dict:
+    core = getattr(np, "_core", None) or np.core  # numpy 2 renamed the private module
+    return getattr(core._multiarray_umath, "__cpu_features__", {})
+
+
+def _tie_columns(out, species: np.ndarray, save_k: int) -> dict | None:
+    if not out.ties:
+        return None
+    from baselines.plantclef.tie_rules import columns
+
+    return columns(out.ties, out.tie_probs, species, save_k)
 
 
 def _batch_stats(image_ids: list[str], group: np.ndarray, n_levels: int, out, species: np.ndarray,
@@ -194,35 +242,71 @@ def _tiles_per_image(path: Path, preprocess: PreprocessConfig) -> int:
 
 def predictions(frame: pd.DataFrame, ids: list[str], agg: AggregationConfig, definition: CompetitionDefinition,
                 transect_rule: str | None = None, stats: ImageStats | None = None,
-                n_classes: int | None = None) -> list[list[int]]:
-    groups = transect_map(ids, definition, transect_rule) if agg.group_mode else None
-    by_id = aggregate(frame, agg, image_ids=ids, groups=groups, stats=stats, n_classes=n_classes)
+                n_classes: int | None = None, members: list[pd.DataFrame] | None = None,
+                genus=None, dense=None) -> list[list[int]]:
+    groups = transect_map(ids, definition, transect_rule) if agg.group_mode not in (None, "contains") else None
+    by_id = aggregate(frame, agg, image_ids=ids, groups=groups, stats=stats, n_classes=n_classes, members=members,
+                      genus=genus, dense=dense)
     return [by_id[i] for i in ids]
+
+
+def _run_shard(images, plan, *, save_tile_scores, started, resume, overwrite, opts, **kw) -> PredictResult:
+    """One shard: its tile scores (and stats) only; the submission is made after ``merge-tiles``."""
+    if save_tile_scores is None:
+        raise ValueError("a shard writes tile scores only: give --save-tile-scores (its path gets .shard-I-of-N)")
+    tiles_out = shard_path(Path(save_tile_scores), opts.shard)
+    plan.claim(tiles_out, what="tile scores", may_exist=resume)
+    plan.claim(stats_path(tiles_out), what="image stats", may_exist=resume)
+    if opts.save_full:
+        plan.claim(full_path(tiles_out), what="full probabilities", may_exist=resume)
+    frame, settings, ids, n_resumed, stats = predict_tiles(Path(images), tiles_out, opts=opts, resume=resume,
+                                                           overwrite=overwrite, **kw)
+    if stats is not None:
+        write_stats(stats_path(tiles_out), stats, settings)
+    full = PartStore(parts_folder(tiles_out)).read_full() if opts.save_full else None
+    if full is not None:
+        write_full(full_path(tiles_out), *concat_parts([full]), full[1], settings)
+    write_tile_scores(tiles_out, frame, settings)
+    PartStore(parts_folder(tiles_out)).remove()
+    n_tiles = int(frame.drop_duplicates(["image_id", "tile"]).shape[0]) if len(frame) else 0
+    return PredictResult(None, tiles_out, len(ids), n_tiles, n_resumed, time.perf_counter() - started,
+                         settings["model"], [])
 
 
 def run_predict(images: Path, out: Path, *, checkpoint: Path | None, class_mapping: Path | None,
                 spec: ModelSpec, preprocess: PreprocessConfig, agg: AggregationConfig,
                 definition: CompetitionDefinition, opts: RunOptions, save_tile_scores: Path | None = None,
                 transect_rule: str | None = None, resume: bool = False, overwrite: bool = False,
-                species: np.ndarray | None = None, model: torch.nn.Module | None = None) -> PredictResult:
+                species: np.ndarray | None = None, model: torch.nn.Module | None = None,
+                genus=None) -> PredictResult:
     started = time.perf_counter()
     out = Path(out)
     from scoring.writing.policy import OutputPlan
 
     # The output policy: never among the quadrat images, never onto the checkpoint or the class mapping.
     plan = OutputPlan(overwrite=overwrite, sources=[images], inputs=[p for p in (checkpoint, class_mapping) if p])
+    if opts.shard is not None:
+        return _run_shard(images, plan, checkpoint=checkpoint, class_mapping=class_mapping, species=species,
+                          spec=spec, preprocess=preprocess, opts=opts, resume=resume, overwrite=overwrite,
+                          definition=definition, model=model, save_tile_scores=save_tile_scores, started=started)
     plan.claim(out, what="submission", may_exist=resume)
     if save_tile_scores is not None:
         plan.claim(save_tile_scores, what="tile scores", may_exist=resume)
         plan.claim(stats_path(save_tile_scores), what="image stats", may_exist=resume)
+        if opts.save_full:
+            plan.claim(full_path(save_tile_scores), what="full probabilities", may_exist=resume)
     frame, settings, ids, n_resumed, stats = predict_tiles(
         Path(images), out, checkpoint=checkpoint, class_mapping=class_mapping, species=species, spec=spec,
         preprocess=preprocess, opts=opts, resume=resume, overwrite=overwrite, definition=definition, model=model)
+    full = PartStore(parts_folder(out)).read_full() if opts.save_full else None
     if save_tile_scores is not None:
         if stats is not None:  # the sidecar first, so tile scores never sit next to stale stats
             write_stats(stats_path(save_tile_scores), stats, settings)
+        if full is not None:
+            write_full(full_path(save_tile_scores), *concat_parts([full]), full[1], settings)
         write_tile_scores(save_tile_scores, frame, settings)
-    labels = predictions(frame, ids, agg, definition, transect_rule, stats=stats, n_classes=settings["n_classes"])
+    labels = predictions(frame, ids, agg, definition, transect_rule, stats=stats, n_classes=settings["n_classes"],
+                         genus=genus, dense=[full] if full is not None else None)
     warnings = write_validated(out, ids, labels, definition)
     PartStore(parts_folder(out)).remove()
     n_tiles = int(frame.drop_duplicates(["image_id", "tile"]).shape[0]) if len(frame) else 0

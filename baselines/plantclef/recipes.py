@@ -13,11 +13,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 PREPROCESS_KEYS = ("tiling", "tile_policy", "border_mode", "resize_filter", "jpeg_quality", "subsampling",
-                   "jpeg_stage", "crop_border")
-PREDICT_KEYS = ("save_top_k", "flip_tta")
+                   "jpeg_stage", "crop_border", "resize_backend", "centre_crop")
+PREDICT_KEYS = ("save_top_k", "flip_tta", "save_ties", "score_scale", "save_full")
 AGGREGATION_KEYS = ("strategy", "top_k", "threshold", "min_votes", "max_species", "min_score", "min_species",
                     "transect_mode", "transect_rule", "pool_k", "pool_min_images", "tie_rule", "z_threshold",
-                    "scale_weights", "target_mean", "tile_transform")
+                    "scale_weights", "target_mean", "tile_transform", "strict",
+                    "image_order")
 
 
 @dataclass(frozen=True)
@@ -59,58 +60,68 @@ _DSGT = ("dsgt-arc/plantclef-2025: plantclef/classification/transform.py (_split
 _WINNER = ("2025 winner (mirrored in yunijeong5/PlantCLEF2026 paper1_preprocessing/): src/lib_dataset.rs "
            "(shorter side to s*518, Lanczos, centre square, per-tile JPEG), src/lib.rs (max over all tiles of all "
            "scales), src/lib_soumission.rs (top-k, minimum score); pipeline/compression.py (4:2:2 q85, 4:1:1 q94)")
-_CHLORO = ("geranium12/plant-clef-2025: src/data.py (518/259 windows, kornia compute_padding: centred), "
+_CHLORO = ("geranium12/plant-clef-2025: src/data.py (MultitileDataset: scales/overlaps, kornia compute_padding, "
+           "bilinear float stretch), config/config.yaml (prediction.tiling), "
            "src/prediction.py "
            "(top_k_tile_prediction, combine_same_plot_threshold), predictions/merge.ipynb (top-1 per tile, "
            "bisection to a mean of 4.2 species)")
 
 register(Recipe(
     "organisers-tiling",
-    {"tiling": ["window:518:259"], "border_mode": "pad", "tile_policy": "crop", "jpeg_quality": None,
-     "strategy": "union", "top_k": 2, "threshold": 0.1, "min_species": 0},
+    {"tiling": ["window:518:259"], "border_mode": "centre", "tile_policy": "crop", "jpeg_quality": None,
+     "save_ties": "topk:2", "strategy": "union", "top_k": 2, "threshold": 0.1, "strict": True,
+     "tie_rule": "topk", "min_species": 0},
     _ORGANISERS,
-    choices="border pad: the notebook pads the last row and column (kornia's compute_padding would centre the "
-            "padding: --border centre)",
-    summary="union of every tile's top-2 above 0.1 (what the notebook's buggy max amounts to); [] when none"))
+    choices="border centre: kornia 0.8.0's compute_padding (the notebook's environment, uv.lock of "
+            "geranium12/plant-clef-2025) splits the padding, the odd pixel at the far side",
+    summary="union of every tile's torch.topk(p, 2) above 0.1 (strict), in tile order (what the notebook's buggy "
+            "max amounts to); [] when none"))
 register(Recipe(
     "dsgt-2025-grid",
-    {"tiling": ["floor:3"], "tile_policy": "crop", "resize_filter": "bicubic", "jpeg_quality": None,
-     "save_top_k": 10, "strategy": "pairs", "top_k": 5, "min_species": 0},
+    {"tiling": ["floor:3"], "tile_policy": "timm", "resize_filter": "bicubic", "jpeg_quality": None,
+     "save_top_k": 10, "score_scale": 100.0, "strategy": "pairs", "top_k": 5, "min_species": 0},
     _DSGT,
-    summary="3x3 floor grid (column-major), centre crop per tile, first 5 (tile, species) pairs, de-duplicated"))
+    summary="3x3 floor grid (column-major), timm's eval transform per tile, first 5 (tile, species) pairs of "
+            "torch.topk(p x 100, 10), de-duplicated"))
 register(Recipe(
     "dsgt-2025-vote",
-    {"tiling": ["floor:3"], "tile_policy": "crop", "resize_filter": "bicubic", "jpeg_quality": None,
-     "strategy": "vote", "top_k": 1, "min_votes": 1, "max_species": 10, "tie_rule": "first-seen",
-     "min_species": 0},
+    {"tiling": ["floor:3"], "tile_policy": "timm", "resize_filter": "bicubic", "jpeg_quality": None,
+     "save_ties": "argsort:1", "strategy": "vote", "top_k": 1, "min_votes": 1, "max_species": 10,
+     "tie_rule": "argsort", "min_species": 0},
     "DS@GT 2025 NMS notebook: top-1 per tile, Counter.most_common(10); tiling as " + _DSGT,
-    choices="tiling (the notebook's grid is taken from dsgt-2025-grid)",
-    summary="top-1 per tile, the 10 most voted species, ties first-seen (Counter.most_common)"))
+    choices="tiling (the notebook's grid is taken from dsgt-2025-grid); the notebook's rows come in Spark order "
+            "after repartition, the kit's in tile order",
+    summary="top-1 per tile as np.argsort()[-1:] picks it, the 10 most voted species, ties first-seen "
+            "(Counter.most_common)"))
 register(Recipe(
     "dsgt-2025-transect",
-    {"tiling": ["floor:3"], "tile_policy": "crop", "resize_filter": "bicubic", "jpeg_quality": None,
-     "save_top_k": 10, "strategy": "pairs", "top_k": 5, "min_species": 0, "transect_mode": "count-topk",
-     "pool_k": 10, "transect_rule": "five-pattern"},
+    {"tiling": ["floor:3"], "tile_policy": "timm", "resize_filter": "bicubic", "jpeg_quality": None,
+     "save_top_k": 10, "score_scale": 100.0, "strategy": "pairs", "top_k": 5, "min_species": 0, "transect_mode": "count-topk",
+     "pool_k": 10, "transect_rule": "five-pattern", "image_order": "file-name"},
     "dsgt-arc/plantclef-2025 plantclef/classification/aggregation.py (extract_base_quadrat_id, union_agg_topk); "
     + _DSGT,
     choices="pool_k 10 (union_agg_topk's top_k is a call argument)",
     summary="dsgt-2025-grid, then each transect gets its 10 species predicted by the most images"))
 def _winner(quality: int, subsampling: str) -> dict:
-    return {"tiling": [f"square:{s}" for s in range(1, 10)], "tile_policy": "crop", "resize_filter": "lanczos",
+    return {"tiling": [f"resized:{s}" for s in range(1, 10)], "tile_policy": "crop", "resize_filter": "lanczos",
             "jpeg_quality": quality, "subsampling": subsampling, "jpeg_stage": "tile", "strategy": "multiscale",
-            "threshold": 0.0, "max_species": 10, "min_species": 0}
+            "threshold": 0.0, "strict": True, "max_species": 10, "min_species": 0, "transect_mode": "contains"}
 
 
-_CHLORO_VALUES = {"tiling": ["window:518:259"], "border_mode": "centre", "tile_policy": "crop", "jpeg_quality": None,
-                  "strategy": "union", "top_k": 1, "threshold": 0.0, "target_mean": 4.2, "min_species": 0}
+_CHLORO_VALUES = {"tiling": ["scale:1:0", "scale:2:0.5", "scale:5:0.25"], "jpeg_quality": None,
+                  "save_full": True, "strategy": "zmerge", "target_mean": 4.2, "max_species": 9, "min_species": 1}
 
 register(Recipe(
     "winner-2025",
     _winner(85, "4:2:2"),
     _WINNER,
     choices="scales 1..9 (the overview's nine sizes), top-k 10 and minimum score 0 (lib_soumission.rs takes both "
-            "as arguments; 10 is its target_nb_species)",
-    summary="nine centred-square scales (285 tiles), per-tile JPEG 4:2:2 q85, max over all tiles, top 10"))
+            "as arguments; 10 is its target_nb_species); resize with PIL Lanczos, not ImageMagick's (pixels differ "
+            "by the filter's implementation); per-tile JPEG 4:2:2 q85 from the 2026 Python port: the Rust "
+            "write_image_blob('jpeg') leaves quality and sampling to ImageMagick's defaults",
+    summary="nine scales, the whole image resized to s x 518 (PIL Lanczos, not ImageMagick) and cut in native "
+            "518 px tiles (285 tiles), per-tile JPEG 4:2:2 q85, max over all tiles of the images "
+            "whose id contains the id (s.contains(id)), top 10 above 0 (strict)"))
 register(Recipe(
     "winner-2025-411",
     _winner(94, "4:1:1"),
@@ -121,8 +132,24 @@ register(Recipe(
     "chlorophyll-2025",
     _CHLORO_VALUES,
     _CHLORO,
-    choices="a single model (their ensemble mean: pass several tile-score files to aggregate)",
-    summary="518/259 windows, padding centred, top-1 per tile, threshold bisected to 4.2 species per quadrat"))
+    choices="a single model (their ensemble mean: pass several tile-score files to aggregate); every class saved "
+            "(--save-full-probs: the merge z-scores and sums all of them); scales 1, 2, 5 / overlaps 0, 0.5, 0.25 "
+            "from config/config.yaml (the merge notebook's inputs name scales 4, 5 with overlaps 0, 0 and a 10% "
+            "crop: --tiling scale:4:0 --tiling scale:5:0 --centre-crop 0.1)",
+    summary="merge.ipynb: ensemble mean, per-tile z (ddof 0), top-1 per tile >= a threshold bisected on "
+            "[0.001, 100] to 4.2 species per quadrat, top-up to 1 and cap at 9 by column sums of z"))
+register(Recipe(
+    "chlorophyll-2025-tiles",
+    {"tiling": ["scale:1:0", "scale:2:0.5", "scale:5:0.25"], "jpeg_quality": None, "save_ties": "topk:2",
+     "strategy": "union", "top_k": 2, "threshold": 0.1, "strict": True, "tie_rule": "topk", "min_species": 1},
+    "geranium12/plant-clef-2025: src/prediction.py top_k_tile_prediction (~50-107: torch.topk(p, 2), > 0.1, "
+    "the species' best probability, bottom_n 1 when nothing passes) with config/config.yaml prediction "
+    "(method top_k_tile, k 2, min_score 0.1, top_n -1, bottom_n 1); tiling as chlorophyll-2025",
+    choices="the top-up of an empty quadrat takes the best saved tile probability, ties by species id (theirs: "
+            "topk(1) of all tiles' flattened probabilities); the 3x3 kernel (~316-361) is not applied by their "
+            "code (final_probs is never used), so it is left out",
+    summary="their predict pipeline: every tile's torch.topk(p, 2) above 0.1 (strict), tile order, the best "
+            "species when none passes"))
 register(Recipe(
     "chlorophyll-2025-plot",
     {**_CHLORO_VALUES, "transect_mode": "min-images", "pool_min_images": 2, "transect_rule": "chlorophyll-plot"},
@@ -138,6 +165,12 @@ def _flag(key: str) -> str:
     return "--" + FLAGS.get(key, key).replace("_", "-")
 
 
+def _option(key: str, value) -> str:
+    if isinstance(value, bool):  # an on/off flag pair
+        return "--strict" if value else "--inclusive"
+    return f"{_flag(key)} {_fmt(value)}"
+
+
 def _fmt(value) -> str:
     if isinstance(value, list):
         return " ".join(value) if len(value) < 4 else f"{value[0]} ... {value[-1]} ({len(value)} levels)"
@@ -150,13 +183,13 @@ def recipe_table(markdown: bool = False) -> str:
         lines = ["| recipe | what it does | option values | source | not fixed by the source |",
                  "| :--- | :--- | :--- | :--- | :--- |"]
         for r in RECIPES.values():
-            values = ", ".join(f"`{_flag(k)} {_fmt(v)}`" for k, v in r.values.items())
+            values = ", ".join(f"`{_option(k, v)}`" for k, v in r.values.items())
             lines.append(f"| `{r.name}` | {r.summary} | {values} | {r.source} | {r.choices or '-'} |")
         return "\n".join(lines) + "\n"
     out = []
     for r in RECIPES.values():
         out.append(f"{r.name}: {r.summary}")
-        out += [f"  {_flag(k)} {_fmt(v)}" for k, v in r.values.items()]
+        out += [f"  {_option(k, v)}" for k, v in r.values.items()]
         out.append(f"  source: {r.source}")
         if r.choices:
             out.append(f"  not fixed by the source: {r.choices}")

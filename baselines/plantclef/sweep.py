@@ -59,6 +59,8 @@ class SweepGrid:
             return [dict(top_k=k, min_votes=m) for k, m in itertools.product(self.top_k, self.min_votes)]
         if strategy == "bma":
             return [dict(z_threshold=z) for z in self.z_thresholds]
+        if strategy == "zmerge":  # its own bisection: nothing to sweep but the shared knobs
+            return [dict()]
         raise ValueError(f"unknown strategy {strategy!r}")
 
     def settings(self) -> list[AggregationConfig]:

@@ -18,6 +18,10 @@ column          type     meaning
                          lack it and only z-scores need it.
 ==============  =======  ================================================
 
+Optional, with ``predict --save-ties``: ``argsort_class``/``_species``/``_prob``
+and ``topk<K>_...`` (``tie_rules``): on the row of rank r, the r-th class that
+numpy's argsort or ``torch.topk(p, K)`` picks on the full vector.
+
 Next to it, ``<name>.stats.parquet`` holds the per-image statistics over every
 class (``image_stats``) that make ``max``, ``mean``, ``bma`` and multi-scale
 aggregation exact whatever the saved top-k.
@@ -38,6 +42,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from baselines.plantclef.tie_rules import COLUMN as TIE_COLUMN
 from scoring.runtime.atomic import atomic_write
 
 META_KEY = b"agrieval.plantclef"
@@ -51,17 +56,23 @@ OPTIONAL = ("tile_p2",)
 COLUMNS = [c for c in SCHEMA.names if c not in OPTIONAL]
 
 
+def _tie_field(column: str) -> pa.Field:
+    kind = TIE_COLUMN.match(column)[2]
+    return pa.field(column, {"class": pa.int32(), "species": pa.int64(), "prob": pa.float32()}[kind])
+
+
 class TileScoresError(ValueError):
     """A tile-scores file is missing, not Parquet, or lacks a column; the message names the file."""
 
 
 def tile_frame(image_ids: list[str], counts: list[int], boxes: np.ndarray, levels: np.ndarray,
                probs: np.ndarray, indices: np.ndarray, species: np.ndarray,
-               p2: np.ndarray | None = None) -> pd.DataFrame:
+               p2: np.ndarray | None = None, ties: dict | None = None) -> pd.DataFrame:
     """Long frame for one batch: ``probs``/``indices`` are ``(T, k)`` for the T tiles of the batch."""
     n_tiles, k = probs.shape
     per_image_tile = np.concatenate([np.arange(c, dtype=np.int32) for c in counts]) if counts else np.zeros(0, np.int32)
     tile_ids = np.repeat(np.repeat(np.asarray(image_ids, dtype=object), counts), k)
+    extra = ties or {}
     return pd.DataFrame({
         "image_id": tile_ids,
         "tile": np.repeat(per_image_tile, k),
@@ -73,6 +84,7 @@ def tile_frame(image_ids: list[str], counts: list[int], boxes: np.ndarray, level
         "species_id": species[indices.reshape(-1)].astype(np.int64),
         "prob": probs.reshape(-1).astype(np.float32),
         "tile_p2": (np.repeat(p2, k) if p2 is not None else np.full(n_tiles * k, np.nan)).astype(np.float32),
+        **extra,
     })
 
 
@@ -80,7 +92,8 @@ def _table(frame: pd.DataFrame, meta: dict) -> pa.Table:
     frame = frame.sort_values(["image_id", "tile", "rank"], kind="mergesort").reset_index(drop=True)
     if "tile_p2" not in frame:
         frame = frame.assign(tile_p2=np.float32(np.nan))
-    table = pa.Table.from_pandas(frame[SCHEMA.names], schema=SCHEMA, preserve_index=False)
+    schema = pa.schema(list(SCHEMA) + [_tie_field(c) for c in frame.columns if TIE_COLUMN.match(c)])
+    table = pa.Table.from_pandas(frame[schema.names], schema=schema, preserve_index=False)
     return table.replace_schema_metadata({META_KEY: json.dumps(meta, sort_keys=True).encode()})
 
 
@@ -102,7 +115,7 @@ def read_tile_scores(path: str | Path) -> tuple[pd.DataFrame, dict]:
         raise TileScoresError(f"{path}: missing column(s) {', '.join(missing)}; expected {', '.join(COLUMNS)}")
     raw = (table.schema.metadata or {}).get(META_KEY)
     meta = json.loads(raw) if raw else {}
-    frame = table.select(COLUMNS + [c for c in OPTIONAL if c in table.column_names]).to_pandas()
+    frame = table.select(COLUMNS + [c for c in table.column_names if c in OPTIONAL or TIE_COLUMN.match(c)]).to_pandas()
     if frame[["image_id", "species_id", "prob"]].isna().any().any():
         raise TileScoresError(f"{path}: null image_id, species_id or prob")
     return frame, meta
@@ -133,8 +146,12 @@ class PartStore:
     def parts(self) -> list[Path]:
         return sorted(self.folder.glob("part-*.parquet"))
 
-    def write(self, frame: pd.DataFrame, meta: dict, stats=None) -> None:
+    def write(self, frame: pd.DataFrame, meta: dict, stats=None, full=None) -> None:
         n = len(self.parts())
+        if full is not None:  # (ids per row, tile per row, probs, species): before the part, like the stats
+            from baselines.plantclef.full_probs import write_full
+
+            write_full(self.folder / f"full-{n:06d}.parquet", *full, meta, overwrite=True)
         if stats is not None:  # stats first: a part without its stats is never seen as done
             from baselines.plantclef.image_stats import write_stats
 
@@ -150,6 +167,17 @@ class PartStore:
         if not parts or not all(f.is_file() for f in files):
             return None
         return ImageStats.concat([read_stats(f) for f in files])
+
+    def read_full(self):
+        """The parts' full probabilities as (image id -> (T, C), species), or None."""
+        from baselines.plantclef.full_probs import read_full
+
+        parts = self.parts()
+        files = [p.with_name(p.name.replace("part-", "full-")) for p in parts]
+        if not parts or not all(f.is_file() for f in files):
+            return None
+        read = [read_full(f) for f in files]
+        return {k: v for dense, _ in read for k, v in dense.items()}, read[0][1]
 
     def read_all(self) -> pd.DataFrame:
         frames = [read_tile_scores(p)[0] for p in self.parts()]

@@ -18,12 +18,18 @@ PLOT_PATTERNS: tuple[str, ...] = (
     r"^(GUARDEN-CBNMed-[^-]*)-",
 )
 PATTERN_SETS = {"five-pattern": FIVE_PATTERNS, "site": SITE_PATTERNS, "chlorophyll-plot": PLOT_PATTERNS}
-RULES = ("strip-date", "first-n-parts", *PATTERN_SETS, "regex")  # "regex": an alias of "site", kept for old commands
+# ``group_same_plot_by_year`` (src/prediction.py ~433-435): a matched plot name gets "_" + the id's year
+# (``image_path[-8:-4]`` of the quadrat id); an id that no pattern matches stays its own plot, without a year.
+YEAR_RULES = {"chlorophyll-plot-year": "chlorophyll-plot"}
+RULES = ("strip-date", "first-n-parts", *PATTERN_SETS, *YEAR_RULES, "regex")  # "regex": an alias of "site"
 
 
 def transect_map(ids: list[str], definition: CompetitionDefinition, rule: str | None = None,
                  n_parts: int = 3) -> dict[str, str]:
     """Image id -> transect name."""
+    if rule in YEAR_RULES:
+        base = transect_map(ids, definition, YEAR_RULES[rule], n_parts)
+        return {i: f"{g}_{i[-8:-4]}" if g != i else g for i, g in base.items()}
     if rule is None:
         spec = definition.grouping
         if spec is None or spec.rule in ("column-only", "whole-id"):

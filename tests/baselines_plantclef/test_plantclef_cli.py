@@ -189,11 +189,11 @@ def test_tiles_command_draws_every_box_and_the_padding(tmp_path):
                                    "organisers-tiling", "--out", str(tmp_path / "t.png"), "--max-side", "2000"],
                              catch_exceptions=False)
     assert res.exit_code == 0, res.output
-    # window:518:259 with zero padding on 600x400: x starts 0, 259 (n = ceil(82/259) + 1 = 2); y: one window.
-    assert "level 0 window:518:259: 2 tiles of 518x518 px" in res.output and "border pad" in res.output
+    # window:518:259 with kornia's centred padding on 600x400: x starts -88, 171 (pad 177); y: one window at -59.
+    assert "level 0 window:518:259: 2 tiles of 518x518 px" in res.output and "border centre" in res.output
     drawing = Image.open(tmp_path / "t.png")
     assert drawing.size[0] == 259 + 518 and drawing.size[1] > 518  # the padded windows and the legend line
-    assert drawing.getpixel((0, 200))[:2] == (255, 214)  # level 0's outline colour on the first box edge
+    assert drawing.getpixel((1, 200))[:2] == (255, 214)  # level 0's outline colour on the first box edge
     again = CliRunner().invoke(cli, ["baselines", "plantclef", "tiles", str(tmp_path / "q.jpg"),
                                      "--out", str(tmp_path / "t.png")])
     assert again.exit_code == 2 and "already exists" in again.output
@@ -279,7 +279,7 @@ def test_predict_with_a_recipe_uses_its_tiling_and_preprocessing(workspace):
 
     _, meta = read_tile_scores(folder / "rec.parquet")
     assert meta["preprocess"]["levels"] == ["grid:2", "window:80:60"]
-    assert meta["preprocess"]["resize_filter"] == "bicubic" and meta["preprocess"]["tile_policy"] == "crop"
+    assert meta["preprocess"]["resize_filter"] == "bicubic" and meta["preprocess"]["tile_policy"] == "timm"
     folder_, ckpt, _, _ = workspace
     plain = CliRunner().invoke(cli, ["baselines", "plantclef", "predict", str(folder / "images"), "--checkpoint",
                                      str(ckpt), "--class-mapping", str(folder / "class_mapping.txt"), "--preset",
@@ -352,3 +352,118 @@ def test_the_missing_checkpoint_is_named_first_even_without_a_class_mapping(work
     res = CliRunner().invoke(cli, ["baselines", "plantclef", "predict", str(folder / "images")])
     assert res.exit_code == 2 and "error [checkpoint_missing] --checkpoint is required" in res.output
     assert "class_mapping.txt" in res.output  # the download that holds both files
+
+
+def test_predict_saves_each_teams_tie_pick_and_aggregate_uses_it(workspace):
+    folder = workspace[0]
+    res = _predict(workspace, folder / "ties.csv", "--save-ties", "argsort:3,topk:2", "--strategy", "union",
+                   "--top-k", "2", "--tie-rule", "topk", "--save-tile-scores", str(folder / "ties.parquet"),
+                   "--overwrite")
+    assert res.exit_code == 0, res.output
+    from baselines.plantclef.tile_scores import read_tile_scores
+
+    frame, meta = read_tile_scores(folder / "ties.parquet")
+    assert meta["save_ties"] == ["argsort:3", "topk:2"] and meta["ties_made_with"]["topk_device"] == "cpu"
+    assert (frame.loc[frame["rank"] < 2, "topk2_class"] >= 0).all() and frame["argsort_class"].ge(0).all()
+    bad = _predict(workspace, folder / "ties4.csv", "--save-ties", "topk:4", "--overwrite")
+    assert bad.exit_code == 2 and "--save-top-k 4" in bad.output
+    usage = _predict(workspace, folder / "ties5.csv", "--save-ties", "median:2", "--overwrite")
+    assert usage.exit_code == 2 and "argsort:K or topk:K" in usage.output
+
+
+def test_predict_with_a_prior_and_a_score_scale(workspace, tmp_path):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    folder = workspace[0]
+    ids = sorted(p.stem for p in (folder / "images").iterdir())
+    prior = [[1.0, 0.0, 0.0, 0.0, 0.0]] * len(ids)  # only the first class survives the product
+    pq.write_table(pa.table({"image_name": [f"{i}.jpg" for i in ids], "prior_probabilities": prior}),
+                   tmp_path / "prior.parquet")
+    res = _predict(workspace, folder / "prior.csv", "--prior", str(tmp_path / "prior.parquet"), "--score-scale",
+                   "100", "--strategy", "pairs", "--top-k", "1", "--save-tile-scores", str(folder / "prior.parquet"),
+                   "--overwrite")
+    assert res.exit_code == 0, res.output
+    from baselines.plantclef.tile_scores import read_tile_scores
+
+    frame, meta = read_tile_scores(folder / "prior.parquet")
+    assert meta["score_scale"] == 100.0 and meta["prior"]["file"] == "prior.parquet"
+    best = frame[frame["rank"] == 0]
+    assert (best["class_index"] == 0).all() and (best["prob"] > 1).all()  # x100, and the prior's class wins
+    pq.write_table(pa.table({"image_name": ids[:1], "prior_probabilities": prior[:1]}), tmp_path / "short.parquet")
+    bad = _predict(workspace, folder / "prior2.csv", "--prior", str(tmp_path / "short.parquet"), "--overwrite")
+    assert bad.exit_code != 0 and "no prior for image" in bad.output
+
+
+def test_shards_merge_to_the_bytes_of_one_process(workspace, tmp_path, monkeypatch):
+    folder = workspace[0]
+    one = _predict(workspace, tmp_path / "one.csv", "--save-tile-scores", str(tmp_path / "one.parquet"))
+    assert one.exit_code == 0, one.output
+    for i in range(2):
+        res = _predict(workspace, tmp_path / "unused.csv", "--shard", f"{i}/2", "--save-tile-scores",
+                       str(tmp_path / "s.parquet"))
+        assert res.exit_code == 0 and "a shard: no submission" in res.output, res.output
+    assert not (tmp_path / "unused.csv").exists()
+    # a torchrun rank takes its shard from the environment
+    monkeypatch.setenv("WORLD_SIZE", "3")
+    monkeypatch.setenv("RANK", "2")
+    rank = _predict(workspace, tmp_path / "unused.csv", "--save-tile-scores", str(tmp_path / "r.parquet"))
+    assert rank.exit_code == 0 and (tmp_path / "r.shard-2-of-3.parquet").is_file(), rank.output
+    monkeypatch.delenv("WORLD_SIZE")
+    monkeypatch.delenv("RANK")
+    merge = ["baselines", "plantclef", "merge-tiles", str(tmp_path / "s.shard-1-of-2.parquet"),
+             str(tmp_path / "s.shard-0-of-2.parquet"), "--out", str(tmp_path / "merged.parquet")]
+    res = CliRunner().invoke(cli, merge, catch_exceptions=False)
+    assert res.exit_code == 0, res.output
+    assert (tmp_path / "merged.parquet").read_bytes() == (tmp_path / "one.parquet").read_bytes()
+    assert (tmp_path / "merged.stats.parquet").read_bytes() == (tmp_path / "one.stats.parquet").read_bytes()
+    short = CliRunner().invoke(cli, merge[:4] + ["--out", str(tmp_path / "half.parquet")])
+    assert short.exit_code != 0 and "shard(s) 0/2 missing" in short.output
+    mixed = CliRunner().invoke(cli, merge[:4] + [str(tmp_path / "r.shard-2-of-3.parquet"), "--out",
+                                                 str(tmp_path / "mixed.parquet")])
+    assert mixed.exit_code != 0 and "other settings" in mixed.output
+
+
+def test_full_probabilities_sidecar_feeds_the_merge_rule_and_merges_across_shards(workspace, tmp_path):
+    from baselines.plantclef.aggregate import AggregationConfig, aggregate
+    from baselines.plantclef.full_probs import full_path, read_full
+    from baselines.plantclef.threshold_search import TargetUnreachable
+    from baselines.plantclef.tile_scores import read_tile_scores
+
+    res = _predict(workspace, tmp_path / "f.csv", "--save-full-probs", "--save-top-k", "5",
+                   "--save-tile-scores", str(tmp_path / "f.parquet"))
+    assert res.exit_code == 0, res.output
+    frame, meta = read_tile_scores(tmp_path / "f.parquet")
+    dense, species = read_full(full_path(tmp_path / "f.parquet"), expect_meta=meta)
+    assert sorted(dense) == sorted(set(frame["image_id"])) and all(p.shape == (10, N_CLASSES) for p in dense.values())
+    for image_id, p in dense.items():  # the dense rows are the saved probabilities, class by class
+        g = frame[frame["image_id"] == image_id]
+        assert np.array_equal(p[g["tile"].to_numpy(), g["class_index"].to_numpy()], g["prob"].to_numpy())
+    assert np.array_equal(species, np.asarray(workspace[2]))
+    cfg = AggregationConfig(strategy="zmerge", target_mean=1.5, max_species=3, min_species=1)
+    try:
+        want = aggregate(frame, cfg, n_classes=N_CLASSES)  # every class saved: the long form is complete
+    except TargetUnreachable as exc:
+        want = str(exc)
+    try:
+        got = aggregate(frame, cfg, n_classes=N_CLASSES, dense=[(dense, species)])
+    except TargetUnreachable as exc:
+        got = str(exc)
+    assert got == want
+    for i in range(2):
+        shard = _predict(workspace, tmp_path / "u.csv", "--save-full-probs", "--save-top-k", "5", "--shard",
+                         f"{i}/2", "--save-tile-scores", str(tmp_path / "s.parquet"))
+        assert shard.exit_code == 0, shard.output
+    merged = CliRunner().invoke(cli, ["baselines", "plantclef", "merge-tiles", str(tmp_path / "s.shard-0-of-2.parquet"),
+                                      str(tmp_path / "s.shard-1-of-2.parquet"), "--out", str(tmp_path / "m.parquet")])
+    assert merged.exit_code == 0, merged.output
+    assert full_path(tmp_path / "m.parquet").read_bytes() == full_path(tmp_path / "f.parquet").read_bytes()
+
+
+def test_an_existing_full_sidecar_is_not_overwritten(workspace, tmp_path):
+    from baselines.plantclef.full_probs import full_path
+
+    full_path(tmp_path / "x.parquet").write_text("mine")
+    res = _predict(workspace, tmp_path / "x.csv", "--save-full-probs", "--save-tile-scores", str(tmp_path / "x.parquet"))
+    assert res.exit_code != 0 and "already exists" in res.output
+    assert full_path(tmp_path / "x.parquet").read_text() == "mine"

@@ -163,3 +163,37 @@ def test_border_pixels_and_percent():
     for bad in ("abc", "-3", "60%", "2.5"):
         with pytest.raises(ValueError, match="border crop"):
             parse_border(bad)
+
+
+@settings(max_examples=80, deadline=None)
+@given(width=st.integers(1, 3000), height=st.integers(1, 3000), scale=st.sampled_from([1.0, 2.0, 3.0, 4.0, 5.0]),
+       overlap=st.sampled_from([0.0, 0.25, 0.5]))
+def test_scale_windows_cover_the_image_with_centred_padding(width, height, scale, overlap):
+    import math
+
+    from baselines.plantclef.geometry import scale_windows
+
+    boxes = scale_windows(width, height, scale, overlap)
+    win_w, win_h = math.ceil(width / scale), math.ceil(height / scale)
+    assert all(b[2] - b[0] == win_w and b[3] - b[1] == win_h for b in boxes)
+    xs, ys = sorted({b[0] for b in boxes}), sorted({b[1] for b in boxes})
+    assert len(boxes) == len(xs) * len(ys)
+    for starts, length, win in ((xs, width, win_w), (ys, height, win_h)):
+        pad_before, pad_after = -starts[0], starts[-1] + win - length
+        assert pad_before >= 0 and pad_after >= 0 and pad_after - pad_before in (0, 1)  # centred, odd one after
+
+
+@settings(max_examples=80, deadline=None)
+@given(width=st.integers(2, 5000), height=st.integers(2, 5000), n=st.integers(1, 4))
+def test_resized_boxes_stay_inside_and_follow_f32_rounding(width, height, n):
+    import numpy as np
+
+    from baselines.plantclef.geometry import resized_geometry
+
+    w2, h2, ox, oy = resized_geometry(width, height, n, 518)
+    assert min(w2, h2) == n * 518 and ox == (w2 - n * 518) // 2 and oy == (h2 - n * 518) // 2
+    long_, short = (width, height) if height < width else (height, width)
+    exact = float(np.float32(n * 518) * np.float32(long_) / np.float32(short))
+    assert max(w2, h2) == int(np.floor(exact + 0.5))
+    for x0, y0, x1, y1 in level_boxes(width, height, parse_level(f"resized:{n}:518")):
+        assert 0 <= x0 < x1 <= width and 0 <= y0 < y1 <= height

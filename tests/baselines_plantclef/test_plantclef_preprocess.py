@@ -158,3 +158,144 @@ def test_tiles_shape_boxes_and_filters(astronaut):
 def test_bad_options_are_rejected(kwargs, match):
     with pytest.raises(ValueError, match=match):
         PreprocessConfig(**kwargs)
+
+
+# --- each team's own tile pixels -----------------------------------------------------------------
+
+
+def test_timm_policy_is_timms_eval_transform_on_each_tile(quadrat32):
+    import timm
+
+    cfg = timm.data.resolve_data_config({}, pretrained_cfg={"input_size": (3, 96, 96), "interpolation": "bicubic",
+                                                            "crop_pct": 1.0})
+    resize, crop = timm.data.create_transform(**cfg, is_training=False).transforms[:2]
+    tiles, boxes, _ = quadrat_tiles(quadrat32, PreprocessConfig(levels=(parse_level("floor:3"),), input_size=96,
+                                                                tile_policy="timm"))
+    for tile, box in zip(tiles, boxes):
+        assert np.array_equal(tile, np.asarray(crop(resize(quadrat32.crop(tuple(int(v) for v in box))))))
+    # the kit's crop-then-resize differs: the centre crop offset falls between original pixels
+    cropped, _, _ = quadrat_tiles(quadrat32, PreprocessConfig(levels=(parse_level("floor:3"),), input_size=96,
+                                                              resize_filter="bicubic"))
+    assert not np.array_equal(cropped, tiles)
+
+
+def rust_winner_tiles(image, scale, size):
+    """src/lib_dataset.rs init_with_geometry + get_item (f32 sizes, Rust round), with PIL Lanczos for Wand."""
+    res = scale * size
+    w, h = image.size
+    if h < w:
+        nh, nw = res, int(np.floor(float(np.float32(res) * np.float32(w) / np.float32(h)) + 0.5))
+        cy, cx = 0, (nw - res) // 2
+    else:
+        nh, nw = int(np.floor(float(np.float32(res) * np.float32(h) / np.float32(w)) + 0.5)), res
+        cy, cx = (nh - res) // 2, 0
+    big = image.resize((nw, nh), LANCZOS).crop((cx, cy, cx + res, cy + res))
+    return [np.asarray(big.crop((size * j, size * i, size * (j + 1), size * (i + 1))))
+            for i in range(scale) for j in range(scale)]
+
+
+@pytest.mark.parametrize("scale", [1, 2, 3])
+def test_resized_level_is_the_winners_whole_image_resize_then_native_crops(quadrat32, scale):
+    quadrat32 = quadrat32.crop((0, 0, 383, 257))  # a size whose tile edges fall between original pixels
+    tiles, _, _ = quadrat_tiles(quadrat32, PreprocessConfig(levels=(parse_level(f"resized:{scale}"),), input_size=40))
+    want = rust_winner_tiles(quadrat32, scale, 40)
+    assert len(tiles) == len(want) and all(np.array_equal(a, b) for a, b in zip(tiles, want))
+    # not the kit's square:N boxes resized one by one
+    square, _, _ = quadrat_tiles(quadrat32, PreprocessConfig(levels=(parse_level(f"square:{scale}"),), input_size=40))
+    assert not np.array_equal(square, tiles)
+
+
+def test_resized_geometry_rounds_in_float32_like_rust():
+    from baselines.plantclef.geometry import resized_geometry
+
+    # 518 * 4032 / 3023 = 690.9... in both; find a size where f32 and f64 rounding part ways
+    found = [(w, h) for w in range(500, 3000) for h in (1001, 1003, 1999)
+             if h < w and round(518 * w / h) != int(np.floor(float(np.float32(518) * np.float32(w) / np.float32(h)) + 0.5))]
+    for w, h in found[:5]:
+        assert resized_geometry(w, h, 1, 518)[0] == int(np.floor(float(np.float32(518) * np.float32(w) / np.float32(h)) + 0.5))
+    assert resized_geometry(1536, 1024, 3, 518) == (2331, 1554, 388, 0)
+
+
+def chlorophyll_tiles(image, scales, overlaps, size):
+    """src/data.py MultitileDataset.__getitem__ with kornia 0.8.0's compute_padding and extract_tensor_patches
+    re-stated (torch pad + unfold), float tiles."""
+    import math
+
+    import torch
+
+    t = torch.from_numpy(np.asarray(image, dtype=np.float32) / np.float32(255.0)).permute(2, 0, 1)[None]
+    h, w = t.shape[-2:]
+    out = []
+    for scale, overlap in zip(scales, overlaps):
+        win = (math.ceil(h / scale), math.ceil(w / scale))
+        stride = (math.ceil(win[0] * (1.0 - overlap)), math.ceil(win[1] * (1.0 - overlap)))
+        pads = []
+        for length, ws, st in ((h, win[0], stride[0]), (w, win[1], stride[1])):
+            rem = (length - ws) % st
+            p = st - rem if rem != 0 else 0
+            pads.append((p // 2, math.ceil(p / 2)))
+        x = torch.nn.functional.pad(t, (pads[1][0], pads[1][1], pads[0][0], pads[0][1]))
+        x = x.unfold(2, win[0], stride[0]).unfold(3, win[1], stride[1])
+        x = x.permute(0, 2, 3, 1, 4, 5).reshape(-1, 3, win[0], win[1])
+        out.append(torch.nn.functional.interpolate(x, size=(size, size), mode="bilinear", align_corners=False))
+    return torch.cat(out).permute(0, 2, 3, 1).numpy()
+
+
+def test_scale_levels_are_chlorophylls_tiles_to_half_a_grey_level(quadrat32):
+    levels = tuple(parse_level(t) for t in ("scale:1:0", "scale:2:0.5", "scale:5:0.25"))
+    tiles, _, level_idx = quadrat_tiles(quadrat32, PreprocessConfig(levels=levels, input_size=48))
+    want = chlorophyll_tiles(quadrat32, [1.0, 2.0, 5.0], [0.0, 0.5, 0.25], 48)
+    assert np.bincount(level_idx).tolist() == [1, 9, 49]
+    assert tiles.shape == want.shape
+    assert np.abs(tiles.astype(np.float64) - want * 255.0).max() <= 0.5 + 1e-3
+
+
+def test_wand_backend_is_imagemagicks_resize_then_native_crops(quadrat32):
+    pytest.importorskip("wand.image")  # also skipped when the MagickWand system library is missing
+    from wand.image import Image as WandImage
+
+    img = quadrat32.crop((0, 0, 383, 257))
+    cfg = PreprocessConfig(levels=(parse_level("resized:2"),), input_size=40, resize_backend="wand")
+    tiles, _, _ = quadrat_tiles(img, cfg)
+    # lib_dataset.rs: resize_image(W', H', Lanczos), crop_image(res, res, offset), then each tile's crop_image
+    with WandImage.from_array(np.asarray(img)) as wi:
+        wi.resize(119, 80, filter="lanczos")  # 80 * 383 / 257 = 119.2 -> 119 (f32, half away from zero)
+        wi.crop(19, 0, width=80, height=80)
+        big = np.array(wi)
+    want = [big[40 * i:40 * (i + 1), 40 * j:40 * (j + 1)] for i in range(2) for j in range(2)]
+    assert all(np.array_equal(a, b) for a, b in zip(tiles, want))
+    pil, _, _ = quadrat_tiles(img, PreprocessConfig(levels=(parse_level("resized:2"),), input_size=40))
+    diff = np.abs(pil.astype(int) - tiles.astype(int))
+    assert 0 < diff.mean() < 0.5 and diff.max() <= 8  # PIL's Lanczos vs ImageMagick's: the residual is named
+    assert "Wand" in cfg.describe()["resize_backend"]
+
+
+def test_wand_backend_missing_names_the_install(quadrat32, monkeypatch):
+    import builtins
+
+    from baselines.plantclef.preprocess import ResizeUnavailable
+
+    real_import = builtins.__import__
+
+    def no_wand(name, *args, **kwargs):
+        if name.startswith("wand"):
+            raise ImportError(name)
+        return real_import(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", no_wand)
+    with pytest.raises(ResizeUnavailable, match="pip install wand"):
+        PreprocessConfig(levels=(parse_level("resized:1"),), input_size=40, resize_backend="wand").describe()
+
+
+def test_centre_crop_is_torchvisions_center_crop_of_chlorophylls_size(quadrat32):
+    import torchvision.transforms as T
+
+    img = quadrat32.crop((0, 0, 383, 257))
+    w, h = img.size
+    cropped = T.CenterCrop((int(h * 0.9), int(w * 0.9)))(img)  # src/data.py ~84-89
+    levels = (parse_level("scale:2:0.5"),)
+    tiles, boxes, _ = quadrat_tiles(img, PreprocessConfig(levels=levels, input_size=48, centre_crop=0.1))
+    want = chlorophyll_tiles(cropped, [2.0], [0.5], 48)
+    assert np.abs(tiles.astype(np.float64) - want * 255.0).max() <= 0.5 + 1e-3
+    with pytest.raises(ValueError, match="either a border crop or a centre crop"):
+        PreprocessConfig(levels=levels, centre_crop=0.1, border=5)

@@ -346,3 +346,105 @@ def test_chlorophyll_plot_rule_on_the_real_test_ids(real_files):
     groups = transect_map(ids, load_competition("plantclef2025"), "chlorophyll-plot")
     assert len(ids) == 2105 and all(groups[i] == chlorophyll_extract_plot_name(i) for i in ids)
     assert len(set(groups.values())) == 595  # as docs/facts/plantclef_pipelines.md quotes
+
+
+# --- plot grouping and image order -----------------------------------------------------------------
+
+
+def winner_plots(tile_lines, top_k, min_score):
+    """src/lib.rs ~503-516 then lib_soumission.rs new_with_topk_and_min_score, re-stated: ids are the tile
+    names before the first '_', sorted; each id's tiles are the names that contain it; max over them;
+    stable sort by probability desc; take top_k; keep value > min_score."""
+    ids = sorted({s.split("_")[0] for s, _ in tile_lines})
+    out = {}
+    for i in ids:
+        plot = np.max(np.stack([t for s, t in tile_lines if i in s]), axis=0)
+        prs = sorted(enumerate(plot), key=lambda x: -x[1])
+        out[i] = [int(SPECIES[c]) for c, v in prs[:top_k] if v > min_score]
+    return out
+
+
+@settings(max_examples=40, deadline=None)
+@given(full=quadrats(max_images=4), k=st.integers(1, 4), thr=st.sampled_from([0.0, 0.1, 0.2]),
+       names=st.permutations(["A-1", "A-10", "A-1-2", "B"]))
+def test_winner_substring_plot_grouping(full, k, thr, names):
+    renamed = {names[n]: tiles for n, tiles in enumerate(full.values())}
+    lines = [(f"{i}_{t}", p) for i, tiles in renamed.items() for t, p in enumerate(tiles)]
+    frame = top_k_frame(renamed, C)
+    cfg = AggregationConfig(strategy="max", threshold=thr, strict=True, max_species=k, group_mode="contains")
+    assert aggregate(frame, cfg, n_classes=C) == winner_plots(lines, k, thr)
+
+
+def test_file_name_order_is_dsgts_order_by_image_name():
+    lists = {"A-1": [1], "A-1-2": [2]}  # one vote each: the first image seen wins the tie
+    groups = {"A-1": "A", "A-1-2": "A"}
+    assert pool_count_topk(lists, groups, 1)["A-1"] == [1]
+    from baselines.plantclef.pooling import order_key
+
+    ordered = sorted(["A-1.jpg", "A-1-2.jpg"])  # Spark orderBy("image_name") on the file names
+    want = dsgt_union_agg_topk([lists[n[:-4]] for n in ordered], 1)
+    assert pool_count_topk(lists, groups, 1, order_key("file-name"))["A-1"] == want == [2]
+
+
+def chlorophyll_extract_plot_name_by_year(image_path):
+    """``extract_plot_name`` with ``group_same_plot_by_year`` on (src/prediction.py ~422-437), re-stated."""
+    if "CBN-PdlC" in image_path or "CBN-Pla" in image_path:
+        plot_name = image_path[:-9]
+    elif "GUARDEN-CBNMed" in image_path:
+        plot_name = image_path[: image_path.index("-", 15)]
+    else:
+        return image_path
+    return f"{plot_name}_{image_path[-8:-4]}"
+
+
+def test_chlorophyll_plot_by_year_rule_on_the_real_test_ids(real_files):
+    import csv
+
+    from baselines.plantclef.transects import transect_map
+    from scoring.authoring.definitions import load_competition
+
+    with open(real_files / "plantclef2025_submission_topk5.csv", newline="") as fh:
+        ids = [row[0] for row in csv.reader(fh)][1:]
+    groups = transect_map(ids, load_competition("plantclef2025"), "chlorophyll-plot-year")
+    assert all(groups[i] == chlorophyll_extract_plot_name_by_year(i) for i in ids)
+    assert len(set(groups.values())) > 595  # years split plots
+
+
+def chlorophyll_filter_genus(image_results, genus_of):
+    """src/prediction.py ~394-407 ``filter_genus``, re-stated (species id -> genus instead of their index)."""
+    filtered_results = {}
+    for species_id, prob in image_results.items():
+        genus_id = genus_of[species_id]
+        if genus_id not in filtered_results or prob > filtered_results[genus_id][1]:
+            filtered_results[genus_id] = (species_id, prob)
+    return [species_id for species_id, prob in filtered_results.values()]
+
+
+@settings(max_examples=60, deadline=None)
+@given(full=quadrats(max_tiles=6), k=st.integers(1, 3), genera=st.lists(st.sampled_from("abc"), min_size=C, max_size=C))
+def test_chlorophyll_one_species_per_genus(full, k, genera):
+    genus_of = {int(s): g for s, g in zip(SPECIES, genera)}
+    frame = top_k_frame(full, C)
+    plain = aggregate(frame, AggregationConfig(strategy="union", top_k=k, tie_rule="first-seen"))
+    best = frame[frame["rank"] < k].groupby(["image_id", "species_id"])["prob"].max()
+    want = {i: chlorophyll_filter_genus({s: best[(i, s)] for s in plain[i]}, genus_of) for i in plain}
+    got = aggregate(frame, AggregationConfig(strategy="union", top_k=k, tie_rule="first-seen", one_per_genus=True),
+                    genus=genus_of)
+    assert got == want
+
+
+def test_genus_file_is_strict(tmp_path):
+    from baselines.plantclef.genus import load_genus
+
+    good = tmp_path / "g.csv"
+    good.write_text("species_id,genus,family\n500,Acer,Sapindaceae\n501,Acer,Sapindaceae\n")
+    assert load_genus(good) == {500: "Acer", 501: "Acer"}
+    for text, match in (("species,genus\n1,a\n", "header"), ("species_id,genus\nx,a\n", ":2: species_id"),
+                        ("species_id,genus\n1,a\n1,b\n", ":3: species 1 has genus")):
+        bad = tmp_path / "b.csv"
+        bad.write_text(text)
+        with pytest.raises(ValueError, match=match):
+            load_genus(bad)
+    frame = pd.DataFrame({"image_id": "q", "tile": 0, "level": 0, "rank": [0], "species_id": [9], "prob": [0.5]})
+    with pytest.raises(ValueError, match="no genus for species 9"):
+        aggregate(frame, AggregationConfig(one_per_genus=True), genus={1: "a"})
