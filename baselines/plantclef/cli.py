@@ -349,7 +349,7 @@ def merge_tiles(shards, out, overwrite):
     from baselines.plantclef.image_stats import stats_path
     from baselines.plantclef.full_probs import full_path
     from baselines.plantclef.shards import merge_tile_scores
-    from scoring.output_policy import OutputPlan
+    from scoring.writing.policy import OutputPlan
 
     plan = OutputPlan(overwrite=overwrite, inputs=list(shards))
     plan.claim(out, what="--out tile scores")
