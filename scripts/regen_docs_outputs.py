@@ -45,7 +45,8 @@ def main() -> int:
     parser.add_argument("--cheap", action="store_true", help="only the scoring-side commands")
     args = parser.parse_args()
     commands = [c for c in all_commands(REPO) if c.runnable and (c.cheap or not args.cheap)]
-    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("PYTHONPATH", "VIRTUAL_ENV", "MAKELEVEL", "MAKEFLAGS", "MFLAGS", "MAKEOVERRIDES")}
     env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
     new_text: dict[str, list] = {}
     status = 0

@@ -68,6 +68,9 @@ def env_with():
 def base_env(bin_dir: Path | None = None) -> dict:
     import os
 
-    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
+    # A newcomer's shell: no PYTHONPATH or venv of ours, and none of make's own variables (under `make test`
+    # a pasted `make ...` would otherwise run as a sub-make and print "make[1]: Entering directory").
+    drop = ("PYTHONPATH", "VIRTUAL_ENV", "MAKELEVEL", "MAKEFLAGS", "MFLAGS", "MAKEOVERRIDES")
+    env = {k: v for k, v in os.environ.items() if k not in drop}
     env["PATH"] = f"{bin_dir or Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
     return env
