@@ -344,8 +344,8 @@ def predict(ctx, images, checkpoint, class_mapping, out, competition, preset, mo
 @click.option("--overwrite", is_flag=True, help="Replace an existing --out.")
 @_guard
 def merge_tiles(shards, out, overwrite):
-    """Join the tile-score files of predict --shard 0/N ... N-1/N (and their image stats) into the file one
-    process would have written."""
+    """Join the tile-score files of every shard of predict --shard I/N (and their image stats) into the file
+    one process would have written."""
     from baselines.plantclef.image_stats import stats_path
     from baselines.plantclef.full_probs import full_path
     from baselines.plantclef.shards import merge_tile_scores
@@ -575,6 +575,7 @@ document(plantclef, {name: (example, "Exit codes: 0 done; 1 the submission built
     "predict": "agrieval baselines plantclef predict test_images/ --checkpoint model.pth.tar --class-mapping class_mapping.txt --out submission.csv",
     "aggregate": "agrieval baselines plantclef aggregate plantclef-demo/tile_scores.parquet --recipe dsgt-2025-vote --out vote.csv",
     "sweep": "agrieval baselines plantclef sweep plantclef-demo/tile_scores.parquet --solution plantclef-demo/solution.csv",
+    "merge-tiles": "agrieval baselines plantclef merge-tiles shard0/tile_scores.parquet shard1/tile_scores.parquet --out tile_scores.parquet",
     "recipes": "agrieval baselines plantclef recipes --markdown",
     "tiles": "agrieval baselines plantclef tiles quadrat.jpg --tiling grid:4 --out tiles.jpg",
     "demo": "agrieval baselines plantclef demo --out plantclef-demo --quiet",

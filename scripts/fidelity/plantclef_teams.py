@@ -228,7 +228,11 @@ def main(argv=None) -> int:
     table, golden = [], {"snippets": {k: list(v) for k, v in SNIPPETS.items()},
                          "env": {"numpy": np.__version__, "torch": torch.__version__,
                                  "pillow": __import__("PIL").__version__,
-                                 "numpy_cpu_features": sorted(k for k, on in _cpu_features().items() if on)},
+                                 "numpy_cpu_features": sorted(k for k, on in _cpu_features().items() if on),
+                                 # torch's float kernels split the work by thread, and a split's vector tail
+                                 # rounds differently: Chlorophyll's float tiles differ by an ulp (so by one grey
+                                 # level after rounding) with another thread count
+                                 "torch_threads": torch.get_num_threads()},
                          "seeds": {}, "sizes": {}}
 
     def row(what, n_equal, n, how):
