@@ -65,6 +65,8 @@ EXTRAS: dict[str, tuple[str, str]] = {
     "matplotlib": ("matplotlib", "plots"),
     "sklearn": ("scikit-learn", "test"),
     "skimage": ("scikit-image", "test"),
+    "polars": ("polars", "bench"),
+    "duckdb": ("duckdb", "bench"),
 }
 
 _debug = os.environ.get("AGRIEVAL_DEBUG", "") not in ("", "0")
