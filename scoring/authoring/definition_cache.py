@@ -26,7 +26,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import tempfile
 from pathlib import Path
 
 from scoring.runtime.definition import CompetitionDefinition, freeze, thaw
@@ -107,6 +106,8 @@ def _read_entry(entry: Path, key: str) -> CompetitionDefinition | None:
 def _write_entry(entry: Path, key: str, definition: CompetitionDefinition, inputs: dict) -> None:
     doc = {"format": ENTRY_FORMAT, "version": ENTRY_VERSION, "key": key, "inputs": inputs,
            "frozen": freeze(definition)}
+    import tempfile  # (only on a miss)
+
     tmp = None
     try:
         entry.parent.mkdir(parents=True, exist_ok=True)

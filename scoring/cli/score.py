@@ -25,7 +25,6 @@ def score(submission: Path, solution: Path, competition: str, as_json: bool, rev
     """Score SUBMISSION against --solution and print every metric of the competition."""
 
     def body() -> int:
-        from scoring.render import render_report
         from scoring.runtime.scorer import read_both, score
 
         from scoring.cli.common import load_solution_for
@@ -40,6 +39,8 @@ def score(submission: Path, solution: Path, competition: str, as_json: bool, rev
         if as_json:
             click.echo(report.to_json())
         else:
+            from scoring.render import render_report  # (not for --json)
+
             click.echo(render_report(report, submission=submission.name))
         return EXIT_OK if report.status == "scored" else EXIT_REJECTED
 
