@@ -12,7 +12,8 @@ with stdout held the same way (``stdout.emit``). Anything else, ``--help``
 included, goes to the click tree (``scoring.cli.main``), which then names
 every usage error exactly as before. A failure of the scoring itself is
 reported by ``common.failed``, the click command's own handler (click is
-imported then, for the error line only).
+imported then, for the error line only). The process keeps its freed memory
+for reuse (``heap``).
 """
 
 from __future__ import annotations
@@ -33,6 +34,9 @@ def main() -> None:
 
         cli()
         return
+    from scoring.cli.heap import keep_freed_memory
+
+    keep_freed_memory()  # before the arrays of the reading are made
     sys.exit(run_plain(**plain))
 
 
