@@ -12,9 +12,8 @@ with stdout held the same way (``stdout.emit``). Anything else, ``--help``
 included, goes to the click tree (``scoring.cli.main``), which then names
 every usage error exactly as before. A failure of the scoring itself is
 reported by ``common.failed``, the click command's own handler (click is
-imported then, for the error line only). The process keeps its freed memory
-for reuse (``heap``), and numpy's OpenBLAS starts one thread, not one per CPU
-(nothing in scoring multiplies matrices).
+imported then, for the error line only). numpy's OpenBLAS starts one thread,
+not one per CPU (nothing in scoring multiplies matrices).
 """
 
 from __future__ import annotations
@@ -38,9 +37,6 @@ def main() -> None:
     # Scoring multiplies no matrices: numpy's OpenBLAS need not start a thread per CPU as it is imported
     # (a third of numpy's import time); a value the user set is kept.
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
-    from scoring.cli.heap import keep_freed_memory
-
-    keep_freed_memory()  # before the arrays of the reading are made
     sys.exit(run_plain(**plain))
 
 

@@ -103,22 +103,3 @@ def test_a_broken_pipe_keeps_the_verdict():
                           env={**os.environ, "PYTHONPATH": str(REPO)})
     assert done.stdout.strip() == "1"
 
-
-def test_the_heap_settings_are_taken_and_left_to_a_user_who_tuned_malloc(monkeypatch):
-    from scoring.cli import heap
-
-    if not sys.platform.startswith("linux"):
-        assert heap.keep_freed_memory() is False
-        return
-    for name in heap._USER_TUNING:
-        monkeypatch.delenv(name, raising=False)
-    code = "from scoring.cli.heap import keep_freed_memory as k; print(k())"
-    env = {k: v for k, v in os.environ.items() if k not in heap._USER_TUNING}
-    env["PYTHONPATH"] = str(REPO)
-    taken = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env).stdout.strip()
-    import platform
-
-    assert taken == ("True" if platform.libc_ver()[0] == "glibc" else taken)
-    tuned = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                           env={**env, "MALLOC_ARENA_MAX": "2"}).stdout.strip()
-    assert tuned == "False"
