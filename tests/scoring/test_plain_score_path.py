@@ -103,3 +103,17 @@ def test_a_broken_pipe_keeps_the_verdict():
                           env={**os.environ, "PYTHONPATH": str(REPO)})
     assert done.stdout.strip() == "1"
 
+
+
+def test_the_plain_path_sets_numpy_up_before_importing_it_and_keeps_a_users_settings(files):
+    args = CASES["scored json"]
+    code = ("import os, sys\nfrom scoring.cli.entry import main\ntry:\n    main()\nexcept SystemExit:\n"
+            "    import numpy\n    print(os.environ['OPENBLAS_NUM_THREADS'], os.environ['NUMPY_MADVISE_HUGEPAGE'],"
+            " file=sys.stderr)")
+    plain = {k: v for k, v in os.environ.items() if k not in ("OPENBLAS_NUM_THREADS", "NUMPY_MADVISE_HUGEPAGE")}
+    env = {**plain, "PYTHONPATH": str(REPO)}
+    done = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, env=env, cwd=files)
+    assert done.stderr.strip().splitlines()[-1] == "1 0"
+    mine = {**env, "OPENBLAS_NUM_THREADS": "2", "NUMPY_MADVISE_HUGEPAGE": "1"}
+    done = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, env=mine, cwd=files)
+    assert done.stderr.strip().splitlines()[-1] == "2 1"
