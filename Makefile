@@ -6,6 +6,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 SCORING := $(VENV)/.agrieval-scoring
 ALL := $(VENV)/.agrieval-all
+BENCH := $(VENV)/.agrieval-bench
 
 .PHONY: demo test test-runtime platform-venvs bench clean-venv
 
@@ -42,7 +43,11 @@ test-runtime: platform-venvs
 		PYTHONPATH=$(CURDIR) $$venv/bin/python -m pytest -q -p no:cacheprovider tests/runtime || exit 1; \
 	done
 
-bench: $(ALL)
+$(BENCH): $(ALL)
+	$(BIN)/python -m pip install --quiet -c constraints.txt -e '.[all,bench]'
+	touch $(BENCH)
+
+bench: $(BENCH)
 	$(BIN)/python benchmarks/bench_scoring.py
 	$(BIN)/python benchmarks/bench_catalog.py
 	$(BIN)/python benchmarks/bench_train.py

@@ -8,6 +8,7 @@ TOML is read with ``tomllib`` (Python 3.11+) or ``tomli``.
 
 from __future__ import annotations
 
+import hashlib
 import json
 from dataclasses import replace
 from pathlib import Path
@@ -51,20 +52,38 @@ def load_competition(name_or_path: str | Path | CompetitionDefinition) -> Compet
     return load_toml(path)
 
 
-def load_toml(path: Path) -> CompetitionDefinition:
-    tomllib = _toml_module()
+def load_toml(path: Path, *, cached: bool = True) -> CompetitionDefinition:
+    """A person's TOML definition, validated; ``cached``: through the cache of validated definitions
+    (``definition_cache``: the same bytes validated once, later runs read the frozen result)."""
+    raw = _read(path)
+    if not cached:
+        definition = _validate_toml(path, raw)[0]
+        object.__setattr__(definition, "source_path", str(path.resolve()))
+        return definition
+    from scoring.authoring.definition_cache import load_toml_cached
+
+    return load_toml_cached(path, raw, _validate_toml)
+
+
+def _read(path: Path) -> bytes:
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        return path.read_bytes()
     except OSError as exc:
         raise HostError("definition_invalid", f"cannot read competition definition {str(path)!r}: {exc}") from None
+
+
+def _validate_toml(path: Path, raw: bytes) -> tuple[CompetitionDefinition, dict[str, str]]:
+    """The definition in ``raw`` (the bytes of ``path``), and the sha256 of each other file it read, by path."""
+    tomllib = _toml_module()
+    try:
+        # (line ends translated as read_text translates them)
+        data = tomllib.loads(raw.decode("utf-8").replace("\r\n", "\n").replace("\r", "\n"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise HostError("definition_invalid", f"{path}: not valid TOML ({exc})") from None
     data.setdefault("name", path.stem)
     data.pop("source_path", None)
     definition = validate(data, str(path))
-    definition = _resolve_vocabulary(definition, path.resolve().parent, str(path))
-    object.__setattr__(definition, "source_path", str(path.resolve()))
-    return definition
+    return _resolve_vocabulary(definition, path.resolve().parent, str(path))
 
 
 def validate(data: dict, where: str) -> CompetitionDefinition:
@@ -85,17 +104,20 @@ def validate(data: dict, where: str) -> CompetitionDefinition:
         raise HostError("definition_invalid", f"{where}: invalid competition definition\n" + "\n".join(lines)) from None
 
 
-def _resolve_vocabulary(definition: CompetitionDefinition, base: Path, where: str) -> CompetitionDefinition:
-    """Inline ``vocabulary_file`` (one label per line, relative to the TOML file)."""
+def _resolve_vocabulary(definition: CompetitionDefinition, base: Path, where: str
+                        ) -> tuple[CompetitionDefinition, dict[str, str]]:
+    """Inline ``vocabulary_file`` (one label per line, relative to the TOML file); the sha256 of the bytes read."""
     if not definition.vocabulary_file:
-        return definition
+        return definition, {}
     path = base / definition.vocabulary_file
     try:
-        text = path.read_text(encoding="utf-8")
+        raw = path.read_bytes()
+        text = raw.decode("utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise HostError("definition_invalid", f"{where}: vocabulary_file {str(path)!r} cannot be read ({exc})") from None
     items = tuple(ln.strip() for ln in text.splitlines() if ln.strip())
     try:
-        return replace(definition, vocabulary_file=None, vocabulary=items)
+        return (replace(definition, vocabulary_file=None, vocabulary=items),
+                {str(path.resolve()): hashlib.sha256(raw).hexdigest()})
     except ValueError as exc:
         raise HostError("definition_invalid", f"{where}: {path.name}: {exc}") from None

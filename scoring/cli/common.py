@@ -12,6 +12,7 @@ from scoring.cli import contract
 from scoring.runtime.definition import CompetitionDefinition
 from scoring.runtime.problems import HostError
 from scoring.cli.contract import EXIT_HOST, EXIT_OK, EXIT_REJECTED, EXIT_USAGE  # noqa: F401 (the commands import them from here)
+from scoring.cli.solution_pair import check_solution_pair, load_solution_for  # noqa: F401 (likewise)
 
 competition_option = click.option(
     "--competition", "-c", required=True, metavar="NAME_OR_TOML",
@@ -21,53 +22,6 @@ json_option = click.option("--json", "as_json", is_flag=True, help="Print one JS
 
 def load_definition(name: str) -> CompetitionDefinition:
     return contract.competition(name)
-
-
-def load_solution_for(path, definition: CompetitionDefinition):
-    """The solution, or a host error that says when the file belongs to another competition."""
-    from scoring.runtime.reading.solution import load_solution
-
-    try:
-        return load_solution(path, definition)
-    except HostError as exc:
-        other = _competition_of_header(path, definition)
-        if other is None:
-            raise
-        raise HostError(exc.code, _pair_message(path, other, definition)) from None
-
-
-def check_solution_pair(path, definition: CompetitionDefinition) -> None:
-    """Fail when the solution's header is another shipped competition's (a wrong --solution/--competition pair)."""
-    other = _competition_of_header(path, definition)
-    if other is not None:
-        raise HostError("solution_invalid", _pair_message(path, other, definition))
-
-
-def _pair_message(path, other: str, definition: CompetitionDefinition) -> str:
-    columns = contract.competition(other).expected_columns
-    return (f"{path} looks like a solution of {other!r} (its header has {', '.join(columns)}), not of "
-            f"{definition.name!r} (which needs {', '.join(definition.expected_columns)}): check --competition "
-            f"and --solution")
-
-
-def _competition_of_header(path, definition: CompetitionDefinition) -> str | None:
-    """The shipped competition whose id and prediction columns the file's header holds, if not ``definition``'s."""
-    from scoring.authoring.definitions import available_competitions
-
-    try:
-        with open(path, "rb") as f:
-            head = f.readline(65536).decode("utf-8-sig", "replace").strip()
-    except OSError:
-        return None
-    for name in available_competitions():
-        if name == definition.name:
-            continue
-        other = contract.competition(name)
-        cells = [c.strip().strip('"') for c in head.split(other.delimiter)]
-        if other.id_column in cells and other.prediction_column in cells:
-            if definition.id_column not in cells or definition.prediction_column not in cells:
-                return name
-    return None
 
 
 def run_guarded(competition: str, as_json: bool, body: Callable[[], int]) -> None:
@@ -81,10 +35,16 @@ def run_guarded(competition: str, as_json: bool, body: Callable[[], int]) -> Non
     except (click.exceptions.Exit, SystemExit):
         raise
     except BaseException as exc:  # noqa: BLE001
-        if as_json and not isinstance(exc, (click.UsageError, BrokenPipeError)):
-            _json_failure(competition, getattr(exc, "code", "internal_error"), str(exc))
-        code = contract.report(exc, "agrieval")
+        code = failed(competition, as_json, exc)
     sys.exit(code)
+
+
+def failed(competition: str, as_json: bool, exc: BaseException) -> int:
+    """What ``run_guarded`` does when ``body`` raised: the JSON object (with ``--json``), the error line, the
+    exit code (also for ``scoring.cli.entry``'s plain path)."""
+    if as_json and not isinstance(exc, (click.UsageError, BrokenPipeError)):
+        _json_failure(competition, getattr(exc, "code", "internal_error"), str(exc))
+    return contract.report(exc, "agrieval")
 
 
 def _json_failure(competition: str, code: str, message: str) -> None:

@@ -36,20 +36,23 @@ from __future__ import annotations
 
 import contextlib
 import importlib.util
-import io
 import os
 import sys
 import traceback
 import warnings
-from contextlib import redirect_stdout
 from pathlib import Path
-from typing import Callable
 
 import click
 
-EXIT_OK, EXIT_REJECTED, EXIT_USAGE, EXIT_HOST = 0, 1, 2, 3
-EXIT_BROKEN_PIPE = 141
-EXIT_INTERRUPTED = 130
+from scoring.cli.exit_codes import (  # noqa: F401 (the commands take them from here)
+    EXIT_BROKEN_PIPE,
+    EXIT_HOST,
+    EXIT_INTERRUPTED,
+    EXIT_OK,
+    EXIT_REJECTED,
+    EXIT_USAGE,
+)
+from scoring.cli.stdout import _silence_stdout, emit  # noqa: F401 (the commands take emit from here)
 
 # The exit-code paragraph of every command's --help (a test checks that each one has it).
 EXIT_CODES_HELP = ("Exit codes: 0 done; 1 input rejected; 2 usage error (bad option, missing file, unknown "
@@ -71,6 +74,8 @@ EXTRAS: dict[str, tuple[str, str]] = {
     "matplotlib": ("matplotlib", "plots"),
     "sklearn": ("scikit-learn", "test"),
     "skimage": ("scikit-image", "test"),
+    "polars": ("polars", "bench"),
+    "duckdb": ("duckdb", "bench"),
 }
 
 _debug = os.environ.get("AGRIEVAL_DEBUG", "") not in ("", "0")
@@ -224,40 +229,6 @@ def report(exc: BaseException, command: str) -> int:
         except OSError:
             pass
     return code
-
-
-def _silence_stdout() -> None:
-    # The reader went away: further writes (and the flush at exit) go nowhere instead of raising again.
-    try:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-    except (OSError, ValueError):
-        pass
-
-
-def emit(body: Callable[[], int]) -> int:
-    """Run ``body`` with stdout held back, then print it: a closed pipe cannot hide the verdict.
-
-    ``body`` returns the exit code; its stdout is written once it has decided, so a
-    reader that goes away (``| head -1``) leaves that exit code, never 0 for a rejection.
-    """
-    held = io.StringIO()
-    try:
-        with redirect_stdout(held):
-            code = body()
-    finally:
-        _write_stdout(held.getvalue())
-    return code
-
-
-def _write_stdout(text: str) -> None:
-    if not text:
-        return
-    try:
-        sys.stdout.write(text)
-        sys.stdout.flush()
-    except BrokenPipeError:
-        _silence_stdout()
 
 
 class ContractGroup(click.Group):
