@@ -8,7 +8,7 @@ SCORING := $(VENV)/.agrieval-scoring
 ALL := $(VENV)/.agrieval-all
 BENCH := $(VENV)/.agrieval-bench
 
-.PHONY: demo test test-runtime platform-venvs bench clean-venv
+.PHONY: demo test test-runtime platform-venvs bench magick clean-venv
 
 $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
@@ -52,6 +52,15 @@ bench: $(BENCH)
 	$(BIN)/python benchmarks/bench_catalog.py
 	$(BIN)/python benchmarks/bench_train.py
 	$(BIN)/python benchmarks/bench_tiling.py
+
+# ImageMagick for `--resize-backend wand` (the PlantCLEF 2025 winner's resize): the system MagickWand library
+# (Debian/Ubuntu package; needs root) and the `magick` extra. Not part of `make test`: the Wand test skips
+# without it, and PIL's Lanczos is the default backend.
+magick: $(SCORING)
+	@command -v apt-get >/dev/null || { echo "error: no apt-get here: install ImageMagick's MagickWand library (6 or 7) with your system's package manager, then: $(BIN)/python -m pip install -e '.[magick]'" >&2; exit 1; }
+	apt-get install -y libmagickwand-6.q16-6 || { apt-get update && apt-get install -y libmagickwand-6.q16-6; }
+	$(BIN)/python -m pip install --quiet -c constraints.txt -e '.[magick]'
+	$(BIN)/python -c "import wand.image, wand.version; print('Wand', wand.version.VERSION, 'with', wand.version.MAGICK_VERSION)"
 
 clean-venv:
 	rm -rf $(VENV) .venv-platforms
