@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import hashlib
 import io
 import json
 import math
@@ -42,13 +41,14 @@ sys.path.insert(0, str(ROOT))
 
 from baselines.plantclef.aggregate import AggregationConfig, aggregate  # noqa: E402
 from baselines.plantclef.awkward_logits import N_CLASSES, awkward_quadrats, probabilities  # noqa: E402
+from baselines.plantclef.fidelity import (SPECIES, kit_frame, kit_scorer_frame, recipe_config,  # noqa: E402
+                                          sha)
 from baselines.plantclef.geometry import level_boxes, parse_level  # noqa: E402
 from baselines.plantclef.preprocess import PreprocessConfig, quadrat_tiles  # noqa: E402
 from baselines.plantclef.predict import _cpu_features  # noqa: E402
 from baselines.plantclef.recipes import get_recipe  # noqa: E402
 from baselines.plantclef.synthetic import field_quadrat  # noqa: E402
-from baselines.plantclef.tie_rules import columns, parse_specs, select_on_device  # noqa: E402
-from baselines.plantclef.tile_scores import tile_frame  # noqa: E402
+from baselines.plantclef.tie_rules import parse_specs  # noqa: E402
 
 # (repository, commit, path, cell or None, first line, last line): the team code that is run, 1-based, inclusive.
 SNIPPETS = {
@@ -68,7 +68,6 @@ SNIPPETS = {
 SIZES = [(1536, 1024), (1024, 1536), (4000, 3000), (3024, 4032), (519, 517), (777, 1333),
          (2048, 1365), (5184, 3456), (1100, 733), (733, 1100)]
 PIXEL_SIZES = [(1100, 733), (733, 1100), (519, 517)]  # where pixels are compared (CPU time)
-SPECIES = 1_300_000 + 7 * np.arange(N_CLASSES)  # ascending, like class_mapping.txt
 
 
 def snippet(repos: dict, key: str) -> str:
@@ -85,30 +84,6 @@ def run(code: str, **names) -> dict:
     with contextlib.redirect_stdout(io.StringIO()):  # the notebooks print progress
         exec(compile(code, "<team>", "exec"), ns)
     return ns
-
-
-def recipe_config(name: str) -> AggregationConfig:
-    v = dict(get_recipe(name).aggregation_values())
-    v.pop("transect_rule", None)
-    if "transect_mode" in v:
-        v["group_mode"] = v.pop("transect_mode")
-    return AggregationConfig(**v)
-
-
-def kit_frame(quads: dict, save_k: int, specs=()) -> pd.DataFrame:
-    frames = []
-    for image_id, p in quads.items():
-        t = torch.from_numpy(p)
-        top = t.topk(save_k, dim=-1)
-        n = len(p)
-        ties = columns(select_on_device(t, specs), p, SPECIES, save_k) if specs else None
-        frames.append(tile_frame([image_id], [n], np.zeros((n, 4), np.int32), np.zeros(n, np.int16),
-                                 top.values.numpy(), top.indices.numpy(), SPECIES,
-                                 (p.astype(np.float64) ** 2).sum(1), ties))
-    return pd.concat(frames, ignore_index=True)
-
-
-# --- the teams' side --------------------------------------------------------------------------------
 
 
 def team_dsgt_vote(repos, quads):
@@ -137,39 +112,6 @@ def team_dsgt_pairs(repos, logits, prior=None, top_k=5):
         preds = predict([torch.from_numpy(row) for row in l], q)  # predict() reads `self` as a global here
         out[q] = [int(s) for s in ns["_extract_top_k_species"](types.SimpleNamespace(top_k=top_k), preds)]
     return out
-
-
-class LogitsStub(torch.nn.Module):
-    """Returns the seeded logits of a tile whose one pixel encodes its row (R * 256 + G)."""
-
-    def __init__(self, rows: np.ndarray):
-        super().__init__()
-        self.rows = torch.from_numpy(rows)
-        self.num_classes = rows.shape[1]
-
-    def forward(self, x):
-        mean = torch.tensor((0.485, 0.456, 0.406)).view(1, 3, 1, 1) * 255
-        std = torch.tensor((0.229, 0.224, 0.225)).view(1, 3, 1, 1) * 255
-        v = torch.round(x * std + mean)[:, :, 0, 0].long()
-        return self.rows[v[:, 0] * 256 + v[:, 1]]
-
-
-def kit_scorer_frame(logits: dict, save_k: int, score_scale: float, prior=None) -> pd.DataFrame:
-    """Tile scores through the kit's own TileScorer (softmax, scale, prior, topk) on the seeded logits."""
-    from baselines.plantclef.inference import TileScorer
-
-    frames = []
-    for q, l in logits.items():
-        n = len(l)
-        tiles = np.zeros((n, 1, 1, 3), np.uint8)
-        tiles[:, 0, 0, 0], tiles[:, 0, 0, 1] = np.arange(n) // 256, np.arange(n) % 256
-        scorer = TileScorer(LogitsStub(l), torch.device("cpu"), save_k, (0.485, 0.456, 0.406),
-                            (0.229, 0.224, 0.225), batch_size=64, score_scale=score_scale)
-        tile_prior = None if prior is None else torch.from_numpy(np.repeat(prior[q][None], n, axis=0))
-        out = scorer.score(torch.from_numpy(tiles), prior=tile_prior)
-        frames.append(tile_frame([q], [n], np.zeros((n, 4), np.int32), np.zeros(n, np.int16), out.probs.numpy(),
-                                 out.indices.numpy(), SPECIES, out.p2.numpy()))
-    return pd.concat(frames, ignore_index=True)
 
 
 def team_organisers(repos, quads):
@@ -206,10 +148,6 @@ def load_kornia(path: Path):
     if kornia.__version__ != "0.8.0":
         raise SystemExit(f"--kornia holds kornia {kornia.__version__}, not 0.8.0")
     return compute_padding, extract_tensor_patches
-
-
-def sha(a: np.ndarray) -> str:
-    return hashlib.sha256(np.ascontiguousarray(a).tobytes()).hexdigest()[:16]
 
 
 # --- main ---------------------------------------------------------------------------------------------

@@ -4,55 +4,31 @@ awkward logits, tile boxes on 10 image sizes, tile pixel hashes. CI cannot fetch
 these numbers stand for them. Where a recorded value depends on the environment (numpy's SIMD argsort,
 torch's topk, PIL's filters), the comparison runs only in the environment that recorded it."""
 
-import hashlib
 import json
 import math
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 import PIL
 import pytest
 import torch
 
-from baselines.plantclef.aggregate import AggregationConfig, aggregate
+from baselines.plantclef.aggregate import aggregate
 from baselines.plantclef.awkward_logits import N_CLASSES, awkward_quadrats, probabilities
+from baselines.plantclef.fidelity import kit_frame, kit_scorer_frame, recipe_config, sha
 from baselines.plantclef.geometry import level_boxes, parse_level
 from baselines.plantclef.predict import _cpu_features
 from baselines.plantclef.preprocess import PreprocessConfig, quadrat_tiles
 from baselines.plantclef.recipes import get_recipe
 from baselines.plantclef.synthetic import field_quadrat
-from baselines.plantclef.tie_rules import columns, parse_specs, select_on_device
-from baselines.plantclef.tile_scores import tile_frame
+from baselines.plantclef.tie_rules import parse_specs
 
 GOLDEN = json.loads((Path(__file__).parents[1] / "fixtures" / "golden" / "plantclef_teams.json").read_text())
 ENV = GOLDEN["env"]
-SPECIES = 1_300_000 + 7 * np.arange(N_CLASSES)
 SAME_NUMPY = ENV["numpy"] == np.__version__ and ENV["numpy_cpu_features"] == sorted(
     k for k, on in _cpu_features().items() if on)
 SAME_TORCH = ENV["torch"] == torch.__version__ and SAME_NUMPY  # same torch on the same CPU features (vector width)
 SAME_PIL = ENV["pillow"] == PIL.__version__
-
-
-def recipe_config(name):
-    v = dict(get_recipe(name).aggregation_values())
-    v.pop("transect_rule", None)
-    if "transect_mode" in v:
-        v["group_mode"] = v.pop("transect_mode")
-    return AggregationConfig(**v)
-
-
-def kit_frame(quads, save_k, specs=()):
-    frames = []
-    for image_id, p in quads.items():
-        t = torch.from_numpy(p)
-        top = t.topk(save_k, dim=-1)
-        n = len(p)
-        ties = columns(select_on_device(t, specs), p, SPECIES, save_k) if specs else None
-        frames.append(tile_frame([image_id], [n], np.zeros((n, 4), np.int32), np.zeros(n, np.int16),
-                                 top.values.numpy(), top.indices.numpy(), SPECIES,
-                                 (p.astype(np.float64) ** 2).sum(1), ties))
-    return pd.concat(frames, ignore_index=True)
 
 
 @pytest.fixture(scope="module", params=sorted(GOLDEN["seeds"]))
@@ -111,10 +87,6 @@ def test_boxes_equal_kornia_and_the_teams_geometry(size):
     assert [list(b) for b in level_boxes(w, h, parse_level("floor:3"))] == g["dsgt_floor3"]
 
 
-def sha(a):
-    return hashlib.sha256(np.ascontiguousarray(a).tobytes()).hexdigest()[:16]
-
-
 @pytest.mark.parametrize("size", [s for s in sorted(GOLDEN["sizes"]) if "organisers_pixels" in GOLDEN["sizes"][s]])
 def test_tile_pixels_equal_the_teams_tiles(size):
     w, h = (int(v) for v in size.split("x"))
@@ -137,35 +109,9 @@ def test_tile_pixels_equal_the_teams_tiles(size):
         assert len(kit) == g["chlorophyll_tiles"] and sha(kit) == g["chlorophyll_pixels"]
 
 
-class LogitsStub(torch.nn.Module):
-    """Returns the seeded logits of a tile whose one pixel encodes its row (R * 256 + G)."""
-
-    def __init__(self, rows):
-        super().__init__()
-        self.rows = torch.from_numpy(rows)
-        self.num_classes = rows.shape[1]
-
-    def forward(self, x):
-        mean = torch.tensor((0.485, 0.456, 0.406)).view(1, 3, 1, 1) * 255
-        std = torch.tensor((0.229, 0.224, 0.225)).view(1, 3, 1, 1) * 255
-        v = torch.round(x * std + mean)[:, :, 0, 0].long()
-        return self.rows[v[:, 0] * 256 + v[:, 1]]
-
-
 @pytest.mark.skipif(not SAME_TORCH, reason="torch.topk's pick among ties may change with the torch version")
 def test_dsgt_grid_recipe_through_the_tile_scorer_equals_transform_py(seed):
-    from baselines.plantclef.inference import TileScorer
-
     s, _ = seed
-    frames = []
-    for q, l in awkward_quadrats(s).items():
-        n = len(l)
-        tiles = np.zeros((n, 1, 1, 3), np.uint8)
-        tiles[:, 0, 0, 0], tiles[:, 0, 0, 1] = np.arange(n) // 256, np.arange(n) % 256
-        scorer = TileScorer(LogitsStub(l), torch.device("cpu"), 10, (0.485, 0.456, 0.406), (0.229, 0.224, 0.225),
-                            score_scale=get_recipe("dsgt-2025-grid").values["score_scale"])
-        out = scorer.score(torch.from_numpy(tiles))
-        frames.append(tile_frame([q], [n], np.zeros((n, 4), np.int32), np.zeros(n, np.int16), out.probs.numpy(),
-                                 out.indices.numpy(), SPECIES, out.p2.numpy()))
-    got = aggregate(pd.concat(frames, ignore_index=True), recipe_config("dsgt-2025-grid"))
+    frame = kit_scorer_frame(awkward_quadrats(s), 10, get_recipe("dsgt-2025-grid").values["score_scale"])
+    got = aggregate(frame, recipe_config("dsgt-2025-grid"))
     assert got == GOLDEN["seeds"][str(s)]["dsgt_pairs"]
