@@ -356,8 +356,13 @@ def main() -> int:
     ratios, one_thread, fresh_rows = {}, {}, []
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
-        # the fresh processes: this checkout, and a definition cache of their own (not the user's)
-        env = {**os.environ, "PYTHONPATH": str(REPO), "AGRIEVAL_CACHE_DIR": str(folder / "cache")}
+        # the fresh processes: this checkout, and a definition cache of their own (not the user's); Python's
+        # bytecode cached as for any installed package (a machine may set PYTHONDONTWRITEBYTECODE, as ours
+        # does: the kit's modules, run from this checkout, would then be compiled by every process while the
+        # peers' libraries come compiled by pip), in a folder of the run's own
+        env = {**os.environ, "PYTHONPATH": str(REPO), "AGRIEVAL_CACHE_DIR": str(folder / "cache"),
+               "PYTHONPYCACHEPREFIX": str(folder / "pycache")}
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
         tomls = {c: big_toml(c, folder) for c in sorted({DIALECTS[n].competition for n in args.dialects})}
         print(f"{args.rows:,} rows; {_cpus()} CPUs")
         print(f"in one process, best of {args.repeat}: kit (the solution read in a second thread when the CPUs "

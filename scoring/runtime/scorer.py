@@ -18,7 +18,6 @@ from .definition import CompetitionDefinition
 from .matching import align
 from .metrics import multiclass, multilabel
 from .problems import OptionError, ProblemLog
-from .reading.labelsets import RowOrder
 from .reading.solution import Solution, load_solution
 from .reading.submission import Submission, read_submission
 from .reading.uploads import unpack
@@ -176,9 +175,8 @@ def score_aligned(sub: Submission, sol: Solution, definition: CompetitionDefinit
 
 def _multilabel(sub: Submission, sol: Solution, definition: CompetitionDefinition, order: np.ndarray,
                 split_rows: dict[str, np.ndarray]) -> dict[str, tuple[dict[str, float], dict]]:
-    # every split from one matching of all rows, in the solution's order (the prediction's labels stay where
-    # they are: each only gets its solution row)
-    y_pred = RowOrder.of(sub.labels, order)
+    # every split from one matching of all rows, in the solution's order
+    y_pred = sub.labels.take(order)
     eb = definition.empty_both_score
     codes, _ = sol.group_codes
     values = multilabel.metrics_by_split(sol.labels, y_pred, codes, split_rows, empty_both=eb,

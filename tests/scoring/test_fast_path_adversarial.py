@@ -214,13 +214,13 @@ def test_whole_files_read_alike_on_every_path(files):
     st.permutations(range(n)), st.lists(st.sampled_from([0, 1, 2]), min_size=n, max_size=n))),
     st.sampled_from([1, 10**6, 2**59]), st.booleans())
 def test_metrics_by_split_of_a_reordered_prediction_match_sklearn(data, scale, numbered):
-    """``metrics_by_split`` on a ``RowOrder`` (the prediction's rows in file order, each label given its
-    solution row) against scikit-learn on each split's rows; labels near 2**63 (the two-key matching)."""
+    """``metrics_by_split`` on a prediction read in file order and moved into the solution's
+    (``LabelSets.take``, as the scorer does) against scikit-learn on each split's rows; labels near 2**63 (the two-key matching)."""
     from sklearn.metrics import f1_score
     from sklearn.preprocessing import MultiLabelBinarizer
 
     from scoring.runtime.metrics.multilabel import metrics_by_split
-    from scoring.runtime.reading.labelsets import LabelSets, RowOrder
+    from scoring.runtime.reading.labelsets import LabelSets
 
     truth, pred, order, split = data
     truth = [sorted({x * scale for x in r}) for r in truth]
@@ -238,7 +238,7 @@ def test_metrics_by_split_of_a_reordered_prediction_match_sklearn(data, scale, n
         class_codes = np.arange(10, dtype=np.int64)
     split_rows = {name: np.flatnonzero(np.array(split) == k) for k, name in enumerate(["public", "private"])}
     split_rows = {name: rows for name, rows in split_rows.items() if len(rows)}
-    got = metrics_by_split(sets(truth), RowOrder.of(sets(in_file), np.array(order)), np.zeros(len(truth), int),
+    got = metrics_by_split(sets(truth), sets(in_file).take(np.array(order)), np.zeros(len(truth), int),
                            split_rows, class_codes=class_codes)
     for name, rows in split_rows.items():
         t, p = [truth[i] for i in rows], [pred[i] for i in rows]

@@ -197,21 +197,19 @@ def test_metrics_by_split_are_all_metrics_on_each_splits_rows(data, draw, number
 
 @settings(max_examples=200, deadline=None)
 @given(paired(), st.randoms(use_true_random=False), st.booleans())
-def test_a_prediction_in_another_row_order_scores_as_its_copy_in_order(data, rnd, split):
-    """``RowOrder`` (each label only gets its new row, the matching then sorts fully) gives exactly what
-    moving the labels with ``take`` gives; an order that is no permutation is taken as before."""
-    from scoring.runtime.reading.labelsets import RowOrder
-
+def test_a_prediction_in_another_row_order_scores_as_its_lists_in_order(data, rnd, split):
+    """``LabelSets.take`` (how the scorer moves a prediction into the solution's row order, by one running
+    sum of positions) gives the rows ``order`` names, empty ones included, and therefore the metrics of
+    the label lists moved by hand; an order that is no permutation (repeats) too."""
     y_true, y_pred, groups = data
     n = len(y_true)
     T, P = LabelSets.from_lists(y_true), LabelSets.from_lists(y_pred)
-    order = np.array(rnd.sample(range(n), n), dtype=np.int64)
-    viewed = RowOrder.of(P, order)
-    assert isinstance(viewed, RowOrder) or np.array_equal(order, np.arange(n))
     rows = {"public": np.arange(0, n, 2), "private": np.arange(1, n, 2)} if split and n > 1 else {"all": np.arange(n)}
     g = np.array(groups)
-    assert multilabel.metrics_by_split(T, viewed, g, rows) == multilabel.metrics_by_split(T, P.take(order), g, rows)
-    assert sorted(zip(viewed.row_of_label.tolist(), viewed.labels.tolist())) == \
-        sorted(zip(P.take(order).row_of_label.tolist(), P.take(order).labels.tolist()))
-    repeated = np.zeros(n, dtype=np.int64)  # not a permutation (n > 1): the labels are moved
-    assert isinstance(RowOrder.of(P, repeated), LabelSets)
+    for order in (np.array(rnd.sample(range(n), n), dtype=np.int64), np.array([rnd.randrange(n) for _ in range(n)])):
+        by_hand = [sorted(set(y_pred[i])) for i in order.tolist()]
+        moved = P.take(order)
+        assert moved.to_lists() == by_hand
+        assert moved.row_of_label.tolist() == [r for r, labels in enumerate(by_hand) for _ in labels]
+        assert multilabel.metrics_by_split(T, moved, g, rows) == \
+            multilabel.metrics_by_split(T, LabelSets.from_lists(by_hand), g, rows)

@@ -20,6 +20,7 @@ SOL, GOOD = str(PC / "solution.csv"), str(PC / "submissions" / "partial.csv")
 BAD = str(PC / "submissions" / "malformed" / "float_labels.csv")
 PLAIN = "import sys; from scoring.cli.entry import main; main()"
 CLICK = "import sys; from scoring.cli.main import cli; cli()"
+CONSOLE = "import sys; from scoring.cli.entry import console; console()"  # the console script: one_shot settings
 
 
 def run(code: str, args: list[str], cwd: Path) -> subprocess.CompletedProcess:
@@ -81,8 +82,9 @@ def test_the_plain_path_prints_and_exits_as_the_click_tree(name, files, monkeypa
     args = CASES[name]
     monkeypatch.chdir(files)
     assert (plain_score_args(args) is not None) == (name in PLAIN_CASES)
-    plain, tree = run(PLAIN, args, files), run(CLICK, args, files)
+    plain, tree, console = run(PLAIN, args, files), run(CLICK, args, files), run(CONSOLE, args, files)
     assert (plain.returncode, plain.stdout, plain.stderr) == (tree.returncode, tree.stdout, tree.stderr)
+    assert (console.returncode, console.stdout, console.stderr) == (tree.returncode, tree.stdout, tree.stderr)
     assert "Traceback" not in plain.stderr
 
 
@@ -96,12 +98,46 @@ def test_the_plain_path_imports_no_click_pydantic_or_pandas(files):
     assert done.stderr.strip().splitlines()[-1] == "0 []"
 
 
-def test_a_broken_pipe_keeps_the_verdict():
-    cmd = (f"{sys.executable} -c '{PLAIN}' score {BAD} -s {SOL} -c plantclef2025 | head -c 1 >/dev/null; "
+@pytest.mark.parametrize("code", [PLAIN, CONSOLE])
+def test_a_broken_pipe_keeps_the_verdict(code):
+    cmd = (f"{sys.executable} -c '{code}' score {BAD} -s {SOL} -c plantclef2025 | head -c 1 >/dev/null; "
            "echo ${PIPESTATUS[0]}")
     done = subprocess.run(["bash", "-c", cmd], capture_output=True, text=True,
                           env={**os.environ, "PYTHONPATH": str(REPO)})
     assert done.stdout.strip() == "1"
+    assert "Traceback" not in done.stderr and "Exception ignored" not in done.stderr
+
+
+def test_a_long_report_reaches_a_slow_reader_whole_before_the_process_ends(files):
+    """The console script ends without the interpreter's teardown (``one_shot.exit_now``): what it wrote must
+    still all arrive, through a pipe read slowly, and equal what the click tree prints."""
+    args = CASES["scored json"]
+    slow = "import sys, time; time.sleep(0.5); sys.stdout.write(sys.stdin.read())"
+    cmd = [sys.executable, "-c", CONSOLE, *args]
+    reader = subprocess.Popen([sys.executable, "-c", slow], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                              text=True)
+    writer = subprocess.run(cmd, stdout=reader.stdin, stderr=subprocess.PIPE, text=True, cwd=files,
+                            env={**os.environ, "PYTHONPATH": str(REPO)})
+    reader.stdin.close()
+    got = reader.stdout.read()
+    reader.wait()
+    assert writer.returncode == 0 and got == run(CLICK, args, files).stdout and got.endswith("}\n")
+
+
+def test_glibc_keeps_freed_memory_when_asked():
+    """On glibc (Linux, as on the grading platforms and CI) every malloc setting is taken; elsewhere none is
+    tried. Run in a child: the settings last for the process."""
+    from scoring.cli import one_shot
+
+    code = "from scoring.cli.one_shot import keep_freed_memory as k; print(k())"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          env={**os.environ, "PYTHONPATH": str(REPO)})
+    try:
+        glibc = bool(os.confstr("CS_GNU_LIBC_VERSION"))
+    except (AttributeError, ValueError, OSError):
+        glibc = False
+    assert done.stdout.strip() == str(glibc), done.stderr
+    assert one_shot._M_ARENA_MAX == -8 and one_shot._M_MMAP_MAX == -4 and one_shot._M_TRIM_THRESHOLD == -1
 
 
 

@@ -20,10 +20,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..reading.labelsets import LabelSets, RowOrder
+from ..reading.labelsets import LabelSets
 
 
-def _check_aligned(y_true: LabelSets, y_pred: LabelSets | RowOrder) -> None:
+def _check_aligned(y_true: LabelSets, y_pred: LabelSets) -> None:
     if y_true.n_rows != y_pred.n_rows:
         raise ValueError(f"y_true has {y_true.n_rows} rows but y_pred has {y_pred.n_rows}")
 
@@ -40,12 +40,14 @@ class _Matches:
         if not len(y_pred.labels) or not len(y_true.labels):
             self.keys = np.zeros(0, dtype=np.int64)
         elif self.n_rows.bit_length() + self.bits <= 62:
-            # each side's keys are unique; a pair present on both sides shows up as two equal neighbours
-            # once sorted. When each side's keys are increasing (rows ascending, labels sorted within a
-            # row), a stable sort of the two runs is one linear merge (timsort); a side in another row
-            # order (``RowOrder``) takes a full sort, still cheaper than moving its labels first
+            # each side's keys are unique and increasing (rows ascending, labels sorted within a row): a
+            # pair present on both sides shows up as two equal neighbours once the two runs are merged, and
+            # a stable sort of two sorted runs is one linear merge (timsort). (A prediction in another row
+            # order is moved into the solution's first, ``LabelSets.take``: a full sort of its keys in place
+            # took 0.21 s for 3.6 million keys on the benchmark's AMD EPYC, where numpy's sort is scalar;
+            # the move and the merge 0.06 s)
             both = np.concatenate([y_true.keys(self.bits), y_pred.keys(self.bits)])
-            both.sort(kind="stable" if y_true.keys_sorted and y_pred.keys_sorted else "quicksort")
+            both.sort(kind="stable")
             later = both[1:]
             self.keys = np.compress(later == both[:-1], later)  # (compress: faster than a boolean index)
         else:  # labels too large for one int64 key: a two-key sort of the pairs, same idea
@@ -143,7 +145,7 @@ def all_metrics(y_true: LabelSets, y_pred: LabelSets, group_codes: np.ndarray, *
     return metrics_by_split(y_true, y_pred, group_codes, {"all": every_row}, empty_both=empty_both)["all"]
 
 
-def metrics_by_split(y_true: LabelSets, y_pred: LabelSets | RowOrder, group_codes: np.ndarray,
+def metrics_by_split(y_true: LabelSets, y_pred: LabelSets, group_codes: np.ndarray,
                      split_rows: dict[str, np.ndarray],
                      *, empty_both: float = 1.0, class_codes: np.ndarray | None = None) -> dict[str, dict[str, float]]:
     """``all_metrics`` on the rows ``split_rows[name]`` (ascending, disjoint) of each split, from one

@@ -19,8 +19,6 @@ class LabelSets:
     indptr: np.ndarray  # int64, len n_rows + 1
     labels: np.ndarray  # int64, sorted and unique within each row
 
-    keys_sorted = True  # ``keys`` are increasing (see ``RowOrder``, whose are not)
-
     @property
     def n_rows(self) -> int:
         return len(self.indptr) - 1
@@ -108,57 +106,20 @@ class LabelSets:
         sizes = self.sizes[index]
         indptr = np.zeros(len(index) + 1, dtype=np.int64)
         np.cumsum(sizes, out=indptr[1:])
-        # Gather positions start..start+size for each selected row without a Python loop:
-        # entry j of new row r comes from old position j + (old start of r - new start of r)
-        rows = np.repeat(np.arange(len(index), dtype=np.int64), sizes)
-        positions = (self.indptr[:-1][index] - indptr[:-1])[rows]
-        positions += np.arange(indptr[-1], dtype=np.int64)
-        out = LabelSets(indptr, self.labels[positions])
-        out.__dict__["row_of_label"] = rows  # the cached_property's value, already at hand
-        return out
-
-
-@dataclass(frozen=True)
-class RowOrder:
-    """What the metrics read of ``sets.take(order)`` (``order`` a permutation of the rows), without moving a
-    label: the same entries, each with the row it would have. Its ``keys`` are therefore not increasing."""
-    sets: LabelSets
-    order: np.ndarray  # for each row here, its row in ``sets``
-
-    keys_sorted = False
-
-    @classmethod
-    def of(cls, sets: LabelSets, order: np.ndarray) -> "LabelSets | RowOrder":
-        """``sets`` itself for the identity, a ``RowOrder`` for another permutation, else ``sets.take(order)``."""
-        order = np.asarray(order, dtype=np.int64)
-        if len(order) != sets.n_rows or np.array_equal(order, np.arange(sets.n_rows)):
-            return sets.take(order)
-        seen = np.zeros(sets.n_rows, dtype=bool)
-        seen[order] = True
-        return cls(sets, order) if seen.all() else sets.take(order)
-
-    @property
-    def n_rows(self) -> int:
-        return len(self.order)
-
-    @property
-    def sizes(self) -> np.ndarray:
-        return self.sets.sizes[self.order]
-
-    @property
-    def labels(self) -> np.ndarray:
-        return self.sets.labels
-
-    @cached_property
-    def row_of_label(self) -> np.ndarray:
-        new_row = np.empty(len(self.order), dtype=np.int64)
-        new_row[self.order] = np.arange(len(self.order), dtype=np.int64)
-        return new_row[self.sets.row_of_label]
-
-    def keys(self, bits: int) -> np.ndarray:
-        key = self.row_of_label << bits
-        key |= self.labels
-        return key
+        # Gather positions start..start+size for each selected row without a Python loop: entry j of new
+        # row r comes from old position j + (old start of r - new start of r), a running sum of ones
+        # with a jump where each row starts (one array of the labels' length, not three)
+        positions = np.ones(int(indptr[-1]), dtype=np.int64)
+        starts = self.indptr[:-1][index]
+        filled = np.flatnonzero(sizes)  # (an empty row adds no entry: the next row's jump lands there)
+        if len(filled):
+            first, at = starts[filled], indptr[:-1][filled]
+            jump = np.empty(len(filled), dtype=np.int64)
+            jump[0] = first[0]
+            np.subtract(first[1:], (first[:-1] + sizes[filled[:-1]] - 1), out=jump[1:])
+            positions[at] = jump
+            np.cumsum(positions, out=positions)
+        return LabelSets(indptr, self.labels[positions])
 
 
 _SORT_BLOCK = 4096  # keys per in-place sort: a block stays in the CPU cache
