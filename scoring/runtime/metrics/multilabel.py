@@ -196,8 +196,11 @@ def _per_class_by_split(y_true: LabelSets, y_pred: LabelSets, matches: _Matches,
     rows = [y_true.row_of_label, y_pred.row_of_label, matches.rows]
     size = (n_splits + 1) * n_codes
     counted = []
+    # one buffer for the three sides' slots: fresh memory costs more than the counting (page faults)
+    buffer = np.empty(max(map(len, rows)), dtype=split_of_row.dtype)
     for code, row in zip(codes, rows):
-        slot = split_of_row[row]
+        slot = buffer[:len(row)]
+        np.take(split_of_row, row, out=slot, mode="clip")  # (rows are in range; "raise" would copy via a buffer)
         slot *= n_codes
         slot += code
         counted.append(np.bincount(slot, minlength=size).reshape(n_splits + 1, n_codes))

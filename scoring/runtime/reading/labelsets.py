@@ -79,7 +79,11 @@ class LabelSets:
             np.cumsum(sizes, out=indptr[1:])
             increasing = len(key) < 2 or bool((key[1:] > key[:-1]).all())
             if not increasing:
-                _sort_within_rows(key, indptr)
+                # rows are already in order (the row is in the key's high bits): only the short runs of a
+                # row's labels are out of place, which timsort sorts by insertion then merges in one pass
+                # (16 ms for 1.6 million keys of 1 to 15 per row, against 33 ms sorting 4,096-key blocks
+                # one by one and 85 ms for numpy's quicksort, on the benchmark's AMD EPYC)
+                key.sort(kind="stable")
             if increasing or not (key[1:] == key[:-1]).any():  # no repeats: the usual case
                 sets = cls(indptr, key & ((1 << bits) - 1))
                 sets.__dict__["_keys"] = (bits, key)  # kept: the metrics match rows by these very keys
@@ -120,20 +124,3 @@ class LabelSets:
             positions[at] = jump
             np.cumsum(positions, out=positions)
         return LabelSets(indptr, self.labels[positions])
-
-
-_SORT_BLOCK = 4096  # keys per in-place sort: a block stays in the CPU cache
-
-
-def _sort_within_rows(key: np.ndarray, indptr: np.ndarray) -> None:
-    """Sort ``key`` in place; rows are already in order (the row is in the key's high bits), so
-    blocks cut at row boundaries can be sorted one by one: the same result, faster than one sort."""
-    if len(key) <= 2 * _SORT_BLOCK:
-        key.sort()
-        return
-    cuts = indptr[np.searchsorted(indptr, np.arange(_SORT_BLOCK, len(key), _SORT_BLOCK))].tolist()
-    lo = 0
-    for hi in cuts + [len(key)]:
-        if hi > lo:
-            key[lo:hi].sort()
-        lo = hi
