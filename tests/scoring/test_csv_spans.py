@@ -389,3 +389,16 @@ def test_blank_group_names_found_from_their_bytes_as_by_strip(names):
     cells = _CellNames(raw, starts, ends)
     assert list(cells) == names
     assert _any_blank(cells) == (not all(n.strip() for n in names))
+
+
+@settings(deadline=None)
+@given(st.binary(max_size=3000), st.integers(0, 255), st.sampled_from([1, 7, 1 << 18]))
+def test_count_byte_is_bytes_count_across_blocks(raw, byte, block):
+    """``count_byte`` (the line count that bounds a file before it is tokenised) against ``bytes.count``,
+    with blocks small enough that every file spans several."""
+    old = csv_spans._SCAN_BLOCK
+    csv_spans._SCAN_BLOCK = block
+    try:
+        assert csv_spans.count_byte(raw, byte) == raw.count(bytes([byte]))
+    finally:
+        csv_spans._SCAN_BLOCK = old

@@ -247,8 +247,7 @@ def _parse(text: str, *, delimiter: str, required: Sequence[str], optional: Sequ
     # Bound the work before tokenising (memory too: numpy's spans cost several int64 per field): with more
     # than twice the row limit in lines, the file has too many rows however many of them are blank or
     # continue a quoted field (those are problems of their own).
-    n_lines = int(np.count_nonzero(np.frombuffer(raw, dtype=np.uint8) == 10)) if raw is not None \
-        else text.count("\n")  # numpy: about twice as fast as str.count on a 20 MB file
+    n_lines = csv_spans.count_byte(raw, 10) if raw is not None else text.count("\n")
     if n_lines > 2 * max_rows + 2:
         log.error("too_many_rows", f"the file has {n_lines:,} lines, far more than the {max_rows:,} data rows "
                   "this competition accepts", line=2 * max_rows + 3)
