@@ -7,9 +7,11 @@ hundred MB of short-lived numpy arrays. glibc's defaults return each large freed
 array to the kernel (``munmap``, or trimming the heap top), so the next array of
 that size is faulted in again, page by page. A process that exits within a second
 gains nothing from returning memory early; keeping it lets the next array reuse
-pages already touched (minor faults 100,000 -> 80,000, CPU 0.85 -> 0.78 s, wall
-0.60 -> 0.56 s on that case). Likewise the interpreter's teardown (freeing every
-array and string, module by module) is skipped once the verdict is written.
+pages already touched (the 200,000-row ``pandas`` case of
+``benchmarks/bench_scoring.py``, medians of 10 fresh runs taken in turn with and
+without: wall 0.60 -> 0.56 s, CPU 0.85 -> 0.78 s, minor page faults about 100,000
+-> 67,000). Likewise the interpreter's teardown (freeing every array and string,
+module by module) is skipped once the verdict is written.
 
 Neither applies to a long-lived process (``Grader``, ``leaderboard``): there the
 defaults, which give memory back, are right.

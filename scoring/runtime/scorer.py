@@ -48,6 +48,9 @@ def read_both(submission: str | Path | bytes, solution: str | Path | bytes | Sol
     With two threads the solution, the organizer's own file, loads in the second one: the upload, which
     may be hostile, is read in this thread, where a time limit set by a signal interrupts it. A problem
     with the solution is raised (``HostError``) whatever the upload holds, as when read one after the other.
+    ``load(path, definition, on_ids=...)`` hands over the solution's checked ids before its labels are read
+    (``load_solution``'s ``on_ids``): the upload's ids are compared with them while the solution's labels
+    are still being read, instead of after.
     """
     if isinstance(solution, Solution):
         return (solution, *read_upload(submission, solution, definition, filename=filename))
@@ -58,7 +61,8 @@ def read_both(submission: str | Path | bytes, solution: str | Path | bytes | Sol
         return (sol, *read_upload(submission, sol, definition, filename=filename))
     pending = _InBackground(load, solution, definition)
     try:
-        sub, refused = read_upload(submission, pending.result, definition, filename=filename)
+        sub, refused = read_upload(submission, pending.result, definition, filename=filename,
+                                   checked_ids=pending.checked_ids)
     except BaseException:
         # read one after the other, a bad solution would have stopped everything before the upload was
         # read: its error wins over whatever reading the upload raised (a hostile file's time limit too)
@@ -69,19 +73,33 @@ def read_both(submission: str | Path | bytes, solution: str | Path | bytes | Sol
 
 
 class _InBackground:
-    """A call run in a second thread; ``result`` waits for it and returns its value or raises its error.
+    """A solution loaded in a second thread; ``result`` waits for it and returns it or raises its error,
+    ``checked_ids`` waits only until its ids are checked (or the load ended).
     (A plain thread: concurrent.futures would cost the one-shot command 5 ms of imports.)"""
 
-    def __init__(self, fn: Callable, *args):
-        self._value = self._error = None
-        self._thread = threading.Thread(target=self._run, args=(fn, args), name="agrieval-solution", daemon=True)
+    def __init__(self, load: Callable, *args):
+        self._value = self._error = self._ids = None
+        self._ids_ready = threading.Event()
+        self._thread = threading.Thread(target=self._run, args=(load, args), name="agrieval-solution", daemon=True)
         self._thread.start()
 
-    def _run(self, fn: Callable, args: tuple) -> None:
+    def _run(self, load: Callable, args: tuple) -> None:
         try:
-            self._value = fn(*args)
+            self._value = load(*args, on_ids=self._publish_ids)
         except BaseException as exc:  # noqa: BLE001 - handed to the thread that asks for the result
             self._error = exc
+        finally:
+            self._ids_ready.set()
+
+    def _publish_ids(self, checked) -> None:
+        self._ids = checked
+        self._ids_ready.set()
+
+    def checked_ids(self):
+        """The solution's checked ids as soon as they are; when the load failed or ended without handing
+        them over, the finished solution's (raising its error)."""
+        self._ids_ready.wait()
+        return self._ids if self._ids is not None else self.result().checked_ids
 
     def wait(self) -> None:
         self._thread.join()
@@ -106,17 +124,18 @@ def _cpus() -> int:
 
 
 def read_upload(submission: str | Path | bytes, sol: Solution | Callable[[], Solution],
-                definition: CompetitionDefinition, *, filename: str | None = None
-                ) -> tuple[Submission | None, ScoreReport | None]:
+                definition: CompetitionDefinition, *, filename: str | None = None,
+                checked_ids: Callable[[], object] | None = None) -> tuple[Submission | None, ScoreReport | None]:
     """The upload read as a submission, or (None, the rejected report) when the upload itself is refused.
-    ``sol`` may be a function giving the solution, called only once the upload's labels are read."""
+    ``sol`` may be a function giving the solution, called only once the upload's labels are read;
+    ``checked_ids``, a function giving the solution's checked ids alone (sooner than the whole solution)."""
     upload = unpack(submission, definition.limits, filename=filename)
     if not upload.ok:
         return None, ScoreReport(competition=definition.name, status="rejected",
                                  primary_metric=definition.primary_metric,
                                  errors=[ReportProblem.of(p) for p in upload.problems if p.severity == "error"],
                                  warnings=[ReportProblem.of(p) for p in upload.problems if p.severity == "warning"])
-    checked = (lambda: sol().checked_ids) if callable(sol) else sol.checked_ids
+    checked = checked_ids or ((lambda: sol().checked_ids) if callable(sol) else sol.checked_ids)
     return read_submission(upload.data, definition, filename=upload.filename, checked_ids=checked), None
 
 

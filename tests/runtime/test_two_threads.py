@@ -54,6 +54,38 @@ def test_a_bad_solution_is_a_host_error_even_when_the_upload_is_refused(tmp_path
     assert threading.active_count() == 1
 
 
+@pytest.mark.parametrize("threads", [1, 2])
+def test_a_solution_whose_ids_were_handed_over_and_labels_are_bad_still_wins(monkeypatch, tmp_path, threads):
+    """With two threads the solution's checked ids reach the upload's reader before the solution's labels are
+    read (``load_solution``'s ``on_ids``); a bad label found after that is still the verdict: a HostError,
+    whatever the upload held, as one after the other."""
+    import scoring.runtime.scorer as scorer
+    from scoring.runtime.reading import solution as solution_module
+
+    definition = load_definition("plantclef2025")
+    lines = (REFERENCE / "plantclef2025" / "solution.csv").read_text(encoding="utf-8").splitlines(keepends=True)
+    lines[-1] = lines[-1].replace("[", "[x", 1)  # valid ids, a bad list on the last line
+    bad_solution = tmp_path / "solution.csv"
+    bad_solution.write_text("".join(lines), encoding="utf-8")
+    handed = []
+    real_load = solution_module.load_solution
+
+    def load(path, definition, on_ids=None):
+        def spy(checked):
+            handed.append(len(checked))
+            on_ids(checked)
+        return real_load(path, definition, on_ids=spy if on_ids else None)
+
+    for upload in [REFERENCE / "plantclef2025" / "submissions" / "perfect.csv", CORPUS / "zip_corrupt.zip"]:
+        if not upload.exists():
+            continue
+        with pytest.raises(HostError) as caught:
+            scorer.read_both(upload, bad_solution, definition, threads=threads, load=load)
+        assert caught.value.code == "solution_invalid" and f"solution.csv:{len(lines)}:2: error [non_integer_label]" in str(caught.value)
+    assert handed == ([len(lines) - 1] * len(handed)) and (len(handed) > 0) == (threads == 2)
+    assert threading.active_count() == 1
+
+
 def test_an_error_while_reading_the_upload_still_waits_for_the_solution(monkeypatch):
     definition = load_definition("plantclef2025")
     solution = REFERENCE / "plantclef2025" / "solution.csv"
