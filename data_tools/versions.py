@@ -49,6 +49,25 @@ STAGE_LIBRARIES = {
 }
 
 
+def cpu_identity() -> str:
+    """The processor as float results depend on it: architecture, vendor and torch's vector capability
+    ("x86_64 AuthenticAMD AVX512"). Training losses recorded on one such processor may round otherwise on
+    another after the first optimiser step (convolution kernels), so golden losses name it."""
+    vendor = ""
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as fh:
+            vendor = next((line.split(":", 1)[1].strip() for line in fh if line.startswith("vendor_id")), "")
+    except OSError:
+        pass
+    try:
+        import torch
+
+        capability = torch.backends.cpu.get_cpu_capability()
+    except (ImportError, AttributeError):
+        capability = ""
+    return " ".join(part for part in (platform.machine(), vendor, capability) if part)
+
+
 def sidecar(output) -> Path:
     """``catalog.csv`` -> ``catalog.csv.versions.json``: the versions a table was made with (a CSV or
     Parquet table has no place for them that every reader keeps)."""

@@ -228,6 +228,12 @@ def _history(work: Path, record: dict) -> list[dict]:
     return [json.loads(line) for line in path.read_text().splitlines()]
 
 
+def _cpu() -> str:
+    from data_tools.versions import cpu_identity
+
+    return cpu_identity()
+
+
 def versions() -> dict:
     from data_tools.versions import library_versions
 
@@ -290,7 +296,7 @@ def main(argv=None) -> int:
                                                                                            mine["folds"])
         report["equal"] = ok
         if a.write_golden:
-            golden = {"script_commit": commit, "scenario": a.scenario, "versions": report["versions"], "listing": listing,
+            golden = {"script_commit": commit, "scenario": a.scenario, "versions": report["versions"], "cpu": _cpu(), "listing": listing,
                       "epochs": EPOCHS, "batch_size": BATCH, "img_size": INPUT, "num_workers": WORKERS,
                       "tensors": script_side["tensors"], "train_batches": st,
                       "eval_inputs_sorted": sorted(s_eval), "folds": theirs["folds"]}

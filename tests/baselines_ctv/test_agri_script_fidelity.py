@@ -5,9 +5,12 @@ The golden file holds, from the script's ``PlantDataset`` + ``get_transforms()``
 ``run_toto_experiment`` on ``baselines.ctv.fidelity_pool`` (regenerated here, byte for byte): the sha256
 of every eval and train tensor (224 and 64 px), and of every training batch's inputs, its targets and
 its loss, over a 2-fold TOTO sweep with densenet121 at random init (one seed stream, 2 epochs, batch 2).
-Inputs and targets are compared bit for bit; losses within 1e-5 relative, because another CPU's
-convolution kernels may round otherwise (on the machine that recorded them they are equal to the bit,
-and the report of the fidelity script says so).
+Inputs and targets are compared bit for bit; losses within 1e-5 relative. After the first optimiser
+step another processor's convolution kernels round otherwise and the tiny model's training drifts apart
+(seen: an AMD EPYC against the machine that recorded the file, losses up to 15% apart from the second
+batch on, the first batch of each fold equal): the later losses and the folds' test accuracy are compared
+only on the processor the golden file names (``cpu``, ``data_tools.versions.cpu_identity``); a file
+without that name (recorded before it was kept) has them checked nowhere until it is recorded again.
 """
 
 from __future__ import annotations
@@ -146,10 +149,17 @@ def test_a_toto_sweep_trains_on_the_scripts_batches_with_its_losses(golden, pool
     assert len(mine) == len(theirs) == 12
     assert [e["x"] for e in mine] == [e["x"] for e in theirs]  # the same images, augmented the same way
     assert [e["y"] for e in mine] == [e["y"] for e in theirs]
-    assert [e["loss"] for e in mine] == pytest.approx([float.fromhex(e["loss"]) for e in theirs], rel=1e-5)
+    from data_tools.versions import cpu_identity
+
+    same_cpu = golden.get("cpu") == cpu_identity()
+    per_fold = len(theirs) // len(golden["folds"])
+    checked = range(len(theirs)) if same_cpu else range(0, len(theirs), per_fold)  # else: before any step
+    assert [mine[i]["loss"] for i in checked] == \
+        pytest.approx([float.fromhex(theirs[i]["loss"]) for i in checked], rel=1e-5)
     evals = sorted(x for e in events if e["phase"] == "eval" for x in e["x"])
     assert evals == golden["eval_inputs_sorted"]
-    assert {r["fold"]: r["test_acc"] for r in records} == pytest.approx(
-        {t: f["test_acc"] for t, f in golden["folds"].items()})
+    if same_cpu:
+        assert {r["fold"]: r["test_acc"] for r in records} == pytest.approx(
+            {t: f["test_acc"] for t, f in golden["folds"].items()})
     assert all(r["seed_stream"]["kind"] == "sweep" for r in records)
     assert sorted(Path(p).name for p in records[0]["unreadable_images"]) == ["t1_chene_1.jpg", "t2_frene_2.png"]
