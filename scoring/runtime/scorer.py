@@ -19,7 +19,7 @@ from .matching import align
 from .metrics import multiclass, multilabel
 from .problems import OptionError, ProblemLog
 from .reading.solution import Solution, load_solution
-from .reading.submission import Submission, read_submission
+from .reading.submission import CheckedIds, Submission, read_submission
 from .reading.uploads import unpack
 from .report import Metrics, ReportProblem, ScoreReport
 
@@ -53,16 +53,15 @@ def read_both(submission: str | Path | bytes, solution: str | Path | bytes | Sol
     are still being read, instead of after.
     """
     if isinstance(solution, Solution):
-        return (solution, *read_upload(submission, solution, definition, filename=filename))
+        return (solution, *read_upload(submission, solution.checked_ids, definition, filename=filename))
     if threads is None:
         threads = 2 if _cpus() > 1 else 1
     if threads < 2:
         sol = load(solution, definition)
-        return (sol, *read_upload(submission, sol, definition, filename=filename))
+        return (sol, *read_upload(submission, sol.checked_ids, definition, filename=filename))
     pending = _InBackground(load, solution, definition)
     try:
-        sub, refused = read_upload(submission, pending.result, definition, filename=filename,
-                                   checked_ids=pending.checked_ids)
+        sub, refused = read_upload(submission, pending.checked_ids, definition, filename=filename)
     except BaseException:
         # read one after the other, a bad solution would have stopped everything before the upload was
         # read: its error wins over whatever reading the upload raised (a hostile file's time limit too)
@@ -123,20 +122,19 @@ def _cpus() -> int:
         return os.cpu_count() or 1
 
 
-def read_upload(submission: str | Path | bytes, sol: Solution | Callable[[], Solution],
-                definition: CompetitionDefinition, *, filename: str | None = None,
-                checked_ids: Callable[[], object] | None = None) -> tuple[Submission | None, ScoreReport | None]:
+def read_upload(submission: str | Path | bytes, checked_ids: CheckedIds | Callable[[], CheckedIds | None] | None,
+                definition: CompetitionDefinition, *, filename: str | None = None
+                ) -> tuple[Submission | None, ScoreReport | None]:
     """The upload read as a submission, or (None, the rejected report) when the upload itself is refused.
-    ``sol`` may be a function giving the solution, called only once the upload's labels are read;
-    ``checked_ids``, a function giving the solution's checked ids alone (sooner than the whole solution)."""
+    ``checked_ids``: the solution's (``Solution.checked_ids``), or a function giving them, called only once
+    the upload's labels are read (``read_submission``)."""
     upload = unpack(submission, definition.limits, filename=filename)
     if not upload.ok:
         return None, ScoreReport(competition=definition.name, status="rejected",
                                  primary_metric=definition.primary_metric,
                                  errors=[ReportProblem.of(p) for p in upload.problems if p.severity == "error"],
                                  warnings=[ReportProblem.of(p) for p in upload.problems if p.severity == "warning"])
-    checked = checked_ids or ((lambda: sol().checked_ids) if callable(sol) else sol.checked_ids)
-    return read_submission(upload.data, definition, filename=upload.filename, checked_ids=checked), None
+    return read_submission(upload.data, definition, filename=upload.filename, checked_ids=checked_ids), None
 
 
 def score(sub: Submission, sol: Solution, definition: CompetitionDefinition, *, reveal_private: bool = False,

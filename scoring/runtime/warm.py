@@ -100,7 +100,7 @@ class Grader:
         return graded
 
     def _evaluate(self, submission: Union[str, Path, bytes], filename: Optional[str]) -> Graded:
-        sub, refused = read_upload(submission, self.solution, self.definition, filename=filename)
+        sub, refused = read_upload(submission, self.solution.checked_ids, self.definition, filename=filename)
         if refused is not None:
             return Graded(refused, None, None)
         report, order = score_aligned(sub, self.solution, self.definition, reveal_private=self.reveal_private)
