@@ -15,9 +15,19 @@ import numpy as np
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from scoring.runtime.reading import cell_keys, csv_spans, digit_lists
+import pytest
+
+from scoring.runtime.reading import cell_keys, csv_spans, digit_lists, native
 from scoring.runtime.reading.label_cells import parse_cell
 from scoring.runtime.problems import ProblemLog
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _numpy_twins():
+    """These properties are the numpy readers' own: the compiled twins (test_native_reader.py) stay off."""
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(native, "READER", None)
+        yield
 
 plain = st.integers(0, 10**18 - 1).map(str)
 odd = st.one_of(st.integers(10**18, 10**20).map(str), st.from_regex(r"0[0-9]{1,3}", fullmatch=True),

@@ -176,16 +176,20 @@ def _solution_summary(data: bytes, definition) -> dict:
 @settings(max_examples=150, deadline=None)
 @given(_files())
 def test_whole_files_read_alike_on_every_path(files):
-    """The numpy tokenizer and its shortcuts against the csv module and per-cell parsing; the solution's
-    checked ids reused or not; the solution read in a second thread or not."""
+    """The compiled readers, the numpy tokenizer and its shortcuts against the csv module and per-cell
+    parsing; the solution's checked ids reused or not; the solution read in a second thread or not."""
     from scoring.authoring.definitions import load_competition
-    from scoring.runtime.reading import csv_spans
+    from scoring.runtime.reading import csv_spans, native
     from scoring.runtime.scorer import score_file
 
     definition = load_competition("plantclef2025")
     upload, solution = files
     fast = read_submission(upload, definition)
     fast_solution = _solution_summary(solution, definition)
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(native, "READER", None)  # numpy alone, without the compiled readers
+        assert _summary(read_submission(upload, definition)) == _summary(fast)
+        assert _solution_summary(solution, definition) == fast_solution
     with pytest.MonkeyPatch.context() as m:
         m.setattr(csv_spans, "field_spans", lambda *args, **kwargs: None)
         assert _summary(read_submission(upload, definition)) == _summary(fast)

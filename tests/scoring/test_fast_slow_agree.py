@@ -1,10 +1,12 @@
-"""Differential test: the numpy fast path and the csv-module slow path read every file alike.
+"""Differential test: the compiled readers, the numpy fast path and the csv-module slow path read every
+file alike.
 
-Every real, reference and bad-corpus file is read twice: as shipped, and with
-the vectorised tokenizer switched off (``field_spans`` returns None, so the
-``csv`` module and the per-cell parser do all the work). Ids, labels, line
-numbers and every problem (code, message, line, column) must be identical:
-the fast path is a shortcut, never a second opinion.
+Every real, reference and bad-corpus file is read three times: as shipped (the
+compiled readers of ``agrieval-native`` where installed), with the compiled
+readers off (numpy alone), and with the vectorised tokenizer switched off
+(``field_spans`` returns None, so the ``csv`` module and the per-cell parser do
+all the work). Ids, labels, line numbers and every problem (code, message,
+line, column) must be identical: a fast path is a shortcut, never a second opinion.
 """
 
 from pathlib import Path
@@ -12,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from scoring.runtime.reading import csv_spans
+from scoring.runtime.reading import csv_spans, native
 from scoring.authoring.definitions import load_competition
 from scoring.runtime.reading.solution import load_solution
 from scoring.runtime.reading.submission import read_submission
@@ -39,11 +41,28 @@ def _summary(sub) -> dict:
 
 
 def _both_ways(monkeypatch, read):
+    """(as shipped, slow); the numpy fast path alone is compared with the shipped one here."""
     fast = read()
+    with monkeypatch.context() as m:
+        m.setattr(native, "READER", None)
+        numpy_only = read()
+    assert _view(numpy_only) == _view(fast), "the compiled and the numpy readers disagree"
     with monkeypatch.context() as m:
         m.setattr(csv_spans, "field_spans", lambda *args, **kwargs: None)
         slow = read()
     return fast, slow
+
+
+def _view(read) -> dict | str:
+    """What a read gave: a submission's summary, a solution's content, or (an error's) text."""
+    if hasattr(read, "problems"):
+        return _summary(read)
+    if isinstance(read, str):
+        return read
+    sol = read
+    return {"ids": sol.ids, "groups": list(sol.groups), "codes": sol.group_codes[0].tolist(),
+            "split": sol.split.tolist(), "labels": sol.labels.to_lists() if sol.labels is not None else None,
+            "classes": sol.classes}
 
 
 def _cases():

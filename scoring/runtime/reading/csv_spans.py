@@ -18,29 +18,40 @@ from typing import NamedTuple
 
 import numpy as np
 
+from . import native
+
 _QUOTE, _LF, _CR = ord('"'), ord("\n"), ord("\r")
 
 
 class Spans(NamedTuple):
     starts: np.ndarray  # (n_records, n_fields) first byte of each field's content (quotes excluded)
     ends: np.ndarray  # (n_records, n_fields) one past its last byte
-    structural: np.ndarray  # sorted positions of the quotes, delimiters and line ends
-    is_quoted_delimiter: np.ndarray  # for each of them: a delimiter byte inside a quoted field
+    # sorted positions of the quotes, delimiters and line ends (None when the compiled reader found the spans)
+    structural: np.ndarray | None
+    is_quoted_delimiter: np.ndarray | None  # for each of them: a delimiter byte inside a quoted field
     quoted_delimiter_counts: np.ndarray  # (n_records, n_fields) how many of those each field holds
     crlf_records: int  # records ended by CRLF (the others by LF)
 
     def quoted_delimiters(self) -> np.ndarray:
         """Sorted positions of the delimiter bytes inside quoted fields (made on demand: most lists of
-        ``int_lists`` need only the counts)."""
+        ``int_lists`` need only the counts). Only from the numpy tokenizer (``structural`` set)."""
         return np.compress(self.is_quoted_delimiter, self.structural)
 
 
-def field_spans(raw: bytes, delimiter: str, n_fields: int) -> Spans | None:
+def field_spans(raw: bytes, delimiter: str, n_fields: int, n_lines: int | None = None) -> Spans | None:
     """Byte spans of every field; record 0 is the header. ``raw``: the clean UTF-8 bytes (no BOM).
+    ``n_lines``: how many LF bytes ``raw`` holds, when the caller has counted them.
 
-    One pass marks the structural bytes; everything after works on their
-    positions only (a few per field), never again on every byte.
+    The compiled reader (``native``), when installed, finds the very same spans in
+    one pass. Here one pass marks the structural bytes; everything after works on
+    their positions only (a few per field), never again on every byte.
     """
+    found = native.field_spans(raw, delimiter, n_fields, n_lines)
+    if found is native.DECLINED:
+        return None
+    if found is not None:
+        starts, ends, quoted_delimiter_counts, crlf_records = found
+        return Spans(starts, ends, None, None, quoted_delimiter_counts, crlf_records)
     a = np.frombuffer(raw, dtype=np.uint8)
     if not len(a) or n_fields < 2:
         return None  # (with one field a blank line would pass for an empty record)

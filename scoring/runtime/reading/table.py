@@ -88,8 +88,9 @@ class Table:
         # with ',' as the delimiter the tokenizer has counted the commas inside quoted lists (and locates them
         # if asked)
         if self.delimiter == ",":
+            commas = self.spans.quoted_delimiters if self.spans.structural is not None else None
             return digit_lists.int_lists(self.raw, self.spans.starts[:, j], self.spans.ends[:, j],
-                                         self.spans.quoted_delimiters, self.spans.quoted_delimiter_counts[:, j])
+                                         commas, self.spans.quoted_delimiter_counts[:, j])
         return digit_lists.int_lists(self.raw, self.spans.starts[:, j], self.spans.ends[:, j])
 
 
@@ -253,7 +254,7 @@ def _parse(text: str, *, delimiter: str, required: Sequence[str], optional: Sequ
                   "this competition accepts", line=2 * max_rows + 3)
         return None
     if raw is not None and n_fields > 1:
-        spans = csv_spans.field_spans(raw, delimiter, n_fields)
+        spans = csv_spans.field_spans(raw, delimiter, n_fields, n_lines)
         if spans is not None:
             starts, ends = spans.starts, spans.ends
             n_rows = len(starts) - 1
