@@ -1,5 +1,5 @@
-"""The one compiled module of agrieval-native (pyproject.toml holds the rest)."""
+"""The compiled modules of agrieval-native, one C file each (pyproject.toml holds the rest)."""
 from setuptools import Extension, setup
 
-setup(ext_modules=[Extension("agrieval_native._reader", ["agrieval_native/_reader.c"],
-                             extra_compile_args=["-O2"])])
+setup(ext_modules=[Extension(f"agrieval_native.{name}", [f"agrieval_native/{name}.c"], extra_compile_args=["-O2"])
+                   for name in ("_reader", "_labelsets")])

@@ -26,7 +26,7 @@ from scoring.runtime.problems import ProblemLog
 def _numpy_twins():
     """These properties are the numpy readers' own: the compiled twins (test_native_reader.py) stay off."""
     with pytest.MonkeyPatch.context() as m:
-        m.setattr(native, "READER", None)
+        m.setattr(native, "COMPILED", None)
         yield
 
 plain = st.integers(0, 10**18 - 1).map(str)

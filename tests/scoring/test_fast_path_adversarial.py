@@ -187,7 +187,7 @@ def test_whole_files_read_alike_on_every_path(files):
     fast = read_submission(upload, definition)
     fast_solution = _solution_summary(solution, definition)
     with pytest.MonkeyPatch.context() as m:
-        m.setattr(native, "READER", None)  # numpy alone, without the compiled readers
+        m.setattr(native, "COMPILED", None)  # numpy alone, without the compiled readers
         assert _summary(read_submission(upload, definition)) == _summary(fast)
         assert _solution_summary(solution, definition) == fast_solution
     with pytest.MonkeyPatch.context() as m:

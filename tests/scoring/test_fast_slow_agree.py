@@ -44,7 +44,7 @@ def _both_ways(monkeypatch, read):
     """(as shipped, slow); the numpy fast path alone is compared with the shipped one here."""
     fast = read()
     with monkeypatch.context() as m:
-        m.setattr(native, "READER", None)
+        m.setattr(native, "COMPILED", None)
         numpy_only = read()
     assert _view(numpy_only) == _view(fast), "the compiled and the numpy readers disagree"
     with monkeypatch.context() as m:

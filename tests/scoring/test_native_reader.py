@@ -34,7 +34,7 @@ def test_installed_where_the_project_installs_it():
 
 def numpy_twin(fn, *args):
     with pytest.MonkeyPatch.context() as m:
-        m.setattr(native, "READER", None)
+        m.setattr(native, "COMPILED", None)
         return fn(*args)
 
 

@@ -1,44 +1,55 @@
-"""The compiled readers of the optional ``agrieval-native`` package, when installed.
+"""The compiled twins of the optional ``agrieval-native`` package, when installed.
 
-``csv_spans.field_spans`` and ``digit_lists.int_lists`` ask here first. Each
-function gives exactly what its numpy twin gives, or None, and the numpy twin
-then does the work: the package changes how fast a file is read, never what is
-read (``tests/scoring/test_native_reader.py`` holds both to that). Where it is
-not installed (the grading platforms' bundles carry only this folder), or
-``AGRIEVAL_NATIVE=0`` is set, every function here returns None.
+Five numpy steps ask here first:
 
-The compiled code works in one pass over the bytes without the interpreter
-lock; the numpy twins make a dozen passes over fresh arrays.
+    csv_spans.field_spans          -> field_spans   (every field's byte span)
+    digit_lists.int_lists          -> int_lists     ("[1, 22, 333]" cells read into integers)
+    LabelSets.from_flat            -> row_keys      (row << bits | label, sorted within rows)
+    multilabel._Matches            -> match_rows    (which predicted labels are in the truth's row)
+    multilabel._per_class_by_split -> class_counts  (labels and true positives per split and class)
+
+Each function gives exactly what its numpy twin gives, or says it declined, and
+the numpy twin then does the work: the package changes how fast a file is
+scored, never the result (``tests/scoring/test_native_reader.py`` holds each to
+its twin). Where it is not installed (the grading platforms' bundles carry only
+``scoring/runtime``), or ``AGRIEVAL_NATIVE=0`` is set, every function here
+returns None.
+
+The compiled code makes one pass without the interpreter lock where the numpy
+twins make several over fresh arrays.
 """
 
 from __future__ import annotations
 
 import os
+from types import SimpleNamespace
 
 import numpy as np
 
-_ABI = 1  # the agrieval_native._reader interface this module speaks
+_ABI = 1  # the interface of agrieval_native's modules this file speaks
 
 
-def _load():
+def _load() -> SimpleNamespace | None:
     if os.environ.get("AGRIEVAL_NATIVE", "1") == "0":
         return None
     try:
-        from agrieval_native import _reader
+        from agrieval_native import _labelsets, _reader
     except ImportError:
         return None
-    return _reader if getattr(_reader, "ABI", None) == _ABI else None
+    if getattr(_reader, "ABI", None) != _ABI or getattr(_labelsets, "ABI", None) != _ABI:
+        return None  # built from other sources than these wrappers speak to: the numpy twins
+    return SimpleNamespace(reader=_reader, labelsets=_labelsets)
 
 
-READER = _load()  # the compiled module, or None (tests set it to None to run the numpy twins)
+COMPILED = _load()  # the compiled modules, or None (tests set it to None to run the numpy twins)
 
-# What the functions below return when the compiled code read the file and found it irregular: the numpy
-# twin would decline too, so the caller goes straight to the strict per-cell reader.
+# What the functions below return when the compiled code did the work and found the input outside what
+# its numpy twin takes: the twin would decline too, so the caller goes straight to its slower path.
 DECLINED = "declined"
 
 
 def available() -> bool:
-    return READER is not None
+    return COMPILED is not None
 
 
 def field_spans(raw: bytes, delimiter: str, n_fields: int, n_lines: int | None = None
@@ -46,7 +57,7 @@ def field_spans(raw: bytes, delimiter: str, n_fields: int, n_lines: int | None =
     """(starts, ends, quoted delimiters per field, CRLF records) as ``csv_spans.field_spans`` finds them,
     ``DECLINED`` where it finds none (the file is not regular), None when not installed.
     ``n_lines``: the LF bytes in ``raw``, if known."""
-    if READER is None or len(delimiter) != 1 or ord(delimiter) > 127:
+    if COMPILED is None or len(delimiter) != 1 or ord(delimiter) > 127:
         return None
     if n_lines is None:
         n_lines = raw.count(b"\n")
@@ -54,7 +65,7 @@ def field_spans(raw: bytes, delimiter: str, n_fields: int, n_lines: int | None =
     starts = np.empty((capacity, n_fields), dtype=np.int64)
     ends = np.empty_like(starts)
     quoted_delimiters = np.empty_like(starts)
-    found = READER.field_spans(raw, ord(delimiter), n_fields, starts, ends, quoted_delimiters)
+    found = COMPILED.reader.field_spans(raw, ord(delimiter), n_fields, starts, ends, quoted_delimiters)
     if found is None:
         return DECLINED
     n_records, crlf_records = found
@@ -64,7 +75,7 @@ def field_spans(raw: bytes, delimiter: str, n_fields: int, n_lines: int | None =
 def int_lists(raw: bytes, starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndarray, np.ndarray] | str | None:
     """(sizes, concatenated ints) of cells written as ``[1, 22, 333]``, as ``digit_lists.int_lists`` reads
     them; ``DECLINED`` where a cell is not plainly such a list; None when not installed."""
-    if READER is None:
+    if COMPILED is None:
         return None
     starts = np.ascontiguousarray(starts, dtype=np.int64)  # (a column of the spans: strided)
     ends = np.ascontiguousarray(ends, dtype=np.int64)
@@ -75,7 +86,53 @@ def int_lists(raw: bytes, starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndar
     np.maximum(length, 0, out=length)
     length //= 2
     values = np.empty(int(length.sum()), dtype=np.int64)
-    total = READER.int_lists(raw, starts, ends, sizes, values)
+    total = COMPILED.reader.int_lists(raw, starts, ends, sizes, values)
     if total < 0:
         return DECLINED
     return sizes, values[:total]
+
+
+def row_keys(sizes: np.ndarray, labels: np.ndarray, bits: int) -> np.ndarray | str | None:
+    """``row << bits | label`` for every label, sorted within each row, as ``LabelSets.from_flat`` makes
+    them when no row repeats a label; ``DECLINED`` when a row does (the numpy code removes repeats) or
+    a label is outside 0 .. 2**bits - 1; None when not installed."""
+    if COMPILED is None:
+        return None
+    keys = np.empty(len(labels), dtype=np.int64)
+    found = COMPILED.labelsets.row_keys(np.ascontiguousarray(sizes, dtype=np.int64),
+                                        np.ascontiguousarray(labels, dtype=np.int64), bits, keys)
+    return keys if found == 0 else DECLINED
+
+
+def match_rows(true_indptr: np.ndarray, true_labels: np.ndarray, pred_indptr: np.ndarray,
+               pred_labels: np.ndarray) -> np.ndarray | None:
+    """For each predicted label, whether the same row of the truth holds it (both sides row-aligned,
+    labels sorted and unique within rows), or None (not installed, or declined)."""
+    if COMPILED is None:
+        return None
+    matched = np.empty(len(pred_labels), dtype=np.bool_)
+    as_int64 = lambda a: np.ascontiguousarray(a, dtype=np.int64)  # noqa: E731
+    found = COMPILED.labelsets.match_rows(as_int64(true_indptr), as_int64(true_labels), as_int64(pred_indptr),
+                                          as_int64(pred_labels), matched.view(np.uint8))
+    return None if found < 0 else matched
+
+
+def class_counts(indptr: np.ndarray, labels: np.ndarray, split_of_row: np.ndarray, n_splits: int,
+                 class_codes: np.ndarray, matched: np.ndarray | None = None
+                 ) -> tuple[np.ndarray, np.ndarray | None] | None:
+    """((n_splits + 1, K) labels per split and class, the same for the ``matched`` labels only, or None
+    without them), counted as ``multilabel._per_class_by_split`` counts them with a vocabulary's
+    ``class_codes`` (K codes; ``split_of_row``: 0..n_splits); None when not installed or declined (a label
+    without a code)."""
+    if COMPILED is None:
+        return None
+    n_codes = int(class_codes.max()) + 1 if len(class_codes) else 0
+    if n_codes <= 0:
+        return None
+    counts = np.zeros((n_splits + 1, n_codes), dtype=np.int64)
+    tp = np.zeros_like(counts) if matched is not None else None
+    as_int64 = lambda a: np.ascontiguousarray(a, dtype=np.int64)  # noqa: E731
+    found = COMPILED.labelsets.class_counts(
+        as_int64(indptr), as_int64(labels), as_int64(split_of_row), np.ascontiguousarray(class_codes, dtype=np.int32),
+        n_codes, counts, b"" if matched is None else matched.view(np.uint8), tp if tp is not None else counts)
+    return None if found < 0 else (counts, tp)

@@ -1,0 +1,183 @@
+/* The compiled twins of two numpy steps on label sets (scoring/runtime/reading/labelsets.py and
+ * scoring/runtime/metrics/multilabel.py):
+ *
+ *   row_keys      LabelSets.from_flat: one key row << bits | label per label, sorted within each row
+ *   match_rows    multilabel._Matches: which (row, label) pairs of a prediction are in the truth
+ *   class_counts  multilabel._per_class_by_split: labels (and true positives) per split and class
+ *
+ * Same answers as the numpy code, or a decline (-1) that leaves the work to it. No numpy headers: the
+ * caller allocates the int64 / uint8 arrays and passes them as buffers. Every index read from a buffer is
+ * checked; a wrong argument declines.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdint.h>
+
+#define ABI_VERSION 1
+
+/* row_keys(sizes, labels, bits, keys) -> 0 | 1 | -1
+ *
+ * keys[k] = row << bits | label for the labels of each row (sizes: int64 per row; labels: int64, any order
+ * within a row), each row's keys sorted ascending. 0: no row repeats a label; 1: some row does (keys still
+ * sorted; the caller's numpy code removes the repeats); -1: declined (a label negative or not below
+ * 2**bits, sizes that do not add up to the labels, or a key past 62 bits).
+ */
+static PyObject *
+row_keys(PyObject *self, PyObject *args)
+{
+    Py_buffer sz_b, la_b, ke_b;
+    int bits;
+    if (!PyArg_ParseTuple(args, "y*y*iw*", &sz_b, &la_b, &bits, &ke_b))
+        return NULL;
+    const int64_t *sizes = (const int64_t *)sz_b.buf, *labels = (const int64_t *)la_b.buf;
+    int64_t *keys = (int64_t *)ke_b.buf;
+    const Py_ssize_t n_rows = sz_b.len / 8, n = la_b.len / 8;
+    int result = 0;
+    if (bits < 1 || bits > 62 || ke_b.len / 8 < n) result = -1;
+    if (result == 0) {
+        Py_BEGIN_ALLOW_THREADS
+        int row_bits = 0;
+        while (row_bits < 63 && ((int64_t)1 << row_bits) <= n_rows) row_bits++;
+        if (row_bits + bits > 62) result = -1;
+        const int64_t top = (int64_t)1 << bits;
+        Py_ssize_t at = 0;
+        for (Py_ssize_t r = 0; r < n_rows && result >= 0; r++) {
+            const int64_t size = sizes[r];
+            if (size < 0 || size > n - at) { result = -1; break; }
+            const int64_t base = (int64_t)r << bits;
+            for (int64_t j = 0; j < size; j++) {  /* insertion sort: a row holds a few dozen labels */
+                const int64_t label = labels[at + j];
+                if (label < 0 || label >= top) { result = -1; break; }
+                const int64_t key = base | label;
+                Py_ssize_t i = at + j;
+                while (i > at && keys[i - 1] > key) {
+                    keys[i] = keys[i - 1];
+                    i--;
+                }
+                if (i > at && keys[i - 1] == key) result = 1;
+                keys[i] = key;
+            }
+            at += size;
+        }
+        if (result >= 0 && at != n) result = -1;
+        Py_END_ALLOW_THREADS
+    }
+    PyBuffer_Release(&sz_b);
+    PyBuffer_Release(&la_b);
+    PyBuffer_Release(&ke_b);
+    return PyLong_FromLong(result);
+}
+
+/* match_rows(true_indptr, true_labels, pred_indptr, pred_labels, matched) -> pairs matched | -1
+ *
+ * Both sides row-aligned (indptr: int64, n_rows + 1), each row's labels sorted and unique. matched: one
+ * uint8 per predicted label, set to 1 where the same row of the truth holds that label, else 0: a merge
+ * of the two sorted lists of each row. -1: declined (indptr not from 0 to the labels, or decreasing).
+ */
+static PyObject *
+match_rows(PyObject *self, PyObject *args)
+{
+    Py_buffer ti_b, tl_b, pi_b, pl_b, ma_b;
+    if (!PyArg_ParseTuple(args, "y*y*y*y*w*", &ti_b, &tl_b, &pi_b, &pl_b, &ma_b))
+        return NULL;
+    const int64_t *ti = (const int64_t *)ti_b.buf, *tl = (const int64_t *)tl_b.buf;
+    const int64_t *pi = (const int64_t *)pi_b.buf, *pl = (const int64_t *)pl_b.buf;
+    uint8_t *matched = (uint8_t *)ma_b.buf;
+    const Py_ssize_t n_rows = ti_b.len / 8 - 1, n_true = tl_b.len / 8, n_pred = pl_b.len / 8;
+    Py_ssize_t found = 0;
+    int ok = n_rows >= 0 && pi_b.len / 8 - 1 == n_rows && ma_b.len >= n_pred && ti[0] == 0 && pi[0] == 0
+             && ti[n_rows] == n_true && pi[n_rows] == n_pred;
+    if (ok) {
+        Py_BEGIN_ALLOW_THREADS
+        for (Py_ssize_t r = 0; r < n_rows; r++) {
+            int64_t t = ti[r], t_end = ti[r + 1], p = pi[r], p_end = pi[r + 1];
+            if (t_end < t || t_end > n_true || p_end < p || p_end > n_pred) { ok = 0; break; }
+            while (p < p_end) {
+                while (t < t_end && tl[t] < pl[p]) t++;
+                const uint8_t hit = t < t_end && tl[t] == pl[p];
+                matched[p] = hit;
+                found += hit;
+                p++;
+            }
+        }
+        Py_END_ALLOW_THREADS
+    }
+    PyBuffer_Release(&ti_b);
+    PyBuffer_Release(&tl_b);
+    PyBuffer_Release(&pi_b);
+    PyBuffer_Release(&pl_b);
+    PyBuffer_Release(&ma_b);
+    return PyLong_FromSsize_t(ok ? found : -1);
+}
+
+/* class_counts(indptr, labels, split_of_row, class_codes, n_codes, counts, matched, tp_counts) -> 0 | -1
+ *
+ * counts[s * n_codes + class_codes[label]] += 1 for every label of every row, s = split_of_row[row];
+ * with matched (one uint8 per label, possibly empty: then tp_counts is not touched), the same into
+ * tp_counts for the matched labels only. counts and tp_counts: int64, zeroed by the caller, of
+ * (max split + 1) * n_codes items. indptr: int64, n_rows + 1; labels, split_of_row: int64; class_codes:
+ * int32 indexed by label. -1: declined (a label past the table or without a code, a split out of range).
+ */
+static PyObject *
+class_counts(PyObject *self, PyObject *args)
+{
+    Py_buffer ip_b, la_b, sp_b, cc_b, co_b, ma_b, tp_b;
+    Py_ssize_t n_codes;
+    if (!PyArg_ParseTuple(args, "y*y*y*y*nw*y*w*", &ip_b, &la_b, &sp_b, &cc_b, &n_codes, &co_b, &ma_b, &tp_b))
+        return NULL;
+    const int64_t *indptr = (const int64_t *)ip_b.buf, *labels = (const int64_t *)la_b.buf;
+    const int64_t *split = (const int64_t *)sp_b.buf;
+    const int32_t *codes = (const int32_t *)cc_b.buf;
+    const uint8_t *matched = (const uint8_t *)ma_b.buf;
+    int64_t *counts = (int64_t *)co_b.buf, *tp = (int64_t *)tp_b.buf;
+    const Py_ssize_t n_rows = ip_b.len / 8 - 1, n = la_b.len / 8, n_table = cc_b.len / 4;
+    const Py_ssize_t n_slots = co_b.len / 8;
+    const int with_tp = ma_b.len > 0;
+    int ok = n_rows >= 0 && sp_b.len / 8 >= n_rows && n_codes > 0 && indptr[0] == 0 && indptr[n_rows] == n
+             && (!with_tp || (ma_b.len >= n && tp_b.len / 8 >= n_slots));
+    if (ok) {
+        Py_BEGIN_ALLOW_THREADS
+        for (Py_ssize_t r = 0; r < n_rows && ok; r++) {
+            const int64_t lo = indptr[r], hi = indptr[r + 1];
+            const int64_t s = split[r];
+            if (hi < lo || hi > n || s < 0 || (s + 1) * n_codes > n_slots) { ok = 0; break; }
+            int64_t *row_counts = counts + s * n_codes, *row_tp = with_tp ? tp + s * n_codes : NULL;
+            for (int64_t k = lo; k < hi; k++) {
+                const int64_t label = labels[k];
+                const int32_t c = (label >= 0 && label < n_table) ? codes[label] : -1;
+                if (c < 0 || c >= n_codes) { ok = 0; break; }
+                row_counts[c]++;
+                if (with_tp && matched[k]) row_tp[c]++;
+            }
+        }
+        Py_END_ALLOW_THREADS
+    }
+    PyBuffer_Release(&ip_b);
+    PyBuffer_Release(&la_b);
+    PyBuffer_Release(&sp_b);
+    PyBuffer_Release(&cc_b);
+    PyBuffer_Release(&co_b);
+    PyBuffer_Release(&ma_b);
+    PyBuffer_Release(&tp_b);
+    return PyLong_FromLong(ok ? 0 : -1);
+}
+
+static PyMethodDef methods[] = {
+    {"row_keys", row_keys, METH_VARARGS, "Keys row << bits | label, sorted within rows: 0, 1 (repeats) or -1."},
+    {"match_rows", match_rows, METH_VARARGS, "Flags the predicted labels found in the same row of the truth."},
+    {"class_counts", class_counts, METH_VARARGS, "Labels and true positives per split and class, or -1."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_labelsets", NULL, -1, methods};
+
+PyMODINIT_FUNC
+PyInit__labelsets(void)
+{
+    PyObject *m = PyModule_Create(&module);
+    if (m != NULL && PyModule_AddIntConstant(m, "ABI", ABI_VERSION) < 0) {
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
+}
