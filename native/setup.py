@@ -2,4 +2,4 @@
 from setuptools import Extension, setup
 
 setup(ext_modules=[Extension(f"agrieval_native.{name}", [f"agrieval_native/{name}.c"], extra_compile_args=["-O2"])
-                   for name in ("_reader", "_labelsets")])
+                   for name in ("_reader", "_cells", "_labelsets")])

@@ -68,37 +68,42 @@ row_keys(PyObject *self, PyObject *args)
     return PyLong_FromLong(result);
 }
 
-/* match_rows(true_indptr, true_labels, pred_indptr, pred_labels, matched) -> pairs matched | -1
+/* match_rows(true_indptr, true_labels, pred_indptr, pred_labels, matched, tp) -> pairs matched | -1
  *
  * Both sides row-aligned (indptr: int64, n_rows + 1), each row's labels sorted and unique. matched: one
  * uint8 per predicted label, set to 1 where the same row of the truth holds that label, else 0: a merge
- * of the two sorted lists of each row. -1: declined (indptr not from 0 to the labels, or decreasing).
+ * of the two sorted lists of each row; tp: int64 per row, how many of its labels matched.
+ * -1: declined (indptr not from 0 to the labels, or decreasing).
  */
 static PyObject *
 match_rows(PyObject *self, PyObject *args)
 {
-    Py_buffer ti_b, tl_b, pi_b, pl_b, ma_b;
-    if (!PyArg_ParseTuple(args, "y*y*y*y*w*", &ti_b, &tl_b, &pi_b, &pl_b, &ma_b))
+    Py_buffer ti_b, tl_b, pi_b, pl_b, ma_b, tp_b;
+    if (!PyArg_ParseTuple(args, "y*y*y*y*w*w*", &ti_b, &tl_b, &pi_b, &pl_b, &ma_b, &tp_b))
         return NULL;
     const int64_t *ti = (const int64_t *)ti_b.buf, *tl = (const int64_t *)tl_b.buf;
     const int64_t *pi = (const int64_t *)pi_b.buf, *pl = (const int64_t *)pl_b.buf;
     uint8_t *matched = (uint8_t *)ma_b.buf;
+    int64_t *tp = (int64_t *)tp_b.buf;
     const Py_ssize_t n_rows = ti_b.len / 8 - 1, n_true = tl_b.len / 8, n_pred = pl_b.len / 8;
     Py_ssize_t found = 0;
     int ok = n_rows >= 0 && pi_b.len / 8 - 1 == n_rows && ma_b.len >= n_pred && ti[0] == 0 && pi[0] == 0
-             && ti[n_rows] == n_true && pi[n_rows] == n_pred;
+             && ti[n_rows] == n_true && pi[n_rows] == n_pred && tp_b.len / 8 >= n_rows;
     if (ok) {
         Py_BEGIN_ALLOW_THREADS
         for (Py_ssize_t r = 0; r < n_rows; r++) {
             int64_t t = ti[r], t_end = ti[r + 1], p = pi[r], p_end = pi[r + 1];
             if (t_end < t || t_end > n_true || p_end < p || p_end > n_pred) { ok = 0; break; }
+            int64_t hits = 0;
             while (p < p_end) {
                 while (t < t_end && tl[t] < pl[p]) t++;
                 const uint8_t hit = t < t_end && tl[t] == pl[p];
                 matched[p] = hit;
-                found += hit;
+                hits += hit;
                 p++;
             }
+            tp[r] = hits;
+            found += hits;
         }
         Py_END_ALLOW_THREADS
     }
@@ -107,6 +112,7 @@ match_rows(PyObject *self, PyObject *args)
     PyBuffer_Release(&pi_b);
     PyBuffer_Release(&pl_b);
     PyBuffer_Release(&ma_b);
+    PyBuffer_Release(&tp_b);
     return PyLong_FromSsize_t(ok ? found : -1);
 }
 

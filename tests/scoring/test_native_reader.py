@@ -175,3 +175,64 @@ def test_the_switch_turns_it_off(tmp_path):
     env = {**os.environ, "AGRIEVAL_NATIVE": "0"}
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True)
     assert out.stdout.strip() == "False"
+
+
+# ---- cells compared as bytes (cell_keys, CheckedIds) -----------------------------------------------------
+
+def _column(cells: list[str], filler: bytes = b"") -> tuple[bytes, np.ndarray, np.ndarray]:
+    """Cells laid out one per line after ``filler``: (raw, starts, ends)."""
+    raw, starts, ends = filler, [], []
+    for c in cells:
+        starts.append(len(raw))
+        raw += c.encode()
+        ends.append(len(raw))
+        raw += b"\n"
+    return raw, np.array(starts, dtype=np.int64), np.array(ends, dtype=np.int64)
+
+
+_ids = st.text(alphabet=["a", "b", "1", "-", "é", " "], max_size=19)  # up to 19 bytes: past two 8-byte words
+
+
+@settings(max_examples=800, deadline=None)
+@given(st.lists(_ids, min_size=1, max_size=30), st.binary(max_size=9))
+def test_cell_codes_are_those_of_the_numpy_twin(cells, filler):
+    from scoring.runtime.reading import cell_keys
+
+    column = _column(cells, filler.replace(b"\n", b""))
+    got = cell_keys.cell_codes(*column)
+    want = numpy_twin(cell_keys.cell_codes, *column)
+    assert want is not None  # (a 64-bit hash collision in 30 short cells: not expected)
+    assert got[0].tolist() == want[0].tolist() and got[1].tolist() == want[1].tolist()
+
+
+@settings(max_examples=800, deadline=None)
+@given(st.lists(_ids, min_size=1, max_size=20), st.sampled_from(["[a-z][a-z0-9-]*", "[a1][ab1é-]*", "[0-9][ab]*"]))
+def test_ids_plainly_valid_as_the_numpy_twin_finds(cells, pattern):
+    from scoring.runtime.reading.submission import CheckedIds
+
+    column = _column(cells)
+    assert CheckedIds(column, pattern).plainly_valid() == numpy_twin(CheckedIds(column, pattern).plainly_valid)
+
+
+@settings(max_examples=800, deadline=None)
+@given(st.lists(_ids, min_size=1, max_size=20, unique=True), st.data())
+def test_same_column_and_order_in_as_the_numpy_twins_find(cells, data):
+    from scoring.runtime.reading.submission import CheckedIds
+
+    theirs = data.draw(st.one_of(st.permutations(cells), st.lists(st.sampled_from(cells), min_size=len(cells),
+                                                                  max_size=len(cells)),
+                                 st.lists(_ids, min_size=len(cells), max_size=len(cells))))
+    mine, other = _column(cells), _column(theirs, b"q,species\n")
+    assert CheckedIds(mine, None).same_column(other) == numpy_twin(CheckedIds(mine, None).same_column, other)
+    got = CheckedIds(mine, None).order_in(other)
+    want = numpy_twin(CheckedIds(mine, None).order_in, other)
+    event("reordered" if want is not None else "not the same ids")
+    assert (got is None) == (want is None)
+    if want is not None:
+        assert got.tolist() == want.tolist()
+
+
+def test_cells_out_of_their_buffer_decline():
+    raw = b"abc\n"
+    assert native.distinct_cells(raw, np.array([0, 2]), np.array([3, 9])) is None
+    assert native.cells_equal((raw, np.array([0]), np.array([3])), (raw, np.array([-1]), np.array([3]))) is None

@@ -38,11 +38,19 @@ class _Matches:
         top = max(int(y_true.labels.max()) if len(y_true.labels) else 0,
                   int(y_pred.labels.max()) if len(y_pred.labels) else 0)
         self.bits = max(top.bit_length(), 1)
-        self.matched = None  # from the compiled matching: for each predicted label, whether it is true
+        # from the compiled matching: for each predicted label whether it is true, and tp per row (the
+        # keys are then made only if asked for)
+        self.matched = self.tp = None
+        self._y_pred = y_pred
         if not len(y_pred.labels) or not len(y_true.labels):
-            self.keys = np.zeros(0, dtype=np.int64)
+            self._keys = np.zeros(0, dtype=np.int64)
         elif self.n_rows.bit_length() + self.bits <= 62:
-            self.keys = self._keys_in_both(y_true, y_pred)
+            found = native.match_rows(y_true.indptr, y_true.labels, y_pred.indptr, y_pred.labels)
+            if found is not None:  # the compiled twin: each row's two sorted lists walked side by side
+                self.matched, self.tp = found
+                self._keys = None
+            else:
+                self._keys = self._merged_keys(y_true, y_pred)
         else:  # labels too large for one int64 key: a two-key sort of the pairs, same idea
             rows = np.concatenate([y_true.row_of_label, y_pred.row_of_label])
             labels = np.concatenate([y_true.labels, y_pred.labels])
@@ -52,12 +60,14 @@ class _Matches:
             self.bits = 0
             self._rows, self._labels = rows[1:][same], labels[1:][same]
 
-    def _keys_in_both(self, y_true: LabelSets, y_pred: LabelSets) -> np.ndarray:
+    @property
+    def keys(self) -> np.ndarray:
+        if self._keys is None:
+            self._keys = np.compress(self.matched, self._y_pred.keys(self.bits))
+        return self._keys
+
+    def _merged_keys(self, y_true: LabelSets, y_pred: LabelSets) -> np.ndarray:
         """The keys ``row << bits | label`` found on both sides, ascending."""
-        matched = native.match_rows(y_true.indptr, y_true.labels, y_pred.indptr, y_pred.labels)
-        if matched is not None:  # the compiled twin: each row's two sorted lists walked side by side
-            self.matched = matched
-            return np.compress(matched, y_pred.keys(self.bits))
         # each side's keys are unique and increasing (rows ascending, labels sorted within a row): a
         # pair present on both sides shows up as two equal neighbours once the two runs are merged, and
         # a stable sort of two sorted runs is one linear merge (timsort). (A prediction in another row
@@ -81,6 +91,8 @@ class _Matches:
 def true_positives(y_true: LabelSets, y_pred: LabelSets, *, matches: _Matches | None = None) -> np.ndarray:
     """tp_i per row (``matches``: ``_Matches(y_true, y_pred)`` when already computed)."""
     matches = _Matches(y_true, y_pred) if matches is None else matches
+    if matches.tp is not None:
+        return matches.tp
     return np.bincount(matches.rows, minlength=matches.n_rows).astype(np.int64)
 
 

@@ -1,9 +1,13 @@
 """The compiled twins of the optional ``agrieval-native`` package, when installed.
 
-Five numpy steps ask here first:
+These numpy steps ask here first:
 
     csv_spans.field_spans          -> field_spans   (every field's byte span)
     digit_lists.int_lists          -> int_lists     ("[1, 22, 333]" cells read into integers)
+    cell_keys.cell_codes           -> distinct_cells (a code per cell, equal for equal bytes)
+    CheckedIds._bytes_in_classes   -> cells_in_classes (ids checked against a pattern [F][R]*)
+    CheckedIds.same_column         -> cells_equal   (an upload's ids, row for row the solution's)
+    CheckedIds.order_in            -> cells_order   (the same ids in another order)
     LabelSets.from_flat            -> row_keys      (row << bits | label, sorted within rows)
     multilabel._Matches            -> match_rows    (which predicted labels are in the truth's row)
     multilabel._per_class_by_split -> class_counts  (labels and true positives per split and class)
@@ -33,12 +37,12 @@ def _load() -> SimpleNamespace | None:
     if os.environ.get("AGRIEVAL_NATIVE", "1") == "0":
         return None
     try:
-        from agrieval_native import _labelsets, _reader
+        from agrieval_native import _cells, _labelsets, _reader
     except ImportError:
         return None
-    if getattr(_reader, "ABI", None) != _ABI or getattr(_labelsets, "ABI", None) != _ABI:
+    if any(getattr(module, "ABI", None) != _ABI for module in (_reader, _cells, _labelsets)):
         return None  # built from other sources than these wrappers speak to: the numpy twins
-    return SimpleNamespace(reader=_reader, labelsets=_labelsets)
+    return SimpleNamespace(reader=_reader, cells=_cells, labelsets=_labelsets)
 
 
 COMPILED = _load()  # the compiled modules, or None (tests set it to None to run the numpy twins)
@@ -92,6 +96,52 @@ def int_lists(raw: bytes, starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndar
     return sizes, values[:total]
 
 
+Cells = tuple  # (raw bytes, starts, ends): a column's cells, as ``Table.byte_cells`` gives them
+
+
+def _spans(cells: Cells) -> tuple:
+    raw, starts, ends = cells
+    return raw, np.ascontiguousarray(starts, dtype=np.int64), np.ascontiguousarray(ends, dtype=np.int64)
+
+
+def distinct_cells(raw: bytes, starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """(a code per cell, numbered 0, 1, ... by first appearance and equal exactly for equal bytes; the
+    first row of each code), as ``cell_keys.cell_codes`` gives them; None when not installed."""
+    if COMPILED is None:
+        return None
+    codes = np.empty(len(starts), dtype=np.int64)
+    first_rows = np.empty(len(starts), dtype=np.int64)
+    found = COMPILED.cells.distinct_cells(*_spans((raw, starts, ends)), codes, first_rows)
+    return None if found < 0 else (codes, first_rows[:found])
+
+
+def cells_in_classes(cells: Cells, first: bytes, rest: bytes) -> bool | None:
+    """Whether every cell is one byte of ``first`` then bytes of ``rest`` (none empty), as
+    ``CheckedIds._bytes_in_classes`` finds; None when not installed."""
+    if COMPILED is None:
+        return None
+    found = COMPILED.cells.cells_in_classes(*_spans(cells), first, rest)
+    return None if found < 0 else bool(found)
+
+
+def cells_equal(a: Cells, b: Cells) -> bool | None:
+    """Whether two columns hold the same cells row for row; None when not installed."""
+    if COMPILED is None:
+        return None
+    found = COMPILED.cells.cells_equal(*_spans(a), *_spans(b))
+    return None if found < 0 else bool(found)
+
+
+def cells_order(a: Cells, b: Cells) -> np.ndarray | str | None:
+    """For each cell of ``a`` (distinct cells), the row of ``b`` holding the same bytes, when ``b`` is
+    ``a`` in another order; ``DECLINED`` when it is not; None when not installed (or ``a`` repeats a cell)."""
+    if COMPILED is None or not len(a[1]):
+        return None
+    order = np.empty(len(a[1]), dtype=np.int64)
+    found = COMPILED.cells.cells_order(*_spans(a), *_spans(b), order)
+    return None if found < 0 else (order if found else DECLINED)
+
+
 def row_keys(sizes: np.ndarray, labels: np.ndarray, bits: int) -> np.ndarray | str | None:
     """``row << bits | label`` for every label, sorted within each row, as ``LabelSets.from_flat`` makes
     them when no row repeats a label; ``DECLINED`` when a row does (the numpy code removes repeats) or
@@ -105,16 +155,18 @@ def row_keys(sizes: np.ndarray, labels: np.ndarray, bits: int) -> np.ndarray | s
 
 
 def match_rows(true_indptr: np.ndarray, true_labels: np.ndarray, pred_indptr: np.ndarray,
-               pred_labels: np.ndarray) -> np.ndarray | None:
-    """For each predicted label, whether the same row of the truth holds it (both sides row-aligned,
-    labels sorted and unique within rows), or None (not installed, or declined)."""
+               pred_labels: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """(for each predicted label whether the same row of the truth holds it, the true positives of each
+    row), both sides row-aligned with labels sorted and unique within rows; None when not installed or
+    declined."""
     if COMPILED is None:
         return None
     matched = np.empty(len(pred_labels), dtype=np.bool_)
+    tp = np.empty(len(pred_indptr) - 1, dtype=np.int64)
     as_int64 = lambda a: np.ascontiguousarray(a, dtype=np.int64)  # noqa: E731
     found = COMPILED.labelsets.match_rows(as_int64(true_indptr), as_int64(true_labels), as_int64(pred_indptr),
-                                          as_int64(pred_labels), matched.view(np.uint8))
-    return None if found < 0 else matched
+                                          as_int64(pred_labels), matched.view(np.uint8), tp)
+    return None if found < 0 else (matched, tp)
 
 
 def class_counts(indptr: np.ndarray, labels: np.ndarray, split_of_row: np.ndarray, n_splits: int,

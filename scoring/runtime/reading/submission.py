@@ -16,7 +16,7 @@ import numpy as np
 
 from ..definition import CompetitionDefinition
 from ..problems import Problem, ProblemLog
-from . import cell_keys, csv_spans, label_cells, table
+from . import cell_keys, csv_spans, label_cells, native, table
 from .id_lengths import refuse_long_ids
 from .labelsets import LabelSets
 
@@ -105,12 +105,18 @@ class CheckedIds:
             valid = self.joined.isascii() and _ids_plainly_match(self.joined[:-1].decode("ascii"), self.id_pattern)
         if not valid:
             return False
+        distinct = native.distinct_cells(*self.cells)  # the compiled twin: no hash sorted
+        if distinct is not None:
+            return len(distinct[1]) == len(self)
         sorted_hashes = self._by_hash[0]
         return not bool((sorted_hashes[1:] == sorted_hashes[:-1]).any())  # equal hashes: maybe a duplicate
 
     def _bytes_in_classes(self, first: bytes, rest: bytes) -> bool:
         """Every id is one byte of ``first`` then bytes of ``rest``: checked on the ids' words (zero-padded
         8-byte chunks, see ``cell_keys.cell_words``) by deleting the allowed bytes (``bytes.translate``)."""
+        found = native.cells_in_classes(self.cells, first, rest)  # the compiled twin, when installed
+        if found is not None:
+            return found
         words, length = self._words
         if not len(words) or int(length.min()) < 1:
             return False
@@ -131,6 +137,9 @@ class CheckedIds:
             return False
         if len(starts) and raw[starts[0]:ends[0]] != mine[my_starts[0]:my_ends[0]]:
             return False  # (cheap: another order usually shows at the first id)
+        found = native.cells_equal(self.cells, cells)  # the compiled twin, when installed
+        if found is not None:
+            return found
         my_words, my_length = self._words
         # equal lengths and equal words (the bytes, zero-padded): equal ids
         return np.array_equal(ends - starts, my_length) and np.array_equal(cell_keys.cell_words(*cells), my_words)
@@ -158,6 +167,9 @@ class CheckedIds:
         raw, starts, ends = cells
         if len(starts) != len(self) or not len(starts):
             return None
+        found = native.cells_order(self.cells, cells)  # the compiled twin (a hash table), when installed
+        if found is not None:
+            return None if found is native.DECLINED else found
         sorted_hashes, mine, my_words, my_length = self._by_hash
         length = ends - starts
         if int(length.max()) > int(my_length.max()):
