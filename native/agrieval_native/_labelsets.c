@@ -1,7 +1,7 @@
 /* The compiled twins of two numpy steps on label sets (scoring/runtime/reading/labelsets.py and
  * scoring/runtime/metrics/multilabel.py):
  *
- *   row_keys      LabelSets.from_flat: one key row << bits | label per label, sorted within each row
+ *   sort_rows     LabelSets.from_flat: each row's labels sorted
  *   match_rows    multilabel._Matches: which (row, label) pairs of a prediction are in the truth
  *   class_counts  multilabel._per_class_by_split: labels (and true positives) per split and class
  *
@@ -15,47 +15,38 @@
 
 #define ABI_VERSION 1
 
-/* row_keys(sizes, labels, bits, keys) -> 0 | 1 | -1
+/* sort_rows(sizes, labels, sorted) -> 0 | 1 | -1
  *
- * keys[k] = row << bits | label for the labels of each row (sizes: int64 per row; labels: int64, any order
- * within a row), each row's keys sorted ascending. 0: no row repeats a label; 1: some row does (keys still
- * sorted; the caller's numpy code removes the repeats); -1: declined (a label negative or not below
- * 2**bits, sizes that do not add up to the labels, or a key past 62 bits).
+ * sorted: each row's labels (sizes: int64 per row; labels: int64, any order within a row) sorted ascending.
+ * 0: no row repeats a label; 1: some row does (the caller's numpy code removes the repeats); -1: declined
+ * (a negative label, or sizes that do not add up to the labels).
  */
 static PyObject *
-row_keys(PyObject *self, PyObject *args)
+sort_rows(PyObject *self, PyObject *args)
 {
-    Py_buffer sz_b, la_b, ke_b;
-    int bits;
-    if (!PyArg_ParseTuple(args, "y*y*iw*", &sz_b, &la_b, &bits, &ke_b))
+    Py_buffer sz_b, la_b, so_b;
+    if (!PyArg_ParseTuple(args, "y*y*w*", &sz_b, &la_b, &so_b))
         return NULL;
     const int64_t *sizes = (const int64_t *)sz_b.buf, *labels = (const int64_t *)la_b.buf;
-    int64_t *keys = (int64_t *)ke_b.buf;
+    int64_t *out = (int64_t *)so_b.buf;
     const Py_ssize_t n_rows = sz_b.len / 8, n = la_b.len / 8;
-    int result = 0;
-    if (bits < 1 || bits > 62 || ke_b.len / 8 < n) result = -1;
+    int result = so_b.len / 8 >= n ? 0 : -1;
     if (result == 0) {
         Py_BEGIN_ALLOW_THREADS
-        int row_bits = 0;
-        while (row_bits < 63 && ((int64_t)1 << row_bits) <= n_rows) row_bits++;
-        if (row_bits + bits > 62) result = -1;
-        const int64_t top = (int64_t)1 << bits;
         Py_ssize_t at = 0;
         for (Py_ssize_t r = 0; r < n_rows && result >= 0; r++) {
             const int64_t size = sizes[r];
             if (size < 0 || size > n - at) { result = -1; break; }
-            const int64_t base = (int64_t)r << bits;
             for (int64_t j = 0; j < size; j++) {  /* insertion sort: a row holds a few dozen labels */
                 const int64_t label = labels[at + j];
-                if (label < 0 || label >= top) { result = -1; break; }
-                const int64_t key = base | label;
+                if (label < 0) { result = -1; break; }
                 Py_ssize_t i = at + j;
-                while (i > at && keys[i - 1] > key) {
-                    keys[i] = keys[i - 1];
+                while (i > at && out[i - 1] > label) {
+                    out[i] = out[i - 1];
                     i--;
                 }
-                if (i > at && keys[i - 1] == key) result = 1;
-                keys[i] = key;
+                if (i > at && out[i - 1] == label) result = 1;
+                out[i] = label;
             }
             at += size;
         }
@@ -64,7 +55,7 @@ row_keys(PyObject *self, PyObject *args)
     }
     PyBuffer_Release(&sz_b);
     PyBuffer_Release(&la_b);
-    PyBuffer_Release(&ke_b);
+    PyBuffer_Release(&so_b);
     return PyLong_FromLong(result);
 }
 
@@ -169,7 +160,7 @@ class_counts(PyObject *self, PyObject *args)
 }
 
 static PyMethodDef methods[] = {
-    {"row_keys", row_keys, METH_VARARGS, "Keys row << bits | label, sorted within rows: 0, 1 (repeats) or -1."},
+    {"sort_rows", sort_rows, METH_VARARGS, "Each row's labels sorted: 0, 1 (a row repeats a label) or -1."},
     {"match_rows", match_rows, METH_VARARGS, "Flags the predicted labels found in the same row of the truth."},
     {"class_counts", class_counts, METH_VARARGS, "Labels and true positives per split and class, or -1."},
     {NULL, NULL, 0, NULL},

@@ -23,10 +23,12 @@
 
 enum { C_QUOTE = 1, C_DELIM = 2, C_LF = 3, C_CR = 4 };
 
-/* field_spans(raw, delimiter, n_fields, starts, ends, quoted_delimiters) -> (n_records, crlf_records) | None
+/* field_spans(raw, delimiter, n_fields, starts, ends) -> (n_records, crlf_records) | None
  *
- * raw: the clean UTF-8 bytes (no BOM). starts, ends, quoted_delimiters: writable
- * int64 buffers of capacity * n_fields items, record-major (record 0 is the header).
+ * raw: the clean UTF-8 bytes (no BOM). starts, ends: writable int64 buffers of
+ * capacity * n_fields items, record-major (record 0 is the header). (The numpy
+ * twin also counts the delimiters inside quoted fields, for its own reading of
+ * lists; int_lists here needs no such count.)
  * Declines (None) exactly where csv_spans.field_spans returns None:
  *   - an empty file, fewer than two fields, a last byte CR;
  *   - a line end inside quotes; a record with another number of fields;
@@ -37,17 +39,16 @@ enum { C_QUOTE = 1, C_DELIM = 2, C_LF = 3, C_CR = 4 };
 static PyObject *
 field_spans(PyObject *self, PyObject *args)
 {
-    Py_buffer raw_b, st_b, en_b, qd_b;
+    Py_buffer raw_b, st_b, en_b;
     int delimiter;
     Py_ssize_t n_fields;
-    if (!PyArg_ParseTuple(args, "y*inw*w*w*", &raw_b, &delimiter, &n_fields, &st_b, &en_b, &qd_b))
+    if (!PyArg_ParseTuple(args, "y*inw*w*", &raw_b, &delimiter, &n_fields, &st_b, &en_b))
         return NULL;
     const unsigned char *a = (const unsigned char *)raw_b.buf;
     const Py_ssize_t n = raw_b.len;
-    int64_t *st = (int64_t *)st_b.buf, *en = (int64_t *)en_b.buf, *qd = (int64_t *)qd_b.buf;
+    int64_t *st = (int64_t *)st_b.buf, *en = (int64_t *)en_b.buf;
     Py_ssize_t cap_items = st_b.len / 8;
     if (en_b.len / 8 < cap_items) cap_items = en_b.len / 8;
-    if (qd_b.len / 8 < cap_items) cap_items = qd_b.len / 8;
     int ok = n > 0 && n_fields >= 2 && delimiter >= 0 && delimiter < 256 && delimiter != '"'
              && delimiter != '\n' && delimiter != '\r';
     Py_ssize_t n_records = 0, n_crlf = 0;
@@ -63,7 +64,7 @@ field_spans(PyObject *self, PyObject *args)
         Py_ssize_t n_cr = 0;
         Py_ssize_t field = 0;        /* fields ended so far in this record */
         Py_ssize_t fstart = 0;       /* first byte of the current field */
-        Py_ssize_t nq = 0, nqd = 0;  /* its quotes, its delimiters inside quotes */
+        Py_ssize_t nq = 0;           /* its quotes */
         int inq = 0;
         Py_ssize_t item = 0;         /* record * n_fields + field */
         if (a[n - 1] == '\r') ok = 0;  /* a last line ended by a lone CR */
@@ -90,7 +91,7 @@ field_spans(PyObject *self, PyObject *args)
             } else if (c == C_CR) {
                 n_cr++;
             } else if (c == C_DELIM && inq) {
-                nqd++;
+                /* a delimiter inside quotes: part of the field */
             } else {  /* a field ends: an unquoted delimiter, or a line end */
                 if (c == C_LF && inq) { ok = 0; break; }  /* a field spans lines */
                 Py_ssize_t fend = i;
@@ -117,9 +118,8 @@ field_spans(PyObject *self, PyObject *args)
                     ok = 0;
                     break;
                 }
-                qd[item] = nqd;
                 item++;
-                nq = nqd = 0;
+                nq = 0;
                 fstart = i + 1;
                 if (c == C_LF) {
                     n_records++;
@@ -136,7 +136,6 @@ field_spans(PyObject *self, PyObject *args)
     PyBuffer_Release(&raw_b);
     PyBuffer_Release(&st_b);
     PyBuffer_Release(&en_b);
-    PyBuffer_Release(&qd_b);
     if (!ok) Py_RETURN_NONE;
     return Py_BuildValue("(nn)", n_records, n_crlf);
 }

@@ -1,6 +1,6 @@
 """The compiled label-set steps of ``agrieval-native`` against their numpy twins.
 
-``row_keys`` stands for ``LabelSets.from_flat``'s keys, ``match_rows`` for ``_Matches``' merge and
+``sort_rows`` stands for ``LabelSets.from_flat``'s sort, ``match_rows`` for ``_Matches``' merge and
 ``class_counts`` for ``_per_class_by_split``'s counting: with the compiled twins on and off, label sets,
 matches, per-class counts and every metric must be equal, not close (the same integers, so the same
 floats). scikit-learn checks the metrics themselves in ``test_metrics_properties.py``, with the compiled
@@ -53,13 +53,13 @@ def test_from_flat_gives_the_numpy_label_sets(rows, scale):
     assert got.row_of_label.tolist() == want.row_of_label.tolist()
 
 
-def test_row_keys_decline_what_they_cannot_key():
+def test_sort_rows_decline_what_numpy_must_mend():
     sizes = np.array([2], dtype=np.int64)
-    assert native.row_keys(sizes, np.array([3, 3]), 2) is native.DECLINED  # a repeat: numpy removes it
-    assert native.row_keys(sizes, np.array([3, 4]), 2) is native.DECLINED  # 4 is not below 2**2
-    assert native.row_keys(sizes, np.array([-1, 1]), 2) is native.DECLINED
-    assert native.row_keys(np.array([3]), np.array([1, 2]), 2) is native.DECLINED  # sizes past the labels
-    assert native.row_keys(sizes, np.array([2, 1]), 2).tolist() == [1, 2]
+    assert native.sort_rows(sizes, np.array([3, 3])) is native.DECLINED  # a repeat: numpy removes it
+    assert native.sort_rows(sizes, np.array([-1, 1])) is native.DECLINED
+    assert native.sort_rows(np.array([3]), np.array([1, 2])) is native.DECLINED  # sizes past the labels
+    assert native.sort_rows(np.array([1]), np.array([1, 2])) is native.DECLINED  # labels past the sizes
+    assert native.sort_rows(np.array([2, 0, 1]), np.array([2, 1, 7])).tolist() == [1, 2, 7]
 
 
 @st.composite

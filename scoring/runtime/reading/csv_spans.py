@@ -26,10 +26,11 @@ _QUOTE, _LF, _CR = ord('"'), ord("\n"), ord("\r")
 class Spans(NamedTuple):
     starts: np.ndarray  # (n_records, n_fields) first byte of each field's content (quotes excluded)
     ends: np.ndarray  # (n_records, n_fields) one past its last byte
-    # sorted positions of the quotes, delimiters and line ends (None when the compiled reader found the spans)
-    structural: np.ndarray | None
+    # The three below are None when the compiled reader found the spans: only the numpy reading of lists
+    # (``digit_lists.int_lists``) uses them, and where the compiled reader is, its own reading of lists is.
+    structural: np.ndarray | None  # sorted positions of the quotes, delimiters and line ends
     is_quoted_delimiter: np.ndarray | None  # for each of them: a delimiter byte inside a quoted field
-    quoted_delimiter_counts: np.ndarray  # (n_records, n_fields) how many of those each field holds
+    quoted_delimiter_counts: np.ndarray | None  # (n_records, n_fields) how many of those each field holds
     crlf_records: int  # records ended by CRLF (the others by LF)
 
     def quoted_delimiters(self) -> np.ndarray:
@@ -50,8 +51,8 @@ def field_spans(raw: bytes, delimiter: str, n_fields: int, n_lines: int | None =
     if found is native.DECLINED:
         return None
     if found is not None:
-        starts, ends, quoted_delimiter_counts, crlf_records = found
-        return Spans(starts, ends, None, None, quoted_delimiter_counts, crlf_records)
+        starts, ends, crlf_records = found
+        return Spans(starts, ends, None, None, None, crlf_records)
     a = np.frombuffer(raw, dtype=np.uint8)
     if not len(a) or n_fields < 2:
         return None  # (with one field a blank line would pass for an empty record)

@@ -69,15 +69,12 @@ class LabelSets:
         n = len(sizes)
         if len(flat) and flat.min() < 0:
             raise ValueError("labels must be non-negative")
+        in_rows = native.sort_rows(sizes, flat)  # the compiled twin of the sort below, when installed
+        if in_rows is not None and in_rows is not native.DECLINED:
+            indptr = np.zeros(n + 1, dtype=np.int64)
+            np.cumsum(sizes, out=indptr[1:])
+            return cls(indptr, in_rows), np.zeros(n, dtype=bool)
         bits = int(flat.max()).bit_length() if len(flat) else 1  # every label < 2**bits
-        if n.bit_length() + bits <= 62:
-            key = native.row_keys(sizes, flat, bits)  # the compiled twin of the keys below, when installed
-            if key is not None and key is not native.DECLINED:
-                indptr = np.zeros(n + 1, dtype=np.int64)
-                np.cumsum(sizes, out=indptr[1:])
-                sets = cls(indptr, key & ((1 << bits) - 1))
-                sets.__dict__["_keys"] = (bits, key)
-                return sets, np.zeros(n, dtype=bool)
         rows = np.repeat(np.arange(n, dtype=np.int64), sizes)
         if n.bit_length() + bits <= 62:
             # one int64 key per (row, label), the row in the high bits: a single sort instead of a

@@ -8,7 +8,7 @@ These numpy steps ask here first:
     CheckedIds._bytes_in_classes   -> cells_in_classes (ids checked against a pattern [F][R]*)
     CheckedIds.same_column         -> cells_equal   (an upload's ids, row for row the solution's)
     CheckedIds.order_in            -> cells_order   (the same ids in another order)
-    LabelSets.from_flat            -> row_keys      (row << bits | label, sorted within rows)
+    LabelSets.from_flat            -> sort_rows     (each row's labels sorted)
     multilabel._Matches            -> match_rows    (which predicted labels are in the truth's row)
     multilabel._per_class_by_split -> class_counts  (labels and true positives per split and class)
 
@@ -57,10 +57,9 @@ def available() -> bool:
 
 
 def field_spans(raw: bytes, delimiter: str, n_fields: int, n_lines: int | None = None
-                ) -> tuple[np.ndarray, np.ndarray, np.ndarray, int] | str | None:
-    """(starts, ends, quoted delimiters per field, CRLF records) as ``csv_spans.field_spans`` finds them,
-    ``DECLINED`` where it finds none (the file is not regular), None when not installed.
-    ``n_lines``: the LF bytes in ``raw``, if known."""
+                ) -> tuple[np.ndarray, np.ndarray, int] | str | None:
+    """(starts, ends, CRLF records) as ``csv_spans.field_spans`` finds them, ``DECLINED`` where it finds
+    none (the file is not regular), None when not installed. ``n_lines``: the LF bytes in ``raw``, if known."""
     if COMPILED is None or len(delimiter) != 1 or ord(delimiter) > 127:
         return None
     if n_lines is None:
@@ -68,12 +67,11 @@ def field_spans(raw: bytes, delimiter: str, n_fields: int, n_lines: int | None =
     capacity = n_lines + 1  # (a last line without its line end is a record too)
     starts = np.empty((capacity, n_fields), dtype=np.int64)
     ends = np.empty_like(starts)
-    quoted_delimiters = np.empty_like(starts)
-    found = COMPILED.reader.field_spans(raw, ord(delimiter), n_fields, starts, ends, quoted_delimiters)
+    found = COMPILED.reader.field_spans(raw, ord(delimiter), n_fields, starts, ends)
     if found is None:
         return DECLINED
     n_records, crlf_records = found
-    return starts[:n_records], ends[:n_records], quoted_delimiters[:n_records], crlf_records
+    return starts[:n_records], ends[:n_records], crlf_records
 
 
 def int_lists(raw: bytes, starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndarray, np.ndarray] | str | None:
@@ -142,16 +140,16 @@ def cells_order(a: Cells, b: Cells) -> np.ndarray | str | None:
     return None if found < 0 else (order if found else DECLINED)
 
 
-def row_keys(sizes: np.ndarray, labels: np.ndarray, bits: int) -> np.ndarray | str | None:
-    """``row << bits | label`` for every label, sorted within each row, as ``LabelSets.from_flat`` makes
-    them when no row repeats a label; ``DECLINED`` when a row does (the numpy code removes repeats) or
-    a label is outside 0 .. 2**bits - 1; None when not installed."""
+def sort_rows(sizes: np.ndarray, labels: np.ndarray) -> np.ndarray | str | None:
+    """Each row's labels sorted, as ``LabelSets.from_flat`` sorts them when no row repeats a label;
+    ``DECLINED`` when a row does (the numpy code removes repeats) or a label is negative; None when not
+    installed."""
     if COMPILED is None:
         return None
-    keys = np.empty(len(labels), dtype=np.int64)
-    found = COMPILED.labelsets.row_keys(np.ascontiguousarray(sizes, dtype=np.int64),
-                                        np.ascontiguousarray(labels, dtype=np.int64), bits, keys)
-    return keys if found == 0 else DECLINED
+    out = np.empty(len(labels), dtype=np.int64)
+    found = COMPILED.labelsets.sort_rows(np.ascontiguousarray(sizes, dtype=np.int64),
+                                         np.ascontiguousarray(labels, dtype=np.int64), out)
+    return out if found == 0 else DECLINED
 
 
 def match_rows(true_indptr: np.ndarray, true_labels: np.ndarray, pred_indptr: np.ndarray,

@@ -87,10 +87,9 @@ class Table:
         j = self.header.index(name)
         # with ',' as the delimiter the tokenizer has counted the commas inside quoted lists (and locates them
         # if asked)
-        if self.delimiter == ",":
-            commas = self.spans.quoted_delimiters if self.spans.structural is not None else None
+        if self.delimiter == "," and self.spans.structural is not None:
             return digit_lists.int_lists(self.raw, self.spans.starts[:, j], self.spans.ends[:, j],
-                                         commas, self.spans.quoted_delimiter_counts[:, j])
+                                         self.spans.quoted_delimiters, self.spans.quoted_delimiter_counts[:, j])
         return digit_lists.int_lists(self.raw, self.spans.starts[:, j], self.spans.ends[:, j])
 
 
@@ -261,8 +260,8 @@ def _parse(text: str, *, delimiter: str, required: Sequence[str], optional: Sequ
             fast_header = csv_spans.decode_spans(raw, starts[0], ends[0])
             if fast_header == header and 0 < n_rows <= max_rows and int((ends - starts).max()) <= max_cell_chars:
                 return Table(header=header, lines=np.arange(2, n_rows + 2, dtype=np.int64), raw=raw,
-                             spans=spans._replace(starts=starts[1:], ends=ends[1:],
-                                                  quoted_delimiter_counts=spans.quoted_delimiter_counts[1:]),
+                             spans=spans._replace(starts=starts[1:], ends=ends[1:], quoted_delimiter_counts=(
+                                 None if spans.quoted_delimiter_counts is None else spans.quoted_delimiter_counts[1:])),
                              delimiter=delimiter)
     if text is None:
         text = raw.decode("utf-8")
