@@ -2,6 +2,7 @@
  * scoring/runtime/metrics/multilabel.py):
  *
  *   sort_rows     LabelSets.from_flat: each row's labels sorted
+ *   take_rows     LabelSets.take: rows in another order
  *   match_rows    multilabel._Matches: which (row, label) pairs of a prediction are in the truth
  *   class_counts  multilabel._per_class_by_split: labels (and true positives) per split and class
  *
@@ -12,12 +13,20 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <stdint.h>
+#include <string.h>
+
+#if defined(__GNUC__) || defined(__clang__)
+#define PREFETCH(p) __builtin_prefetch(p)
+#else
+#define PREFETCH(p) ((void)0)
+#endif
 
 #define ABI_VERSION 1
 
 /* sort_rows(sizes, labels, sorted) -> 0 | 1 | -1
  *
- * sorted: each row's labels (sizes: int64 per row; labels: int64, any order within a row) sorted ascending.
+ * sorted: each row's labels (sizes: int64 per row; labels: int64, any order within a row) sorted ascending;
+ * it may be labels itself (sorted in place: each label is read before its place is written).
  * 0: no row repeats a label; 1: some row does (the caller's numpy code removes the repeats); -1: declined
  * (a negative label, or sizes that do not add up to the labels).
  */
@@ -57,6 +66,46 @@ sort_rows(PyObject *self, PyObject *args)
     PyBuffer_Release(&la_b);
     PyBuffer_Release(&so_b);
     return PyLong_FromLong(result);
+}
+
+/* take_rows(indptr, labels, index, new_indptr, out) -> 0 | -1
+ *
+ * out[new_indptr[r]:new_indptr[r + 1]] = labels[indptr[index[r]]:indptr[index[r] + 1]] for each r: the rows of
+ * index, in its order (all int64; new_indptr made by the caller from the rows' sizes). -1: declined (an
+ * index out of range, or a row's size other than new_indptr says).
+ */
+static PyObject *
+take_rows(PyObject *self, PyObject *args)
+{
+    Py_buffer ip_b, la_b, ix_b, ni_b, ou_b;
+    if (!PyArg_ParseTuple(args, "y*y*y*y*w*", &ip_b, &la_b, &ix_b, &ni_b, &ou_b))
+        return NULL;
+    const int64_t *indptr = (const int64_t *)ip_b.buf, *labels = (const int64_t *)la_b.buf;
+    const int64_t *index = (const int64_t *)ix_b.buf, *new_indptr = (const int64_t *)ni_b.buf;
+    int64_t *out = (int64_t *)ou_b.buf;
+    const Py_ssize_t n_rows = ip_b.len / 8 - 1, n = la_b.len / 8, n_new = ix_b.len / 8, n_out = ou_b.len / 8;
+    int ok = n_rows >= 0 && ni_b.len / 8 == n_new + 1 && new_indptr[0] == 0 && new_indptr[n_new] <= n_out;
+    if (ok) {
+        Py_BEGIN_ALLOW_THREADS
+        for (Py_ssize_t r = 0; r < n_new; r++) {
+            const int64_t i = index[r];
+            if (i < 0 || i >= n_rows) { ok = 0; break; }
+            const int64_t lo = indptr[i], hi = indptr[i + 1], at = new_indptr[r];
+            if (lo < 0 || hi < lo || hi > n || new_indptr[r + 1] - at != hi - lo || at < 0) { ok = 0; break; }
+            if (r + 8 < n_new && index[r + 8] >= 0 && index[r + 8] < n_rows) {
+                const int64_t ahead = indptr[index[r + 8]];
+                if (ahead >= 0 && ahead < n) PREFETCH(labels + ahead);  /* rows far apart: ask early */
+            }
+            memcpy(out + at, labels + lo, (size_t)(hi - lo) * sizeof(int64_t));
+        }
+        Py_END_ALLOW_THREADS
+    }
+    PyBuffer_Release(&ip_b);
+    PyBuffer_Release(&la_b);
+    PyBuffer_Release(&ix_b);
+    PyBuffer_Release(&ni_b);
+    PyBuffer_Release(&ou_b);
+    return PyLong_FromLong(ok ? 0 : -1);
 }
 
 /* match_rows(true_indptr, true_labels, pred_indptr, pred_labels, matched, tp) -> pairs matched | -1
@@ -161,6 +210,7 @@ class_counts(PyObject *self, PyObject *args)
 
 static PyMethodDef methods[] = {
     {"sort_rows", sort_rows, METH_VARARGS, "Each row's labels sorted: 0, 1 (a row repeats a label) or -1."},
+    {"take_rows", take_rows, METH_VARARGS, "The rows of index, in its order: 0 or -1."},
     {"match_rows", match_rows, METH_VARARGS, "Flags the predicted labels found in the same row of the truth."},
     {"class_counts", class_counts, METH_VARARGS, "Labels and true positives per split and class, or -1."},
     {NULL, NULL, 0, NULL},

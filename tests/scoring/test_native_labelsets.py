@@ -1,9 +1,9 @@
 """The compiled label-set steps of ``agrieval-native`` against their numpy twins.
 
-``sort_rows`` stands for ``LabelSets.from_flat``'s sort, ``match_rows`` for ``_Matches``' merge and
-``class_counts`` for ``_per_class_by_split``'s counting: with the compiled twins on and off, label sets,
-matches, per-class counts and every metric must be equal, not close (the same integers, so the same
-floats). scikit-learn checks the metrics themselves in ``test_metrics_properties.py``, with the compiled
+``sort_rows`` stands for ``LabelSets.from_flat``'s sort, ``take_rows`` for ``LabelSets.take``,
+``match_rows`` for ``_Matches``' merge and ``class_counts`` for ``_per_class_by_split``'s counting: with
+the compiled twins on and off, label sets, matches, per-class counts and every metric must be equal, not
+close (the same integers, so the same floats). scikit-learn checks the metrics themselves in ``test_metrics_properties.py``, with the compiled
 twins on where installed.
 """
 
@@ -51,6 +51,9 @@ def test_from_flat_gives_the_numpy_label_sets(rows, scale):
     bits = max(int(flat.max()).bit_length(), 1) if len(flat) else 1
     assert got.keys(bits).tolist() == want.keys(bits).tolist()
     assert got.row_of_label.tolist() == want.row_of_label.tolist()
+    mine = flat.copy()
+    handed_over, _ = LabelSets.from_flat(sizes, mine, in_place=True)
+    assert handed_over.labels.tolist() == want.labels.tolist()
 
 
 def test_sort_rows_decline_what_numpy_must_mend():
@@ -99,6 +102,23 @@ def test_matches_and_every_metric_equal_the_numpy_twins(pair, vocabulary):
     groups = np.arange(len(truth)) // 3
     assert multilabel.metrics_by_split(y_true, y_pred, groups, split_rows, class_codes=class_codes) == \
         numpy_twin(multilabel.metrics_by_split, y_true, y_pred, groups, split_rows, class_codes=class_codes)
+
+
+@settings(max_examples=400, deadline=None)
+@given(rows_of_labels, st.data())
+def test_take_gives_the_numpy_rows(rows, data):
+    sets = _sets([sorted(set(r)) for r in rows])
+    index = np.array(data.draw(st.lists(st.integers(0, len(rows) - 1), max_size=2 * len(rows))), dtype=np.int64)
+    got, want = sets.take(index), numpy_twin(sets.take, index)
+    assert got.indptr.tolist() == want.indptr.tolist() and got.labels.tolist() == want.labels.tolist()
+
+
+def test_take_rows_decline_an_index_out_of_range():
+    sets = _sets([[1, 2], [3]])
+    indptr = np.array([0, 1], dtype=np.int64)
+    assert native.take_rows(sets.indptr, sets.labels, np.array([2]), indptr) is None
+    assert native.take_rows(sets.indptr, sets.labels, np.array([-1]), indptr) is None
+    assert native.take_rows(sets.indptr, sets.labels, np.array([0]), indptr) is None  # row 0 holds 2 labels
 
 
 def test_class_counts_count_by_split_and_class():

@@ -35,7 +35,7 @@ def parse_multilabel_column(tab: "Table", definition: CompetitionDefinition, log
     column = tab.header.index(definition.prediction_column) + 1
     fast = tab.int_lists(definition.prediction_column) if definition.list_syntax == "python-list" else None
     if fast is not None:
-        sets, had_repeat = LabelSets.from_flat(*fast)
+        sets, had_repeat = LabelSets.from_flat(*fast, in_place=True)
         _check_sets(sets, fast[0], had_repeat, tab.lines, column, definition, log)
         return sets
     return parse_multilabel(tab.column(definition.prediction_column), tab.lines, column, definition, log)
@@ -49,7 +49,7 @@ def parse_multilabel(cells: Sequence[str], lines: np.ndarray, column: int,
         sizes, flat = _slow_numbers(cells, lines, column, definition, log)
     else:
         sizes, flat = fast
-    sets, had_repeat = LabelSets.from_flat(sizes, flat)
+    sets, had_repeat = LabelSets.from_flat(sizes, flat, in_place=True)
     _check_sets(sets, sizes, had_repeat, lines, column, definition, log)
     return sets
 

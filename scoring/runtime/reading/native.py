@@ -9,6 +9,7 @@ These numpy steps ask here first:
     CheckedIds.same_column         -> cells_equal   (an upload's ids, row for row the solution's)
     CheckedIds.order_in            -> cells_order   (the same ids in another order)
     LabelSets.from_flat            -> sort_rows     (each row's labels sorted)
+    LabelSets.take                 -> take_rows     (rows in another order)
     multilabel._Matches            -> match_rows    (which predicted labels are in the truth's row)
     multilabel._per_class_by_split -> class_counts  (labels and true positives per split and class)
 
@@ -140,16 +141,29 @@ def cells_order(a: Cells, b: Cells) -> np.ndarray | str | None:
     return None if found < 0 else (order if found else DECLINED)
 
 
-def sort_rows(sizes: np.ndarray, labels: np.ndarray) -> np.ndarray | str | None:
+def sort_rows(sizes: np.ndarray, labels: np.ndarray, *, in_place: bool = False) -> np.ndarray | str | None:
     """Each row's labels sorted, as ``LabelSets.from_flat`` sorts them when no row repeats a label;
     ``DECLINED`` when a row does (the numpy code removes repeats) or a label is negative; None when not
-    installed."""
+    installed. ``in_place``: sorted where they lie (``labels``: a contiguous int64 array)."""
     if COMPILED is None:
         return None
-    out = np.empty(len(labels), dtype=np.int64)
-    found = COMPILED.labelsets.sort_rows(np.ascontiguousarray(sizes, dtype=np.int64),
-                                         np.ascontiguousarray(labels, dtype=np.int64), out)
+    labels = np.ascontiguousarray(labels, dtype=np.int64)
+    out = labels if in_place else np.empty(len(labels), dtype=np.int64)
+    found = COMPILED.labelsets.sort_rows(np.ascontiguousarray(sizes, dtype=np.int64), labels, out)
     return out if found == 0 else DECLINED
+
+
+def take_rows(indptr: np.ndarray, labels: np.ndarray, index: np.ndarray, new_indptr: np.ndarray
+              ) -> np.ndarray | None:
+    """The labels of rows ``index`` one after the other (``new_indptr``: where each starts), as
+    ``LabelSets.take`` gathers them; None when not installed or declined."""
+    if COMPILED is None:
+        return None
+    out = np.empty(int(new_indptr[-1]), dtype=np.int64)
+    as_int64 = lambda a: np.ascontiguousarray(a, dtype=np.int64)  # noqa: E731
+    found = COMPILED.labelsets.take_rows(as_int64(indptr), as_int64(labels), as_int64(index), as_int64(new_indptr),
+                                         out)
+    return None if found < 0 else out
 
 
 def match_rows(true_indptr: np.ndarray, true_labels: np.ndarray, pred_indptr: np.ndarray,

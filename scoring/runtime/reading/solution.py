@@ -88,6 +88,8 @@ def load_solution(source: str | Path | bytes, definition: CompetitionDefinition,
     pred_col = tab.header.index(definition.prediction_column) + 1
     id_col = tab.header.index(definition.id_column) + 1
     cells = tab.byte_cells(definition.id_column)
+    if cells:  # the id column's own starts and ends: views would keep every column's spans alive
+        cells = (cells[0], np.ascontiguousarray(cells[1]), np.ascontiguousarray(cells[2]))
     checked = CheckedIds(cells, definition.id_pattern) if cells else None
     ids = None
     if checked is None or not checked.plainly_valid():
