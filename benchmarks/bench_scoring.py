@@ -29,6 +29,10 @@ In one process, best of ``--repeat``:
               ast.literal_eval + MultiLabelBinarizer(sparse_output=True) + sklearn
               f1_score(average="samples") on the public and on the private rows
 
+The kit runs with the compiled twins of ``agrieval-native`` (``native/``) where installed, as ``make bench``
+installs it; ``AGRIEVAL_NATIVE=0 python benchmarks/bench_scoring.py`` measures numpy alone (what the
+grading platforms' bundles run). The first line says which.
+
 In fresh processes, the median of ``--fresh-repeat`` runs (the scorers taken in turn, so that a busy
 moment of the machine falls on all of them), each given the same two files:
   kit:        ``agrieval score SUB -s SOL -c big.toml --json --reveal-private``, where big.toml is the
@@ -286,6 +290,16 @@ def _cpus() -> int:
     return _cpus()
 
 
+def _compiled_twins() -> str:
+    """Whether the kit runs with agrieval-native's compiled twins (AGRIEVAL_NATIVE=0 benchmarks numpy alone)."""
+    from scoring.runtime.reading import native
+
+    if native.available():
+        return "the kit with agrieval-native's compiled twins (AGRIEVAL_NATIVE=0: numpy alone)"
+    why = "off: AGRIEVAL_NATIVE=0" if os.environ.get("AGRIEVAL_NATIVE") == "0" else "not installed: pip install ./native"
+    return f"the kit with numpy alone (agrieval-native {why})"
+
+
 def best_of(fn, repeat: int, *args) -> tuple[float, float]:
     times, value = [], None
     for _ in range(repeat):
@@ -364,7 +378,7 @@ def main() -> int:
                "PYTHONPYCACHEPREFIX": str(folder / "pycache")}
         env.pop("PYTHONDONTWRITEBYTECODE", None)
         tomls = {c: big_toml(c, folder) for c in sorted({DIALECTS[n].competition for n in args.dialects})}
-        print(f"{args.rows:,} rows; {_cpus()} CPUs")
+        print(f"{args.rows:,} rows; {_cpus()} CPUs; {_compiled_twins()}")
         print(f"in one process, best of {args.repeat}: kit (the solution read in a second thread when the CPUs "
               "allow it), 1 thread (threads=1), ref (pandas + ast + MultiLabelBinarizer + scikit-learn)")
         print(f"{'dialect':<16} {'MB':>5} {'kit s':>7} {'1 thr s':>7} {'ref s':>7} {'ratio':>7} {'1 thr':>6}  "
