@@ -53,6 +53,11 @@ COMPILED = _load()  # the compiled modules, or None (tests set it to None to run
 DECLINED = "declined"
 
 
+def _int64(a: np.ndarray) -> np.ndarray:
+    """``a`` as the contiguous int64 buffer the compiled code reads (a copy only when it is not one)."""
+    return np.ascontiguousarray(a, dtype=np.int64)
+
+
 def available() -> bool:
     return COMPILED is not None
 
@@ -80,8 +85,7 @@ def int_lists(raw: bytes, starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndar
     them; ``DECLINED`` where a cell is not plainly such a list; None when not installed."""
     if COMPILED is None:
         return None
-    starts = np.ascontiguousarray(starts, dtype=np.int64)  # (a column of the spans: strided)
-    ends = np.ascontiguousarray(ends, dtype=np.int64)
+    starts, ends = _int64(starts), _int64(ends)  # (a column of the spans: strided)
     sizes = np.empty(len(starts), dtype=np.int64)
     # a cell of L bytes holds at most (L - 1) // 2 items; pages past those written are never touched
     length = ends - starts
@@ -100,7 +104,7 @@ Cells = tuple  # (raw bytes, starts, ends): a column's cells, as ``Table.byte_ce
 
 def _spans(cells: Cells) -> tuple:
     raw, starts, ends = cells
-    return raw, np.ascontiguousarray(starts, dtype=np.int64), np.ascontiguousarray(ends, dtype=np.int64)
+    return raw, _int64(starts), _int64(ends)
 
 
 def distinct_cells(raw: bytes, starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
@@ -147,9 +151,9 @@ def sort_rows(sizes: np.ndarray, labels: np.ndarray, *, in_place: bool = False) 
     installed. ``in_place``: sorted where they lie (``labels``: a contiguous int64 array)."""
     if COMPILED is None:
         return None
-    labels = np.ascontiguousarray(labels, dtype=np.int64)
+    labels = _int64(labels)
     out = labels if in_place else np.empty(len(labels), dtype=np.int64)
-    found = COMPILED.labelsets.sort_rows(np.ascontiguousarray(sizes, dtype=np.int64), labels, out)
+    found = COMPILED.labelsets.sort_rows(_int64(sizes), labels, out)
     return out if found == 0 else DECLINED
 
 
@@ -160,8 +164,7 @@ def take_rows(indptr: np.ndarray, labels: np.ndarray, index: np.ndarray, new_ind
     if COMPILED is None:
         return None
     out = np.empty(int(new_indptr[-1]), dtype=np.int64)
-    as_int64 = lambda a: np.ascontiguousarray(a, dtype=np.int64)  # noqa: E731
-    found = COMPILED.labelsets.take_rows(as_int64(indptr), as_int64(labels), as_int64(index), as_int64(new_indptr),
+    found = COMPILED.labelsets.take_rows(_int64(indptr), _int64(labels), _int64(index), _int64(new_indptr),
                                          out)
     return None if found < 0 else out
 
@@ -175,9 +178,8 @@ def match_rows(true_indptr: np.ndarray, true_labels: np.ndarray, pred_indptr: np
         return None
     matched = np.empty(len(pred_labels), dtype=np.bool_)
     tp = np.empty(len(pred_indptr) - 1, dtype=np.int64)
-    as_int64 = lambda a: np.ascontiguousarray(a, dtype=np.int64)  # noqa: E731
-    found = COMPILED.labelsets.match_rows(as_int64(true_indptr), as_int64(true_labels), as_int64(pred_indptr),
-                                          as_int64(pred_labels), matched.view(np.uint8), tp)
+    found = COMPILED.labelsets.match_rows(_int64(true_indptr), _int64(true_labels), _int64(pred_indptr),
+                                          _int64(pred_labels), matched.view(np.uint8), tp)
     return None if found < 0 else (matched, tp)
 
 
@@ -195,8 +197,7 @@ def class_counts(indptr: np.ndarray, labels: np.ndarray, split_of_row: np.ndarra
         return None
     counts = np.zeros((n_splits + 1, n_codes), dtype=np.int64)
     tp = np.zeros_like(counts) if matched is not None else None
-    as_int64 = lambda a: np.ascontiguousarray(a, dtype=np.int64)  # noqa: E731
     found = COMPILED.labelsets.class_counts(
-        as_int64(indptr), as_int64(labels), as_int64(split_of_row), np.ascontiguousarray(class_codes, dtype=np.int32),
+        _int64(indptr), _int64(labels), _int64(split_of_row), np.ascontiguousarray(class_codes, dtype=np.int32),
         n_codes, counts, b"" if matched is None else matched.view(np.uint8), tp if tp is not None else counts)
     return None if found < 0 else (counts, tp)
