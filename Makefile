@@ -51,8 +51,8 @@ platform-venvs:
 
 test-runtime: platform-venvs
 	@for venv in .venv-platforms/*/; do \
-		echo "== tests/runtime under $$venv"; \
-		PYTHONPATH=$(CURDIR) $$venv/bin/python -m pytest -q -p no:cacheprovider tests/runtime || exit 1; \
+		echo "== tests/scoring/runtime under $$venv"; \
+		PYTHONPATH=$(CURDIR) $$venv/bin/python -m pytest -q -p no:cacheprovider tests/scoring/runtime || exit 1; \
 	done
 
 $(BENCH): $(ALL) $(NATIVE)

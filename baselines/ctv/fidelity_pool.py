@@ -1,7 +1,7 @@
 """A small pool of awkward images, generated deterministically, for the fidelity check against the script.
 
 ``scripts/fidelity/agri_script.py`` runs the public script's own code and the kit's ``official`` pipeline
-on it; ``tests/baselines_ctv/test_agri_script_fidelity.py`` regenerates it and compares the kit against
+on it; ``tests/baselines/ctv/test_agri_script_fidelity.py`` regenerates it and compares the kit against
 the hashes the script gave. The images are smooth gradients with a little noise (a flat image would hide
 resampling differences), in the sizes and formats that trip pipelines: 1-pixel and very thin images,
 odd sizes on both sides of 256 (the script's resize), PNG with alpha, palette, grey and 16-bit PNGs,

@@ -31,7 +31,7 @@ Checks, each kit against script, by sha256 of the tensor bytes (and the float's 
    tensors, in the order the model sees them; then each fold's best validation and test accuracy.
 
 With ``--write-golden FILE`` the script's side is saved (hashes, losses, the listing it saw, versions):
-``tests/baselines_ctv/test_agri_script_fidelity.py`` compares the kit against it without the script.
+``tests/baselines/ctv/test_agri_script_fidelity.py`` compares the kit against it without the script.
 Exit status 0 when every check is equal, 1 otherwise.
 """
 

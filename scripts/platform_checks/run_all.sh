@@ -16,7 +16,7 @@ AGRIEVAL=${AGRIEVAL:-agrieval}
 IMAGE=$PWD/.venv-platforms/py3.9-numpy1.22/bin/python   # codalab/codalab-legacy:py39
 HERE=scripts/platform_checks
 SUB=reference_submissions/plantclef2025/submissions
-CORPUS=tests/hooks/corpus
+CORPUS=tests/platforms/corpus
 mkdir -p "$VENVS" "$OUT"
 
 venv() {  # venv NAME PYTHON PACKAGES...

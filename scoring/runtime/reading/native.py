@@ -15,7 +15,7 @@ These numpy steps ask here first:
 
 Each function gives exactly what its numpy twin gives, or says it declined, and
 the numpy twin then does the work: the package changes how fast a file is
-scored, never the result (``tests/scoring/test_native_reader.py`` holds each to
+scored, never the result (``tests/scoring/reading/test_native_reader.py`` holds each to
 its twin). Where it is not installed (the grading platforms' bundles carry only
 ``scoring/runtime``), or ``AGRIEVAL_NATIVE=0`` is set, every function here
 returns None.

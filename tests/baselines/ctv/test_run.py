@@ -1,0 +1,141 @@
+"""One fold end to end: outputs, determinism, resume after a kill, skip, refusal of mixed settings."""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+import pytest
+from ctv_fixtures import tiny_config
+from sklearn.metrics import accuracy_score
+
+from baselines.ctv.errors import CTVError
+from baselines.ctv.outputs import PREDICTION_COLUMNS
+from baselines.ctv.runner import Interrupted, run_fold
+
+
+def _quiet(*_):
+    pass
+
+
+@pytest.fixture(scope="module")
+def reference(ctv_data, tmp_path_factory):
+    """An uninterrupted 3-epoch deterministic run (with per-epoch test accuracy)."""
+    _, splits = ctv_data
+    runs = tmp_path_factory.mktemp("ref")
+    cfg = tiny_config(eval_test_every_epoch=True)
+    record = run_fold(cfg, splits, runs, log=_quiet, progress=False)
+    return runs / "toto" / "tiny_cnn" / "alpha", record
+
+
+def _history(path):
+    rows = [json.loads(line) for line in (path / "history.jsonl").read_text().splitlines()]
+    for r in rows:
+        r.pop("train_images_per_s")  # a timing, not a result
+    return rows
+
+
+def test_outputs_follow_the_contract(reference, ctv_data):
+    out, record = reference
+    assert sorted(p.name for p in out.iterdir()) == ["best.pt", "history.jsonl", "predictions.csv", "run.json"]
+    pred = pd.read_csv(out / "predictions.csv", keep_default_na=False)
+    assert tuple(pred.columns) == PREDICTION_COLUMNS
+    assert list(dict.fromkeys(pred["split"])) == ["train", "val", "test"]  # train rows first, as the script
+    manifest = pd.read_csv(ctv_data[1] / "toto" / "alpha.csv")
+    for split in ("train", "val", "test"):
+        assert sorted(pred.loc[pred["split"] == split, "image_id"]) == sorted(
+            manifest.loc[manifest["split"] == split, "image_id"])
+    assert ((pred["confidence"] >= 0.5) & (pred["confidence"] <= 1)).all()  # max of 2 softmax outputs
+
+    run = json.loads((out / "run.json").read_text())
+    for key in ("protocol", "arch", "fold", "train_teams", "val_acc", "test_acc", "per_test_team_acc", "seed",
+                "best_epoch", "wall_time_s", "train_images_per_s", "eval_images_per_s", "versions", "device",
+                "settings"):
+        assert key in run, key
+    assert (run["protocol"], run["arch"], run["fold"], run["train_teams"]) == ("toto", "tiny_cnn", "alpha", ["alpha"])
+    assert run["settings"]["lr"] == 1e-3 and run["settings"]["epochs"] == 3
+    val, test = pred[pred["split"] == "val"], pred[pred["split"] == "test"]
+    train = pred[pred["split"] == "train"]
+    assert run["train_acc"] == pytest.approx(accuracy_score(train["true_label"], train["predicted_label"]))
+    assert run["val_acc"] == pytest.approx(accuracy_score(val["true_label"], val["predicted_label"]))
+    assert run["test_acc"] == pytest.approx(accuracy_score(test["true_label"], test["predicted_label"]))
+    for team, acc in run["per_test_team_acc"].items():
+        rows = test[test["team"] == team]
+        assert acc == pytest.approx(accuracy_score(rows["true_label"], rows["predicted_label"]))
+    assert sorted(run["per_test_team_acc"]) == ["beta", "gamma"]
+
+
+def test_selection_uses_validation_only(reference):
+    out, record = reference
+    hist = _history(out)
+    assert [h["epoch"] for h in hist] == [1, 2, 3]
+    assert all("test_acc" in h for h in hist)  # --eval-test-every-epoch
+    best = max(hist, key=lambda h: (h["val_acc"], -h["epoch"]))  # first epoch with the highest val acc
+    assert record["best_epoch"] == best["epoch"]
+    assert record["val_acc"] == pytest.approx(best["val_acc"])
+    lrs = [h["lr"] for h in hist]
+    assert lrs[0] == pytest.approx(1e-3) and lrs[0] > lrs[1] > lrs[2] >= 1e-4  # cosine, stepped per epoch
+
+
+def test_two_deterministic_runs_are_identical(reference, ctv_data, tmp_path):
+    out, _ = reference
+    run_fold(tiny_config(eval_test_every_epoch=True), ctv_data[1], tmp_path, log=_quiet, progress=False)
+    again = tmp_path / "toto" / "tiny_cnn" / "alpha"
+    assert (again / "predictions.csv").read_bytes() == (out / "predictions.csv").read_bytes()
+    assert _history(again) == _history(out)
+
+
+def test_resume_after_a_kill_reaches_the_uninterrupted_result(reference, ctv_data, tmp_path):
+    out, record = reference
+    cfg = tiny_config(eval_test_every_epoch=True)
+    with pytest.raises(Interrupted):
+        run_fold(cfg, ctv_data[1], tmp_path, log=_quiet, progress=False, stop_after_epoch=1)
+    part = tmp_path / "toto" / "tiny_cnn" / "alpha"
+    assert (part / "last.pt").is_file() and not (part / "run.json").exists()
+    assert len(_history(part)) == 1
+    lines = []
+    resumed = run_fold(cfg, ctv_data[1], tmp_path, log=lines.append, progress=False)
+    assert any(line.startswith("resume") for line in lines)
+    assert (part / "predictions.csv").read_bytes() == (out / "predictions.csv").read_bytes()
+    assert _history(part) == _history(out)
+    assert resumed["best_epoch"] == record["best_epoch"]
+    assert not (part / "last.pt").exists()
+
+
+def test_finished_run_is_skipped_and_other_settings_are_refused(reference, ctv_data):
+    out, _ = reference
+    runs = out.parents[3]
+    before = (out / "run.json").read_bytes()
+    again = run_fold(tiny_config(eval_test_every_epoch=True), ctv_data[1], runs, log=_quiet, progress=False)
+    assert again["status"] == "skipped"
+    assert (out / "run.json").read_bytes() == before
+    with pytest.raises(CTVError) as err:
+        run_fold(tiny_config(lr=5e-4), ctv_data[1], runs, log=_quiet, progress=False)
+    assert err.value.code == "run_config_mismatch" and str(out / "run.json") in err.value.message
+    assert "--lr " in err.value.message and "0.0005 (now)" in err.value.message  # names the setting changed
+    assert "--epochs" not in err.value.message  # and only that one
+    assert (out / "run.json").read_bytes() == before
+
+
+def test_fold_seed_does_not_depend_on_other_folds(ctv_data, tmp_path):
+    """LOTO fold gamma trained alone equals gamma trained after alpha and beta."""
+    from baselines.ctv.sweep import plan, run_all
+
+    _, splits = ctv_data
+    base = tiny_config(protocol="loto", epochs=1)
+    alone = tmp_path / "alone"
+    run_all(base, plan(splits, alone, ["loto"], ["tiny_cnn"], ["gamma"]), splits, alone, log=_quiet, progress=False)
+    sweep = tmp_path / "sweep"
+    records = run_all(base, plan(splits, sweep, ["loto"], ["tiny_cnn"]), splits, sweep, log=_quiet, progress=False)
+    assert [r["fold"] for r in records] == ["alpha", "beta", "gamma"]
+    assert records[2]["train_teams"] == ["alpha", "beta"] and list(records[2]["per_test_team_acc"]) == ["gamma"]
+    a = (alone / "loto" / "tiny_cnn" / "gamma" / "predictions.csv").read_bytes()
+    assert a == (sweep / "loto" / "tiny_cnn" / "gamma" / "predictions.csv").read_bytes()
+
+
+def test_changed_settings_name_each_flag_and_ignore_runtime_ones():
+    old = tiny_config().identity()  # epochs=3, lr 0.001
+    changed = tiny_config(lr=5e-4, epochs=2).changed_settings(old)
+    assert changed == "--epochs 3 (the run) vs 2 (now); --lr 0.001 (the run) vs 0.0005 (now)"
+    assert "agree" in tiny_config(device="cpu").changed_settings(old)  # device is a runtime setting
+    assert "does not record" in tiny_config().changed_settings(None)

@@ -1,0 +1,137 @@
+"""The command line contract: exit codes, one JSON object on stdout, fast start-up."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from scoring.cli.main import cli
+from pydantic import TypeAdapter
+
+from scoring.authoring import schemas
+from scoring.runtime.report import ScoreReport
+
+REPO = Path(__file__).resolve().parents[3]
+REF = REPO / "reference_submissions" / "plantclef2025"
+FILES = Path(__file__).parents[1] / "files"
+SOL = str(REF / "solution.csv")
+
+
+def run(*args):
+    return CliRunner().invoke(cli, list(args), catch_exceptions=False)
+
+
+def test_score_table_exit_0():
+    r = run("score", str(REF / "submissions/partial.csv"), "--solution", SOL, "--competition", "plantclef2025")
+    assert r.exit_code == 0
+    assert "transect_f1           0.5511 *" in r.output
+
+
+def test_score_json_is_one_object_matching_schema():
+    r = run("score", str(REF / "submissions/partial.csv"), "-s", SOL, "-c", "plantclef2025", "--json",
+            "--reveal-private")
+    assert r.exit_code == 0
+    obj = json.loads(r.stdout)
+    report = TypeAdapter(ScoreReport).validate_python(obj)
+    assert report.status == "scored" and set(obj) >= {"schema_version", "competition", "status", "n_rows", "metrics",
+                                                       "warnings", "errors"}
+    assert obj["metrics"]["private"]["transect_f1"] == pytest.approx(
+        json.loads((REPO / "reference_submissions/expected_scores.json").read_text())
+        ["plantclef2025"]["partial"]["private"]["transect_f1"])
+
+
+def test_rejected_submission_exit_1_json():
+    r = run("score", str(REF / "submissions/malformed/duplicate_id.csv"), "-s", SOL, "-c", "plantclef2025", "--json")
+    assert r.exit_code == 1
+    obj = json.loads(r.stdout)
+    assert obj["status"] == "rejected" and obj["errors"][0]["code"] == "duplicate_id"
+    assert obj["errors"][0]["line"] == 42 and obj["errors"][0]["column"] == 1
+
+
+def test_usage_error_exit_2():
+    r = CliRunner().invoke(cli, ["score", str(REF / "submissions/partial.csv"), "-c", "plantclef2025"])
+    assert r.exit_code == 2
+
+
+def test_host_problem_exit_3_bad_solution(tmp_path):
+    bad = tmp_path / "solution.csv"
+    bad.write_text("quadrat_id,species_ids,Usage\nA-20230101,[1355868],Maybe\n")
+    r = run("score", str(REF / "submissions/partial.csv"), "-s", str(bad), "-c", "plantclef2025", "--json")
+    assert r.exit_code == 3
+    obj = json.loads(r.stdout)
+    assert obj["status"] == "error" and obj["errors"][0]["code"] == "solution_invalid"
+
+
+def test_host_problem_exit_3_bad_definition_names_the_key():
+    r = run("score", str(REF / "submissions/partial.csv"), "-s", SOL, "-c", str(FILES / "bad_definition.toml"))
+    assert r.exit_code == 3
+    assert "limits.max_rows must be > 0" in r.stderr
+
+
+def test_definition_with_metric_of_other_task_is_refused(tmp_path):
+    text = (FILES / "bad_definition.toml").read_text().replace("max_rows = -5", "max_rows = 5")
+    (tmp_path / "d.toml").write_text(text)
+    r = run("validate", str(REF / "submissions/partial.csv"), "-c", str(tmp_path / "d.toml"))
+    assert r.exit_code == 3 and "primary_metric 'accuracy' is not one of" in r.stderr
+
+
+def test_unknown_competition_is_a_usage_error():
+    r = run("validate", str(REF / "submissions/partial.csv"), "-c", "plantclef2099")
+    assert r.exit_code == 2 and "error [unknown_competition]" in r.stderr and "plantclef2025" in r.stderr
+
+
+def test_validate_lists_every_problem_and_exit_codes():
+    r = run("validate", str(FILES / "bad_list.csv"), "-c", "plantclef2025")
+    assert r.exit_code == 1
+    assert r.output.count("[list_syntax]") == 3 and "INVALID (3 error(s)" in r.output
+    ok = run("validate", str(REF / "submissions/perfect.csv"), "-c", "plantclef2025", "--solution", SOL)
+    assert ok.exit_code == 0 and "valid for plantclef2025" in ok.output
+    missing = run("validate", str(FILES / "missing_ids.csv"), "-c", "plantclef2025", "--solution", SOL, "--json")
+    assert missing.exit_code == 1 and json.loads(missing.stdout)["errors"][0]["code"] == "missing_ids"
+
+
+def test_agri_own_team_and_vtg():
+    agri = REPO / "reference_submissions" / "agrichallenge2024"
+    r = run("score", str(agri / "submissions/baseline_trained_on_team_a.csv"), "-s", str(agri / "solution.csv"),
+            "-c", "agrichallenge2024", "--own-team", "team_a", "--val-accuracy", "0.98", "--json")
+    obj = json.loads(r.stdout)
+    pub = obj["metrics"]["public"]
+    assert pub["cross_team_accuracy"] == pytest.approx(0.6) and pub["vtg"] == pytest.approx(0.38)
+    assert obj["details"]["public"]["per_group_accuracy"]["team_a"] == 1.0
+    bad = run("score", str(agri / "submissions/perfect.csv"), "-s", str(agri / "solution.csv"),
+              "-c", "agrichallenge2024", "--val-accuracy", "98")
+    assert bad.exit_code == 2 and "fraction" in bad.stderr and "[bad_option]" in bad.stderr  # a usage error (issue 22)
+
+
+def test_competitions_list_and_show():
+    r = run("competitions")
+    assert r.exit_code == 0 and all(n in r.output for n in ("plantclef2025", "plantclef2024", "agrichallenge2024"))
+    s = run("competitions", "show", "plantclef2024")
+    assert 'delimiter = ";"' in s.output
+
+
+@pytest.mark.parametrize("name", sorted(schemas.SCHEMAS))
+def test_exported_json_schemas_are_current(name):
+    assert (REPO / "docs" / name).read_text() == schemas.text(name), "run python -m scoring.authoring.schemas"
+
+
+def test_score_starts_without_heavy_imports():
+    code = ("import sys; from scoring.cli.main import cli\n"
+            "try:\n    cli(['score', *sys.argv[1:]])\nexcept SystemExit:\n    pass\n"
+            "heavy = [m for m in ('torch', 'PIL', 'scipy', 'matplotlib', 'sklearn', 'timm', 'data_tools', 'baselines',"
+            " 'pandas')"
+            " if m in sys.modules]\nprint('HEAVY', heavy)")
+    out = subprocess.run([sys.executable, "-c", code, str(REF / "submissions/partial.csv"), "-s", SOL,
+                          "-c", "plantclef2025"], capture_output=True, text=True, check=True).stdout
+    assert "HEAVY []" in out and "transect_f1" in out
+
+
+def test_error_catalogue_doc_is_current():
+    from scoring.cli.error_catalogue import markdown
+    from scoring.runtime.problems import errors_markdown
+
+    assert (REPO / "docs/errors.md").read_text() == markdown()
+    assert markdown().startswith(errors_markdown().rstrip("\n"))  # the runtime's codes as it writes them

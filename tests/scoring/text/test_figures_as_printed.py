@@ -1,0 +1,225 @@
+"""The figures as a paper prints them, checked on the matplotlib objects and the files written:
+a legend entry for every kind of marker, legends that cover no data, whole-number epoch ticks, one colour
+scale across a report's heatmaps, and --format png|svg|pdf with --dpi (by the files' first bytes)."""
+
+from __future__ import annotations
+
+import struct
+from pathlib import Path
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+pytest.importorskip("matplotlib")
+
+from matplotlib.collections import PathCollection  # noqa: E402
+from matplotlib.lines import Line2D  # noqa: E402
+
+from scoring.authoring.definitions import load_competition  # noqa: E402
+from scoring.cli.main import cli  # noqa: E402
+from scoring.ctv import plots  # noqa: E402
+from scoring.ctv.results_table import read_results  # noqa: E402
+from scoring.writing.figures import pyplot  # noqa: E402
+from scoring.leaderboard import plots as lb_plots  # noqa: E402
+from scoring.leaderboard.build import build_leaderboard  # noqa: E402
+
+REPO = Path(__file__).resolve().parents[3]
+RESULTS = REPO / "examples/ctv/RESULTS.csv"
+RUNS = REPO / "examples/ctv/runs"
+AGRI = REPO / "reference_submissions/agrichallenge2024"
+MAGIC = {"png": b"\x89PNG\r\n\x1a\n", "pdf": b"%PDF-", "svg": b"<?xml"}
+
+
+def _curves(epochs, archs=("densenet121", "swin_tiny")):
+    out = []
+    for arch in archs:
+        for e in epochs:
+            g = {"protocol": "TOTO", "arch": arch, "epoch": e, "ddof": 0}
+            for k, s in enumerate(("train", "val", "test")):
+                g[s] = {"n_runs": 3, "mean": 50.0 + 7 * e - 4 * k, "std": 2.0}
+            out.append(g)
+    return out
+
+
+@pytest.fixture(scope="module")
+def boards():
+    definition = load_competition("agrichallenge2024")
+    # alpha this small: no gap to the leader is significant, so hollow points are drawn too
+    return {alpha: build_leaderboard(AGRI / "submissions", AGRI / "solution.csv", definition, reveal_private=True,
+                                     n_resamples=200, seed=0, alpha=alpha) for alpha in (0.05, 0.0001)}
+
+
+def _figures(boards):
+    table = read_results(RESULTS)
+    from scoring.ctv.report import build_report  # noqa: F401 (the split accuracies come from the bundled runs)
+    from scoring.ctv.runs import read_runs
+    from scoring.ctv import paper_figures
+    from scoring.ctv.summarize import summarize
+
+    runset = read_runs([RUNS])
+    ddof = summarize(runset.results_table()).ddof
+    return {
+        "vtg": plots.draw_vtg_distribution(table),
+        "bars_TOTO": plots.draw_team_bars(table, "TOTO"),
+        "bars_LOTO": plots.draw_team_bars(table, "LOTO"),
+        "splits": plots.draw_split_bars(paper_figures.split_accuracy(runset.runs, ddof)),
+        "curves": plots.draw_learning_curves(_curves([1, 2, 3])),
+        "scores": lb_plots.draw_scores_chart(boards[0.05]),
+        "scores_hollow": lb_plots.draw_scores_chart(boards[0.0001]),
+        "ranks": lb_plots.draw_rank_chart(boards[0.05]),
+    }
+
+
+def test_every_legend_stands_beside_the_data_never_over_it(boards):
+    for name, fig in _figures(boards).items():
+        fig.canvas.draw()
+        renderer = fig.canvas.get_renderer()
+        legends = [ax.get_legend() for ax in fig.axes if ax.get_legend() is not None]
+        assert legends, name
+        for legend in legends:
+            box = legend.get_window_extent(renderer)
+            for ax in fig.axes:
+                if ax.get_label() == "<colorbar>":
+                    continue
+                assert not box.overlaps(ax.get_window_extent(renderer)), (name, ax.get_title())
+        pyplot().close(fig)
+
+
+def test_the_vtg_box_plot_has_a_legend_entry_for_every_mark():
+    fig = plots.draw_vtg_distribution(read_results(RESULTS))
+    ax = fig.axes[0]
+    handles = ax.get_legend().legend_handles
+    labels = [t.get_text() for t in ax.get_legend().get_texts()]
+    # what the axes hold: the points (one collection per box), medians, means, boxes, whiskers, the zero line
+    assert len(handles) == 6 and labels[:3] == ["one team (its run)", "median", "mean"]
+    assert any(isinstance(c, PathCollection) for c in ax.collections)
+    by_label = dict(zip(labels, handles))
+    lines = [line for line in ax.get_lines()]
+    median_colours = {line.get_color() for line in lines if line.get_linestyle() == "-" and line.get_marker() in
+                      ("None", "", None) and len(set(np.asarray(line.get_ydata(), dtype=float))) == 1
+                      and line.get_color() == by_label["median"].get_color()}
+    assert median_colours == {by_label["median"].get_color()}
+    means = [line for line in lines if line.get_marker() == "^"]
+    assert means and all(m.get_markerfacecolor() == by_label["mean"].get_markerfacecolor() for m in means)
+    assert "whiskers" in " ".join(labels) and "box" in " ".join(labels) and "VTG = 0" in " ".join(labels)
+    pyplot().close(fig)
+
+
+def test_the_scores_chart_has_a_legend_entry_for_every_kind_of_mark(boards):
+    for alpha, board in boards.items():
+        fig = lb_plots.draw_scores_chart(board)
+        ax = fig.axes[0]
+        points = {(line.get_color(), line.get_markerfacecolor() == "white")
+                  for line in ax.get_lines() if line.get_marker() == "o"}
+        kinds = {c for c, _ in points} | ({"hollow"} if any(h for _, h in points) else set())
+        kinds |= {"interval"} if any(line.get_marker() in ("None", "", None) for line in ax.get_lines()) else set()
+        labels = [t.get_text() for t in ax.get_legend().get_texts()]
+        assert len(labels) == len(kinds), (alpha, labels, kinds)
+        assert any("hollow" in label for label in labels) == (alpha == 0.0001)
+        pyplot().close(fig)
+
+
+def test_the_rank_chart_names_every_colour_it_draws(boards):
+    fig = lb_plots.draw_rank_chart(boards[0.05])
+    ax = fig.axes[0]
+    colours = {line.get_color() for line in ax.get_lines() if line.get_marker() == "o"}
+    handles = ax.get_legend().legend_handles
+    assert {h.get_color() for h in handles if h.get_marker() == "o"} == colours
+    assert len(handles) == len(colours) + 1  # and the dashed line of equal ranks
+    pyplot().close(fig)
+
+
+@pytest.mark.parametrize("epochs", [[1], [1, 2], [1, 2, 3], list(range(1, 21)), [3, 7, 12]])
+def test_epoch_ticks_are_whole_numbers(epochs):
+    fig = plots.draw_learning_curves(_curves(epochs))
+    fig.canvas.draw()
+    for ax in fig.axes:
+        lo, hi = ax.get_xlim()
+        ticks = [t for t in ax.get_xticks() if lo <= t <= hi]
+        assert ticks and all(float(t).is_integer() for t in ticks), (epochs, ticks)
+        assert all(label.get_text().lstrip("−-").isdigit() for label in ax.get_xticklabels() if label.get_text())
+    assert len(fig.axes[-1].get_legend().get_texts()) == 4  # train, val, test and the std band
+    pyplot().close(fig)
+
+
+def test_a_report_draws_all_its_heatmaps_on_one_colour_scale(tmp_path, monkeypatch):
+    from scoring.ctv.report import build_report
+
+    seen = []
+    write = plots.save
+
+    def keep(fig, path, fmt=None):
+        images = [im for ax in fig.axes for im in ax.get_images()]
+        if images:
+            seen.append((Path(path).name, images[0].get_clim()))
+        return write(fig, path, fmt)
+
+    monkeypatch.setattr(plots, "save", keep)
+    build_report([RUNS], tmp_path / "rep", plots=True)
+    assert len(seen) == 3 and len({clim for _, clim in seen}) == 1, seen
+    lows = []
+    for m in __import__("scoring.ctv.cross_team_matrix", fromlist=["x"]).toto_matrices(
+            __import__("scoring.ctv.runs", fromlist=["x"]).read_runs([RUNS]).runs):
+        off = m.off_diagonal()
+        lows.append(np.nanmin(off))
+    assert seen[0][1] == (np.floor(min(lows) / 5) * 5, 100.0)
+    assert len({np.floor(low / 5) * 5 for low in lows}) > 1  # per matrix, the scales would differ
+
+
+def _png_size(data: bytes) -> tuple[int, int]:
+    return struct.unpack(">II", data[16:24])
+
+
+@pytest.mark.parametrize("fmt", ["png", "svg", "pdf"])
+def test_leaderboard_writes_the_asked_for_format_with_the_same_bytes_twice(tmp_path, fmt):
+    outs = []
+    for k in range(2):
+        out = tmp_path / f"lb{k}"
+        res = CliRunner().invoke(cli, ["leaderboard", str(AGRI / "submissions"), "-s", str(AGRI / "solution.csv"),
+                                       "-c", "agrichallenge2024", "--reveal-private", "--plots", "--format", fmt,
+                                       "--resamples", "50", "--out", str(out)])
+        assert res.exit_code == 0, res.output
+        outs.append(out)
+    for chart in ("scores", "ranks"):
+        data = (outs[0] / f"{chart}.{fmt}").read_bytes()
+        assert data.startswith(MAGIC[fmt]) and (fmt != "svg" or b"<svg" in data[:2000])
+        assert data == (outs[1] / f"{chart}.{fmt}").read_bytes()
+        assert not (outs[0] / f"{chart}.png").exists() or fmt == "png"
+
+
+def test_dpi_sets_the_resolution(tmp_path):
+    sizes = {}
+    for dpi in (100, 300):
+        out = tmp_path / f"lb{dpi}"
+        res = CliRunner().invoke(cli, ["leaderboard", str(AGRI / "submissions"), "-s", str(AGRI / "solution.csv"),
+                                       "-c", "agrichallenge2024", "--plots", "--dpi", str(dpi), "--resamples", "50",
+                                       "--out", str(out)])
+        assert res.exit_code == 0, res.output
+        sizes[dpi] = _png_size((out / "scores.png").read_bytes())
+    assert sizes[300][0] == pytest.approx(sizes[100][0] * 3, rel=0.02)
+    assert sizes[300][1] == pytest.approx(sizes[100][1] * 3, rel=0.02)
+
+
+@pytest.mark.parametrize("fmt", ["svg", "pdf"])
+def test_ctv_report_in_a_vector_format(tmp_path, fmt):
+    out = tmp_path / "rep"
+    res = CliRunner().invoke(cli, ["ctv", "report", str(RUNS), "--out", str(out), "--plots", "--format", fmt])
+    assert res.exit_code == 0, res.output
+    figures = sorted(out.glob(f"plots/*.{fmt}"))
+    assert len(figures) == 7 and not list(out.glob("plots/*.png"))
+    assert all(f.read_bytes().startswith(MAGIC[fmt]) for f in figures)
+    html = (out / "report.html").read_text()
+    if fmt == "svg":
+        assert html.count("data:image/svg+xml;base64,") == len(figures)
+    else:  # no browser shows a PDF inline: linked
+        assert html.count('.pdf">') == len(figures) and "data:image" not in html
+
+
+@pytest.mark.parametrize("command", [["ctv", "report", str(RUNS)], ["leaderboard", str(AGRI / "submissions"), "-s",
+                                                                    str(AGRI / "solution.csv"), "-c",
+                                                                    "agrichallenge2024"]])
+def test_format_or_dpi_without_plots_is_a_usage_error(tmp_path, command):
+    res = CliRunner().invoke(cli, [*command, "--out", str(tmp_path / "o"), "--format", "svg", "--dpi", "300"])
+    assert res.exit_code == 2 and "--format and --dpi apply only with --plots" in res.output
+    assert not (tmp_path / "o").exists()
