@@ -42,7 +42,7 @@ def main() -> int:
         folder = Path(tmp)
         shutil.copy(checkout / "scoring" / "competitions" / "plantclef2025.toml", folder / "mine.toml")
         shutil.copy(checkout / "scoring" / "competitions" / "plantclef_species.txt", folder)
-        env = {**os.environ, "PYTHONPATH": str(checkout), "AGRIEVAL_CACHE_DIR": str(folder / "cache")}
+        env = {**os.environ, "PYTHONPATH": str(checkout)}
         argv = ["score", str(PC / "submissions" / "partial.csv"), "-s", str(PC / "solution.csv"),
                 "-c", str(folder / "mine.toml"), "--json"]
         code = f"import sys; sys.argv = ['agrieval', *sys.argv[1:]]; {entry}; main()"

@@ -77,7 +77,7 @@ def freeze(toml_file, output, overwrite) -> None:
     from scoring.runtime.definition import freeze as freeze_text
 
     OutputPlan(overwrite=overwrite, inputs=[toml_file]).claim(output, what="frozen definition")
-    definition = load_toml(toml_file, cached=False)  # validated afresh; a HostError (invalid) is exit 3
+    definition = load_toml(toml_file)  # validated; a HostError (invalid) is exit 3
     write_text(output, freeze_text(definition), overwrite=overwrite)
     n = len(definition.vocabulary) if definition.vocabulary is not None else 0
     click.echo(f"wrote {output}: {definition.name} ({definition.task}, {n:,} vocabulary labels inlined)")
