@@ -41,7 +41,7 @@ def run_guarded(competition: str, as_json: bool, body: Callable[[], int]) -> Non
 
 def failed(competition: str, as_json: bool, exc: BaseException) -> int:
     """What ``run_guarded`` does when ``body`` raised: the JSON object (with ``--json``), the error line, the
-    exit code (also for ``scoring.cli.entry``'s plain path)."""
+    exit code."""
     if as_json and not isinstance(exc, (click.UsageError, BrokenPipeError)):
         _json_failure(competition, getattr(exc, "code", "internal_error"), str(exc))
     return contract.report(exc, "agrieval")

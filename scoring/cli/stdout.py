@@ -1,5 +1,4 @@
-"""Held stdout: a command prints its verdict only once it has decided (no click here: ``agrieval score``'s
-plain path, ``scoring.cli.entry``, uses it without importing click)."""
+"""Held stdout: a command prints its verdict only once it has decided."""
 
 from __future__ import annotations
 
