@@ -15,7 +15,8 @@ from pathlib import Path
 
 import click
 
-from scoring.cli.contract import CommandError, ContractGroup, document, error_line, report
+from scoring.cli.errors import CommandError, error_line, report
+from scoring.cli.group import ContractGroup, document
 
 from baselines.plantclef.aggregate import STRATEGIES, TIE_RULES, TILE_TRANSFORMS, AggregationConfig
 from baselines.plantclef.geometry import BORDERS
@@ -91,7 +92,7 @@ def _genus(path):
 
 
 def _definition(name: str):
-    from scoring.cli.contract import competition
+    from scoring.cli.competition_option import load_definition as competition
 
     return competition(name)
 

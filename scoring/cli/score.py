@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from scoring.cli.contract import epilog
+from scoring.cli.group import epilog
 from scoring.cli.common import EXIT_OK, EXIT_REJECTED, competition_option, json_option, load_definition, run_guarded
 
 
