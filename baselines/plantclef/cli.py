@@ -56,7 +56,7 @@ def _guard(fn):
         from baselines.plantclef.loader import ImageListError
         from baselines.plantclef.model import CheckpointError
         from baselines.plantclef.predict import ResumeError
-        from baselines.plantclef.submission import SubmissionRejected
+        from baselines.plantclef.submission import SubmissionFailsValidation
         from baselines.plantclef.image_stats import StatsError
         from baselines.plantclef.tile_scores import TileScoresError
         from scoring.writing.policy import OutputRefused
@@ -64,7 +64,7 @@ def _guard(fn):
 
         try:
             return fn(*args, **kwargs)
-        except SubmissionRejected as exc:
+        except SubmissionFailsValidation as exc:
             click.echo(error_line("submission_rejected", str(exc)), err=True)
             sys.exit(1)
         except (HostError, OutputRefused, CommandError) as exc:
