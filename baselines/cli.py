@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import click
 
-from scoring.cli.contract import ContractGroup, epilog, lazy_import
+from scoring.cli.extras import lazy_import
+from scoring.cli.group import ContractGroup, epilog
 
 _GROUPS = {
     "ctv": ("baselines.ctv.cli:ctv", "DenseNet121 / Swin cross-team validation runs (TOTO, LOTO)."),

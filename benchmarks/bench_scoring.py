@@ -37,8 +37,8 @@ In fresh processes, the median of ``--fresh-repeat`` runs (the scorers taken in 
 moment of the machine falls on all of them), each given the same two files:
   kit:        ``agrieval score SUB -s SOL -c big.toml --json --reveal-private``, where big.toml is the
               shipped TOML definition with room for the stress case (1,000,000 rows, 500 MB): a custom
-              definition as an organiser writes one. It is validated on a first, untimed run (shown as
-              "1st run") and read back from the definition cache by every timed one
+              definition as an organiser writes one, validated (pydantic) by every run; the first, untimed
+              run is shown as "1st run"
   polars:     benchmarks/peers/polars_f1.py: scan_csv, str.extract_all, list.set_intersection, sample F1
   duckdb:     benchmarks/peers/duckdb_f1.py: read_csv, regexp_extract_all, list_intersect, sample F1
   pandas:     benchmarks/peers/pandas_f1.py (one run: it takes seconds)
@@ -70,7 +70,7 @@ from pathlib import Path
 
 import numpy as np
 
-from scoring.cli.contract import exit_unless_installed
+from scoring.cli.extras import exit_unless_installed
 
 # The reference pipeline is pandas + scikit-learn (the `test` extra); the peers polars and duckdb (`bench`).
 exit_unless_installed("python benchmarks/bench_scoring.py", "pandas", "sklearn", "polars", "duckdb")
@@ -223,7 +223,7 @@ def big_toml(competition: str, folder: Path) -> Path:
     vocabulary = re.search(r'(?m)^vocabulary_file = "(.*)"', text)
     if vocabulary:
         shutil.copy(TOML_DIR / vocabulary.group(1), folder / vocabulary.group(1))
-    assert load_toml(out, cached=False).limits.max_rows == 1_000_000
+    assert load_toml(out).limits.max_rows == 1_000_000
     return out
 
 
@@ -370,12 +370,11 @@ def main() -> int:
     ratios, one_thread, fresh_rows = {}, {}, []
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
-        # the fresh processes: this checkout, and a definition cache of their own (not the user's); Python's
+        # the fresh processes: this checkout; Python's
         # bytecode cached as for any installed package (a machine may set PYTHONDONTWRITEBYTECODE, as ours
         # does: the kit's modules, run from this checkout, would then be compiled by every process while the
         # peers' libraries come compiled by pip), in a folder of the run's own
-        env = {**os.environ, "PYTHONPATH": str(REPO), "AGRIEVAL_CACHE_DIR": str(folder / "cache"),
-               "PYTHONPYCACHEPREFIX": str(folder / "pycache")}
+        env = {**os.environ, "PYTHONPATH": str(REPO), "PYTHONPYCACHEPREFIX": str(folder / "pycache")}
         env.pop("PYTHONDONTWRITEBYTECODE", None)
         tomls = {c: big_toml(c, folder) for c in sorted({DIALECTS[n].competition for n in args.dialects})}
         print(f"{args.rows:,} rows; {_cpus()} CPUs; {_compiled_twins()}")

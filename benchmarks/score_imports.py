@@ -4,8 +4,8 @@
 
 Scores a reference submission with a custom TOML definition (a copy of the shipped
 PlantCLEF 2025 one) in fresh processes, the console script's way
-(``scoring.cli.entry.main``, or ``scoring.cli.main.cli`` in a checkout without it),
-after one untimed run that validates and caches the definition. Prints the
+(``scoring.cli.main.cli``, or ``scoring.cli.entry.main`` in an older checkout that has it),
+after one untimed warm-up run. Prints the
 top-level imports (the least of ``--runs`` runs for each, in microseconds as
 importtime reports them, shown in ms), their total, and whether click,
 pydantic, pandas and zipfile were imported. ``--checkout``: score with another
@@ -37,12 +37,12 @@ def main() -> int:
     args = ap.parse_args()
     checkout = args.checkout.resolve()
     entry = ("from scoring.cli.entry import main" if (checkout / "scoring" / "cli" / "entry.py").exists()
-             else "from scoring.cli.main import cli as main")
+             else "from scoring.cli.main import cli as main")  # (entry.py: the plain path of older checkouts)
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         shutil.copy(checkout / "scoring" / "competitions" / "plantclef2025.toml", folder / "mine.toml")
         shutil.copy(checkout / "scoring" / "competitions" / "plantclef_species.txt", folder)
-        env = {**os.environ, "PYTHONPATH": str(checkout), "AGRIEVAL_CACHE_DIR": str(folder / "cache")}
+        env = {**os.environ, "PYTHONPATH": str(checkout)}
         argv = ["score", str(PC / "submissions" / "partial.csv"), "-s", str(PC / "solution.csv"),
                 "-c", str(folder / "mine.toml"), "--json"]
         code = f"import sys; sys.argv = ['agrieval', *sys.argv[1:]]; {entry}; main()"
@@ -54,7 +54,7 @@ def main() -> int:
                 print(done.stderr[-2000:], file=sys.stderr)
                 return 1
             if k == 0:
-                continue  # the run that validates and caches the TOML definition
+                continue  # a warm-up (the bytecode of a fresh checkout)
             seen = {}
             for line in done.stderr.splitlines():
                 m = LINE.match(line)

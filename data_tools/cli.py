@@ -1,6 +1,6 @@
 """``agrieval data ...``: the curation pipeline, one subcommand per stage.
 
-Exit codes (``scoring.cli.contract``): 0 done; 1 an input was rejected or a
+Exit codes (``scoring.cli.exit_codes``): 0 done; 1 an input was rejected or a
 check failed (leaks found, unknown class folders); 2 usage error, including a
 refused output path; 3 host-side (a missing extra, an internal error). The
 message is ``error [<code>] ...`` and names the file. Every output path is
@@ -17,7 +17,8 @@ from pathlib import Path
 import click
 
 from data_tools.errors import DataError
-from scoring.cli import contract
+from scoring.cli.errors import report
+from scoring.cli.group import ContractGroup, document
 from scoring.text.file_names import display_name, unescape_name
 from scoring.writing.policy import OutputPlan, OutputRefused
 
@@ -41,11 +42,11 @@ def _input_errors(func):
         try:
             return func(*args, **kwargs)
         except (DataError, OutputRefused) as exc:
-            sys.exit(contract.report(exc, "agrieval data"))
+            sys.exit(report(exc, "agrieval data"))
     return wrapper
 
 
-@click.group(cls=contract.ContractGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(cls=ContractGroup, context_settings={"help_option_names": ["-h", "--help"]})
 def data() -> None:
     """Curate a multi-team image pool: catalog -> dedup -> resize -> splits -> check-leakage.
 
@@ -325,7 +326,7 @@ def demo_pool(out, teams, per_class, size, seed):
                "a PNG, a HEIC (when pillow-heif can encode) and a truncated JPEG")
 
 
-contract.document(data, {name: (example, "Exit codes: 0 done; 1 an input was rejected or a check failed (leaks, unknown class folders, unreadable files); 2 usage error (bad option, missing file, refused output path); 3 host-side problem (missing 'data' extra, internal error).") for name, example in {
+document(data, {name: (example, "Exit codes: 0 done; 1 an input was rejected or a check failed (leaks, unknown class folders, unreadable files); 2 usage error (bad option, missing file, refused output path); 3 host-side problem (missing 'data' extra, internal error).") for name, example in {
     "": "agrieval data demo-pool demo && agrieval data catalog demo -o catalog.csv",
     "catalog": "agrieval data catalog demo -o catalog.csv",
     "dedup": "agrieval data dedup catalog.csv -o dedup.csv --link-to review",

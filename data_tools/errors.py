@@ -1,7 +1,7 @@
 """The one exception data_tools raises for bad input, with a stable code.
 
 The CLI turns it into ``error [<code>] <message>`` on stderr and the exit code
-of ``scoring.cli.contract``: 2 for what the command line got wrong
+of ``scoring.cli.exit_codes``: 2 for what the command line got wrong
 (``USAGE_CODES``), 1 for an input that was read and rejected. A failed
 *check* (leakage found, unknown class folders) is exit code 1 too and is not an
 exception. A refused output path is ``scoring.writing.policy.OutputRefused``
@@ -13,6 +13,8 @@ would name a place outside its folder (a ``team``, ``class``, ``phash`` or
 """
 
 from __future__ import annotations
+
+from scoring.runtime.coded_error import CodedError
 
 # code -> what it means / what to do.
 CODES: dict[str, str] = {
@@ -35,19 +37,10 @@ CODES: dict[str, str] = {
 USAGE_CODES = frozenset({"not_a_directory", "name_collision", "output_exists", "bad_option"})
 
 
-class DataError(Exception):
-    """Bad input to a data_tools stage: ``code`` is a key of ``CODES``."""
+class DataError(CodedError):
+    """Bad input to a data_tools stage: ``code`` is a key of ``CODES``; exit 2 for a usage code, else 1."""
+
+    codes = CODES
 
     def __init__(self, code: str, message: str) -> None:
-        if code not in CODES:
-            raise ValueError(f"unknown data_tools error code {code!r}")
-        super().__init__(message)
-        self.code = code
-        self.message = message
-
-    @property
-    def exit_code(self) -> int:
-        return 2 if self.code in USAGE_CODES else 1
-
-    def render(self) -> str:
-        return f"error [{self.code}] {self.message}"
+        super().__init__(code, message, 2 if code in USAGE_CODES else 1)

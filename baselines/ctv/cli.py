@@ -16,7 +16,7 @@ from pathlib import Path
 import click
 
 from baselines.ctv.errors import CTVError
-from scoring.cli.contract import ContractGroup, document
+from scoring.cli.group import ContractGroup, document
 
 # (flag, config field, click kwargs). Defaults are None: "take the preset's value".
 _TRAIN_OPTIONS: list[tuple[str, str, dict]] = [

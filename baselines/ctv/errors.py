@@ -6,6 +6,8 @@ line where it applies) and says what to do.
 
 from __future__ import annotations
 
+from scoring.runtime.coded_error import CodedError
+
 CODES: dict[str, str] = {
     "splits_missing": "The split folder, the protocol folder or a fold manifest does not exist.",
     "manifest_invalid": "A fold manifest (CSV) has missing columns, empty cells, bad split values or duplicate ids.",
@@ -30,20 +32,10 @@ CODES: dict[str, str] = {
 USAGE_CODES = frozenset({"bad_option", "device_unavailable", "splits_missing", "unknown_arch", "unknown_preset", "weights_missing"})
 
 
-class CTVError(Exception):
-    """A user-facing failure of a CTV run; ``code`` is one of ``CODES``."""
+class CTVError(CodedError):
+    """A user-facing failure of a CTV run; ``code`` is one of ``CODES``; exit 2 for a usage code, else 1."""
+
+    codes = CODES
 
     def __init__(self, code: str, message: str):
-        if code not in CODES:
-            raise ValueError(f"unknown CTV error code {code!r}")
-        super().__init__(message)
-        self.code = code
-        self.message = message
-
-    @property
-    def exit_code(self) -> int:
-        """2 when the command line is at fault (``scoring.cli.contract``), 1 when an input was rejected."""
-        return 2 if self.code in USAGE_CODES else 1
-
-    def render(self) -> str:
-        return f"error [{self.code}] {self.message}"
+        super().__init__(code, message, 2 if code in USAGE_CODES else 1)

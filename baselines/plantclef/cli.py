@@ -15,7 +15,8 @@ from pathlib import Path
 
 import click
 
-from scoring.cli.contract import CommandError, ContractGroup, document, error_line, report
+from scoring.cli.errors import CommandError, error_line, report
+from scoring.cli.group import ContractGroup, document
 
 from baselines.plantclef.aggregate import STRATEGIES, TIE_RULES, TILE_TRANSFORMS, AggregationConfig
 from baselines.plantclef.geometry import BORDERS
@@ -55,7 +56,7 @@ def _guard(fn):
         from baselines.plantclef.loader import ImageListError
         from baselines.plantclef.model import CheckpointError
         from baselines.plantclef.predict import ResumeError
-        from baselines.plantclef.submission import SubmissionRejected
+        from baselines.plantclef.submission import SubmissionFailsValidation
         from baselines.plantclef.image_stats import StatsError
         from baselines.plantclef.tile_scores import TileScoresError
         from scoring.writing.policy import OutputRefused
@@ -63,7 +64,7 @@ def _guard(fn):
 
         try:
             return fn(*args, **kwargs)
-        except SubmissionRejected as exc:
+        except SubmissionFailsValidation as exc:
             click.echo(error_line("submission_rejected", str(exc)), err=True)
             sys.exit(1)
         except (HostError, OutputRefused, CommandError) as exc:
@@ -91,7 +92,7 @@ def _genus(path):
 
 
 def _definition(name: str):
-    from scoring.cli.contract import competition
+    from scoring.cli.competition_option import load_definition as competition
 
     return competition(name)
 

@@ -13,7 +13,7 @@ from pathlib import Path
 from scoring.runtime.definition import CompetitionDefinition
 
 
-class SubmissionRejected(RuntimeError):
+class SubmissionFailsValidation(RuntimeError):
     """The validator rejected what we were about to write (a bug or a bad class mapping)."""
 
     def __init__(self, path: Path, problems: list) -> None:
@@ -38,7 +38,7 @@ def write_validated(path: str | Path, ids: list[str], labels: list[list[int]], d
         problems.extend(validate_file(tmp, definition, filename=path.name))
         errors = [p for p in problems if p.severity == "error"]
         if errors:
-            raise SubmissionRejected(path, errors)
+            raise SubmissionFailsValidation(path, errors)
 
     write_bytes(path, format_submission(ids, labels, definition).encode("utf-8"), overwrite=overwrite,
                 check=validated)

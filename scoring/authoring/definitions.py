@@ -1,4 +1,4 @@
-"""Competition definitions written by people (TOML), validated once and handed to the runtime as dataclasses.
+"""Competition definitions written by people (TOML), validated on every load and handed to the runtime as dataclasses.
 
 pydantic checks what a person wrote (types, unknown keys, each problem named
 by its key path); the value rules themselves are the runtime dataclasses' own
@@ -8,7 +8,6 @@ TOML is read with ``tomllib`` (Python 3.11+) or ``tomli``.
 
 from __future__ import annotations
 
-import hashlib
 import json
 from dataclasses import replace
 from pathlib import Path
@@ -52,17 +51,12 @@ def load_competition(name_or_path: str | Path | CompetitionDefinition) -> Compet
     return load_toml(path)
 
 
-def load_toml(path: Path, *, cached: bool = True) -> CompetitionDefinition:
-    """A person's TOML definition, validated; ``cached``: through the cache of validated definitions
-    (``definition_cache``: the same bytes validated once, later runs read the frozen result)."""
-    raw = _read(path)
-    if not cached:
-        definition = _validate_toml(path, raw)[0]
-        object.__setattr__(definition, "source_path", str(path.resolve()))
-        return definition
-    from scoring.authoring.definition_cache import load_toml_cached
-
-    return load_toml_cached(path, raw, _validate_toml)
+def load_toml(path: Path) -> CompetitionDefinition:
+    """A person's TOML definition, validated on every call (nothing is cached: ``agrieval competitions freeze``
+    is the way to a frozen JSON that later runs read without pydantic)."""
+    definition = _validate_toml(path, _read(path))
+    object.__setattr__(definition, "source_path", str(path.resolve()))
+    return definition
 
 
 def _read(path: Path) -> bytes:
@@ -72,8 +66,8 @@ def _read(path: Path) -> bytes:
         raise HostError("definition_invalid", f"cannot read competition definition {str(path)!r}: {exc}") from None
 
 
-def _validate_toml(path: Path, raw: bytes) -> tuple[CompetitionDefinition, dict[str, str]]:
-    """The definition in ``raw`` (the bytes of ``path``), and the sha256 of each other file it read, by path."""
+def _validate_toml(path: Path, raw: bytes) -> CompetitionDefinition:
+    """The definition in ``raw`` (the bytes of ``path``), its vocabulary file inlined."""
     tomllib = _toml_module()
     try:
         # (line ends translated as read_text translates them)
@@ -104,20 +98,17 @@ def validate(data: dict, where: str) -> CompetitionDefinition:
         raise HostError("definition_invalid", f"{where}: invalid competition definition\n" + "\n".join(lines)) from None
 
 
-def _resolve_vocabulary(definition: CompetitionDefinition, base: Path, where: str
-                        ) -> tuple[CompetitionDefinition, dict[str, str]]:
-    """Inline ``vocabulary_file`` (one label per line, relative to the TOML file); the sha256 of the bytes read."""
+def _resolve_vocabulary(definition: CompetitionDefinition, base: Path, where: str) -> CompetitionDefinition:
+    """Inline ``vocabulary_file`` (one label per line, relative to the TOML file)."""
     if not definition.vocabulary_file:
-        return definition, {}
+        return definition
     path = base / definition.vocabulary_file
     try:
-        raw = path.read_bytes()
-        text = raw.decode("utf-8")
+        text = path.read_bytes().decode("utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise HostError("definition_invalid", f"{where}: vocabulary_file {str(path)!r} cannot be read ({exc})") from None
     items = tuple(ln.strip() for ln in text.splitlines() if ln.strip())
     try:
-        return (replace(definition, vocabulary_file=None, vocabulary=items),
-                {str(path.resolve()): hashlib.sha256(raw).hexdigest()})
+        return replace(definition, vocabulary_file=None, vocabulary=items)
     except ValueError as exc:
         raise HostError("definition_invalid", f"{where}: {path.name}: {exc}") from None

@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 
 from scoring.authoring.bundles.competition_pages import DEFAULT_DEV_START, DEFAULT_END, DEFAULT_FINAL_START, Options
-from scoring.cli.contract import CommandError
+from scoring.cli.errors import CommandError
 from scoring.runtime.problems import HostError
 from scoring.cli.common import EXIT_OK, check_solution_pair, competition_option, load_definition, run_guarded
 

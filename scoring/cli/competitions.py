@@ -6,8 +6,7 @@ from pathlib import Path
 
 import click
 
-from scoring.cli import contract
-from scoring.cli.contract import ContractGroup
+from scoring.cli.group import ContractGroup, document
 
 
 @click.group(cls=ContractGroup, invoke_without_command=True)
@@ -29,7 +28,7 @@ def show(name: str) -> None:
     from pathlib import Path
 
     from scoring.authoring.definitions import TOML_DIR, available_competitions
-    from scoring.cli.contract import competition
+    from scoring.cli.competition_option import load_definition as competition
 
     d = competition(name)  # an unknown name: exit 2 with a suggestion; a bad definition: exit 3
     # A shipped competition is shown as its TOML source, not as the frozen JSON the runtime reads.
@@ -77,13 +76,13 @@ def freeze(toml_file, output, overwrite) -> None:
     from scoring.runtime.definition import freeze as freeze_text
 
     OutputPlan(overwrite=overwrite, inputs=[toml_file]).claim(output, what="frozen definition")
-    definition = load_toml(toml_file, cached=False)  # validated afresh; a HostError (invalid) is exit 3
+    definition = load_toml(toml_file)  # validated; a HostError (invalid) is exit 3
     write_text(output, freeze_text(definition), overwrite=overwrite)
     n = len(definition.vocabulary) if definition.vocabulary is not None else 0
     click.echo(f"wrote {output}: {definition.name} ({definition.task}, {n:,} vocabulary labels inlined)")
 
 
-contract.document(competitions, {
+document(competitions, {
     "": "agrieval competitions",
     "show": "agrieval competitions show plantclef2025",
 })

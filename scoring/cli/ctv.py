@@ -13,8 +13,8 @@ import sys
 
 import click
 
-from scoring.cli import contract
-from scoring.cli.contract import ContractGroup
+from scoring.cli.extras import require
+from scoring.cli.group import ContractGroup, document
 from scoring.ctv.input_error import InputError
 from scoring.text.file_names import display_name
 from scoring.cli.figure_options import figure_options
@@ -123,7 +123,7 @@ def report_cmd(runs_dirs, out_dir, plots, figure_format, dpi, ddof, threshold, d
 
     fmt = chosen(figure_format, dpi, plots)
     if plots:
-        contract.require("agrieval ctv report --plots", "matplotlib")
+        require("agrieval ctv report --plots", "matplotlib")
     out_path = Path(out_dir)
     progress = None if as_json else (lambda msg: click.echo(one_line(msg), err=True))
     try:
@@ -148,7 +148,7 @@ def report_cmd(runs_dirs, out_dir, plots, figure_format, dpi, ddof, threshold, d
     sys.stdout.flush()
 
 
-contract.document(ctv, {
+document(ctv, {
     "": ("agrieval ctv summarize examples/ctv/RESULTS.csv --ddof 1", 'Exit codes: 0 done; 1 an input was rejected (file:line:column: error [code] message); 2 usage error (bad option, missing file, refused --out); 3 host-side problem (missing matplotlib for --plots, internal error).'),
     "summarize": ("agrieval ctv summarize examples/ctv/RESULTS.csv --ddof 1 --out summary.md", 'Exit codes: 0 done; 1 an input was rejected (file:line:column: error [code] message); 2 usage error (bad option, missing file, refused --out); 3 host-side problem (missing matplotlib for --plots, internal error).'),
     "report": ("agrieval ctv report examples/ctv/runs --out ctv-report --plots --format svg", 'Exit codes: 0 done; 1 an input was rejected (file:line:column: error [code] message); 2 usage error (bad option, missing file, refused --out); 3 host-side problem (missing matplotlib for --plots, internal error).'),

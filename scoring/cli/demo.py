@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from scoring.cli.contract import epilog
+from scoring.cli.group import epilog
 
 
 def _find_reference_dir() -> Path | None:

@@ -11,6 +11,9 @@ from __future__ import annotations
 COMMAND_CODES: dict[str, str] = {
     "library_warning": "Warning: a library (numpy, Pillow, matplotlib...) warned; shown as one line "
                        "`warning [library_warning] Category: message` (Python's own display with --debug).",
+    "output_incomplete": "Exit code 3: a report or result could not be written whole (a full disk, a file-size "
+                         "limit, a closed stdout, a reader that went away); a file is then not kept under its "
+                         "final name.",
 }
 
 
@@ -26,6 +29,6 @@ def markdown() -> str:
     lines = [errors_markdown().rstrip("\n"), "",
              "## Analysis inputs (`ctv`, `rank-agreement`)", "",
              "Exit code 1; from `scoring/ctv/input_error.py`.", ""] + _table(INPUT_CODES)
-    lines += ["", "## Output paths", "", "Exit code 2; from `scoring/output_policy.py`.", ""] + _table(OUTPUT_CODES)
+    lines += ["", "## Output paths", "", "Exit code 2; from `scoring/writing/policy.py`.", ""] + _table(OUTPUT_CODES)
     lines += ["", "## Command line", "", "From `scoring/cli/error_catalogue.py`.", ""] + _table(COMMAND_CODES)
     return "\n".join(lines) + "\n"

@@ -37,7 +37,8 @@ def grade(submission: Path, solution: Path, competition: str, reveal_private: bo
     competition: the JSON object is still printed); 3 host-side problem (bad solution or definition, crash).
     """
     from scoring.cli.common import check_solution_pair
-    from scoring.cli.contract import CommandError, competition as load_competition, error_line
+    from scoring.cli.competition_option import load_definition as load_competition
+    from scoring.cli.errors import CommandError, error_line
     from scoring.runtime.guard import grade as grade_upload
     from scoring.runtime.guard import host_failure
     from scoring.runtime.problems import HostError

@@ -7,13 +7,15 @@ from pathlib import Path
 
 import click
 
-from scoring.cli import contract
+from scoring.cli.errors import error_line
+from scoring.cli.extras import require
+from scoring.cli.group import epilog
 from scoring.cli.common import EXIT_OK, EXIT_USAGE, competition_option, load_definition, run_guarded
 from scoring.cli.figure_options import figure_options
 from scoring.text.terminal import one_line
 
 
-@click.command(epilog=contract.epilog("agrieval leaderboard reference_submissions/agrichallenge2024/submissions -s reference_submissions/agrichallenge2024/solution.csv -c agrichallenge2024 --out lb", "Exit codes: 0 written (rejected files are listed in it); 2 usage error (no CSV files, bad option, missing file, unknown competition, refused --out); 3 host-side problem (bad solution or definition, missing matplotlib for --plots)."))
+@click.command(epilog=epilog("agrieval leaderboard reference_submissions/agrichallenge2024/submissions -s reference_submissions/agrichallenge2024/solution.csv -c agrichallenge2024 --out lb", "Exit codes: 0 written (rejected files are listed in it); 2 usage error (no CSV files, bad option, missing file, unknown competition, refused --out); 3 host-side problem (bad solution or definition, missing matplotlib for --plots)."))
 @click.argument("submissions_dir", type=click.Path(exists=True, file_okay=False, path_type=Path))
 @click.option("--solution", "-s", required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path),
               help="Ground truth CSV with the public/private split column.")
@@ -64,7 +66,7 @@ def leaderboard(submissions_dir: Path, solution: Path, competition: str, out_dir
 
         # The submissions are the participants' data, and a leaderboard.csv among them would be scored next time.
         if plots:  # before any work: a missing matplotlib is one line, not a traceback after scoring
-            contract.require("agrieval leaderboard --plots", "matplotlib")
+            require("agrieval leaderboard --plots", "matplotlib")
         plan = OutputPlan(overwrite=overwrite, sources=[submissions_dir], inputs=[solution])
         charts = ["scores"] + (["ranks"] if reveal_private else []) if plots else []
         names = list(OUTPUT_NAMES) + [fmt.name(c) for c in charts]
@@ -72,11 +74,11 @@ def leaderboard(submissions_dir: Path, solution: Path, competition: str, out_dir
             plan.claim_all([plan.claim_dir(out_dir, what="--out folder") / n for n in names],
                            what="leaderboard file")
         except OutputRefused as exc:
-            click.echo(contract.error_line(exc.code, exc.message), err=True)
+            click.echo(error_line(exc.code, exc.message), err=True)
             return EXIT_USAGE
         definition = load_definition(competition)
         if not list_submissions(submissions_dir, recursive):
-            click.echo(contract.error_line("no_submissions", f"no .csv files in {submissions_dir}"
+            click.echo(error_line("no_submissions", f"no .csv files in {submissions_dir}"
                                            + ("" if recursive else " (try --recursive)")), err=True)
             return EXIT_USAGE
         progress = None if as_json else (lambda msg: click.echo(one_line(msg), err=True))
@@ -86,7 +88,7 @@ def leaderboard(submissions_dir: Path, solution: Path, competition: str, out_dir
                                       confidence=confidence, alpha=alpha, recursive=recursive, progress=progress,
                                       limits=not no_limits)
         except ValueError as exc:
-            click.echo(contract.error_line("bad_option", str(exc)), err=True)
+            click.echo(error_line("bad_option", str(exc)), err=True)
             return EXIT_USAGE
         written = write_outputs(board, out_dir)
         if plots:

@@ -13,7 +13,11 @@ import sys
 import click
 
 from scoring import __version__
-from scoring.cli.contract import EXIT_CODES_HELP, ContractGroup, lazy_import, library_warnings, report, set_debug
+from scoring.cli.errors import report, set_debug
+from scoring.cli.extras import lazy_import
+from scoring.cli.group import EXIT_CODES_HELP, ContractGroup
+from scoring.cli.library_warnings import library_warnings
+from scoring.cli.stdout import checked_stdout, finish
 
 # name -> "module:attribute" of a click command or group.
 SUBCOMMANDS: dict[str, tuple[str, str]] = {
@@ -44,7 +48,9 @@ class LazyGroup(ContractGroup):
         return SUBCOMMANDS[name][1]  # help must not import every subcommand (that would pull in torch)
 
     def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
-        """Every failure, including those of parsing the root's own options, keeps the contract."""
+        """Every failure, including those of parsing the root's own options and of writing stdout, keeps the
+        contract."""
+        stdout = checked_stdout()
         try:
             with library_warnings():  # numpy's, Pillow's, matplotlib's warnings: one line of ours each
                 rv = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
@@ -53,6 +59,7 @@ class LazyGroup(ContractGroup):
             code = exc.code
         except BaseException as exc:  # noqa: BLE001
             code = report(exc, "agrieval")
+        code = finish(stdout, code)
         if standalone_mode:
             sys.exit(code)
         return code

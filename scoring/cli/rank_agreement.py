@@ -8,7 +8,7 @@ import click
 
 from scoring.text.terminal import one_line
 
-from scoring.cli.contract import epilog
+from scoring.cli.group import epilog
 from scoring.ctv.input_error import InputError
 
 

@@ -1,5 +1,4 @@
-"""A solution given with the wrong --competition: named as such (no click here: ``scoring.cli.entry``
-loads solutions through it without importing click)."""
+"""A solution given with the wrong --competition: named as such."""
 
 from __future__ import annotations
 

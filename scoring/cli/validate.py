@@ -9,7 +9,7 @@ import click
 
 from scoring.text.terminal import one_line
 
-from scoring.cli.contract import epilog
+from scoring.cli.group import epilog
 from scoring.cli.common import EXIT_OK, EXIT_REJECTED, competition_option, json_option, load_definition, run_guarded
 
 

@@ -9,6 +9,7 @@ rejected), 2 on a usage error and 3 on an internal problem.
 from __future__ import annotations
 
 from scoring.runtime.problems import locate
+from scoring.runtime.coded_error import CodedError
 
 # code -> what it means; tests check that every raised code is listed here.
 CODES: dict[str, str] = {
@@ -34,24 +35,21 @@ CODES: dict[str, str] = {
 }
 
 
-class InputError(Exception):
-    """An analysis input was rejected (exit code 1)."""
+class InputError(CodedError):
+    """An analysis input was rejected (exit code 1), at ``file:line:column`` where they are known."""
+
+    codes = CODES
+    exit_code = 1
 
     def __init__(self, code: str, message: str, *, file: str | None = None,
                  line: int | None = None, column: int | None = None):
-        if code not in CODES:
-            raise ValueError(f"unknown input error code {code!r}")
-        super().__init__(message)
-        self.code = code
-        self.message = message
-        self.file = file
+        super().__init__(code, message, file=file)
         self.line = line
         self.column = column
 
-    def render(self) -> str:
-        return f"{locate(self.file, self.line, self.column)}: error [{self.code}] {self.message}"
+    def where(self) -> str:
+        return locate(self.file, self.line, self.column)
 
     def as_dict(self) -> dict:
-        d = {"code": self.code, "message": self.message, "file": self.file,
-             "line": self.line, "column": self.column}
-        return {k: v for k, v in d.items() if v is not None}
+        position = {"line": self.line, "column": self.column}
+        return {**super().as_dict(), **{k: v for k, v in position.items() if v is not None}}

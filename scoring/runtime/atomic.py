@@ -6,7 +6,9 @@ One mechanism for every command that writes (``atomic_write``, ``write_text``,
 1. the data goes to a temporary sibling ``.<name>.<8 random>.tmp``;
 2. it is flushed and fsynced, and its size on disk is checked: exactly the
    bytes given (``write_bytes``), or at least as many as the writer reached
-   (a stream: a file system that lost bytes, a truncation, shows there);
+   (a stream: a file system that lost bytes, a truncation, shows there); a
+   write refused for want of room (a full disk, a file-size limit, a quota)
+   or by the device is ``whole_writes.OutputIncomplete`` (exit 3);
 3. an optional ``check(tmp)`` reads what was written (a decode of an image:
    Pillow's encoder writes to the descriptor itself and does not report a
    short write when the disk fills, so only reading back shows it);
@@ -30,6 +32,8 @@ import re
 import tempfile
 from pathlib import Path
 from typing import IO, Callable, Dict, Iterable, Iterator, List, Optional, Union
+
+from .whole_writes import OutputIncomplete
 
 TEMP_SUFFIX = ".tmp"
 # mkstemp's names: prefix + 8 characters of [a-z0-9_] + suffix.
@@ -64,9 +68,19 @@ def temporary_for(path: Union[str, Path]) -> tuple:
     return fd, tmp
 
 
-def _short(tmp: str, on_disk: int, written: int) -> OSError:
-    return OSError(errno.EIO, f"{tmp}: {on_disk} bytes on disk but {written} bytes were written "
-                              "(a full disk?); the output was not kept")
+# A write that failed for want of room or by the device: the output is incomplete (exit 3), not a bug.
+_INCOMPLETE = frozenset(getattr(errno, name) for name in ("ENOSPC", "EFBIG", "EDQUOT", "EIO") if hasattr(errno, name))
+
+
+def _short(path: Union[str, Path], on_disk: int, written: int) -> OutputIncomplete:
+    return OutputIncomplete(str(path), "a full disk? the output was not kept", on_disk, written)
+
+
+def _raise_incomplete(path: Union[str, Path], exc: OSError) -> None:
+    """Raise ``exc`` as ``OutputIncomplete`` where it says the output could not be written whole."""
+    if isinstance(exc, OutputIncomplete) or exc.errno not in _INCOMPLETE:
+        raise exc
+    raise OutputIncomplete(f"{path} (the output was not kept)", exc) from None
 
 
 def commit(tmp: Union[str, Path], path: Union[str, Path], *, overwrite: bool = True,
@@ -80,10 +94,12 @@ def commit(tmp: Union[str, Path], path: Union[str, Path], *, overwrite: bool = T
         try:
             os.fsync(fd)
             on_disk = os.fstat(fd).st_size
+        except OSError as exc:
+            _raise_incomplete(path, exc)
         finally:
             os.close(fd)
         if size is not None and on_disk != size:
-            raise _short(str(tmp), on_disk, size)
+            raise _short(path, on_disk, size)
         if check is not None:
             check(Path(tmp))
         _rename(str(tmp), str(path), overwrite)
@@ -118,18 +134,21 @@ def atomic_write(path: Union[str, Path], mode: str = "w", *, overwrite: bool = T
     fd, tmp = temporary_for(path)
     binary = "b" in mode
     try:
-        with os.fdopen(fd, mode, encoding=None if binary else encoding,
-                       newline=None if binary else newline) as fh:
-            yield fh
-            fh.flush()
-            raw = fh if binary else fh.buffer
-            reached = raw.tell()  # the writer's position: bytes it wrote, unless it seeked back
-            os.fsync(fh.fileno())
-            on_disk = os.fstat(fh.fileno()).st_size
+        try:
+            with os.fdopen(fd, mode, encoding=None if binary else encoding,
+                           newline=None if binary else newline) as fh:
+                yield fh
+                fh.flush()
+                raw = fh if binary else fh.buffer
+                reached = raw.tell()  # the writer's position: bytes it wrote, unless it seeked back
+                os.fsync(fh.fileno())
+                on_disk = os.fstat(fh.fileno()).st_size
+        except OSError as exc:  # (also a write of the caller's, or the close's last flush)
+            _raise_incomplete(path, exc)
         if on_disk < reached:
-            raise _short(tmp, on_disk, reached)
+            raise _short(path, on_disk, reached)
         if size is not None and on_disk != size:
-            raise _short(tmp, on_disk, size)
+            raise _short(path, on_disk, size)
         if check is not None:
             check(Path(tmp))
         _rename(tmp, str(path), overwrite)

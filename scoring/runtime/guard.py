@@ -22,6 +22,7 @@ from __future__ import annotations
 import json
 import time
 import traceback
+from dataclasses import replace
 from pathlib import Path
 
 from .definition import CompetitionDefinition, load_definition
@@ -73,7 +74,7 @@ def grade(submission: str | Path | bytes, solution: str | Path | Solution,
     if split_safe:
         result = split_independent(result)
     result.host.diagnostics.extend(ReportProblem.of(w) for w in sol.warnings)  # host-only: never in errors
-    result.primary_metric = definition.primary_metric
+    result.report.primary_metric = definition.primary_metric
     result.host.elapsed_seconds = round(time.perf_counter() - started, 3)
     result.host.time_limit_seconds = limit
     return result
@@ -104,8 +105,7 @@ def _read_and_score(submission: str | Path | bytes, sol: Solution, definition: C
 def _from_report(report: ScoreReport) -> GradeResult:
     status = report.status if report.status != "error" else "rejected"
     metrics = report.metrics if status == "scored" else Metrics()
-    return GradeResult(competition=report.competition, status=status, n_rows=report.n_rows, metrics=metrics,
-                       warnings=report.warnings, errors=report.errors, host=HostInfo(details=report.details))
+    return GradeResult(replace(report, status=status, metrics=metrics))
 
 
 # How much of a file that timed out is read again, in this process, to name its real problem.
@@ -156,17 +156,17 @@ def limit_breach(outcome, definition: CompetitionDefinition) -> tuple[str, str] 
 
 def _over_limit(name: str, definition: CompetitionDefinition, code: str, what: str, diagnostic: str) -> GradeResult:
     """The upload is refused: grading it went past a resource limit of the competition."""
-    return GradeResult(competition=name, status="rejected", primary_metric=definition.primary_metric,
-                       errors=[over_limit_problem(code, what)],
-                       host=HostInfo(diagnostics=[ReportProblem(code=code, message=diagnostic)]))
+    return GradeResult(ScoreReport(competition=name, status="rejected", primary_metric=definition.primary_metric,
+                                   errors=[over_limit_problem(code, what)]),
+                       HostInfo(diagnostics=[ReportProblem(code=code, message=diagnostic)]))
 
 
 def host_failure(name: str, code: str, message: str, started: float | None = None) -> GradeResult:
     """A grading that failed on the host side: a generic participant message, the cause under ``host``."""
     elapsed = round(time.perf_counter() - started, 3) if started is not None else 0.0
-    return GradeResult(competition=name, status="error",
-                       errors=[ReportProblem(code="internal_error", message=HOST_FAILURE_MESSAGE)],
-                       host=HostInfo(elapsed_seconds=elapsed,
+    return GradeResult(ScoreReport(competition=name, status="error",
+                                   errors=[ReportProblem(code="internal_error", message=HOST_FAILURE_MESSAGE)]),
+                       HostInfo(elapsed_seconds=elapsed,
                                      diagnostics=[ReportProblem(code=code if code in _HOST_CODES else "internal_error",
                                                                 message=message)]))
 

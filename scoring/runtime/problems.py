@@ -13,6 +13,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Literal
 
+from .coded_error import CodedError
+
 Severity = Literal["error", "warning"]
 
 # code -> one-line description (what it means, what to do).
@@ -154,7 +156,7 @@ class ProblemLog:
         return self._counts.get(code, 0)
 
 
-class HostError(Exception):
+class HostError(CodedError):
     """A host-side problem (bad solution, bad definition): exit code 3.
 
     Its message is for the organizer and may mention solution contents; it is
@@ -162,22 +164,18 @@ class HostError(Exception):
     """
 
     def __init__(self, code: str, message: str, problems: list[Problem] | None = None):
-        super().__init__(message)
-        self.code = code
+        super().__init__(code, message)
         self.problems = problems or []
 
 
-class OptionError(ValueError):
+class OptionError(CodedError, ValueError):
     """An option value the scorer cannot use (``--own-team`` no team of the solution, ``--val-accuracy``
-    outside [0, 1]): the caller's usage error, exit code 2 under the CLI contract (``code``, ``message``
-    and ``exit_code`` make it a command error there), wherever it is detected."""
+    outside [0, 1]): the caller's usage error, exit code 2, wherever it is detected."""
 
     exit_code = 2
 
     def __init__(self, message: str):
-        super().__init__(message)
-        self.code = "bad_option"
-        self.message = message
+        super().__init__("bad_option", message)
 
 
 def errors_markdown() -> str:

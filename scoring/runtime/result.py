@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Literal, Optional
+from typing import Any, Dict, List, Optional
 
 from .problems import locate
-from .report import SCHEMA_VERSION, Metrics, ReportProblem
+from .report import ReportProblem, ScoreReport
 
 _STRICT = {"extra": "forbid"}
 
@@ -40,43 +40,42 @@ class HostInfo:
     elapsed_seconds: float = 0.0  # wall-clock time of the grading (varies from run to run)
     time_limit_seconds: Optional[float] = None
     diagnostics: List[ReportProblem] = field(default_factory=list)  # host-side causes: never shown to a participant
-    details: Dict[str, Any] = field(default_factory=dict)  # per-split breakdowns from the scorer
 
     def to_dict(self) -> Dict[str, Any]:
         return {"elapsed_seconds": self.elapsed_seconds, "time_limit_seconds": self.time_limit_seconds,
-                "diagnostics": [d.to_dict() for d in self.diagnostics], "details": self.details}
+                "diagnostics": [d.to_dict() for d in self.diagnostics]}
+
+
+def _of_report(name: str) -> property:
+    return property(lambda self: getattr(self.report, name), doc=f"``report.{name}``")
 
 
 @dataclass
 class GradeResult:
-    """One grading: the participant-safe part, and ``host``."""
+    """One grading: the score report, and ``host``.
+
+    ``report`` is what the participant may see, except its ``details`` (per-class supports count true
+    labels), which are shown under ``host``; a grading that did not score has no metrics and the status
+    ``rejected`` (the participant's file) or ``error`` (the host's side).
+    """
 
     __pydantic_config__ = _STRICT
-    competition: str
-    status: Literal["scored", "rejected", "error"]
-    schema_version: str = SCHEMA_VERSION
-    primary_metric: Optional[str] = None
-    n_rows: int = 0
-    metrics: Metrics = field(default_factory=Metrics)
-    warnings: List[ReportProblem] = field(default_factory=list)
-    errors: List[ReportProblem] = field(default_factory=list)  # participant-safe messages
+    report: ScoreReport
     host: HostInfo = field(default_factory=HostInfo)
+
+    schema_version, competition, status = _of_report("schema_version"), _of_report("competition"), _of_report("status")
+    primary_metric, n_rows, metrics = _of_report("primary_metric"), _of_report("n_rows"), _of_report("metrics")
+    warnings, errors, primary = _of_report("warnings"), _of_report("errors"), _of_report("primary")
 
     @property
     def exit_code(self) -> int:
-        # The exit codes of DESIGN.md (scoring/cli/common.py), spelled out so that a bundled scoring
+        # The exit codes of DESIGN.md (scoring/cli/exit_codes.py), spelled out so that a bundled scoring
         # program does not need click.
         return {"scored": 0, "rejected": 1}.get(self.status, 3)
 
-    @property
-    def primary(self) -> float | None:
-        return self.metrics.public.get(self.primary_metric) if self.primary_metric else None
-
     def participant_view(self) -> dict[str, Any]:
         """Everything that may be shown to the participant (no ``host`` key; private metrics only if revealed)."""
-        return {"schema_version": self.schema_version, "competition": self.competition, "status": self.status,
-                "primary_metric": self.primary_metric, "n_rows": self.n_rows, "metrics": self.metrics.to_dict(),
-                "warnings": [w.to_dict() for w in self.warnings], "errors": [e.to_dict() for e in self.errors]}
+        return {k: v for k, v in self.report.to_dict().items() if k != "details"}
 
     def participant_message(self) -> str:
         """One text for platforms that show a single message: one ``file:line:column: error [code] message``
@@ -85,7 +84,7 @@ class GradeResult:
 
     def to_dict(self) -> dict[str, Any]:
         out = self.participant_view()
-        out["host"] = self.host.to_dict()
+        out["host"] = {**self.host.to_dict(), "details": self.report.details}
         return out
 
     def to_json(self) -> str:

@@ -38,4 +38,4 @@ def split_independent(result: GradeResult) -> GradeResult:
                                     message=ROWS_INVALID_MESSAGE.format(competition=result.competition)))
     if result.status == "error":
         errors = list(result.errors)  # the generic host-failure message: already row-free
-    return replace(result, errors=errors, warnings=[], n_rows=0)
+    return replace(result, report=replace(result.report, errors=errors, warnings=[], n_rows=0))

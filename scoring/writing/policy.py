@@ -28,6 +28,8 @@ import os
 import unicodedata
 from pathlib import Path
 
+from scoring.runtime.coded_error import CodedError
+
 # code -> what it means / what to do.
 CODES: dict[str, str] = {
     "output_exists": "An output file already exists; pass --overwrite to replace it, or choose another path.",
@@ -40,21 +42,15 @@ CODES: dict[str, str] = {
 OVERWRITE_FLAG = "--overwrite"
 
 
-class OutputRefused(Exception):
-    """An output path was refused before anything was written; ``code`` is a key of ``CODES``."""
+class OutputRefused(CodedError):
+    """An output path (``path``) was refused before anything was written; ``code`` is a key of ``CODES``."""
 
-    def __init__(self, code: str, message: str, *, path: str | os.PathLike | None = None) -> None:
-        if code not in CODES:
-            raise ValueError(f"unknown output policy code {code!r}")
-        super().__init__(message)
-        self.code = code
-        self.message = message
-        self.path = None if path is None else str(path)
-
+    codes = CODES
     exit_code = 2  # the command line named a path the policy refuses: a usage error
 
-    def render(self) -> str:
-        return f"error [{self.code}] {self.message}"
+    def __init__(self, code: str, message: str, *, path: str | os.PathLike | None = None) -> None:
+        super().__init__(code, message, file=path)
+        self.path = self.file
 
 
 def folded(path: str | os.PathLike) -> str:

@@ -33,6 +33,7 @@ import re
 from pathlib import Path
 
 from scoring.text.file_names import display_name, unescape_name
+from scoring.runtime.coded_error import CodedError
 
 CODES = {
     "unsafe_path": "A table value (team, class, pHash, path, fold file) would name a place outside its folder "
@@ -42,18 +43,13 @@ _DRIVE = re.compile(r"^[A-Za-z]:")
 MAX_NAME_BYTES = 255  # one file name on ext4, APFS, NTFS (UTF-16 units there), ZFS: refused before a half-run fails
 
 
-class UnsafePath(Exception):
-    """A table value would lead outside its folder; ``where`` names the file and row."""
+class UnsafePath(CodedError):
+    """A table value would lead outside its folder (the message names the file and row); exit 1."""
 
-    code = "unsafe_path"
     exit_code = 1  # an input was read and rejected
 
     def __init__(self, message: str) -> None:
-        super().__init__(message)
-        self.message = message
-
-    def render(self) -> str:
-        return f"error [{self.code}] {self.message}"
+        super().__init__("unsafe_path", message)
 
 
 def _why_not(value: str, nested: bool) -> str | None:

@@ -85,12 +85,13 @@ def test_corpus_files_get_their_expected_codes_from_the_codabench_program(name, 
 @given(st.lists(st.tuples(st.sampled_from(sorted(CODES)), st.text(max_size=30), st.integers(1, 10**6)),
                 min_size=1, max_size=8))
 def test_split_safe_answers_depend_on_the_header_only(problems):
-    from scoring.runtime.report import ReportProblem
+    from scoring.runtime.report import ReportProblem, ScoreReport
     from scoring.runtime.result import GradeResult
 
-    result = GradeResult(competition="c", status="rejected",
-                         errors=[ReportProblem(code=c, message=m, line=n, column=1) for c, m, n in problems],
-                         warnings=[ReportProblem(code="duplicate_label", message="x", line=3)])
+    result = GradeResult(ScoreReport(
+        competition="c", status="rejected",
+        errors=[ReportProblem(code=c, message=m, line=n, column=1) for c, m, n in problems],
+        warnings=[ReportProblem(code="duplicate_label", message="x", line=3)]))
     safe = split_independent(result)
     header = sorted({(c, m) for c, m, _ in problems if c in HEADER_CODES})
     rows = any(c not in HEADER_CODES for c, _, _ in problems)

@@ -27,7 +27,7 @@ from shipped_files import CORPUS, REFERENCE, uploads
 def _graded(result) -> dict:
     view = result.to_dict() if hasattr(result, "to_dict") else dict(vars(result))
     view.pop("host", None)  # timings
-    return {"view": view, "details": result.host.details}
+    return {"view": view, "details": result.report.details}
 
 
 @pytest.mark.parametrize("competition", ["plantclef2025", "agrichallenge2024"])
