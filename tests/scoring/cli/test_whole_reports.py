@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 PC = REPO / "reference_submissions" / "plantclef2025"
 SOL, GOOD = str(PC / "solution.csv"), str(PC / "submissions" / "partial.csv")
 BAD = str(PC / "submissions" / "malformed" / "float_labels.csv")
