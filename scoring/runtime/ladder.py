@@ -152,6 +152,14 @@ def read_state(path: Union[str, Path], *, competition: str, metric: str, n_units
                       n_units=int(data["n_units"]), solution_sha256=str(data["solution_sha256"]),
                       n_submissions=int(data["n_submissions"]), released=data["released"],
                       history=list(data["history"]))
+    except (ValueError, KeyError, TypeError, AttributeError) as exc:
+        raise _corrupt(path, exc) from None
+    if (state.competition, state.metric, state.n_units, state.solution_sha256) != \
+            (competition, metric, n_units, solution_sha256):
+        raise HostError("ladder_state_foreign",
+                        f"the Ladder state {str(path)!r} belongs to another competition or solution "
+                        f"({state.competition}, {state.metric} over {state.n_units} units); it was left as it is")
+    try:
         if state.released is not None:
             values = [float(v) for v in state.released["unit_values"]]
             shown = {str(k): float(v) for k, v in state.released["shown"].items()}
@@ -159,15 +167,14 @@ def read_state(path: Union[str, Path], *, competition: str, metric: str, n_units
                     or metric not in shown or not 1 <= int(state.released["submission"]) <= state.n_submissions:
                 raise ValueError("its released submission is incomplete")
     except (ValueError, KeyError, TypeError, AttributeError) as exc:
-        raise HostError("ladder_state_corrupt",
-                        f"the Ladder state {str(path)!r} is corrupt ({exc}); it was left as it is: restore it "
-                        f"from a backup, or move it away to start this team's Ladder afresh") from None
-    if (state.competition, state.metric, state.n_units, state.solution_sha256) != \
-            (competition, metric, n_units, solution_sha256):
-        raise HostError("ladder_state_foreign",
-                        f"the Ladder state {str(path)!r} belongs to another competition or solution "
-                        f"({state.competition}, {state.metric} over {state.n_units} units); it was left as it is")
+        raise _corrupt(path, exc) from None
     return state
+
+
+def _corrupt(path: Path, exc: Exception) -> HostError:
+    return HostError("ladder_state_corrupt",
+                     f"the Ladder state {str(path)!r} is corrupt ({exc}); it was left as it is: restore it from a "
+                     f"backup, or move it away to start this team's Ladder afresh")
 
 
 @contextlib.contextmanager
