@@ -82,6 +82,8 @@ def grade(submission: str | Path | bytes, solution: str | Path | Solution,
         result = host_failure(name, "internal_error", f"{outcome.error_type}: {outcome.error_text}", started)
     if ladder is not None and result.status == "scored":
         result = _through_ladder(result, ladder, sol, definition, filename or str(submission), started)
+    elif definition.public_decimals is not None and result.status == "scored":
+        result = _rounded_public(result, definition.public_decimals)
     if split_safe:
         result = split_independent(result)
     result.host.diagnostics.extend(ReportProblem.of(w) for w in sol.warnings)  # host-only: never in errors
@@ -118,6 +120,15 @@ def _read_and_score(submission: str | Path | bytes, sol: Solution, definition: C
 
 
 _UNITS = "ladder_unit_values"
+
+
+def _rounded_public(result: GradeResult, decimals: int) -> GradeResult:
+    """The public metrics rounded to the definition's ``public_decimals`` (a stateless board's defence against
+    probing); the raw values go under ``host.details['public_raw']``."""
+    result.host.details["public_raw"] = dict(result.metrics.public)
+    result.metrics = Metrics(public={k: round(v, decimals) for k, v in result.metrics.public.items()},
+                             private=result.metrics.private)
+    return result
 
 
 def _through_ladder(result: GradeResult, state: str | Path, sol: Solution, definition: CompetitionDefinition,
