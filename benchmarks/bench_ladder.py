@@ -229,7 +229,7 @@ def audit_run(make, queries: int, permutations: int, seed: int = 0):
     split = np.where(comp.public, "public", "private")
     return audit(values, comp.units, split, teams, [f"sub{i}" for i in range(len(subs))], subs,
                  competition=comp.name, metric="score", unit="unit", alpha=0.01, n_permutations=permutations,
-                 n_resamples=200, near_duplicate_rows=10)
+                 n_resamples=200)
 
 
 def main() -> None:
@@ -262,9 +262,11 @@ def main() -> None:
         for t in result.teams:
             print(f"  {t.team:<11} {t.n_submissions:>4} submissions  gap {t.gap:+.4f}  p {t.p_value:.4f}  "
                   f"p_holm {t.p_holm:.4f}  {'FLAGGED' if t.flagged else '-'}")
-        runs = [r for r in result.near_duplicates]
-        print(f"  near-duplicate runs: " + (", ".join(f"{r.team} ({r.n_submissions} submissions)" for r in runs)
-                                            or "none"))
+        runs = result.near_duplicates
+        by_team = {t: [r.n_submissions for r in runs if r.team == t] for t in sorted({r.team for r in runs})}
+        print(f"  near-duplicate runs (at most {result.near_duplicate_rows} rows changed per step): "
+              + ("; ".join(f"{t}: {len(n)} runs holding {sum(n)} submissions, the longest {max(n)}"
+                           for t, n in by_team.items()) or "none"))
     if args.plot:
         draw(table, makers, args.plot)
         print(f"\nwritten: {args.plot}")

@@ -45,7 +45,7 @@ class Audit:
             "settings": {"competition": self.competition, "metric": self.metric, "unit": self.unit,
                          "alpha": self.alpha, "permutations": self.n_permutations, "seed": self.seed,
                          "near_duplicate_rows": self.near_duplicate_rows,
-                         "correction": "holm", "test": "split permutation"},
+                         "correction": "holm", "test": "split permutation", "can_flag": can_flag(self)},
         }
 
 
@@ -74,6 +74,11 @@ def audit(values: np.ndarray, units: np.ndarray, split: np.ndarray, team_names: 
                  rejected or [], {t: files[s] for t, s in zip(teams, chosen)})
 
 
+def can_flag(a: Audit) -> bool:
+    """Whether Holm's procedure can flag anyone at all: the smallest p-value times the number of teams."""
+    return len(a.teams) / (1 + a.n_permutations) <= a.alpha
+
+
 def to_text(a: Audit) -> str:
     """The audit as plain-text tables (the default output)."""
     lines = [f"audit of {a.competition}: {a.metric}, public-private gap of each team's best public submission; "
@@ -89,11 +94,18 @@ def to_text(a: Audit) -> str:
         for r in sorted(a.ranks, key=lambda r: (r.private_rank, r.team)):
             lines.append(f"{r.team[:24]:<24} {r.private_score:>8.4f} {r.private_rank:>5} "
                          f"{f'{r.rank_low}-{r.rank_high}':>10} {r.p_moved:>8.3f}")
+    if not can_flag(a):
+        lines += ["", f"note: with {len(a.teams)} teams the smallest Holm-adjusted p-value is "
+                  f"{len(a.teams)} / (1 + {a.n_permutations}) > alpha {a.alpha}: no team can be flagged; "
+                  f"raise --permutations to at least {math.ceil(len(a.teams) / a.alpha)}"]
     lines += ["", f"near-duplicate runs (consecutive submissions differing in at most {a.near_duplicate_rows} rows): "
               + ("none" if not a.near_duplicates else str(len(a.near_duplicates)))]
-    for r in a.near_duplicates:
-        lines.append(f"  {r.team}: {r.n_submissions} submissions, {r.first} .. {r.last}, "
-                     f"at most {r.max_rows_changed} rows changed per step")
+    for team in sorted({r.team for r in a.near_duplicates}):
+        mine = [r for r in a.near_duplicates if r.team == team]
+        longest = max(mine, key=lambda r: r.n_submissions)
+        lines.append(f"  {team}: {len(mine)} runs, {sum(r.n_submissions for r in mine)} submissions in them; "
+                     f"the longest {longest.n_submissions} submissions, {longest.first} .. {longest.last}, "
+                     f"at most {longest.max_rows_changed} rows changed per step")
     if a.rejected:
         lines += ["", f"rejected submissions (not audited): {len(a.rejected)}"]
         lines += [f"  {r['team']}: {r['file']} [{', '.join(r['codes'])}]" for r in a.rejected]
