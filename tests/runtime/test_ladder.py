@@ -185,3 +185,25 @@ def test_a_metric_that_is_no_mean_over_units_is_refused():
         check_decomposable(definition, "macro_f1")
     assert caught.value.code == "ladder_metric_unsupported"
     assert len(ladder.solution_fingerprint(sol, definition)) == 64
+
+
+def test_the_warm_grader_runs_the_same_ladder(tmp_path):
+    grader = Grader(PC / "solution.csv", "plantclef2025")
+    warm, cold = tmp_path / "warm.json", tmp_path / "cold.json"
+    for name in ("baseline_top5_common", "partial", "perfect", "partial"):
+        path = PC / "submissions" / f"{name}.csv"
+        a = grader.grade(path, ladder=warm, filename=f"{name}.csv")
+        b = grade(path, PC / "solution.csv", "plantclef2025", ladder=cold, filename=f"{name}.csv")
+        assert a.metrics.public == b.metrics.public and a.host.details["ladder"] == b.host.details["ladder"]
+    assert json.loads(warm.read_text())["history"] == json.loads(cold.read_text())["history"]
+    assert json.loads(warm.read_text())["released"]["submission"] == 3  # perfect.csv
+
+
+def test_public_decimals_round_the_public_scores_only():
+    import dataclasses
+
+    definition = dataclasses.replace(load_definition("plantclef2025"), public_decimals=1)
+    result = grade(PC / "submissions" / "partial.csv", PC / "solution.csv", definition, reveal_private=True)
+    assert result.metrics.public["transect_f1"] == 0.6  # 0.5511 rounded
+    assert result.host.details["public_raw"]["transect_f1"] == pytest.approx(0.551111, abs=1e-6)
+    assert result.metrics.private["transect_f1"] not in (round(result.metrics.private["transect_f1"], 1),)
