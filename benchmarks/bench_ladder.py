@@ -232,13 +232,74 @@ def audit_run(make, queries: int, permutations: int, seed: int = 0):
                  n_resamples=200)
 
 
+DEMO_TOML = """# The two-class competition of benchmarks/bench_ladder.py --demo (not a shipped competition).
+name = "twoclass-demo"
+title = "Two classes at random: the Ladder and the audit against the boosting attack"
+task = "multiclass"
+id_column = "id"
+prediction_column = "label"
+list_syntax = "single"
+label_type = "str"
+vocabulary = ["a", "b"]
+primary_metric = "accuracy"
+
+[split]
+column = "Usage"
+public = "Public"
+private = "Private"
+ignored = "Ignored"
+
+[grouping]
+name = "site"
+solution_column = "site"
+rule = "column-only"
+"""
+
+
+def write_demo(folder: Path, queries: int) -> None:
+    """The two-class competition as files: a definition, the solution, every team's submissions (five honest
+    teams, the boosting attacker against the raw board), ``log.csv`` and ``board/<team>/NNN.csv`` (a copy of each
+    team's last submission, the one it picks for the final ranking)."""
+    from scoring.runtime.atomic import write_text
+
+    comp = two_class(np.random.default_rng(0))
+    rng = np.random.default_rng(1)
+    labels = np.array(["a", "b"])
+    truth = labels[np.argmax(comp.scores, axis=1)]
+    ids = [f"img{i:05d}" for i in range(len(truth))]
+    usage = np.where(comp.public, "Public", "Private")
+    folder.mkdir(parents=True, exist_ok=False)
+    write_text(folder / "twoclass.toml", DEMO_TOML)
+    sites = [f"site{k % 10}" for k in range(len(ids))]  # ten photo sites (the grouping; rows are the units)
+    write_text(folder / "solution.csv", "id,label,site,Usage\n" + "".join(
+        f"{i},{t},{g},{u}\n" for i, t, g, u in zip(ids, truth, sites, usage)))
+    teams = {f"honest{t + 1}": honest_team(comp, rng, skill) for t, skill in enumerate(np.linspace(0.55, 0.75, 5))}
+    teams["attacker"] = boosting(RawBoard(comp), len(truth), queries, rng)
+    log = ["team,submitted_at,file"]
+    for team, choices in teams.items():
+        (folder / "submissions" / team).mkdir(parents=True)
+        for k, choice in enumerate(choices):
+            rel = f"submissions/{team}/{k:03d}.csv"
+            write_text(folder / rel, "id,label\n" + "".join(f"{i},{c}\n" for i, c in zip(ids, labels[choice])))
+            log.append(f"{team},2025-05-01T{k // 60:02d}:{k % 60:02d}:00Z,{rel}")
+        (folder / "board" / team).mkdir(parents=True)
+        write_text(folder / "board" / team / Path(rel).name, (folder / rel).read_text())
+    write_text(folder / "log.csv", "\n".join(log) + "\n")
+    print(f"written: {folder} ({sum(len(c) for c in teams.values())} submissions of {len(teams)} teams)")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--queries", type=int, default=300)
     parser.add_argument("--permutations", type=int, default=2000)
     parser.add_argument("--plot", type=Path, default=None, help="also draw the errors as a bar chart (PNG)")
+    parser.add_argument("--demo", type=Path, default=None,
+                        help="only write the two-class competition's files into this new folder (docs/ladder.md)")
     args = parser.parse_args()
+    if args.demo:
+        write_demo(args.demo, args.queries)
+        return
     makers = {"two-class": two_class, "plantclef": plantclef}
     print(f"# bench_ladder: {platform.processor() or platform.machine()}, Python {platform.python_version()}, "
           f"numpy {np.__version__}; {args.repeats} competitions per cell, {args.queries} queries per attack")
