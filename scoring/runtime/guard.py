@@ -100,7 +100,7 @@ def _read_and_score(submission: str | Path | bytes, sol: Solution, definition: C
     input; ``_through_ladder`` takes them out)."""
     from .reading.submission import Submission, read_submission
     from .reading.uploads import unpack
-    from .scorer import score_aligned
+    from .scorer import score, score_aligned
 
     try:
         upload = unpack(submission, definition.limits, filename=filename)
@@ -113,8 +113,10 @@ def _read_and_score(submission: str | Path | bytes, sol: Solution, definition: C
                            ).to_json()
     data, shown = upload.data, upload.filename
     sub: Submission = read_submission(data, definition, filename=shown, checked_ids=sol.checked_ids)
+    if not units:
+        return score(sub, sol, definition, reveal_private=reveal_private).to_json()
     report, order = score_aligned(sub, sol, definition, reveal_private=reveal_private)
-    if units and report.status == "scored":
+    if report.status == "scored":
         report.details["public"][_UNITS] = public_unit_values(sub, sol, definition, order)
     return report.to_json()
 
