@@ -238,7 +238,7 @@ def show(result, decision: Decision):
     if not decision.released:
         result.warnings.append(ReportProblem(
             code="ladder_not_released",
+            # (no count of public units: a participant message says nothing about the split's make-up)
             message=(f"this submission did not beat your best one by at least one standard error on the public "
-                     f"split's {decision.n_units} {decision.unit}s; the public scores shown are those of your "
-                     f"submission {decision.shown_submission}")))
+                     f"split; the public scores shown are those of your submission {decision.shown_submission}")))
     return result

@@ -140,3 +140,16 @@ def test_a_bad_log_row_is_rejected_with_its_line_and_column(tmp_path, row, code)
     (tmp_path / "outside.csv").write_text("x")
     r = CliRunner().invoke(cli, ["audit", str(log), "-s", str(PC / "solution.csv"), "-c", "plantclef2025"])
     assert r.exit_code == 1 and f"log.csv:3:" in r.stderr and f"[{code}]" in r.stderr
+
+
+def test_rank_movement_is_tight_for_separated_teams_and_loose_for_close_ones():
+    from scoring.audit.rank_movement import rank_movement
+
+    rng = np.random.default_rng(0)
+    far = np.vstack([rng.random(500) < p for p in (0.9, 0.5, 0.1)]).astype(float)
+    moves = rank_movement(far, ["a", "b", "c"], n_resamples=200)
+    assert [(m.private_rank, m.rank_low, m.rank_high, m.p_moved) for m in moves] == [(1, 1, 1, 0.0), (2, 2, 2, 0.0),
+                                                                                   (3, 3, 3, 0.0)]
+    close = np.vstack([rng.random(500) < 0.6 for _ in range(2)]).astype(float)
+    moves = rank_movement(close, ["x", "y"], n_resamples=200)
+    assert all(m.rank_low == 1 and m.rank_high == 2 and 0.05 < m.p_moved < 0.95 for m in moves)
