@@ -32,10 +32,15 @@ PLATFORM_NAMES = ("codabench", "codalab", "evalai", "hf", "kaggle")
               help="Name of the phase whose submissions are ranked on the private split after the end.")
 @click.option("--reveal-phase-name", default="Private leaderboard", show_default=True,
               help="codabench: name of the phase that shows the private ranking (it starts one minute after --end).")
+@click.option("--public-precision", default="off", show_default=True, metavar="off|auto|DECIMALS",
+              callback=lambda ctx, param, value: _precision(value),
+              help="Round the public scores the program reports: auto = to the public split's noise level "
+                   "(decimals from the number of public units, docs/ladder.md), or a number of decimals. A "
+                   "stateless platform's defence against probing; weaker than `agrieval grade --ladder`.")
 @click.argument("out_dir", type=click.Path(file_okay=False, path_type=Path))
 def bundle(platform: str, competition: str, solution: Path, split: str, title: str | None, dev_start: str,
            final_start: str, end: str, dev_phase_name: str, final_phase_name: str, reveal_phase_name: str,
-           out_dir: Path) -> None:
+           public_precision: str, out_dir: Path) -> None:
     """Write OUT_DIR: the one file the organizer uploads to PLATFORM, a README of the remaining clicks, a
     sample_submission.csv (every id, no label) and the parts of the upload, to read or try.
 
@@ -67,14 +72,20 @@ def bundle(platform: str, competition: str, solution: Path, split: str, title: s
 
     def body() -> int:
         from scoring.authoring.bundles import PLATFORMS
+        import dataclasses
+
         from scoring.authoring.bundles.files import check_inputs, write
+        from scoring.authoring.public_precision import readme_section, with_public_precision
 
         definition = load_definition(competition)
         check_solution_pair(solution, definition)
         inputs = check_inputs(definition, solution, splits=("public", "private"))
         for warning in inputs.warnings:
             click.echo(f"{solution}: warning [{warning.code}] {warning.message}", err=True)
+        inputs = dataclasses.replace(inputs, definition=with_public_precision(inputs.definition, inputs.solution,
+                                                                                public_precision))
         made = PLATFORMS[platform](inputs, split=split, options=options)
+        made.files["README.md"] += readme_section(inputs.definition, platform).encode("utf-8")
         written = write(made, out_dir)
         size = sum(p.stat().st_size for p in written)
         click.echo(f"wrote {len(written)} files ({size / 1e6:.1f} MB) to {out_dir} for {platform}: "
@@ -86,3 +97,10 @@ def bundle(platform: str, competition: str, solution: Path, split: str, title: s
         return EXIT_OK
 
     run_guarded(competition, False, body)
+
+
+def _precision(value: str) -> str:
+    """``off``, ``auto`` or a number of decimals 0..15 (a usage error otherwise)."""
+    if value in ("off", "auto") or (value.isdigit() and int(value) <= 15):
+        return value
+    raise click.BadParameter(f"{value!r} is neither off, auto nor a number of decimals from 0 to 15")

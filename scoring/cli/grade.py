@@ -21,7 +21,12 @@ import click
 @click.option("--reveal-private", is_flag=True, help="Also compute and print the private split (organizers only).")
 @click.option("--participant-only", is_flag=True,
               help="Leave out the host key: print only what may be forwarded to the participant.")
-def grade(submission: Path, solution: Path, competition: str, reveal_private: bool, participant_only: bool) -> None:
+@click.option("--ladder", "ladder_state", type=click.Path(path_type=Path, dir_okay=False), metavar="STATE",
+              help="The team's Ladder state file (created if absent; one per team): metrics.public then shows "
+                   "the team's released submission (Blum & Hardt's parameter-free Ladder), this one's raw "
+                   "values go under host.details.ladder. See docs/ladder.md.")
+def grade(submission: Path, solution: Path, competition: str, reveal_private: bool, participant_only: bool,
+          ladder_state: Path | None) -> None:
     """Grade SUBMISSION (a CSV, a zip holding one CSV, or a folder holding one file).
 
     Prints one JSON object: status, metrics (public; private only with --reveal-private), warnings and errors
@@ -32,6 +37,9 @@ def grade(submission: Path, solution: Path, competition: str, reveal_private: bo
     Example:
       agrieval grade reference_submissions/plantclef2025/submissions/partial.csv \\
         -s reference_submissions/plantclef2025/solution.csv -c plantclef2025 --participant-only
+
+    With --ladder STATE a corrupt state file, or one made for another competition or solution, is a host
+    error (exit 3: ladder_state_corrupt, ladder_state_foreign) and is left as it is.
 
     Exit codes: 0 scored; 1 rejected (forward "errors" as they are); 2 usage error (missing file, unknown
     competition: the JSON object is still printed); 3 host-side problem (bad solution or definition, crash).
@@ -56,7 +64,7 @@ def grade(submission: Path, solution: Path, competition: str, reveal_private: bo
         exit_code = getattr(exc, "exit_code", 3)
         click.echo(error_line(exc.code, str(exc)), err=True)
     else:
-        result = grade_upload(submission, solution, definition, reveal_private=reveal_private)
+        result = grade_upload(submission, solution, definition, reveal_private=reveal_private, ladder=ladder_state)
     payload = result.participant_view() if participant_only else result.to_dict()
     click.echo(json.dumps(payload, indent=2, allow_nan=False))
     raise SystemExit(result.exit_code if exit_code is None else exit_code)

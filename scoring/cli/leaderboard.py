@@ -40,13 +40,19 @@ from scoring.text.terminal import one_line
 @figure_options
 @click.option("--json", "as_json", is_flag=True, help="Print leaderboard.json on stdout, nothing else.")
 @click.option("--overwrite", is_flag=True, help="Replace the files of an earlier leaderboard in --out.")
+@click.option("--audit", "audit_json", type=click.Path(exists=True, dir_okay=False, path_type=Path), default=None,
+              help="The JSON of `agrieval audit --json`: mark the entries of flagged teams (a submission belongs "
+                   "to team T when its name is T or starts with T/, a folder per team with --recursive).")
+@click.option("--ladder-states", type=click.Path(exists=True, file_okay=False, path_type=Path), default=None,
+              help="A folder of <team>.json Ladder states (`agrieval grade --ladder`): mark the submissions "
+                   "their team's Ladder held back.")
 @click.option("--no-limits", "no_limits", is_flag=True,
               help="Read and score every file in this process, without the competition's time and memory limits "
                    "(by default each file gets them, as with `agrieval grade`; for trusted files only).")
 def leaderboard(submissions_dir: Path, solution: Path, competition: str, out_dir: Path, reveal_private: bool,
                 metric: str | None, unit: str, resamples: int, seed: int, confidence: float, alpha: float,
                 recursive: bool, plots: bool, figure_format: str, dpi: int, as_json: bool, overwrite: bool,
-                no_limits: bool) -> None:
+                audit_json: Path | None, ladder_states: Path | None, no_limits: bool) -> None:
     """Score every *.csv in SUBMISSIONS_DIR into a ranked leaderboard.
 
     A rejected file is listed with its error codes and never stops the others.
@@ -90,6 +96,13 @@ def leaderboard(submissions_dir: Path, solution: Path, competition: str, out_dir
         except ValueError as exc:
             click.echo(error_line("bad_option", str(exc)), err=True)
             return EXIT_USAGE
+        if audit_json is not None or ladder_states is not None:
+            from scoring.leaderboard.marks import mark_flagged, mark_held
+
+            if audit_json is not None:
+                mark_flagged(board, audit_json)
+            if ladder_states is not None:
+                mark_held(board, ladder_states)
         written = write_outputs(board, out_dir)
         if plots:
             from scoring.leaderboard.plots import rank_chart, scores_chart

@@ -29,6 +29,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "bundle": ("scoring.cli.bundle:bundle", "Write what a grading platform runs: codabench, codalab, evalai, hf, kaggle."),
     "leaderboard": ("scoring.cli.leaderboard:leaderboard", "Score a folder of submissions into a leaderboard."),
     "rank-agreement": ("scoring.cli.rank_agreement:rank_agreement", "Agreement between two rankings."),
+    "audit": ("scoring.cli.audit:audit", "Audit a competition's submissions: teams whose public gap selection cannot explain."),
     "ctv": ("scoring.cli.ctv:ctv", "Cross-Team Validation tables and reports."),
     "data": ("data_tools.cli:data", "Curation: catalog, dedup, resize, splits (needs the 'data' extra)."),
     "baselines": ("baselines.cli:baselines", "CTV and PlantCLEF baselines (needs the 'baselines' extra)."),

@@ -30,6 +30,10 @@ CODES: dict[str, str] = {
     "bad_json": "A JSON file cannot be parsed or lacks a required field.",
     "link_outside": "A file of a run folder is a link that leads outside that folder; a run tree is read within "
                     "itself.",
+    "path_outside": "A file named in a table (the audit's submission log) is absolute or lies outside the table's "
+                    "folder; files are named relative to it.",
+    "bad_timestamp": "A timestamp cell is not an ISO 8601 date and time (2025-05-01T12:30:00, optionally with Z or "
+                     "an offset), or mixes times with and without a time zone.",
     "unreadable_file": "An input is not a regular file (a device, FIFO or socket), or is larger than the command "
                        "reads.",
 }

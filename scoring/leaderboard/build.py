@@ -42,6 +42,7 @@ class Entry:
     private: SplitScore | None = None
     errors: list[dict] = field(default_factory=list)
     n_warnings: int = 0
+    marks: list[str] = field(default_factory=list)  # "flagged" (by the audit), "held" (by the Ladder): marks.py
 
     @property
     def rank_shift(self) -> int | None:
@@ -72,6 +73,10 @@ class Leaderboard:
     @property
     def rejected(self) -> list[Entry]:
         return [e for e in self.entries if e.status != "scored"]
+
+    @property
+    def marked(self) -> bool:
+        return any(e.marks for e in self.entries)
 
     def largest_shifts(self, n: int = 5) -> list[Entry]:
         moved = [e for e in self.scored if e.rank_shift]

@@ -34,6 +34,8 @@ def to_dict(board: Leaderboard) -> dict:
     entries = []
     for e in board.scored:
         d = {"name": e.name, "file": e.file, "public": _split_dict(e.public), "n_warnings": e.n_warnings}
+        if e.marks:
+            d["marks"] = list(e.marks)
         if board.reveal_private:
             d["private"] = _split_dict(e.private)
             d["rank_shift"] = e.rank_shift
@@ -67,7 +69,7 @@ def to_csv(board: Leaderboard) -> str:
               "gap_ci_high", "p_value", "gap_is_real"]
     if board.reveal_private:
         header += ["private_score", "private_ci_low", "private_ci_high", "private_rank", "rank_shift"]
-    header += ["status", "error_codes"]
+    header += ["status", "error_codes"] + (["marks"] if board.marked else [])
     rows = []
     for e in board.entries:
         if e.status == "scored":
@@ -80,6 +82,8 @@ def to_csv(board: Leaderboard) -> str:
         else:
             row = ["", e.name] + [""] * 8 + ([""] * 5 if board.reveal_private else [])
             row += [e.status, " ".join(sorted({x["code"] for x in e.errors}))]
+        if board.marked:
+            row.append(" ".join(e.marks))
         rows.append(row)
     return csv_text(header, rows)
 
@@ -113,14 +117,24 @@ def to_markdown(board: Leaderboard) -> str:
     header = ["Rank", "Submission", f"Public ({pct} CI)", "Gap to leader", "p", "Real gap?"]
     if board.reveal_private:
         header += [f"Private ({pct} CI)", "Private rank", "Shift"]
+    if board.marked:
+        header.append("Marks")
     rows = []
     for e in board.scored:
         gap = _gap_cells(e.public)
         row = [e.public.rank, e.name, _score_ci(e.public), gap[0], gap[3], gap[4]]
         if board.reveal_private:
             row += [_score_ci(e.private), e.private.rank if e.private else "", _shift(e.rank_shift)]
+        if board.marked:
+            row.append(", ".join(e.marks))
         rows.append(row)
-    lines.append(markdown_table(header, rows, align=["r", "l"] + ["r"] * (len(header) - 2)))
+    align = ["r", "l"] + ["r"] * (len(header) - 2 - board.marked) + (["l"] if board.marked else [])
+    lines.append(markdown_table(header, rows, align=align))
+    if board.marked:
+        from scoring.leaderboard.marks import DESCRIPTIONS
+
+        used = sorted({m for e in board.entries for m in e.marks})
+        lines.append("\nMarks: " + "; ".join(f"*{m}*: {DESCRIPTIONS[m]}" for m in used) + ".\n")
     if board.reveal_private and board.agreement:
         a = board.agreement
         if "spearman" in a:

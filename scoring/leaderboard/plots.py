@@ -17,6 +17,9 @@ from scoring.text.plot import MAX_TICK_LABELS, drawing, inches, label, set_ticks
 _OUTSIDE = {"loc": "upper left", "bbox_to_anchor": (1.02, 1.0), "borderaxespad": 0.0}  # right of the axes
 _SPLIT_COLOURS = {"public": "tab:blue", "private": "tab:orange"}
 _SHIFT_COLOURS = {"up": "tab:green", "down": "tab:red", "same": "tab:blue"}
+# marks.py's marks: a red ring around a flagged team's point, a grey square around a Ladder-held score's
+_MARKERS = {"flagged": {"marker": "o", "ms": 13, "mfc": "none", "mec": "tab:red", "mew": 1.8},
+            "held": {"marker": "s", "ms": 11, "mfc": "none", "mec": "0.45", "mew": 1.4}}
 
 
 @drawing()
@@ -42,7 +45,11 @@ def draw_scores_chart(board: Leaderboard):
             real = s.vs_leader is None or s.vs_leader.significant
             kinds["hollow"] |= not real
             ax.plot(s.score, y, "o", color=color, mfc=color if real else "white")
-    set_ticks(ax.set_yticks, range(len(entries)), [f"{e.public.rank}. {label(e.name)}" for e in entries])
+            for mark in e.marks:  # a flagged team's or a Ladder-held score, drawn over the point
+                ax.plot(s.score, y, **_MARKERS[mark])
+                kinds[mark] = True
+    set_ticks(ax.set_yticks, range(len(entries)),
+              [f"{e.public.rank}. {label(e.name)}" + "".join(f" [{m}]" for m in e.marks) for e in entries])
     ax.invert_yaxis()
     ax.set_xlabel(f"{label(board.metric)} ({board.confidence:.0%} bootstrap interval over {label(board.unit_name)}s)")
     ax.set_title(f"{label(board.competition)}: scores")
@@ -53,8 +60,17 @@ def draw_scores_chart(board: Leaderboard):
                               label="hollow: gap to the leader\nnot significant"))
     if kinds["interval"]:
         handles.append(Line2D([], [], color="0.3", lw=2, alpha=0.6, label=f"{board.confidence:.0%} bootstrap interval"))
+    handles += _mark_handles(kinds)
     ax.legend(handles=handles, fontsize=8, **_OUTSIDE)
     return fig
+
+
+def _mark_handles(kinds: dict) -> list:
+    from matplotlib.lines import Line2D
+
+    from scoring.leaderboard.marks import DESCRIPTIONS
+
+    return [Line2D([], [], ls="", **_MARKERS[m], label=f"[{m}] {DESCRIPTIONS[m]}") for m in _MARKERS if kinds.get(m)]
 
 
 def scores_chart(board: Leaderboard, path: Path, fmt: FigureFormat | None = None) -> Path:
@@ -77,6 +93,9 @@ def draw_rank_chart(board: Leaderboard):
         kind = "up" if shift > 0 else "down" if shift < 0 else "same"
         shown.add(kind)
         ax.plot(e.public.rank, e.private.rank, "o", color=_SHIFT_COLOURS[kind])
+        for mark in e.marks:
+            ax.plot(e.public.rank, e.private.rank, **_MARKERS[mark])
+            shown.add(mark)
         if n <= MAX_TICK_LABELS:  # past that the names would be one black smear
             ax.annotate(label(e.name), (e.public.rank, e.private.rank), fontsize=7, xytext=(4, 3),
                         textcoords="offset points")
@@ -97,6 +116,7 @@ def draw_rank_chart(board: Leaderboard):
     handles = [Line2D([], [], ls="", marker="o", color=_SHIFT_COLOURS[k], label=names[k])
                for k in ("up", "down", "same") if k in shown]
     handles.append(Line2D([], [], color="0.6", ls="--", lw=1, label="public rank = private rank"))
+    handles += _mark_handles({m: m in shown for m in _MARKERS})
     ax.legend(handles=handles, fontsize=8, **_OUTSIDE)
     return fig
 

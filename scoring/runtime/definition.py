@@ -150,6 +150,10 @@ class CompetitionDefinition:
     grouping: Optional[GroupingSpec] = None
     higher_is_better: bool = True
     empty_both_score: float = 1.0  # score of a row whose truth and prediction are both empty
+    # Decimals of the public scores a participant is shown (None: unrounded). For stateless grading platforms,
+    # where the Ladder cannot keep a team's state: `agrieval bundle --public-precision auto` sets it from the
+    # public split's noise level (scoring/authoring/public_precision.py); raw values stay under ``host``.
+    public_decimals: Optional[int] = None
     source_path: Optional[str] = field(default=None, compare=False)  # where it was read from; not frozen
 
     def __post_init__(self) -> None:
@@ -160,6 +164,9 @@ class CompetitionDefinition:
                 re.compile(self.id_pattern)
             except re.error as exc:
                 raise ValueError(f"id_pattern is not a valid regex ({exc})") from None
+        if self.public_decimals is not None and not (isinstance(self.public_decimals, int)
+                                                     and 0 <= self.public_decimals <= 15):
+            raise ValueError(f"public_decimals must be an integer in [0, 15] (got {self.public_decimals!r})")
         if not 0.0 <= self.empty_both_score <= 1.0:
             raise ValueError(f"empty_both_score must lie in [0, 1] (got {self.empty_both_score!r})")
         allowed = MULTILABEL_METRICS if self.task == "multilabel" else MULTICLASS_METRICS
@@ -275,6 +282,8 @@ def to_plain(definition: CompetitionDefinition) -> dict:
     """The definition as JSON-ready data (tuples as lists; ``source_path`` left out)."""
     data = asdict(definition)
     data.pop("source_path", None)
+    if data.get("public_decimals") is None:  # (absent rather than null: definitions frozen before it stay valid)
+        data.pop("public_decimals", None)
     return json.loads(json.dumps(data))
 
 

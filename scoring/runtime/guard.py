@@ -32,12 +32,16 @@ from .report import Metrics, ReportProblem, ScoreReport
 from .result import HOST_FAILURE_MESSAGE, GradeResult, HostInfo
 from .split_safe import split_independent
 from .time_limit import run_with_time_limit
+from .unit_scores import check_decomposable, public_unit_values, unit_name
 
 
 def grade(submission: str | Path | bytes, solution: str | Path | Solution,
           competition: str | Path | CompetitionDefinition, *, reveal_private: bool = False,
-          filename: str | None = None, split_safe: bool = False) -> GradeResult:
+          filename: str | None = None, split_safe: bool = False, ladder: str | Path | None = None) -> GradeResult:
     """Grade one upload; the in-process twin of ``agrieval grade`` (same ``GradeResult``).
+
+    ``ladder``: the team's Ladder state file (``ladder.py``; created if absent): the public metrics
+    shown are then those of the team's released submission, this one's raw values go under ``host``.
 
     ``submission`` is a path (a CSV, a zip holding one CSV, a folder holding one
     file) or the bytes of a CSV or zip. ``split_safe=True`` is for platforms
@@ -56,9 +60,15 @@ def grade(submission: str | Path | bytes, solution: str | Path | Solution,
         return host_failure(name, "internal_error", f"{type(exc).__name__}: {exc}\n{traceback.format_exc()}",
                              started)
 
+    if ladder is not None:
+        try:
+            check_decomposable(definition)
+        except HostError as exc:
+            return host_failure(name, exc.code, str(exc), started)
     limit = definition.limits.max_seconds
     memory_mb = definition.limits.max_memory_mb
-    outcome = run_with_time_limit(_read_and_score, (submission, sol, definition, reveal_private, filename),
+    outcome = run_with_time_limit(_read_and_score, (submission, sol, definition, reveal_private, filename,
+                                                    ladder is not None),
                                   seconds=limit, memory_bytes=memory_mb * 2**20)
     breach = limit_breach(outcome, definition)
     if breach is not None:
@@ -71,6 +81,10 @@ def grade(submission: str | Path | bytes, solution: str | Path | Solution,
         result = host_failure(name, outcome.value["code"], outcome.value["message"], started)
     else:
         result = host_failure(name, "internal_error", f"{outcome.error_type}: {outcome.error_text}", started)
+    if ladder is not None and result.status == "scored":
+        result = _through_ladder(result, ladder, sol, definition, filename or str(submission), started)
+    elif definition.public_decimals is not None and result.status == "scored":
+        result = _rounded_public(result, definition.public_decimals)
     if split_safe:
         result = split_independent(result)
     result.host.diagnostics.extend(ReportProblem.of(w) for w in sol.warnings)  # host-only: never in errors
@@ -81,11 +95,13 @@ def grade(submission: str | Path | bytes, solution: str | Path | Solution,
 
 
 def _read_and_score(submission: str | Path | bytes, sol: Solution, definition: CompetitionDefinition,
-                    reveal_private: bool, filename: str | None) -> str:
-    """Runs in the child process: unpack, read, score; returns the report as JSON (cheap to send back)."""
+                    reveal_private: bool, filename: str | None, units: bool = False) -> str:
+    """Runs in the child process: unpack, read, score; returns the report as JSON (cheap to send back).
+    ``units``: the public unit values of the primary metric go along in ``details['public']`` (the Ladder's
+    input; ``_through_ladder`` takes them out)."""
     from .reading.submission import Submission, read_submission
     from .reading.uploads import unpack
-    from .scorer import score
+    from .scorer import score, score_aligned
 
     try:
         upload = unpack(submission, definition.limits, filename=filename)
@@ -98,8 +114,39 @@ def _read_and_score(submission: str | Path | bytes, sol: Solution, definition: C
                            ).to_json()
     data, shown = upload.data, upload.filename
     sub: Submission = read_submission(data, definition, filename=shown, checked_ids=sol.checked_ids)
-    report = score(sub, sol, definition, reveal_private=reveal_private)
+    if not units:
+        return score(sub, sol, definition, reveal_private=reveal_private).to_json()
+    report, order = score_aligned(sub, sol, definition, reveal_private=reveal_private)
+    if report.status == "scored":
+        report.details["public"][_UNITS] = public_unit_values(sub, sol, definition, order)
     return report.to_json()
+
+
+_UNITS = "ladder_unit_values"
+
+
+def _rounded_public(result: GradeResult, decimals: int) -> GradeResult:
+    """The public metrics rounded to the definition's ``public_decimals`` (a stateless board's defence against
+    probing); the raw values go under ``host.details['public_raw']``."""
+    result.host.details["public_raw"] = dict(result.metrics.public)
+    result.metrics = Metrics(public={k: round(v, decimals) for k, v in result.metrics.public.items()},
+                             private=result.metrics.private)
+    return result
+
+
+def _through_ladder(result: GradeResult, state: str | Path, sol: Solution, definition: CompetitionDefinition,
+                    file: str, started: float) -> GradeResult:
+    """The scored ``result`` as the team's Ladder shows it, or a host failure (bad state file...)."""
+    from . import ladder
+
+    values = result.host.details.get("public", {}).pop(_UNITS)
+    try:
+        decision = ladder.submit(state, values, result.metrics.public, competition=definition.name,
+                                 metric=definition.primary_metric, unit=unit_name(definition),
+                                 solution_sha256=ladder.solution_fingerprint(sol, definition), file=file)
+    except HostError as exc:
+        return host_failure(definition.name, exc.code, str(exc), started)
+    return ladder.show(result, decision)
 
 
 def _from_report(report: ScoreReport) -> GradeResult:
@@ -172,4 +219,6 @@ def host_failure(name: str, code: str, message: str, started: float | None = Non
 
 
 _HOST_CODES = ("solution_invalid", "definition_invalid", "internal_error", "time_limit_exceeded",
+               "ladder_state_corrupt", "ladder_state_foreign", "ladder_state_unwritable", "ladder_lock_unavailable",
+               "ladder_metric_unsupported", "ladder_too_few_units",
                "memory_limit_exceeded")

@@ -75,6 +75,15 @@ CODES: dict[str, str] = {
     "definition_invalid": "The competition definition is invalid (host-side problem).",
     "ids_reveal_labels": ("Host-side warning: the solution's ids contain their own class label (e.g. "
                           "team_a/caroubier/img.jpg): a submission can read the truth from the ids."),
+    # the Ladder (ladder.py) and the audit; host side except the warning
+    "ladder_not_released": ("Warning: the submission did not beat the team's released one by one standard error on "
+                            "the public split; the public scores shown are the released submission's."),
+    "ladder_state_corrupt": "Host-side: a Ladder state file cannot be read as one; it is left as it is.",
+    "ladder_state_foreign": "Host-side: a Ladder state file was made for another competition or solution.",
+    "ladder_state_unwritable": "Host-side: a Ladder state file or its lock cannot be written.",
+    "ladder_lock_unavailable": "Host-side: this system has no file lock (fcntl) for the Ladder's state.",
+    "ladder_metric_unsupported": "Host-side: the metric is not a mean over units, which the Ladder and the audit need.",
+    "ladder_too_few_units": "Host-side: the public split has fewer than 2 units for the Ladder's test.",
     "bad_option": "A command-line option has a value the command cannot use (e.g. --val-accuracy outside [0, 1] or NaN, an --own-team that is no team of the solution): a usage error, exit 2.",
     "internal_error": "The grader failed on the host side (crash, missing file); shown to participants as a generic message.",
 }

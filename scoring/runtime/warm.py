@@ -111,10 +111,11 @@ class Grader:
         return self.evaluate(submission, filename=filename).report
 
     def grade(self, submission: Union[str, Path, bytes], *, filename: Optional[str] = None,
-              split_safe: bool = False) -> GradeResult:
-        """What ``guard.grade`` returns for this upload: read and scored in a child process under the limits."""
+              split_safe: bool = False, ladder: Optional[Union[str, Path]] = None) -> GradeResult:
+        """What ``guard.grade`` returns for this upload: read and scored in a child process under the limits.
+        ``ladder``: the team's Ladder state file (``ladder.py``), as ``agrieval grade --ladder``."""
         return grade(submission, self.solution, self.definition, reveal_private=self.reveal_private,
-                     filename=filename, split_safe=split_safe)
+                     filename=filename, split_safe=split_safe, ladder=ladder)
 
 
 def _evaluate_in_child(grader: Grader, submission: Union[str, Path, bytes], filename: Optional[str]) -> Graded:
