@@ -8,10 +8,12 @@ from pathlib import Path
 
 import click
 
-from scoring.cli import contract
+from scoring.cli.competition_option import load_definition
+from scoring.cli.errors import error_line
+from scoring.cli.group import epilog
 
 
-@click.command(epilog=contract.epilog(
+@click.command(epilog=epilog(
     "agrieval audit submissions/log.csv -s solution.csv -c plantclef2025 --json",
     "Exit codes: 0 audited (flagged teams are a finding, not a failure); 1 the log was rejected (the message "
     "names its line and column); 2 usage error (missing file, unknown competition); 3 host-side problem (bad "
@@ -54,7 +56,7 @@ def audit(log: Path, solution: Path, competition: str, as_json: bool, alpha: flo
     from scoring.runtime.warm import Grader
     from scoring.text.terminal import one_line
 
-    definition = contract.competition(competition)
+    definition = load_definition(competition)
     try:
         entries = read_log(log)
     except InputError as exc:
@@ -67,7 +69,7 @@ def audit(log: Path, solution: Path, competition: str, as_json: bool, alpha: flo
     progress = None if as_json else (lambda msg: click.echo(one_line(msg), err=True))
     scored = score_log(entries, grader, progress)
     if not scored.entries:
-        click.echo(contract.error_line("no_submissions", f"no submission of {log} could be scored"), err=True)
+        click.echo(error_line("no_submissions", f"no submission of {log} could be scored"), err=True)
         raise SystemExit(1)
     result = run_audit(scored.values, scored.units, scored.split, [e.team for e in scored.entries],
                        [e.file for e in scored.entries], scored.keys, competition=definition.name,

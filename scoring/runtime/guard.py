@@ -128,7 +128,7 @@ _UNITS = "ladder_unit_values"
 def _rounded_public(result: GradeResult, decimals: int) -> GradeResult:
     """The public metrics rounded to the definition's ``public_decimals`` (a stateless board's defence against
     probing); the raw values go under ``host.details['public_raw']``."""
-    result.host.details["public_raw"] = dict(result.metrics.public)
+    result.report.details["public_raw"] = dict(result.metrics.public)
     result.metrics = Metrics(public={k: round(v, decimals) for k, v in result.metrics.public.items()},
                              private=result.metrics.private)
     return result
@@ -139,7 +139,7 @@ def _through_ladder(result: GradeResult, state: str | Path, sol: Solution, defin
     """The scored ``result`` as the team's Ladder shows it, or a host failure (bad state file...)."""
     from . import ladder
 
-    values = result.host.details.get("public", {}).pop(_UNITS)
+    values = result.report.details.get("public", {}).pop(_UNITS)
     try:
         decision = ladder.submit(state, values, result.metrics.public, competition=definition.name,
                                  metric=definition.primary_metric, unit=unit_name(definition),

@@ -234,7 +234,7 @@ def show(result, decision: Decision):
     from .report import Metrics, ReportProblem
 
     result.metrics = Metrics(public=dict(decision.shown), private=result.metrics.private)
-    result.host.details["ladder"] = decision.host_view()
+    result.report.details["ladder"] = decision.host_view()
     if not decision.released:
         result.warnings.append(ReportProblem(
             code="ladder_not_released",

@@ -155,11 +155,11 @@ def test_grade_through_the_ladder_shows_the_released_submission(tmp_path):
     worse = grade(PC / "submissions" / "baseline_top5_common.csv", sol, comp, ladder=state)
     assert first.status == worse.status == "scored"
     assert worse.metrics.public == first.metrics.public  # every public metric: the released one's
-    raw = worse.host.details["ladder"]["raw_public"]
-    assert raw["transect_f1"] < first.metrics.public["transect_f1"] and not worse.host.details["ladder"]["released"]
+    raw = worse.report.details["ladder"]["raw_public"]
+    assert raw["transect_f1"] < first.metrics.public["transect_f1"] and not worse.report.details["ladder"]["released"]
     assert [w.code for w in worse.warnings] == ["ladder_not_released"]
-    assert "ladder_unit_values" not in worse.host.details["public"]
-    n_units = first.host.details["ladder"]["n_units"]
+    assert "ladder_unit_values" not in worse.report.details["public"]
+    n_units = first.report.details["ladder"]["n_units"]
     for value in first.metrics.public.values():
         assert value * n_units == pytest.approx(round(value * n_units))  # multiples of 1/n
     json.dumps(worse.to_dict(), allow_nan=False)
@@ -194,7 +194,7 @@ def test_the_warm_grader_runs_the_same_ladder(tmp_path):
         path = PC / "submissions" / f"{name}.csv"
         a = grader.grade(path, ladder=warm, filename=f"{name}.csv")
         b = grade(path, PC / "solution.csv", "plantclef2025", ladder=cold, filename=f"{name}.csv")
-        assert a.metrics.public == b.metrics.public and a.host.details["ladder"] == b.host.details["ladder"]
+        assert a.metrics.public == b.metrics.public and a.report.details["ladder"] == b.report.details["ladder"]
     assert json.loads(warm.read_text())["history"] == json.loads(cold.read_text())["history"]
     assert json.loads(warm.read_text())["released"]["submission"] == 3  # perfect.csv
 
@@ -205,5 +205,5 @@ def test_public_decimals_round_the_public_scores_only():
     definition = dataclasses.replace(load_definition("plantclef2025"), public_decimals=1)
     result = grade(PC / "submissions" / "partial.csv", PC / "solution.csv", definition, reveal_private=True)
     assert result.metrics.public["transect_f1"] == 0.6  # 0.5511 rounded
-    assert result.host.details["public_raw"]["transect_f1"] == pytest.approx(0.551111, abs=1e-6)
+    assert result.report.details["public_raw"]["transect_f1"] == pytest.approx(0.551111, abs=1e-6)
     assert result.metrics.private["transect_f1"] not in (round(result.metrics.private["transect_f1"], 1),)
