@@ -129,7 +129,7 @@ def _rounded_public(result: GradeResult, decimals: int) -> GradeResult:
     """The public metrics rounded to the definition's ``public_decimals`` (a stateless board's defence against
     probing); the raw values go under ``host.details['public_raw']``."""
     result.report.details["public_raw"] = dict(result.metrics.public)
-    result.metrics = Metrics(public={k: round(v, decimals) for k, v in result.metrics.public.items()},
+    result.report.metrics = Metrics(public={k: round(v, decimals) for k, v in result.metrics.public.items()},
                              private=result.metrics.private)
     return result
 

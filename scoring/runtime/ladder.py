@@ -233,7 +233,7 @@ def show(result, decision: Decision):
     metrics for the participant, this submission's raw ones under ``host.details['ladder']``."""
     from .report import Metrics, ReportProblem
 
-    result.metrics = Metrics(public=dict(decision.shown), private=result.metrics.private)
+    result.report.metrics = Metrics(public=dict(decision.shown), private=result.metrics.private)
     result.report.details["ladder"] = decision.host_view()
     if not decision.released:
         result.warnings.append(ReportProblem(
