@@ -73,6 +73,10 @@ CODES: dict[str, str] = {
     "definition_invalid": "The competition definition is invalid (host-side problem).",
     "ids_reveal_labels": ("Host-side warning: the solution's ids contain their own class label (e.g. "
                           "team_a/caroubier/img.jpg): a submission can read the truth from the ids."),
+    "order_reveals_labels": ("Host-side warning: the solution's row order (or its ids, once sorted) follows its classes "
+                             "within each group: a list in that order tells the labels by position."),
+    "order_reveals_split": ("Host-side warning: the solution's row order (or its ids, once sorted) follows its split "
+                            "within each group: a list in that order tells which ids are private by position."),
     "bad_option": "A command-line option has a value the command cannot use (e.g. --val-accuracy outside [0, 1] or NaN, an --own-team that is no team of the solution): a usage error, exit 2.",
     "internal_error": "The grader failed on the host side (crash, missing file); shown to participants as a generic message.",
 }

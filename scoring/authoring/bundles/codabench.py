@@ -13,8 +13,8 @@ than the runtime: the snippet names ``codalab/codalab-legacy:py39``
 from __future__ import annotations
 
 from scoring.authoring.bundles.competition_pages import Options, logo_png, pages
-from scoring.authoring.bundles.files import (Bundle, Inputs, leak_note, runtime_note, sample_submission, sorting,
-                                             under, zip_bytes)
+from scoring.authoring.bundles.files import (Bundle, Inputs, runtime_note, sample_submission, solution_notes,
+                                             sorting, under, zip_bytes)
 from scoring.authoring.bundles.yaml_text import dump
 from scoring.runtime.definition import freeze
 
@@ -187,7 +187,7 @@ def _readme(inputs: Inputs, options: Options, split: str, note: str) -> str:
     return f"""# Codabench competition for `{d.name}`
 
 Written by `agrieval bundle codabench`. {runtime_note()}
-{leak_note(inputs)}
+{solution_notes(inputs)}
 **Upload `{UPLOAD}`** on Codabench's bundle upload page (Benchmarks -> Management -> Upload; Codabench's docs:
 Organizers/Benchmark_Creation/Competition-Creation-Bundle.md). Its
 `competition.yaml` (copy next to this README) names the title "{options.title_of(inputs)}", the docker image

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from scoring.authoring.bundles.codabench import IMAGE, program_zips, shared_files
 from scoring.authoring.bundles.competition_pages import Options, logo_png, pages
-from scoring.authoring.bundles.files import Bundle, Inputs, leak_note, runtime_note, under, zip_bytes
+from scoring.authoring.bundles.files import Bundle, Inputs, runtime_note, solution_notes, under, zip_bytes
 from scoring.authoring.bundles.yaml_text import dump
 
 NUMERIC_FORMAT = 4
@@ -80,7 +80,7 @@ def build(inputs: Inputs, *, split: str = "public", options: Options | None = No
     bundle.add("README.md", f"""# CodaLab (legacy) competition for `{d.name}`
 
 Written by `agrieval bundle codalab`. {runtime_note()}
-{leak_note(inputs)}
+{solution_notes(inputs)}
 **Upload `{UPLOAD}`**: CodaLab -> My Competitions -> Create Competition -> upload the bundle. Its
 `competition.yaml` (v1; copy next to this README) names the title "{options.title_of(inputs)}", the docker image
 `{IMAGE}`, the html pages (overview, evaluation, terms, data), a logo, and two phases:

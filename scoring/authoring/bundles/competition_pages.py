@@ -34,6 +34,7 @@ class Options:
     dev_name: str = "Development"
     final_name: str = "Final"
     reveal_name: str = "Private leaderboard"
+    require_approval: bool = False  # codabench: registration_auto_approve false
 
     def dates(self) -> tuple:
         """(dev start, dev end, final start, end) as datetimes: the development phase ends one minute before the

@@ -13,8 +13,8 @@ every split codename in ``result`` must be linked to the phase
 from __future__ import annotations
 
 from scoring.authoring.bundles.competition_pages import Options, logo_png, pages
-from scoring.authoring.bundles.files import (MIN_NUMPY, Bundle, Inputs, leak_note, runtime_note, sample_submission,
-                                             under, zip_bytes)
+from scoring.authoring.bundles.files import (MIN_NUMPY, Bundle, Inputs, runtime_note, sample_submission,
+                                             solution_notes, under, zip_bytes)
 from scoring.authoring.bundles.yaml_text import dump
 from scoring.runtime.definition import freeze
 
@@ -138,7 +138,7 @@ def build(inputs: Inputs, *, options: Options | None = None, **_options) -> Bund
 
 Written by `agrieval bundle evalai`. {runtime_note()} EvalAI workers run Python 3.7-3.9 (the challenge's
 `worker_python_version`, default 3.9); use 3.8 or 3.9: under 3.7 the import stops with a message naming that setting.
-{leak_note(inputs)}
+{solution_notes(inputs)}
 **Upload `{UPLOAD}`.** EvalAI's hosting guide (docs/source/02-for-challenge-hosts/hosting-guide/host-challenge.md)
 describes the GitHub route: make a repository from the EvalAI-Starters template, replace its challenge files by
 the content of `{UPLOAD}` (unzip it at the repository's root; it holds `evaluation_script/`, from which the

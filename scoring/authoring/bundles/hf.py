@@ -13,7 +13,7 @@ import json
 
 from scoring.authoring import vendoring
 from scoring.authoring.bundles.competition_pages import Options
-from scoring.authoring.bundles.files import Bundle, Inputs, leak_note, runtime_note, sample_submission
+from scoring.authoring.bundles.files import Bundle, Inputs, runtime_note, sample_submission, solution_notes
 from scoring.runtime.definition import freeze
 
 METRIC_PY = '''"""Custom metric for Hugging Face competitions, written by `agrieval bundle hf` for {name}. Do not edit: rebuild it.
@@ -77,7 +77,7 @@ def build(inputs: Inputs, *, options: Options | None = None, **_options) -> Bund
     bundle.add("README.md", f"""# Hugging Face competition repository files for `{d.name}`
 
 Written by `agrieval bundle hf`. {runtime_note()} The Space image runs Python 3.10 with huggingface_hub.
-{leak_note(inputs)}
+{solution_notes(inputs)}
 **Upload these files to the competition's private dataset repository** (`ORG/NAME`, the one the competition
 Space reads; its layout: https://huggingface.co/docs/competitions/competition_repo), README.md excepted:
 

@@ -12,7 +12,7 @@ on which rows a call was handed).
 from __future__ import annotations
 
 from scoring.authoring import vendoring
-from scoring.authoring.bundles.files import Bundle, Inputs, leak_note, runtime_note, sample_submission
+from scoring.authoring.bundles.files import Bundle, Inputs, runtime_note, sample_submission, solution_notes
 from scoring.runtime.definition import freeze
 
 METRIC_PY = '''"""Kaggle metric for {name}, written by `agrieval bundle kaggle`. Do not edit: rebuild it.
@@ -58,7 +58,7 @@ def build(inputs: Inputs, **_options) -> Bundle:
     bundle.add("README.md", f"""# Kaggle metric for `{d.name}`
 
 Written by `agrieval bundle kaggle`. {runtime_note()} Kaggle's image has them.
-{leak_note(inputs)}
+{solution_notes(inputs)}
 The metric is one file, `agrieval_metric.py` ({size} KB: the runtime and the definition embedded), published as a
 **utility script** and attached to the metric notebook, so that nothing is pasted:
 
