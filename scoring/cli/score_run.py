@@ -19,7 +19,10 @@ def score_body(submission: Path, solution: Path, definition_of: Callable, as_jso
     definition = definition_of()
     # (the solution loads in a second thread while the submission is read)
     sol, sub, refused = read_both(submission, solution, definition, load=load_solution_for)
-    for warning in sol.warnings:  # about the solution: for whoever holds it, on stderr
+    from scoring.authoring.solution_order import order_warnings
+
+    # about the solution: for whoever holds it, on stderr (never in the report a participant may be shown)
+    for warning in list(sol.warnings) + order_warnings(sol, definition):
         echo(warning.render(), err=True)
     report = refused if refused is not None else score(sub, sol, definition, reveal_private=reveal_private,
                                                        own_team=own_team, val_accuracy=val_accuracy)
