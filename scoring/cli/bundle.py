@@ -32,6 +32,8 @@ PLATFORM_NAMES = ("codabench", "codalab", "evalai", "hf", "kaggle")
               help="Name of the phase whose submissions are ranked on the private split after the end.")
 @click.option("--reveal-phase-name", default="Private leaderboard", show_default=True,
               help="codabench: name of the phase that shows the private ranking (it starts one minute after --end).")
+@click.option("--reveal-end", default="", help="codabench: end of the private leaderboard phase (UTC; default: "
+              "365 days after it starts). Codabench shows no status for a phase without an end.")
 @click.option("--order-key", default="", help="Key of the order of the published ids (sample_submission.csv): "
               "sha256(KEY + newline + id); default: the competition's name. The README records it.")
 @click.option("--require-approval", is_flag=True, default=False,
@@ -39,7 +41,7 @@ PLATFORM_NAMES = ("codabench", "codalab", "evalai", "hf", "kaggle")
 @click.argument("out_dir", type=click.Path(file_okay=False, path_type=Path))
 def bundle(platform: str, competition: str, solution: Path, split: str, title: str | None, dev_start: str,
            final_start: str, end: str, dev_phase_name: str, final_phase_name: str, reveal_phase_name: str,
-           order_key: str, require_approval: bool, out_dir: Path) -> None:
+           reveal_end: str, order_key: str, require_approval: bool, out_dir: Path) -> None:
     """Write OUT_DIR: the one file the organizer uploads to PLATFORM, a README of the remaining clicks, a
     sample_submission.csv (every id, no label) and the parts of the upload, to read or try.
 
@@ -64,9 +66,10 @@ def bundle(platform: str, competition: str, solution: Path, split: str, title: s
 
     options = Options(title=title, dev_start=dev_start, final_start=final_start, end=end,
                       dev_name=dev_phase_name, final_name=final_phase_name, reveal_name=reveal_phase_name,
-                      require_approval=require_approval)
+                      require_approval=require_approval, reveal_end=reveal_end)
     try:
         options.dates()
+        options.reveal_end_text()
     except HostError as exc:  # the command line's dates: a usage error, before anything is read or written
         raise CommandError("bad_option", str(exc)) from None
 
