@@ -111,7 +111,7 @@ def codes_of(items) -> tuple:
     """``(int codes, names)``, names in sorted order (deterministic messages)."""
     names = sorted(set(items), key=str)
     index = {name: i for i, name in enumerate(names)}
-    return np.fromiter((index[x] for x in items), dtype=np.int64, count=len(items)), names
+    return np.fromiter(map(index.__getitem__, items), dtype=np.int64, count=len(items)), names
 
 
 def worst(found: list) -> Finding | None:
@@ -140,8 +140,12 @@ def order_warnings(solution, definition, *, orders=("rows",)) -> list:
     targets = []
     if solution.classes is not None:
         targets.append(("order_reveals_labels", "class", *codes_of(solution.classes)))
-    split_names, split_codes = np.unique(solution.split, return_inverse=True)
-    targets.append(("order_reveals_split", "split", split_codes.astype(np.int64), [str(x) for x in split_names]))
+    # the split's values compared as arrays (np.unique would sort 200,000 strings: 0.2 s)
+    split_names = [v for v in ("ignored", "private", "public") if (solution.split == v).any()]
+    split_codes = np.zeros(n, dtype=np.int64)
+    for k, v in enumerate(split_names):
+        split_codes[solution.split == v] = k
+    targets.append(("order_reveals_split", "split", split_codes, split_names))
     name = solution.path.rsplit("/", 1)[-1] if solution.path else "solution.csv"
     out = []
     for order in orders:
