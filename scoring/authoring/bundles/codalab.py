@@ -96,6 +96,12 @@ Then:
 3. After the end, publish the final phase's results: edit the phase `{options.final_name}` and set its
    leaderboard mode to the default (results shown).
 
+What CodaLab does with the dates: a phase takes submissions from its start date until the next phase starts,
+the last one until the competition's end date ({end}); nothing switches by itself at the end. The final phase
+is blind: participants see that their submission ran, not its scores, until step 3, which is the reveal.
+(codalab/codalab-competitions at c7ef5e28: `codalab/apps/web/models.py` `CompetitionPhase.is_active` ~1001-1013,
+`Competition.is_active` ~430-436.)
+
 The program writes `scores.txt` (`key: value` lines: the only file CodaLab reads) and `scores.json`. A rejected
 submission exits 1 with the reason in `stderr.txt`; a failure on the organizers' side exits 3 and says it is not
 the participant's fault. Also here, to read or try: `scoring_program/` (the {split} split's program),

@@ -95,6 +95,14 @@ Space reads; its layout: https://huggingface.co/docs/competitions/competition_re
 Uploads may be the CSV or a zip holding it; the platform keeps the uploaded file's extension (`sub.CSV`, `.txt`,
 `.zip`...): the usual spellings are fetched by name, any other through the repository listing.
 
+What the platform does with the date and the reveal: one date, `END_DATE` ({conf_json(inputs, options)["END_DATE"]},
+midnight at its start, the Space's clock). Before it, participants submit (`SUBMISSION_LIMIT` a day) and see the
+public leaderboard; from it on, submissions are refused and the private leaderboard appears by itself, made of
+submissions made before it: for each team its selected submissions (up to `SELECTION_LIMIT`, chosen by the
+team) ranked by private score, or, if it selected none, its best public submission. There are no phases to set.
+(huggingface/competitions at d887d2ec: `submissions.py` `_is_submission_allowed`, `app.py` ~207-208,
+`leaderboard.py` `_process_private_lb`.)
+
 `compute(params)` returns `public_score` and `private_score` with identical keys, `{inputs.keys[0]}` first. A
 rejected upload raises with the participant-safe reason (the platform shows participants only "failed" and keeps
 the message in the Space log).

@@ -77,6 +77,10 @@ These steps follow what Kaggle's metric runner does (docs/facts/platforms.md: `s
 row_id_column_name)` called once per split, only `ParticipantVisibleError` shown to participants); Kaggle's own
 page on custom metrics was not found in the references searched, so check the names of the buttons there.
 
+Dates and the reveal are Kaggle's competition settings, not this bundle's: the metric scores every submission on
+both splits, the public score is shown at once, and Kaggle shows the private leaderboard when the competition
+ends (the `Usage` column decides which rows count where).
+
 Messages never depend on which rows a call is handed (Kaggle scores the public and the private rows in separate
 calls): a problem of the header is named; any problem in the rows is one message that names no line, count,
 cell or code and asks the participant to run `agrieval validate SUBMISSION.csv --competition {d.name}` locally,
