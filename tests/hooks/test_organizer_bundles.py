@@ -379,3 +379,21 @@ def test_the_uploaded_public_program_is_the_folder_the_worker_checks_ran(built, 
         assert ref.read("solution.csv") == SOLUTION.read_bytes()
     folder = built[platform] / "scoring_program"
     assert in_zip == {str(p.relative_to(folder)): p.read_bytes() for p in folder.rglob("*") if p.is_file()}
+
+
+# What each README tells the organizer about dates, statuses and the reveal, in the organizer's words (issue 33).
+SAYS = {"codabench": ("Next, Current or Previous", "The reveal is automatic"),
+        "codalab": ("until the competition's end date", "is blind"),
+        "evalai": ("takes submissions from its start date to its end date", "set the\nprivate split's visibility"),
+        "hf": ("the private leaderboard appears by itself", "submissions are refused"),
+        "kaggle": ("shows the private leaderboard when the competition\nends",)}
+
+
+@pytest.mark.parametrize("platform", PLATFORMS)
+def test_every_readme_says_what_the_platform_does_with_the_dates_and_the_reveal(built, platform):
+    readme = (built[platform] / "README.md").read_text()
+    flat = " ".join(readme.split())
+    for phrase in SAYS[platform]:
+        assert " ".join(phrase.split()) in flat, phrase
+    assert "(1)" not in readme
+
