@@ -130,6 +130,7 @@ def test_the_sample_submission_tells_neither_labels_nor_split_by_position(tmp_pa
     sample = _sample_ids((tmp_path / "b" / "sample_submission.csv").read_bytes())
     assert sorted(sample) == sorted(truth)
     assert_order_tells_nothing(sample, truth)
+    assert_order_tells_nothing(sorted(sample), truth)  # an attacker sorts the ids: they are hashes, no better
     # and the attacks work: on the solution's own order they name what that order gives away
     own = list(truth)
     if case == "class_ordered":
