@@ -24,10 +24,12 @@ order the script saw) reproduces it, and without one the images are taken in
 sorted order.
 
 Files: ``OUT/<protocol>/<fold>.csv`` with ``image_id, path, team, class, split``
-(sorted by split then image_id; under ``script``, train and val rows in the order ``train_test_split``
-returns them and test rows in the script's order, since the script's loaders shuffle those indices;
-``path`` relative to ``root``) and
-``OUT/<protocol>/folds.json`` (parameters, root, counts per fold and split).
+(rows by split, then by image_id, an order independent of the classes since the id's tail is a hash of the
+path; under ``script``, train and val rows in the order ``train_test_split`` returns them, the order of the
+script's datasets, whose indices its loaders shuffle; its test rows are by image_id too, not in the script's
+order, which lists teams then ``team/class/file`` paths and so lines the classes up; ``path`` relative to
+``root``) and ``OUT/<protocol>/folds.json`` (parameters, root, counts per fold and split, and ``row_order``:
+each split's order, ``ROW_ORDER``).
 
 ``image_id`` never contains the class: it is ``<team>/<16 hex digits of
 sha256(path)>`` (``image_id_of``), because an id that carries the truth (the
@@ -61,6 +63,11 @@ SPLIT_ORDER = {"train": 0, "val": 1, "test": 2}
 PROTOCOLS = ("toto", "loto")
 STRATIFY = ("team_class", "class")
 METHODS = ("per_fold", "script")
+# The order of each split's rows in a fold file, per method (folds.json "row_order"): "image_id" is sorted by
+# image_id, i.e. by team then by a hash of the path, an order independent of the classes; "train_test_split"
+# is the order the public script's train_test_split returns (its datasets' order; nothing of it is published).
+ROW_ORDER = {"per_fold": {"train": "image_id", "val": "image_id", "test": "image_id"},
+             "script": {"train": "train_test_split", "val": "train_test_split", "test": "image_id"}}
 # Named presets of the study: the paper's text (per-fold seeds), and its public training script.
 SPLIT_PRESETS = {"paper": {"stratify": "team_class", "method": "per_fold"},
                  "official": {"stratify": "class", "method": "script"}}
@@ -200,11 +207,11 @@ def fold_manifest(pool: pd.DataFrame, protocol: str, fold: str, *, seed: int, va
             is_val, position = script_split(dev, val_fraction=val_fraction, seed=seed, by_team=by_team)
         except DataError as exc:
             raise DataError(exc.code, f"{protocol.upper()} fold {fold}: {exc.message}") from None
-        if "_pos" not in test.columns:
-            test = test.assign(_pos=np.arange(len(test)))
-        test = script_order(test)
-        # train and val rows in the order train_test_split returns them, test rows in the script's order
-        # (teams sorted, listing order): the script's datasets, whose indices its loaders shuffle
+        # train and val rows in the order train_test_split returns them (the script's datasets, whose indices
+        # its loaders shuffle); test rows by image_id, as under the paper preset: the script's test order
+        # (teams sorted, then team/class/file) lines the classes up, and a solution or an id list made from
+        # these rows would tell the labels by position (row order: ROW_ORDER, written in folds.json)
+        test = test.sort_values("image_id", kind="stable")
         out = pd.concat([dev.assign(split=np.where(is_val, "val", "train"), _k=position.to_numpy()),
                          test.assign(split="test", _k=np.arange(len(test)))])
         out = out.assign(_o=out["split"].map(SPLIT_ORDER)).sort_values(["_o", "_k"], kind="stable")
@@ -274,6 +281,7 @@ def make_splits(clean_catalog_df: pd.DataFrame, protocol: str, out_dir, *, seed:
         "stratify": stratify if protocol == "loto" else "class", "method": method,
         "order": (str(Path(listing).resolve()) if listing is not None else "sorted") if method == "script" else None,
         "versions": library_versions(STAGE_LIBRARIES["splits"]),
+        "row_order": ROW_ORDER[method],
         "seed_per_fold": method == "per_fold", "root": str(Path(root).resolve()),
         "path_relative_to": "root", "n_images": int(len(pool)), "teams": teams,
         "classes": sorted(pool["class"].unique()), "folds": folds,

@@ -93,6 +93,12 @@ def write_csv(path: Path, header: list[str], rows: list[list], *, delimiter: str
         w.writerows(rows)
 
 
+def shuffled(rows: list[dict], key: str) -> list[dict]:
+    """The solution's rows by a hash of their id: its order then follows neither the classes nor the split (rows
+    built class by class with the split alternating, as below, gave both away to anyone reading ids in order)."""
+    return sorted(rows, key=lambda r: hashlib.sha256(r[key].encode()).hexdigest())
+
+
 def lst(x: list[int]) -> str:
     return "[" + ", ".join(map(str, x)) + "]"
 
@@ -101,7 +107,7 @@ def make_plantclef() -> dict:
     out = ROOT / "plantclef2025"
     rows = plantclef_solution()
     write_csv(out / "solution.csv", ["quadrat_id", "species_ids", "Usage"],
-              [[r["quadrat_id"], lst(r["truth"]), r["usage"]] for r in rows])
+              [[r["quadrat_id"], lst(r["truth"]), r["usage"]] for r in shuffled(rows, "quadrat_id")])
     common = [1392608, 1395807, 1394643, 1412857, 1394911]  # the five most frequent species of a real run
     subs = {
         "perfect": {r["quadrat_id"]: r["truth"] for r in rows},
@@ -182,7 +188,8 @@ def make_agri() -> dict:
     out = ROOT / "agrichallenge2024"
     rows = agri_solution()
     write_csv(out / "solution.csv", ["image_id", "label", "team", "Usage"],
-              [[r["image_id"], r["label"], r["team"], r["usage"]] for r in rows], quote_all=False)
+              [[r["image_id"], r["label"], r["team"], r["usage"]] for r in shuffled(rows, "image_id")],
+              quote_all=False)
     swap = {"faux_poivrier": "pistachier", "pistachier": "faux_poivrier"}
     subs = {
         "perfect": {r["image_id"]: r["label"] for r in rows},

@@ -37,10 +37,16 @@ PLATFORM_NAMES = ("codabench", "codalab", "evalai", "hf", "kaggle")
               help="Round the public scores the program reports: auto = to the public split's noise level "
                    "(decimals from the number of public units, docs/ladder.md), or a number of decimals. A "
                    "stateless platform's defence against probing; weaker than `agrieval grade --ladder`.")
+@click.option("--reveal-end", default="", help="codabench: end of the private leaderboard phase (UTC; default: "
+              "365 days after it starts). Codabench shows no status for a phase without an end.")
+@click.option("--order-key", default="", help="Key of the order of the published ids (sample_submission.csv): "
+              "sha256(KEY + newline + id); default: the competition's name. The README records it.")
+@click.option("--require-approval", is_flag=True, default=False,
+              help="codabench: participants wait for the organizer's approval (default: approved on registering).")
 @click.argument("out_dir", type=click.Path(file_okay=False, path_type=Path))
 def bundle(platform: str, competition: str, solution: Path, split: str, title: str | None, dev_start: str,
            final_start: str, end: str, dev_phase_name: str, final_phase_name: str, reveal_phase_name: str,
-           public_precision: str, out_dir: Path) -> None:
+           public_precision: str, reveal_end: str, order_key: str, require_approval: bool, out_dir: Path) -> None:
     """Write OUT_DIR: the one file the organizer uploads to PLATFORM, a README of the remaining clicks, a
     sample_submission.csv (every id, no label) and the parts of the upload, to read or try.
 
@@ -64,9 +70,11 @@ def bundle(platform: str, competition: str, solution: Path, split: str, title: s
                                             "(nothing was written)", file=str(out_dir))
 
     options = Options(title=title, dev_start=dev_start, final_start=final_start, end=end,
-                      dev_name=dev_phase_name, final_name=final_phase_name, reveal_name=reveal_phase_name)
+                      dev_name=dev_phase_name, final_name=final_phase_name, reveal_name=reveal_phase_name,
+                      require_approval=require_approval, reveal_end=reveal_end)
     try:
         options.dates()
+        options.reveal_end_text()
     except HostError as exc:  # the command line's dates: a usage error, before anything is read or written
         raise CommandError("bad_option", str(exc)) from None
 
@@ -79,7 +87,7 @@ def bundle(platform: str, competition: str, solution: Path, split: str, title: s
 
         definition = load_definition(competition)
         check_solution_pair(solution, definition)
-        inputs = check_inputs(definition, solution, splits=("public", "private"))
+        inputs = check_inputs(definition, solution, splits=("public", "private"), order_key=order_key)
         for warning in inputs.warnings:
             click.echo(f"{solution}: warning [{warning.code}] {warning.message}", err=True)
         inputs = dataclasses.replace(inputs, definition=with_public_precision(inputs.definition, inputs.solution,

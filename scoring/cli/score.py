@@ -31,7 +31,10 @@ def score(submission: Path, solution: Path, competition: str, as_json: bool, rev
         definition = load_definition(competition)
         # (the solution loads in a second thread while the submission is read)
         sol, sub, refused = read_both(submission, solution, definition, load=load_solution_for)
-        for warning in sol.warnings:  # about the solution: for whoever holds it, on stderr
+        from scoring.authoring.solution_order import order_warnings
+
+        # about the solution: for whoever holds it, on stderr (never in the report a participant may be shown)
+        for warning in list(sol.warnings) + order_warnings(sol, definition):
             click.echo(warning.render(), err=True)
         report = refused if refused is not None else score_upload(
             sub, sol, definition, reveal_private=reveal_private, own_team=own_team, val_accuracy=val_accuracy)

@@ -84,6 +84,10 @@ CODES: dict[str, str] = {
     "ladder_lock_unavailable": "Host-side: this system has no file lock (fcntl) for the Ladder's state.",
     "ladder_metric_unsupported": "Host-side: the metric is not a mean over units, which the Ladder and the audit need.",
     "ladder_too_few_units": "Host-side: the public split has fewer than 2 units for the Ladder's test.",
+    "order_reveals_labels": ("Host-side warning: the solution's row order (or its ids, once sorted) follows its classes "
+                             "within each group: a list in that order tells the labels by position."),
+    "order_reveals_split": ("Host-side warning: the solution's row order (or its ids, once sorted) follows its split "
+                            "within each group: a list in that order tells which ids are private by position."),
     "bad_option": "A command-line option has a value the command cannot use (e.g. --val-accuracy outside [0, 1] or NaN, an --own-team that is no team of the solution): a usage error, exit 2.",
     "internal_error": "The grader failed on the host side (crash, missing file); shown to participants as a generic message.",
 }

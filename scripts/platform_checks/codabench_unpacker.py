@@ -12,7 +12,14 @@ is read as ``src/apps/competitions/tasks.py`` ``unpack_competition`` reads it (l
 Stubbed (no database): Django settings (``USE_TZ=True`` only); the modules the unpackers import for saving:
 ``api.serializers.*`` (never called by ``unpack``), ``competitions.models.Phase`` (the status constants),
 ``datasets.models.Data`` (records what would be saved), ``queues.models``, ``tasks.models``, ``utils.storage``.
-Not run: ``save()`` (the DRF serializers and the database); ``docs/platform_checks.md`` lists what it checks.
+Not run: ``save()`` itself: it writes through the DRF serializers to PostgreSQL (``settings/base.py`` ~187:
+``postgresql_psycopg2``, and ``django.contrib.postgres`` among the apps), a network service. What it keeps of a
+phase is taken from their code instead (``save_keeps``): the fields ``PhaseSerializer`` declares and lists in
+``Meta.fields`` (``api/serializers/competitions.py``, read from its syntax tree), each declared field built with
+the real Django REST framework to ask it whether it is read-only (DRF leaves read-only fields out of
+``validated_data``, so ``serializer.save()`` never stores them). Then the statuses the site stores later
+(``statuses``): ``competitions/tasks.py`` ``do_phase_migrations`` (~672-700), restated over the saved phases at
+chosen instants. ``docs/platform_checks.md`` lists what it checks.
 """
 
 from __future__ import annotations
@@ -122,7 +129,78 @@ def main(repo: str, upload: str) -> dict:
                              "max_submissions_per_person": p["max_submissions_per_person"],
                              "starting_kit": (p["starting_kit"] or {}).get("file_name")} for p in comp["phases"]],
                     leaderboard_columns=[c["key"] for c in comp["leaderboards"][0]["columns"]],
-                    datasets_saved=_Data.saved)
+                    registration_auto_approve=comp.get("registration_auto_approve"),
+                    datasets_saved=_Data.saved, save=saved_phases(repo, comp))
+
+
+SERIALIZERS = "src/apps/api/serializers/competitions.py"
+
+
+def save_keeps(repo: str) -> dict:
+    """``{"fields": [...], "read_only": [...]}`` of their ``PhaseSerializer``: ``Meta.fields`` from the syntax
+    tree; each field declared in the class body built by the real DRF (``rest_framework.serializers``) when it
+    needs no database (``SerializerMethodField``...), and asked ``read_only``."""
+    import ast
+
+    from fetched import read
+    from rest_framework import serializers
+
+    tree = ast.parse(read(repo, SERIALIZERS))
+    cls = next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "PhaseSerializer")
+    fields, read_only, unbuilt = [], [], []
+    for node in cls.body:
+        if isinstance(node, ast.ClassDef) and node.name == "Meta":
+            for item in node.body:
+                if isinstance(item, ast.Assign) and item.targets[0].id == "fields":
+                    fields = list(ast.literal_eval(item.value))
+        elif isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
+            name = node.targets[0].id
+            call = node.value
+            if not (isinstance(call.func, ast.Attribute) and getattr(call.func.value, "id", "") == "serializers"):
+                unbuilt.append(name)
+                continue
+            try:  # their declaration, evaluated against DRF itself
+                field = eval(compile(ast.Expression(call), SERIALIZERS, "eval"), {"serializers": serializers})
+            except Exception:  # noqa: BLE001 - a field that needs a queryset: not built here
+                unbuilt.append(name)
+                continue
+            if field.read_only:
+                read_only.append(name)
+    return {"fields": fields, "read_only": read_only, "not_built": unbuilt}
+
+
+def statuses(phases: list, instants: list) -> dict:
+    """The status ``do_phase_migrations`` stores for each phase at each instant (restated, tasks.py ~672-700):
+    previous = the highest index with ``end <= now``; current = one with ``start <= now < end`` (SQL: a null
+    ``end`` compares false); next = the lowest index with ``start > now``; any other phase: None."""
+    out = {}
+    for now in instants:
+        ended = [p for p in phases if p["end"] is not None and p["end"] <= now]
+        current = [p for p in phases if p["start"] <= now and p["end"] is not None and p["end"] > now]
+        future = [p for p in phases if p["start"] > now]
+        previous_i = max((p["index"] for p in ended), default=None)
+        current_i = current[0]["index"] if current else None
+        next_i = min((p["index"] for p in future), default=None)
+        out[str(now)] = {p["name"]: ("Previous" if p["index"] == previous_i else "Current" if p["index"] == current_i
+                                     else "Next" if p["index"] == next_i else None) for p in phases}
+    return out
+
+
+def saved_phases(repo: str, comp: dict) -> dict:
+    """What ``save()`` keeps of each unpacked phase, and the statuses the site then stores over time."""
+    import datetime as dt
+
+    keeps = save_keeps(repo)
+    kept = [{k: v for k, v in p.items() if k in keeps["fields"] and k not in keeps["read_only"]}
+            for p in comp["phases"]]
+    dropped = sorted({k for p in comp["phases"] for k in p if k in keeps["read_only"]})
+    for phase, unpacked in zip(kept, comp["phases"]):
+        phase.setdefault("index", unpacked["index"])
+        phase.setdefault("end", None)
+    instants = sorted({p["start"] + dt.timedelta(hours=1) for p in kept})
+    return {"phase_serializer": keeps, "dropped_on_save": dropped,
+            "stored_status_on_save": {p["name"]: p.get("status") for p in kept},
+            "stored_status_later": statuses(kept, instants)}
 
 
 if __name__ == "__main__":

@@ -85,7 +85,9 @@ def main(repo: str, upload: str) -> dict:
     if data:
         report.update(title=data.get("title"), description_chars=len(data.get("description") or ""),
                       phases=[{"codename": p.get("codename"), "annotation": p.get("test_annotation_file"),
-                               "description_chars": len(p.get("description") or "")}
+                               "description_chars": len(p.get("description") or ""),
+                               # the default visibility of a new submission (apps/jobs/views.py ~359-361)
+                               "is_submission_public": p.get("is_submission_public")}
                               for p in data.get("challenge_phases", [])],
                       dataset_splits=[s.get("codename") for s in data.get("dataset_splits", [])],
                       phase_splits=[(s["challenge_phase_id"], s["dataset_split_id"], s["visibility"])

@@ -38,6 +38,7 @@ def test_manifests(tmp_path, protocol, stratify):
     assert [p.name for p in paths] == ["t1.csv", "t2.csv", "t3.csv"]
     info = json.loads((tmp_path / protocol / "folds.json").read_text())
     assert info["root"] == "/data/clean" and info["seed"] == 42
+    assert info["row_order"] == {"train": "image_id", "val": "image_id", "test": "image_id"}
     for p in paths:
         m = pd.read_csv(p)
         fold = p.stem

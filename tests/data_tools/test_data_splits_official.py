@@ -89,6 +89,7 @@ def test_official_preset_equals_sklearn_per_fold(tmp_path, protocol, listed):
     info = json.loads((tmp_path / "out" / protocol / "folds.json").read_text())
     assert info["method"] == "script" and info["seed_per_fold"] is False
     assert info["order"] == (str((tmp_path / "listing.txt").resolve()) if listed else "sorted")
+    assert info["row_order"] == {"train": "train_test_split", "val": "train_test_split", "test": "image_id"}
 
 
 def test_listing_order_changes_the_split(tmp_path):
@@ -121,11 +122,17 @@ def test_reproduces_the_real_script_outputs(tmp_path, protocol, folder):
         real = pd.read_csv(folder / f"{tag}_predictions.csv")
         real["path"] = real["file_path"].str.split("/").str[-3:].str.join("/")
         mine = pd.read_csv(p)
-        for split in ("train", "val", "test"):
+        for split in ("train", "val"):
             # same rows in the same order: the script predicts each split unshuffled, in its datasets' order
-            # (train_test_split's for train and val, the listing's for test), the order its loaders shuffle
+            # (train_test_split's for train and val), the order its loaders shuffle
             assert mine.loc[mine["split"] == split, "path"].tolist() == real.loc[real["split"] == split,
                                                                                  "path"].tolist(), (p.stem, split)
+        # the test rows: the script's, but by image_id (its order, teams then team/class/file, lines the
+        # classes up; folds.json says which order each split has)
+        test = mine[mine["split"] == "test"]
+        assert sorted(test["path"]) == sorted(real.loc[real["split"] == "test", "path"]), p.stem
+        assert test["image_id"].tolist() == sorted(test["image_id"]), p.stem
+        assert real.loc[real["split"] == "test", "path"].tolist() != test["path"].tolist()
     # and the sorted default is a different split: the script's split depends on the listing
     other = make_splits(catalog_of(sorted(pool)), protocol, tmp_path / "sorted", stratify="class", method="script")
     assert any(set(pd.read_csv(a).query("split == 'val'")["path"])

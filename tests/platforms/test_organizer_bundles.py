@@ -64,7 +64,12 @@ def test_codabench_upload_is_a_whole_competition(built):
     # The public split until the end; then the final phase's submissions migrate to the private task's phase.
     assert [(p["name"], p["tasks"], p.get("auto_migrate_to_this_phase", False)) for p in y["phases"]] == [
         ("Development", [0], False), ("Final", [0], False), ("Private leaderboard", [1], True)]
-    assert y["phases"][2]["max_submissions"] == 1 and "end" not in y["phases"][2]
+    # the reveal phase ends (Codabench's status task makes a phase current only before its end: docs/organizers.md)
+    assert y["phases"][2]["max_submissions"] == 1 and y["phases"][2]["end"] == "2028-03-31 00:01:00"
+    assert y["registration_auto_approve"] is True  # or every participant waits, pending, for the organizer
+    readme = (built["codabench"] / "README.md").read_text()
+    assert "approved as they register" in readme and "Approve each participant" not in readme
+    assert "Next, Current or Previous" in readme and "no status" in readme
     columns = y["leaderboards"][0]["columns"]
     assert columns[0]["key"] == "transect_f1" and columns[0]["index"] == y["leaderboards"][0]["primary_index"] == 0
     kit = zipfile.ZipFile(io.BytesIO(zipfile.ZipFile(io.BytesIO(upload)).read("starting_kit.zip")))
@@ -109,7 +114,19 @@ def test_codabench_dates_and_phase_names_are_options(tmp_path):
     y = yaml.safe_load((tmp_path / "b" / "competition.yaml").read_text())
     assert [(p["name"], p["start"], p.get("end")) for p in y["phases"]] == [
         ("Warm-up", "2028-01-01 00:00:00", "2028-02-01 11:59:00"),
-        ("Test", "2028-02-01 12:00:00", "2028-03-01 00:00:00"), ("Private leaderboard", "2028-03-01 00:01:00", None)]
+        ("Test", "2028-02-01 12:00:00", "2028-03-01 00:00:00"),
+        ("Private leaderboard", "2028-03-01 00:01:00", "2029-03-01 00:01:00")]
+    res = CliRunner().invoke(cli, ["bundle", "codabench", "-c", COMPETITION, "-s", str(SOLUTION), "--reveal-end",
+                                   "2027-06-30 00:00:00", "--require-approval", str(tmp_path / "r")])
+    assert res.exit_code == 0, res.output
+    y = yaml.safe_load((tmp_path / "r" / "competition.yaml").read_text())
+    assert y["phases"][2]["end"] == "2027-06-30 00:00:00" and y["registration_auto_approve"] is False
+    assert "Approve each participant" in (tmp_path / "r" / "README.md").read_text()
+    assert "approve each participant" in res.output  # among the next steps
+    for bad in ("2027-04-01 00:00:30", "tomorrow"):
+        res = CliRunner().invoke(cli, ["bundle", "codabench", "-c", COMPETITION, "-s", str(SOLUTION),
+                                       "--reveal-end", bad, str(tmp_path / "x")])
+        assert res.exit_code == 2 and "--reveal-end" in res.output and not (tmp_path / "x").exists()
     res = CliRunner().invoke(cli, ["bundle", "codabench", "-c", COMPETITION, "-s", str(SOLUTION), "--end",
                                    "2026-01-01 00:00:00", str(tmp_path / "c")])
     assert res.exit_code == 2 and "[bad_option]" in res.output and "must follow each other" in res.output
@@ -157,6 +174,10 @@ def test_evalai_upload_passes_the_config_checks(built):
     assert [p["test_annotation_file"] for p in y["challenge_phases"]] == ["annotations/dev.csv", "annotations/test.csv"]
     assert {(s["challenge_phase_id"], s["dataset_split_id"]): s["visibility"] for s in y["challenge_phase_splits"]} \
         == {(1, 1): 3, (2, 1): 3, (2, 2): 1}  # the private split host-only
+    # submissions public by default, or the public leaderboard stays empty until each author opts in
+    assert [p["is_submission_public"] for p in y["challenge_phases"]] == [True, True]
+    readme = (built["evalai"] / "README.md").read_text()
+    assert "(1)" not in readme and "is_submission_public: true" in readme and "visibility to public" in readme
     assert y["leaderboard"][0]["schema"]["default_order_by"] == "transect_f1"
     # EvalAI-Starters' action rebuilds evaluation_script.zip from the folder evaluation_script/ (github/utils.py
     # create_challenge_zip_file): the folder must hold what the zip holds.
@@ -358,3 +379,21 @@ def test_the_uploaded_public_program_is_the_folder_the_worker_checks_ran(built, 
         assert ref.read("solution.csv") == SOLUTION.read_bytes()
     folder = built[platform] / "scoring_program"
     assert in_zip == {str(p.relative_to(folder)): p.read_bytes() for p in folder.rglob("*") if p.is_file()}
+
+
+# What each README tells the organizer about dates, statuses and the reveal, in the organizer's words (issue 33).
+SAYS = {"codabench": ("Next, Current or Previous", "The reveal is automatic"),
+        "codalab": ("until the competition's end date", "is blind"),
+        "evalai": ("takes submissions from its start date to its end date", "set the\nprivate split's visibility"),
+        "hf": ("the private leaderboard appears by itself", "submissions are refused"),
+        "kaggle": ("shows the private leaderboard when the competition\nends",)}
+
+
+@pytest.mark.parametrize("platform", PLATFORMS)
+def test_every_readme_says_what_the_platform_does_with_the_dates_and_the_reveal(built, platform):
+    readme = (built[platform] / "README.md").read_text()
+    flat = " ".join(readme.split())
+    for phrase in SAYS[platform]:
+        assert " ".join(phrase.split()) in flat, phrase
+    assert "(1)" not in readme
+

@@ -13,8 +13,8 @@ than the runtime: the snippet names ``codalab/codalab-legacy:py39``
 from __future__ import annotations
 
 from scoring.authoring.bundles.competition_pages import Options, logo_png, pages
-from scoring.authoring.bundles.files import (Bundle, Inputs, leak_note, runtime_note, sample_submission, sorting,
-                                             under, zip_bytes)
+from scoring.authoring.bundles.files import (Bundle, Inputs, runtime_note, sample_submission, solution_notes,
+                                             sorting, under, zip_bytes)
 from scoring.authoring.bundles.yaml_text import dump
 from scoring.runtime.definition import freeze
 
@@ -101,7 +101,9 @@ def competition(inputs: Inputs, options: Options) -> dict:
         "image": "logo.png",
         "terms": "pages/terms.html",
         "docker_image": IMAGE,
-        "registration_auto_approve": False,
+        # Approved on registering, unless the organizer asks (--require-approval): with false, Codabench keeps
+        # every participant "pending" until approved by hand (api/views/competitions.py register ~351-375).
+        "registration_auto_approve": not options.require_approval,
         "make_programs_available": False,
         "make_input_data_available": False,
         "enable_detailed_results": False,
@@ -127,7 +129,8 @@ def competition(inputs: Inputs, options: Options) -> dict:
             dict({"index": 2, "name": options.reveal_name,
                   "description": "The private leaderboard: the final phase's submissions, scored on the private "
                                  "split.",
-                  "start": reveal, "tasks": [1], "auto_migrate_to_this_phase": True},
+                  "start": reveal, "end": options.reveal_end_text(), "tasks": [1],
+                  "auto_migrate_to_this_phase": True},
                  **dict(phase, max_submissions_per_day=1, max_submissions=1)),
         ],
         "leaderboards": [{"title": "Results", "key": "main", "primary_index": 0, "submission_rule": "Force_Last",
@@ -161,7 +164,9 @@ def build(inputs: Inputs, *, split: str = "public", options: Options | None = No
     bundle.add("README.md", _readme(inputs, options, split, note))
     bundle.next_steps = [f"upload {UPLOAD} (Benchmarks -> Management -> Upload)",
                          "set the dates, terms and logo in the editor if the placeholders stay",
-                         "nothing after the end: the private ranking appears by itself (README step 4)"]
+                         "nothing after the end: the private ranking appears by itself (README step 5)"]
+    if options.require_approval:
+        bundle.next_steps.insert(2, "approve each participant who registers (Participants button; README step 3)")
     return bundle
 
 
@@ -184,10 +189,20 @@ with the reason (line, column, a stable code) in the submission's logs.
 def _readme(inputs: Inputs, options: Options, split: str, note: str) -> str:
     d = inputs.definition
     dev_start, dev_end, final_start, end = options.text_dates()
+    reveal, reveal_end = options.reveal_text(), options.reveal_end_text()
+    if options.require_approval:
+        approval = ("3. **Approve each participant** (you chose `--require-approval`): a registration stays pending, "
+                    "and that person cannot submit, until you approve it: on the competition's page, button "
+                    "Participants (shown to organizers), approve each pending request. Approving nobody leaves "
+                    "the leaderboard empty.")
+    else:
+        approval = ("3. Participants are approved as they register (`registration_auto_approve: true`); to approve "
+                    "each one by hand instead, rebuild with `--require-approval` (or untick \"Auto approve "
+                    "registration requests\" in the editor's participation tab).")
     return f"""# Codabench competition for `{d.name}`
 
 Written by `agrieval bundle codabench`. {runtime_note()}
-{leak_note(inputs)}
+{solution_notes(inputs)}
 **Upload `{UPLOAD}`** on Codabench's bundle upload page (Benchmarks -> Management -> Upload; Codabench's docs:
 Organizers/Benchmark_Creation/Competition-Creation-Bundle.md). Its
 `competition.yaml` (copy next to this README) names the title "{options.title_of(inputs)}", the docker image
@@ -196,26 +211,32 @@ evaluation, data, terms), a logo, two tasks (the same program for the public and
 `reference_data.zip`), three phases and one leaderboard (`{inputs.keys[0]}` first, {PRECISION} decimals).
 
 Then, in the competition's editor:
-1. Dates: `{options.dev_name}` {dev_start} to {dev_end}, `{options.final_name}` {final_start} to {end},
-   `{options.reveal_name}` from {options.reveal_text()} (UTC; set them with `--dev-start/--final-start/--end` or in
-   the editor). Replace the terms page and the logo.
+1. Dates (UTC; `--dev-start/--final-start/--end/--reveal-end`, or the editor): `{options.dev_name}` {dev_start}
+   to {dev_end}, `{options.final_name}` {final_start} to {end}, `{options.reveal_name}` {reveal} to
+   {reveal_end}. Replace the terms page and the logo.
 2. Publish the competition. The first two phases score the public split: participants see public scores only.
-3. Participants zip their CSV (`zip submission.zip submission.csv`; Codabench unzips every upload itself).
+{approval}
+4. Participants zip their CSV (`zip submission.zip submission.csv`; Codabench unzips every upload itself).
    The starting kit holds `sample_submission.csv` ({note}) and the `agrieval validate` command.
-4. The reveal is automatic: when the phase `{options.reveal_name}` starts ({options.reveal_text()}, one minute
-   after the end), Codabench re-submits each participant's last `{options.final_name}` submission (the one on
-   the leaderboard: `submission_rule` Force_Last; choose Force_Best in the editor to rank each participant's
-   best public submission instead) to it, scored on the private split. That phase's leaderboard is the private
-   ranking. It takes one submission per person, the migrated one counting: a participant with no final-phase
-   submission can still make one there after the end; remove such entries from its leaderboard.
+5. The reveal is automatic: when `{options.reveal_name}` starts ({reveal}, one minute after the end), Codabench
+   re-runs each participant's last `{options.final_name}` submission (the one on its leaderboard; choose
+   "Force_Best" in the editor's leaderboard to take each participant's best public score instead) on the
+   private split. That phase's leaderboard is the private ranking. It takes one submission per person and the
+   re-run one counts, but a participant with no final-phase submission can still make one there after the end:
+   remove such entries from its leaderboard.
 
-Why the final phase does not score the private split itself: every phase of a bundle shares the first
-leaderboard (`base_unpacker.py` ~324) and a participant's own submission list shows every score of it
-(`SubmissionSerializer.scores`, hidden columns included), so a private score computed before the end would be
-seen by the participant who made it. A re-run (`Submission.re_run`) keeps the submission's task, and a re-run on
-another task is left off the leaderboard (`is_specific_task_re_run`), so the reveal is a phase migration.
+What the phase dates do on Codabench. A phase takes submissions from its start to its end; the page shows each
+phase as Next, Current or Previous from those dates. Codabench stores none of the statuses or the "final phase"
+mark written in the upload: it recomputes them from the dates, every few minutes, so right after the upload a
+phase may show no status for a while. A phase without an end date would show none once it starts, so the private
+leaderboard phase ends too ({reveal_end}; any date after its start will do). Change a date in the editor, not by
+uploading again (an upload makes a new competition).
 
-What participants see: a rejected submission fails with the reason on stderr (stable codes such as
+Why the final phase scores the public split: a participant sees every score of their own submissions, hidden
+leaderboard columns included, so a private score computed before the end would be seen by its author. The
+private scores exist only from the reveal on.
+
+What participants see: a rejected submission fails with the reason in its logs (stable codes such as
 `[missing_column]`, line and column; no label of the solution, nothing about which ids are private). A failure
 on the organizers' side says "this is not your submission's fault" and names only the problem's code; rerun
 `agrieval grade SUBMISSION --solution reference_data/solution.csv --competition scoring_program/competition.json`
@@ -224,4 +245,11 @@ to see its cause.
 Also here, to read or try: `scoring_program/` (the {split} split's program, as zipped in the bundle),
 `reference_data/`, `sample_submission.csv`. Try it as the worker lays it out: `input/ref/solution.csv`,
 `input/res/<participant files>`, then `python3 scoring_program/score.py input output --show-scores`.
+
+Sources (codalab/codabench at c7dbc756): statuses recomputed by `competitions/tasks.py` `do_phase_migrations`
+(every 300 s, `settings/base.py` ~232-235), which makes a phase current only between its start and its end;
+the upload's statuses and `is_final_phase` are read-only fields of `api/serializers/competitions.py`
+`PhaseSerializer`; registration: `api/views/competitions.py` `register`; the reveal: `competitions/models.py`
+`Competition.apply_phase_migration`. Details: the agrieval docs, `docs/organizers.md` and
+`docs/platform_checks.md`.
 """

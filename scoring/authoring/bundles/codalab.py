@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from scoring.authoring.bundles.codabench import IMAGE, program_zips, shared_files
 from scoring.authoring.bundles.competition_pages import Options, logo_png, pages
-from scoring.authoring.bundles.files import Bundle, Inputs, leak_note, runtime_note, under, zip_bytes
+from scoring.authoring.bundles.files import Bundle, Inputs, runtime_note, solution_notes, under, zip_bytes
 from scoring.authoring.bundles.yaml_text import dump
 
 NUMERIC_FORMAT = 4
@@ -80,7 +80,7 @@ def build(inputs: Inputs, *, split: str = "public", options: Options | None = No
     bundle.add("README.md", f"""# CodaLab (legacy) competition for `{d.name}`
 
 Written by `agrieval bundle codalab`. {runtime_note()}
-{leak_note(inputs)}
+{solution_notes(inputs)}
 **Upload `{UPLOAD}`**: CodaLab -> My Competitions -> Create Competition -> upload the bundle. Its
 `competition.yaml` (v1; copy next to this README) names the title "{options.title_of(inputs)}", the docker image
 `{IMAGE}`, the html pages (overview, evaluation, terms, data), a logo, and two phases:
@@ -95,6 +95,12 @@ Then:
    holds `sample_submission.csv` ({note}).
 3. After the end, publish the final phase's results: edit the phase `{options.final_name}` and set its
    leaderboard mode to the default (results shown).
+
+What CodaLab does with the dates: a phase takes submissions from its start date until the next phase starts,
+the last one until the competition's end date ({end}); nothing switches by itself at the end. The final phase
+is blind: participants see that their submission ran, not its scores, until step 3, which is the reveal.
+(codalab/codalab-competitions at c7ef5e28: `codalab/apps/web/models.py` `CompetitionPhase.is_active` ~1001-1013,
+`Competition.is_active` ~430-436.)
 
 The program writes `scores.txt` (`key: value` lines: the only file CodaLab reads) and `scores.json`. A rejected
 submission exits 1 with the reason in `stderr.txt`; a failure on the organizers' side exits 3 and says it is not

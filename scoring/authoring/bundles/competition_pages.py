@@ -21,6 +21,7 @@ DATE_FORMAT = "%Y-%m-%d %H:%M:%S"
 DEFAULT_DEV_START = "2027-01-01 00:00:00"
 DEFAULT_FINAL_START = "2027-03-01 00:00:00"
 DEFAULT_END = "2027-04-01 00:00:00"
+REVEAL_DAYS = 365  # how long the private leaderboard phase lasts by default (Codabench; --reveal-end)
 
 
 @dataclass(frozen=True)
@@ -34,6 +35,8 @@ class Options:
     dev_name: str = "Development"
     final_name: str = "Final"
     reveal_name: str = "Private leaderboard"
+    require_approval: bool = False  # codabench: registration_auto_approve false
+    reveal_end: str = ""  # codabench: end of the private-leaderboard phase; "" is REVEAL_DAYS after the end
 
     def dates(self) -> tuple:
         """(dev start, dev end, final start, end) as datetimes: the development phase ends one minute before the
@@ -60,6 +63,24 @@ class Options:
         """When the private ranking appears: one minute after the end (a phase may not start when the previous
         one ends, base_unpacker.py ~130-135)."""
         return (self.dates()[3] + dt.timedelta(minutes=1)).strftime(DATE_FORMAT)
+
+    def reveal_end_text(self) -> str:
+        """When the private-leaderboard phase ends: ``reveal_end``, or ``REVEAL_DAYS`` after the end. It needs
+        an end: Codabench's site task that stores phase statuses (competitions/tasks.py
+        ``do_phase_migrations`` ~672-700) makes a phase current only while ``start <= now < end``, so a phase
+        without an end would show no status once it starts."""
+        start = self.dates()[3] + dt.timedelta(minutes=1)
+        if not self.reveal_end:
+            return (start + dt.timedelta(days=REVEAL_DAYS)).strftime(DATE_FORMAT)
+        try:
+            end = dt.datetime.strptime(self.reveal_end, DATE_FORMAT)
+        except ValueError:
+            raise HostError("definition_invalid", f"--reveal-end {self.reveal_end!r} is not a date written "
+                            "YYYY-MM-DD HH:MM:SS (UTC)") from None
+        if end <= start:
+            raise HostError("definition_invalid", f"--reveal-end {self.reveal_end} must come after the private "
+                            f"leaderboard's start, {start.strftime(DATE_FORMAT)} (one minute after --end)")
+        return self.reveal_end
 
     def title_of(self, inputs: Inputs) -> str:
         return self.title or inputs.definition.title or inputs.definition.name

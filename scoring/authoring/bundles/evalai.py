@@ -13,8 +13,8 @@ every split codename in ``result`` must be linked to the phase
 from __future__ import annotations
 
 from scoring.authoring.bundles.competition_pages import Options, logo_png, pages
-from scoring.authoring.bundles.files import (MIN_NUMPY, Bundle, Inputs, leak_note, runtime_note, sample_submission,
-                                             under, zip_bytes)
+from scoring.authoring.bundles.files import (MIN_NUMPY, Bundle, Inputs, runtime_note, sample_submission,
+                                             solution_notes, under, zip_bytes)
 from scoring.authoring.bundles.yaml_text import dump
 from scoring.runtime.definition import freeze
 
@@ -61,7 +61,11 @@ def challenge_config(inputs: Inputs, options: Options) -> dict:
         out_phases.append({
             "id": i, "name": options.dev_name if public else options.final_name,
             "description": f"phase_{codename}.html", "leaderboard_public": True, "is_public": True,
-            "is_submission_public": False, "start_date": dev_start if public else final_start,
+            # A new submission is public unless its author hides it: with false, the public leaderboard lists
+            # only the submissions their authors made public one by one, so it stays empty by default
+            # (apps/jobs/views.py ~359-361 takes the default from here; apps/jobs/utils.py ~423-427 lists only
+            # public submissions on a public split).
+            "is_submission_public": True, "start_date": dev_start if public else final_start,
             "end_date": dev_end if public else end, "test_annotation_file": f"annotations/{codename}.csv",
             "codename": codename, "max_submissions_per_day": 5, "max_submissions_per_month": 100,
             "max_submissions": 100, "allowed_submission_file_types": ".csv, .zip"})
@@ -138,7 +142,7 @@ def build(inputs: Inputs, *, options: Options | None = None, **_options) -> Bund
 
 Written by `agrieval bundle evalai`. {runtime_note()} EvalAI workers run Python 3.7-3.9 (the challenge's
 `worker_python_version`, default 3.9); use 3.8 or 3.9: under 3.7 the import stops with a message naming that setting.
-{leak_note(inputs)}
+{solution_notes(inputs)}
 **Upload `{UPLOAD}`.** EvalAI's hosting guide (docs/source/02-for-challenge-hosts/hosting-guide/host-challenge.md)
 describes the GitHub route: make a repository from the EvalAI-Starters template, replace its challenge files by
 the content of `{UPLOAD}` (unzip it at the repository's root; it holds `evaluation_script/`, from which the
@@ -152,19 +156,29 @@ details, terms, submission guidelines, one per phase), a logo, `evaluation_scrip
 one annotation file per phase (`annotations/<codename>.csv`), one leaderboard (`{inputs.keys[0]}` first), the
 dataset splits `public` and `private`, and the phases of the definition ({phases}): `{options.dev_name}`
 {dev_start} to {dev_end}, `{options.final_name}` {final_start} to {end} (UTC; `--dev-start/--final-start/--end`).
-The private phase is linked to both splits, the private one with host-only visibility (1).
 
 Then:
 1. Wait for EvalAI's admins to approve the challenge; replace the terms page and the logo.
 2. Participants upload the CSV itself. Publish `sample_submission.csv` ({note}) with your test data
    (EvalAI hosts no participant files in the challenge zip); the submission guidelines page describes it.
-3. After the end, make the private split public: Host -> the final phase -> leaderboard -> the private split's
-   visibility to public.
+3. After the end, show the private ranking: Host -> the phase `{options.final_name}` -> leaderboard -> set the
+   private split's visibility to public.
+
+What EvalAI does with the phases. A phase takes submissions from its start date to its end date; no other
+status is set by hand. Every submission is public on the leaderboard unless its author hides it
+(`is_submission_public: true`); with `false` the leaderboard would list only the submissions their authors made
+public one by one, and would stay empty by default. `{options.final_name}` is scored on both splits: its public
+split's scores are shown to everyone as they come, its private split's only to you until step 3.
 
 `submission_result` (the participant's "Result file") holds the public split only. A rejected submission fails
 with the participant-safe reason written first to the submission's stderr, then the exception; a failure on your
 side says it is not the participant's fault and names only the problem's code.
+
+Sources (Cloud-CV/EvalAI at 0f040392): the default visibility of a new submission, `apps/jobs/views.py` ~359-361;
+the public leaderboard lists only public submissions, `apps/jobs/utils.py` ~423-427; split visibility 1 host, 3
+public, `apps/challenges/models.py` ~1127-1146. Details: the agrieval docs, `docs/platform_checks.md`.
 """)
+
     bundle.next_steps = [f"put the content of {UPLOAD} in an EvalAI-Starters repository, push to `challenge`",
                          "after the end: publish the private split"]
     return bundle

@@ -46,11 +46,21 @@ class Inputs:
     solution: Solution
     keys: list  # leaderboard keys, the primary metric first
     warnings: list = field(default_factory=list)  # host-side warnings of the solution (e.g. ids_reveal_labels)
+    order_key: str = ""  # the key of the published ids' order (``publication_order``); "" means the definition's name
+
+    @property
+    def key(self) -> str:
+        return self.order_key or self.definition.name
 
 
-def check_inputs(definition: CompetitionDefinition, solution_path: Path, *, splits: tuple) -> Inputs:
+def check_inputs(definition: CompetitionDefinition, solution_path: Path, *, splits: tuple,
+                 order_key: str = "") -> Inputs:
     """Load the solution, require rows of each split in ``splits``, and learn the metric keys by scoring the
-    solution against itself through the guard (what the bundled program will write, key for key)."""
+    solution against itself through the guard (what the bundled program will write, key for key). Its
+    warnings: the solution's own (``ids_reveal_labels``), then those of its order, in its rows and in its
+    sorted ids (``solution_order.order_warnings``)."""
+    from scoring.authoring.solution_order import order_warnings
+
     solution = load_solution(solution_path, definition)
     for split in splits:
         if not (solution.split == split).any():
@@ -63,7 +73,8 @@ def check_inputs(definition: CompetitionDefinition, solution_path: Path, *, spli
         raise HostError("solution_invalid", f"{solution_path}: the solution does not score against itself: {causes}")
     metrics = result.metrics.public or (result.metrics.private or {})
     keys = [definition.primary_metric] + sorted(k for k in metrics if k != definition.primary_metric)
-    return Inputs(definition, Path(solution_path), solution, keys, list(solution.warnings))
+    warnings = list(solution.warnings) + order_warnings(solution, definition, orders=("rows", "sorted_ids"))
+    return Inputs(definition, Path(solution_path), solution, keys, warnings, order_key)
 
 
 def _perfect_submission(solution_path: Path, definition: CompetitionDefinition) -> bytes:
@@ -104,8 +115,40 @@ def runtime_note() -> str:
             f"(agrieval runtime {vendoring.runtime_digest()}).")
 
 
+ORDER_HASH = "sha256"
+
+
+def publication_order(ids: list, key: str) -> list:
+    """``ids`` in the order every published id list has: by ``sha256(key + "\\n" + id)`` (hex digest, then
+    the id, to break a tie that never happens).
+
+    Not the solution's order, which may follow its classes or its split (the AgrI example was written class
+    by class, its split alternating); not sorted either, which keeps what the ids' spelling says (ids numbered
+    class by class, or ``pub_``/``priv_`` prefixes, line up by position). A hash of the id depends on the id
+    alone: the position of a row tells nothing the id does not, and the same inputs give the same bytes. The
+    key is written in the bundle's README, so that the organizer can rebuild the order."""
+    import hashlib
+
+    prefix = key.encode("utf-8") + b"\n"
+    return sorted(ids, key=lambda i: (hashlib.sha256(prefix + i.encode("utf-8")).hexdigest(), i))
+
+
+def order_note(inputs: Inputs) -> str:
+    """README paragraph: the order of the published ids, its key, why; and any warning about the order."""
+    found = [w for w in inputs.warnings if getattr(w, "code", "") in ("order_reveals_labels", "order_reveals_split")]
+    warn = "".join(f"\n**Warning (`{w.code}`):** {w.message}.\n" for w in found)
+    return (f"\n**Order of the published ids.** `sample_submission.csv` (and every copy of it in this bundle) lists "
+            f"the ids by `{ORDER_HASH}(KEY + \"\\n\" + id)` with KEY `{inputs.key}` (`--order-key`), not in the "
+            "solution's order, which may follow its classes or its split, nor sorted, which keeps what the ids' "
+            "spelling says: a row's position then tells nothing its id does not. Rebuild it with "
+            "`scoring.authoring.bundles.files.publication_order(ids, KEY)`. The solution's row order and its "
+            "sorted ids were tested against its classes and split (runs and rank-sum tests within each group, "
+            "`scoring/authoring/solution_order.py`)" + (": see below.\n" if found else ": nothing found.\n") + warn)
+
+
 def sample_submission(inputs: Inputs) -> tuple:
-    """``(csv_text, note)``: every id of the solution, in its order, with a prediction that carries no label.
+    """``(csv_text, note)``: every id of the solution, in ``publication_order``, with a prediction that carries
+    no label.
 
     Multilabel: the empty list, a valid prediction (it scores ``empty_both_score`` where the truth is empty, 0
     elsewhere). Multiclass: a row must hold exactly one class, so every row gets the vocabulary's first class (in
@@ -113,7 +156,7 @@ def sample_submission(inputs: Inputs) -> tuple:
     from scoring.writing.submission import format_submission
 
     d = inputs.definition
-    ids = list(inputs.solution.ids)
+    ids = publication_order(list(inputs.solution.ids), inputs.key)
     if d.task == "multiclass":
         labels = sorted(d.labels, key=str) if d.labels else []
         if not labels:
@@ -154,3 +197,8 @@ def leak_note(inputs: Inputs) -> str:
         return ""
     return ("\n**Warning (`ids_reveal_labels`):** " + found[0].message + ". Every participant could read the truth "
             "from the ids in this bundle's `sample_submission.csv`; fix the ids before publishing.\n")
+
+
+def solution_notes(inputs: Inputs) -> str:
+    """What every bundle README says about the solution before the steps: ids that reveal labels, the order."""
+    return leak_note(inputs) + order_note(inputs)

@@ -13,7 +13,7 @@ import json
 
 from scoring.authoring import vendoring
 from scoring.authoring.bundles.competition_pages import Options
-from scoring.authoring.bundles.files import Bundle, Inputs, leak_note, runtime_note, sample_submission
+from scoring.authoring.bundles.files import Bundle, Inputs, runtime_note, sample_submission, solution_notes
 from scoring.runtime.definition import freeze
 
 METRIC_PY = '''"""Custom metric for Hugging Face competitions, written by `agrieval bundle hf` for {name}. Do not edit: rebuild it.
@@ -77,7 +77,7 @@ def build(inputs: Inputs, *, options: Options | None = None, **_options) -> Bund
     bundle.add("README.md", f"""# Hugging Face competition repository files for `{d.name}`
 
 Written by `agrieval bundle hf`. {runtime_note()} The Space image runs Python 3.10 with huggingface_hub.
-{leak_note(inputs)}
+{solution_notes(inputs)}
 **Upload these files to the competition's private dataset repository** (`ORG/NAME`, the one the competition
 Space reads; its layout: https://huggingface.co/docs/competitions/competition_repo), README.md excepted:
 
@@ -94,6 +94,14 @@ Space reads; its layout: https://huggingface.co/docs/competitions/competition_re
 
 Uploads may be the CSV or a zip holding it; the platform keeps the uploaded file's extension (`sub.CSV`, `.txt`,
 `.zip`...): the usual spellings are fetched by name, any other through the repository listing.
+
+What the platform does with the date and the reveal: one date, `END_DATE` ({conf_json(inputs, options)["END_DATE"]},
+midnight at its start, the Space's clock). Before it, participants submit (`SUBMISSION_LIMIT` a day) and see the
+public leaderboard; from it on, submissions are refused and the private leaderboard appears by itself, made of
+submissions made before it: for each team its selected submissions (up to `SELECTION_LIMIT`, chosen by the
+team) ranked by private score, or, if it selected none, its best public submission. There are no phases to set.
+(huggingface/competitions at d887d2ec: `submissions.py` `_is_submission_allowed`, `app.py` ~207-208,
+`leaderboard.py` `_process_private_lb`.)
 
 `compute(params)` returns `public_score` and `private_score` with identical keys, `{inputs.keys[0]}` first. A
 rejected upload raises with the participant-safe reason (the platform shows participants only "failed" and keeps

@@ -12,7 +12,7 @@ on which rows a call was handed).
 from __future__ import annotations
 
 from scoring.authoring import vendoring
-from scoring.authoring.bundles.files import Bundle, Inputs, leak_note, runtime_note, sample_submission
+from scoring.authoring.bundles.files import Bundle, Inputs, runtime_note, sample_submission, solution_notes
 from scoring.runtime.definition import freeze
 
 METRIC_PY = '''"""Kaggle metric for {name}, written by `agrieval bundle kaggle`. Do not edit: rebuild it.
@@ -58,7 +58,7 @@ def build(inputs: Inputs, **_options) -> Bundle:
     bundle.add("README.md", f"""# Kaggle metric for `{d.name}`
 
 Written by `agrieval bundle kaggle`. {runtime_note()} Kaggle's image has them.
-{leak_note(inputs)}
+{solution_notes(inputs)}
 The metric is one file, `agrieval_metric.py` ({size} KB: the runtime and the definition embedded), published as a
 **utility script** and attached to the metric notebook, so that nothing is pasted:
 
@@ -76,6 +76,10 @@ The metric is one file, `agrieval_metric.py` ({size} KB: the runtime and the def
 These steps follow what Kaggle's metric runner does (docs/facts/platforms.md: `score(solution, submission,
 row_id_column_name)` called once per split, only `ParticipantVisibleError` shown to participants); Kaggle's own
 page on custom metrics was not found in the references searched, so check the names of the buttons there.
+
+Dates and the reveal are Kaggle's competition settings, not this bundle's: the metric scores every submission on
+both splits, the public score is shown at once, and Kaggle shows the private leaderboard when the competition
+ends (the `Usage` column decides which rows count where).
 
 Messages never depend on which rows a call is handed (Kaggle scores the public and the private rows in separate
 calls): a problem of the header is named; any problem in the rows is one message that names no line, count,
