@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from scoring.authoring.solution_order import Z_LIMIT, order_tests
 
-REF = Path(__file__).resolve().parents[2] / "reference_submissions" / "agrichallenge2024"
+REF = Path(__file__).resolve().parents[3] / "reference_submissions" / "agrichallenge2024"
 
 
 def _statistics(values, groups, n_values):
