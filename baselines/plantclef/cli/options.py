@@ -20,8 +20,11 @@ from baselines.plantclef.preprocess import TILE_POLICIES
 from baselines.plantclef.recipes import RECIPES, get_recipe
 
 
-def flag_of(f: Field) -> str:
-    """The option name of a config field (``--`` + the field's name, dashes for underscores)."""
+def flag_of(f: Field, value=True) -> str:
+    """The option name of a config field (``--`` + the field's name, dashes for underscores); for an on/off
+    pair, the flag that gives ``value``."""
+    if "flags" in f.metadata:
+        return f.metadata["flags"][0 if value else 1]
     return f.metadata.get("flag", "--" + f.name.replace("_", "-"))
 
 
@@ -118,7 +121,7 @@ def aggregation_config(ctx: click.Context, kw: dict) -> tuple[AggregationConfig,
     genus_file = values["one_per_genus"]
     values["one_per_genus"] = genus_file is not None
     cfg = AggregationConfig(**values)
-    flags = {f.name: flag_of(f) for f in fields(AggregationConfig)}
+    flags = {f.name: flag_of(f, getattr(cfg, f.name)) for f in fields(AggregationConfig)}
     given = [n for n in cfg.ignored() if ctx.get_parameter_source(n) in (ParameterSource.COMMANDLINE,
                                                                            ParameterSource.ENVIRONMENT)]
     if given:
