@@ -299,3 +299,27 @@ def test_centre_crop_is_torchvisions_center_crop_of_chlorophylls_size(quadrat32)
     assert np.abs(tiles.astype(np.float64) - want * 255.0).max() <= 0.5 + 1e-3
     with pytest.raises(ValueError, match="either a border crop or a centre crop"):
         PreprocessConfig(levels=levels, centre_crop=0.1, border=5)
+
+
+@pytest.mark.parametrize("orientation", range(0, 9))
+@pytest.mark.parametrize("mode, suffix", [("RGB", ".jpg"), ("L", ".jpg"), ("CMYK", ".jpg"), ("RGBA", ".png")])
+def test_load_rgb_gives_the_pixels_of_exif_transpose_then_convert(tmp_path, orientation, mode, suffix):
+    """load_rgb skips the copies exif_transpose and convert make when they change nothing; the pixels are
+    those of the plain calls, on a real photo (scikit-learn's flower.jpg) with every EXIF orientation."""
+    from pathlib import Path
+
+    import sklearn
+    from PIL import Image, ImageOps
+
+    from baselines.plantclef.preprocess import load_rgb
+
+    photo = Image.open(Path(sklearn.__file__).parent / "datasets" / "images" / "flower.jpg").convert(mode)
+    exif = Image.Exif()
+    if orientation:
+        exif[0x0112] = orientation
+    path = tmp_path / f"q{suffix}"
+    photo.save(path, exif=exif.tobytes())
+    with Image.open(path) as im:
+        want = ImageOps.exif_transpose(im).convert("RGB")
+    got = load_rgb(path)
+    assert got.mode == "RGB" and got.size == want.size and got.tobytes() == want.tobytes()
