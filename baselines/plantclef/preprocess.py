@@ -28,7 +28,8 @@ the winner's own resize, when ``pip install wand`` and the system MagickWand lib
 there); ``scale:S:O`` (Chlorophyll Crew) stretches each
 window as ``torch.nn.functional.interpolate(bilinear, align_corners=False)``
 of the float tile in [0, 1] (zeros past the edge), rounded back to uint8
-(a residual of at most half a grey level against their float input).
+(a residual of at most half a grey level against their float input); the
+same tiles whatever torch's thread count (``bilinear_stretch``).
 
 4. JPEG recompression (``--jpeg-quality``, ``--subsampling``) at the chosen
    ``--jpeg-stage``: ``tile`` (default) encodes and decodes each tile after its
@@ -184,9 +185,12 @@ def bilinear_stretch(image: Image.Image, box: Box, size: int) -> np.ndarray:
     import torch
 
     crop = np.asarray(image.crop(box), dtype=np.float32) / np.float32(255.0)  # crop pads with 0
-    t = torch.from_numpy(np.ascontiguousarray(crop.transpose(2, 0, 1)))[None]
+    # The channels as a batch of three 1-channel images: the same floats as their (1, 3, H, W) call on two or
+    # more threads, whatever torch's thread count (their 1-thread kernel rounds ~0.007% of values otherwise,
+    # by one grey level; DataLoader workers run one thread).
+    t = torch.from_numpy(np.ascontiguousarray(crop.transpose(2, 0, 1)))[:, None]
     out = torch.nn.functional.interpolate(t, size=(size, size), mode="bilinear", align_corners=False)
-    return np.clip(np.rint(out[0].permute(1, 2, 0).numpy() * 255.0), 0, 255).astype(np.uint8)
+    return np.clip(np.rint(out[:, 0].permute(1, 2, 0).numpy() * 255.0), 0, 255).astype(np.uint8)
 
 
 def resized_tiles(image: Image.Image, level: Level, resample, backend: str = "pil") -> list[Image.Image]:
