@@ -25,12 +25,8 @@ _MEAN, _STD = (0.485, 0.456, 0.406), (0.229, 0.224, 0.225)
 
 
 def recipe_config(name: str) -> AggregationConfig:
-    """A recipe's aggregation options as an ``AggregationConfig`` (the transect rule is the solution's)."""
-    v = dict(get_recipe(name).aggregation_values())
-    v.pop("transect_rule", None)
-    if "transect_mode" in v:
-        v["group_mode"] = v.pop("transect_mode")
-    return AggregationConfig(**v)
+    """A recipe's aggregation options as an ``AggregationConfig``."""
+    return AggregationConfig(**get_recipe(name).aggregation_values())
 
 
 def kit_frame(quads: dict, save_k: int, specs=()) -> pd.DataFrame:

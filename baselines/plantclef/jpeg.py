@@ -52,7 +52,7 @@ def encode_jpeg(image: Image.Image, quality: int, subsampling: str) -> bytes:
 def decode_jpeg(data: bytes) -> Image.Image:
     with Image.open(io.BytesIO(data)) as out:
         out.load()
-        return out.convert("RGB")
+        return out if out.mode == "RGB" else out.convert("RGB")  # convert would copy an RGB tile
 
 
 def recompress_jpeg(image: Image.Image, quality: int, subsampling: str) -> Image.Image:

@@ -36,6 +36,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping
+from dataclasses import dataclass
 
 import pandas as pd
 
@@ -74,6 +75,35 @@ def pool_union(kept: pd.DataFrame, groups: Mapping[str, str]) -> pd.DataFrame:
                                                                    first=("first", "min"))
     members = pd.DataFrame({"image_id": list(groups), "group": list(groups.values())})
     return members.merge(pooled, on="group").drop(columns="group")
+
+
+@dataclass(frozen=True)
+class GroupingNote:
+    """A warning about how images were grouped, printed with the submission's warnings."""
+
+    text: str
+
+    def render(self) -> str:
+        return self.text
+
+
+def contained_ids(ids: list[str]) -> list[tuple[str, str]]:
+    """Each (inner, outer) pair of distinct ids where ``outer`` contains ``inner``, sorted."""
+    unique = sorted(set(ids), key=len)
+    return sorted((a, b) for n, a in enumerate(unique) for b in unique[n + 1:] if len(a) < len(b) and a in b)
+
+
+def containment_notes(ids: list[str], group_mode: str | None) -> list[GroupingNote]:
+    """A note when ``contains`` grouping mixes images: some test ids contain others."""
+    if group_mode != "contains":
+        return []
+    pairs = contained_ids(ids)
+    if not pairs:
+        return []
+    inner, outer = pairs[0]
+    return [GroupingNote(f"--group-mode contains: {len(pairs)} pair(s) of image ids contain one another (e.g. "
+                         f"{outer!r} contains {inner!r}), so {inner!r} also takes the tiles of {outer!r} (the "
+                         "winner's s.contains(id)); give --group-mode none to keep each image to its own tiles")]
 
 
 def pool_contains(scored: pd.DataFrame, ids: list[str]) -> pd.DataFrame:

@@ -25,6 +25,7 @@ from baselines.plantclef.image_stats import ImageStats, stats_path, write_stats
 from baselines.plantclef.inference import TileScorer
 from baselines.plantclef.loader import list_quadrats, make_loader
 from baselines.plantclef.model import ModelSpec, build_model, normalisation
+from baselines.plantclef.pooling import containment_notes
 from baselines.plantclef.preprocess import PreprocessConfig
 from baselines.plantclef.prior import file_digest, load_prior
 from baselines.plantclef.progress import Progress
@@ -241,10 +242,11 @@ def _tiles_per_image(path: Path, preprocess: PreprocessConfig) -> int:
 
 
 def predictions(frame: pd.DataFrame, ids: list[str], agg: AggregationConfig, definition: CompetitionDefinition,
-                transect_rule: str | None = None, stats: ImageStats | None = None,
-                n_classes: int | None = None, members: list[pd.DataFrame] | None = None,
-                genus=None, dense=None) -> list[list[int]]:
-    groups = transect_map(ids, definition, transect_rule) if agg.group_mode not in (None, "contains") else None
+                stats: ImageStats | None = None, n_classes: int | None = None,
+                members: list[pd.DataFrame] | None = None, genus=None, dense=None) -> list[list[int]]:
+    """Species lists in ``ids`` order; a transect mode groups by ``agg.transect_rule`` (default: the
+    competition's)."""
+    groups = transect_map(ids, definition, agg.transect_rule) if agg.group_mode not in (None, "contains") else None
     by_id = aggregate(frame, agg, image_ids=ids, groups=groups, stats=stats, n_classes=n_classes, members=members,
                       genus=genus, dense=dense)
     return [by_id[i] for i in ids]
@@ -276,7 +278,7 @@ def _run_shard(images, plan, *, save_tile_scores, started, resume, overwrite, op
 def run_predict(images: Path, out: Path, *, checkpoint: Path | None, class_mapping: Path | None,
                 spec: ModelSpec, preprocess: PreprocessConfig, agg: AggregationConfig,
                 definition: CompetitionDefinition, opts: RunOptions, save_tile_scores: Path | None = None,
-                transect_rule: str | None = None, resume: bool = False, overwrite: bool = False,
+                resume: bool = False, overwrite: bool = False,
                 species: np.ndarray | None = None, model: torch.nn.Module | None = None,
                 genus=None) -> PredictResult:
     started = time.perf_counter()
@@ -305,9 +307,9 @@ def run_predict(images: Path, out: Path, *, checkpoint: Path | None, class_mappi
         if full is not None:
             write_full(full_path(save_tile_scores), *concat_parts([full]), full[1], settings)
         write_tile_scores(save_tile_scores, frame, settings)
-    labels = predictions(frame, ids, agg, definition, transect_rule, stats=stats, n_classes=settings["n_classes"],
+    labels = predictions(frame, ids, agg, definition, stats=stats, n_classes=settings["n_classes"],
                          genus=genus, dense=[full] if full is not None else None)
-    warnings = write_validated(out, ids, labels, definition)
+    warnings = write_validated(out, ids, labels, definition) + containment_notes(ids, agg.group_mode)
     PartStore(parts_folder(out)).remove()
     n_tiles = int(frame.drop_duplicates(["image_id", "tile"]).shape[0]) if len(frame) else 0
     return PredictResult(out, Path(save_tile_scores) if save_tile_scores else None, len(ids), n_tiles, n_resumed,

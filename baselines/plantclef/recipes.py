@@ -3,22 +3,24 @@
 timm style: a recipe is a name for a set of flag values, registered with
 :func:`register`; ``--recipe NAME`` sets them and any flag given explicitly on
 the command line wins. ``agrieval baselines plantclef recipes`` lists them.
-Values are the CLI's (``tiling`` is a list of levels, ``scale_weights`` a
-comma list). Where a team's source does not fix a value, the recipe says so in
-``choices`` and the kit's default stands.
+Keys are the options' names (for aggregation: the fields of
+``AggregationConfig``) and values what the option gives (``tiling`` a list of
+levels, a bool for an on/off flag). Where a team's source does not fix a value,
+the recipe says so in ``choices`` and the kit's default stands; ``variants`` are
+the source's other settings, as the options that reproduce them. The table of
+``recipes`` and of the docs is rendered from these by ``cli/recipe_table.py``.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
+
+from baselines.plantclef.aggregate import AggregationConfig
 
 PREPROCESS_KEYS = ("tiling", "tile_policy", "border_mode", "resize_filter", "jpeg_quality", "subsampling",
                    "jpeg_stage", "crop_border", "resize_backend", "centre_crop")
 PREDICT_KEYS = ("save_top_k", "flip_tta", "save_ties", "score_scale", "save_full")
-AGGREGATION_KEYS = ("strategy", "top_k", "threshold", "min_votes", "max_species", "min_score", "min_species",
-                    "transect_mode", "transect_rule", "pool_k", "pool_min_images", "tie_rule", "z_threshold",
-                    "scale_weights", "target_mean", "tile_transform", "strict",
-                    "image_order")
+AGGREGATION_KEYS = tuple(f.name for f in fields(AggregationConfig))
 
 
 @dataclass(frozen=True)
@@ -28,6 +30,7 @@ class Recipe:
     source: str
     choices: str = ""  # values the source does not fix, chosen by the kit
     summary: str = ""
+    variants: tuple[tuple[str, str], ...] = ()  # (options, the source's setting they reproduce)
 
     def __post_init__(self) -> None:
         unknown = set(self.values) - set(PREPROCESS_KEYS + PREDICT_KEYS + AGGREGATION_KEYS)
@@ -82,7 +85,9 @@ register(Recipe(
      "save_top_k": 10, "score_scale": 100.0, "strategy": "pairs", "top_k": 5, "min_species": 0},
     _DSGT,
     summary="3x3 floor grid (column-major), timm's eval transform per tile, first 5 (tile, species) pairs of "
-            "torch.topk(p x 100, 10), de-duplicated"))
+            "torch.topk(p x 100, 10), de-duplicated",
+    variants=(("--prior FILE", "transform.py's cluster prior: multiplied into every tile's scores before the "
+                               "top-k (float64)"),)))
 register(Recipe(
     "dsgt-2025-vote",
     {"tiling": ["floor:3"], "tile_policy": "timm", "resize_filter": "bicubic", "jpeg_quality": None,
@@ -96,7 +101,7 @@ register(Recipe(
 register(Recipe(
     "dsgt-2025-transect",
     {"tiling": ["floor:3"], "tile_policy": "timm", "resize_filter": "bicubic", "jpeg_quality": None,
-     "save_top_k": 10, "score_scale": 100.0, "strategy": "pairs", "top_k": 5, "min_species": 0, "transect_mode": "count-topk",
+     "save_top_k": 10, "score_scale": 100.0, "strategy": "pairs", "top_k": 5, "min_species": 0, "group_mode": "count-topk",
      "pool_k": 10, "transect_rule": "five-pattern", "image_order": "file-name"},
     "dsgt-arc/plantclef-2025 plantclef/classification/aggregation.py (extract_base_quadrat_id, union_agg_topk); "
     + _DSGT,
@@ -105,7 +110,7 @@ register(Recipe(
 def _winner(quality: int, subsampling: str) -> dict:
     return {"tiling": [f"resized:{s}" for s in range(1, 10)], "tile_policy": "crop", "resize_filter": "lanczos",
             "jpeg_quality": quality, "subsampling": subsampling, "jpeg_stage": "tile", "strategy": "multiscale",
-            "threshold": 0.0, "strict": True, "max_species": 10, "min_species": 0, "transect_mode": "contains"}
+            "threshold": 0.0, "strict": True, "max_species": 10, "min_species": 0, "group_mode": "contains"}
 
 
 _CHLORO_VALUES = {"tiling": ["scale:1:0", "scale:2:0.5", "scale:5:0.25"], "jpeg_quality": None,
@@ -120,14 +125,20 @@ register(Recipe(
             "by the filter's implementation); per-tile JPEG 4:2:2 q85 from the 2026 Python port: the Rust "
             "write_image_blob('jpeg') leaves quality and sampling to ImageMagick's defaults",
     summary="nine scales, the whole image resized to s x 518 (PIL Lanczos, not ImageMagick) and cut in native "
-            "518 px tiles (285 tiles), per-tile JPEG 4:2:2 q85, max over all tiles of the images "
-            "whose id contains the id (s.contains(id)), top 10 above 0 (strict)"))
+            "518 px tiles (285 tiles), per-tile JPEG 4:2:2 q85, max over all tiles of all scales, top 10 above 0 "
+            "(strict). Groups by id containment (--group-mode contains, lib.rs s.contains(id)): an image also "
+            "takes the tiles of every image whose id contains its id (A-1 those of A-10); aggregate and predict "
+            "warn when test ids contain one another",
+    variants=(("--target-mean 10", "lib_soumission.rs calc_seuil: the threshold bisected to a mean of 10 species "
+                                   "per quadrat instead of the top 10"),
+              ("--resize-backend wand", "the Rust's own resize, ImageMagick's Lanczos (needs Wand and the "
+                                        "MagickWand library)"))))
 register(Recipe(
     "winner-2025-411",
     _winner(94, "4:1:1"),
     _WINNER,
     choices="as winner-2025; 4:1:1 needs the simplejpeg package",
-    summary="winner-2025 with per-tile JPEG 4:1:1 q94"))
+    summary="winner-2025 with per-tile JPEG 4:1:1 q94 (id-containment grouping as winner-2025)"))
 register(Recipe(
     "chlorophyll-2025",
     _CHLORO_VALUES,
@@ -137,7 +148,18 @@ register(Recipe(
             "from config/config.yaml (the merge notebook's inputs name scales 4, 5 with overlaps 0, 0 and a 10% "
             "crop: --tiling scale:4:0 --tiling scale:5:0 --centre-crop 0.1)",
     summary="merge.ipynb: ensemble mean, per-tile z (ddof 0), top-1 per tile >= a threshold bisected on "
-            "[0.001, 100] to 4.2 species per quadrat, top-up to 1 and cap at 9 by column sums of z"))
+            "[0.001, 100] to 4.2 species per quadrat, top-up to 1 and cap at 9 by column sums of z",
+    variants=(("--no-use-z-score", "merge.ipynb with USE_Z_SCORE = False: each tile's top-1 probability against "
+                                   "the threshold (recipe chlorophyll-2025-probs)"),
+              ("--tiling scale:4:0 --tiling scale:5:0 --centre-crop 0.1", "the merge notebook's own inputs "
+                                                                         "(scales 4, 5, overlaps 0, 10% crop)"))))
+register(Recipe(
+    "chlorophyll-2025-probs",
+    {**_CHLORO_VALUES, "use_z": False},
+    _CHLORO,
+    choices="as chlorophyll-2025",
+    summary="chlorophyll-2025 with merge.ipynb's USE_Z_SCORE = False: the probabilities themselves, not their "
+            "per-tile z-scores, against the bisected threshold, and in the top-up and cap sums"))
 register(Recipe(
     "chlorophyll-2025-tiles",
     {"tiling": ["scale:1:0", "scale:2:0.5", "scale:5:0.25"], "jpeg_quality": None, "save_ties": "topk:2",
@@ -149,48 +171,13 @@ register(Recipe(
             "topk(1) of all tiles' flattened probabilities); the 3x3 kernel (~316-361) is not applied by their "
             "code (final_probs is never used), so it is left out",
     summary="their predict pipeline: every tile's torch.topk(p, 2) above 0.1 (strict), tile order, the best "
-            "species when none passes"))
+            "species when none passes",
+    variants=(("--one-per-genus FILE", "src/prediction.py filter_genus (~394-407): the best species of each genus"),)))
 register(Recipe(
     "chlorophyll-2025-plot",
-    {**_CHLORO_VALUES, "transect_mode": "min-images", "pool_min_images": 2, "transect_rule": "chlorophyll-plot"},
+    {**_CHLORO_VALUES, "group_mode": "min-images", "pool_min_images": 2, "transect_rule": "chlorophyll-plot"},
     _CHLORO,
     choices="N = 2 images (combine_same_plot_threshold is a config value)",
-    summary="chlorophyll-2025, then a species is kept when >= 2 images of the plot predict it"))
-
-
-FLAGS = {"border_mode": "border"}  # option name -> flag, where they differ
-
-
-def _flag(key: str) -> str:
-    return "--" + FLAGS.get(key, key).replace("_", "-")
-
-
-def _option(key: str, value) -> str:
-    if isinstance(value, bool):  # an on/off flag pair
-        return "--strict" if value else "--inclusive"
-    return f"{_flag(key)} {_fmt(value)}"
-
-
-def _fmt(value) -> str:
-    if isinstance(value, list):
-        return " ".join(value) if len(value) < 4 else f"{value[0]} ... {value[-1]} ({len(value)} levels)"
-    return "(off)" if value is None else str(value)
-
-
-def recipe_table(markdown: bool = False) -> str:
-    """Every recipe with its option values and source (the README's table with ``markdown``)."""
-    if markdown:
-        lines = ["| recipe | what it does | option values | source | not fixed by the source |",
-                 "| :--- | :--- | :--- | :--- | :--- |"]
-        for r in RECIPES.values():
-            values = ", ".join(f"`{_option(k, v)}`" for k, v in r.values.items())
-            lines.append(f"| `{r.name}` | {r.summary} | {values} | {r.source} | {r.choices or '-'} |")
-        return "\n".join(lines) + "\n"
-    out = []
-    for r in RECIPES.values():
-        out.append(f"{r.name}: {r.summary}")
-        out += [f"  {_option(k, v)}" for k, v in r.values.items()]
-        out.append(f"  source: {r.source}")
-        if r.choices:
-            out.append(f"  not fixed by the source: {r.choices}")
-    return "\n".join(out) + "\n"
+    summary="chlorophyll-2025, then a species is kept when >= 2 images of the plot predict it",
+    variants=(("--transect-rule chlorophyll-plot-year", "extract_plot_name with group_same_plot_by_year "
+                                                        "(~422-437): plots split by year"),)))

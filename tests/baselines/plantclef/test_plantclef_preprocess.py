@@ -299,3 +299,58 @@ def test_centre_crop_is_torchvisions_center_crop_of_chlorophylls_size(quadrat32)
     assert np.abs(tiles.astype(np.float64) - want * 255.0).max() <= 0.5 + 1e-3
     with pytest.raises(ValueError, match="either a border crop or a centre crop"):
         PreprocessConfig(levels=levels, centre_crop=0.1, border=5)
+
+
+@pytest.mark.parametrize("orientation", range(0, 9))
+@pytest.mark.parametrize("mode, suffix", [("RGB", ".jpg"), ("L", ".jpg"), ("CMYK", ".jpg"), ("RGBA", ".png")])
+def test_load_rgb_gives_the_pixels_of_exif_transpose_then_convert(tmp_path, orientation, mode, suffix):
+    """load_rgb skips the copies exif_transpose and convert make when they change nothing; the pixels are
+    those of the plain calls, on a real photo (scikit-learn's flower.jpg) with every EXIF orientation."""
+    from pathlib import Path
+
+    import sklearn
+    from PIL import Image, ImageOps
+
+    from baselines.plantclef.preprocess import load_rgb
+
+    photo = Image.open(Path(sklearn.__file__).parent / "datasets" / "images" / "flower.jpg").convert(mode)
+    exif = Image.Exif()
+    if orientation:
+        exif[0x0112] = orientation
+    path = tmp_path / f"q{suffix}"
+    photo.save(path, exif=exif.tobytes())
+    with Image.open(path) as im:
+        want = ImageOps.exif_transpose(im).convert("RGB")
+    got = load_rgb(path)
+    assert got.mode == "RGB" and got.size == want.size and got.tobytes() == want.tobytes()
+
+
+def test_scale_tiles_do_not_depend_on_torch_threads_and_equal_the_teams_call():
+    """Chlorophyll Crew's float stretch: the same uint8 tiles on 1, 2 or 3 torch threads (DataLoader workers run
+    one), equal to their (1, 3, H, W) interpolate on two threads (what the golden file recorded)."""
+    import torch
+
+    from baselines.plantclef.geometry import parse_level
+    from baselines.plantclef.preprocess import PreprocessConfig, bilinear_stretch, quadrat_tiles
+    from baselines.plantclef.synthetic import field_quadrat
+
+    image = field_quadrat(1000, 750, seed=7)
+    cfg = PreprocessConfig(levels=(parse_level("scale:2:0.5"), parse_level("scale:5:0.25")), centre_crop=0.1)
+    before = torch.get_num_threads()
+    try:
+        got = {}
+        for threads in (1, 2, 3):
+            torch.set_num_threads(threads)
+            got[threads] = quadrat_tiles(image, cfg)[0]
+        torch.set_num_threads(2)
+        box = (13, 7, 413, 357)
+        crop = np.asarray(image.crop(box), dtype=np.float32) / np.float32(255.0)
+        theirs = torch.nn.functional.interpolate(torch.from_numpy(np.ascontiguousarray(crop.transpose(2, 0, 1)))[None],
+                                                 size=(518, 518), mode="bilinear", align_corners=False)
+        want = np.clip(np.rint(theirs[0].permute(1, 2, 0).numpy() * 255.0), 0, 255).astype(np.uint8)
+        torch.set_num_threads(1)
+        mine = bilinear_stretch(image, box, 518)
+    finally:
+        torch.set_num_threads(before)
+    assert np.array_equal(got[1], got[2]) and np.array_equal(got[2], got[3])
+    assert np.array_equal(mine, want)

@@ -13,18 +13,19 @@ C = 7806
 SPECIES = 1_300_000 + 3 * np.arange(C)
 
 
-def notebook(all_quadrat_probs, target=4.2, lo=0.001, hi=100.0, max_len=9, min_len=1):
-    """Cells 5-6 of merge.ipynb (USE_Z_SCORE True), unchanged but for the constants passed in."""
+def notebook(all_quadrat_probs, target=4.2, lo=0.001, hi=100.0, max_len=9, min_len=1, use_z_score=True):
+    """Cells 5-6 of merge.ipynb, unchanged but for the constants passed in (USE_Z_SCORE: ``use_z_score``)."""
     def mean_prediction_length(image_predictions):
         lengths = [len(predictions) for predictions in image_predictions.values()]
         return np.mean(lengths)
 
     quadrat_probs = {quadrat_id: sum([quadrat_prob[quadrat_id] / len(all_quadrat_probs)
                                       for quadrat_prob in all_quadrat_probs]) for quadrat_id in all_quadrat_probs[0]}
-    for quadrat_id, tile_probabilities in quadrat_probs.items():
-        mean = np.mean(tile_probabilities, axis=1, keepdims=True)
-        std = np.std(tile_probabilities, axis=1, keepdims=True)
-        quadrat_probs[quadrat_id] = (tile_probabilities - mean) / std
+    if use_z_score:
+        for quadrat_id, tile_probabilities in quadrat_probs.items():
+            mean = np.mean(tile_probabilities, axis=1, keepdims=True)
+            std = np.std(tile_probabilities, axis=1, keepdims=True)
+            quadrat_probs[quadrat_id] = (tile_probabilities - mean) / std
 
     def make_prediction(min_probability):
         image_predictions = {}
@@ -106,3 +107,13 @@ def test_strict_and_truncated_inputs(models):
     assert all(len(v) >= 1 for v in strict.values())
     with pytest.raises(NotExact, match="--save-top-k 7806"):
         aggregate(frame[frame["rank"] < 10], AggregationConfig(strategy="zmerge"), n_classes=C)
+
+
+def test_the_probabilities_variant_equals_the_notebook_with_use_z_score_false(models):
+    """merge.ipynb with USE_Z_SCORE = False (``--no-use-z-score``, recipe chlorophyll-2025-probs)."""
+    frames = [complete_frame(models[0]), complete_frame(models[1])]
+    cfg = AggregationConfig(strategy="zmerge", target_mean=1.5, max_species=9, min_species=1, use_z=False)
+    got = aggregate(frames[0], cfg, n_classes=C, members=frames)
+    assert got == notebook(models, target=1.5, use_z_score=False)
+    # At this target the z-scores give other lists (6 of 8 quadrats), so the option is not ignored.
+    assert got != notebook(models, target=1.5)

@@ -1,0 +1,57 @@
+"""``aggregate``: saved tile scores -> a validated submission, with no model and no GPU."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from baselines.plantclef.aggregate import STRATEGIES
+from baselines.plantclef.cli.errors import guard
+from baselines.plantclef.cli.options import (aggregation_config, aggregation_options, apply_recipe,
+                                             competition_definition, load_genus)
+
+
+@click.command("aggregate")
+@click.argument("tile_scores", nargs=-1, required=True, type=click.Path(exists=True, path_type=Path))
+@click.option("--out", type=click.Path(path_type=Path), default=Path("submission.csv"), show_default=True,
+              help="Submission CSV to write (validated before it is written).")
+@click.option("--competition", default="plantclef2025", show_default=True,
+              help="Competition whose format and vocabulary the submission must pass.")
+@aggregation_options
+@click.option("--overwrite", is_flag=True, help="Replace an existing --out.")
+@click.pass_context
+@guard
+def aggregate_cmd(ctx, tile_scores, out, competition, overwrite, **kw):
+    """Re-run only the aggregation from saved TILE_SCORES (no model, no GPU). Several files: the ensemble
+    (mean of the models' probabilities over the same tiles)."""
+    from baselines.plantclef.pooling import containment_notes
+    from baselines.plantclef.predict import predictions
+    from baselines.plantclef.submission import write_validated
+    from baselines.plantclef.tile_scores import load_scores
+    from scoring.writing.policy import OutputPlan
+
+    OutputPlan(overwrite=overwrite, inputs=list(tile_scores)).claim(out, what="--out submission")
+    apply_recipe(ctx, kw)
+    agg, genus_file = aggregation_config(ctx, kw)
+    definition = competition_definition(competition)
+    members = dense = None
+    if STRATEGIES[agg.strategy].lists is not None:  # zmerge: the notebook's float32 ensemble of every class
+        from baselines.plantclef.full_probs import full_path, read_full
+        from baselines.plantclef.tile_scores import read_tile_scores
+
+        read = [read_tile_scores(p) for p in tile_scores]
+        members, n_classes, stats = [f for f, _ in read], read[0][1].get("n_classes"), None
+        frame = members[0]
+        if all(full_path(p).is_file() for p in tile_scores):
+            dense = [read_full(full_path(p), expect_meta=m) for p, (_, m) in zip(tile_scores, read)]
+    else:
+        frame, stats, n_classes = load_scores(list(tile_scores), agg.tile_transform)
+    ids = sorted(set(frame["image_id"]))
+    labels = predictions(frame, ids, agg, definition, stats=stats, n_classes=n_classes, members=members,
+                         genus=load_genus(genus_file), dense=dense)
+    warnings = write_validated(out, ids, labels, definition, overwrite=overwrite)
+    for w in [*warnings, *containment_notes(ids, agg.group_mode)]:
+        click.echo(f"warning: {w.render()}", err=True)
+    source = f"the ensemble of {len(tile_scores)} files" if len(tile_scores) > 1 else "1 file"
+    click.echo(f"aggregated {len(ids)} quadrats from {source} ({agg.label()}); submission (validated): {out}")

@@ -1,0 +1,68 @@
+"""Known errors of the PlantCLEF commands -> one line with a stable code and the documented exit code."""
+
+from __future__ import annotations
+
+import functools
+import sys
+
+import click
+
+from scoring.cli.errors import CommandError, error_line, report
+
+
+class InputProblem(click.ClickException):
+    """A usage or input problem of this command: ``error [code] message``, exit 2."""
+
+    exit_code = 2
+
+    def __init__(self, message: str, code: str = "bad_input"):
+        super().__init__(message)
+        self.code = code
+
+
+def input_codes() -> dict[type, str]:
+    """Error class -> the stable code of its line; the most specific class of an error wins (its MRO)."""
+    # Imported when a command runs: some of these modules import torch.
+    from baselines.device import DeviceError
+    from baselines.plantclef.classes import MappingError
+    from baselines.plantclef.image_stats import StatsError
+    from baselines.plantclef.loader import ImageListError
+    from baselines.plantclef.model import CheckpointError
+    from baselines.plantclef.predict import ResumeError
+    from baselines.plantclef.prior import PriorError
+    from baselines.plantclef.tile_scores import TileScoresError
+
+    return {CheckpointError: "checkpoint_invalid", MappingError: "class_mapping_invalid",
+            ImageListError: "images_invalid", PriorError: "prior_invalid", TileScoresError: "tile_scores_invalid",
+            StatsError: "stats_invalid", ResumeError: "resume_mismatch", FileExistsError: "output_exists",
+            DeviceError: "device_unavailable", ValueError: "bad_option"}
+
+
+def code_of(exc: BaseException, codes: dict[type, str]) -> str | None:
+    """The code of the most specific class of ``exc`` in ``codes``; None for an error nobody expects."""
+    return next((codes[k] for k in type(exc).__mro__ if k in codes), None)
+
+
+def guard(fn):
+    """Known errors -> one clean line and the documented exit code, never a traceback."""
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        from baselines.plantclef.submission import SubmissionFailsValidation
+        from scoring.runtime.problems import HostError
+        from scoring.writing.policy import OutputRefused
+
+        try:
+            return fn(*args, **kwargs)
+        except SubmissionFailsValidation as exc:
+            click.echo(error_line("submission_rejected", str(exc)), err=True)
+            sys.exit(1)
+        except (HostError, OutputRefused, CommandError) as exc:
+            sys.exit(report(exc, "agrieval baselines plantclef"))
+        except Exception as exc:
+            code = code_of(exc, input_codes())
+            if code is None:
+                raise
+            raise InputProblem(str(exc), code) from None
+
+    return wrapper
