@@ -28,6 +28,7 @@ import numpy as np
 from scoring.ctv.arch_names import canonical_arch
 from scoring.ctv.input_error import InputError
 from scoring.ctv.results_table import PROTOCOLS, ResultsTable, TeamResult
+from scoring.runtime.metrics.multiclass import accuracy_from_counts, validation_test_gap
 
 AGRIEVAL_COLUMNS = ("image_id", "team", "split", "true_label", "predicted_label", "confidence")
 SPLITS = ("train", "val", "test")
@@ -54,32 +55,36 @@ class Run:
 
     def pct(self, split: str) -> float:
         """Accuracy of a split in percent, ``100 * n_correct / n`` (NaN when the split is absent)."""
-        return 100.0 * self.n_correct[split] / self.n[split] if self.n.get(split) else float("nan")
+        return accuracy_from_counts(self.n_correct.get(split, 0), self.n.get(split, 0), "percent")
 
     def team_pct(self, team: str) -> float:
-        return 100.0 * self.team_correct[team] / self.team_n[team]
+        """Accuracy on one test team, in percent."""
+        return accuracy_from_counts(self.team_correct[team], self.team_n[team], "percent")
 
     @property
     def train_acc(self) -> float | None:
         """Fraction, or None when the run wrote no train predictions."""
-        return self.n_correct["train"] / self.n["train"] if self.n.get("train") else None
+        return accuracy_from_counts(self.n_correct["train"], self.n["train"]) if self.n.get("train") else None
 
     @property
     def val_acc(self) -> float:
-        return self.n_correct["val"] / self.n["val"]
+        """Fraction."""
+        return accuracy_from_counts(self.n_correct["val"], self.n["val"])
 
     @property
     def test_acc(self) -> float:
-        return self.n_correct["test"] / self.n["test"]
+        """Fraction."""
+        return accuracy_from_counts(self.n_correct["test"], self.n["test"])
 
     @property
     def team_acc(self) -> dict[str, float]:
-        return {t: self.team_correct[t] / self.team_n[t] for t in self.team_n}
+        """Fraction per test team."""
+        return {t: accuracy_from_counts(self.team_correct[t], self.team_n[t]) for t in self.team_n}
 
     @property
     def vtg(self) -> float:
         """val_acc - test_acc, as a fraction."""
-        return self.val_acc - self.test_acc
+        return validation_test_gap(self.val_acc, self.test_acc)
 
 
 @dataclass
