@@ -39,7 +39,8 @@ from scoring.ctv.cross_check import summary_line
 from scoring.runtime.atomic import write_text
 from scoring.runtime.metrics.multiclass import validation_test_gap
 from scoring.ctv.cross_team_matrix import CrossTeamMatrix, toto_matrices
-from scoring.ctv.runs import SPLITS, RunSet, read_runs
+from scoring.ctv.run_set import RunSet, read_runs
+from scoring.ctv.runs import SPLITS
 from scoring.ctv.summarize import Summary, json_safe, summarize
 from scoring.ctv.summary_markdown import format_pvalue, per_team_tables, summary_tables
 from scoring.text.tables import csv_text, fmt, markdown_table
