@@ -6,7 +6,7 @@
 The commands run in order, as a newcomer pastes them, in a copy of the tracked files made in a temporary
 folder (so nothing lands in this tree), with this interpreter's `agrieval` first on PATH. Only outputs shown in
 full are rewritten; excerpts (a line starting with '...') and commands that need your data, a GPU or a cluster
-(scripts/doc_blocks.py NEEDS_YOURS) are left as they are. tests/newcomer/test_readme_blocks.py checks the
+(tests/newcomer/doc_blocks.py NEEDS_YOURS) are left as they are. tests/newcomer/test_readme_blocks.py checks the
 shown outputs against fresh runs.
 """
 
@@ -21,7 +21,7 @@ import tempfile
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO / "scripts"))
+sys.path.insert(0, str(REPO / "tests" / "newcomer"))  # (the reader the test uses: one definition of a block)
 
 from doc_blocks import all_commands, run_pasted, terminal_text  # noqa: E402
 

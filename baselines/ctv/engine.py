@@ -18,6 +18,7 @@ from torch import nn
 
 from baselines.ctv.distributed import DistInfo, all_gather, all_reduce_sum
 from baselines.ctv.transforms import normalize_batch
+from scoring.runtime.metrics.multiclass import accuracy_from_counts
 
 
 @dataclass
@@ -143,5 +144,5 @@ def predict(model: nn.Module, loader, rt: Runtime, *, info: DistInfo = DistInfo(
 
 
 def accuracy(result: dict) -> float:
-    n = len(result["label"])
-    return float((result["pred"] == result["label"]).sum() / n) if n else float("nan")
+    """The fraction of ``result``'s images predicted right (NaN without images)."""
+    return accuracy_from_counts(int((result["pred"] == result["label"]).sum()), len(result["label"]))

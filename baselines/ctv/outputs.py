@@ -21,6 +21,7 @@ import numpy as np
 import pandas as pd
 
 from scoring.runtime.atomic import atomic_write, write_text
+from scoring.runtime.metrics.multiclass import accuracy_from_counts
 
 PREDICTION_COLUMNS = ("image_id", "team", "split", "true_label", "predicted_label", "confidence")
 SCHEMA_VERSION = 1
@@ -48,8 +49,9 @@ def write_predictions(path: Path, frames: list[pd.DataFrame]) -> None:
 
 
 def team_accuracy(frame: pd.DataFrame) -> dict[str, float]:
+    """Accuracy (fraction) per team."""
     correct = frame["true_label"] == frame["predicted_label"]
-    return {str(t): float(c.mean()) for t, c in correct.groupby(frame["team"], sort=True)}
+    return {str(t): accuracy_from_counts(int(c.sum()), len(c)) for t, c in correct.groupby(frame["team"], sort=True)}
 
 
 def write_history(path: Path, rows: list[dict]) -> None:

@@ -35,6 +35,7 @@ from baselines.ctv.models import build_model, find_weights
 from baselines.ctv.seeding import derive_seed, fold_seed, seed_everything, set_deterministic
 from baselines.ctv.script_transforms import script_eval_transform, script_train_transform
 from baselines.ctv.transforms import eval_transform, train_transform
+from scoring.runtime.metrics.multiclass import validation_test_gap
 
 STOP_ENV = "AGRIEVAL_CTV_STOP_AFTER_EPOCH"  # test hook: behave as if killed after this epoch
 
@@ -349,7 +350,7 @@ def _train(cfg, splits_dir, out: Path, data_root, weights_dir, info: DistInfo, l
             "kept_epoch": kept,  # "last": no epoch beat 0 % val accuracy (--selection script)
             "seed_stream": {"kind": cfg.seed_stream, "start": stream_note} if sweep else {"kind": "fold"},
             "unreadable_images": unreadable_paths(unreadable_dir) if unreadable_dir else [],
-            "train_acc": train_acc, "val_acc": val_acc, "test_acc": test_acc, "vtg": val_acc - test_acc,
+            "train_acc": train_acc, "val_acc": val_acc, "test_acc": test_acc, "vtg": validation_test_gap(val_acc, test_acc),
             "per_test_team_acc": outputs.team_accuracy(frames[-1]),
             "wall_time_s": elapsed,
             "train_images_per_s": state["train_images"] / max(state["train_seconds"], 1e-9),

@@ -4,7 +4,7 @@ The line is ``error [code] message``, or ``FILE: error [code] message`` when one
 rejected submission's lines also carry the line and column); the exit codes are those of
 ``scoring/cli/exit_codes.py``. A traceback is printed only with ``agrieval --debug`` (or
 ``AGRIEVAL_DEBUG=1``). An error with a stable code is a ``scoring.runtime.coded_error.CodedError``
-(``CommandError`` below, ``OutputRefused``, ``InputError``, ``DataError``, ``CTVError``, the runtime's
+(``scoring.cli.command_error.CommandError``, ``OutputRefused``, ``InputError``, ``DataError``, ``CTVError``, the runtime's
 ``HostError`` and ``OutputIncomplete``...); this module never imports ``data_tools`` or ``baselines``.
 """
 
@@ -16,7 +16,9 @@ import traceback
 
 import click
 
+from scoring.cli.command_error import CommandError  # noqa: F401 (the commands take it from here)
 from scoring.cli.exit_codes import EXIT_HOST, EXIT_INTERRUPTED, EXIT_USAGE
+from scoring.cli.extras import missing_extra
 from scoring.runtime.coded_error import CodedError
 
 _debug = os.environ.get("AGRIEVAL_DEBUG", "") not in ("", "0")
@@ -31,12 +33,6 @@ def debug() -> bool:
     return _debug
 
 
-class CommandError(CodedError):
-    """A failure of the command line (exit 2 unless told otherwise) or of the host, with a stable code."""
-
-    exit_code = EXIT_USAGE
-
-
 def error_line(code: str, message: str, file: str | os.PathLike | None = None) -> str:
     from scoring.text.file_names import display_name
 
@@ -46,8 +42,6 @@ def error_line(code: str, message: str, file: str | os.PathLike | None = None) -
 
 def exit_code_of(exc: BaseException, command: str) -> tuple[int, str | None]:
     """The exit code and the error line (None: nothing to print) for an exception that ended ``command``."""
-    from scoring.cli.extras import missing_extra
-
     if isinstance(exc, click.UsageError):
         return EXIT_USAGE, _usage_line(exc, command)
     if isinstance(exc, click.ClickException):

@@ -9,7 +9,7 @@ from __future__ import annotations
 import importlib.util
 import sys
 
-from scoring.cli.errors import CommandError
+from scoring.cli.command_error import CommandError
 from scoring.cli.exit_codes import EXIT_HOST
 
 # Third-party module -> (the pip package that provides it, the extra that installs it).

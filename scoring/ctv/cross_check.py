@@ -29,7 +29,9 @@ from pathlib import Path
 
 import numpy as np
 
-from scoring.ctv.runs import Run
+from scoring.ctv.input_error import InputError
+from scoring.ctv.runs import Run, load_json
+from scoring.ctv.script_runs import final_results, read_matrix, summary_key
 from scoring.ctv.weighted_prf import weighted_prf
 
 TOLERANCE = 1e-9  # percent points
@@ -81,9 +83,6 @@ def _final_checks(file: str, prefix: str, stored: dict[str, float], run: Run) ->
 
 
 def check_script(tree, runs: list[Run], warnings: list[str]) -> list[Check]:
-    from scoring.ctv.runs import load_json
-    from scoring.ctv.script_runs import final_results, read_matrix, summary_key
-
     checks: list[Check] = []
     for r in runs:
         checks += _final_checks(r.meta_file, "final_results.", r.stored["final_results"], r)
@@ -103,8 +102,6 @@ def check_script(tree, runs: list[Run], warnings: list[str]) -> list[Check]:
         group = by_key.get(key, {})
         results = meta.get("results")
         if not isinstance(results, dict):
-            from scoring.ctv.input_error import InputError
-
             raise InputError("bad_json", "a summary JSON needs a 'results' object {team: final_results}",
                              file=str(path))
         teams = list(results)

@@ -37,8 +37,10 @@ from scoring.ctv import paper_figures
 from scoring.writing.figures import FigureFormat
 from scoring.ctv.cross_check import summary_line
 from scoring.runtime.atomic import write_text
+from scoring.runtime.metrics.multiclass import validation_test_gap
 from scoring.ctv.cross_team_matrix import CrossTeamMatrix, toto_matrices
-from scoring.ctv.runs import SPLITS, RunSet, read_runs
+from scoring.ctv.run_set import RunSet, read_runs
+from scoring.ctv.runs import SPLITS
 from scoring.ctv.summarize import Summary, json_safe, summarize
 from scoring.ctv.summary_markdown import format_pvalue, per_team_tables, summary_tables
 from scoring.text.tables import csv_text, fmt, markdown_table
@@ -149,7 +151,7 @@ def build_report(runs_dirs: str | Path | Sequence[str | Path], out_dir: Path, *,
          "test_acc", "vtg", "source"],
         [[r.protocol, r.arch, r.arch_raw, r.fold, r.layout, r.n["train"], r.n["val"], r.n["test"],
           fmt(r.pct("train"), FULL), fmt(r.pct("val"), FULL), fmt(r.pct("test"), FULL),
-          fmt(r.pct("val") - r.pct("test"), FULL), r.source] for r in runs]))
+          fmt(validation_test_gap(r.pct("val"), r.pct("test")), FULL), r.source] for r in runs]))
     write("cross_check.csv", csv_text(["file", "quantity", "stored", "recomputed", "difference", "agrees"],
                                       [[c.file, c.quantity, "" if c.stored is None else repr(c.stored),
                                         "" if c.recomputed is None else repr(c.recomputed), f"{c.difference:.3g}",
@@ -218,7 +220,7 @@ def build_report(runs_dirs: str | Path | Sequence[str | Path], out_dir: Path, *,
         ["Protocol", "Arch", "Fold", "Layout", "Train images", "Val images", "Test images", "Train acc", "Val acc",
          "Test acc", "VTG"],
         [[r.protocol, r.arch, r.fold, r.layout, r.n["train"], r.n["val"], r.n["test"], fmt(r.pct("train"), digits),
-          fmt(r.pct("val"), digits), fmt(r.pct("test"), digits), fmt(r.pct("val") - r.pct("test"), digits)]
+          fmt(r.pct("val"), digits), fmt(r.pct("test"), digits), fmt(validation_test_gap(r.pct("val"), r.pct("test")), digits)]
          for r in runs]))
     md.append("## Train, val and test accuracy (the paper's Figs 4 and 10)\n\nMean ± std over the runs of each "
               "protocol and architecture; train = the train split predicted after training.\n\n" + markdown_table(

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from scoring.ctv.csv_input import key_cell, number_cell, read_csv_rows
 from scoring.ctv.input_error import InputError
+from scoring.runtime.metrics.multiclass import validation_test_gap
 
 PROTOCOLS = ("TOTO", "LOTO")
 COLUMNS = ("protocol", "arch", "team", "val_acc", "test_acc")
@@ -28,8 +29,8 @@ class TeamResult:
 
     @property
     def vtg(self) -> float:
-        """Validation-test gap in points: val_acc - test_acc."""
-        return self.val_acc - self.test_acc
+        """Validation-test gap in percentage points: val_acc - test_acc (both percent)."""
+        return validation_test_gap(self.val_acc, self.test_acc)
 
 
 @dataclass

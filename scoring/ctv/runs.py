@@ -7,7 +7,8 @@ confidence`` (split ``train``, ``val`` or ``test``; confidence in [0, 1]) and
 ``history.jsonl`` (one JSON object per epoch).
 
 Public AgrI training script: an output tree ``results/<tag>_results.json`` +
-``predictions/<tag>_predictions.csv`` (``scoring.ctv.script_runs``).
+``predictions/<tag>_predictions.csv`` (``scoring.ctv.script_runs``). Both layouts under one or several
+folders are read together by ``scoring.ctv.run_set.read_runs``.
 
 Accuracies are always recomputed from the predictions, as
 ``100 * n_correct / n`` (the script's own formula, so equal numbers compare
@@ -19,7 +20,7 @@ LOTO: one team in test, the fold) and must agree with the JSON.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -27,7 +28,8 @@ import numpy as np
 
 from scoring.ctv.arch_names import canonical_arch
 from scoring.ctv.input_error import InputError
-from scoring.ctv.results_table import PROTOCOLS, ResultsTable, TeamResult
+from scoring.ctv.results_table import PROTOCOLS
+from scoring.runtime.metrics.multiclass import accuracy_from_counts, validation_test_gap
 
 AGRIEVAL_COLUMNS = ("image_id", "team", "split", "true_label", "predicted_label", "confidence")
 SPLITS = ("train", "val", "test")
@@ -54,44 +56,36 @@ class Run:
 
     def pct(self, split: str) -> float:
         """Accuracy of a split in percent, ``100 * n_correct / n`` (NaN when the split is absent)."""
-        return 100.0 * self.n_correct[split] / self.n[split] if self.n.get(split) else float("nan")
+        return accuracy_from_counts(self.n_correct.get(split, 0), self.n.get(split, 0), "percent")
 
     def team_pct(self, team: str) -> float:
-        return 100.0 * self.team_correct[team] / self.team_n[team]
+        """Accuracy on one test team, in percent."""
+        return accuracy_from_counts(self.team_correct[team], self.team_n[team], "percent")
 
     @property
     def train_acc(self) -> float | None:
         """Fraction, or None when the run wrote no train predictions."""
-        return self.n_correct["train"] / self.n["train"] if self.n.get("train") else None
+        return accuracy_from_counts(self.n_correct["train"], self.n["train"]) if self.n.get("train") else None
 
     @property
     def val_acc(self) -> float:
-        return self.n_correct["val"] / self.n["val"]
+        """Fraction."""
+        return accuracy_from_counts(self.n_correct["val"], self.n["val"])
 
     @property
     def test_acc(self) -> float:
-        return self.n_correct["test"] / self.n["test"]
+        """Fraction."""
+        return accuracy_from_counts(self.n_correct["test"], self.n["test"])
 
     @property
     def team_acc(self) -> dict[str, float]:
-        return {t: self.team_correct[t] / self.team_n[t] for t in self.team_n}
+        """Fraction per test team."""
+        return {t: accuracy_from_counts(self.team_correct[t], self.team_n[t]) for t in self.team_n}
 
     @property
     def vtg(self) -> float:
         """val_acc - test_acc, as a fraction."""
-        return self.val_acc - self.test_acc
-
-
-@dataclass
-class RunSet:
-    runs: list[Run]
-    warnings: list[str] = field(default_factory=list)
-    checks: list = field(default_factory=list)  # scoring.ctv.cross_check.Check
-
-    def results_table(self) -> ResultsTable:
-        """The per-team table (percent) that ``ctv summarize`` reads."""
-        return ResultsTable([TeamResult(r.protocol, r.arch, r.fold, r.pct("val"), r.pct("test"))
-                             for r in self.runs], "<runs>")
+        return validation_test_gap(self.val_acc, self.test_acc)
 
 
 def load_json(path: Path) -> dict:
@@ -240,79 +234,3 @@ def read_agrieval_run(meta_path: Path) -> Run:
     run.history = _read_history(meta_path.parent / "history.jsonl")
     run.stored = {k: meta[k] for k in ("train_acc", "val_acc", "test_acc", "per_test_team_acc") if k in meta}
     return run
-
-
-def _label_side_by_side(runs: list[Run]) -> None:
-    """An arch that both layouts ran for the same (protocol, fold) becomes two groups, ``<arch> (<layout>)``.
-
-    So the public script's runs and agrieval's of one backbone sit side by
-    side in every table (and their agreement is computed) instead of clashing.
-    """
-    layouts: dict[tuple[str, str, str], set[str]] = {}
-    for r in runs:
-        layouts.setdefault((r.protocol, r.arch, r.fold), set()).add(r.layout)
-    shared = {arch for (_, arch, _), kinds in layouts.items() if len(kinds) > 1}
-    for r in runs:
-        if r.arch in shared:
-            r.arch = f"{r.arch} ({r.layout})"
-
-
-def _confine(root: Path, files: list[Path]) -> None:
-    """Refuse a run file that is a link leading out of its run folder: a received tree is read within itself
-    (a ``predictions.csv`` linked to a local table would put that table's names into the report)."""
-    base = root.resolve()
-    for f in files:
-        real = f.resolve()  # every link on the way followed
-        if real != base and base not in real.parents:
-            raise InputError("link_outside", f"this run file is a link to {real}, outside the run folder {root}; "
-                             "copy the file into the folder if it belongs to the run", file=str(f))
-
-
-def read_runs(runs_dirs: str | Path | Sequence[str | Path],
-              progress: Callable[[str], None] | None = None) -> RunSet:
-    """Every run under one or several folders (each an agrieval runs folder or a script output tree)."""
-    from scoring.ctv import cross_check, script_runs
-
-    roots = [Path(runs_dirs)] if isinstance(runs_dirs, (str, Path)) else [Path(d) for d in runs_dirs]
-    if not roots:
-        raise InputError("no_runs", "no run folder given")
-    runs: list[Run] = []
-    checks: list = []
-    warnings: list[str] = []
-    for root in roots:
-        if not root.is_dir():
-            raise InputError("file_not_found", f"no such folder: {root}", file=str(root))
-        run_files = sorted(root.rglob("run.json"))
-        script = script_runs.find(root)
-        _confine(root, [f for m in run_files for f in (m, m.parent / "predictions.csv", m.parent / "history.jsonl")]
-                 + [f for r in script.results for f in (r, script_runs.predictions_path(r))]
-                 + script.summaries + script.matrices)
-        total = len(run_files) + len(script.results)
-        found: list[Run] = []
-        for i, meta_path in enumerate(run_files, 1):
-            found.append(read_agrieval_run(meta_path))
-            if progress:
-                progress(f"[{i}/{total}] {meta_path.parent.relative_to(root)}")
-        for i, meta_path in enumerate(script.results, len(run_files) + 1):
-            found.append(script_runs.read_run(meta_path))
-            if progress:
-                progress(f"[{i}/{total}] {meta_path.relative_to(root)}")
-        if not found:
-            raise InputError("no_runs", "found no run.json (agrieval baselines) nor results/*_results.json "
-                             "(AgrI script) under the folder", file=str(root))
-        checks += cross_check.check_agrieval([r for r in found if r.layout == "agrieval"])
-        checks += cross_check.check_script(script, [r for r in found if r.layout == "agri_script"], warnings)
-        runs += found
-    _label_side_by_side(runs)
-    seen: dict[tuple[str, str, str], Run] = {}
-    for r in runs:
-        key = (r.protocol, r.arch, r.fold)
-        if key in seen:
-            first = seen[key]
-            raise InputError("bad_run", f"two runs for {key} (architecture names are compared in one vocabulary: "
-                             f"{first.arch_raw!r} and {r.arch_raw!r} are both {r.arch!r}): {first.source} and "
-                             f"{r.source}", file=r.source)
-        seen[key] = r
-    runs.sort(key=lambda r: (PROTOCOLS.index(r.protocol), r.arch, r.fold))
-    warnings += [c.warning() for c in checks if not c.ok]
-    return RunSet(runs, warnings, checks)

@@ -4,7 +4,7 @@
 
 1. the definition and the solution are loaded in this process (they are the
    organizer's files: a problem there is host-side, status ``error``);
-2. the participant's upload is unpacked (``scoring/uploads.py``), read and
+2. the participant's upload is unpacked (``scoring/runtime/reading/uploads.py``), read and
    scored in a child process killed after ``limits.max_seconds`` and capped
    at ``limits.max_memory_mb`` more memory (``time_limit.py``); byte, row, cell, label and unzipped-size
    limits are checked by the reader before the work they protect;

@@ -19,7 +19,7 @@ from scoring.cli.main import cli
 from scoring.ctv.cross_team_matrix import toto_matrices
 from scoring.ctv.paper_figures import learning_curves, matrix_correlation, split_accuracy
 from scoring.ctv.permutation_pvalues import exact_pvalues
-from scoring.ctv.runs import read_runs
+from scoring.ctv.run_set import read_runs
 from scoring.ctv.summarize import agreement_stats
 from scoring.ctv.summary_markdown import format_pvalue
 

@@ -13,7 +13,7 @@ from click.testing import CliRunner
 from scoring.cli.main import cli
 from scoring.ctv.cross_team_matrix import toto_matrices
 from scoring.ctv.input_error import InputError
-from scoring.ctv.runs import read_runs
+from scoring.ctv.run_set import read_runs
 from tests.ctv.run_folders import HEADER, write_run
 
 EXAMPLE_RUNS = Path(__file__).resolve().parents[2] / "examples" / "ctv" / "runs"

@@ -16,7 +16,7 @@ from sklearn.metrics import precision_recall_fscore_support
 
 from scoring.cli.main import cli
 from scoring.ctv.input_error import InputError
-from scoring.ctv.runs import read_runs
+from scoring.ctv.run_set import read_runs
 from scoring.ctv.weighted_prf import weighted_prf
 
 REAL = Path(__file__).resolve().parents[2] / "tests" / "fixtures" / "real" / "agri_script"

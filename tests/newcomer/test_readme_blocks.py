@@ -1,10 +1,9 @@
 """The README and the docs pages as a newcomer pastes them: the quick start is two commands, and the `$ ...`
 command blocks of README.md and of every page of the mkdocs nav run, in that order, from a fresh clone with
 `agrieval` on PATH (what `. .venv/bin/activate` gives), print what the pages show in full, and leave the clone's
-tree as git checked it out. What a block, a command and its shown output are: scripts/doc_blocks.py, shared with
-scripts/regen_docs_outputs.py, which rewrites the shown outputs."""
+tree as git checked it out. What a block, a command and its shown output are: tests/newcomer/doc_blocks.py, shared
+with scripts/regen_docs_outputs.py, which rewrites the shown outputs."""
 
-import importlib.util
 import os
 import re
 import subprocess
@@ -16,10 +15,7 @@ import pytest
 REPO = Path(__file__).resolve().parents[2]
 README = (REPO / "README.md").read_text(encoding="utf-8")
 
-_spec = importlib.util.spec_from_file_location("doc_blocks", REPO / "scripts" / "doc_blocks.py")
-doc_blocks = importlib.util.module_from_spec(_spec)
-sys.modules["doc_blocks"] = doc_blocks  # dataclasses look their module up by name
-_spec.loader.exec_module(doc_blocks)
+from . import doc_blocks  # noqa: E402
 
 
 def runnable(cheap: bool) -> list:

@@ -1,6 +1,7 @@
 """Single-label metrics (AgrI Challenge). Labels are arrays of class names.
 
-- accuracy:            mean of [y_i == yhat_i]
+- accuracy:            mean of [y_i == yhat_i], a fraction (0-1); from counts, n_correct / n
+                       (``accuracy_from_counts``, also in percent: 100 n_correct / n)
 - balanced accuracy:   mean over classes present in the truth of recall_c
                        (scikit-learn's ``balanced_accuracy_score``)
 - per class:           precision_c = tp_c / predicted_c, recall_c = tp_c / true_c,
@@ -8,7 +9,11 @@
 - macro F1:            mean of F1_c over the classes in truth or prediction
 - group accuracy:      accuracy within each group (team); ``cross_group_accuracy``
                        leaves one group out (the study's cross-team test accuracy)
-- validation-test gap: VTG = val_acc - test_acc
+- validation-test gap: VTG = val_acc - test_acc, in the unit of the two accuracies (fractions: a
+                       fraction; percents: percentage points)
+
+Each formula is written once here: the scorer, the CTV tables and runs (``scoring.ctv``) and the CTV
+baselines (``baselines.ctv``) call these functions.
 """
 
 from __future__ import annotations
@@ -27,8 +32,20 @@ def _arrays(y_true: Sequence[str], y_pred: Sequence[str]) -> tuple[np.ndarray, n
 
 
 def accuracy(y_true: Sequence[str], y_pred: Sequence[str]) -> float:
+    """The fraction (0-1) of rows predicted right; NaN without rows."""
     t, p = _arrays(y_true, y_pred)
-    return float(np.mean(t == p)) if len(t) else float("nan")
+    return accuracy_from_counts(int(np.count_nonzero(t == p)), len(t))
+
+
+def accuracy_from_counts(n_correct: int, n: int, unit: str = "fraction") -> float:
+    """``n_correct / n`` (``unit="fraction"``, 0-1) or ``100 * n_correct / n`` (``unit="percent"``, 0-100,
+    computed in this order: the public AgrI script's formula, so that equal counts give equal numbers);
+    NaN when ``n`` is 0."""
+    if unit not in ("fraction", "percent"):
+        raise ValueError(f"unit must be 'fraction' or 'percent', not {unit!r}")
+    if not n:
+        return float("nan")
+    return 100.0 * n_correct / n if unit == "percent" else n_correct / n
 
 
 def confusion_matrix(y_true: Sequence[str], y_pred: Sequence[str], labels: Sequence[str]) -> np.ndarray:
@@ -74,20 +91,22 @@ def macro_f1(y_true: Sequence[str], y_pred: Sequence[str]) -> float:
 
 
 def group_accuracy(y_true: Sequence[str], y_pred: Sequence[str], groups: Sequence[str]) -> dict[str, float]:
-    """Accuracy within each group, sorted by group name."""
+    """Accuracy (fraction) within each group, sorted by group name."""
     t, p = _arrays(y_true, y_pred)
     g = np.asarray(groups, dtype=object)
-    return {str(name): float(np.mean(t[g == name] == p[g == name])) for name in sorted(set(g.tolist()))}
+    return {str(name): accuracy(t[g == name], p[g == name]) for name in sorted(set(g.tolist()))}
 
 
 def cross_group_accuracy(y_true: Sequence[str], y_pred: Sequence[str], groups: Sequence[str], own_group: str) -> float:
-    """Accuracy on the rows of every group except ``own_group`` (TOTO's cross-team test accuracy)."""
+    """Accuracy (fraction) on the rows of every group except ``own_group`` (TOTO's cross-team test accuracy)."""
     t, p = _arrays(y_true, y_pred)
     g = np.asarray(groups, dtype=object)
     keep = g != own_group
-    return float(np.mean(t[keep] == p[keep])) if keep.any() else float("nan")
+    return accuracy(t[keep], p[keep])
 
 
 def validation_test_gap(val_accuracy: float, test_accuracy: float) -> float:
-    """VTG = val_acc - test_acc (positive: validation overestimates the test)."""
+    """VTG = val_acc - test_acc, in the unit of the two accuracies: fractions give a fraction (the scorer's
+    report, a run's ``vtg``), percents give percentage points (the CTV tables). Positive: validation
+    overestimates the test."""
     return float(val_accuracy) - float(test_accuracy)

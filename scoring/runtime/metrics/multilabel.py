@@ -11,6 +11,10 @@ Notation for row i: T_i true set, P_i predicted set, tp_i = |T_i & P_i|.
 - macro F1:       mean over classes c in (union of true and predicted labels) of
                   2 tp_c / (|true rows of c| + |predicted rows of c|)
 
+Each formula is written once, in ``metrics_by_split`` (what the scorer calls: every metric of each
+split from one matching of all rows); the public functions ``transect_f1``, ``sample_f1`` ... are views
+of it on all rows, so that the number a function returns is the number the report shows.
+
 Nothing here builds a dense rows x classes matrix: rows and labels are combined
 into one sorted int64 key per (row, label) pair, and the pairs of both sides
 are matched by one stable sort of the two sorted runs (a linear merge).
@@ -112,11 +116,6 @@ def sample_scores(y_true: LabelSets, y_pred: LabelSets, *, empty_both: float = 1
     return precision, recall, f1
 
 
-def sample_f1(y_true: LabelSets, y_pred: LabelSets, *, empty_both: float = 1.0) -> float:
-    """Mean over rows of F1_i (scikit-learn's ``f1_score(average='samples')``)."""
-    return float(np.mean(sample_scores(y_true, y_pred, empty_both=empty_both)[2])) if y_true.n_rows else float("nan")
-
-
 def grouped_mean(values: np.ndarray, group_codes: np.ndarray) -> float:
     """Two-level mean: mean within each group, then mean of the group means."""
     values = np.asarray(values, dtype=float)
@@ -136,23 +135,40 @@ def grouped_mean(values: np.ndarray, group_codes: np.ndarray) -> float:
 
 
 def transect_f1(y_true: LabelSets, y_pred: LabelSets, group_codes: np.ndarray, *, empty_both: float = 1.0) -> float:
-    """PlantCLEF's primary score: F1 per quadrat, averaged within transects, then across transects."""
-    return grouped_mean(sample_scores(y_true, y_pred, empty_both=empty_both)[2], group_codes)
+    """PlantCLEF's primary score: F1 per quadrat, averaged within transects, then across transects,
+    mean_g mean_{i in g} F1_i (``group_codes``: the transect of each row)."""
+    return all_metrics(y_true, y_pred, group_codes, empty_both=empty_both)["transect_f1"]
+
+
+def sample_f1(y_true: LabelSets, y_pred: LabelSets, *, empty_both: float = 1.0) -> float:
+    """mean_i F1_i (scikit-learn's ``f1_score(average='samples')``, ``zero_division=empty_both``)."""
+    return _on_all_rows(y_true, y_pred, empty_both)["sample_f1"]
+
+
+def sample_precision(y_true: LabelSets, y_pred: LabelSets, *, empty_both: float = 1.0) -> float:
+    """mean_i tp_i / |P_i| (an empty prediction: 0, or ``empty_both`` when the truth is empty too)."""
+    return _on_all_rows(y_true, y_pred, empty_both)["sample_precision"]
+
+
+def sample_recall(y_true: LabelSets, y_pred: LabelSets, *, empty_both: float = 1.0) -> float:
+    """mean_i tp_i / |T_i| (an empty truth: 0, or ``empty_both`` when the prediction is empty too)."""
+    return _on_all_rows(y_true, y_pred, empty_both)["sample_recall"]
 
 
 def micro_f1(y_true: LabelSets, y_pred: LabelSets, *, empty_both: float = 1.0) -> float:
-    """2 sum tp / (sum |T| + sum |P|) over all rows."""
-    tp = int(true_positives(y_true, y_pred).sum())
-    denom = len(y_true.labels) + len(y_pred.labels)
-    return empty_both if denom == 0 else 2 * tp / denom
+    """2 sum tp_i / (sum |T_i| + sum |P_i|) over all rows (``empty_both`` when both sums are 0)."""
+    return _on_all_rows(y_true, y_pred, empty_both)["micro_f1"]
 
 
 def macro_f1(y_true: LabelSets, y_pred: LabelSets, *, empty_both: float = 1.0) -> float:
-    """Mean per-class F1 over the classes present in truth or prediction."""
-    _check_aligned(y_true, y_pred)
-    one_split = np.zeros(y_true.n_rows, dtype=np.int64)
-    (counts,) = _per_class_by_split(y_true, y_pred, _Matches(y_true, y_pred), one_split, 1, None)
-    return _macro(*counts, empty_both=empty_both)
+    """mean_c 2 tp_c / (true_c + pred_c) over the classes present in truth or prediction (``empty_both``
+    when there is none)."""
+    return _on_all_rows(y_true, y_pred, empty_both)["macro_f1"]
+
+
+def _on_all_rows(y_true: LabelSets, y_pred: LabelSets, empty_both: float) -> dict[str, float]:
+    """``all_metrics`` of the metrics that need no groups (every row its own group)."""
+    return all_metrics(y_true, y_pred, np.arange(y_true.n_rows, dtype=np.int64), empty_both=empty_both)
 
 
 def _macro(tp_c: np.ndarray, true_c: np.ndarray, pred_c: np.ndarray, *, empty_both: float) -> float:
@@ -162,7 +178,7 @@ def _macro(tp_c: np.ndarray, true_c: np.ndarray, pred_c: np.ndarray, *, empty_bo
 
 def all_metrics(y_true: LabelSets, y_pred: LabelSets, group_codes: np.ndarray, *, empty_both: float = 1.0
                 ) -> dict[str, float]:
-    """Every metric above, matching (row, label) pairs once instead of once per metric."""
+    """Every metric of this module on all rows (at least one), matching (row, label) pairs once."""
     every_row = np.arange(y_true.n_rows, dtype=np.int64)
     return metrics_by_split(y_true, y_pred, group_codes, {"all": every_row}, empty_both=empty_both)["all"]
 

@@ -1,4 +1,4 @@
-"""Transect rules on the 2,105 real PlantCLEF 2025 ids: the counts documented in scoring/grouping.py."""
+"""Transect rules on the 2,105 real PlantCLEF 2025 ids: the counts documented in scoring/runtime/grouping.py."""
 
 import csv
 

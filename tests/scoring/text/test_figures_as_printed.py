@@ -53,7 +53,7 @@ def boards():
 def _figures(boards):
     table = read_results(RESULTS)
     from scoring.ctv.report import build_report  # noqa: F401 (the split accuracies come from the bundled runs)
-    from scoring.ctv.runs import read_runs
+    from scoring.ctv.run_set import read_runs
     from scoring.ctv import paper_figures
     from scoring.ctv.summarize import summarize
 
@@ -160,7 +160,7 @@ def test_a_report_draws_all_its_heatmaps_on_one_colour_scale(tmp_path, monkeypat
     assert len(seen) == 3 and len({clim for _, clim in seen}) == 1, seen
     lows = []
     for m in __import__("scoring.ctv.cross_team_matrix", fromlist=["x"]).toto_matrices(
-            __import__("scoring.ctv.runs", fromlist=["x"]).read_runs([RUNS]).runs):
+            __import__("scoring.ctv.run_set", fromlist=["x"]).read_runs([RUNS]).runs):
         off = m.off_diagonal()
         lows.append(np.nanmin(off))
     assert seen[0][1] == (np.floor(min(lows) / 5) * 5, 100.0)

@@ -144,6 +144,6 @@ def test_report_plans_every_file_it_writes_from_several_folders(tmp_path):
 
 
 def _table(result):
-    from scoring.ctv.runs import RunSet
+    from scoring.ctv.run_set import RunSet
 
     return RunSet(result.runs, []).results_table()

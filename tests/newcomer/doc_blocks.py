@@ -1,7 +1,7 @@
 """The `$ ` command blocks of the README and of the docs pages, as a newcomer pastes them.
 
 One reader for the test that runs them (tests/newcomer/test_readme_blocks.py) and for the script that rewrites
-their shown outputs (scripts/regen_docs_outputs.py), so both agree on what a block, a command and its shown
+their shown outputs (scripts/regen_docs_outputs.py, a maintainer tool), so both agree on what a block, a command and its shown
 output are. Pages come in the order a reader meets them: README.md, then the mkdocs.yml nav.
 """
 
