@@ -56,7 +56,7 @@ _TRAIN_OPTIONS: list[tuple[str, str, dict]] = [
     ("--amp", "amp", dict(type=click.Choice(["auto", "bf16", "fp16", "script", "none"]), help="Autocast: bf16; fp16 with a GradScaler; script: fp16 + GradScaler on CUDA of compute capability >= 7 [paper auto: bf16 on CUDA; official: script].")),
     ("--channels-last", "channels_last", dict(type=click.Choice(["auto", "on", "off"]), help="[auto: on CUDA].")),
     ("--compile/--no-compile", "compile", dict(default=None, help="torch.compile the model [paper: off; official: on, as the script].")),
-    ("--transforms", "transforms", dict(type=click.Choice(["kit", "script"]), help="kit: v2 on uint8 tensors; script: the script's v1 ops on PIL images, erasing after Normalize [paper: kit; official: script].")),
+    ("--transforms", "transforms", dict(type=click.Choice(["kit", "script"]), help="kit: workers decode and resize to uint8, the augmentation runs batched on the device (baselines.ctv.augment); script: the script's v1 ops on PIL images in the workers, erasing after Normalize [paper: kit; official: script].")),
     ("--unreadable", "unreadable", dict(type=click.Choice(["error", "black"]), help="An undecodable image: stop, or a black image with one warning per file [paper: error; official: black].")),
     ("--selection", "selection", dict(type=click.Choice(["kit", "script"]), help="Best epoch: kit: highest val accuracy; script: must beat 0 %, else the last epoch [paper: kit; official: script].")),
     ("--seed-stream", "seed_stream", dict(type=click.Choice(["fold", "sweep"]), help="fold: each fold seeded from its name; sweep: the script's one stream, folds in sorted order [paper: fold; official: sweep].")),

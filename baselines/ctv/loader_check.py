@@ -12,7 +12,8 @@ machine's CPU (``threads`` torch threads; a DataLoader worker runs one):
 
 From each: images/s per worker (1000 / ms) and the workers needed for ``target`` training images/s
 (``ceil(target / per worker)``). The timers cover only the work named, inside one wall-clock span that
-the report gives too (``wall_s`` >= ``measured_s``; the difference is reading the manifest and one
+the report gives too (``cpu_ms_per_image``: the same spans in the timing thread's CPU time, which other
+jobs on a busy machine do not inflate) (``wall_s`` >= ``measured_s``; the difference is reading the manifest and one
 untimed warm-up image and batch). Every image is read from disk, as a first epoch does
 (``--cache`` makes the decode part cheaper; ``benchmarks/bench_train.py`` measures both).
 """
@@ -61,18 +62,20 @@ def loader_check(cfg: TrainConfig, splits_dir: str | Path, *, data_root: str | N
         warm = torch.stack([ds[0][0]] * 2) if augment is not None else ds[0][0]
         if augment is not None:
             augment(warm)
-        cpu_part = aug_s = 0.0
+        cpu_part = aug_s = cpu_part_cpu = aug_cpu = 0.0
         batch: list[torch.Tensor] = []
         for i in range(len(ds)):
-            t = time.perf_counter()
+            t, c = time.perf_counter(), time.thread_time()
             x = ds[i][0]
             cpu_part += time.perf_counter() - t
+            cpu_part_cpu += time.thread_time() - c
             if augment is not None:
                 batch.append(x)
                 if len(batch) == cfg.batch_size or i == len(ds) - 1:
-                    t = time.perf_counter()
+                    t, c = time.perf_counter(), time.thread_time()
                     augment(torch.stack(batch))
                     aug_s += time.perf_counter() - t
+                    aug_cpu += time.thread_time() - c
                     batch = []
             if progress:
                 progress(i + 1, len(ds))
@@ -89,6 +92,8 @@ def loader_check(cfg: TrainConfig, splits_dir: str | Path, *, data_root: str | N
         "preset": cfg.preset, "transforms": cfg.transforms, "protocol": cfg.protocol, "fold": cfg.fold,
         "img_size": cfg.img_size, "batch_size": cfg.batch_size,
         "augment_on_cpu_ms_per_image": 1000 * aug_s / n,
+        # the timing thread's CPU time: equal to the wall time on an idle machine, lower on a busy one
+        "cpu_ms_per_image": {"host": 1000 * (cpu_part_cpu + aug_cpu) / n, "device": 1000 * cpu_part_cpu / n},
         "measured_s": cpu_part + aug_s, "wall_s": time.perf_counter() - t_wall,
         "cpu": _cpu_name(), "cpu_count": _cpu_count(),
     }
@@ -103,6 +108,11 @@ def format_report(r: dict) -> str:
     for k in ("host", "device"):
         lines.append(f"{where[k]:44} {r['host_ms_per_image'][k]:9.2f} {r['images_per_s_per_worker'][k]:20,.0f} "
                      f"{r['workers_for_target'][k]:20d}")
+    busy = r["host_ms_per_image"]["host"] / max(r["cpu_ms_per_image"]["host"], 1e-9)
+    if busy > 1.25:
+        lines.append(f"(this machine is busy: wall time {busy:.1f}x the timing thread's CPU time, "
+                     f"{r['cpu_ms_per_image']['host']:.2f} / {r['cpu_ms_per_image']['device']:.2f} ms per image; "
+                     "the figures above count the wall time)")
     if r["transforms"] == "script":
         lines.append("(--transforms script: the script's augmentation is CPU arithmetic, nothing moves to a device)")
     lines.append(f"CPUs per GPU at the target: about {r['workers_for_target']['device'] + 1} (--num-workers "
