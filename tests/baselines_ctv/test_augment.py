@@ -240,3 +240,32 @@ def test_a_gpu_run_draws_the_cpus_parameters(photo):
     batch = photo.repeat(8, 1, 1, 1)
     cpu, gpu = BatchAugment(cfg, seed=5), BatchAugment(cfg, seed=5)
     torch.testing.assert_close(gpu(batch.cuda()).cpu(), cpu(batch), atol=1e-3, rtol=0)
+
+
+def test_a_kit_run_loads_bytes_and_trains_on_batches_augmented_on_the_device(ctv_data, tmp_path):
+    """The workers' part is decode + resize (uint8 at --resize-size); the model sees normalised float batches
+    of --img-size, different in each epoch; the official preset's loader still gives the script's tensors."""
+    from ctv_fixtures import tiny_config
+
+    from baselines.ctv.distributed import DistInfo
+    from baselines.ctv.manifest import load_fold
+    from baselines.ctv.runner import _loaders, run_fold
+
+    _, splits = ctv_data
+    cfg = tiny_config(epochs=2)
+    fold = load_fold(splits, cfg.protocol, cfg.fold)
+    train, _, _, _ = _loaders(cfg, fold, 0, DistInfo(), torch.device("cpu"), print)
+    x, _, _ = next(iter(train))
+    assert x.dtype == torch.uint8 and x.shape[1:] == (3, cfg.resize_size, cfg.resize_size)
+    seen = []
+    run_fold(cfg, splits, tmp_path, log=lambda *_: None, progress=False,
+             on_batch=lambda x, y, loss: seen.append(x.detach().clone()))
+    assert all(b.dtype == torch.float32 and b.shape[1:] == (3, cfg.img_size, cfg.img_size) for b in seen)
+    per_epoch = len(seen) // 2
+    assert not torch.equal(seen[0], seen[per_epoch])  # epoch 2 draws other parameters
+    official = make_config("official", **{k: getattr(cfg, k) for k in ("arch", "protocol", "fold", "img_size",
+                                                                        "resize_size", "batch_size")},
+                           pretrained=False, compile=False, num_workers=0)
+    script_train, _, _, _ = _loaders(official, fold, 0, DistInfo(), torch.device("cpu"), print)
+    xs, _, _ = next(iter(script_train))
+    assert xs.dtype == torch.float32 and xs.shape[1:] == (3, cfg.img_size, cfg.img_size)
