@@ -101,10 +101,11 @@ def loader_check(cfg: TrainConfig, splits_dir: str | Path, *, data_root: str | N
 
 def format_report(r: dict) -> str:
     where = {"host": "whole pipeline on the CPU", "device": "augmentation on a device (the CPU's part)"}
+    workers = f"workers for {r['target_images_per_s']:,.0f}/s"
     lines = [f"loader check: {r['images']} train images of {r['protocol']}/{r['fold']}, preset {r['preset']} "
              f"(--transforms {r['transforms']}), {r['img_size']} px, {r['threads']} thread(s), on {r['cpu']} "
              f"({r['cpu_count']} CPUs)",
-             f"{'':44} {'ms/image':>9} {'images/s per worker':>20} {'workers for ' + format(r['target_images_per_s'], ',.0f') + '/s':>20}"]
+             f"{'':44} {'ms/image':>9} {'images/s per worker':>20} {workers:>20}"]
     for k in ("host", "device"):
         lines.append(f"{where[k]:44} {r['host_ms_per_image'][k]:9.2f} {r['images_per_s_per_worker'][k]:20,.0f} "
                      f"{r['workers_for_target'][k]:20d}")

@@ -44,7 +44,8 @@ def _identity(n=1, size=224):
     z = torch.zeros(n, dtype=torch.float64)
     return {"top": z.clone(), "left": z.clone(), "height": z + size, "width": z + size,
             "hflip": torch.zeros(n, dtype=torch.bool), "vflip": torch.zeros(n, dtype=torch.bool), "angle": z.clone(),
-            "order": torch.arange(4).repeat(n, 1), "jitter": torch.tensor([[1.0, 1.0, 1.0, 0.0]] * n, dtype=torch.float64),
+            "order": torch.arange(4).repeat(n, 1),
+            "jitter": torch.tensor([[1.0, 1.0, 1.0, 0.0]] * n, dtype=torch.float64),
             "erase": torch.zeros(n, dtype=torch.bool), "erase_top": z.clone(), "erase_left": z.clone(),
             "erase_h": z + 1, "erase_w": z + 1}
 
