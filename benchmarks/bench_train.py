@@ -1,9 +1,19 @@
-"""CTV training throughput: model (train, eval) vs data loader, per arch, in one run.
+"""CTV training throughput: the host's part per image, the loader, and the model, in one run.
 
-For each arch: training images/s and evaluation images/s on synthetic uint8
-batches (the model alone), and the loader's own images/s (model skipped) on
-real 336 px JPEGs (crops of scikit-image photos) through the train transform,
-from disk and from the ``--cache`` memmap. The last column says which side is
+Per training image, first (one thread, 336 px JPEGs of real photos -> 224 px, the paper preset's
+augmentation), side by side in interleaved rounds, the median of each: a plain torchvision v1 PIL pipeline
+with the same augmentations (the reference: the public script's ``get_transforms``); the kit's old
+per-sample pipeline (torchvision v2 on uint8); decode alone and decode + resize to 256 (what a loader
+worker does when the augmentation runs on the device); the batched augmentation (``BatchAugment``) per
+image on the CPU; and the kit's whole pipeline on a CPU-only machine (decode + resize, then the batched
+augmentation on the CPU). Times are the timing thread's CPU time (``time.thread_time``), so that other jobs
+on a shared machine do not count; the ratios are to the plain pipeline of the same run.
+
+Then the loader's own images/s (model skipped) on the same kind of JPEGs
+through the workers' part (decode + resize), from disk and from the
+``--cache`` memmap; and for each arch training images/s (the batched
+augmentation on the device included) and evaluation images/s on synthetic
+uint8 batches. The last column says which side is
 the bottleneck. Targets on one H100/H200 at 224 px bf16: DenseNet121 >= 2,500
 and Swin-Tiny >= 2,000 training img/s, with the loader faster than the model.
 
@@ -46,11 +56,52 @@ def make_images(folder: Path, n: int, size: int = 336) -> list[str]:
     return paths
 
 
+def host_rows(paths: list[str], cfg, rounds: int) -> list[tuple[str, float]]:
+    """(row, ms per image): median over interleaved rounds of the same images through each pipeline."""
+    import statistics
+
+    from PIL import Image
+    from torchvision.transforms.v2.functional import pil_to_tensor
+
+    from baselines.ctv.augment import BatchAugment
+    from baselines.ctv.dataset import load_image
+    from baselines.ctv.script_transforms import script_train_transform
+    from baselines.ctv.transforms import decode_transform, train_transform
+
+    plain, per_sample, resize = script_train_transform(cfg), train_transform(cfg), decode_transform(cfg)
+    augment = BatchAugment(cfg, seed=0)
+    resized = torch.stack([resize(load_image(p)) for p in paths])
+
+    def kit_cpu_only():
+        augment(torch.stack([resize(load_image(p)) for p in paths]))
+
+    rows = {
+        "plain torchvision v1 PIL pipeline, same augmentations (reference)":
+            lambda: [plain(Image.open(p).convert("RGB")) for p in paths],
+        "the kit's old per-sample transform (torchvision v2 on uint8)":
+            lambda: [per_sample(load_image(p)) for p in paths],
+        "decode alone": lambda: [pil_to_tensor(Image.open(p).convert("RGB")) for p in paths],
+        "decode + resize to 256 = the CPU part, augmentation on the device":
+            lambda: [resize(load_image(p)) for p in paths],
+        f"batched augmentation on the CPU, per image ({len(paths)} a batch)": lambda: augment(resized),
+        "the kit on a CPU-only machine (decode + resize + batched augmentation)": kit_cpu_only,
+    }
+    times: dict[str, list[float]] = {k: [] for k in rows}
+    for fn in rows.values():
+        fn()  # warm-up
+    for _ in range(rounds):
+        for name, fn in rows.items():
+            t = time.thread_time()
+            fn()
+            times[name].append(1000 * (time.thread_time() - t) / len(paths))
+    return [(name, statistics.median(v)) for name, v in times.items()]
+
+
 def loader_ips(paths, cfg, workers: int, batches: int, cache=None) -> float:
     from baselines.ctv.dataset import SplitDataset
-    from baselines.ctv.transforms import train_transform
+    from baselines.ctv.transforms import decode_transform
 
-    ds = SplitDataset(paths, [0] * len(paths), train_transform(cfg), cache=cache)
+    ds = SplitDataset(paths, [0] * len(paths), decode_transform(cfg), cache=cache)
     dl = DataLoader(ds, batch_size=cfg.batch_size, shuffle=True, num_workers=workers, drop_last=True,
                     persistent_workers=workers > 0, pin_memory=torch.cuda.is_available())
     it = iter(dl)
@@ -77,12 +128,16 @@ def model_ips(arch: str, cfg, device: torch.device, steps: int) -> tuple[float, 
     rt = Runtime(device, torch.bfloat16 if device.type == "cuda" else None, cl, cfg.mean, cfg.std)
     opt = torch.optim.AdamW(model.parameters(), lr=1e-4)
     loss_fn = torch.nn.CrossEntropyLoss()
+    from baselines.ctv.augment import BatchAugment
+
+    augment = BatchAugment(cfg, seed=0)  # train steps include the batched augmentation on the device
     x = torch.randint(0, 256, (cfg.batch_size, 3, cfg.img_size, cfg.img_size), dtype=torch.uint8)
+    x_train = torch.randint(0, 256, (cfg.batch_size, 3, cfg.resize_size, cfg.resize_size), dtype=torch.uint8)
     y = torch.randint(0, 6, (cfg.batch_size,)).to(device)
 
     def train_step():
         with rt.autocast():
-            loss = loss_fn(model(rt.to_input(x)).float(), y)
+            loss = loss_fn(model(rt.to_input(augment(x_train.to(device, non_blocking=True)))).float(), y)
         opt.zero_grad(set_to_none=True)
         loss.backward()
         torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
@@ -118,6 +173,7 @@ def main() -> None:
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--images", type=int, default=None, help="JPEGs for the loader test (default 64 CPU, 1024 CUDA)")
     ap.add_argument("--steps", type=int, default=None)
+    ap.add_argument("--rounds", type=int, default=7, help="interleaved rounds of the per-image rows")
     args = ap.parse_args()
 
     from baselines.ctv.cache import build_cache
@@ -135,11 +191,27 @@ def main() -> None:
     print(f"device {device}, {img} px, batch {bs}, loader: {args.workers} workers, torch {torch.__version__}")
     with tempfile.TemporaryDirectory() as tmp:
         paths = make_images(Path(tmp), n_img)
+        host_cfg = make_config("paper", fold="-")  # 224 px from 256, the study's sizes, whatever the device
+        threads = torch.get_num_threads()
+        torch.set_num_threads(1)  # a loader worker's one thread
+        rows = host_rows(paths[:32], host_cfg, args.rounds)
+        torch.set_num_threads(threads)
+        ref = rows[0][1]
+        print(f"per training image, 1 thread, 336 px JPEG -> 224 px, median of {args.rounds} interleaved rounds "
+              f"(CPU time of the timing thread):")
+        print(f"{'':76} {'ms':>6} {'img/s':>6} {'x plain':>8}")
+        for name, ms in rows:
+            print(f"{name:76} {ms:6.2f} {1000 / ms:6.0f} {ms / ref:8.2f}")
+        part, whole = rows[3][1] / ref, rows[5][1] / ref
+        print(f"targets: CPU part with augmentation on the device {part:.2f}x plain (<= 0.33x: "
+              f"{'met' if part <= 0.33 else 'NOT met'}), whole pipeline on a CPU-only machine {whole:.2f}x "
+              f"(<= 1.0x: {'met' if whole <= 1.0 else 'NOT met'})")
         batches = max(2, min(20, n_img // bs - 1))
         disk = loader_ips(paths, cfg, args.workers, batches)
         data_file, rows = build_cache(paths, Path(tmp) / "cache", 336, workers=args.workers or 1)
         cached = loader_ips(paths, cfg, args.workers, batches, cache=(data_file, rows, 336))
-    print(f"loader (model skipped): {disk:,.0f} img/s from JPEG, {cached:,.0f} img/s from --cache memmap "
+    print(f"loader (model and augmentation skipped, {args.workers} workers, decode + resize, {img} px config): "
+          f"{disk:,.0f} img/s from JPEG, {cached:,.0f} img/s from --cache memmap "
           f"({cached / disk:.2f}x)")
     print(f"{'arch':14} {'train img/s':>12} {'eval img/s':>12} {'loader/train':>13}  bottleneck")
     best_loader = max(disk, cached)

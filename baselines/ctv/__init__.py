@@ -6,7 +6,9 @@ Where things are:
 * ``archs``        arch keys -> timm model names
 * ``models``       backbone + head, local weights files
 * ``manifest``     reading ``SPLITS/<protocol>/<fold>.csv`` and ``folds.json``
-* ``transforms``   train / eval transforms (uint8), normalisation on the device
+* ``transforms``   the loader workers' transforms (uint8: decode + resize, eval crop), normalisation
+* ``augment``      the train augmentation, batched on the model's device (``BatchAugment``)
+* ``loader_check`` ``ctv loader-check``: per-image host time and loader workers per GPU
 * ``dataset``, ``cache``   images from disk or from a uint8 memmap
 * ``seeding``      per-fold and per-epoch seeds (sha256-derived)
 * ``distributed``  torchrun / DDP samplers and reductions

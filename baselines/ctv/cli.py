@@ -56,7 +56,7 @@ _TRAIN_OPTIONS: list[tuple[str, str, dict]] = [
     ("--amp", "amp", dict(type=click.Choice(["auto", "bf16", "fp16", "script", "none"]), help="Autocast: bf16; fp16 with a GradScaler; script: fp16 + GradScaler on CUDA of compute capability >= 7 [paper auto: bf16 on CUDA; official: script].")),
     ("--channels-last", "channels_last", dict(type=click.Choice(["auto", "on", "off"]), help="[auto: on CUDA].")),
     ("--compile/--no-compile", "compile", dict(default=None, help="torch.compile the model [paper: off; official: on, as the script].")),
-    ("--transforms", "transforms", dict(type=click.Choice(["kit", "script"]), help="kit: v2 on uint8 tensors; script: the script's v1 ops on PIL images, erasing after Normalize [paper: kit; official: script].")),
+    ("--transforms", "transforms", dict(type=click.Choice(["kit", "script"]), help="kit: workers decode and resize to uint8, the augmentation runs batched on the device (baselines.ctv.augment); script: the script's v1 ops on PIL images in the workers, erasing after Normalize [paper: kit; official: script].")),
     ("--unreadable", "unreadable", dict(type=click.Choice(["error", "black"]), help="An undecodable image: stop, or a black image with one warning per file [paper: error; official: black].")),
     ("--selection", "selection", dict(type=click.Choice(["kit", "script"]), help="Best epoch: kit: highest val accuracy; script: must beat 0 %, else the last epoch [paper: kit; official: script].")),
     ("--seed-stream", "seed_stream", dict(type=click.Choice(["fold", "sweep"]), help="fold: each fold seeded from its name; sweep: the script's one stream, folds in sorted order [paper: fold; official: sweep].")),
@@ -133,6 +133,7 @@ def ctv() -> None:
     agrieval baselines ctv slurm   --splits SPLITS -o ctv.sbatch one SLURM array task per run
     agrieval baselines ctv demo                                 tiny synthetic sweep + report (CPU)
     agrieval baselines ctv presets --markdown                   what paper and official set differently
+    agrieval baselines ctv loader-check --splits SPLITS --protocol toto --fold TEAM   CPUs per GPU
     """
 
 
@@ -274,6 +275,30 @@ def slurm_cmd(preset, splits, runs_dir, data_root, weights_dir, protocols, archs
                f"sbatch {shlex.quote(str(output))}")
 
 
+@ctv.command("loader-check")
+@click.option("--splits", type=click.Path(file_okay=False), required=True, help="Split folder: SPLITS/<protocol>/<fold>.csv and folds.json.")
+@click.option("--protocol", type=click.Choice(["toto", "loto"]), required=True, help="TOTO or LOTO.")
+@click.option("--fold", required=True, help="Fold whose train images are timed.")
+@click.option("--preset", default="paper", show_default=True, help="Named defaults: paper, official, demo (its pipeline and sizes).")
+@click.option("--data-root", type=click.Path(file_okay=False), help="Override the data root recorded in folds.json.")
+@click.option("--threads", type=int, default=1, show_default=True, help="torch CPU threads while timing (a loader worker runs 1).")
+@click.option("--target", type=float, default=2500.0, show_default=True, help="Training images/s to feed (DenseNet121 on one H200: 2,500).")
+@click.option("--limit", type=int, help="Time only the first N train images.")
+@click.option("--json", "as_json", is_flag=True, help="One JSON object on stdout.")
+def loader_check_cmd(splits, protocol, fold, preset, data_root, threads, target, limit, as_json):
+    """Time the fold's train images through the preset's pipeline: per-image CPU time and the loader workers
+    needed for --target images/s, with the whole pipeline on the CPU and with the augmentation on a device."""
+    from baselines.ctv.config import make_config
+    from baselines.ctv.loader_check import format_report, loader_check
+
+    try:
+        cfg = make_config(preset, protocol=protocol, fold=fold)
+        report = loader_check(cfg, splits, data_root=data_root, threads=threads, target=target, limit=limit)
+    except CTVError as exc:
+        _fail(exc)
+    click.echo(json.dumps(report, indent=2) if as_json else format_report(report), nl=as_json)
+
+
 @ctv.command("presets")
 @click.option("--markdown", is_flag=True, help="The README's table.")
 def presets_cmd(markdown):
@@ -319,4 +344,5 @@ document(ctv, {name: (example, "Exit codes: 0 done; 1 an input was rejected (a m
     "slurm": "agrieval baselines ctv slurm --splits splits --weights-dir weights --runs-dir runs -o ctv.sbatch",
     "demo": "agrieval baselines ctv demo --out ctv-demo",
     "presets": "agrieval baselines ctv presets --markdown",
+    "loader-check": "agrieval baselines ctv loader-check --splits splits --protocol toto --fold team01 --json",
 }.items()})

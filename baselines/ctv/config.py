@@ -61,7 +61,8 @@ class TrainConfig:
     drop_last: bool = True         # drop the last incomplete train batch (the script: avoids BatchNorm on 1 image)
     mean: tuple[float, float, float] = IMAGENET_MEAN
     std: tuple[float, float, float] = IMAGENET_STD
-    # "kit": torchvision v2 on uint8 tensors, normalised on the device (erasing fills with the mean);
+    # "kit": the workers decode and resize to uint8; the augmentation, normalisation and erasing run batched
+    # on the model's device (baselines.ctv.augment);
     # "script": the script's v1 ops on PIL images, ToTensor + Normalize on the CPU, RandomErasing after
     # Normalize with value 0 (baselines.ctv.script_transforms); the eval tensors differ by ~1 grey level
     transforms: str = "kit"

@@ -59,9 +59,10 @@ def _bar(total: int, desc: str, enabled: bool):
 
 def train_one_epoch(model: nn.Module, loader, optimizer, criterion, rt: Runtime, *, grad_clip: float,
                     info: DistInfo = DistInfo(), progress: bool = True, desc: str = "train", scaler=None,
-                    on_batch=None) -> dict:
+                    on_batch=None, augment=None) -> dict:
     """``scaler``: a GradScaler (fp16), stepped as the script does: scale, backward, unscale, clip, step,
-    update. ``on_batch(x, y, loss)`` is called after each step (the fidelity check records losses)."""
+    update. ``on_batch(x, y, loss)`` is called after each step (the fidelity check records losses).
+    ``augment``: a callable applied to each uint8 batch on the device (``baselines.ctv.augment``)."""
     model.train()
     loss_sum = correct = n = 0.0
     skipped = 0
@@ -72,6 +73,8 @@ def train_one_epoch(model: nn.Module, loader, optimizer, criterion, rt: Runtime,
         if has_bn1d and len(y) == 1:
             skipped += 1  # BatchNorm1d cannot train on one sample; counted in the history
             continue
+        if augment is not None:
+            x = augment(x.to(rt.device, non_blocking=True))
         x, y = rt.to_input(x), y.to(rt.device, non_blocking=True)
         with rt.autocast():
             logits = model(x)

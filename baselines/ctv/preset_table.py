@@ -17,8 +17,9 @@ WHY: dict[str, tuple[str, str]] = {
     "head": ("the script's Dropout-Linear(512)-ReLU-BatchNorm1d-Dropout-Linear", "the paper's head: dropout 0.3 "
              "+ linear"),
     "transforms": ("torchvision v1 on PIL images; RandomErasing after Normalize, filling 0 (eval and train "
-                   "tensors equal to the script's bit for bit)", "v2 on uint8 tensors, normalised on the device: "
-                   "a batch crosses the bus as bytes, 4x less than float32; ~1 grey level from the script's"),
+                   "tensors equal to the script's bit for bit)", "workers decode and resize to uint8 (a batch crosses "
+                   "the bus as bytes, 4x less than float32); the augmentation runs batched on the model's device, "
+                   "one warp for crop, flips and rotation: 4x fewer loader CPUs; ~1 grey level from the script's"),
     "unreadable": ("a black 224x224 image and one warning per file (S:254)", "an unreadable image stops the run: "
                    "training on black images silently changes the data"),
     "selection": ("an epoch must beat 0 % val accuracy, else the last epoch is kept (S:556, 667)",

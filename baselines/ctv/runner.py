@@ -24,6 +24,7 @@ from torch.utils.data import DataLoader
 
 from baselines.ctv import checkpoint, outputs, stream
 from baselines.ctv.archs import resolve_arch
+from baselines.ctv.augment import BatchAugment
 from baselines.ctv.cache import build_cache
 from baselines.ctv.config import PRESET_SOURCES, TrainConfig
 from baselines.ctv.dataset import SplitDataset, unreadable_paths
@@ -34,7 +35,7 @@ from baselines.ctv.manifest import FoldData, list_folds, load_fold
 from baselines.ctv.models import build_model, find_weights
 from baselines.ctv.seeding import derive_seed, fold_seed, seed_everything, set_deterministic
 from baselines.ctv.script_transforms import script_eval_transform, script_train_transform
-from baselines.ctv.transforms import eval_transform, train_transform
+from baselines.ctv.transforms import decode_transform, eval_transform
 from scoring.runtime.metrics.multiclass import validation_test_gap
 
 STOP_ENV = "AGRIEVAL_CTV_STOP_AFTER_EPOCH"  # test hook: behave as if killed after this epoch
@@ -117,7 +118,8 @@ def _loaders(cfg: TrainConfig, data: FoldData, seed: int, info: DistInfo, device
         common["prefetch_factor"] = 4
     parts = {s: data.part(s) for s in ("train", "val", "test")}
     script = cfg.transforms == "script"
-    make_train, make_eval = (script_train_transform, script_eval_transform) if script else (train_transform,
+    # kit: the workers decode and resize; the augmentation runs batched on the device (BatchAugment)
+    make_train, make_eval = (script_train_transform, script_eval_transform) if script else (decode_transform,
                                                                                               eval_transform)
     reading = dict(cache=cache, decode="pil" if script else "tensor", unreadable=cfg.unreadable,
                    unreadable_dir=unreadable_dir)
@@ -219,6 +221,9 @@ def _train(cfg, splits_dir, out: Path, data_root, weights_dir, info: DistInfo, l
         for marker in unreadable_dir.iterdir():  # our own markers of an earlier start: warn again on this one
             marker.unlink()
     train_loader, sampler, eval_loaders, parts = _loaders(cfg, data, seed, info, device, log, unreadable_dir)
+    script_tf = cfg.transforms == "script"
+    # the kit's train augmentation, on the device, seeded per epoch from the fold (sweep too) and the rank
+    augment = None if script_tf else BatchAugment(cfg, fold_seed(cfg.seed, cfg.protocol, cfg.fold), info.rank)
     optimizer = torch.optim.AdamW(model.parameters(), lr=cfg.lr, weight_decay=cfg.weight_decay)
     scheduler = torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, T_max=cfg.epochs, eta_min=cfg.min_lr)
     criterion = torch.nn.CrossEntropyLoss(label_smoothing=cfg.label_smoothing)
@@ -262,6 +267,8 @@ def _train(cfg, splits_dir, out: Path, data_root, weights_dir, info: DistInfo, l
         if not sweep:
             seed_everything(derive_seed(seed, "epoch", epoch, info.rank))
             sampler.set_epoch(epoch)
+        if augment is not None:
+            augment.set_epoch(epoch)
         lr = optimizer.param_groups[0]["lr"]
         if sweep:
             # the script iterates tqdm.auto.tqdm(train_loader) (S:579); that tqdm (tqdm.asyncio's) calls
@@ -270,7 +277,7 @@ def _train(cfg, splits_dir, out: Path, data_root, weights_dir, info: DistInfo, l
             iter(train_loader)
         tr = train_one_epoch(train_model, train_loader, optimizer, criterion, rt, grad_clip=cfg.grad_clip,
                              info=info, progress=progress, desc=f"epoch {epoch}", scaler=scaler,
-                             on_batch=on_batch)
+                             on_batch=on_batch, augment=augment)
         val = predict(eval_model, eval_loaders["val"], rt, info=info, progress=progress, desc="val")
         row = {"epoch": epoch, "lr": lr, "train_loss": tr["loss"], "train_acc": tr["acc"],
                "val_acc": accuracy(val), "train_images": tr["n"],

@@ -1,15 +1,19 @@
-"""Train and eval transforms on uint8 CHW tensors.
+"""Train and eval transforms on uint8 CHW tensors, run per image in the loader workers.
 
-Train (the public script's get_transforms, in its order): Resize((256, 256)),
-RandomResizedCrop(224, scale=(0.8, 1.0)), horizontal flip 0.5, vertical flip
-0.3, rotation +-30 deg, ColorJitter(0.2, 0.2, 0.3, 0.1), RandomErasing(p=0.2,
-scale=(0.02, 0.15)); every value a ``TrainConfig`` field.
-Eval: Resize((256, 256)), centre crop 224 (``resize_square`` off: the shorter
-side to 256).
-Both stop at uint8: ``normalize_batch`` does ``(x / 255 - mean) / std`` on the
-device, so a batch crosses the bus as bytes (4x less than float32). Random
-erasing fills with the ImageNet mean (255 * mean), which is what erasing after
-normalisation with value 0 gives.
+``--transforms kit`` (paper, demo): the workers only decode and resize, ``decode_transform``:
+``Resize((256, 256))`` (``resize_square`` off: the centred ``cache_size`` square, the whole image on the
+336 px curated tree, so that every image of a batch has one size). The random augmentation runs batched
+on the model's device (``baselines.ctv.augment``), applied to each training batch by the training loop.
+Eval: Resize((256, 256)), centre crop 224 (``resize_square`` off: the shorter side to 256).
+Both stop at uint8, so a batch crosses the bus as bytes (4x less than float32): ``normalize_batch`` does
+``(x / 255 - mean) / std`` on the device for eval batches, the augmentation for train batches.
+
+``train_transform``: the same augmentation as torchvision v2 ops per image (the public script's
+get_transforms order: RandomResizedCrop(224, scale=(0.8, 1.0)), horizontal flip 0.5, vertical flip 0.3,
+rotation +-30 deg, ColorJitter(0.2, 0.2, 0.3, 0.1), RandomErasing(p=0.2, scale=(0.02, 0.15)) filled with
+the ImageNet mean, which is what erasing after normalisation with value 0 gives). Runs do not use it: it
+is the per-sample definition the batched parameters are tested against (same distributions), and the
+per-sample row of ``benchmarks/bench_train.py``. Every value is a ``TrainConfig`` field.
 """
 
 from __future__ import annotations
@@ -37,6 +41,13 @@ def train_transform(cfg: TrainConfig) -> v2.Compose:
         ops.append(v2.RandomErasing(cfg.random_erasing, scale=tuple(cfg.erasing_scale),
                                     ratio=tuple(cfg.erasing_ratio), value=fill))
     return v2.Compose(ops)
+
+
+def decode_transform(cfg: TrainConfig) -> v2.Compose:
+    """What a loader worker does to a decoded train image under ``--transforms kit``: resize, nothing random."""
+    if cfg.resize_square:
+        return v2.Compose([v2.Resize((cfg.resize_size, cfg.resize_size), antialias=True)])
+    return v2.Compose([v2.Resize(cfg.cache_size, antialias=True), v2.CenterCrop(cfg.cache_size)])
 
 
 def eval_transform(cfg: TrainConfig) -> v2.Compose:

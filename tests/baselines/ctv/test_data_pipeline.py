@@ -39,6 +39,31 @@ def test_eval_transform_is_resize_then_centre_crop_on_a_real_photo(square):
     assert np.abs(out.permute(1, 2, 0).numpy().astype(int) - ref).mean() < 0.05
 
 
+@pytest.mark.parametrize("square", [True, False])
+def test_decode_transform_only_resizes(square):
+    """The workers' part under --transforms kit: deterministic, uint8, one size for every image of a batch."""
+    from skimage import data
+
+    from baselines.ctv.config import make_config
+    from baselines.ctv.transforms import decode_transform
+
+    cfg = make_config("paper", resize_square=square, cache_size=280)
+    img = torch.from_numpy(data.chelsea()).permute(2, 0, 1)  # 300 x 451
+    tf = decode_transform(cfg)
+    out = tf(img)
+    side = 256 if square else 280
+    assert out.shape == (3, side, side) and out.dtype == torch.uint8 and torch.equal(out, tf(img))
+    # oracle: PIL bilinear, to (256, 256) or the shorter side to --cache-size (longer side truncated) and the
+    # centred square
+    from PIL import Image
+
+    h, w = img.shape[1:]
+    ref = Image.fromarray(data.chelsea()).resize((256, 256) if square else (int(w * 280 / h), 280), Image.BILINEAR)
+    left, top = (ref.width - side) // 2, (ref.height - side) // 2
+    ref = np.asarray(ref.crop((left, top, left + side, top + side))).astype(int)
+    assert np.abs(out.permute(1, 2, 0).numpy().astype(int) - ref).mean() < 0.6
+
+
 def test_train_transform_output_and_randomness():
     from skimage import data
 
