@@ -9,6 +9,7 @@ with DistributedDataParallel.
 from __future__ import annotations
 
 import json
+import os
 import shlex
 import sys
 from pathlib import Path
@@ -67,6 +68,7 @@ _TRAIN_OPTIONS: list[tuple[str, str, dict]] = [
     ("--cache", "cache", dict(type=click.Path(file_okay=False), help="Decode images once into a uint8 memmap in DIR.")),
     ("--cache-size", "cache_size", dict(type=int, help="Side of the cached images [336].")),
     ("--keep-last", "keep_last", dict(is_flag=True, default=None, help="Keep last.pt after the run finishes.")),
+    ("--dist-timeout", "dist_timeout", dict(type=float, help="Under torchrun: seconds a collective (barrier, gather, gradient all-reduce) waits for the other ranks before the run fails with collective_failed naming the rank and step [900].")),
 ]
 _FIELDS = {name.split("/")[0].lstrip("-").replace("-", "_"): field for name, field, _ in _TRAIN_OPTIONS}
 
@@ -303,6 +305,8 @@ def demo_cmd(out, teams, per_class, epochs, arch, threads):
 
 
 def _log(msg: str) -> None:
+    if os.environ.get("RANK", "0") != "0":
+        return  # under torchrun rank 0 speaks for all (errors still reach stderr from every rank)
     click.echo(msg)
     sys.stdout.flush()  # keep the order with tqdm on stderr and with sbatch logs
 

@@ -23,11 +23,15 @@ CODES: dict[str, str] = {
     "stream_gap": "--seed-stream sweep: the previous fold's random-stream state (stream_after.pt) is missing.",
     "cache_invalid": "The --cache folder holds a cache that does not match the manifest.",
     "unsafe_path": "A manifest path would lead out of the data root (absolute, '..', a NUL, a drive prefix).",
+    "collective_failed": "Under torchrun, a collective (barrier, gather, gradient all-reduce) timed out or a peer "
+                         "rank died; the message names the rank and the step.",
 }
 
 
 # Codes that say the command line is wrong (exit 2); the others reject an input (exit 1).
 USAGE_CODES = frozenset({"bad_option", "device_unavailable", "splits_missing", "unknown_arch", "unknown_preset", "weights_missing"})
+# Codes of a host-side failure (exit 3): the inputs and the command line may be fine.
+HOST_CODES = frozenset({"collective_failed"})
 
 
 class CTVError(Exception):
@@ -42,8 +46,9 @@ class CTVError(Exception):
 
     @property
     def exit_code(self) -> int:
-        """2 when the command line is at fault (``scoring.cli.contract``), 1 when an input was rejected."""
-        return 2 if self.code in USAGE_CODES else 1
+        """2 when the command line is at fault (``scoring.cli.contract``), 3 on a host-side failure, 1 when an
+        input was rejected."""
+        return 2 if self.code in USAGE_CODES else 3 if self.code in HOST_CODES else 1
 
     def render(self) -> str:
         return f"error [{self.code}] {self.message}"

@@ -27,9 +27,11 @@ from baselines.ctv.archs import resolve_arch
 from baselines.ctv.cache import build_cache
 from baselines.ctv.config import PRESET_SOURCES, TrainConfig
 from baselines.ctv.dataset import SplitDataset, unreadable_paths
-from baselines.ctv.distributed import DistInfo, Shard, ShardedShuffle, barrier, init_distributed, shutdown
+from baselines.ctv.distributed import (DistInfo, EpochBatches, Shard, barrier, broadcast_buffers, collective,
+                                      init_distributed)
 from baselines.ctv.engine import Runtime, accuracy, predict, train_one_epoch
 from baselines.ctv.errors import CTVError
+from baselines.ctv.loader_workers import worker_context
 from baselines.ctv.manifest import FoldData, list_folds, load_fold
 from baselines.ctv.models import build_model, find_weights
 from baselines.ctv.seeding import derive_seed, fold_seed, seed_everything, set_deterministic
@@ -98,13 +100,13 @@ def _runtime(cfg: TrainConfig, device: torch.device) -> Runtime:
 
 
 def _loaders(cfg: TrainConfig, data: FoldData, seed: int, info: DistInfo, device: torch.device, log,
-             unreadable_dir: Path | None = None):
+             unreadable_dir: Path | None = None, min_per_rank: int = 1):
     cache = None
     if cfg.cache:
         if info.is_main:
             log(f"cache: decoding {len(data.frame)} images into {cfg.cache} ({cfg.cache_size} px)")
             build_cache(data.frame["abspath"].tolist(), cfg.cache, cfg.cache_size, workers=cfg.num_workers or None)
-        barrier(info)
+        barrier(info, "cache: waiting for rank 0 to decode the images (raise --dist-timeout for a large cache)")
         file, rows = build_cache(data.frame["abspath"].tolist(), cfg.cache, cfg.cache_size)
         cache = (file, rows, cfg.cache_size)
     per_rank = max(1, cfg.batch_size // info.world)
@@ -112,10 +114,11 @@ def _loaders(cfg: TrainConfig, data: FoldData, seed: int, info: DistInfo, device
     common = dict(num_workers=cfg.num_workers, pin_memory=pin,
                   # persistent workers keep their RNG across epochs, which breaks bit-identical resume
                   persistent_workers=cfg.num_workers > 0 and cfg.persistent_workers and not cfg.deterministic)
+    script = cfg.transforms == "script"
     if cfg.num_workers > 0:
         common["prefetch_factor"] = 4
+        common["multiprocessing_context"] = worker_context(script)
     parts = {s: data.part(s) for s in ("train", "val", "test")}
-    script = cfg.transforms == "script"
     make_train, make_eval = (script_train_transform, script_eval_transform) if script else (train_transform,
                                                                                               eval_transform)
     reading = dict(cache=cache, decode="pil" if script else "tensor", unreadable=cfg.unreadable,
@@ -132,8 +135,9 @@ def _loaders(cfg: TrainConfig, data: FoldData, seed: int, info: DistInfo, device
         train = DataLoader(train_ds, batch_size=per_rank, shuffle=True, drop_last=cfg.drop_last, **common)
         eval_batch = 4 * cfg.batch_size if cfg.protocol == "toto" else cfg.batch_size
     else:
-        sampler = ShardedShuffle(len(train_ds), seed, info)
-        train = DataLoader(train_ds, batch_size=per_rank, sampler=sampler, drop_last=cfg.drop_last, **common)
+        sampler = EpochBatches(len(train_ds), cfg.batch_size, seed, info, drop_last=cfg.drop_last,
+                               min_per_rank=min_per_rank)
+        train = DataLoader(train_ds, batch_sampler=sampler, **common)
     if cfg.drop_last and len(train_ds) < cfg.batch_size:
         raise CTVError("bad_option", f"{len(train_ds)} train images < --batch-size {cfg.batch_size} with --drop-last: "
                        "no batch would be trained; lower --batch-size or pass --no-drop-last")
@@ -165,13 +169,10 @@ def run_fold(cfg: TrainConfig, splits_dir: str | Path, runs_dir: str | Path, *, 
 
     device_kind = "cuda" if cfg.device.startswith("cuda") or (cfg.device == "auto" and torch.cuda.is_available()) \
         else "cpu"
-    info = init_distributed(device_kind)
+    info = init_distributed(device_kind, cfg.dist_timeout)
     say = log if info.is_main else (lambda *_: None)
-    try:
-        return _train(cfg, splits_dir, out, data_root, weights_dir, info, say, progress, stop_after_epoch,
-                      continue_stream, on_batch)
-    finally:
-        shutdown(info)
+    return _train(cfg, splits_dir, out, data_root, weights_dir, info, say, progress, stop_after_epoch,
+                  continue_stream, on_batch)
 
 
 def _train(cfg, splits_dir, out: Path, data_root, weights_dir, info: DistInfo, log, progress, stop_after_epoch,
@@ -217,7 +218,9 @@ def _train(cfg, splits_dir, out: Path, data_root, weights_dir, info: DistInfo, l
     if unreadable_dir is not None and unreadable_dir.is_dir() and not last.is_file():
         for marker in unreadable_dir.iterdir():  # our own markers of an earlier start: warn again on this one
             marker.unlink()
-    train_loader, sampler, eval_loaders, parts = _loaders(cfg, data, seed, info, device, log, unreadable_dir)
+    min_per_rank = 2 if any(isinstance(m, torch.nn.BatchNorm1d) for m in model.modules()) else 1
+    train_loader, sampler, eval_loaders, parts = _loaders(cfg, data, seed, info, device, log, unreadable_dir,
+                                                          min_per_rank)
     optimizer = torch.optim.AdamW(model.parameters(), lr=cfg.lr, weight_decay=cfg.weight_decay)
     scheduler = torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, T_max=cfg.epochs, eta_min=cfg.min_lr)
     criterion = torch.nn.CrossEntropyLoss(label_smoothing=cfg.label_smoothing)
@@ -267,17 +270,20 @@ def _train(cfg, splits_dir, out: Path, data_root, weights_dir, info: DistInfo, l
             # iter(loader) in its constructor, and its loop calls it again: one discarded iterator per epoch,
             # which takes a base seed (and, with workers, prefetches) from the stream. Made here the same way.
             iter(train_loader)
-        tr = train_one_epoch(train_model, train_loader, optimizer, criterion, rt, grad_clip=cfg.grad_clip,
-                             info=info, progress=progress, desc=f"epoch {epoch}", scaler=scaler,
-                             on_batch=on_batch)
-        val = predict(eval_model, eval_loaders["val"], rt, info=info, progress=progress, desc="val")
+        with collective(info, f"epoch {epoch}: training"):
+            tr = train_one_epoch(train_model, train_loader, optimizer, criterion, rt, grad_clip=cfg.grad_clip,
+                                 info=info, progress=progress, desc=f"epoch {epoch}", scaler=scaler,
+                                 on_batch=on_batch, global_sizes=sampler.global_sizes() if sampler else None)
+        # DDP keeps the parameters equal, not the BatchNorm statistics: evaluate what rank 0 saves
+        broadcast_buffers(model, info, f"epoch {epoch}: buffers")
+        val = predict(eval_model, eval_loaders["val"], rt, info=info, progress=progress, desc=f"epoch {epoch} val")
         row = {"epoch": epoch, "lr": lr, "train_loss": tr["loss"], "train_acc": tr["acc"],
                "val_acc": accuracy(val), "train_images": tr["n"],
                "train_images_per_s": tr["n"] / max(tr["seconds"], 1e-9),
                "skipped_batches": tr["skipped_batches"]}
         if cfg.eval_test_every_epoch:
             row["test_acc"] = accuracy(predict(eval_model, eval_loaders["test"], rt, info=info,
-                                               progress=progress, desc="test"))
+                                               progress=progress, desc=f"epoch {epoch} test"))
         elif sweep:
             stream.loader_draws(1)  # the script evaluates the test split every epoch (S:640)
         state["train_images"] += tr["n"]
@@ -300,7 +306,7 @@ def _train(cfg, splits_dir, out: Path, data_root, weights_dir, info: DistInfo, l
                                    "stream": stream.capture() if sweep else None,
                                    "identity_hash": cfg.identity_hash(), "identity": cfg.identity()})
             outputs.write_history(out / "history.jsonl", state["history"])
-        barrier(info)
+        barrier(info, f"epoch {epoch}: checkpoint written")
         test_txt = f" test {row['test_acc']:.4f}" if "test_acc" in row else ""
         log(f"epoch {epoch}/{cfg.epochs} loss {row['train_loss']:.4f} train {row['train_acc']:.4f} "
             f"val {row['val_acc']:.4f}{test_txt} lr {lr:.3g} {row['train_images_per_s']:.0f} img/s"
@@ -320,7 +326,7 @@ def _train(cfg, splits_dir, out: Path, data_root, weights_dir, info: DistInfo, l
         model.load_state_dict(best["model"])
     before_predictions = stream.capture() if sweep else None
     predicted = [s for s in ("train", "val", "test") if s in eval_loaders]
-    results = {s: predict(eval_model, eval_loaders[s], rt, info=info, progress=progress, desc=s)
+    results = {s: predict(eval_model, eval_loaders[s], rt, info=info, progress=progress, desc=f"final {s}")
                for s in predicted}
     if sweep:
         stream.restore(before_predictions)
@@ -367,7 +373,7 @@ def _train(cfg, splits_dir, out: Path, data_root, weights_dir, info: DistInfo, l
             last.unlink()  # our own resume file; best.pt and run.json hold the result
         log(f"done {cfg.protocol}/{spec.key}/{cfg.fold}: best epoch {state['best_epoch']}, val {val_acc:.4f}, "
             f"test {test_acc:.4f}, {elapsed:.1f} s -> {out}")
-    barrier(info)
+    barrier(info, "run.json written")
     return record if record is not None else {"status": "complete", "rank": info.rank}
 
 

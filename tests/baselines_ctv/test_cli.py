@@ -1,13 +1,10 @@
-"""``agrieval baselines ctv``: plan, run, run-all, slurm, and the torchrun (DDP) path."""
+"""``agrieval baselines ctv``: plan, run, run-all, slurm (the torchrun path: ``test_distributed.py``)."""
 
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 
-import pandas as pd
 import pytest
 import torch
 from click.testing import CliRunner
@@ -90,44 +87,7 @@ def test_slurm_script_has_one_array_task_per_pending_run(ctv_data, tmp_path):
     assert logs.is_dir() and f"#SBATCH --output={logs.resolve()}/%x-%A_%a.out" in text
 
 
-def test_torchrun_two_gloo_processes_agree_with_a_single_process(ctv_data, tmp_path):
-    """DDP on CPU: rank 0 writes; the reduced metrics equal a single-process evaluation of best.pt."""
-    from baselines.ctv.config import make_config
-    from baselines.ctv.engine import Runtime, accuracy, predict
-    from baselines.ctv.manifest import load_fold
-    from baselines.ctv.models import build_model
-    from baselines.ctv.runner import _loaders
-
-    _, splits = ctv_data
-    env = dict(os.environ, OMP_NUM_THREADS="1")
-    cmd = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node=2",
-           "-m", "baselines.ctv.cli", "run", "--splits", str(splits), "--runs-dir", str(tmp_path),
-           "--protocol", "loto", "--arch", "tiny_cnn", "--fold", "alpha", *TINY, "--epochs", "2"]
-    proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=300)
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert "device cpu x2" in proc.stdout and proc.stdout.count("done loto/tiny_cnn/alpha") == 1
-    out = tmp_path / "loto" / "tiny_cnn" / "alpha"
-    run = json.loads((out / "run.json").read_text())
-    assert run["device"]["world_size"] == 2
-    pred = pd.read_csv(out / "predictions.csv", keep_default_na=False)
-
-    cfg = make_config("demo", protocol="loto", arch="tiny_cnn", fold="alpha", batch_size=8)
-    fold = load_fold(splits, "loto", "alpha")
-    model = build_model("tiny_cnn", 2, head_dropout=cfg.head_dropout)
-    model.load_state_dict(torch.load(out / "best.pt", weights_only=False)["model"])
-    from baselines.ctv.distributed import DistInfo
-
-    _, _, loaders, parts = _loaders(cfg, fold, 0, DistInfo(), torch.device("cpu"), print)
-    rt = Runtime(torch.device("cpu"), None, False, cfg.mean, cfg.std)
-    for split, key in (("val", "val_acc"), ("test", "test_acc")):
-        single = predict(model, loaders[split], rt)
-        assert run[key] == pytest.approx(accuracy(single), abs=1e-12)
-        mine = pred[pred["split"] == split].set_index("image_id")
-        ids = parts[split]["image_id"].to_numpy()[single["index"]]
-        assert (mine.loc[ids, "predicted_label"].to_numpy() == [fold.classes[p] for p in single["pred"]]).all()
-        assert mine.loc[ids, "confidence"].to_numpy() == pytest.approx(single["conf"], abs=2e-6)
-    hist = [json.loads(line) for line in (out / "history.jsonl").read_text().splitlines()]
-    assert [h["epoch"] for h in hist] == [1, 2]
+# the torchrun (DDP) path: tests/baselines_ctv/test_distributed.py
 
 
 def test_slurm_refuses_an_existing_script_unless_overwrite(ctv_data, tmp_path):
