@@ -269,10 +269,10 @@ NO_TRAIN = "no train predictions"  # a run without train-split predictions has n
 RUNS_COLUMNS = ("Columns: *Protocol* TOTO (train on one team) or LOTO (leave one team out); *Arch* the "
                 "architecture; *Fold* the team the run is named for (TOTO: its training team, LOTO: its held-out "
                 "team); *Layout* which files the run was read from (`agrieval` baselines or `agri_script`, the "
-                "public script's outputs); *Train / Val / Test images* the images with a prediction in that split "
-                f"(\"{NO_TRAIN}\": the run wrote none for the train split, so its train accuracy is blank); "
-                "*Train / Val / Test acc* 100 × correct / images of that split, in %; *VTG* val acc − test acc, "
-                "in points.")
+                "public script's outputs); *Train images*, *Val images*, *Test images* the images with a "
+                f"prediction in that split (\"{NO_TRAIN}\": the run wrote none for the train split, so its train "
+                "accuracy is blank); *Train acc*, *Val acc*, *Test acc* 100 × correct / images of that split, in %; "
+                "*VTG* val acc − test acc, in points.")
 
 
 def _curves_section(curves: list[dict], runs, digits: int) -> str:
