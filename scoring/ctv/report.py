@@ -224,7 +224,8 @@ def build_report(runs_dirs: str | Path | Sequence[str | Path], out_dir: Path, *,
     md.append("## Train, val and test accuracy (the paper's Figs 4 and 10)\n\nMean ± std over the runs of each "
               "protocol and architecture; train = the train split predicted after training.\n\n" + markdown_table(
                   ["Protocol", "Arch", "Runs", "Train", "Val", "Test", "ddof"],
-                  [[g["protocol"], g["arch"], g["test"]["n_runs"]] + [_mean_std_cell(g[s], digits) for s in SPLITS]
+                  [[g["protocol"], g["arch"], g["test"]["n_runs"]]
+                   + [_mean_std_cell(g[s], digits) or f"no {s} predictions" for s in SPLITS]
                    + [g["ddof"]] for g in extra["split_accuracy"]]))
     if "splits" in images:
         md.append(f"![Train, val and test accuracy]({images['splits']})\n")
@@ -266,13 +267,13 @@ def build_report(runs_dirs: str | Path | Sequence[str | Path], out_dir: Path, *,
 
 
 NO_TRAIN = "no train predictions"  # a run without train-split predictions has no train count, not 0 images
-RUNS_COLUMNS = ("Columns: *Protocol* TOTO (train on one team) or LOTO (leave one team out); *Arch* the "
-                "architecture; *Fold* the team the run is named for (TOTO: its training team, LOTO: its held-out "
-                "team); *Layout* which files the run was read from (`agrieval` baselines or `agri_script`, the "
-                "public script's outputs); *Train images*, *Val images*, *Test images* the images with a "
+RUNS_COLUMNS = ("Columns: **Protocol** TOTO (train on one team) or LOTO (leave one team out); **Arch** the "
+                "architecture; **Fold** the team the run is named for (TOTO: its training team, LOTO: its held-out "
+                "team); **Layout** which files the run was read from (`agrieval` baselines or `agri_script`, the "
+                "public script's outputs); **Train images**, **Val images**, **Test images** the images with a "
                 f"prediction in that split (\"{NO_TRAIN}\": the run wrote none for the train split, so its train "
-                "accuracy is blank); *Train acc*, *Val acc*, *Test acc* 100 × correct / images of that split, in %; "
-                "*VTG* val acc − test acc, in points.")
+                "accuracy is blank); **Train acc**, **Val acc**, **Test acc** 100 × correct / images of that split, in %; "
+                "**VTG** val acc − test acc, in points.")
 
 
 def _curves_section(curves: list[dict], runs, digits: int) -> str:
