@@ -19,9 +19,9 @@ import multiprocessing
 PRELOAD = ["torch", "torchvision.transforms.v2", "baselines.ctv.dataset", "baselines.ctv.transforms"]
 
 
-def worker_context(script: bool):
-    """The ``multiprocessing_context`` for the kit's loaders, or None (the default) for the script's."""
-    if script or "forkserver" not in multiprocessing.get_all_start_methods():
+def worker_context(fork_server: bool):
+    """The ``multiprocessing_context`` of a pipeline's loaders: a fork server, or None (the default)."""
+    if not fork_server or "forkserver" not in multiprocessing.get_all_start_methods():
         return None
     ctx = multiprocessing.get_context("forkserver")
     ctx.set_forkserver_preload(PRELOAD)  # only read when the server starts (once per process)

@@ -93,7 +93,7 @@ def test_kept_epochs_accuracy_is_the_saved_checkpoints_on_one_process_and_worker
                             img_size=cfg.img_size)
         best = torch.load(out / "best.pt", weights_only=False)
         model.load_state_dict(best["model"])
-        _, _, loaders, parts = _loaders(cfg, fold, 0, DistInfo(), torch.device("cpu"), print)
+        _, loaders, parts = _loaders(cfg, fold, DistInfo(), torch.device("cpu"), print)
         rt = _runtime(cfg, torch.device("cpu"))
         single = {s: predict(model, loaders[s], rt) for s in ("train", "val", "test")}
 
