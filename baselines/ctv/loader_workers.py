@@ -7,6 +7,10 @@ waiting in ``all_gather``). ``forkserver`` forks the workers from a small single
 started once per process, which imports torch and the dataset code once (``preload``), so a worker
 start costs a fork, not an interpreter start.
 
+As with any spawn or fork-server DataLoader, a worker imports the main module again: a script that
+calls ``run_fold`` with ``--num-workers`` > 0 needs the ``if __name__ == "__main__":`` guard (the
+``agrieval`` command, ``python -m baselines.ctv.cli`` and notebooks have it or need none).
+
 ``--transforms script`` (the official preset) keeps the script's start method (the platform's default,
 fork on Linux): what a worker inherits is part of the stream the fidelity check pins, and that preset
 runs in one process.
