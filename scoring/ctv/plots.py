@@ -75,17 +75,6 @@ def heatmap(m: CrossTeamMatrix, path: Path, fmt: FigureFormat | None = None,
         return save(draw_heatmap(m, scale, digits), path, fmt)
 
 
-def whole_percent(value: float) -> str:
-    """A percentage to the nearest whole number, halves rounded up as a reader expects (72.5 -> 73).
-
-    ``f"{v:.0f}"`` rounds half to even (72.5 -> 72, 73.5 -> 74); the decimal text of the float is rounded
-    instead, so 72.5 is 73 and 72.49999 stays 72.
-    """
-    from decimal import ROUND_HALF_UP, Decimal
-
-    return str(Decimal(repr(float(value))).quantize(Decimal("1"), rounding=ROUND_HALF_UP))
-
-
 @drawing()
 def draw_vtg_distribution(table: ResultsTable):
     from matplotlib.lines import Line2D
