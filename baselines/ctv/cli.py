@@ -252,7 +252,8 @@ def slurm_cmd(preset, splits, runs_dir, data_root, weights_dir, protocols, archs
                            "another in one random stream, which an array of parallel tasks cannot; use run-all, or "
                            "pass --seed-stream fold")
         runs = _planned(splits, runs_dir, preset, protocols, archs, folds)
-        if gpus_per_task is None:
+        gpus_defaulted = gpus_per_task is None
+        if gpus_defaulted:
             gpus_per_task = 0 if cfg.device == "cpu" else 1
         res = task_resources(gpus_per_task, cpus=cpus_per_task, mem=mem, workers=params.pop("num_workers", None),
                              preset_workers=cfg.num_workers)
@@ -281,6 +282,8 @@ def slurm_cmd(preset, splits, runs_dir, data_root, weights_dir, protocols, archs
     click.echo(f"wrote {output}: {len(runs)} array tasks of {res.gpus} GPU(s), {res.cpus} CPUs, {res.mem} "
                f"({res.ranks} process(es) x {res.workers} loader workers), logs in {log_dir}/; submit with: "
                f"sbatch {shlex.quote(str(output))}")
+    if gpus_defaulted and res.gpus:
+        click.echo("note: 1 GPU per task by default; a CPU partition: --gpus-per-task 0 (or --device cpu)", err=True)
 
 
 @ctv.command("presets")

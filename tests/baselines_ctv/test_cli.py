@@ -116,6 +116,15 @@ def test_slurm_sizes_the_task_from_the_options(ctv_data, tmp_path, extra, lines,
     assert subprocess.run(["bash", "-n", str(out)]).returncode == 0
 
 
+def test_slurm_says_a_gpu_is_the_default_when_none_was_asked_for(ctv_data, tmp_path):
+    _, splits = ctv_data
+    out = tmp_path / "ctv.sbatch"
+    res = _invoke(["slurm", "--splits", str(splits), "--runs-dir", str(tmp_path / "runs"), "-o", str(out),
+                   "--partition", "cpu", "--preset", "demo", "--archs", "tiny_cnn"])
+    assert res.exit_code == 0 and "#SBATCH --gres=gpu:1\n" in out.read_text()
+    assert "note: 1 GPU per task by default; a CPU partition: --gpus-per-task 0" in res.output
+
+
 def test_slurm_refuses_fewer_cpus_than_ranks_and_workers(ctv_data, tmp_path):
     _, splits = ctv_data
     res = _invoke(["slurm", "--splits", str(splits), "--runs-dir", str(tmp_path / "runs"), "-o",
