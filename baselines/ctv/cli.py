@@ -9,6 +9,7 @@ with DistributedDataParallel.
 from __future__ import annotations
 
 import json
+import os
 import shlex
 import sys
 from pathlib import Path
@@ -67,6 +68,7 @@ _TRAIN_OPTIONS: list[tuple[str, str, dict]] = [
     ("--cache", "cache", dict(type=click.Path(file_okay=False), help="Decode images once into a uint8 memmap in DIR.")),
     ("--cache-size", "cache_size", dict(type=int, help="Side of the cached images [336].")),
     ("--keep-last", "keep_last", dict(is_flag=True, default=None, help="Keep last.pt after the run finishes.")),
+    ("--dist-timeout", "dist_timeout", dict(type=float, help="Under torchrun: seconds a collective (barrier, gather, gradient all-reduce) waits for the other ranks before the run fails with collective_failed naming the rank and step [900].")),
 ]
 _FIELDS = {name.split("/")[0].lstrip("-").replace("-", "_"): field for name, field, _ in _TRAIN_OPTIONS}
 
@@ -222,9 +224,9 @@ def run_all_cmd(preset, splits, runs_dir, data_root, weights_dir, protocols, arc
 @click.option("--partition", help="Slurm partition (#SBATCH --partition); default: the cluster's.")
 @click.option("--account", help='Slurm account to charge (#SBATCH --account).')
 @click.option("--time", "time_limit", default="04:00:00", show_default=True, help='Wall-clock limit of one array task (#SBATCH --time).')
-@click.option("--gpus-per-task", type=int, default=1, show_default=True, help=">1 launches torchrun (DDP).")
-@click.option("--cpus-per-task", type=int, default=16, show_default=True, help='CPU cores per task (data loading workers).')
-@click.option("--mem", default="64G", show_default=True, help='Memory per task (#SBATCH --mem).')
+@click.option("--gpus-per-task", type=int, default=None, help="GPUs per task; 0: a CPU partition (no --gres line); >1 launches torchrun, one rank per GPU [1; 0 with --device cpu].")
+@click.option("--cpus-per-task", type=int, default=None, help="CPU cores per task [ranks x (--num-workers + 1)]; given alone, it sets --num-workers to cpus / ranks - 1.")
+@click.option("--mem", default=None, help="Memory per task (#SBATCH --mem) [4G per CPU + 8G per GPU].")
 @click.option("--setup", help="Shell line run before training, e.g. 'source .venv/bin/activate'.")
 @click.option("--max-parallel", type=int, help="At most this many array tasks at once.")
 @click.option("--all-runs", is_flag=True, help="Include finished runs (they are skipped at run time anyway).")
@@ -234,7 +236,7 @@ def slurm_cmd(preset, splits, runs_dir, data_root, weights_dir, protocols, archs
               **params):
     """Write an sbatch array script, one task per run of the sweep."""
     from baselines.ctv.config import make_config
-    from baselines.ctv.slurm import sbatch_script
+    from baselines.ctv.slurm import sbatch_script, task_resources
     from scoring.writing.policy import OutputPlan, OutputRefused
     from scoring.runtime.atomic import write_text
 
@@ -251,8 +253,15 @@ def slurm_cmd(preset, splits, runs_dir, data_root, weights_dir, protocols, archs
                            "another in one random stream, which an array of parallel tasks cannot; use run-all, or "
                            "pass --seed-stream fold")
         runs = _planned(splits, runs_dir, preset, protocols, archs, folds)
+        gpus_defaulted = gpus_per_task is None
+        if gpus_defaulted:
+            gpus_per_task = 0 if cfg.device == "cpu" else 1
+        res = task_resources(gpus_per_task, cpus=cpus_per_task, mem=mem, workers=params.pop("num_workers", None),
+                             preset_workers=cfg.num_workers)
     except CTVError as exc:
         _fail(exc)
+    if res.gpus == 0 and params.get("device") is None:
+        params["device"] = "cpu"
     if not all_runs:
         runs = [r for r in runs if r.status != "done"]
     if not runs:
@@ -267,12 +276,15 @@ def slurm_cmd(preset, splits, runs_dir, data_root, weights_dir, protocols, archs
     # now, next to the script, and named by its absolute path (sbatch may be run from another folder).
     log_dir = Path(output).resolve().parent / "slurm-logs"
     log_dir.mkdir(parents=True, exist_ok=True)
-    text = sbatch_script(runs, common_args=common + _as_flags(params), partition=partition, account=account,
-                         time=time_limit, gpus_per_task=gpus_per_task, cpus_per_task=cpus_per_task, mem=mem,
-                         setup=setup, max_parallel=max_parallel, log_dir=str(log_dir))
+    text = sbatch_script(runs, common_args=common + _as_flags(params), res=res, partition=partition,
+                         account=account, time=time_limit, setup=setup, max_parallel=max_parallel,
+                         log_dir=str(log_dir))
     write_text(output, text)
-    click.echo(f"wrote {output}: {len(runs)} array tasks, logs in {log_dir}/; submit with: "
+    click.echo(f"wrote {output}: {len(runs)} array tasks of {res.gpus} GPU(s), {res.cpus} CPUs, {res.mem} "
+               f"({res.ranks} process(es) x {res.workers} loader workers), logs in {log_dir}/; submit with: "
                f"sbatch {shlex.quote(str(output))}")
+    if gpus_defaulted and res.gpus:
+        click.echo("note: 1 GPU per task by default; a CPU partition: --gpus-per-task 0 (or --device cpu)", err=True)
 
 
 @ctv.command("loader-check")
@@ -328,6 +340,8 @@ def demo_cmd(out, teams, per_class, epochs, arch, threads):
 
 
 def _log(msg: str) -> None:
+    if os.environ.get("RANK", "0") != "0":
+        return  # under torchrun rank 0 speaks for all (errors still reach stderr from every rank)
     click.echo(msg)
     sys.stdout.flush()  # keep the order with tqdm on stderr and with sbatch logs
 

@@ -92,11 +92,12 @@ class TrainConfig:
     cache: str | None = None
     cache_size: int = 336
     keep_last: bool = False        # keep last.pt after the run finishes
+    dist_timeout: float = 900.0    # torchrun: seconds a collective may wait for the other ranks before failing
     extra: dict = field(default_factory=dict)
 
     # fields that neither change the model nor the predictions' meaning
     RUNTIME = ("device", "num_workers", "threads", "pin_memory", "persistent_workers", "cache", "keep_last",
-               "compile", "allow_download", "weights", "eval_test_every_epoch", "predict_train", "extra")
+               "compile", "allow_download", "dist_timeout", "weights", "eval_test_every_epoch", "predict_train", "extra")
 
     def to_dict(self) -> dict:
         out = dataclasses.asdict(self)
@@ -133,6 +134,8 @@ class TrainConfig:
             bad(f"--head must be linear or mlp, got {self.head!r}")
         if self.epochs < 1:
             bad(f"--epochs must be >= 1, got {self.epochs}")
+        if not self.dist_timeout > 0:
+            bad(f"--dist-timeout must be > 0 seconds, got {self.dist_timeout}")
         if self.patience < 0:
             bad(f"--patience must be >= 0 (0: no early stop), got {self.patience}")
         if self.batch_size < 1:

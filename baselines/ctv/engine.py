@@ -1,8 +1,12 @@
 """One training epoch and one prediction pass.
 
 Loss is the batch-size-weighted mean cross-entropy over the epoch,
-``sum_b loss_b * n_b / sum_b n_b``, reduced over ranks; accuracy is
-``correct / n``. Gradients are clipped to a global L2 norm of ``grad_clip``.
+``sum_b loss_b * n_b / sum_b n_b``, reduced over ranks (sums and counts, never
+a mean of means); accuracy is ``correct / n``. Gradients are clipped to a
+global L2 norm of ``grad_clip``. Under DDP a rank's share of a global batch of
+``m`` images may be one image short of another's: its loss is weighted by
+``world * n_rank / m`` so that DDP's average over ranks is the global batch's
+mean (``baselines.ctv.distributed``).
 """
 
 from __future__ import annotations
@@ -59,9 +63,10 @@ def _bar(total: int, desc: str, enabled: bool):
 
 def train_one_epoch(model: nn.Module, loader, optimizer, criterion, rt: Runtime, *, grad_clip: float,
                     info: DistInfo = DistInfo(), progress: bool = True, desc: str = "train", scaler=None,
-                    on_batch=None, augment=None) -> dict:
+                    on_batch=None, global_sizes: list[int] | None = None, augment=None) -> dict:
     """``scaler``: a GradScaler (fp16), stepped as the script does: scale, backward, unscale, clip, step,
     update. ``on_batch(x, y, loss)`` is called after each step (the fidelity check records losses).
+    ``global_sizes``: each step's global batch size (``EpochBatches.global_sizes``), for the DDP weighting.
     ``augment``: a callable applied to each uint8 batch on the device (``baselines.ctv.augment``)."""
     model.train()
     loss_sum = correct = n = 0.0
@@ -69,7 +74,9 @@ def train_one_epoch(model: nn.Module, loader, optimizer, criterion, rt: Runtime,
     has_bn1d = any(isinstance(m, nn.BatchNorm1d) for m in model.modules())
     bar = _bar(len(loader), desc, progress and info.is_main)
     start = time.perf_counter()
+    sizes = iter(global_sizes) if global_sizes is not None else None
     for x, y, _ in loader:
+        global_n = next(sizes) if sizes is not None else None
         if has_bn1d and len(y) == 1:
             skipped += 1  # BatchNorm1d cannot train on one sample; counted in the history
             continue
@@ -79,16 +86,18 @@ def train_one_epoch(model: nn.Module, loader, optimizer, criterion, rt: Runtime,
         with rt.autocast():
             logits = model(x)
             loss = criterion(logits.float(), y)
+        weight = 1.0 if global_n is None else info.world * len(y) / global_n
+        step_loss = loss if weight == 1.0 else loss * weight
         optimizer.zero_grad(set_to_none=True)
         if scaler is not None:
-            scaler.scale(loss).backward()
+            scaler.scale(step_loss).backward()
             scaler.unscale_(optimizer)
             if grad_clip > 0:
                 nn.utils.clip_grad_norm_(model.parameters(), grad_clip)
             scaler.step(optimizer)
             scaler.update()
         else:
-            loss.backward()
+            step_loss.backward()
             if grad_clip > 0:
                 nn.utils.clip_grad_norm_(model.parameters(), grad_clip)
             optimizer.step()
@@ -105,7 +114,7 @@ def train_one_epoch(model: nn.Module, loader, optimizer, criterion, rt: Runtime,
     seconds = time.perf_counter() - start
     if bar:
         bar.close()
-    loss_sum, correct, n, skipped = all_reduce_sum([loss_sum, correct, n, skipped], info)
+    loss_sum, correct, n, skipped = all_reduce_sum([loss_sum, correct, n, skipped], info, step=f"{desc}: sums")
     return {"loss": loss_sum / max(n, 1), "acc": correct / max(n, 1), "n": int(n),
             "seconds": seconds, "skipped_batches": int(skipped)}
 
@@ -138,10 +147,13 @@ def predict(model: nn.Module, loader, rt: Runtime, *, info: DistInfo = DistInfo(
         bar.close()
     local = tuple(np.concatenate(a) if a else np.zeros(0, dtype=np.int64 if k != 2 else np.float32)
                   for k, a in enumerate((idx, pred, conf, lab)))
-    parts = all_gather(local, info)
+    parts = all_gather(local, info, step=f"{desc}: gather predictions")
     index, pred_a, conf_a, lab_a = (np.concatenate([p[k] for p in parts]) for k in range(4))
     order = np.argsort(index, kind="stable")
-    (seconds,) = [max(all_gather(seconds, info))]
+    n = len(loader.dataset)
+    if not np.array_equal(index[order], np.arange(n)):  # each image once: a padded or lost share is a bug
+        raise RuntimeError(f"{desc}: gathered {len(index)} predictions for {n} images, not each once")
+    (seconds,) = [max(all_gather(seconds, info, step=f"{desc}: gather timings"))]
     return {"index": index[order], "pred": pred_a[order], "conf": conf_a[order], "label": lab_a[order],
             "seconds": seconds}
 

@@ -25,17 +25,22 @@ CODES: dict[str, str] = {
     "stream_gap": "--seed-stream sweep: the previous fold's random-stream state (stream_after.pt) is missing.",
     "cache_invalid": "The --cache folder holds a cache that does not match the manifest.",
     "unsafe_path": "A manifest path would lead out of the data root (absolute, '..', a NUL, a drive prefix).",
+    "collective_failed": "Under torchrun, a collective (barrier, gather, gradient all-reduce) timed out or a peer "
+                         "rank died; the message names the rank and the step.",
 }
 
 
 # Codes that say the command line is wrong (exit 2); the others reject an input (exit 1).
 USAGE_CODES = frozenset({"bad_option", "device_unavailable", "splits_missing", "unknown_arch", "unknown_preset", "weights_missing"})
+# Codes of a host-side failure (exit 3): the inputs and the command line may be fine.
+HOST_CODES = frozenset({"collective_failed"})
 
 
 class CTVError(CodedError):
-    """A user-facing failure of a CTV run; ``code`` is one of ``CODES``; exit 2 for a usage code, else 1."""
+    """A user-facing failure of a CTV run; ``code`` is one of ``CODES``; exit 2 for a usage code, 3 for a
+    host-side one, else 1."""
 
     codes = CODES
 
     def __init__(self, code: str, message: str):
-        super().__init__(code, message, 2 if code in USAGE_CODES else 1)
+        super().__init__(code, message, 2 if code in USAGE_CODES else 3 if code in HOST_CODES else 1)

@@ -38,8 +38,9 @@ WHY: dict[str, tuple[str, str]] = {
     "patience": ("early stop after 30 epochs without a better val accuracy (S:662; no effect at its 20 "
                  "epochs)", "no early stop: every run trains its --epochs"),
     "num_workers": ("4 loader workers, the script's default: with the sweep stream the worker count is part "
-                    "of the augmentation stream", "0: set it for your machine (with per-fold seeds it does not "
-                    "change the result)"),
+                    "of the augmentation stream", "0: set it for your machine (each worker draws the "
+                    "augmentations from a seed of its own, so the count changes which ones a run draws, not "
+                    "their distribution)"),
 }
 
 

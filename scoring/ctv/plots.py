@@ -1,6 +1,8 @@
 """CTV figures (matplotlib Agg): cross-team heatmaps, VTG distributions, per-team bars, split bars and
 learning curves, drawn as a paper prints them: every kind of marker in a legend, legends beside the data
-(never over it), whole-number epoch ticks, and one colour scale for the heatmaps of one report.
+(never over it), whole-number epoch ticks, one colour scale for the heatmaps of one report, one colour per
+architecture in every figure (``scoring.ctv.arch_colours``), a series that is absent said so where it
+would be drawn, one y range for panels that are compared, and in-cell numbers with the tables' decimals.
 
 Each ``draw_*`` returns the figure (tests look at it); the function of the same name without ``draw_``
 writes it in the asked-for format (``scoring.writing.figures``). matplotlib is imported inside the
@@ -15,13 +17,15 @@ from pathlib import Path
 
 import numpy as np
 
+from scoring.ctv.arch_colours import SPLIT_COLOURS, arch_colour
 from scoring.ctv.cross_team_matrix import CrossTeamMatrix
 from scoring.ctv.results_table import ResultsTable
 from scoring.text.plot import MAX_TICK_LABELS, drawing, inches, label, set_ticks
+from scoring.text.tables import fmt as number_text
 from scoring.writing.figures import FigureFormat, pyplot, save
 
-# the colours of the box plot's parts, named once: the legend's handles are drawn with the same ones
-_MEDIAN, _MEAN, _POINT = "tab:orange", "tab:green", "tab:blue"
+# the box plot's parts, named once (the legend's handles are drawn with the same), in no architecture's colour
+_MEDIAN, _MEAN = "black", "white"
 _OUTSIDE = {"loc": "upper left", "bbox_to_anchor": (1.02, 1.0), "borderaxespad": 0.0}  # right of the axes
 
 
@@ -34,13 +38,15 @@ def shared_scale(matrices: Sequence[CrossTeamMatrix]) -> tuple[float, float]:
 
 
 @drawing()
-def draw_heatmap(m: CrossTeamMatrix, scale: tuple[float, float] | None = None):
+def draw_heatmap(m: CrossTeamMatrix, scale: tuple[float, float] | None = None, digits: int = 2):
+    """``digits``: the decimals of the in-cell numbers, the report tables' (``--digits``)."""
     plt = pyplot()
     vmin, vmax = scale or shared_scale([m])
     n = len(m.teams)
     size = max(4.5, 0.55 * n + 2.5)
     fig, ax = plt.subplots(figsize=(inches(size + 1), inches(size)))
     numbers = n <= 40  # one number per cell while they can be read
+    size_pt = 8 if digits <= 1 else 7 if digits == 2 else 6
     im = ax.imshow(m.off_diagonal(), cmap="viridis", vmin=vmin, vmax=vmax)
     for i in range(n if numbers else 0):
         for j in range(n):
@@ -49,9 +55,10 @@ def draw_heatmap(m: CrossTeamMatrix, scale: tuple[float, float] | None = None):
                 continue
             if i == j:
                 ax.add_patch(plt.Rectangle((j - 0.5, i - 0.5), 1, 1, fill=True, color="0.85"))
-                ax.text(j, i, f"{whole_percent(v)}\nval", ha="center", va="center", fontsize=7, color="0.3")
+                ax.text(j, i, f"{number_text(v, digits)}\nval", ha="center", va="center", fontsize=size_pt - 1,
+                        color="0.3")
             else:
-                ax.text(j, i, whole_percent(v), ha="center", va="center", fontsize=8,
+                ax.text(j, i, number_text(v, digits), ha="center", va="center", fontsize=size_pt,
                         color="white" if v < (vmin + vmax) / 2 else "black")
     set_ticks(ax.set_xticks, range(n), m.teams, rotation=45, ha="right")
     set_ticks(ax.set_yticks, range(n), m.teams)
@@ -63,20 +70,9 @@ def draw_heatmap(m: CrossTeamMatrix, scale: tuple[float, float] | None = None):
 
 
 def heatmap(m: CrossTeamMatrix, path: Path, fmt: FigureFormat | None = None,
-            scale: tuple[float, float] | None = None) -> Path:
+            scale: tuple[float, float] | None = None, digits: int = 2) -> Path:
     with drawing():  # mathtext off while the figure is drawn into the file too
-        return save(draw_heatmap(m, scale), path, fmt)
-
-
-def whole_percent(value: float) -> str:
-    """A percentage to the nearest whole number, halves rounded up as a reader expects (72.5 -> 73).
-
-    ``f"{v:.0f}"`` rounds half to even (72.5 -> 72, 73.5 -> 74); the decimal text of the float is rounded
-    instead, so 72.5 is 73 and 72.49999 stays 72.
-    """
-    from decimal import ROUND_HALF_UP, Decimal
-
-    return str(Decimal(repr(float(value))).quantize(Decimal("1"), rounding=ROUND_HALF_UP))
+        return save(draw_heatmap(m, scale, digits), path, fmt)
 
 
 @drawing()
@@ -85,30 +81,33 @@ def draw_vtg_distribution(table: ResultsTable):
     from matplotlib.patches import Patch
 
     plt = pyplot()
-    labels, data = [], []
+    labels, data, archs = [], [], []
     for protocol in table.protocols():
         for arch in table.archs(protocol):
             labels.append(f"{protocol}\n{label(arch)}")
             data.append([r.vtg for r in table.group(protocol, arch)])
+            archs.append(arch)
     fig, ax = plt.subplots(figsize=(inches(max(5, 1.4 * len(labels) + 1.5) + 2.6), 4.2))
     ax.boxplot(data, showmeans=True, widths=0.5, showfliers=False,  # every point is drawn below
                medianprops={"color": _MEDIAN, "lw": 1.5},
-               meanprops={"marker": "^", "markerfacecolor": _MEAN, "markeredgecolor": _MEAN, "markersize": 7})
+               meanprops={"marker": "^", "markerfacecolor": _MEAN, "markeredgecolor": "black", "markersize": 7,
+                          "zorder": 4})
     ax.set_xticks(range(1, len(labels) + 1), labels) if len(labels) <= MAX_TICK_LABELS else ax.set_xticks([])
     rng = np.random.default_rng(0)  # fixed jitter: same plot for the same data
-    for k, d in enumerate(data, 1):
-        ax.scatter(k + rng.uniform(-0.12, 0.12, len(d)), d, s=14, alpha=0.7, color=_POINT, zorder=3)
+    for k, (d, arch) in enumerate(zip(data, archs), 1):
+        ax.scatter(k + rng.uniform(-0.12, 0.12, len(d)), d, s=14, alpha=0.7, color=arch_colour(arch), zorder=3)
     ax.axhline(0, color="0.5", lw=0.8, ls="--")
     ax.set_ylabel("VTG = val acc - test acc (points)")
     ax.set_title("Validation-test gap per team")
     ax.grid(axis="y", alpha=0.3)
-    role = "team (its run)"
-    handles = [Line2D([], [], ls="", marker="o", color=_POINT, alpha=0.7, markersize=4, label=f"one {role}"),
-               Line2D([], [], color=_MEDIAN, lw=1.5, label="median"),
-               Line2D([], [], ls="", marker="^", color=_MEAN, markersize=7, label="mean"),
-               Patch(facecolor="none", edgecolor="black", label="box: middle half (quartiles)"),
-               Line2D([], [], color="black", lw=1, label="whiskers: furthest point within\n1.5 x box height of the box"),
-               Line2D([], [], color="0.5", lw=0.8, ls="--", label="no gap (VTG = 0)")]
+    handles = [Line2D([], [], ls="", marker="o", color=arch_colour(a), alpha=0.7, markersize=4,
+                      label=f"one team (its run), {label(a)}") for a in dict.fromkeys(archs)]
+    handles += [Line2D([], [], color=_MEDIAN, lw=1.5, label="median"),
+                Line2D([], [], ls="", marker="^", markerfacecolor=_MEAN, markeredgecolor="black", markersize=7,
+                       label="mean"),
+                Patch(facecolor="none", edgecolor="black", label="box: middle half (quartiles)"),
+                Line2D([], [], color="black", lw=1, label="whiskers: furthest point within\n1.5 x box height of the box"),
+                Line2D([], [], color="0.5", lw=0.8, ls="--", label="no gap (VTG = 0)")]
     ax.legend(handles=handles, fontsize=8, **_OUTSIDE)
     return fig
 
@@ -116,6 +115,11 @@ def draw_vtg_distribution(table: ResultsTable):
 def vtg_distribution(table: ResultsTable, path: Path, fmt: FigureFormat | None = None) -> Path:
     with drawing():  # mathtext off while the figure is drawn into the file too
         return save(draw_vtg_distribution(table), path, fmt)
+
+
+def _absent(ax, x: float, text: str) -> None:
+    """Say, where a bar would stand, that its series is absent (a missing bar is otherwise a zero)."""
+    ax.text(x, 2, text, rotation=90, ha="center", va="bottom", fontsize=7, color="0.35")
 
 
 @drawing()
@@ -131,9 +135,12 @@ def draw_team_bars(table: ResultsTable, protocol: str):
         test = [cell[(arch, t)].test_acc if (arch, t) in cell else np.nan for t in teams]
         val = [cell[(arch, t)].val_acc if (arch, t) in cell else np.nan for t in teams]
         pos = x - 0.4 + width * (k + 0.5)
-        ax.bar(pos, test, width, label=f"{label(arch)} test")
+        ax.bar(pos, test, width, color=arch_colour(arch), label=f"{label(arch)} test")
         ax.scatter(pos, val, marker="_", s=120, color="black", zorder=3,
                    label="validation (tick over each bar)" if k == 0 else None)
+        for p, t in zip(pos, test):
+            if t != t:
+                _absent(ax, p, f"no {label(arch)} run")
     set_ticks(ax.set_xticks, x, teams, rotation=45, ha="right")
     ax.set_ylim(0, 102)  # bars start at 0: a cut axis would make small gaps look large
     role = "training team" if protocol == "TOTO" else "held-out team"
@@ -152,7 +159,11 @@ def team_bars(table: ResultsTable, protocol: str, path: Path, fmt: FigureFormat 
 
 @drawing()
 def draw_split_bars(split_accuracy: list[dict]):
-    """Train/val/test mean accuracy per (protocol, arch) with ±std error bars (the paper's Figs 4 and 10)."""
+    """Train/val/test mean accuracy per (protocol, arch) with ±std error bars (the paper's Figs 4 and 10).
+
+    The splits have colours of their own (no architecture's); a split a group has no predictions for is
+    written where its bar would be ("no train predictions": the public script's runs, or
+    ``--no-predict-train``), never left as a gap that reads as zero."""
     plt = pyplot()
     labels = [f"{g['protocol']}\n{label(g['arch'])}" for g in split_accuracy]
     fig, ax = plt.subplots(figsize=(inches(max(5, 1.6 * len(labels) + 1.5) + 1.6), 4.2))
@@ -160,7 +171,11 @@ def draw_split_bars(split_accuracy: list[dict]):
     for k, split in enumerate(("train", "val", "test")):
         mean = [g[split]["mean"] if g[split]["n_runs"] else np.nan for g in split_accuracy]
         std = [g[split]["std"] if g[split]["n_runs"] else np.nan for g in split_accuracy]
-        ax.bar(x + (k - 1) * 0.27, mean, 0.27, yerr=np.nan_to_num(std), capsize=3, label=split)
+        pos = x + (k - 1) * 0.27
+        ax.bar(pos, mean, 0.27, yerr=np.nan_to_num(std), capsize=3, color=SPLIT_COLOURS[split], label=split)
+        for p, m in zip(pos, mean):
+            if m != m:
+                _absent(ax, p, f"no {split} predictions")
     ax.set_xticks(x, labels) if len(labels) <= MAX_TICK_LABELS else ax.set_xticks([])
     ax.set_ylabel("accuracy (%)")
     ax.set_ylim(0, 102)
@@ -180,30 +195,43 @@ def split_bars(split_accuracy: list[dict], path: Path, fmt: FigureFormat | None 
 
 @drawing()
 def draw_learning_curves(curves: list[dict]):
-    """Mean ± std band of the per-epoch accuracies, one panel per (protocol, arch) (the paper's Figs 5 and 11)."""
+    """Mean ± std band of the per-epoch accuracies, one panel per (protocol, arch) (the paper's Figs 5 and 11).
+
+    The panels share one y range (they are read against each other); each split's legend swatch is its line
+    over its band, in its colour; a split a panel has no points for is named in the panel."""
+    from matplotlib.lines import Line2D
     from matplotlib.patches import Patch
     from matplotlib.ticker import MaxNLocator
 
     plt = pyplot()
     keys = sorted({(g["protocol"], g["arch"]) for g in curves})
-    fig, axes = plt.subplots(1, len(keys), figsize=(inches(4.5 * len(keys) + 1.6), 3.8), squeeze=False)
-    colours = {"train": "tab:blue", "val": "tab:orange", "test": "tab:green"}
+    fig, axes = plt.subplots(1, len(keys), figsize=(inches(4.5 * len(keys) + 1.6), 3.8), squeeze=False,
+                             sharey=True)
     drawn: list[str] = []
+    lows, highs = [], []
     for ax, (protocol, arch) in zip(axes[0], keys):
         rows = [g for g in curves if (g["protocol"], g["arch"]) == (protocol, arch)]
+        missing = []
         for split in ("train", "val", "test"):
             pts = [(g["epoch"], g[split]["mean"], g[split]["std"]) for g in rows if g[split]["n_runs"]]
             if not pts:
+                missing.append(split)
                 continue
             e, m, s = (np.array(v, dtype=float) for v in zip(*pts))
             s = np.nan_to_num(s)
-            ax.plot(e, m, color=colours[split], marker="o" if len(e) == 1 else None, label=split)
+            colour = SPLIT_COLOURS[split]
+            lows.append(float(np.min(m - s)))
+            highs.append(float(np.max(m + s)))
+            ax.plot(e, m, color=colour, marker="o" if len(e) == 1 else None, label=split)
             if len(e) == 1:  # a band one epoch wide has no width: the std as an error bar
-                ax.errorbar(e, m, yerr=s, color=colours[split], alpha=0.5, capsize=4, fmt="none")
+                ax.errorbar(e, m, yerr=s, color=colour, alpha=0.5, capsize=4, fmt="none")
             else:
-                ax.fill_between(e, m - s, m + s, color=colours[split], alpha=0.2)
+                ax.fill_between(e, m - s, m + s, color=colour, alpha=0.2, lw=0)
             if split not in drawn:
                 drawn.append(split)
+        if missing:
+            ax.text(0.02, 0.02, "not recorded: " + ", ".join(missing) + (" (run without --eval-test-every-epoch)" if missing == ["test"] else ""), transform=ax.transAxes, fontsize=7,
+                    color="0.35", ha="left", va="bottom")
         ax.set_title(f"{protocol} {label(arch)} (ddof={rows[0]['ddof']})")
         ax.set_xlabel("epoch")
         # epochs are whole numbers: ticks at the epochs themselves when few, else whole numbers only (no 1.5)
@@ -214,13 +242,16 @@ def draw_learning_curves(curves: list[dict]):
             ax.xaxis.set_major_locator(MaxNLocator(integer=True))
         if len(epochs) == 1:
             ax.set_xlim(epochs[0] - 0.5, epochs[0] + 0.5)
-        ax.set_ylabel("accuracy (%)")
         ax.grid(alpha=0.3)
-    from matplotlib.lines import Line2D
-
-    handles = [Line2D([], [], color=colours[s], label=f"{s} (mean over runs)") for s in drawn]
-    handles.append(Patch(facecolor="0.5", alpha=0.3, label="± std over runs"))
-    axes[0][-1].legend(handles=handles, fontsize=8, **_OUTSIDE)  # one legend, beside the last panel
+    axes[0][0].set_ylabel("accuracy (%)")
+    if lows:  # one range for every panel, from the lowest band to the highest, with a margin
+        pad = max(1.0, 0.05 * (max(highs) - min(lows)))
+        axes[0][0].set_ylim(max(0.0, min(lows) - pad), max(highs) + pad)
+    # a swatch per split as drawn: its line over its band, in its colour
+    handles = [(Patch(facecolor=SPLIT_COLOURS[s], alpha=0.2, lw=0), Line2D([], [], color=SPLIT_COLOURS[s]))
+               for s in drawn]
+    names = [f"{s}: mean over runs,\nband ± std over runs" for s in drawn]
+    axes[0][-1].legend(handles, names, fontsize=8, **_OUTSIDE)  # one legend, beside the last panel
     return fig
 
 

@@ -182,7 +182,7 @@ def build_report(runs_dirs: str | Path | Sequence[str | Path], out_dir: Path, *,
         scale = P.shared_scale(matrices)  # one colour scale: the architectures' heatmaps compare by colour
         for m in matrices:
             name = figures.name(f"plots/cross_team_{_slug(m.arch)}")
-            P.heatmap(m, out_dir / name, figures, scale)
+            P.heatmap(m, out_dir / name, figures, scale, digits)
             images[f"heatmap:{m.arch}"] = name
         images["vtg"] = figures.name("plots/vtg_distribution")
         P.vtg_distribution(table, out_dir / images["vtg"], figures)
@@ -216,16 +216,18 @@ def build_report(runs_dirs: str | Path | Sequence[str | Path], out_dir: Path, *,
                                  [[c.file, c.quantity, "" if c.stored is None else repr(c.stored),
                                    "" if c.recomputed is None else repr(c.recomputed), f"{c.difference:.3g}"]
                                   for c in bad]))
-    md.append("## Runs\n\n" + markdown_table(
+    md.append("## Runs\n\n" + RUNS_COLUMNS + "\n\n" + markdown_table(
         ["Protocol", "Arch", "Fold", "Layout", "Train images", "Val images", "Test images", "Train acc", "Val acc",
          "Test acc", "VTG"],
-        [[r.protocol, r.arch, r.fold, r.layout, r.n["train"], r.n["val"], r.n["test"], fmt(r.pct("train"), digits),
-          fmt(r.pct("val"), digits), fmt(r.pct("test"), digits), fmt(validation_test_gap(r.pct("val"), r.pct("test")), digits)]
+        [[r.protocol, r.arch, r.fold, r.layout, r.n["train"] or NO_TRAIN, r.n["val"], r.n["test"],
+          fmt(r.pct("train"), digits), fmt(r.pct("val"), digits), fmt(r.pct("test"), digits),
+          fmt(validation_test_gap(r.pct("val"), r.pct("test")), digits)]
          for r in runs]))
     md.append("## Train, val and test accuracy (the paper's Figs 4 and 10)\n\nMean ± std over the runs of each "
               "protocol and architecture; train = the train split predicted after training.\n\n" + markdown_table(
                   ["Protocol", "Arch", "Runs", "Train", "Val", "Test", "ddof"],
-                  [[g["protocol"], g["arch"], g["test"]["n_runs"]] + [_mean_std_cell(g[s], digits) for s in SPLITS]
+                  [[g["protocol"], g["arch"], g["test"]["n_runs"]]
+                   + [_mean_std_cell(g[s], digits) or f"no {s} predictions" for s in SPLITS]
                    + [g["ddof"]] for g in extra["split_accuracy"]]))
     if "splits" in images:
         md.append(f"![Train, val and test accuracy]({images['splits']})\n")
@@ -264,6 +266,16 @@ def build_report(runs_dirs: str | Path | Sequence[str | Path], out_dir: Path, *,
     write("report.html", to_html(text, "Cross-Team Validation report",
                                  images={name: out_dir / name for name in images.values()}))
     return result
+
+
+NO_TRAIN = "no train predictions"  # a run without train-split predictions has no train count, not 0 images
+RUNS_COLUMNS = ("Columns: **Protocol** TOTO (train on one team) or LOTO (leave one team out); **Arch** the "
+                "architecture; **Fold** the team the run is named for (TOTO: its training team, LOTO: its held-out "
+                "team); **Layout** which files the run was read from (`agrieval` baselines or `agri_script`, the "
+                "public script's outputs); **Train images**, **Val images**, **Test images** the images with a "
+                f"prediction in that split (\"{NO_TRAIN}\": the run wrote none for the train split, so its train "
+                "accuracy is blank); **Train acc**, **Val acc**, **Test acc** 100 × correct / images of that split, in %; "
+                "**VTG** val acc − test acc, in points.")
 
 
 def _curves_section(curves: list[dict], runs, digits: int) -> str:

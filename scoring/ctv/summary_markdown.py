@@ -59,7 +59,11 @@ def summary_tables(summary: Summary, digits: int = 2) -> str:
              f"{fmt(g['test_acc_max'], digits)} ({g['test_acc_max_team']})", fmt(g["share_above_threshold"], 3)]
             for g in summary.groups]
     ddofs = ", ".join(f"{p} ddof={d}" for p, d in summary.ddof.items())
-    out = [f"### Group statistics (std: {ddofs})\n\n" + markdown_table(header, rows)]
+    columns = ("Columns: **Teams** the teams (runs) of the group; **Val / Test / VTG mean, std** over those teams, in % "
+               "(VTG: val − test, in points); **Test min / max (team)** the lowest and highest test accuracy and "
+               f"whose it is; **Share > {thr}%** the fraction (0 to 1) of the group's teams whose test accuracy is "
+               f"above {thr}% (`--threshold`).")
+    out = [f"### Group statistics (std: {ddofs})\n\n{columns}\n\n" + markdown_table(header, rows)]
     if summary.agreement:
         header = ["Protocol", "Metric", "Arch A", "Arch B", "Teams", "Spearman", "p", "Pearson", "p", "Kendall", "p"]
         rows = [[a["protocol"], a["metric"], a["arch_a"], a["arch_b"], a["n_teams"],

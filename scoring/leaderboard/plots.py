@@ -41,6 +41,8 @@ def draw_scores_chart(board: Leaderboard):
             y = k + offsets[split]
             if s.ci_low == s.ci_low:
                 ax.plot([s.ci_low, s.ci_high], [y, y], color=color, lw=2, alpha=0.6)
+                if s.ci_low == s.ci_high:  # every resample scored the same: a bar, not nothing behind the point
+                    ax.plot([s.ci_low], [y], ls="", marker="|", ms=11, mew=2, color=color, alpha=0.6)
                 kinds["interval"] = True
             real = s.vs_leader is None or s.vs_leader.significant
             kinds["hollow"] |= not real
@@ -59,7 +61,9 @@ def draw_scores_chart(board: Leaderboard):
         handles.append(Line2D([], [], ls="", marker="o", color="0.3", mfc="white",
                               label="hollow: gap to the leader\nnot significant"))
     if kinds["interval"]:
-        handles.append(Line2D([], [], color="0.3", lw=2, alpha=0.6, label=f"{board.confidence:.0%} bootstrap interval"))
+        handles.append(Line2D([], [], color="0.3", lw=2, alpha=0.6, label=f"{board.confidence:.0%} bootstrap interval"
+                              "
+(a bar | where its width is 0)"))
     handles += _mark_handles(kinds)
     ax.legend(handles=handles, fontsize=8, **_OUTSIDE)
     return fig

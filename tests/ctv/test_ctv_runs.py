@@ -92,6 +92,15 @@ def test_report_on_bundled_runs_with_plots(tmp_path):
         assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     md = (out / "report.md").read_text()
     assert "![VTG distribution](plots/vtg_distribution.png)" in md
+    # a run without train predictions says so (not "0 train images"), and every column is defined
+    runs_table = md.split("## Runs\n\n")[1].split("\n## ")[0]
+    lines = [line for line in runs_table.splitlines() if line.startswith("| ")]
+    header = [c.strip() for c in lines[0].strip("|").split("|")]
+    rows = [[c.strip() for c in line.strip("|").split("|")] for line in lines[2:]]
+    train = [r[header.index("Train images")] for r in rows]
+    assert "no train predictions" in train and "0" not in train
+    assert all(f"**{name}**" in runs_table.split("\n\n")[0] for name in header)
+    assert "**Share > 95.0%** the fraction (0 to 1) of the group's teams whose test accuracy is above 95.0%" in md
     html = (out / "report.html").read_text()
     assert html.count("data:image/png;base64,") == len(list(out.glob("plots/*.png")))
     # the report's per-team table feeds back into ctv summarize

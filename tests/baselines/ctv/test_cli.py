@@ -1,13 +1,10 @@
-"""``agrieval baselines ctv``: plan, run, run-all, slurm, and the torchrun (DDP) path."""
+"""``agrieval baselines ctv``: plan, run, run-all, slurm (the torchrun path: ``test_distributed.py``)."""
 
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 
-import pandas as pd
 import pytest
 import torch
 from click.testing import CliRunner
@@ -78,7 +75,10 @@ def test_slurm_script_has_one_array_task_per_pending_run(ctv_data, tmp_path):
     assert res.exit_code == 0, res.output
     text = out.read_text()
     assert "#SBATCH --array=0-11" in text and "#SBATCH --partition=gpu" in text
-    assert "torchrun --standalone --nproc_per_node=2 -m baselines.ctv.cli run" in text
+    # one entry point: the installed agrieval, under torchrun for several GPUs
+    assert "torchrun --standalone --nproc_per_node=2 --no-python agrieval baselines ctv run" in text
+    # sized from the options: 2 ranks x (paper's 0 workers + 1) CPUs, 4G per CPU + 8G per GPU
+    assert "#SBATCH --gres=gpu:2\n#SBATCH --cpus-per-task=2\n#SBATCH --mem=24G\n" in text
     assert "--epochs 20" in text and "--no-pretrained" in text and "'loto swin_tiny gamma'" in text
     # the script's run list parses back to the plan, in order
     body = text.split("RUNS=(\n")[1].split("\n)")[0]
@@ -90,44 +90,46 @@ def test_slurm_script_has_one_array_task_per_pending_run(ctv_data, tmp_path):
     assert logs.is_dir() and f"#SBATCH --output={logs.resolve()}/%x-%A_%a.out" in text
 
 
-def test_torchrun_two_gloo_processes_agree_with_a_single_process(ctv_data, tmp_path):
-    """DDP on CPU: rank 0 writes; the reduced metrics equal a single-process evaluation of best.pt."""
-    from baselines.ctv.config import make_config
-    from baselines.ctv.engine import Runtime, accuracy, predict
-    from baselines.ctv.manifest import load_fold
-    from baselines.ctv.models import build_model
-    from baselines.ctv.runner import _loaders
+# the torchrun (DDP) path: tests/baselines_ctv/test_distributed.py
 
+
+@pytest.mark.parametrize("extra, lines, workers", [
+    # a CPU partition: no --gres line at all (sites reject --gres=gpu:0), the run told to use the CPU
+    (["--gpus-per-task", "0"], ["#SBATCH --cpus-per-task=1", "#SBATCH --mem=4G"], 0),
+    (["--device", "cpu", "--num-workers", "3"], ["#SBATCH --cpus-per-task=4", "#SBATCH --mem=16G"], 3),
+    # CPUs given: the loader workers per rank follow (2 ranks x (7 + 1) = 16)
+    (["--gpus-per-task", "2", "--cpus-per-task", "16", "--mem", "100G"],
+     ["#SBATCH --gres=gpu:2", "#SBATCH --cpus-per-task=16", "#SBATCH --mem=100G"], 7),
+])
+def test_slurm_sizes_the_task_from_the_options(ctv_data, tmp_path, extra, lines, workers):
     _, splits = ctv_data
-    env = dict(os.environ, OMP_NUM_THREADS="1")
-    cmd = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node=2",
-           "-m", "baselines.ctv.cli", "run", "--splits", str(splits), "--runs-dir", str(tmp_path),
-           "--protocol", "loto", "--arch", "tiny_cnn", "--fold", "alpha", *TINY, "--epochs", "2"]
-    proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=300)
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert "device cpu x2" in proc.stdout and proc.stdout.count("done loto/tiny_cnn/alpha") == 1
-    out = tmp_path / "loto" / "tiny_cnn" / "alpha"
-    run = json.loads((out / "run.json").read_text())
-    assert run["device"]["world_size"] == 2
-    pred = pd.read_csv(out / "predictions.csv", keep_default_na=False)
+    out = tmp_path / "ctv.sbatch"
+    res = _invoke(["slurm", "--splits", str(splits), "--runs-dir", str(tmp_path / "runs"), "-o", str(out),
+                   "--partition", "cpu", "--preset", "demo", "--archs", "tiny_cnn", *extra])
+    assert res.exit_code == 0, res.output
+    text = out.read_text()
+    assert all(line + "\n" in text for line in lines), text
+    assert ("--gres" in text) == ("--gpus-per-task" in extra and "0" not in extra[extra.index("--gpus-per-task") + 1])
+    run_line = text.split('--fold "$FOLD" \\\n')[1].splitlines()[0]
+    assert run_line.split().count("--num-workers") == 1 and f"--num-workers {workers} " in run_line
+    assert ("--device cpu" in run_line) == ("--gres" not in text)
+    assert subprocess.run(["bash", "-n", str(out)]).returncode == 0
 
-    cfg = make_config("demo", protocol="loto", arch="tiny_cnn", fold="alpha", batch_size=8)
-    fold = load_fold(splits, "loto", "alpha")
-    model = build_model("tiny_cnn", 2, head_dropout=cfg.head_dropout)
-    model.load_state_dict(torch.load(out / "best.pt", weights_only=False)["model"])
-    from baselines.ctv.distributed import DistInfo
 
-    _, _, loaders, parts = _loaders(cfg, fold, 0, DistInfo(), torch.device("cpu"), print)
-    rt = Runtime(torch.device("cpu"), None, False, cfg.mean, cfg.std)
-    for split, key in (("val", "val_acc"), ("test", "test_acc")):
-        single = predict(model, loaders[split], rt)
-        assert run[key] == pytest.approx(accuracy(single), abs=1e-12)
-        mine = pred[pred["split"] == split].set_index("image_id")
-        ids = parts[split]["image_id"].to_numpy()[single["index"]]
-        assert (mine.loc[ids, "predicted_label"].to_numpy() == [fold.classes[p] for p in single["pred"]]).all()
-        assert mine.loc[ids, "confidence"].to_numpy() == pytest.approx(single["conf"], abs=2e-6)
-    hist = [json.loads(line) for line in (out / "history.jsonl").read_text().splitlines()]
-    assert [h["epoch"] for h in hist] == [1, 2]
+def test_slurm_says_a_gpu_is_the_default_when_none_was_asked_for(ctv_data, tmp_path):
+    _, splits = ctv_data
+    out = tmp_path / "ctv.sbatch"
+    res = _invoke(["slurm", "--splits", str(splits), "--runs-dir", str(tmp_path / "runs"), "-o", str(out),
+                   "--partition", "cpu", "--preset", "demo", "--archs", "tiny_cnn"])
+    assert res.exit_code == 0 and "#SBATCH --gres=gpu:1\n" in out.read_text()
+    assert "note: 1 GPU per task by default; a CPU partition: --gpus-per-task 0" in res.output
+
+
+def test_slurm_refuses_fewer_cpus_than_ranks_and_workers(ctv_data, tmp_path):
+    _, splits = ctv_data
+    res = _invoke(["slurm", "--splits", str(splits), "--runs-dir", str(tmp_path / "runs"), "-o",
+                   str(tmp_path / "x.sbatch"), "--gpus-per-task", "2", "--cpus-per-task", "4", "--num-workers", "4"])
+    assert res.exit_code == 2 and "[bad_option] --cpus-per-task 4 is fewer than 2 rank(s)" in res.output
 
 
 def test_slurm_refuses_an_existing_script_unless_overwrite(ctv_data, tmp_path):

@@ -19,6 +19,7 @@ from matplotlib.lines import Line2D  # noqa: E402
 from scoring.authoring.definitions import load_competition  # noqa: E402
 from scoring.cli.main import cli  # noqa: E402
 from scoring.ctv import plots  # noqa: E402
+from scoring.ctv.arch_colours import arch_colour  # noqa: E402
 from scoring.ctv.results_table import read_results  # noqa: E402
 from scoring.writing.figures import pyplot  # noqa: E402
 from scoring.leaderboard import plots as lb_plots  # noqa: E402
@@ -91,10 +92,16 @@ def test_the_vtg_box_plot_has_a_legend_entry_for_every_mark():
     ax = fig.axes[0]
     handles = ax.get_legend().legend_handles
     labels = [t.get_text() for t in ax.get_legend().get_texts()]
-    # what the axes hold: the points (one collection per box), medians, means, boxes, whiskers, the zero line
-    assert len(handles) == 6 and labels[:3] == ["one team (its run)", "median", "mean"]
+    # what the axes hold: the points (one collection per box, in its arch's colour), medians, means, boxes,
+    # whiskers, the zero line
+    archs = ["densenet121", "swin_tiny"]
+    assert len(handles) == 7 and labels[:4] == [f"one team (its run), {a}" for a in archs] + ["median", "mean"]
     assert any(isinstance(c, PathCollection) for c in ax.collections)
     by_label = dict(zip(labels, handles))
+    point_colours = {tuple(np.round(c.get_facecolor()[0][:3], 3)) for c in ax.collections}
+    from matplotlib.colors import to_rgb
+
+    assert point_colours == {tuple(np.round(to_rgb(arch_colour(a)), 3)) for a in archs}
     lines = [line for line in ax.get_lines()]
     median_colours = {line.get_color() for line in lines if line.get_linestyle() == "-" and line.get_marker() in
                       ("None", "", None) and len(set(np.asarray(line.get_ydata(), dtype=float))) == 1
@@ -139,7 +146,79 @@ def test_epoch_ticks_are_whole_numbers(epochs):
         ticks = [t for t in ax.get_xticks() if lo <= t <= hi]
         assert ticks and all(float(t).is_integer() for t in ticks), (epochs, ticks)
         assert all(label.get_text().lstrip("−-").isdigit() for label in ax.get_xticklabels() if label.get_text())
-    assert len(fig.axes[-1].get_legend().get_texts()) == 4  # train, val, test and the std band
+    legend = fig.axes[-1].get_legend()
+    assert len(legend.get_texts()) == 3  # train, val, test: each its line over its band
+    pyplot().close(fig)
+
+
+def test_learning_curve_swatches_are_the_bands_and_lines_they_label_and_panels_share_a_y_range():
+    from matplotlib.collections import PolyCollection
+    from matplotlib.colors import to_rgba
+
+    fig = plots.draw_learning_curves(_curves([1, 2, 3]))
+    axes = fig.axes
+    assert len({ax.get_ylim() for ax in axes}) == 1  # panels read against each other: one range
+    band_colours = {to_rgba(c.get_facecolor()[0]) for ax in axes for c in ax.collections
+                    if isinstance(c, PolyCollection)}
+    line_colours = {to_rgba(line.get_color()) for ax in axes for line in ax.get_lines()}
+    legend = axes[-1].get_legend()
+    swatch_bands = {to_rgba(h.get_facecolor()) for h in legend.legend_handles}  # each swatch: band under line
+    assert len(band_colours) == 3 and swatch_bands == band_colours  # colour and transparency as drawn
+    assert {to_rgba(c)[:3] for c in band_colours} == {to_rgba(c)[:3] for c in line_colours}
+    assert {to_rgba(c)[:3] for c in line_colours} == {to_rgba(plots.SPLIT_COLOURS[s])[:3] for s in
+                                                      ("train", "val", "test")}
+    pyplot().close(fig)
+
+
+def test_a_split_without_predictions_is_named_where_its_bar_would_be():
+    from scoring.ctv import paper_figures
+    from scoring.ctv.runs import read_runs
+    from scoring.ctv.summarize import summarize
+
+    runset = read_runs([RUNS])
+    groups = paper_figures.split_accuracy(runset.runs, summarize(runset.results_table()).ddof)
+    fig = plots.draw_split_bars(groups)
+    texts = [t.get_text() for t in fig.axes[0].texts]
+    assert texts.count("no train predictions") == sum(not g["train"]["n_runs"] for g in groups) > 0
+    pyplot().close(fig)
+
+
+def test_an_architecture_has_one_colour_in_every_figure():
+    from matplotlib.colors import to_hex
+
+    table = read_results(RESULTS)
+    seen: dict[str, set] = {}
+    for protocol in ("TOTO", "LOTO"):
+        fig = plots.draw_team_bars(table, protocol)
+        for handle, text in zip(fig.axes[0].get_legend().legend_handles, fig.axes[0].get_legend().get_texts()):
+            if text.get_text().endswith(" test"):
+                seen.setdefault(text.get_text()[:-5], set()).add(to_hex(handle.get_facecolor()))
+        pyplot().close(fig)
+    assert seen and all(colours == {arch_colour(a)} for a, colours in seen.items())
+    # keyed by the name, not by the order: swin_tiny alone or after swin_base, the same colour
+    assert arch_colour("swin_tiny") != arch_colour("swin_base") and arch_colour("x1") == arch_colour("x1")
+
+
+def test_heatmap_numbers_have_the_tables_decimals():
+    from scoring.ctv.cross_team_matrix import toto_matrices
+    from scoring.ctv.runs import read_runs
+    from scoring.text.tables import fmt
+
+    m = toto_matrices(read_runs([RUNS]).runs)[0]
+    for digits in (0, 2):
+        fig = plots.draw_heatmap(m, digits=digits)
+        texts = {t.get_text().split("\n")[0] for t in fig.axes[0].texts}
+        assert texts == {fmt(v, digits) for v in m.values.ravel() if v == v}
+        pyplot().close(fig)
+
+
+def test_a_zero_width_interval_is_drawn_as_a_bar(boards):
+    fig = lb_plots.draw_scores_chart(boards[0.05])
+    ax = fig.axes[0]
+    zero = [e for e in boards[0.05].scored for s in (e.public, e.private) if s is not None and s.ci_low == s.ci_high]
+    bars = [line for line in ax.get_lines() if line.get_marker() == "|"]
+    assert zero and len(bars) == sum(1 for e in boards[0.05].scored for s in (e.public, e.private)
+                                     if s is not None and s.ci_low == s.ci_high)
     pyplot().close(fig)
 
 

@@ -1,0 +1,157 @@
+"""Where a run's random numbers come from (``--seed-stream``), one object per stream.
+
+The runner calls the same hooks whatever the stream (before the model is built, before each epoch,
+around the final predictions, at the end); what each hook does is the stream's.
+
+* ``FoldStream`` (``fold``, the kit's): the fold's seed is ``sha256(seed|protocol|fold)``; the model is
+  initialised from ``(seed, "init")``, each epoch reseeds from ``(seed, "epoch", e, rank)``, and the
+  training order is ``EpochBatches`` (one permutation per epoch, split over the ranks without padding).
+  A fold's result depends on nothing run before it, so folds run in parallel and resume exactly.
+* ``SweepStream`` (``sweep``, the official preset's): the public script's one stream per sweep
+  (``baselines.ctv.stream``): seeded once at the first fold, each fold continuing where the previous left
+  the generators, the script's own loaders (``shuffle=True`` from torch's global generator, its eval batch
+  sizes), its discarded iterator per epoch and its loader draws after training. One process only.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from pathlib import Path
+
+import torch
+from torch.utils.data import DataLoader
+
+from baselines.ctv import stream
+from baselines.ctv.config import TrainConfig
+from baselines.ctv.distributed import DistInfo, EpochBatches
+from baselines.ctv.errors import CTVError
+from baselines.ctv.manifest import list_folds
+from baselines.ctv.seeding import derive_seed, fold_seed, seed_everything
+
+
+class FoldStream:
+    kind = "fold"
+    script_init = False  # the kit's model initialisation
+    prefetch_factor = 4  # batches each loader worker prepares ahead
+
+    def __init__(self, cfg: TrainConfig, info: DistInfo):
+        self.cfg, self.info = cfg, info
+        self.seed = fold_seed(cfg.seed, cfg.protocol, cfg.fold)
+        self.sampler: EpochBatches | None = None
+
+    def begin(self, out: Path, splits_dir, *, resuming: bool, continue_stream: bool) -> str:
+        return ""
+
+    def before_model(self) -> None:
+        seed_everything(derive_seed(self.seed, "init"))
+
+    def train_loader(self, dataset, common: dict, min_per_rank: int) -> DataLoader:
+        self.sampler = EpochBatches(len(dataset), self.cfg.batch_size, self.seed, self.info,
+                                    drop_last=self.cfg.drop_last, min_per_rank=min_per_rank)
+        return DataLoader(dataset, batch_sampler=self.sampler, **common)
+
+    def eval_batch(self) -> int:
+        return max(1, self.cfg.batch_size // self.info.world) * 2
+
+    def resumed(self, ck: dict) -> str | None:
+        return None  # every epoch reseeds: nothing to restore
+
+    def before_epoch(self, epoch: int, loader) -> None:
+        seed_everything(derive_seed(self.seed, "epoch", epoch, self.info.rank))
+        self.sampler.set_epoch(epoch)
+
+    def step_sizes(self) -> list[int] | None:
+        return self.sampler.global_sizes()
+
+    def test_not_evaluated(self) -> None:
+        pass
+
+    def checkpoint_state(self) -> dict | None:
+        return None
+
+    @contextlib.contextmanager
+    def predictions(self):
+        yield
+
+    def hand_on(self, out: Path) -> None:
+        pass
+
+    def record(self, note: str) -> dict:
+        return {"kind": self.kind}
+
+
+class SweepStream:
+    kind = "sweep"
+    script_init = True  # the script's model initialisation order
+    prefetch_factor = 2  # the script's loaders (PyTorch's default), train and eval
+
+    def __init__(self, cfg: TrainConfig, info: DistInfo):
+        if info.enabled:
+            raise CTVError("bad_option", "--seed-stream sweep is the script's single-process stream; under "
+                           "torchrun use --seed-stream fold")
+        self.cfg, self.info = cfg, info
+        self.seed = cfg.seed
+
+    def begin(self, out: Path, splits_dir, *, resuming: bool, continue_stream: bool) -> str:
+        note = ""
+        if not resuming:
+            folds = list_folds(splits_dir, self.cfg.protocol)
+            i = folds.index(self.cfg.fold) if self.cfg.fold in folds else 0
+            prev = out.parent / folds[i - 1] if i else None
+            note = stream.start(self.cfg.seed, folds, self.cfg.fold, prev, continue_stream=continue_stream)
+        # the script's cuDNN flags (set_random_seeds), whatever --deterministic says
+        torch.backends.cudnn.deterministic, torch.backends.cudnn.benchmark = True, False
+        return note
+
+    def before_model(self) -> None:
+        pass  # the stream goes on from where the previous fold (or the seeding) left it
+
+    def train_loader(self, dataset, common: dict, min_per_rank: int) -> DataLoader:
+        # the script's loaders (S:846-855, 1102-1110): shuffle=True draws its permutation from torch's
+        # global generator; manifests list train rows in the script's dataset order
+        return DataLoader(dataset, batch_size=self.cfg.batch_size, shuffle=True, drop_last=self.cfg.drop_last,
+                          **common)
+
+    def eval_batch(self) -> int:
+        return 4 * self.cfg.batch_size if self.cfg.protocol == "toto" else self.cfg.batch_size  # S:846-855
+
+    def resumed(self, ck: dict) -> str | None:
+        stream.restore(ck["stream"])
+        return "resumed from the stream saved in last.pt"
+
+    def before_epoch(self, epoch: int, loader) -> None:
+        # the script iterates tqdm.auto.tqdm(train_loader) (S:579); that tqdm (tqdm.asyncio's) calls
+        # iter(loader) in its constructor, and its loop calls it again: one discarded iterator per epoch,
+        # which takes a base seed (and, with workers, prefetches) from the stream. Made here the same way.
+        iter(loader)
+
+    def step_sizes(self) -> list[int] | None:
+        return None  # one process: no share to weight
+
+    def test_not_evaluated(self) -> None:
+        stream.loader_draws(1)  # the script evaluates the test split every epoch (S:640)
+
+    def checkpoint_state(self) -> dict | None:
+        return stream.capture()
+
+    @contextlib.contextmanager
+    def predictions(self):
+        """The kit predicts through its own loaders: the state from before them, then the script's draws."""
+        before = stream.capture()
+        yield
+        stream.restore(before)
+        stream.after_training(persistent_test_workers=self.cfg.num_workers > 0 and self.cfg.persistent_workers
+                              and not self.cfg.deterministic)
+
+    def hand_on(self, out: Path) -> None:
+        stream.save_after(out)  # before run.json: a finished fold always hands its stream on
+
+    def record(self, note: str) -> dict:
+        return {"kind": self.kind, "start": note}
+
+
+SEED_STREAMS = {"fold": FoldStream, "sweep": SweepStream}
+
+
+def seed_stream_for(cfg: TrainConfig, info: DistInfo):
+    return SEED_STREAMS[cfg.seed_stream](cfg, info)
