@@ -255,7 +255,7 @@ def test_a_kit_run_loads_bytes_and_trains_on_batches_augmented_on_the_device(ctv
     _, splits = ctv_data
     cfg = tiny_config(epochs=2)
     fold = load_fold(splits, cfg.protocol, cfg.fold)
-    train, _, _, _ = _loaders(cfg, fold, 0, DistInfo(), torch.device("cpu"), print)
+    train, _, _ = _loaders(cfg, fold, DistInfo(), torch.device("cpu"), print)
     x, _, _ = next(iter(train))
     assert x.dtype == torch.uint8 and x.shape[1:] == (3, cfg.resize_size, cfg.resize_size)
     seen = []
@@ -267,6 +267,6 @@ def test_a_kit_run_loads_bytes_and_trains_on_batches_augmented_on_the_device(ctv
     official = make_config("official", **{k: getattr(cfg, k) for k in ("arch", "protocol", "fold", "img_size",
                                                                         "resize_size", "batch_size")},
                            pretrained=False, compile=False, num_workers=0)
-    script_train, _, _, _ = _loaders(official, fold, 0, DistInfo(), torch.device("cpu"), print)
+    script_train, _, _ = _loaders(official, fold, DistInfo(), torch.device("cpu"), print)
     xs, _, _ = next(iter(script_train))
     assert xs.dtype == torch.float32 and xs.shape[1:] == (3, cfg.img_size, cfg.img_size)

@@ -16,7 +16,7 @@ from baselines.ctv.precision import BF16, FP16, OFF, precision_for
 from baselines.ctv.seed_streams import FoldStream, SweepStream, seed_stream_for
 from baselines.ctv.selection import SELECTIONS, BestKeeper
 
-RUNNER = Path(__file__).resolve().parents[2] / "baselines" / "ctv" / "runner.py"
+RUNNER = Path(__file__).resolve().parents[3] / "baselines" / "ctv" / "runner.py"
 
 
 def test_each_preset_picks_its_components():

@@ -104,7 +104,7 @@ def test_resume_after_a_kill_reaches_the_uninterrupted_result(reference, ctv_dat
 
 def test_finished_run_is_skipped_and_other_settings_are_refused(reference, ctv_data):
     out, _ = reference
-    runs = out.parents[3]
+    runs = out.parents[2]
     before = (out / "run.json").read_bytes()
     again = run_fold(tiny_config(eval_test_every_epoch=True), ctv_data[1], runs, log=_quiet, progress=False)
     assert again["status"] == "skipped"
