@@ -19,7 +19,8 @@ from .matching import align
 from .metrics import multiclass, multilabel
 from .problems import OptionError, ProblemLog
 from .reading.solution import Solution, load_solution
-from .reading.submission import CheckedIds, Submission, read_submission
+from .reading.id_cells import CheckedIds
+from .reading.submission import Submission, read_submission
 from .reading.uploads import unpack
 from .report import Metrics, ReportProblem, ScoreReport
 
