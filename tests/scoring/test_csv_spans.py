@@ -344,7 +344,7 @@ def test_plainly_valid_ids_are_those_check_ids_accepts(ids, pattern):
     check_ids(ids, np.arange(2, len(ids) + 2), 1, SimpleNamespace(id_pattern=pattern), log)
     if checked.plainly_valid():
         assert not log.has_errors
-    if pattern in ("[A-Za-z0-9][A-Za-z0-9_.-]*", "[a-z][a-z0-9/-]*", "[B=][-2A1]*", r"[a-z]\d") \
+    if pattern in ("[A-Za-z0-9][A-Za-z0-9_.-]*", "[a-z][a-z0-9/-]*", "[B=][-2A1]*") \
             and not log.has_errors:
         assert checked.plainly_valid()  # patterns of these shapes take the shortcut whenever the ids are fine
 
