@@ -106,13 +106,16 @@ def _parse(raw: bytes, *, delimiter: str, required: Sequence[str], optional: Seq
     if not first_line.strip():
         log.error("missing_column", f"the first line is empty; it must be the header {expected_header!r}", line=1)
         return None, None
+    expected_delimiter = delimiter  # (messages name the header the competition expects)
     if delimiter not in first_line:
         for cand in _CANDIDATE_DELIMITERS:
             if cand != delimiter and cand in first_line:
                 log.error("wrong_delimiter",
                           f"columns are separated by {delimiter_name(cand)} but this {what} expects "
                           f"{delimiter_name(delimiter)}; expected header: {expected_header!r}", line=1)
-                return None, None
+                # read on with the delimiter the file has: its other problems are named in the same round
+                delimiter = cand
+                break
 
     # the header alone first: a regular file never needs the csv module beyond it
     removed = 0  # blanks taken out after closing quotes (each named: space_after_quote)
@@ -136,7 +139,7 @@ def _parse(raw: bytes, *, delimiter: str, required: Sequence[str], optional: Seq
     if removed:  # read the rest of the file after the mended header
         first_bytes = raw if end < 0 else raw[:end]
         raw = first_line.encode("utf-8") + raw[len(first_bytes.rstrip(b"\r")):]
-    if not _check_header(header, required, optional, allow_extra, delimiter, log):
+    if not _check_header(header, required, optional, allow_extra, expected_delimiter, log):
         return None, None
     n_fields = len(header)
     # Bound the work before tokenising (memory too: numpy's spans cost several int64 per field): with more
@@ -361,19 +364,37 @@ def _check_header(header: list[str], required: Sequence[str], optional: Sequence
         log.error("missing_column", f"the first line reads {delimiter.join(header)[:80]!r}, not a header: the file "
                   f"must start with the header line {delimiter.join(required)!r}", line=1)
         return False
+    renamed = _renamed_columns(header, required, [r for r in required if r not in seen], extras)
     for name in required:
         if name not in seen:
-            close = [h for h in extras if h.strip().lower() == name.lower()] or difflib.get_close_matches(
-                name, extras, n=1, cutoff=0.5)
-            hint = f"; found {close[0]!r} instead: rename it to {name!r}" if close else ""
+            hint = f"; found {renamed[name]!r} instead: rename it to {name!r}" if name in renamed else ""
             log.error("missing_column", f"required column {name!r} is missing{hint}", line=1)
             ok = False
     if not allow_extra:
         for name in extras:
-            close = difflib.get_close_matches(name, [r for r in required if r not in seen], n=1, cutoff=0.5)
-            if close or any(name.strip().lower() == r.lower() for r in required if r not in seen):
+            if name in renamed.values():
                 continue  # already reported as the misnamed required column
             log.error("extra_column", f"column {name!r} is not accepted; the columns are {', '.join(required)}",
                       line=1, column=seen[name])
             ok = False
     return ok
+
+
+def _renamed_columns(header: list[str], required: Sequence[str], missing: list[str], extras: list[str]
+                     ) -> dict[str, str]:
+    """For each missing required column, the header's column that most likely stands for it: the same name
+    in another case or spacing, else a close spelling, else the column in its place (``"id","species"``:
+    ``id`` stands where ``quadrat_id`` should). Each column of the header stands for one at most."""
+    unused = list(extras)
+    found: dict[str, str] = {}
+    for name in missing:
+        close = [h for h in unused if h.strip().lower() == name.lower()] or difflib.get_close_matches(
+            name, unused, n=1, cutoff=0.5)
+        if close:
+            found[name] = close[0]
+            unused.remove(close[0])
+    for k, name in enumerate(required):
+        if name in missing and name not in found and k < len(header) and header[k] in unused:
+            found[name] = header[k]
+            unused.remove(header[k])
+    return found
