@@ -57,7 +57,8 @@ CODES: dict[str, str] = {
     "unknown_label": "A label is not in the competition's vocabulary.",
     "too_many_labels": "A row predicts more labels than the competition allows.",
     "duplicate_label": "Warning: a label repeats within one list; it counts once.",
-    "too_many_problems": "Only the first problems of this kind are listed.",
+    "too_many_problems": ("Only the first problems of this kind are listed; a message said word for word on many "
+                          "lines is shown on its first three, then once with the count and the other lines."),
     "rows_invalid": ("Some rows break the format; said instead of the row-level problems where a grader is handed "
                      "one split at a time (Kaggle), so that no message reveals the split: run `agrieval validate`."),
     # uploads (zip archives and upload folders, reading/uploads.py) and the grading guard (guard.py)
