@@ -32,8 +32,8 @@ def test_a_file_in_the_wrong_delimiter_is_read_with_its_own_and_its_other_proble
 
 def test_the_real_2024_file_under_2025_names_its_delimiter_and_its_renamed_id_column():
     sub = read_submission(REAL / "plantclef2024_submission_dsgt_run_v1.csv", PC25)
-    assert [p.code for p in sub.errors] == ["missing_column", "wrong_delimiter"]
-    assert sub.errors[0].message == ("required column 'quadrat_id' is missing; found 'plot_id' instead: rename it "
+    assert [p.code for p in sub.errors] == ["wrong_delimiter", "missing_column"]
+    assert sub.errors[1].message == ("required column 'quadrat_id' is missing; found 'plot_id' instead: rename it "
                                      "to 'quadrat_id'")
 
 
@@ -81,3 +81,14 @@ def test_the_cli_prints_the_grouped_lines_in_the_documented_shape(tmp_path):
     out = CliRunner().invoke(cli, ["validate", str(path), "-c", "plantclef2025"]).output.splitlines()
     assert [line.split(" error ")[0] for line in out[:4]] == ["names.csv:2:2:", "names.csv:3:2:", "names.csv:4:2:",
                                                              "names.csv:"]
+
+
+def test_a_row_short_of_fields_and_a_renamed_column_are_placed_by_column():
+    """Every error that names a cell of the file says its line and column: the field a short row lacks, the
+    header field to rename."""
+    short = read_submission(b"quadrat_id,species_ids\nq1,[1355868]\nq2\n", PC25)
+    assert [(p.code, p.line, p.column) for p in short.errors] == [("ragged_row", 3, 2)]
+    renamed = read_submission(b'"species_ids","id"\n"[1355868]","q1"\n', PC25)
+    assert [(p.code, p.line, p.column) for p in renamed.errors] == [("missing_column", 1, 2)]
+    assert renamed.errors[0].render().startswith("<input>:1:2: error [missing_column]") or \
+        renamed.errors[0].render().startswith("submission.csv:1:2: error [missing_column]")

@@ -270,7 +270,7 @@ def _read_rows(reader, text: str, n_fields: int, max_rows: int, max_cell_chars: 
         if len(rec) != n_fields:
             log.error("ragged_row", f"this row has {len(rec)} fields but the header has {n_fields} "
                       f"(separator {delimiter_name(delimiter)}; a list with commas must be quoted)",
-                      line=start, column=n_fields + 1 if len(rec) > n_fields else None)
+                      line=start, column=n_fields + 1 if len(rec) > n_fields else len(rec) + 1)
             skipped.append((start, rec))
             continue
         if len(rows) >= max_rows:
@@ -368,7 +368,8 @@ def _check_header(header: list[str], required: Sequence[str], optional: Sequence
     for name in required:
         if name not in seen:
             hint = f"; found {renamed[name]!r} instead: rename it to {name!r}" if name in renamed else ""
-            log.error("missing_column", f"required column {name!r} is missing{hint}", line=1)
+            log.error("missing_column", f"required column {name!r} is missing{hint}", line=1,
+                      column=seen[renamed[name]] if name in renamed else None)
             ok = False
     if not allow_extra:
         for name in extras:
@@ -384,7 +385,8 @@ def _renamed_columns(header: list[str], required: Sequence[str], missing: list[s
                      ) -> dict[str, str]:
     """For each missing required column, the header's column that most likely stands for it: the same name
     in another case or spacing, else a close spelling, else the column in its place (``"id","species"``:
-    ``id`` stands where ``quadrat_id`` should). Each column of the header stands for one at most."""
+    ``id`` stands where ``quadrat_id`` should), else the one column left over for the one column missing.
+    Each column of the header stands for one at most."""
     unused = list(extras)
     found: dict[str, str] = {}
     for name in missing:
@@ -397,4 +399,7 @@ def _renamed_columns(header: list[str], required: Sequence[str], missing: list[s
         if name in missing and name not in found and k < len(header) and header[k] in unused:
             found[name] = header[k]
             unused.remove(header[k])
+    left = [name for name in missing if name not in found]
+    if len(left) == 1 and len(unused) == 1:  # one column missing, one not accepted: that one
+        found[left[0]] = unused[0]
     return found
