@@ -15,7 +15,6 @@ import numpy as np
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-import pytest
 
 from scoring.runtime.reading import cell_keys, csv_spans, digit_lists
 from scoring.runtime.reading.label_cells import parse_cell

@@ -1,7 +1,7 @@
 """Read a participant's submission strictly: bytes in, ids and labels or problems out.
 
 Every problem has a stable code and a line/column; messages never depend on the
-solution (id checks against the solution live in ``scoring/matching.py``).
+solution (id checks against the solution live in ``scoring/runtime/matching.py``).
 """
 
 from __future__ import annotations
