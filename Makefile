@@ -7,10 +7,8 @@ BIN := $(VENV)/bin
 SCORING := $(VENV)/.agrieval-scoring
 ALL := $(VENV)/.agrieval-all
 BENCH := $(VENV)/.agrieval-bench
-NATIVE := $(VENV)/.agrieval-native
-NATIVE_SOURCES := native/pyproject.toml native/setup.py native/agrieval_native/__init__.py native/agrieval_native/_reader.c
 
-.PHONY: demo test test-runtime platform-venvs bench magick clean-venv native-or-numpy
+.PHONY: demo test test-runtime platform-venvs bench magick clean-venv
 
 $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
@@ -24,17 +22,7 @@ $(ALL): pyproject.toml constraints.txt | $(VENV)/bin/python
 	$(BIN)/python -m pip install --quiet -c constraints.txt -e '.[all]'
 	touch $(SCORING) $(ALL)
 
-# The compiled readers (native/, a distribution of its own so that agrieval's wheel stays pure Python for
-# the grading platforms): the same answers as the numpy readers, faster. Needs a C compiler; without one
-# `make demo` goes on with the numpy readers, and `make test` stops (its tests require them).
-$(NATIVE): $(NATIVE_SOURCES) | $(VENV)/bin/python
-	$(BIN)/python -m pip install --quiet ./native
-	touch $(NATIVE)
-
-native-or-numpy: | $(VENV)/bin/python
-	@$(MAKE) --no-print-directory $(NATIVE) || echo "note: agrieval-native did not build (no C compiler?): scoring uses the numpy readers (same results, slower)" >&2
-
-demo: $(SCORING) native-or-numpy
+demo: $(SCORING)
 	@$(BIN)/agrieval demo
 	@echo
 	@echo "next: put agrieval on your PATH in this shell with   . $(VENV)/bin/activate"
@@ -42,8 +30,8 @@ demo: $(SCORING) native-or-numpy
 
 # The whole suite on this Python, then the grading runtime's own tests under every interpreter of
 # .ci/interpreters (the grading platforms' Pythons, numpy only), each in its own venv.
-test: $(ALL) $(NATIVE) platform-venvs
-	AGRIEVAL_REQUIRE_PLATFORMS=1 AGRIEVAL_REQUIRE_NATIVE=1 $(BIN)/python -m pytest -q -p no:cacheprovider
+test: $(ALL) platform-venvs
+	AGRIEVAL_REQUIRE_PLATFORMS=1 $(BIN)/python -m pytest -q -p no:cacheprovider
 	$(MAKE) --no-print-directory test-runtime
 
 platform-venvs:
@@ -55,7 +43,7 @@ test-runtime: platform-venvs
 		PYTHONPATH=$(CURDIR) $$venv/bin/python -m pytest -q -p no:cacheprovider tests/scoring/runtime || exit 1; \
 	done
 
-$(BENCH): $(ALL) $(NATIVE)
+$(BENCH): $(ALL)
 	$(BIN)/python -m pip install --quiet -c constraints.txt -e '.[all,bench]'
 	touch $(BENCH)
 

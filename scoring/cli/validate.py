@@ -53,10 +53,18 @@ def validate(submission: Path, competition: str, solution: Path | None, ids_file
                 click.echo(f"{name}: ids not checked: no row could be read")
             verdict = (f"{name}: INVALID ({len(errors)} error(s), {len(warnings)} warning(s))" if errors
                        else f"{name}: valid for {definition.name} ({len(warnings)} warning(s))")
+            if not (solution or ids_file):
+                verdict += f"; {IDS_NOT_CHECKED}"
             click.echo(verdict)
         return EXIT_REJECTED if errors else EXIT_OK
 
     run_guarded(competition, as_json, body)
+
+
+# Said in the verdict when no test ids were given: a file missing ids is otherwise "valid" here and refused
+# by the grader, a second round for the participant.
+IDS_NOT_CHECKED = ("ids not checked: add --ids sample_submission.csv (the organizers' sample submission, or a list "
+                   "of the test ids) to check that every test id is there and no other")
 
 
 def _read_ids(path: Path, definition) -> list[str]:

@@ -11,11 +11,31 @@ from collections.abc import Container, Iterable, Sequence
 
 import numpy as np
 
-from .problems import ProblemLog
+from .problems import Problem, ProblemLog
 from .reading.solution import Solution
 from .reading.submission import Submission
 
 _SHOW = 5
+# problems that refuse the id on their line: that row's id is not called unknown as well
+REFUSED_ID = frozenset({"missing_id", "invalid_id", "repeated_header"})
+
+
+def id_problems_beside(sub: Submission, test_ids: Sequence[str], file: str | None) -> list[Problem]:
+    """The missing and unknown ids of a submission whatever its other problems (an empty list when no row
+    could be read), so that one round names every problem."""
+    if not (sub.n_rows or sub.unread_ids):
+        return []
+    log = ProblemLog(file=file)
+    refused = {p.line for p in sub.problems if p.code in REFUSED_ID}
+    report_mismatch(sub.ids, sub.lines, test_ids, log, present=sub.unread_ids, skip_lines=refused)
+    return log.finish()
+
+
+def in_report_order(problems: Sequence[Problem]) -> list[Problem]:
+    """As ``ProblemLog.finish`` sorts: errors first, the summaries of truncated codes last among them, then by
+    place."""
+    return sorted(problems, key=lambda p: (p.severity != "error", p.code == "too_many_problems", p.line or 0,
+                                           p.column or 0, p.code))
 
 
 def align(sub: Submission, sol: Solution, log: ProblemLog) -> np.ndarray | None:

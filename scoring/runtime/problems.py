@@ -59,7 +59,8 @@ CODES: dict[str, str] = {
     "unknown_label": "A label is not in the competition's vocabulary.",
     "too_many_labels": "A row predicts more labels than the competition allows.",
     "duplicate_label": "Warning: a label repeats within one list; it counts once.",
-    "too_many_problems": "Only the first problems of this kind are listed.",
+    "too_many_problems": ("Only the first problems of this kind are listed; a message said word for word on many "
+                          "lines is shown on its first three, then once with the count and the other lines."),
     "rows_invalid": ("Some rows break the format; said instead of the row-level problems where a grader is handed "
                      "one split at a time (Kaggle), so that no message reveals the split: run `agrieval validate`."),
     # uploads (zip archives and upload folders, reading/uploads.py) and the grading guard (guard.py)
@@ -125,21 +126,36 @@ class Problem:
 
 @dataclass
 class ProblemLog:
-    """Collects problems, keeping at most ``per_code`` of each code.
+    """Collects problems, keeping at most ``per_code`` of each code, and at most ``same_shown`` of one message.
 
     Files with an error on every one of 200,000 rows must not produce 200,000
-    messages; the overflow is summarised by one ``too_many_problems`` entry.
+    messages; the overflow is summarised by one ``too_many_problems`` entry per
+    code. A message said word for word on many lines (thirteen rows of the same
+    species names, an empty id on every row) is shown on its first few lines,
+    then once more with the count and the lines of the others.
     """
 
     file: str | None = None
     per_code: int = 20
+    same_shown: int = 3
     problems: list[Problem] = field(default_factory=list)
     _counts: dict[str, int] = field(default_factory=dict)
+    _listable: dict[str, int] = field(default_factory=dict)
+    # (code, severity, message) -> the lines of that message beyond its first ``same_shown``
+    _same: dict[tuple, list] = field(default_factory=dict)
+    _said: dict[tuple, int] = field(default_factory=dict)
 
     def add(self, code: str, message: str, *, severity: Severity = "error",
             line: int | None = None, column: int | None = None) -> None:
-        n = self._counts.get(code, 0) + 1
-        self._counts[code] = n
+        self._counts[code] = self._counts.get(code, 0) + 1
+        key = (code, severity, message)
+        said = self._said.get(key, 0)
+        self._said[key] = said + 1
+        if said >= self.same_shown:
+            self._same.setdefault(key, []).append(line)
+            return
+        n = self._listable.get(code, 0) + 1
+        self._listable[code] = n
         if n <= self.per_code:
             self.problems.append(Problem(code, message, severity, line, column, self.file))
 
@@ -150,14 +166,23 @@ class ProblemLog:
         self.add(code, message, severity="warning", line=line, column=column)
 
     def finish(self) -> list[Problem]:
-        """Return the problems, with one summary per truncated code, errors first."""
+        """Return the problems, with one summary per truncated code and per message said many times, errors
+        first."""
         out = list(self.problems)
         for code, n in sorted(self._counts.items()):
-            if n > self.per_code:
+            listable = self._listable.get(code, 0)
+            if listable > self.per_code:
                 sev = next(p.severity for p in self.problems if p.code == code)
                 out.append(Problem("too_many_problems",
-                                   f"{n - self.per_code} more [{code}] problems not listed ({n} in all).",
+                                   f"{listable - self.per_code} more [{code}] problems not listed ({n} in all).",
                                    sev, None, None, self.file))
+        for (code, sev, message), lines in self._same.items():
+            shown = ", ".join(str(x) for x in lines[:10] if x is not None)
+            more = f" and {len(lines) - 10:,} more" if len(lines) > 10 else ""
+            where = f" (lines {shown}{more})" if shown else ""
+            out.append(Problem("too_many_problems",
+                               f"the same [{code}] message as above on {len(lines):,} more line(s){where}.",
+                               sev, None, None, self.file))
         return sorted(out, key=lambda p: (p.severity != "error", p.code == "too_many_problems",
                                           p.line or 0, p.column or 0, p.code))
 

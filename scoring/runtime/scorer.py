@@ -15,11 +15,12 @@ from pathlib import Path
 import numpy as np
 
 from .definition import CompetitionDefinition
-from .matching import align
+from .matching import align, id_problems_beside, in_report_order
 from .metrics import multiclass, multilabel
 from .problems import OptionError, ProblemLog
 from .reading.solution import Solution, load_solution
-from .reading.submission import CheckedIds, Submission, read_submission
+from .reading.id_cells import CheckedIds
+from .reading.submission import Submission, read_submission
 from .reading.uploads import unpack
 from .report import Metrics, ReportProblem, ScoreReport
 
@@ -165,6 +166,11 @@ def score_aligned(sub: Submission, sol: Solution, definition: CompetitionDefinit
                          n_rows=sub.n_rows, warnings=[ReportProblem.of(p) for p in sub.warnings],
                          errors=[ReportProblem.of(p) for p in sub.errors])
     if not sub.ok:
+        # the ids too, as ``validate --solution`` lists them: the participant fixes everything in one round
+        # (split-safe graders, Kaggle's, still say only ``rows_invalid``: ``split_safe``)
+        beside = [p for p in id_problems_beside(sub, sol.ids, sub.problems[0].file) if p.severity == "error"]
+        if beside:
+            report.errors = [ReportProblem.of(p) for p in in_report_order(sub.errors + beside)]
         return report, None
     log = ProblemLog(file=sub.problems[0].file if sub.problems else None)
     order = align(sub, sol, log)

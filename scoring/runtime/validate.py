@@ -10,15 +10,11 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from .definition import CompetitionDefinition
-from .matching import report_mismatch
-from .problems import Problem, ProblemLog
+from .matching import id_problems_beside, in_report_order
+from .problems import Problem
 from .reading.solution import Solution
 from .reading.submission import read_submission
 from .reading.uploads import unpack
-
-# problems that refuse the id on their line: that row's id is not called unknown as well
-_REFUSED_ID = frozenset({"missing_id", "invalid_id", "repeated_header"})
-
 
 def validate_file(path: str | Path | bytes, definition: CompetitionDefinition, solution: Solution | None = None,
                   *, filename: str | None = None, test_ids: Sequence[str] | None = None) -> list[Problem]:
@@ -43,13 +39,6 @@ def validate_and_say(path: str | Path | bytes, definition: CompetitionDefinition
         test_ids = solution.ids
     if test_ids is None or not (sub.n_rows or sub.unread_ids):
         return problems, False
-    log = ProblemLog(file=problems[0].file if problems else (upload.filename or filename or (
-        Path(path).name if not isinstance(path, bytes) else None)))
-    refused = {p.line for p in sub.problems if p.code in _REFUSED_ID}
-    report_mismatch(sub.ids, sub.lines, test_ids, log, present=sub.unread_ids, skip_lines=refused)
-    return sorted(problems + log.finish(), key=_order), True
-
-
-def _order(p: Problem) -> tuple:
-    # as ProblemLog.finish sorts: errors first, the summaries of truncated codes last among them, then by place
-    return (p.severity != "error", p.code == "too_many_problems", p.line or 0, p.column or 0, p.code)
+    file = problems[0].file if problems else (upload.filename or filename or (
+        Path(path).name if not isinstance(path, bytes) else None))
+    return in_report_order(problems + id_problems_beside(sub, test_ids, file)), True

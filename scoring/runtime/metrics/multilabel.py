@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..reading import native
 from ..reading.labelsets import LabelSets
 
 
@@ -42,19 +41,10 @@ class _Matches:
         top = max(int(y_true.labels.max()) if len(y_true.labels) else 0,
                   int(y_pred.labels.max()) if len(y_pred.labels) else 0)
         self.bits = max(top.bit_length(), 1)
-        # from the compiled matching: for each predicted label whether it is true, and tp per row (the
-        # keys are then made only if asked for)
-        self.matched = self.tp = None
-        self._y_pred = y_pred
         if not len(y_pred.labels) or not len(y_true.labels):
             self._keys = np.zeros(0, dtype=np.int64)
         elif self.n_rows.bit_length() + self.bits <= 62:
-            found = native.match_rows(y_true.indptr, y_true.labels, y_pred.indptr, y_pred.labels)
-            if found is not None:  # the compiled twin: each row's two sorted lists walked side by side
-                self.matched, self.tp = found
-                self._keys = None
-            else:
-                self._keys = self._merged_keys(y_true, y_pred)
+            self._keys = self._merged_keys(y_true, y_pred)
         else:  # labels too large for one int64 key: a two-key sort of the pairs, same idea
             rows = np.concatenate([y_true.row_of_label, y_pred.row_of_label])
             labels = np.concatenate([y_true.labels, y_pred.labels])
@@ -66,8 +56,6 @@ class _Matches:
 
     @property
     def keys(self) -> np.ndarray:
-        if self._keys is None:
-            self._keys = np.compress(self.matched, self._y_pred.keys(self.bits))
         return self._keys
 
     def _merged_keys(self, y_true: LabelSets, y_pred: LabelSets) -> np.ndarray:
@@ -95,8 +83,6 @@ class _Matches:
 def true_positives(y_true: LabelSets, y_pred: LabelSets, *, matches: _Matches | None = None) -> np.ndarray:
     """tp_i per row (``matches``: ``_Matches(y_true, y_pred)`` when already computed)."""
     matches = _Matches(y_true, y_pred) if matches is None else matches
-    if matches.tp is not None:
-        return matches.tp
     return np.bincount(matches.rows, minlength=matches.n_rows).astype(np.int64)
 
 
@@ -229,29 +215,12 @@ def _per_class_by_split(y_true: LabelSets, y_pred: LabelSets, matches: _Matches,
     n_splits for a row of no split)."""
     if not len(y_true.labels) + len(y_pred.labels):
         return [(np.zeros(0, dtype=np.int64),) * 3 for _ in range(n_splits)]
-    counted = _compiled_counts(y_true, y_pred, matches, split_of_row, n_splits, class_codes)
-    if counted is None:
-        counted = _counts(y_true, y_pred, matches, split_of_row, n_splits, class_codes)
-    true_c, pred_c, tp_c = counted
+    true_c, pred_c, tp_c = _counts(y_true, y_pred, matches, split_of_row, n_splits, class_codes)
     out = []
     for k in range(n_splits):
         present = np.flatnonzero(true_c[k] + pred_c[k])
         out.append((tp_c[k][present], true_c[k][present], pred_c[k][present]))
     return out
-
-
-def _compiled_counts(y_true: LabelSets, y_pred: LabelSets, matches: _Matches, split_of_row: np.ndarray,
-                     n_splits: int, class_codes: np.ndarray | None) -> list[np.ndarray] | None:
-    """``_counts`` by the compiled twin, one pass over each side's labels (with a vocabulary's codes and
-    the compiled matching only), or None."""
-    if class_codes is None or matches.matched is None:
-        return None
-    true_side = native.class_counts(y_true.indptr, y_true.labels, split_of_row, n_splits, class_codes)
-    pred_side = native.class_counts(y_pred.indptr, y_pred.labels, split_of_row, n_splits, class_codes,
-                                    matched=matches.matched) if true_side is not None else None
-    if pred_side is None:
-        return None
-    return [true_side[0], pred_side[0], pred_side[1]]
 
 
 def _counts(y_true: LabelSets, y_pred: LabelSets, matches: _Matches, split_of_row: np.ndarray, n_splits: int,

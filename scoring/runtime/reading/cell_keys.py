@@ -11,8 +11,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import native
-
 
 def words_view(raw: bytes) -> np.ndarray:
     """words[i] = raw[i:i + 8] as a little-endian uint64: a strided view, no copy."""
@@ -57,9 +55,6 @@ def cell_codes(raw: bytes, starts: np.ndarray, ends: np.ndarray) -> tuple[np.nda
     n = len(starts)
     if not n:
         return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
-    found = native.distinct_cells(raw, starts, ends)  # the compiled twin (a hash table), when installed
-    if found is not None:
-        return found
     words, length = cell_words(raw, starts, ends), ends - starts
     new_run = np.empty(n, dtype=bool)
     new_run[0] = True

@@ -5,11 +5,8 @@ fields on every line, fields either bare or wrapped in one pair of double quotes
 with no quote inside. For such files numpy finds every field's byte span from
 the positions of the few structural bytes (quotes, delimiters, line ends).
 Anything else (a quote inside a field, a field over several lines, a blank line,
-a ragged row, a lone CR) returns None and the caller falls back to Python's
-``csv`` module, which then locates each problem.
-
-``digit_lists.int_lists`` then reads ``[1, 22, 333]`` cells straight from those bytes, and
-``cell_keys`` compares cells by their bytes.
+a ragged row, a lone CR) returns None and ``tokenize`` reads the file with
+Python's ``csv`` module instead, which then locates each problem.
 """
 
 from __future__ import annotations
@@ -18,41 +15,21 @@ from typing import NamedTuple
 
 import numpy as np
 
-from . import native
-
 _QUOTE, _LF, _CR = ord('"'), ord("\n"), ord("\r")
 
 
 class Spans(NamedTuple):
     starts: np.ndarray  # (n_records, n_fields) first byte of each field's content (quotes excluded)
     ends: np.ndarray  # (n_records, n_fields) one past its last byte
-    # The three below are None when the compiled reader found the spans: only the numpy reading of lists
-    # (``digit_lists.int_lists``) uses them, and where the compiled reader is, its own reading of lists is.
-    structural: np.ndarray | None  # sorted positions of the quotes, delimiters and line ends
-    is_quoted_delimiter: np.ndarray | None  # for each of them: a delimiter byte inside a quoted field
-    quoted_delimiter_counts: np.ndarray | None  # (n_records, n_fields) how many of those each field holds
     crlf_records: int  # records ended by CRLF (the others by LF)
 
-    def quoted_delimiters(self) -> np.ndarray:
-        """Sorted positions of the delimiter bytes inside quoted fields (made on demand: most lists of
-        ``int_lists`` need only the counts). Only from the numpy tokenizer (``structural`` set)."""
-        return np.compress(self.is_quoted_delimiter, self.structural)
 
-
-def field_spans(raw: bytes, delimiter: str, n_fields: int, n_lines: int | None = None) -> Spans | None:
+def field_spans(raw: bytes, delimiter: str, n_fields: int) -> Spans | None:
     """Byte spans of every field; record 0 is the header. ``raw``: the clean UTF-8 bytes (no BOM).
-    ``n_lines``: how many LF bytes ``raw`` holds, when the caller has counted them.
 
-    The compiled reader (``native``), when installed, finds the very same spans in
-    one pass. Here one pass marks the structural bytes; everything after works on
-    their positions only (a few per field), never again on every byte.
+    One pass marks the structural bytes; everything after works on their
+    positions only (a few per field), never again on every byte.
     """
-    found = native.field_spans(raw, delimiter, n_fields, n_lines)
-    if found is native.DECLINED:
-        return None
-    if found is not None:
-        starts, ends, crlf_records = found
-        return Spans(starts, ends, None, None, None, crlf_records)
     a = np.frombuffer(raw, dtype=np.uint8)
     if not len(a) or n_fields < 2:
         return None  # (with one field a blank line would pass for an empty record)
@@ -85,8 +62,6 @@ def field_spans(raw: bytes, delimiter: str, n_fields: int, n_lines: int | None =
         return None  # ragged
     bounds = pos[boundary].reshape(n_records, n_fields)  # the delimiter or line end after each field
     quotes_at = n_quotes_before[boundary].reshape(n_records, n_fields)
-    # structural bytes strictly inside each field: its quotes and its quoted delimiters
-    inside_field = np.diff(boundary, prepend=-1).reshape(n_records, n_fields) - 1
     starts = np.empty_like(bounds)
     starts[:, 1:] = bounds[:, :-1] + 1
     starts[0, 0] = 0
@@ -113,8 +88,7 @@ def field_spans(raw: bytes, delimiter: str, n_fields: int, n_lines: int | None =
         return None
     starts += quoted
     ends -= quoted
-    inside_field -= n_quotes
-    return Spans(starts, ends, pos, is_delim & inside, inside_field, n_crlf)
+    return Spans(starts, ends, n_crlf)
 
 
 def _structural(a: np.ndarray, delimiter: int, *, count_cr: bool = False) -> tuple[np.ndarray, int]:
@@ -182,15 +156,6 @@ def decode_spans(raw: bytes, starts: np.ndarray, ends: np.ndarray) -> list[str]:
         if fields is not None:
             return fields
     return [raw[s:e].decode("utf-8") for s, e in zip(starts.tolist(), ends.tolist())]
-
-
-def joined_cells(raw: bytes, starts: np.ndarray, ends: np.ndarray) -> bytes:
-    """The bytes of the fields, one LF after each (b"" for no field)."""
-    if not len(starts):
-        return b""
-    if not len(raw):
-        return b"\n" * len(starts)
-    return _gathered(raw, starts, ends).tobytes()
 
 
 def _gather_split(raw: bytes, starts: np.ndarray, ends: np.ndarray) -> list[str] | None:

@@ -4,40 +4,30 @@
 every item has one width, as PlantCLEF's 7-digit species ids; else from the
 comma positions), and ``parse_digit_runs`` turns the items into int64 eight
 digits at a time (SWAR). Either declines (None) on anything not plainly well
-formed: the caller's per-cell reader then judges each cell.
+formed: the caller's per-cell reader (``label_cells.parse_cell``) then judges
+each cell.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import numpy as np
 
-from . import native
 from .cell_keys import LOW_BYTES, words_view
 
 _COMMA, _SPACE = ord(","), ord(" ")
 
 
-def int_lists(raw: bytes, starts: np.ndarray, ends: np.ndarray, commas: Callable[[], np.ndarray] | None = None,
-              comma_counts: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray] | None:
+def int_lists(raw: bytes, starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
     """Parse cells written as ``[1, 22, 333]`` into (sizes, concatenated ints), all in numpy.
 
-    ``commas``, ``comma_counts``: when the caller already has them, a function
-    giving the sorted positions of the ``,`` bytes in ``raw`` (every comma inside
-    these cells must be among them; called only if the commas are needed) and
-    how many fall in each cell.
     Returns None unless every cell is plainly well formed: brackets first and
     last, items of 1 to 18 digits separated by ``,`` or ``, ``, no leading zero.
-    The caller's slow path then judges each cell, so whatever this accepts it
-    must read exactly as that path would.
+    The caller's per-cell reader then judges each cell, so whatever this accepts
+    it must read exactly as that reader would.
     """
     n = len(starts)
     if n == 0:
         return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
-    found = native.int_lists(raw, starts, ends)  # the compiled twin, when installed
-    if found is not None:
-        return None if found is native.DECLINED else found
     a = np.frombuffer(raw, dtype=np.uint8)
     if ((ends - starts) < 2).any() or (a[starts] != ord("[")).any() or (a[ends - 1] != ord("]")).any():
         return None
@@ -48,10 +38,8 @@ def int_lists(raw: bytes, starts: np.ndarray, ends: np.ndarray, commas: Callable
         if values is not None:
             return sizes, values
         # (items of other widths whose lengths happen to add up: the general reading below decides)
-    commas = commas() if commas is not None else np.flatnonzero(a == _COMMA)
-    if comma_counts is None:
-        comma_counts = np.searchsorted(commas, ends) - np.searchsorted(commas, starts)
-    n_commas = comma_counts
+    commas = np.flatnonzero(a == _COMMA)
+    n_commas = np.searchsorted(commas, ends) - np.searchsorted(commas, starts)
     nonempty = ends - starts > 2
     sizes = np.where(nonempty, n_commas + 1, 0)
     total = int(sizes.sum())

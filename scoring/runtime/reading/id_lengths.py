@@ -5,8 +5,8 @@ so its cost is (longest id / 8) words per row: one 20,000-character id among
 100,000 normal ones made a 3.8 MB upload cost 2 GB and half a minute. The
 definition caps the length (``CompetitionDefinition.max_id_chars``: its
 ``limits.max_id_chars``, or less when the id pattern has a maximum); this
-check reads only the cells' lengths (the fast path's spans, or the strings the
-slow path already holds) and decodes nothing but the few cells over the cap.
+check reads only the cells' lengths (their spans) and decodes nothing but the
+few cells over the cap.
 """
 
 from __future__ import annotations
@@ -15,21 +15,17 @@ import numpy as np
 
 from ..problems import ProblemLog
 from . import csv_spans
-from .table import Table
+from .tokenize import Table
 
 
 def refuse_long_ids(tab: Table, id_column: str, max_chars: int, log: ProblemLog, *, what: str = "ids") -> bool:
     """Log ``id_too_long`` for each id over ``max_chars`` characters; True when there was none."""
     column = tab.header.index(id_column) + 1
-    cells = tab.byte_cells(id_column)
-    if cells is not None:
-        raw, starts, ends = cells
-        # bytes >= characters in UTF-8: only cells over the cap in bytes can be over it in characters
-        over = np.flatnonzero((ends - starts) > max_chars)
-        texts = csv_spans.decode_spans(raw, starts[over], ends[over]) if len(over) else []
-        found = [(int(k), len(text)) for k, text in zip(over.tolist(), texts) if len(text) > max_chars]
-    else:
-        found = [(k, len(text)) for k, text in enumerate(tab.column(id_column)) if len(text) > max_chars]
+    raw, starts, ends = tab.spans(id_column)
+    # bytes >= characters in UTF-8: only cells over the cap in bytes can be over it in characters
+    over = np.flatnonzero((ends - starts) > max_chars)
+    texts = csv_spans.decode_spans(raw, starts[over], ends[over]) if len(over) else []
+    found = [(int(k), len(text)) for k, text in zip(over.tolist(), texts) if len(text) > max_chars]
     for k, n in found:
         log.error("id_too_long", f"this id is {n:,} characters long; {what} of this competition have at most "
                   f"{max_chars:,}", int(tab.lines[k]), column)

@@ -11,7 +11,8 @@ from pathlib import Path
 
 from ..definition import CompetitionDefinition
 from ..problems import ProblemLog
-from . import table
+from . import tokenize
+from .bytes_checks import checked_utf8, read_limited
 
 
 class IdListError(ValueError):
@@ -24,16 +25,16 @@ def read_id_list(path: str | Path, definition: CompetitionDefinition) -> list[st
     path = Path(path)
     log = ProblemLog(file=path.name, per_code=5)
     # a sample submission is a submission: the same size limits
-    data = table.read_limited(path, definition.limits.max_bytes, log)
-    clean = table.checked_utf8(data, log) if data is not None else None
+    data = read_limited(path, definition.limits.max_bytes, log)
+    clean = checked_utf8(data, log) if data is not None else None
     if clean is None:
         raise IdListError(_say(log))
     text = clean.decode("utf-8")
     first = text.split("\n", 1)[0].rstrip("\r")
     if definition.id_column in (c.strip('"') for c in first.split(definition.delimiter)):
-        tab = table.parse(text, delimiter=definition.delimiter, required=[definition.id_column], allow_extra=True,
-                          max_rows=definition.limits.max_rows, max_cell_chars=definition.limits.max_cell_chars,
-                          log=log, what="competition", raw=clean)
+        tab = tokenize.parse(clean, delimiter=definition.delimiter, required=[definition.id_column],
+                             allow_extra=True, max_rows=definition.limits.max_rows,
+                             max_cell_chars=definition.limits.max_cell_chars, log=log, what="competition")
         if tab is None or log.has_errors:
             raise IdListError(_say(log))
         ids, lines = tab.column(definition.id_column), tab.lines.tolist()

@@ -1,9 +1,11 @@
-"""Parse prediction cells into labels, strictly, with a problem per bad cell.
+"""Prediction cells to labels, strictly, with a problem per bad cell.
 
-Well-formed files take a vectorised fast path: straight from the file's bytes
-(``digit_lists.int_lists``) when the tokenizer read it, else C-speed string
-operations over all cells and one ``np.fromstring``. Only when that fails is
-each cell parsed on its own, to say exactly what is wrong and where.
+Integer lists are read straight from the cells' bytes (``digit_lists.int_lists``)
+when every cell is plainly well formed; otherwise each cell goes through
+``parse_cell``, the specification, which also words each problem. Before either,
+the number of items of every cell long enough to hold too many is counted: a
+row over ``limits.max_labels_per_row`` is refused (``too_many_labels``) and not
+read further, whatever else its cell holds.
 """
 
 from __future__ import annotations
@@ -17,10 +19,12 @@ import numpy as np
 
 from ..definition import CompetitionDefinition
 from ..problems import ProblemLog
+from . import digit_lists
+from .csv_spans import decode_spans
 from .labelsets import LabelSets
 
 if TYPE_CHECKING:
-    from .table import Table
+    from .tokenize import Table
 
 _MISSING = {"", "nan", "none", "null", "na", "n/a", "<na>"}
 _SHOW = 60  # characters of a bad cell shown back in a message
@@ -31,63 +35,51 @@ def _show(cell: str) -> str:
 
 
 def parse_multilabel_column(tab: "Table", definition: CompetitionDefinition, log: ProblemLog) -> LabelSets:
-    """Label sets of the prediction column, straight from the bytes when the file is regular."""
+    """Label sets of the prediction column (a row refused has no label)."""
     column = tab.header.index(definition.prediction_column) + 1
-    fast = tab.int_lists(definition.prediction_column) if definition.list_syntax == "python-list" else None
-    if fast is not None:
-        sets, had_repeat = LabelSets.from_flat(*fast, in_place=True)
-        _check_sets(sets, fast[0], had_repeat, tab.lines, column, definition, log)
-        return sets
-    return parse_multilabel(tab.column(definition.prediction_column), tab.lines, column, definition, log)
-
-
-def parse_multilabel(cells: Sequence[str], lines: np.ndarray, column: int,
-                     definition: CompetitionDefinition, log: ProblemLog) -> LabelSets:
-    """Label sets for ``cells`` (bad cells become empty rows, with an error logged)."""
-    fast = _fast_numbers(cells, definition.list_syntax)
-    if fast is None:
-        sizes, flat = _slow_numbers(cells, lines, column, definition, log)
-    else:
-        sizes, flat = fast
-    sets, had_repeat = LabelSets.from_flat(sizes, flat, in_place=True)
-    _check_sets(sets, sizes, had_repeat, lines, column, definition, log)
+    raw, starts, ends = tab.spans(definition.prediction_column)
+    lines = tab.lines
+    over = _too_many_items(raw, starts, ends, definition, lines, column, log)
+    kept = np.flatnonzero(~over) if over.any() else None
+    if kept is not None:
+        starts, ends = starts[kept], ends[kept]
+    found = digit_lists.int_lists(raw, starts, ends) if definition.list_syntax == "python-list" else None
+    if found is None:
+        found = _cell_by_cell(decode_spans(raw, starts, ends), lines if kept is None else lines[kept], column,
+                              definition, log)
+    sizes, flat = found
+    if kept is not None:
+        sizes = np.zeros(len(over), dtype=np.int64)
+        sizes[kept] = found[0]
+    sets, had_repeat = LabelSets.from_flat(sizes, flat)
+    _check_sets(sets, had_repeat, lines, column, definition, log)
     return sets
 
 
-def _fast_numbers(cells: Sequence[str], syntax: str) -> tuple[np.ndarray, np.ndarray] | None:
-    """Sizes and concatenated labels when every cell is plainly well formed, else None.
-
-    Only C-speed string operations run over all cells; anything unusual (odd
-    spacing, a sign, a leading zero, a float, an empty item, 19+ digits) sends the
-    whole column to the slow path, which accepts or rejects each cell exactly.
-    """
-    if syntax == "python-list":
-        if not all(c[:1] == "[" and c[-1:] == "]" for c in cells):
-            return None
-        bodies = [c[1:-1] for c in cells]
-        sizes = np.fromiter((b.count(",") + 1 if b else 0 for b in bodies), dtype=np.int64, count=len(bodies))
-        text = ",".join(b for b in bodies if b).replace(", ", ",")
-    else:
-        sizes = np.fromiter((c.count(" ") + 1 if c else 0 for c in cells), dtype=np.int64, count=len(cells))
-        text = " ".join(c for c in cells if c)
-        if "  " in text or text[:1] == " " or text[-1:] == " ":
-            return None
-        text = text.replace(" ", ",")
-    if not text:
-        return (sizes, np.zeros(0, dtype=np.int64)) if not sizes.any() else None
-    digits = text.replace(",", "")
-    if not (digits.isascii() and digits.isdigit()) or ",," in text or text[0] == "," or text[-1] == "," \
-            or text[0] == "0" or ",0" in text:
-        return None
-    flat = np.fromstring(text, dtype=np.int64, sep=",")
-    # fromstring saturates on overflow: any value this large had 19+ digits
-    if len(flat) != int(sizes.sum()) or flat.max() >= 10**18:
-        return None
-    return sizes, flat
+def _too_many_items(raw: bytes, starts: np.ndarray, ends: np.ndarray, definition: CompetitionDefinition,
+                    lines: np.ndarray, column: int, log: ProblemLog) -> np.ndarray:
+    """For each cell whether it lists more items than ``limits.max_labels_per_row`` (``too_many_labels``
+    logged), counted as ``parse_cell`` splits it. Only cells long enough to hold that many are looked at:
+    k items take at least 2k - 1 characters (one digit each and a separator between)."""
+    limit = definition.limits.max_labels_per_row
+    over = np.zeros(len(starts), dtype=bool)
+    for row in np.flatnonzero(ends - starts > 2 * limit).tolist():
+        cell = raw[starts[row]:ends[row]].decode("utf-8").strip()
+        if definition.list_syntax == "python-list":
+            body = cell[1:-1]
+            n = body.count(",") + 1 if cell[:1] == "[" and cell[-1:] == "]" and body.strip() else 0
+        else:
+            n = len(cell.split())
+        if n > limit:
+            over[row] = True
+            log.error("too_many_labels", f"{n:,} labels in one row; at most {limit:,} are accepted",
+                      int(lines[row]), column)
+    return over
 
 
-def _slow_numbers(cells: Sequence[str], lines: np.ndarray, column: int,
+def _cell_by_cell(cells: Sequence[str], lines: np.ndarray, column: int,
                   definition: CompetitionDefinition, log: ProblemLog) -> tuple[np.ndarray, np.ndarray]:
+    """(sizes, concatenated labels) by ``parse_cell`` (a bad cell: no label, and its problem logged)."""
     sizes = np.zeros(len(cells), dtype=np.int64)
     flat: list[int] = []
     hint = names_hint(definition)
@@ -222,12 +214,8 @@ def _parse_int_token(tok: str, cell: str, log: ProblemLog, line: int, column: in
     return None
 
 
-def _check_sets(sets: LabelSets, raw_sizes: np.ndarray, had_repeat: np.ndarray, lines: np.ndarray, column: int,
+def _check_sets(sets: LabelSets, had_repeat: np.ndarray, lines: np.ndarray, column: int,
                 definition: CompetitionDefinition, log: ProblemLog) -> None:
-    limit = definition.limits.max_labels_per_row
-    for i in np.flatnonzero(raw_sizes > limit)[:50]:
-        log.error("too_many_labels", f"{int(raw_sizes[i]):,} labels in one row; at most {limit:,} are accepted",
-                  int(lines[i]), column)
     if had_repeat.any():
         rows = np.flatnonzero(had_repeat)
         shown = ", ".join(str(int(lines[i])) for i in rows[:10])

@@ -12,10 +12,11 @@ import numpy as np
 from ..definition import CompetitionDefinition
 from ..grouping import group_codes, group_ids
 from ..problems import HostError, Problem, ProblemLog
-from . import cell_keys, csv_spans, label_cells, table
+from . import cell_keys, csv_spans, label_cells, tokenize
+from .bytes_checks import checked_utf8, read_limited
+from .id_cells import CheckedIds, check_ids  # the same id rules as for submissions
 from .id_lengths import refuse_long_ids
 from .labelsets import LabelSets
-from .submission import CheckedIds, check_ids  # the same id rules as for submissions
 
 SPLITS = ("public", "private", "ignored")
 SPLIT_DTYPE = "<U7"
@@ -70,15 +71,15 @@ def load_solution(source: str | Path | bytes, definition: CompetitionDefinition,
     log = ProblemLog(file=name, per_code=5)
     big = 10 * 1024**3  # the solution is trusted; the byte limit protects against submissions
     data = source if isinstance(source, bytes) else _read(source, big, log)
-    clean = table.checked_utf8(data, log) if data is not None else None
+    clean = checked_utf8(data, log) if data is not None else None
     spec = definition.split
     group_col = definition.grouping.solution_column if definition.grouping else None
     optional = [c for c in (spec.column, group_col) if c]
     tab = None
     if clean is not None:
-        tab = table.parse(None, delimiter=definition.delimiter, required=definition.expected_columns,
-                          optional=optional, allow_extra=True, max_rows=10**8, max_cell_chars=10**7, log=log,
-                          what="competition's solution", raw=clean)
+        tab = tokenize.parse(clean, delimiter=definition.delimiter, required=definition.expected_columns,
+                             optional=optional, allow_extra=True, max_rows=10**8, max_cell_chars=10**7, log=log,
+                             what="competition's solution")
     if tab is None or log.has_errors:
         _fail(name, log)
 
@@ -87,15 +88,14 @@ def load_solution(source: str | Path | bytes, definition: CompetitionDefinition,
         _fail(name, log)  # the organizer raises limits.max_id_chars: submissions' ids are capped by it
     pred_col = tab.header.index(definition.prediction_column) + 1
     id_col = tab.header.index(definition.id_column) + 1
-    cells = tab.byte_cells(definition.id_column)
-    if cells:  # the id column's own starts and ends: views would keep every column's spans alive
-        cells = (cells[0], np.ascontiguousarray(cells[1]), np.ascontiguousarray(cells[2]))
-    checked = CheckedIds(cells, definition.id_pattern) if cells else None
+    raw, starts, ends = tab.spans(definition.id_column)
+    # the id column's own starts and ends: views would keep every column's spans alive
+    checked = CheckedIds((raw, np.ascontiguousarray(starts), np.ascontiguousarray(ends)), definition.id_pattern)
     ids = None
-    if checked is None or not checked.plainly_valid():
-        ids = checked.ids if checked is not None else tab.column(definition.id_column)
+    if not checked.plainly_valid():
+        ids = checked.ids
         check_ids(ids, tab.lines, id_col, definition, log)
-    if on_ids is not None and checked is not None and not log.has_errors:
+    if on_ids is not None and not log.has_errors:
         on_ids(checked)
     labels = classes = None
     if definition.task == "multilabel":
@@ -129,11 +129,11 @@ def load_solution(source: str | Path | bytes, definition: CompetitionDefinition,
     return sol
 
 
-def _column_codes(tab: table.Table, column: str) -> tuple[np.ndarray, Sequence[str]]:
-    """``group_codes`` of a column: from the bytes when the tokenizer read the file (no string per row,
-    and the names decoded only when asked for)."""
-    cells = tab.byte_cells(column)
-    found = cell_keys.cell_codes(*cells) if cells is not None else None
+def _column_codes(tab: tokenize.Table, column: str) -> tuple[np.ndarray, Sequence[str]]:
+    """``group_codes`` of a column, from its bytes (no string per row, and the names decoded only when
+    asked for)."""
+    cells = tab.spans(column)
+    found = cell_keys.cell_codes(*cells)
     if found is None:
         return group_codes(tab.column(column))
     codes, first_rows = found
@@ -203,12 +203,12 @@ def _token_in(label: str, text: str) -> bool:
 
 def _read(path: str | Path, limit: int, log: ProblemLog) -> bytes | None:
     try:
-        return table.read_limited(path, limit, log)
+        return read_limited(path, limit, log)
     except OSError as exc:
         raise HostError("solution_invalid", f"cannot read the solution {str(path)!r}: {exc}") from None
 
 
-def _read_split(tab: table.Table, definition: CompetitionDefinition, log: ProblemLog) -> np.ndarray:
+def _read_split(tab: tokenize.Table, definition: CompetitionDefinition, log: ProblemLog) -> np.ndarray:
     """"public" / "private" / "ignored" per row, from the split column's values."""
     spec = definition.split
     if spec.column not in tab.header:

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 
 from ..definition import Limits
 from ..problems import Problem, ProblemLog
-from .table import read_limited
+from .bytes_checks import read_limited
 
 if TYPE_CHECKING:
     import zipfile

@@ -15,9 +15,10 @@ from hypothesis import strategies as st
 
 from scoring.runtime.definition import CompetitionDefinition
 from scoring.runtime.problems import HostError, ProblemLog
-from scoring.runtime.reading import submission as submission_module
+from scoring.runtime.reading.id_cells import CheckedIds, check_ids
 from scoring.runtime.reading.solution import load_solution
-from scoring.runtime.reading.submission import check_ids, read_submission
+from scoring.runtime.reading.submission import read_submission
+from strict_reading import strict_reading
 
 
 def _definition(id_pattern: str) -> CompetitionDefinition:
@@ -37,21 +38,21 @@ _LAX_PATTERNS = [".+", ".*", "[ q1-][ q1-]*", "[q1 ]*", "q.*", "(q| )+", "[A-Za-
 @given(st.lists(st.text(alphabet=["q", "1", "-", " ", "\t", "\u00a0", "\u00e9"], max_size=4), min_size=1,
                 max_size=6),
        st.sampled_from(_LAX_PATTERNS))
-def test_check_ids_joined_regex_gives_what_the_per_id_checks_give(ids, pattern):
-    """check_ids matches all ids with one regex when it can: that must not skip the blank-id and the
-    leading/trailing-space checks, whatever the pattern allows."""
-    definition = _definition(pattern)
-    lines = np.arange(2, len(ids) + 2)
-    fast = ProblemLog()
-    check_ids(ids, lines, 1, definition, fast)
-    with pytest.MonkeyPatch.context() as m:
-        m.setattr(submission_module, "_cannot_span_lines", lambda p: False)  # no joined regex: id by id
-        slow = ProblemLog()
-        check_ids(ids, lines, 1, definition, slow)
-    assert _problems(fast) == _problems(slow)
+def test_ids_plainly_valid_from_their_bytes_pass_the_per_id_checks(ids, pattern):
+    """``CheckedIds.plainly_valid`` (the ids' bytes against the pattern's byte classes) is only ever sure
+    of ids that ``check_ids`` accepts: blank ids, spaces at an end and repeats are left to it."""
+    encoded = [i.encode("utf-8") for i in ids]
+    length = np.array([len(e) for e in encoded], dtype=np.int64)
+    starts = np.concatenate([[0], np.cumsum(length + 1)[:-1]]).astype(np.int64)
+    checked = CheckedIds((b"\n".join(encoded) + b"\n", starts, starts + length), pattern)
+    log = ProblemLog()
+    check_ids(ids, np.arange(2, len(ids) + 2), 1, _definition(pattern), log)
+    if checked.plainly_valid():
+        assert _problems(log) == []
+    assert checked.ids == ids
 
 
-@pytest.mark.parametrize("pattern", [".+", "[ q0-9][ q0-9]*"])  # the joined regex, the byte classes
+@pytest.mark.parametrize("pattern", [".+", "[ q0-9][ q0-9]*"])  # the per-id checks, the byte classes
 @pytest.mark.parametrize("bad_id", [" q2", "q2 "])
 def test_a_solution_id_with_spaces_at_an_end_is_refused_whatever_the_pattern(pattern, bad_id):
     """plainly_valid (the solution's ids checked without a string per id) must leave such an id to
@@ -176,10 +177,9 @@ def _solution_summary(data: bytes, definition) -> dict:
 @settings(max_examples=150, deadline=None)
 @given(_files())
 def test_whole_files_read_alike_on_every_path(files):
-    """The compiled readers, the numpy tokenizer and its shortcuts against the csv module and per-cell
-    parsing; the solution's checked ids reused or not; the solution read in a second thread or not."""
+    """The numpy tokenizer and the cell readers against the csv module and the strict per-cell rules; the
+    solution's checked ids reused or not; the solution read in a second thread or not."""
     from scoring.authoring.definitions import load_competition
-    from scoring.runtime.reading import csv_spans, native
     from scoring.runtime.scorer import score_file
 
     definition = load_competition("plantclef2025")
@@ -187,11 +187,7 @@ def test_whole_files_read_alike_on_every_path(files):
     fast = read_submission(upload, definition)
     fast_solution = _solution_summary(solution, definition)
     with pytest.MonkeyPatch.context() as m:
-        m.setattr(native, "COMPILED", None)  # numpy alone, without the compiled readers
-        assert _summary(read_submission(upload, definition)) == _summary(fast)
-        assert _solution_summary(solution, definition) == fast_solution
-    with pytest.MonkeyPatch.context() as m:
-        m.setattr(csv_spans, "field_spans", lambda *args, **kwargs: None)
+        strict_reading(m)
         assert _summary(read_submission(upload, definition)) == _summary(fast)
         assert _solution_summary(solution, definition) == fast_solution
     if "host_error" not in fast_solution:

@@ -1,12 +1,12 @@
-"""Differential test: the compiled readers, the numpy fast path and the csv-module slow path read every
+"""Differential test: the one fast path and the strict per-cell reader (the specification) read every
 file alike.
 
-Every real, reference and bad-corpus file is read three times: as shipped (the
-compiled readers of ``agrieval-native`` where installed), with the compiled
-readers off (numpy alone), and with the vectorised tokenizer switched off
-(``field_spans`` returns None, so the ``csv`` module and the per-cell parser do
-all the work). Ids, labels, line numbers and every problem (code, message,
-line, column) must be identical: a fast path is a shortcut, never a second opinion.
+Every real, reference and bad-corpus file is read twice: as shipped, and with
+every shortcut switched off (``strict_reading``: the ``csv`` module tokenises,
+``parse_cell`` reads every label cell, ``check_ids`` checks every id, group
+codes come from the decoded names). Ids, labels, line numbers and every problem
+(code, message, line, column) must be identical: a fast path is a shortcut,
+never a second opinion.
 """
 
 from pathlib import Path
@@ -14,7 +14,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from scoring.runtime.reading import csv_spans, native
+from strict_reading import strict_reading
+
 from scoring.authoring.definitions import load_competition
 from scoring.runtime.reading.solution import load_solution
 from scoring.runtime.reading.submission import read_submission
@@ -41,14 +42,10 @@ def _summary(sub) -> dict:
 
 
 def _both_ways(monkeypatch, read):
-    """(as shipped, slow); the numpy fast path alone is compared with the shipped one here."""
+    """(as shipped, by the strict per-cell reader alone)."""
     fast = read()
     with monkeypatch.context() as m:
-        m.setattr(native, "COMPILED", None)
-        numpy_only = read()
-    assert _view(numpy_only) == _view(fast), "the compiled and the numpy readers disagree"
-    with monkeypatch.context() as m:
-        m.setattr(csv_spans, "field_spans", lambda *args, **kwargs: None)
+        strict_reading(m)
         slow = read()
     return fast, slow
 

@@ -143,13 +143,13 @@ def test_peak_memory_is_bounded_by_the_upload(uploads):
 
 @pytest.mark.parametrize("slow", [False, True])
 def test_an_overlong_id_is_a_coded_rejection_on_both_reader_paths(monkeypatch, slow):
-    from scoring.runtime.reading import csv_spans
+    from strict_reading import strict_reading
 
     definition = load_competition("plantclef2025")
     cap = definition.max_id_chars
     data = ("quadrat_id,species_ids\nQ-1,[1]\n" + "é" * cap + ",[1]\n" + "b" * (cap + 1) + ",[1]\n").encode()
     if slow:
-        monkeypatch.setattr(csv_spans, "field_spans", lambda *a, **k: None)
+        strict_reading(monkeypatch)
     sub = read_submission(data, definition)
     found = [(p.code, p.line, p.column) for p in sub.problems if p.severity == "error"]
     assert found == [("id_too_long", 4, 1)]  # 256 two-byte characters are 256 characters: accepted

@@ -70,7 +70,7 @@ def test_vectorised_tokenizer_agrees_with_csv_module(rows, quote_all, crlf):
 
     import numpy as np
 
-    from scoring.runtime.reading import csv_spans, table
+    from scoring.runtime.reading import csv_spans, tokenize
     from scoring.runtime.problems import ProblemLog
 
     buf = io.StringIO()
@@ -79,26 +79,27 @@ def test_vectorised_tokenizer_agrees_with_csv_module(rows, quote_all, crlf):
     text = buf.getvalue()
     raw = text.encode()
     spans = csv_spans.field_spans(raw, ",", 2)
-    slow = table.parse(text, delimiter=",", required=["x", "y"], max_rows=100, max_cell_chars=100,
-                       log=ProblemLog())
+    slow = tokenize._read_irregular(raw, ["x", "y"], ",", 100, 100, ProblemLog())
     if spans is None or slow is None:
         return
     fast_rows = [list(r) for r in zip(*(csv_spans.decode_spans(raw, spans[0][:, j], spans[1][:, j])
                                         for j in range(2)))]
-    assert fast_rows[1:] == slow.rows
-    assert np.array_equal(slow.lines, np.arange(2, len(slow.rows) + 2))
+    assert fast_rows[1:] == [list(r) for r in zip(slow.column("x"), slow.column("y"))]
+    assert np.array_equal(slow.lines, np.arange(2, slow.n_rows + 2))
 
 
 def test_real_file_takes_the_vectorised_path(real_files):
-    from scoring.runtime.reading import table
+    from scoring.runtime.reading import digit_lists, tokenize
+    from scoring.runtime.reading.bytes_checks import checked_utf8
     from scoring.runtime.problems import ProblemLog
 
     data = (real_files / "plantclef2025_submission_tiling_quadrat.csv").read_bytes()
     log = ProblemLog()
-    tab = table.parse(None, delimiter=",", required=["quadrat_id", "species_ids"],
-                      max_rows=10**5, max_cell_chars=10**4, log=log, raw=table.checked_utf8(data, log))
-    assert tab.spans is not None and tab.n_rows == 2105
-    sizes, flat = tab.int_lists("species_ids")
+    clean = checked_utf8(data, log)
+    tab = tokenize.parse(clean, delimiter=",", required=["quadrat_id", "species_ids"],
+                         max_rows=10**5, max_cell_chars=10**4, log=log)
+    assert tab.cells.raw is clean and tab.n_rows == 2105  # spans into the file itself: the numpy tokenizer
+    sizes, flat = digit_lists.int_lists(*tab.spans("species_ids"))
     assert set(sizes.tolist()) == {25} and len(flat) == 2105 * 25
 
 
@@ -106,7 +107,8 @@ def test_real_file_takes_the_vectorised_path(real_files):
 @given(st.lists(st.sampled_from(["\n", "\r\n", "\r"]), min_size=1, max_size=8), st.booleans())
 def test_line_endings_reported_from_the_tokenizer_as_from_the_bytes(ends, final):
     """CRLF and mixed line ends: the tokenizer's count gives the warning a look at every byte gives."""
-    from scoring.runtime.reading import table
+    from scoring.runtime.reading import tokenize
+    from scoring.runtime.reading.bytes_checks import report_line_endings
     from scoring.runtime.problems import ProblemLog
 
     lines = ["quadrat_id,species_ids"] + [f"q{i},[{i + 1}]" for i in range(len(ends))]
@@ -114,11 +116,11 @@ def test_line_endings_reported_from_the_tokenizer_as_from_the_bytes(ends, final)
     if not final:
         data = data.rstrip(b"\r\n")
     log = ProblemLog()
-    tab = table.parse(data.decode(), delimiter=",", required=["quadrat_id", "species_ids"], max_rows=100,
-                      max_cell_chars=100, log=log, raw=data)
+    tab = tokenize.parse(data, delimiter=",", required=["quadrat_id", "species_ids"], max_rows=100,
+                         max_cell_chars=100, log=log)
     lone_cr = b"\r" in data.replace(b"\r\n", b"")
-    assert (tab.spans is not None) == (not lone_cr)  # CRLF and LF: the tokenizer; a lone CR: the csv module
+    assert (tab.cells.raw is data) == (not lone_cr)  # CRLF and LF: the tokenizer; a lone CR: the csv module
     by_bytes = ProblemLog()
-    table.report_line_endings(data, by_bytes)
+    report_line_endings(data, by_bytes)
     line_warnings = [(p.code, p.message) for p in log.finish() if p.code.endswith("line_endings")]
     assert line_warnings == [(p.code, p.message) for p in by_bytes.finish()]

@@ -35,8 +35,10 @@ def test_real_2024_submission_validates_as_2024(real_files):
 
 def test_real_2024_submission_rejected_under_2025_with_delimiter_message(real_files):
     sub = read_submission(real_files / "plantclef2024_submission_dsgt_run_v1.csv", load_competition("plantclef2025"))
-    assert [p.code for p in sub.errors] == ["wrong_delimiter"]
+    # read on with its own delimiter (issue 33): its renamed id column is named in the same round
+    assert [p.code for p in sub.errors] == ["wrong_delimiter", "missing_column"]
     assert "';' (semicolon)" in sub.errors[0].message and "',' (comma)" in sub.errors[0].message
+    assert "found 'plot_id' instead" in sub.errors[1].message
 
 
 def test_shipped_vocabulary_is_the_real_class_mapping(real_files):

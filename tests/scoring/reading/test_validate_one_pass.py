@@ -78,6 +78,34 @@ def test_without_ids_nothing_is_said_of_ids(one_bad_row_three_missing):
     assert r.exit_code == 1 and "missing_ids" not in r.output and "[float_label]" in r.output
 
 
+def test_without_ids_the_verdict_says_they_were_not_checked_and_how(one_bad_row_three_missing, tmp_path):
+    """Issue 33: "valid" for a file missing three ids, without saying that no id was checked, cost a round."""
+    path, _, truth = one_bad_row_three_missing
+    good = tmp_path / "good.csv"
+    good.write_text(_submission(truth[:-3]))
+    for file, verdict in ((good, "good.csv: valid for plantclef2025 (0 warning(s))"),
+                          (path, "submission.csv: INVALID (1 error(s), 0 warning(s))")):
+        last = run("validate", file, "-c", "plantclef2025").output.splitlines()[-1]
+        assert last.startswith(verdict + "; ids not checked: add --ids sample_submission.csv"), last
+    checked = run("validate", good, "-c", "plantclef2025", "--ids", _ids_files(tmp_path, truth)["--ids sample"])
+    assert "ids not checked" not in checked.output and "[missing_ids] 3 of the 40" in checked.output
+
+
+@pytest.mark.parametrize("command", ["score", "grade"])
+def test_score_and_grade_name_the_missing_ids_beside_the_row_errors(one_bad_row_three_missing, command):
+    """Issue 33: ``score`` listed only the row errors of a file that also lacked three ids; the participant
+    learnt of the ids in a second round. Now it says what ``validate --solution`` says."""
+    path, gone, _ = one_bad_row_three_missing
+    extra = ["--json"] if command == "score" else ["--participant-only"]
+    r = run(command, path, "-c", "plantclef2025", "-s", SOLUTION, *extra)
+    assert r.exit_code == 1, r.output
+    errors = json.loads(r.stdout)["errors"]
+    assert [e["code"] for e in errors] == ["missing_ids", "float_label"]
+    assert all(repr(q) in errors[0]["message"] for q in gone)
+    validated = json.loads(run("validate", path, "-c", "plantclef2025", "-s", SOLUTION, "--json").stdout)
+    assert validated["errors"] == errors
+
+
 def test_missing_ids_are_listed_sorted_never_in_the_solutions_order(tmp_path):
     # the solution lists its rows grouped by Usage in real competitions: the order would tell the split
     truth = _truth()

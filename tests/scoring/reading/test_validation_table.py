@@ -157,8 +157,13 @@ def test_duplicate_labels_count_once_with_warning(solution):
     assert w.severity == "warning" and "lines 3" in w.message
 
 
-def test_every_problem_listed_but_capped():
-    ps = problems("many_errors.csv")
+def test_every_problem_listed_but_capped(tmp_path):
+    ps = problems("many_errors.csv")  # 40 rows of the same bad label: said three times, then counted
+    assert len(only(ps, "float_label")) == 3
+    assert only(ps, "too_many_problems")[0].message.startswith("the same [float_label] message as above on 37 more")
+    distinct = tmp_path / "distinct.csv"  # 40 different bad labels: 20 listed, then counted
+    distinct.write_text("quadrat_id,species_ids\n" + "".join(f"q{k},[{k}.5]\n" for k in range(40)))
+    ps = validate_file(distinct, load_competition("plantclef2025"))
     assert len(only(ps, "float_label")) == 20
     assert "20 more [float_label]" in only(ps, "too_many_problems")[0].message
 

@@ -118,9 +118,7 @@ def test_the_runtime_imports_only_the_standard_library_numpy_and_itself():
         extra = _imports(path) - allowed
         # The platform's own packages, where that platform's adapter runs: Kaggle hands the metric DataFrames;
         # the Hugging Face Space image has huggingface_hub (imported lazily, only for a Hub repo id).
-        # agrieval-native's compiled readers, where installed (native.py falls back when the import fails).
-        extra -= {"kaggle.py": {"pandas"}, "hf.py": {"huggingface_hub"},
-                  "native.py": {"agrieval_native"}}.get(path.name, set())
+        extra -= {"kaggle.py": {"pandas"}, "hf.py": {"huggingface_hub"}}.get(path.name, set())
         assert not extra, f"{path.relative_to(REPO)} imports {sorted(extra)}"
 
 

@@ -143,15 +143,15 @@ def test_the_csv_modules_field_limit_is_never_shared_between_two_reads():
     thread must not let a read with a small limit (a submission) in another accept a longer field, or the
     other way round. Both go through the csv module here (a ragged row sends a file there)."""
     from scoring.runtime.problems import ProblemLog
-    from scoring.runtime.reading import table
+    from scoring.runtime.reading import tokenize
 
     long_cell = "x" * 5000
     text = "a,b\n" + f"1,{long_cell}\n" * 50 + "2,3,4\n"  # the ragged last row: the csv module reads it all
 
     def read(limit: int) -> list:
         log = ProblemLog()
-        table.parse(text, delimiter=",", required=["a", "b"], max_rows=1000, max_cell_chars=limit, log=log,
-                    raw=text.encode())
+        tokenize.parse(text.encode(), delimiter=",", required=["a", "b"], max_rows=1000, max_cell_chars=limit,
+                       log=log)
         return [(p.code, p.line) for p in log.finish()]
 
     small, large = read(1000), read(10**6)

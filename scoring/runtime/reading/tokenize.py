@@ -1,8 +1,16 @@
-"""Bytes to a table of string cells with line numbers, or a list of problems.
+"""The second layer of the reader: clean UTF-8 bytes to one table of cells, or a list of problems.
 
-This is the format layer shared by submissions and solutions: size limit,
-binary and encoding checks, line endings, delimiter, header, ragged rows and
-the row limit. It knows nothing about labels (``label_cells.py``) or ids.
+The delimiter, the header, ragged rows, quotes and the row limit are checked
+here; what a cell means (an id, a list of labels, a class) is the business of
+the cell readers (``digit_lists``, ``cell_keys``, ``id_cells``, ``label_cells``).
+
+Whatever the file, its cells come out in one shape, ``Cells``: the bytes that
+hold them, each cell's byte span, and the line each row starts on. A regular
+file (one record per line, the same number of fields on each, quotes only
+around whole fields) is tokenised by numpy (``csv_spans``) and its spans point
+into the file itself; any other file is read by Python's ``csv`` module, which
+also locates each problem, and its cells are laid out one after the other in a
+buffer of their own, with the same spans.
 """
 
 from __future__ import annotations
@@ -15,206 +23,99 @@ import threading
 from collections.abc import Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 
 from ..problems import ProblemLog
-from . import cell_keys, csv_spans, digit_lists, quote_trouble
+from . import cell_keys, csv_spans, quote_trouble
+from .bytes_checks import report_line_endings
 
-_MAGIC = {
-    b"\x89PNG": "a PNG image",
-    b"\xff\xd8\xff": "a JPEG image",
-    b"GIF8": "a GIF image",
-    b"PK\x03\x04": "a zip archive (an .xlsx spreadsheet is one too)",
-    b"%PDF": "a PDF document",
-    b"\xd0\xcf\x11\xe0": "a legacy Office document (.xls)",
-    b"\x1f\x8b": "a gzip archive",
-    b"BM": None,  # too short to be sure; decided by the NUL check below
-}
 _CANDIDATE_DELIMITERS = [",", ";", "\t", "|"]
 _DELIM_NAMES = {",": "',' (comma)", ";": "';' (semicolon)", "\t": "a tab", "|": "'|' (pipe)"}
+
+
+class Cells(NamedTuple):
+    """The data rows' cells: row i, field j is ``raw[starts[i, j]:ends[i, j]]`` (UTF-8, quotes removed),
+    and row i starts on line ``lines[i]`` of the file."""
+    raw: bytes
+    starts: np.ndarray  # (n_rows, n_fields) int64
+    ends: np.ndarray  # (n_rows, n_fields) int64
+    lines: np.ndarray  # (n_rows,) int64, 1-based
 
 
 @dataclass
 class Table:
     header: list[str]
-    lines: np.ndarray  # 1-based line on which each data row starts
-    rows: list[list[str]] | None = None  # from the csv module (slow path)
-    raw: bytes | None = None  # with spans: from the vectorised tokenizer (fast path)
-    spans: csv_spans.Spans | None = None  # data rows only: (starts, ends) shaped (n_rows, n_fields)
+    cells: Cells
     delimiter: str = ","
     # rows left out for having another number of fields than the header (ragged_row): (line, fields)
     skipped: list[tuple[int, list[str]]] = field(default_factory=list)
 
     @property
+    def lines(self) -> np.ndarray:
+        return self.cells.lines
+
+    @property
     def n_rows(self) -> int:
-        return len(self.lines)
+        return len(self.cells.lines)
+
+    def spans(self, name: str) -> tuple[bytes, np.ndarray, np.ndarray]:
+        """(raw bytes, starts, ends) of column ``name``."""
+        j = self.header.index(name)
+        return self.cells.raw, self.cells.starts[:, j], self.cells.ends[:, j]
 
     def column(self, name: str) -> list[str]:
-        j = self.header.index(name)
-        if self.rows is not None:
-            return [r[j] for r in self.rows]
-        starts, ends = self.spans.starts, self.spans.ends
-        return csv_spans.decode_spans(self.raw, starts[:, j], ends[:, j])
-
-    def byte_cells(self, name: str) -> tuple[bytes, np.ndarray, np.ndarray] | None:
-        """(raw bytes, starts, ends) of column ``name`` on the fast path, else None."""
-        if self.spans is None:
-            return None
-        j = self.header.index(name)
-        return self.raw, self.spans.starts[:, j], self.spans.ends[:, j]
-
-    def match(self, name: str, values: Sequence[str]) -> np.ndarray:
-        """Index into ``values`` of each cell of column ``name`` (exact match), -1 for any other cell."""
-        j = self.header.index(name)
-        if self.rows is not None:
-            position = {v: i for i, v in enumerate(values)}
-            return np.fromiter((position.get(r[j], -1) for r in self.rows), dtype=np.int64, count=len(self.rows))
-        return cell_keys.match_cells(self.raw, self.spans.starts[:, j], self.spans.ends[:, j],
-                                     [v.encode("utf-8") for v in values])
+        return csv_spans.decode_spans(*self.spans(name))
 
     def cell(self, row: int, name: str) -> str:
         j = self.header.index(name)
-        if self.rows is not None:
-            return self.rows[row][j]
-        return self.raw[self.spans.starts[row, j]:self.spans.ends[row, j]].decode("utf-8")
+        return self.cells.raw[self.cells.starts[row, j]:self.cells.ends[row, j]].decode("utf-8")
 
-    def int_lists(self, name: str) -> tuple[np.ndarray, np.ndarray] | None:
-        """Fast parse of a column of ``[1, 2]`` lists straight from the bytes, or None."""
-        if self.spans is None:
-            return None
-        j = self.header.index(name)
-        # with ',' as the delimiter the tokenizer has counted the commas inside quoted lists (and locates them
-        # if asked)
-        if self.delimiter == "," and self.spans.structural is not None:
-            return digit_lists.int_lists(self.raw, self.spans.starts[:, j], self.spans.ends[:, j],
-                                         self.spans.quoted_delimiters, self.spans.quoted_delimiter_counts[:, j])
-        return digit_lists.int_lists(self.raw, self.spans.starts[:, j], self.spans.ends[:, j])
-
-
-def read_limited(path: str | Path, max_bytes: int, log: ProblemLog) -> bytes | None:
-    """Read a file, refusing (before reading it) one over ``max_bytes``."""
-    path = Path(path)
-    size = path.stat().st_size
-    if size > max_bytes:
-        log.error("file_too_large", f"the file is {size:,} bytes; this competition accepts at most {max_bytes:,} bytes")
-        return None
-    with path.open("rb") as fh:
-        # (read(n) reserves n bytes first: with n = the limit, 10 GB for a solution, that is slow and may fail)
-        data = fh.read(min(size, max_bytes) + 1)
-        if len(data) > size:  # grew since stat: read on, up to the limit
-            data += fh.read(max_bytes + 1 - len(data))
-    if len(data) > max_bytes:  # grew while we read it
-        log.error("file_too_large", f"the file is larger than {max_bytes:,} bytes")
-        return None
-    return data
+    def match(self, name: str, values: Sequence[str]) -> np.ndarray:
+        """Index into ``values`` of each cell of column ``name`` (exact match), -1 for any other cell."""
+        return cell_keys.match_cells(*self.spans(name), [v.encode("utf-8") for v in values])
 
 
 def delimiter_name(d: str) -> str:
     return _DELIM_NAMES.get(d, repr(d))
 
 
-def decode(data: bytes, log: ProblemLog) -> str | None:
-    """Strict UTF-8 decoding; a UTF-8 BOM is accepted with a warning."""
-    clean = checked_utf8(data, log)
-    return None if clean is None else clean.decode("utf-8")
-
-
-def checked_utf8(data: bytes, log: ProblemLog) -> bytes | None:
-    """``decode``'s checks, giving the bytes without their BOM instead of the text: a text file of ASCII
-    needs no decoding to be valid (``parse`` decodes only what it reads as text)."""
-    if not data:
-        log.error("empty_file", "the file is empty; it needs a header line and one row per test item")
-        return None
-    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
-        log.error("wrong_encoding", "the file is UTF-16 encoded; save it as UTF-8 (in Excel: 'CSV UTF-8')")
-        return None
-    for magic, what in _MAGIC.items():
-        if what and data.startswith(magic):
-            log.error("not_text", f"the file is {what}, not a CSV text file")
-            return None
-    if b"\x00" in data[:65536]:
-        log.error("not_text", "the file contains NUL bytes: it is binary (or UTF-16 without a BOM), not a UTF-8 CSV text file")
-        return None
-    if data.startswith(b"\xef\xbb\xbf"):
-        log.warning("utf8_bom", "the file starts with a UTF-8 byte-order mark (BOM); it is ignored", line=1)
-        data = data[3:]
-    if data.isascii():
-        return data
-    try:
-        data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = data.count(b"\n", 0, exc.start) + 1
-        col = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
-        byte = data[exc.start]
-        log.error("wrong_encoding",
-                  f"byte 0x{byte:02X} is not valid UTF-8; the file seems to be in another encoding "
-                  "(Latin-1 / Windows-1252?); save it as UTF-8", line=line, column=col)
-        return None
-    return data
-
-
-def report_line_endings(data: bytes, log: ProblemLog, *, crlf_records: int | None = None,
-                        n_records: int | None = None) -> None:
-    """Warn about CRLF or mixed line endings. ``crlf_records`` of ``n_records`` line ends: what the
-    tokenizer found (every CR then ended a record), so the bytes need no second look."""
-    if b"\r" not in data:
-        return  # LF line ends only: nothing to report
-    if crlf_records is not None:
-        n_crlf, n_cr, n_lf = crlf_records, 0, n_records - crlf_records
-    else:
-        a = np.frombuffer(data, dtype=np.uint8)
-        cr = np.flatnonzero(a == ord("\r"))
-        n_crlf = int((a[cr[cr + 1 < len(a)] + 1] == ord("\n")).sum())
-        n_cr = len(cr) - n_crlf
-        n_lf = int(np.count_nonzero(a == ord("\n"))) - n_crlf  # (numpy counts bytes faster than bytes.count)
-    styles = sum(x > 0 for x in (n_crlf, n_cr, n_lf))
-    if styles > 1:
-        log.warning("mixed_line_endings", f"the file mixes line endings ({n_crlf} CRLF, {n_lf} LF, {n_cr} CR); accepted")
-    elif n_crlf:
-        log.warning("crlf_line_endings", "the file has Windows (CRLF) line endings; accepted")
-
-
-def parse(text: str | None, *, delimiter: str, required: Sequence[str], optional: Sequence[str] = (),
+def parse(raw: bytes, *, delimiter: str, required: Sequence[str], optional: Sequence[str] = (),
           allow_extra: bool = False, max_rows: int, max_cell_chars: int, log: ProblemLog,
-          what: str = "competition", raw: bytes | None = None) -> Table | None:
-    """Tokenise CSV text and check the header, the field counts and the row limit; report CRLF line ends.
-
-    With ``raw`` (the UTF-8 bytes of ``text``) a regular file is tokenised by
-    numpy (``csv_spans``); otherwise, or when the file is irregular, by ``csv``.
-    ``text`` may be None with ``raw`` given (valid UTF-8, ``checked_utf8``): it is then decoded only
-    if the csv module has to read the file.
-    """
-    tab = _parse(text, delimiter=delimiter, required=required, optional=optional, allow_extra=allow_extra,
-                 max_rows=max_rows, max_cell_chars=max_cell_chars, log=log, what=what, raw=raw)
-    if tab is not None and tab.spans is not None:
-        line_ends = tab.n_rows + 1 - (not raw.endswith(b"\n"))  # (a last line may lack its line end)
-        report_line_endings(raw, log, crlf_records=tab.spans.crlf_records, n_records=line_ends)
-    else:
-        report_line_endings(raw if raw is not None else text.encode("utf-8"), log)
-    return tab
+          what: str = "competition") -> Table | None:
+    """Tokenise the clean UTF-8 bytes of a CSV file (``bytes_checks.checked_utf8``) and check the
+    delimiter, the header, the field counts and the row limit; report CRLF line ends."""
+    table, crlf_records = _parse(raw, delimiter=delimiter, required=required, optional=optional,
+                                 allow_extra=allow_extra, max_rows=max_rows, max_cell_chars=max_cell_chars, log=log,
+                                 what=what)
+    if crlf_records is None:
+        report_line_endings(raw, log)
+    else:  # what the numpy tokenizer counted (every CR then ended a record): no second look at the bytes
+        line_ends = table.n_rows + 1 - (not raw.endswith(b"\n"))  # (a last line may lack its line end)
+        report_line_endings(raw, log, crlf_records=crlf_records, n_records=line_ends)
+    return table
 
 
-def _parse(text: str, *, delimiter: str, required: Sequence[str], optional: Sequence[str], allow_extra: bool,
-           max_rows: int, max_cell_chars: int, log: ProblemLog, what: str, raw: bytes | None) -> Table | None:
-    if text is None:
-        end = raw.find(b"\n")
-        first_line = (raw if end < 0 else raw[:end]).decode("utf-8").rstrip("\r")
-    else:
-        end = text.find("\n")
-        first_line = (text if end < 0 else text[:end]).rstrip("\r")
+def _parse(raw: bytes, *, delimiter: str, required: Sequence[str], optional: Sequence[str], allow_extra: bool,
+           max_rows: int, max_cell_chars: int, log: ProblemLog, what: str) -> tuple[Table | None, int | None]:
+    """``parse``, and the CRLF records the numpy tokenizer counted (None when it did not read the file)."""
+    end = raw.find(b"\n")
+    first_line = (raw if end < 0 else raw[:end]).decode("utf-8").rstrip("\r")
     expected_header = delimiter.join(required)
     if not first_line.strip():
         log.error("missing_column", f"the first line is empty; it must be the header {expected_header!r}", line=1)
-        return None
+        return None, None
+    expected_delimiter = delimiter  # (messages name the header the competition expects)
     if delimiter not in first_line:
         for cand in _CANDIDATE_DELIMITERS:
             if cand != delimiter and cand in first_line:
                 log.error("wrong_delimiter",
                           f"columns are separated by {delimiter_name(cand)} but this {what} expects "
                           f"{delimiter_name(delimiter)}; expected header: {expected_header!r}", line=1)
-                return None
+                # read on with the delimiter the file has: its other problems are named in the same round
+                delimiter = cand
+                break
 
     # the header alone first: a regular file never needs the csv module beyond it
     removed = 0  # blanks taken out after closing quotes (each named: space_after_quote)
@@ -225,46 +126,45 @@ def _parse(text: str, *, delimiter: str, required: Sequence[str], optional: Sequ
             break
         except StopIteration:
             log.error("empty_file", "the file has no lines")
-            return None
+            return None, None
         except csv.Error as exc:
             trouble = quote_trouble.after_closing_quote(first_line, delimiter)
             if trouble is None or trouble.kind != "space":
                 log.error("malformed_csv", f"the header cannot be read as CSV ({exc})", line=1)
-                return None
+                return None, None
             log.error("space_after_quote", quote_trouble.space_message(trouble, trouble.start + 1 + removed),
                       line=1, column=trouble.field)
             first_line = first_line[:trouble.start] + first_line[trouble.start + trouble.length:]
             removed += trouble.length
     if removed:  # read the rest of the file after the mended header
-        text = raw.decode("utf-8") if text is None else text
-        cut = text.find("\n")
-        old_first = text if cut < 0 else text[:cut]
-        text = first_line + old_first[len(old_first.rstrip("\r")):] + ("" if cut < 0 else text[cut:])
-        raw = text.encode("utf-8")
-    if not _check_header(header, required, optional, allow_extra, delimiter, log):
-        return None
+        first_bytes = raw if end < 0 else raw[:end]
+        raw = first_line.encode("utf-8") + raw[len(first_bytes.rstrip(b"\r")):]
+    if not _check_header(header, required, optional, allow_extra, expected_delimiter, log):
+        return None, None
     n_fields = len(header)
     # Bound the work before tokenising (memory too: numpy's spans cost several int64 per field): with more
     # than twice the row limit in lines, the file has too many rows however many of them are blank or
     # continue a quoted field (those are problems of their own).
-    n_lines = csv_spans.count_byte(raw, 10) if raw is not None else text.count("\n")
+    n_lines = csv_spans.count_byte(raw, 10)
     if n_lines > 2 * max_rows + 2:
         log.error("too_many_rows", f"the file has {n_lines:,} lines, far more than the {max_rows:,} data rows "
                   "this competition accepts", line=2 * max_rows + 3)
-        return None
-    if raw is not None and n_fields > 1:
-        spans = csv_spans.field_spans(raw, delimiter, n_fields, n_lines)
-        if spans is not None:
-            starts, ends = spans.starts, spans.ends
-            n_rows = len(starts) - 1
-            fast_header = csv_spans.decode_spans(raw, starts[0], ends[0])
-            if fast_header == header and 0 < n_rows <= max_rows and int((ends - starts).max()) <= max_cell_chars:
-                return Table(header=header, lines=np.arange(2, n_rows + 2, dtype=np.int64), raw=raw,
-                             spans=spans._replace(starts=starts[1:], ends=ends[1:], quoted_delimiter_counts=(
-                                 None if spans.quoted_delimiter_counts is None else spans.quoted_delimiter_counts[1:])),
-                             delimiter=delimiter)
-    if text is None:
-        text = raw.decode("utf-8")
+        return None, None
+    spans = csv_spans.field_spans(raw, delimiter, n_fields) if n_fields > 1 else None
+    if spans is not None:
+        starts, ends = spans.starts, spans.ends
+        n_rows = len(starts) - 1
+        if (0 < n_rows <= max_rows and int((ends - starts).max()) <= max_cell_chars
+                and csv_spans.decode_spans(raw, starts[0], ends[0]) == header):
+            return Table(header, Cells(raw, starts[1:], ends[1:], np.arange(2, n_rows + 2, dtype=np.int64)),
+                         delimiter), spans.crlf_records
+    return _read_irregular(raw, header, delimiter, max_rows, max_cell_chars, log), None
+
+
+def _read_irregular(raw: bytes, header: list[str], delimiter: str, max_rows: int, max_cell_chars: int,
+                    log: ProblemLog) -> Table | None:
+    """A file the numpy tokenizer does not take, read by the csv module, which names each problem."""
+    text = raw.decode("utf-8")
     with _field_limit(max_cell_chars):
         reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, strict=True)
         try:
@@ -273,13 +173,28 @@ def _parse(text: str, *, delimiter: str, required: Sequence[str], optional: Sequ
             log.error("malformed_csv", f"the header cannot be read as CSV ({exc})", line=1)
             return None
         skipped: list[tuple[int, list[str]]] = []
-        rows, lines = _read_rows(reader, text, n_fields, max_rows, max_cell_chars, delimiter, log, skipped)
+        rows, lines = _read_rows(reader, text, len(header), max_rows, max_cell_chars, delimiter, log, skipped)
     if rows is None:
         return None
     if not rows and not log.has_errors:
         log.error("header_only", "the file has a header but no data rows", line=1)
         return None
-    return Table(header=header, lines=lines, rows=rows, skipped=skipped)
+    return Table(header, _cells_of_rows(header, rows, lines), delimiter, skipped)
+
+
+def _cells_of_rows(header: list[str], rows: list[list[str]], lines: np.ndarray) -> Cells:
+    """The rows' fields as ``Cells``: their UTF-8 bytes one after the other (the header's first, as in the
+    file, each field followed by a LF), and the spans into them."""
+    fields = [f.encode("utf-8") for f in header]
+    for row in rows:
+        fields.extend(f.encode("utf-8") for f in row)
+    length = np.fromiter(map(len, fields), dtype=np.int64, count=len(fields))
+    starts = np.zeros(len(fields), dtype=np.int64)
+    np.cumsum(length[:-1] + 1, out=starts[1:])
+    ends = starts + length
+    n_fields = len(header)
+    return Cells(b"\n".join(fields) + b"\n", starts[n_fields:].reshape(-1, n_fields),
+                 ends[n_fields:].reshape(-1, n_fields), lines)
 
 
 # csv.field_size_limit is one setting for the whole process: the solution may be read in another thread
@@ -355,7 +270,7 @@ def _read_rows(reader, text: str, n_fields: int, max_rows: int, max_cell_chars: 
         if len(rec) != n_fields:
             log.error("ragged_row", f"this row has {len(rec)} fields but the header has {n_fields} "
                       f"(separator {delimiter_name(delimiter)}; a list with commas must be quoted)",
-                      line=start, column=n_fields + 1 if len(rec) > n_fields else None)
+                      line=start, column=n_fields + 1 if len(rec) > n_fields else len(rec) + 1)
             skipped.append((start, rec))
             continue
         if len(rows) >= max_rows:
@@ -449,19 +364,42 @@ def _check_header(header: list[str], required: Sequence[str], optional: Sequence
         log.error("missing_column", f"the first line reads {delimiter.join(header)[:80]!r}, not a header: the file "
                   f"must start with the header line {delimiter.join(required)!r}", line=1)
         return False
+    renamed = _renamed_columns(header, required, [r for r in required if r not in seen], extras)
     for name in required:
         if name not in seen:
-            close = [h for h in extras if h.strip().lower() == name.lower()] or difflib.get_close_matches(
-                name, extras, n=1, cutoff=0.5)
-            hint = f"; found {close[0]!r} instead: rename it to {name!r}" if close else ""
-            log.error("missing_column", f"required column {name!r} is missing{hint}", line=1)
+            hint = f"; found {renamed[name]!r} instead: rename it to {name!r}" if name in renamed else ""
+            log.error("missing_column", f"required column {name!r} is missing{hint}", line=1,
+                      column=seen[renamed[name]] if name in renamed else None)
             ok = False
     if not allow_extra:
         for name in extras:
-            close = difflib.get_close_matches(name, [r for r in required if r not in seen], n=1, cutoff=0.5)
-            if close or any(name.strip().lower() == r.lower() for r in required if r not in seen):
+            if name in renamed.values():
                 continue  # already reported as the misnamed required column
             log.error("extra_column", f"column {name!r} is not accepted; the columns are {', '.join(required)}",
                       line=1, column=seen[name])
             ok = False
     return ok
+
+
+def _renamed_columns(header: list[str], required: Sequence[str], missing: list[str], extras: list[str]
+                     ) -> dict[str, str]:
+    """For each missing required column, the header's column that most likely stands for it: the same name
+    in another case or spacing, else a close spelling, else the column in its place (``"id","species"``:
+    ``id`` stands where ``quadrat_id`` should), else the one column left over for the one column missing.
+    Each column of the header stands for one at most."""
+    unused = list(extras)
+    found: dict[str, str] = {}
+    for name in missing:
+        close = [h for h in unused if h.strip().lower() == name.lower()] or difflib.get_close_matches(
+            name, unused, n=1, cutoff=0.5)
+        if close:
+            found[name] = close[0]
+            unused.remove(close[0])
+    for k, name in enumerate(required):
+        if name in missing and name not in found and k < len(header) and header[k] in unused:
+            found[name] = header[k]
+            unused.remove(header[k])
+    left = [name for name in missing if name not in found]
+    if len(left) == 1 and len(unused) == 1:  # one column missing, one not accepted: that one
+        found[left[0]] = unused[0]
+    return found

@@ -1,0 +1,97 @@
+"""The file as bytes, before any CSV: its size, its encoding (UTF-8, a BOM, the magic bytes of a binary
+file) and its line endings.
+
+The first layer of the reader (``tokenize`` comes next): nothing here knows about
+fields, headers or labels.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from ..problems import ProblemLog
+
+_MAGIC = {
+    b"\x89PNG": "a PNG image",
+    b"\xff\xd8\xff": "a JPEG image",
+    b"GIF8": "a GIF image",
+    b"PK\x03\x04": "a zip archive (an .xlsx spreadsheet is one too)",
+    b"%PDF": "a PDF document",
+    b"\xd0\xcf\x11\xe0": "a legacy Office document (.xls)",
+    b"\x1f\x8b": "a gzip archive",
+    b"BM": None,  # too short to be sure; decided by the NUL check below
+}
+
+def read_limited(path: str | Path, max_bytes: int, log: ProblemLog) -> bytes | None:
+    """Read a file, refusing (before reading it) one over ``max_bytes``."""
+    path = Path(path)
+    size = path.stat().st_size
+    if size > max_bytes:
+        log.error("file_too_large", f"the file is {size:,} bytes; this competition accepts at most {max_bytes:,} bytes")
+        return None
+    with path.open("rb") as fh:
+        # (read(n) reserves n bytes first: with n = the limit, 10 GB for a solution, that is slow and may fail)
+        data = fh.read(min(size, max_bytes) + 1)
+        if len(data) > size:  # grew since stat: read on, up to the limit
+            data += fh.read(max_bytes + 1 - len(data))
+    if len(data) > max_bytes:  # grew while we read it
+        log.error("file_too_large", f"the file is larger than {max_bytes:,} bytes")
+        return None
+    return data
+
+
+def checked_utf8(data: bytes, log: ProblemLog) -> bytes | None:
+    """The bytes without their BOM when they are a UTF-8 text file (a BOM is accepted with a warning), else
+    None with the problem logged. A text file of ASCII needs no decoding to be valid."""
+    if not data:
+        log.error("empty_file", "the file is empty; it needs a header line and one row per test item")
+        return None
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        log.error("wrong_encoding", "the file is UTF-16 encoded; save it as UTF-8 (in Excel: 'CSV UTF-8')")
+        return None
+    for magic, what in _MAGIC.items():
+        if what and data.startswith(magic):
+            log.error("not_text", f"the file is {what}, not a CSV text file")
+            return None
+    if b"\x00" in data[:65536]:
+        log.error("not_text", "the file contains NUL bytes: it is binary (or UTF-16 without a BOM), not a UTF-8 CSV text file")
+        return None
+    if data.startswith(b"\xef\xbb\xbf"):
+        log.warning("utf8_bom", "the file starts with a UTF-8 byte-order mark (BOM); it is ignored", line=1)
+        data = data[3:]
+    if data.isascii():
+        return data
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        col = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
+        byte = data[exc.start]
+        log.error("wrong_encoding",
+                  f"byte 0x{byte:02X} is not valid UTF-8; the file seems to be in another encoding "
+                  "(Latin-1 / Windows-1252?); save it as UTF-8", line=line, column=col)
+        return None
+    return data
+
+
+def report_line_endings(data: bytes, log: ProblemLog, *, crlf_records: int | None = None,
+                        n_records: int | None = None) -> None:
+    """Warn about CRLF or mixed line endings. ``crlf_records`` of ``n_records`` line ends: what the
+    tokenizer found (every CR then ended a record), so the bytes need no second look."""
+    if b"\r" not in data:
+        return  # LF line ends only: nothing to report
+    if crlf_records is not None:
+        n_crlf, n_cr, n_lf = crlf_records, 0, n_records - crlf_records
+    else:
+        a = np.frombuffer(data, dtype=np.uint8)
+        cr = np.flatnonzero(a == ord("\r"))
+        n_crlf = int((a[cr[cr + 1 < len(a)] + 1] == ord("\n")).sum())
+        n_cr = len(cr) - n_crlf
+        n_lf = int(np.count_nonzero(a == ord("\n"))) - n_crlf  # (numpy counts bytes faster than bytes.count)
+    styles = sum(x > 0 for x in (n_crlf, n_cr, n_lf))
+    if styles > 1:
+        log.warning("mixed_line_endings", f"the file mixes line endings ({n_crlf} CRLF, {n_lf} LF, {n_cr} CR); accepted")
+    elif n_crlf:
+        log.warning("crlf_line_endings", "the file has Windows (CRLF) line endings; accepted")
