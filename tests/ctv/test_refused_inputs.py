@@ -19,7 +19,7 @@ from click.testing import CliRunner
 
 from scoring.authoring.definitions import load_competition
 from scoring.cli.main import cli
-from strict_reading import strict_reading
+from tests.scoring.reading.strict_reading import strict_reading
 from scoring.runtime.reading.submission import read_submission
 
 from tests.ctv.run_folders import write_run

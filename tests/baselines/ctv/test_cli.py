@@ -90,7 +90,7 @@ def test_slurm_script_has_one_array_task_per_pending_run(ctv_data, tmp_path):
     assert logs.is_dir() and f"#SBATCH --output={logs.resolve()}/%x-%A_%a.out" in text
 
 
-# the torchrun (DDP) path: tests/baselines_ctv/test_distributed.py
+# the torchrun (DDP) path: tests/baselines/ctv/test_distributed.py
 
 
 @pytest.mark.parametrize("extra, lines, workers", [

@@ -17,7 +17,7 @@ from scoring.runtime.problems import ProblemLog
 from scoring.runtime.reading.submission import read_submission
 
 PC25 = load_competition("plantclef2025")
-REAL = Path(__file__).resolve().parents[2] / "tests" / "fixtures" / "real"
+REAL = Path(__file__).resolve().parents[3] / "tests" / "fixtures" / "real"
 
 
 def _errors(data: bytes, definition=PC25) -> list[tuple]:
