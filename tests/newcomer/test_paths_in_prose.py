@@ -5,7 +5,7 @@ A path is a name that starts with a top-level folder of the repository and ends 
 extension (``scoring/runtime/guard.py``, ``docs/speed.md``); a folder, a pattern (``*``, ``{}``, ``<>``) or a
 placeholder in capitals (``NAME.toml``) is no file name. ``docs/`` and ``scripts/`` are also folders of the
 grading platforms' repositories, whose files the prose cites (EvalAI's ``scripts/workers/submission_worker.py``):
-there a path is checked only when its folder is one of ours. Data (``tests/fixtures/``, ``tests/hooks/corpus/``)
+there a path is checked only when its folder is one of ours. Data (``tests/fixtures/``, ``tests/platforms/corpus/``)
 and the notes on other projects' code (``docs/facts/``) are not prose of ours.
 """
 
@@ -20,7 +20,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
 PROSE = (".md", ".toml", ".py")
-NOT_PROSE = ("tests/fixtures/", "tests/hooks/corpus/", "docs/facts/")
+NOT_PROSE = ("tests/fixtures/", "tests/platforms/corpus/", "docs/facts/")
 SHARED_NAMES = ("docs", "scripts")  # folders the platforms' repositories have too
 FILE_NAME = re.compile(r"\.(py|md|toml|json|csv|c|h|sh|txt|yml|yaml|png|svg|jpg|html|parquet|cfg)$")
 
