@@ -62,8 +62,7 @@ def draw_scores_chart(board: Leaderboard):
                               label="hollow: gap to the leader\nnot significant"))
     if kinds["interval"]:
         handles.append(Line2D([], [], color="0.3", lw=2, alpha=0.6, label=f"{board.confidence:.0%} bootstrap interval"
-                              "
-(a bar | where its width is 0)"))
+                              "\n(a bar | where its width is 0)"))
     handles += _mark_handles(kinds)
     ax.legend(handles=handles, fontsize=8, **_OUTSIDE)
     return fig
