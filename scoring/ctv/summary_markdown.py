@@ -62,7 +62,7 @@ def summary_tables(summary: Summary, digits: int = 2) -> str:
     columns = ("Columns: **Teams** the teams (runs) of the group; **Val / Test / VTG mean, std** over those teams, in % "
                "(VTG: val − test, in points); **Test min / max (team)** the lowest and highest test accuracy and "
                f"whose it is; **Share > {thr}%** the fraction (0 to 1) of the group's teams whose test accuracy is "
-               f"above {thr}% (`--threshold`).")
+               f"above {thr}% (set by the --threshold option).")
     out = [f"### Group statistics (std: {ddofs})\n\n{columns}\n\n" + markdown_table(header, rows)]
     if summary.agreement:
         header = ["Protocol", "Metric", "Arch A", "Arch B", "Teams", "Spearman", "p", "Pearson", "p", "Kendall", "p"]

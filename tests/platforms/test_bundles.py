@@ -131,7 +131,10 @@ def test_codabench_rejection_host_failure_and_old_python_are_told_apart(bundles,
     (out / "scores.json").write_text('{"transect_f1": 1.0}')
     res = _run([python(CODABENCH), "score.py", str(inp), str(out)], cwd=program)
     assert res.returncode == 1
-    assert res.stderr.startswith("formula_ids.csv:4:1: error [invalid_id]") and "Traceback" not in res.stderr
+    # one round: the row's problem and the id it leaves missing, both in the file's own line shape
+    lines = res.stderr.splitlines()
+    assert "formula_ids.csv:4:1: error [invalid_id]" in [line[:39] for line in lines] and "Traceback" not in res.stderr
+    assert all(line.startswith("formula_ids.csv") for line in lines), lines
     assert sorted(p.name for p in out.iterdir()) == []  # output/metadata is the worker's to write
 
     inp, out = codabench_layout(tmp_path / "b", SUBS / "partial.csv")

@@ -172,7 +172,7 @@ def test_learning_curve_swatches_are_the_bands_and_lines_they_label_and_panels_s
 
 def test_a_split_without_predictions_is_named_where_its_bar_would_be():
     from scoring.ctv import paper_figures
-    from scoring.ctv.runs import read_runs
+    from scoring.ctv.run_set import read_runs
     from scoring.ctv.summarize import summarize
 
     runset = read_runs([RUNS])
@@ -201,7 +201,7 @@ def test_an_architecture_has_one_colour_in_every_figure():
 
 def test_heatmap_numbers_have_the_tables_decimals():
     from scoring.ctv.cross_team_matrix import toto_matrices
-    from scoring.ctv.runs import read_runs
+    from scoring.ctv.run_set import read_runs
     from scoring.text.tables import fmt
 
     m = toto_matrices(read_runs([RUNS]).runs)[0]
