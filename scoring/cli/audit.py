@@ -9,7 +9,7 @@ from pathlib import Path
 import click
 
 from scoring.cli.competition_option import load_definition
-from scoring.cli.errors import error_line
+from scoring.cli.errors import error_line, refuse_input
 from scoring.cli.group import epilog
 
 
@@ -60,11 +60,7 @@ def audit(log: Path, solution: Path, competition: str, as_json: bool, alpha: flo
     try:
         entries = read_log(log)
     except InputError as exc:
-        if as_json:
-            click.echo(json.dumps({"status": "error", "errors": [exc.as_dict()]}, sort_keys=True))
-        else:
-            click.echo(one_line(exc.render()), err=True)
-        raise SystemExit(1) from None
+        refuse_input(exc, as_json)
     grader = Grader(solution, definition, reveal_private=True)
     progress = None if as_json else (lambda msg: click.echo(one_line(msg), err=True))
     scored = score_log(entries, grader, progress)

@@ -13,6 +13,7 @@ import sys
 
 import click
 
+from scoring.cli.errors import refuse_input
 from scoring.cli.extras import require
 from scoring.cli.group import ContractGroup, document
 from scoring.ctv.input_error import InputError
@@ -35,14 +36,6 @@ def _refused(exc: OutputRefused, as_json: bool) -> None:
     else:
         click.echo(display_name(f"{exc.path}: error [{exc.code}] {exc.message}"), err=True)
     raise SystemExit(2)
-
-
-def _fail(exc: InputError, as_json: bool) -> None:
-    if as_json:
-        click.echo(json.dumps({"status": "error", "errors": [exc.as_dict()]}, sort_keys=True))
-    else:
-        click.echo(one_line(exc.render()), err=True)
-    raise SystemExit(1)
 
 
 @ctv.command("summarize")
@@ -77,7 +70,7 @@ def summarize_cmd(results_csv, ddof, threshold, digits, as_json, out, overwrite)
     try:
         table = read_results(results_csv)
     except InputError as exc:
-        _fail(exc, as_json)
+        refuse_input(exc, as_json)
     summary = summarize(table, ddof=None if ddof == "paper" else int(ddof), threshold=threshold)
     if as_json:
         text = json.dumps({"status": "ok", "source": results_csv} | summary.as_dict(), indent=2, sort_keys=True) + "\n"
@@ -131,7 +124,7 @@ def report_cmd(runs_dirs, out_dir, plots, figure_format, dpi, ddof, threshold, d
                               threshold=threshold, digits=digits, progress=progress,
                               plan=OutputPlan(overwrite=overwrite), figure_format=fmt)
     except InputError as exc:
-        _fail(exc, as_json)
+        refuse_input(exc, as_json)
     except OutputRefused as exc:
         _refused(exc, as_json)
     if as_json:

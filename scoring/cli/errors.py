@@ -80,3 +80,17 @@ def report(exc: BaseException, command: str) -> int:
         except (OSError, ValueError):
             pass  # stderr is gone too: the exit code is all that is left
     return code
+
+
+def refuse_input(exc: CodedError, as_json: bool) -> None:
+    """A rejected input file of an analysis command (ctv, rank-agreement, audit): its one JSON object with
+    ``--json``, else its one line on stderr; exit 1."""
+    if as_json:
+        import json
+
+        click.echo(json.dumps({"status": "error", "errors": [exc.as_dict()]}, sort_keys=True))
+    else:
+        from scoring.text.terminal import one_line
+
+        click.echo(one_line(exc.render()), err=True)
+    raise SystemExit(1) from None

@@ -8,6 +8,7 @@ import click
 
 from scoring.text.terminal import one_line
 
+from scoring.cli.errors import refuse_input
 from scoring.cli.group import epilog
 from scoring.ctv.input_error import InputError
 
@@ -39,11 +40,7 @@ def rank_agreement(a_csv, b_csv, key, value, value_b, resamples, seed, confidenc
         b = read_scores(b_csv, key, value_b or value)
         res = compute(a, b, n_resamples=resamples, seed=seed, confidence=confidence, names=(a_csv, b_csv))
     except InputError as exc:
-        if as_json:
-            click.echo(json.dumps({"status": "error", "errors": [exc.as_dict()]}, sort_keys=True))
-        else:
-            click.echo(one_line(exc.render()), err=True)
-        raise SystemExit(1) from None
+        refuse_input(exc, as_json)
     if as_json:
         click.echo(json.dumps({"status": "ok", "key": key, "a": a_csv, "b": b_csv} | res.as_dict(), sort_keys=True))
         return
