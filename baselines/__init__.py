@@ -1,3 +1,3 @@
-"""GPU baselines: Cross-Team Validation training runs (``baselines.ctv``) and the
-PlantCLEF DINOv2 tiling predictor (``baselines.plantclef``). Needs the
+"""GPU baselines: Cross-Team Validation training runs (``agrieval.baselines.ctv``) and the
+PlantCLEF DINOv2 tiling predictor (``agrieval.baselines.plantclef``). Needs the
 ``baselines`` extra (torch, timm)."""

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import click
 
-from scoring.cli.extras import lazy_import
-from scoring.cli.group import ContractGroup, epilog
+from agrieval.scoring.cli.extras import lazy_import
+from agrieval.scoring.cli.group import ContractGroup, epilog
 
 _GROUPS = {
-    "ctv": ("baselines.ctv.cli:ctv", "DenseNet121 / Swin cross-team validation runs (TOTO, LOTO)."),
-    "plantclef": ("baselines.plantclef.cli:plantclef", "DINOv2 tiling predictor for PlantCLEF quadrats."),
+    "ctv": ("agrieval.baselines.ctv.cli:ctv", "DenseNet121 / Swin cross-team validation runs (TOTO, LOTO)."),
+    "plantclef": ("agrieval.baselines.plantclef.cli:plantclef", "DINOv2 tiling predictor for PlantCLEF quadrats."),
 }
 
 

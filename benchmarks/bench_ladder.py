@@ -22,13 +22,13 @@ Attacks (the attacker sees only the board):
               keep the flip when the value shown went up, --queries times
 
 Boards: ``raw`` shows each submission's exact public score (Kaggle, Codabench, ...); ``ladder`` is
-``scoring.runtime.ladder`` (the parameter-free Ladder over the metric's units, the code ``grade
+``agrieval.scoring.runtime.ladder`` (the parameter-free Ladder over the metric's units, the code ``grade
 --ladder`` runs); ``textbook`` is the paper's Algorithm 2 on row losses, written again here from the
 paper; ``rounded`` shows the public score rounded to ``--public-precision auto``'s decimals. The
 leaderboard error of a board is |value shown for the attacker - private score of the submission it
 belongs to| at the end of the attack (the private split standing for fresh data), averaged over
 --repeats competitions (mean and standard deviation). Then ``agrieval audit``'s test
-(``scoring.audit``) runs on each competition of the raw board with the boosting attacker, the
+(``agrieval.scoring.audit``) runs on each competition of the raw board with the boosting attacker, the
 hill-climber and five honest teams (ten fixed submissions each) and prints who it flags.
 """
 
@@ -46,10 +46,10 @@ import numpy as np
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from scoring.audit.audit_report import audit  # noqa: E402
-from scoring.authoring.public_precision import auto_decimals  # noqa: E402
-from scoring.runtime import ladder  # noqa: E402
-from scoring.runtime.unit_scores import split_score  # noqa: E402
+from agrieval.scoring.audit.audit_report import audit  # noqa: E402
+from agrieval.scoring.authoring.public_precision import auto_decimals  # noqa: E402
+from agrieval.scoring.runtime import ladder  # noqa: E402
+from agrieval.scoring.runtime.unit_scores import split_score  # noqa: E402
 
 FIXTURE = REPO / "tests" / "fixtures" / "real" / "plantclef2025_submission_topk5.csv"
 
@@ -69,7 +69,7 @@ class Competition:
         return split_score(self.row_values(choice), self.units, rows)
 
     def public_units(self, choice: np.ndarray) -> np.ndarray:
-        from scoring.runtime.unit_scores import unit_values
+        from agrieval.scoring.runtime.unit_scores import unit_values
 
         return unit_values(self.row_values(choice), self.units, self.public_rows)
 
@@ -81,8 +81,8 @@ def two_class(rng: np.random.Generator) -> Competition:
 
 
 def plantclef(rng: np.random.Generator) -> Competition:
-    from scoring.runtime.definition import load_definition
-    from scoring.runtime.grouping import group_codes, group_ids
+    from agrieval.scoring.runtime.definition import load_definition
+    from agrieval.scoring.runtime.grouping import group_codes, group_ids
 
     ids = [line.split(",")[0].strip('"') for line in FIXTURE.read_text().splitlines()[1:] if line]
     units, _ = group_codes(group_ids(ids, load_definition("plantclef2025").grouping))
@@ -119,7 +119,7 @@ class RoundedBoard(RawBoard):
 
 
 class LadderBoard:
-    """``scoring.runtime.ladder``'s rule (the one ``grade --ladder`` applies), on the metric's units."""
+    """``agrieval.scoring.runtime.ladder``'s rule (the one ``grade --ladder`` applies), on the metric's units."""
 
     def __init__(self, comp: Competition):
         self.comp, self.units, self.shown, self.choice = comp, None, None, None
@@ -260,7 +260,7 @@ def write_demo(folder: Path, queries: int) -> None:
     """The two-class competition as files: a definition, the solution, every team's submissions (five honest
     teams, the boosting attacker against the raw board), ``log.csv`` and ``board/<team>/NNN.csv`` (a copy of each
     team's last submission, the one it picks for the final ranking)."""
-    from scoring.runtime.atomic import write_text
+    from agrieval.scoring.runtime.atomic import write_text
 
     comp = two_class(np.random.default_rng(0))
     rng = np.random.default_rng(1)

@@ -1,7 +1,7 @@
 """Peak memory of probing one large image, with and without the per-worker pixel cap (``--max-pixels``).
 
 A PNG and a JPEG of ``--size`` (default 8000x6000, 48 MP) are written to a
-temporary folder; each is probed (``data_tools.probe.probe_file``) in a fresh
+temporary folder; each is probed (``agrieval.data_tools.probe.probe_file``) in a fresh
 process, at the default cap and at ``--cap``, and the peak resident memory
 above the imports (``VmHWM`` of ``/proc/self/status``, Linux) is printed.
 
@@ -19,7 +19,7 @@ from pathlib import Path
 
 CHILD = """
 import sys
-from data_tools.probe import probe_file
+from agrieval.data_tools.probe import probe_file
 
 def hwm():  # peak resident memory of this process image, kB (VmHWM is reset by exec, ru_maxrss is not)
     return int(next(l for l in open("/proc/self/status") if l.startswith("VmHWM:")).split()[1])
@@ -40,7 +40,7 @@ def main() -> None:
     import numpy as np
     from PIL import Image
 
-    from data_tools.probe import DEFAULT_MAX_PIXELS
+    from agrieval.data_tools.probe import DEFAULT_MAX_PIXELS
 
     w, h = map(int, args.size.split("x"))
     root = Path(__file__).resolve().parents[1]

@@ -20,7 +20,7 @@ labels per prediction. Dialects:
   semicolon-2024  the 2024 style: ``plot_id;species_ids``, nothing quoted, ``[1363875]``
 
 In one process, best of ``--repeat``:
-  kit:        ``scoring.runtime.scorer.score_file(..., reveal_private=True)``: load and check the
+  kit:        ``agrieval.scoring.runtime.scorer.score_file(..., reveal_private=True)``: load and check the
               solution, read and check the submission, every metric on both splits; by default the
               solution is read in a second thread while the submission is read (as ``agrieval score``
               does on two CPUs or more)
@@ -44,7 +44,7 @@ with the kit's to 1e-9.
 Then, on the real 2,105-row case (a real submission from tests/fixtures/real/ against a solution
 built from its ids): a fresh ``agrieval score`` process (wall time; with ``--baseline CHECKOUT``, the
 same command run from another checkout of the project, such as an older commit, taken in turn with
-this one), and the warm path (``scoring.runtime.warm.Grader``: the solution loaded once, then
+this one), and the warm path (``agrieval.scoring.runtime.warm.Grader``: the solution loaded once, then
 submissions scored one after the other, as ``agrieval leaderboard`` does).
 
 The kit is numpy only, as the grading platforms run it (``scoring/runtime``). Targets at 200,000 rows, in
@@ -68,7 +68,7 @@ from pathlib import Path
 
 import numpy as np
 
-from scoring.cli.extras import exit_unless_installed
+from agrieval.scoring.cli.extras import exit_unless_installed
 
 # The reference pipeline is pandas + scikit-learn (the `test` extra); the peers polars and duckdb (`bench`).
 exit_unless_installed("python benchmarks/bench_scoring.py", "pandas", "sklearn", "polars", "duckdb")
@@ -107,7 +107,7 @@ DIALECTS = {
 
 def vocabulary() -> np.ndarray:
     """The 7,806 species ids of the PlantCLEF pretrained model (its class_mapping.txt), as the shipped definition."""
-    from scoring.runtime.definition import load_definition
+    from agrieval.scoring.runtime.definition import load_definition
 
     return np.array(sorted(int(v) for v in load_definition("plantclef2025").labels), dtype=np.int64)
 
@@ -176,14 +176,14 @@ def make_files(dialect: Dialect, n: int, folder: Path, stem: str, seed: int = 0)
 
 def definition(competition: str):
     """The shipped definition with room for the 200,000-row stress case (the shipped limits are 100,000 rows, 20 MB)."""
-    from scoring.runtime.definition import load_definition
+    from agrieval.scoring.runtime.definition import load_definition
 
     d = load_definition(competition)
     return replace(d, limits=replace(d.limits, max_rows=1_000_000, max_bytes=500_000_000))
 
 
 def kit(sol: Path, sub: Path, d, threads: int | None = None) -> tuple[float, float]:
-    from scoring.runtime.scorer import score_file
+    from agrieval.scoring.runtime.scorer import score_file
 
     report = score_file(sub, sol, d, reveal_private=True, threads=threads)
     assert report.status == "scored", report.errors
@@ -210,8 +210,8 @@ def big_definition(competition: str, folder: Path) -> Path:
     import re
     import shutil
 
-    from scoring.authoring.definitions import TOML_DIR
-    from scoring.runtime.definition import load_definition
+    from agrieval.scoring.authoring.definitions import TOML_DIR
+    from agrieval.scoring.runtime.definition import load_definition
 
     text = (TOML_DIR / f"{competition}.toml").read_text(encoding="utf-8")
     for key, value in (("max_bytes", "500_000_000"), ("max_rows", "1_000_000"), ("max_unzipped_bytes", "500_000_000")):
@@ -286,7 +286,7 @@ def fresh_compare(sol: Path, sub: Path, d, frozen: Path, repeat: int, env: dict
 
 
 def _cpus() -> int:
-    from scoring.runtime.scorer import _cpus
+    from agrieval.scoring.runtime.scorer import _cpus
 
     return _cpus()
 
@@ -340,7 +340,7 @@ def warm_throughput(sol: Path, subs: list[Path], n: int, *, limits: bool = False
 
     ``limits=False``: the warm path's own cost, in this process; ``limits=True`` (``Grader``'s default) adds a
     forked child per submission for the competition's time and memory limits."""
-    from scoring.runtime.warm import Grader
+    from agrieval.scoring.runtime.warm import Grader
 
     t0 = time.perf_counter()
     grader = Grader(sol, "plantclef2025", limits=limits)

@@ -4,7 +4,7 @@
 
 Scores a reference submission with a custom TOML definition (a copy of the shipped
 PlantCLEF 2025 one) in fresh processes, the console script's way
-(``scoring.cli.main.cli``, or ``scoring.cli.entry.main`` in an older checkout that has it),
+(``agrieval.scoring.cli.main.cli``, or ``agrieval.scoring.cli.entry.main`` in an older checkout that has it),
 after one untimed warm-up run. Prints the
 top-level imports (the least of ``--runs`` runs for each, in microseconds as
 importtime reports them, shown in ms), their total, and whether click,
@@ -36,8 +36,8 @@ def main() -> int:
     ap.add_argument("--top", type=int, default=12)
     args = ap.parse_args()
     checkout = args.checkout.resolve()
-    entry = ("from scoring.cli.entry import main" if (checkout / "scoring" / "cli" / "entry.py").exists()
-             else "from scoring.cli.main import cli as main")  # (entry.py: the plain path of older checkouts)
+    entry = ("from agrieval.scoring.cli.entry import main" if (checkout / "scoring" / "cli" / "entry.py").exists()
+             else "from agrieval.scoring.cli.main import cli as main")  # (entry.py: the plain path of older checkouts)
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         shutil.copy(checkout / "scoring" / "competitions" / "plantclef2025.toml", folder / "mine.toml")

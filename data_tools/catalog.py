@@ -13,7 +13,7 @@ Unreadable, truncated and empty files are rows with ``readable=False`` and the
 error text. Files and folders that are not catalogued (links, hidden names,
 wrong depth, folders that cannot be listed) are in ``df.attrs["skipped"]``
 with the reason (``walk.py``). The output may not be inside the pool, nor
-replace an existing file unless asked (``scoring.writing.policy``). ``resume``
+replace an existing file unless asked (``agrieval.scoring.writing.policy``). ``resume``
 reuses rows of an existing output whose size and mtime
 are unchanged; a long run also checkpoints its output as it goes.
 """
@@ -27,16 +27,16 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from data_tools.classes import ClassMap, load_class_map
-from data_tools.errors import DataError
-from data_tools.parallel import pmap
-from data_tools.probe import DEFAULT_MAX_PIXELS, exact_hash_task, probe_task
-from data_tools.tables import read_table, write_table
-from data_tools.versions import write_versions
-from data_tools.walk import Entry, walk_pool
-from scoring.text.file_names import display_name, escape_name, unescape_name
-from scoring.writing.policy import OutputPlan
-from scoring.writing.table_paths import inside
+from agrieval.data_tools.classes import ClassMap, load_class_map
+from agrieval.data_tools.errors import DataError
+from agrieval.data_tools.parallel import pmap
+from agrieval.data_tools.probe import DEFAULT_MAX_PIXELS, exact_hash_task, probe_task
+from agrieval.data_tools.tables import read_table, write_table
+from agrieval.data_tools.versions import write_versions
+from agrieval.data_tools.walk import Entry, walk_pool
+from agrieval.scoring.text.file_names import display_name, escape_name, unescape_name
+from agrieval.scoring.writing.policy import OutputPlan
+from agrieval.scoring.writing.table_paths import inside
 
 CATALOG_COLUMNS = ["root", "path", "team", "class_raw", "class", "subcategory", "format", "width", "height",
                    "bytes", "mtime_ns", "device", "phash", "phash_mode", "readable", "error"]
@@ -109,7 +109,7 @@ def build_catalog(root, output=None, *, workers=None, resume=False, fast=False, 
 
 
 def _row(root: Path, e: Entry, class_map: ClassMap, mode: str, probed: dict) -> dict:
-    # names as escaped text (scoring.text.file_names): a name that is not UTF-8 fits any table, losslessly
+    # names as escaped text (agrieval.scoring.text.file_names): a name that is not UTF-8 fits any table, losslessly
     cls = class_map.normalise(e.class_raw)
     return {
         "root": escape_name(str(root)), "path": escape_name(e.path), "team": escape_name(e.team),

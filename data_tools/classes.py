@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 
-from data_tools.errors import DataError
+from agrieval.data_tools.errors import DataError
 
 _SEPARATORS = re.compile(r"[\s\-.]+")
 

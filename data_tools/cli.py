@@ -1,11 +1,11 @@
 """``agrieval data ...``: the curation pipeline, one subcommand per stage.
 
-Exit codes (``scoring.cli.exit_codes``): 0 done; 1 an input was rejected or a
+Exit codes (``agrieval.scoring.cli.exit_codes``): 0 done; 1 an input was rejected or a
 check failed (leaks found, unknown class folders); 2 usage error, including a
 refused output path; 3 host-side (a missing extra, an internal error). The
 message is ``error [<code>] ...`` and names the file. Every output path is
-checked by ``scoring.writing.policy`` before anything is written, and every
-path built from a table cell by ``scoring.writing.table_paths`` (``unsafe_path``).
+checked by ``agrieval.scoring.writing.policy`` before anything is written, and every
+path built from a table cell by ``agrieval.scoring.writing.table_paths`` (``unsafe_path``).
 """
 
 from __future__ import annotations
@@ -16,11 +16,11 @@ from pathlib import Path
 
 import click
 
-from data_tools.errors import DataError
-from scoring.cli.errors import report
-from scoring.cli.group import ContractGroup, document
-from scoring.text.file_names import display_name, unescape_name
-from scoring.writing.policy import OutputPlan, OutputRefused
+from agrieval.data_tools.errors import DataError
+from agrieval.scoring.cli.errors import report
+from agrieval.scoring.cli.group import ContractGroup, document
+from agrieval.scoring.text.file_names import display_name, unescape_name
+from agrieval.scoring.writing.policy import OutputPlan, OutputRefused
 
 WORKERS = click.option("--workers", type=click.IntRange(min=1), default=None,
                        help="Processes to use (default: all cores).")
@@ -73,9 +73,9 @@ def catalog(root, output, workers, resume, fast, class_map, overwrite, max_pixel
 
     Symbolic links are never followed: each is listed as skipped, with where it points.
     """
-    from data_tools.catalog import build_catalog, summarize_catalog
-    from data_tools.classes import load_class_map
-    from data_tools.probe import DEFAULT_MAX_PIXELS
+    from agrieval.data_tools.catalog import build_catalog, summarize_catalog
+    from agrieval.data_tools.classes import load_class_map
+    from agrieval.data_tools.probe import DEFAULT_MAX_PIXELS
 
     plan = OutputPlan(overwrite=overwrite, inputs=[class_map] if class_map else [])
     df = build_catalog(root, output, workers=workers, resume=resume, fast=fast, progress=progress,
@@ -111,10 +111,10 @@ def dedup_cmd(catalog_file, output, preset, radius, team_order, deprioritise, or
 
     Moves and links never replace a file (not even with --overwrite, which is for OUTPUT only).
     """
-    from data_tools.catalog import read_catalog
-    from data_tools.dedup import dedup, execute_drops, plan_drops, summarize_dedup
-    from data_tools.tables import write_table
-    from data_tools.versions import write_versions
+    from agrieval.data_tools.catalog import read_catalog
+    from agrieval.data_tools.dedup import dedup, execute_drops, plan_drops, summarize_dedup
+    from agrieval.data_tools.tables import write_table
+    from agrieval.data_tools.versions import write_versions
 
     if move_to and link_to:
         raise click.UsageError("give --move-to or --link-to, not both")
@@ -144,8 +144,8 @@ def dedup_cmd(catalog_file, output, preset, radius, team_order, deprioritise, or
 
 def _version_warnings(stage: str, catalog_file: Path | None = None) -> None:
     """--preset official: say which library differs from the notebooks' and what that can change."""
-    from data_tools.notebook_versions import version_warnings
-    from data_tools.versions import read_versions
+    from agrieval.data_tools.notebook_versions import version_warnings
+    from agrieval.data_tools.versions import read_versions
 
     lines = version_warnings(stage)
     if catalog_file is not None:  # the catalog's pHashes were made with the Pillow it recorded
@@ -178,9 +178,9 @@ def resize(table, out, size, resume, exif_transpose, manifest, preset, workers, 
 
     OUT may not be inside a catalogued root (the copies would be catalogued as new photos).
     """
-    from data_tools.catalog import read_catalog
-    from data_tools.probe import DEFAULT_MAX_PIXELS
-    from data_tools.resize import resize_tree, summarize_resize
+    from agrieval.data_tools.catalog import read_catalog
+    from agrieval.data_tools.probe import DEFAULT_MAX_PIXELS
+    from agrieval.data_tools.resize import resize_tree, summarize_resize
 
     plan = OutputPlan(overwrite=overwrite, inputs=[table])
     m = resize_tree(read_catalog(table), out, size=size, resume=resume, progress=progress, workers=workers,
@@ -203,7 +203,7 @@ def classes(source, class_map):
     Unknown folders are listed (exit 1), never guessed: add them to your own TOML
     (`classes = [...]` and an `[aliases]` table) and pass it with --class-map.
     """
-    from data_tools.classes import canonical, load_class_map
+    from agrieval.data_tools.classes import canonical, load_class_map
 
     cmap = load_class_map(class_map)
     if source is None:
@@ -213,7 +213,7 @@ def classes(source, class_map):
     if source.is_dir():
         folders = sorted(_class_folders(source))
     else:
-        from data_tools.catalog import read_catalog
+        from agrieval.data_tools.catalog import read_catalog
 
         df = read_catalog(source)
         folders = sorted(set(zip(df["team"], df["class_raw"])))
@@ -266,8 +266,8 @@ def splits(catalog_file, protocol, output, seed, val_fraction, preset, stratify,
 
     image_id is <team>/<hash of the path>: it never carries the class (the path column does).
     """
-    from data_tools.catalog import read_catalog
-    from data_tools.splits import SPLIT_PRESETS, make_splits, summarize_splits
+    from agrieval.data_tools.catalog import read_catalog
+    from agrieval.data_tools.splits import SPLIT_PRESETS, make_splits, summarize_splits
 
     df = read_catalog(catalog_file)
     stratify = stratify or SPLIT_PRESETS[preset]["stratify"]
@@ -291,8 +291,8 @@ def splits(catalog_file, protocol, output, seed, val_fraction, preset, stratify,
 @_input_errors
 def check_leakage_cmd(splits_dir, catalog_file, radius, show, boundaries):
     """Fail (exit 1) when an image or a copy of it sits on both sides of train/test, train/val or val/test."""
-    from data_tools.catalog import read_catalog
-    from data_tools.leakage import BOUNDARIES, check_leakage
+    from agrieval.data_tools.catalog import read_catalog
+    from agrieval.data_tools.leakage import BOUNDARIES, check_leakage
 
     boundaries = tuple(b for b in BOUNDARIES if b in boundaries) if boundaries else tuple(BOUNDARIES)
     leaks = check_leakage(splits_dir, read_catalog(catalog_file), radius=radius, boundaries=boundaries)
@@ -318,7 +318,7 @@ def check_leakage_cmd(splits_dir, catalog_file, radius, show, boundaries):
 @_input_errors
 def demo_pool(out, teams, per_class, size, seed):
     """Write a small synthetic multi-team pool (all six classes, with real-world quirks) to OUT."""
-    from data_tools.demo_pool import make_demo_pool
+    from agrieval.data_tools.demo_pool import make_demo_pool
 
     make_demo_pool(out, teams=teams, per_class=per_class, size=size, seed=seed)
     n = sum(1 for p in Path(out).rglob("*") if p.is_file())

@@ -18,15 +18,15 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from data_tools.catalog import check_unchanged, source_file
-from data_tools.errors import DataError
-from data_tools.hamming import hash_groups, hex_to_uint64
-from data_tools.keep_rules import rank_in_groups
-from data_tools.tables import table_row
-from data_tools.walk import os_walk_listing
-from scoring.text.file_names import unescape_name
-from scoring.writing.policy import OutputPlan, OutputRefused, folded
-from scoring.writing.table_paths import inside
+from agrieval.data_tools.catalog import check_unchanged, source_file
+from agrieval.data_tools.errors import DataError
+from agrieval.data_tools.hamming import hash_groups, hex_to_uint64
+from agrieval.data_tools.keep_rules import rank_in_groups
+from agrieval.data_tools.tables import table_row
+from agrieval.data_tools.walk import os_walk_listing
+from agrieval.scoring.text.file_names import unescape_name
+from agrieval.scoring.writing.policy import OutputPlan, OutputRefused, folded
+from agrieval.scoring.writing.table_paths import inside
 
 DEDUP_COLUMNS = ["group_id", "group_size", "keep", "action", "reason", "kept_path"]
 
@@ -153,7 +153,7 @@ def plan_drops(df: pd.DataFrame, target: str | Path, *, how: str,
                plan: OutputPlan | None = None) -> list[tuple[str, str]]:
     """The (source, destination) pairs that move or link every dropped file to ``target/<relative path>``.
 
-    Checked before anything is touched (``scoring.writing.policy``): ``target`` is
+    Checked before anything is touched (``agrieval.scoring.writing.policy``): ``target`` is
     not inside a catalogued root; no destination exists (never replaced, even with
     ``--overwrite``: it may be a file moved there before); no two drops share a
     destination, names compared case-folded and NFC-normalised (a catalog of

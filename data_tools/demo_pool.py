@@ -19,8 +19,8 @@ from pathlib import Path
 import numpy as np
 from PIL import Image
 
-from data_tools.errors import DataError
-from scoring.runtime.atomic import write_bytes
+from agrieval.data_tools.errors import DataError
+from agrieval.scoring.runtime.atomic import write_bytes
 
 CLASSES = ("caroubier", "chene", "faux_poivrier", "frene", "pistachier", "tipu")
 

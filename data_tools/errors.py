@@ -1,20 +1,20 @@
 """The one exception data_tools raises for bad input, with a stable code.
 
 The CLI turns it into ``error [<code>] <message>`` on stderr and the exit code
-of ``scoring.cli.exit_codes``: 2 for what the command line got wrong
+of ``agrieval.scoring.cli.exit_codes``: 2 for what the command line got wrong
 (``USAGE_CODES``), 1 for an input that was read and rejected. A failed
 *check* (leakage found, unknown class folders) is exit code 1 too and is not an
-exception. A refused output path is ``scoring.writing.policy.OutputRefused``
+exception. A refused output path is ``agrieval.scoring.writing.policy.OutputRefused``
 (codes ``output_exists``, ``output_is_input``, ``output_in_source``,
 ``output_collision``), rendered the same way, exit code 2. A table cell that
 would name a place outside its folder (a ``team``, ``class``, ``phash`` or
 ``path`` that is absolute, has ``..``, a separator, a NUL or a drive prefix) is
-``scoring.writing.table_paths.UnsafePath`` (code ``unsafe_path``), exit code 1.
+``agrieval.scoring.writing.table_paths.UnsafePath`` (code ``unsafe_path``), exit code 1.
 """
 
 from __future__ import annotations
 
-from scoring.runtime.coded_error import CodedError
+from agrieval.scoring.runtime.coded_error import CodedError
 
 # code -> what it means / what to do.
 CODES: dict[str, str] = {

@@ -21,11 +21,11 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from data_tools.errors import DataError
-from data_tools.hamming import hamming, hex_to_uint64, pairs_within
-from data_tools.splits import SPLIT_COLUMNS
-from data_tools.tables import read_table
-from scoring.writing.table_paths import inside
+from agrieval.data_tools.errors import DataError
+from agrieval.data_tools.hamming import hamming, hex_to_uint64, pairs_within
+from agrieval.data_tools.splits import SPLIT_COLUMNS
+from agrieval.data_tools.tables import read_table
+from agrieval.scoring.writing.table_paths import inside
 
 BOUNDARIES = {"train/test": frozenset({"train", "test"}), "train/val": frozenset({"train", "val"}),
               "val/test": frozenset({"val", "test"})}

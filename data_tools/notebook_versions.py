@@ -16,7 +16,7 @@ levels apart; under pandas 3 the notebook's own keep rule keeps another file in 
 
 from __future__ import annotations
 
-from data_tools.versions import library_versions
+from agrieval.data_tools.versions import library_versions
 
 NOTEBOOK_VERSIONS = {"python": "3.11.7", "Pillow": "11.3.0", "pandas": "2.2.0", "pillow-heif": "1.1.0",
                      "imagehash": "4.3.2", "numpy": "1.26.3"}

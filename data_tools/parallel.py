@@ -14,7 +14,7 @@ import threading
 from collections.abc import Callable, Iterator, Sequence
 from typing import TypeVar
 
-from data_tools.progress import Progress
+from agrieval.data_tools.progress import Progress
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -36,7 +36,7 @@ def _context():
         return multiprocessing.get_context("fork")
     if "forkserver" in methods:
         ctx = multiprocessing.get_context("forkserver")
-        ctx.set_forkserver_preload(["data_tools.probe", "data_tools.resize"])
+        ctx.set_forkserver_preload(["agrieval.data_tools.probe", "agrieval.data_tools.resize"])
         return ctx
     return multiprocessing.get_context("spawn")  # pragma: no cover - Windows
 

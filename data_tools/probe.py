@@ -26,8 +26,8 @@ from dataclasses import asdict, dataclass
 import imagehash
 from PIL import Image
 
-from data_tools import pillow_warnings
-from data_tools.heif import HEIF_ERROR, HEIF_SUFFIXES
+from agrieval.data_tools import pillow_warnings
+from agrieval.data_tools.heif import HEIF_ERROR, HEIF_SUFFIXES
 
 pillow_warnings.install()  # our own pixel cap reports large photos in their rows (resize imports this too)
 

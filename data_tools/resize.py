@@ -16,7 +16,7 @@ on pixels as stored). Two rules for the long side and the crop offset:
 
 Every output goes through a temporary file and a no-overwrite rename. Before
 anything is written, the output folder, every output file and the manifest
-are checked by ``scoring.writing.policy``: OUT may not be, or be inside, a
+are checked by ``agrieval.scoring.writing.policy``: OUT may not be, or be inside, a
 catalogued root (derivatives next to the originals would be catalogued as new
 photos); two sources mapping to one output path (also up to case and Unicode
 normalisation) is an error naming both; an existing output or manifest is
@@ -38,17 +38,17 @@ from pathlib import Path
 import pandas as pd
 from PIL import Image, ImageOps
 
-from data_tools.catalog import check_unchanged, source_file
-from data_tools.errors import DataError
-from data_tools.heif import HEIF_ERROR  # noqa: F401 - importing registers the HEIC opener
-from data_tools.parallel import pmap
-from data_tools.probe import DEFAULT_MAX_PIXELS, bound_pixels
-from data_tools.tables import table_row, write_table
-from data_tools.versions import write_versions
-from scoring.text.file_names import display_name, unescape_name
-from scoring.writing.policy import OutputPlan, OutputRefused
-from scoring.runtime.atomic import remove_leftover_temporaries, write_bytes
-from scoring.writing.table_paths import inside
+from agrieval.data_tools.catalog import check_unchanged, source_file
+from agrieval.data_tools.errors import DataError
+from agrieval.data_tools.heif import HEIF_ERROR  # noqa: F401 - importing registers the HEIC opener
+from agrieval.data_tools.parallel import pmap
+from agrieval.data_tools.probe import DEFAULT_MAX_PIXELS, bound_pixels
+from agrieval.data_tools.tables import table_row, write_table
+from agrieval.data_tools.versions import write_versions
+from agrieval.scoring.text.file_names import display_name, unescape_name
+from agrieval.scoring.writing.policy import OutputPlan, OutputRefused
+from agrieval.scoring.runtime.atomic import remove_leftover_temporaries, write_bytes
+from agrieval.scoring.writing.table_paths import inside
 
 MANIFEST_COLUMNS = ["source_root", "source_path", "team", "class", "phash", "bytes", "mtime_ns",
                     "output_path", "out_width", "out_height", "status", "error"]

@@ -29,7 +29,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from data_tools.errors import DataError
+from agrieval.data_tools.errors import DataError
 
 
 def _approximate_mode(class_counts: np.ndarray, n_draws: int, rng: np.random.RandomState) -> np.ndarray:

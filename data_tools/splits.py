@@ -35,7 +35,7 @@ each split's order, ``ROW_ORDER``).
 sha256(path)>`` (``image_id_of``), because an id that carries the truth (the
 pool's ``<team>/<class>/<file>`` paths) lets anyone who sees the ids, e.g. a
 participant scored on them, read the labels. The path, which does name the
-class folder, is in its own column. Written through ``scoring.writing.policy``:
+class folder, is in its own column. Written through ``agrieval.scoring.writing.policy``:
 an existing fold file or ``folds.json`` is refused unless ``--overwrite``, and
 the folder may not be inside the catalogued root.
 """
@@ -49,14 +49,14 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from data_tools.errors import DataError
-from data_tools.shuffle_split import stratified_train_test_split
-from data_tools.tables import table_row, write_table
-from data_tools.versions import STAGE_LIBRARIES, library_versions
-from scoring.text.file_names import unescape_name
-from scoring.writing.policy import OutputPlan
-from scoring.runtime.atomic import write_text
-from scoring.writing.table_paths import inside
+from agrieval.data_tools.errors import DataError
+from agrieval.data_tools.shuffle_split import stratified_train_test_split
+from agrieval.data_tools.tables import table_row, write_table
+from agrieval.data_tools.versions import STAGE_LIBRARIES, library_versions
+from agrieval.scoring.text.file_names import unescape_name
+from agrieval.scoring.writing.policy import OutputPlan
+from agrieval.scoring.runtime.atomic import write_text
+from agrieval.scoring.writing.table_paths import inside
 
 SPLIT_COLUMNS = ["image_id", "path", "team", "class", "split"]
 SPLIT_ORDER = {"train": 0, "val": 1, "test": 2}

@@ -6,7 +6,7 @@ converted; a cell that does not convert is an error naming file, line and
 column.
 
 File names are held as text that is always valid UTF-8
-(``scoring.text.file_names.escape_name``: ``%XX`` per byte that is not UTF-8,
+(``agrieval.scoring.text.file_names.escape_name``: ``%XX`` per byte that is not UTF-8,
 ``%25`` for ``%``), escaped where the catalog is built and unescaped where a
 row becomes a path on disk (``catalog.source_file``), so CSV and Parquet
 store every name losslessly. A text cell that still holds such a byte (a
@@ -20,9 +20,9 @@ from pathlib import Path
 
 import pandas as pd
 
-from data_tools.errors import DataError
-from scoring.text.file_names import display_name, has_undecodable
-from scoring.runtime.atomic import atomic_write
+from agrieval.data_tools.errors import DataError
+from agrieval.scoring.text.file_names import display_name, has_undecodable
+from agrieval.scoring.runtime.atomic import atomic_write
 
 INT_COLUMNS = ("width", "height", "bytes", "mtime_ns", "group_id", "group_size",
                "out_width", "out_height")

@@ -76,7 +76,7 @@ def sidecar(output) -> Path:
 
 
 def write_versions(output, stage: str) -> dict[str, str]:
-    from scoring.runtime.atomic import write_text
+    from agrieval.scoring.runtime.atomic import write_text
 
     versions = library_versions(STAGE_LIBRARIES[stage])
     write_text(sidecar(output), json.dumps({"stage": stage, "output": Path(output).name, "versions": versions},

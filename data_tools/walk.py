@@ -19,7 +19,7 @@ Also skipped, with the reason: hidden entries (names starting with ``.``:
 non-regular files (FIFOs, sockets, devices). Names that are not UTF-8 are
 catalogued: entries hold them exactly as the file system has them (lone
 surrogates, PEP 383); the catalog turns them into escaped text
-(``scoring.text.file_names``).
+(``agrieval.scoring.text.file_names``).
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from data_tools.errors import DataError
+from agrieval.data_tools.errors import DataError
 
 IMAGE_SUFFIXES = frozenset({
     ".jpg", ".jpeg", ".jpe", ".jfif", ".png", ".bmp", ".tif", ".tiff", ".webp", ".heic", ".heif", ".hif",

@@ -18,5 +18,11 @@ grep -v '^\s*#' .ci/interpreters | grep -v '^\s*$' | while read -r label python 
         "$venv/bin/python" -m pip install --quiet --disable-pip-version-check "$numpy" pytest hypothesis
         touch "$stamp"
     fi
+    # The runtime as the tests import it (agrieval.scoring.runtime) without installing the kit: a link to this
+    # checkout's scoring/ under an `agrieval` namespace folder (the platform Pythons get no pandas or pydantic,
+    # and the runtime imports none of them).
+    site="$("$venv/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')"
+    mkdir -p "$site/agrieval"
+    ln -sfn "$PWD/scoring" "$site/agrieval/scoring"
     echo "$label: $venv/bin/python ($("$venv/bin/python" -c 'import sys, numpy; print("Python", sys.version.split()[0] + ", numpy", numpy.__version__)'))"
 done

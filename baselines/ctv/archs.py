@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from baselines.ctv.errors import CTVError
+from agrieval.baselines.ctv.errors import CTVError
 
 
 @dataclass(frozen=True)

@@ -63,8 +63,8 @@ from dataclasses import dataclass
 import torch
 import torch.nn.functional as F
 
-from baselines.ctv.config import TrainConfig
-from baselines.ctv.seeding import derive_seed
+from agrieval.baselines.ctv.config import TrainConfig
+from agrieval.baselines.ctv.seeding import derive_seed
 
 TRIES = 10  # torchvision's RandomResizedCrop and RandomErasing: 10 tries each
 CROP_RATIO = (3 / 4, 4 / 3)  # RandomResizedCrop's default ratio (the script keeps it)

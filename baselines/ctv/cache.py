@@ -18,8 +18,8 @@ from pathlib import Path
 
 import numpy as np
 
-from baselines.ctv.errors import CTVError
-from scoring.runtime.atomic import commit, write_text
+from agrieval.baselines.ctv.errors import CTVError
+from agrieval.scoring.runtime.atomic import commit, write_text
 
 
 def cache_key(paths: list[str], size: int) -> str:

@@ -16,8 +16,8 @@ from pathlib import Path
 
 import torch
 
-from baselines.ctv.errors import CTVError
-from scoring.runtime.atomic import atomic_write
+from agrieval.baselines.ctv.errors import CTVError
+from agrieval.scoring.runtime.atomic import atomic_write
 
 
 def save(path: Path, obj: dict) -> None:

@@ -1,8 +1,8 @@
 """``agrieval baselines ctv``: plan | run | run-all | slurm | demo.
 
 Every training setting is a flag; a flag left out takes the preset's value
-(``--preset paper`` by default, see ``baselines.ctv.config.PRESETS``). Under
-``torchrun --nproc_per_node=N -m baselines.ctv.cli run ...`` one run trains
+(``--preset paper`` by default, see ``agrieval.baselines.ctv.config.PRESETS``). Under
+``torchrun --nproc_per_node=N -m agrieval.baselines.ctv.cli run ...`` one run trains
 with DistributedDataParallel.
 """
 
@@ -16,8 +16,8 @@ from pathlib import Path
 
 import click
 
-from baselines.ctv.errors import CTVError
-from scoring.cli.group import ContractGroup, document
+from agrieval.baselines.ctv.errors import CTVError
+from agrieval.scoring.cli.group import ContractGroup, document
 
 # (flag, config field, click kwargs). Defaults are None: "take the preset's value".
 _TRAIN_OPTIONS: list[tuple[str, str, dict]] = [
@@ -57,7 +57,7 @@ _TRAIN_OPTIONS: list[tuple[str, str, dict]] = [
     ("--amp", "amp", dict(type=click.Choice(["auto", "bf16", "fp16", "script", "none"]), help="Autocast: bf16; fp16 with a GradScaler; script: fp16 + GradScaler on CUDA of compute capability >= 7 [paper auto: bf16 on CUDA; official: script].")),
     ("--channels-last", "channels_last", dict(type=click.Choice(["auto", "on", "off"]), help="[auto: on CUDA].")),
     ("--compile/--no-compile", "compile", dict(default=None, help="torch.compile the model [paper: off; official: on, as the script].")),
-    ("--transforms", "transforms", dict(type=click.Choice(["kit", "script"]), help="kit: workers decode and resize to uint8, the augmentation runs batched on the device (baselines.ctv.augment); script: the script's v1 ops on PIL images in the workers, erasing after Normalize [paper: kit; official: script].")),
+    ("--transforms", "transforms", dict(type=click.Choice(["kit", "script"]), help="kit: workers decode and resize to uint8, the augmentation runs batched on the device (agrieval.baselines.ctv.augment); script: the script's v1 ops on PIL images in the workers, erasing after Normalize [paper: kit; official: script].")),
     ("--unreadable", "unreadable", dict(type=click.Choice(["error", "black"]), help="An undecodable image: stop, or a black image with one warning per file [paper: error; official: black].")),
     ("--selection", "selection", dict(type=click.Choice(["kit", "script"]), help="Best epoch: kit: highest val accuracy; script: must beat 0 %, else the last epoch [paper: kit; official: script].")),
     ("--seed-stream", "seed_stream", dict(type=click.Choice(["fold", "sweep"]), help="fold: each fold seeded from its name; sweep: the script's one stream, folds in sorted order [paper: fold; official: sweep].")),
@@ -147,8 +147,8 @@ def _sweep_options(f):
 
 
 def _planned(splits, runs_dir, preset, protocols, archs, folds):
-    from baselines.ctv.config import preset_archs
-    from baselines.ctv.sweep import plan
+    from agrieval.baselines.ctv.config import preset_archs
+    from agrieval.baselines.ctv.sweep import plan
 
     return plan(splits, runs_dir, _split_list(protocols, ()), _split_list(archs, preset_archs(preset)),
                 _split_list(folds, ()) or None)
@@ -183,8 +183,8 @@ def plan_cmd(splits, runs_dir, preset, protocols, archs, folds, as_json):
 @click.option("--fold", required=True, help="Fold name (the manifest's stem, e.g. the team).")
 def run_cmd(preset, splits, runs_dir, data_root, weights_dir, protocol, arch, fold, **params):
     """Train one run (skipped if finished, resumed if interrupted)."""
-    from baselines.ctv.config import make_config
-    from baselines.ctv.runner import run_fold
+    from agrieval.baselines.ctv.config import make_config
+    from agrieval.baselines.ctv.runner import run_fold
 
     try:
         cfg = make_config(preset, protocol=protocol, arch=arch, fold=fold, **_overrides(params))
@@ -199,8 +199,8 @@ def run_cmd(preset, splits, runs_dir, data_root, weights_dir, protocol, arch, fo
 @click.option("--keep-going/--stop-on-error", default=None, help="Report a failed run and go on with the next (exit 1 at the end) [paper: stop; official: keep going, as the script].")
 def run_all_cmd(preset, splits, runs_dir, data_root, weights_dir, protocols, archs, folds, keep_going, **params):
     """Run a sweep in order; finished runs are skipped, partial ones resume."""
-    from baselines.ctv.config import make_config
-    from baselines.ctv.sweep import run_all
+    from agrieval.baselines.ctv.config import make_config
+    from agrieval.baselines.ctv.sweep import run_all
 
     try:
         runs = _planned(splits, runs_dir, preset, protocols, archs, folds)
@@ -235,10 +235,10 @@ def slurm_cmd(preset, splits, runs_dir, data_root, weights_dir, protocols, archs
               account, time_limit, gpus_per_task, cpus_per_task, mem, setup, max_parallel, all_runs, overwrite,
               **params):
     """Write an sbatch array script, one task per run of the sweep."""
-    from baselines.ctv.config import make_config
-    from baselines.ctv.slurm import sbatch_script, task_resources
-    from scoring.writing.policy import OutputPlan, OutputRefused
-    from scoring.runtime.atomic import write_text
+    from agrieval.baselines.ctv.config import make_config
+    from agrieval.baselines.ctv.slurm import sbatch_script, task_resources
+    from agrieval.scoring.writing.policy import OutputPlan, OutputRefused
+    from agrieval.scoring.runtime.atomic import write_text
 
     try:
         OutputPlan(overwrite=overwrite).claim(output, what="sbatch script")
@@ -300,8 +300,8 @@ def slurm_cmd(preset, splits, runs_dir, data_root, weights_dir, protocols, archs
 def loader_check_cmd(splits, protocol, fold, preset, data_root, threads, target, limit, as_json):
     """Time the fold's train images through the preset's pipeline: per-image CPU time and the loader workers
     needed for --target images/s, with the whole pipeline on the CPU and with the augmentation on a device."""
-    from baselines.ctv.config import make_config
-    from baselines.ctv.loader_check import format_report, loader_check
+    from agrieval.baselines.ctv.config import make_config
+    from agrieval.baselines.ctv.loader_check import format_report, loader_check
 
     try:
         cfg = make_config(preset, protocol=protocol, fold=fold)
@@ -315,7 +315,7 @@ def loader_check_cmd(splits, protocol, fold, preset, data_root, threads, target,
 @click.option("--markdown", is_flag=True, help="The README's table.")
 def presets_cmd(markdown):
     """What --preset paper and --preset official set differently, and why."""
-    from baselines.ctv.preset_table import preset_table
+    from agrieval.baselines.ctv.preset_table import preset_table
 
     click.echo(preset_table(markdown=markdown), nl=False)
 
@@ -329,7 +329,7 @@ def presets_cmd(markdown):
 @click.option("--threads", type=int, default=1, show_default=True, help="torch CPU threads (0 = torch default).")
 def demo_cmd(out, teams, per_class, epochs, arch, threads):
     """Synthetic pool -> TOTO/LOTO splits -> tiny model per fold on CPU -> 'agrieval ctv report'."""
-    from baselines.ctv.demo import run_demo
+    from agrieval.baselines.ctv.demo import run_demo
 
     try:
         code = run_demo(Path(out), teams=teams, per_class=per_class, epochs=epochs, arch=arch, threads=threads,
@@ -346,7 +346,7 @@ def _log(msg: str) -> None:
     sys.stdout.flush()  # keep the order with tqdm on stderr and with sbatch logs
 
 
-if __name__ == "__main__":  # torchrun --nproc_per_node=N -m baselines.ctv.cli run ...
+if __name__ == "__main__":  # torchrun --nproc_per_node=N -m agrieval.baselines.ctv.cli run ...
     ctv()
 
 

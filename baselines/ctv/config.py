@@ -14,7 +14,7 @@ import hashlib
 import json
 from dataclasses import dataclass, field
 
-from baselines.ctv.errors import CTVError
+from agrieval.baselines.ctv.errors import CTVError
 
 IMAGENET_MEAN = (0.485, 0.456, 0.406)
 IMAGENET_STD = (0.229, 0.224, 0.225)
@@ -62,9 +62,9 @@ class TrainConfig:
     mean: tuple[float, float, float] = IMAGENET_MEAN
     std: tuple[float, float, float] = IMAGENET_STD
     # "kit": the workers decode and resize to uint8; the augmentation, normalisation and erasing run batched
-    # on the model's device (baselines.ctv.augment);
+    # on the model's device (agrieval.baselines.ctv.augment);
     # "script": the script's v1 ops on PIL images, ToTensor + Normalize on the CPU, RandomErasing after
-    # Normalize with value 0 (baselines.ctv.script_transforms); the eval tensors differ by ~1 grey level
+    # Normalize with value 0 (agrieval.baselines.ctv.script_transforms); the eval tensors differ by ~1 grey level
     transforms: str = "kit"
     unreadable: str = "error"      # "error": an undecodable image stops the run; "black": the script's black image
     # "kit": the first epoch with the highest val accuracy (epoch 1 when every epoch scores 0);

@@ -18,8 +18,8 @@ import numpy as np
 import torch
 from torch.utils.data import Dataset
 
-from baselines.ctv.cache import open_cache
-from baselines.ctv.errors import CTVError
+from agrieval.baselines.ctv.cache import open_cache
+from agrieval.baselines.ctv.errors import CTVError
 
 
 def load_image(path: str) -> torch.Tensor:

@@ -1,6 +1,6 @@
 """``agrieval baselines ctv demo``: the whole CTV pipeline in a few CPU minutes.
 
-synthetic pool (``data_tools.demo_pool``) -> catalog -> dedup -> resize ->
+synthetic pool (``agrieval.data_tools.demo_pool``) -> catalog -> dedup -> resize ->
 catalog of the clean tree -> TOTO and LOTO splits -> one tiny random-init timm model per fold (preset
 ``demo``: 32 px input) -> ``agrieval ctv report``. Every stage writes into
 ``OUT`` and is skipped when its output is already there, so a re-run resumes.
@@ -10,18 +10,18 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from baselines.ctv.errors import CTVError
+from agrieval.baselines.ctv.errors import CTVError
 
 DEMO_SIZE = 48  # side of the resized demo images (the real pipeline uses 336)
 
 
 def _data_tools():
     try:
-        from data_tools.catalog import build_catalog
-        from data_tools.dedup import dedup
-        from data_tools.demo_pool import make_demo_pool
-        from data_tools.resize import resize_tree
-        from data_tools.splits import make_splits
+        from agrieval.data_tools.catalog import build_catalog
+        from agrieval.data_tools.dedup import dedup
+        from agrieval.data_tools.demo_pool import make_demo_pool
+        from agrieval.data_tools.resize import resize_tree
+        from agrieval.data_tools.splits import make_splits
     except ImportError as exc:
         raise CTVError("splits_missing", f"the demo needs data_tools ({exc}); install agrieval with the "
                        "'data' extra, or make splits with 'agrieval data splits' and use 'run-all'") from exc
@@ -39,7 +39,7 @@ def prepare_splits(out: Path, *, teams: int, per_class: int, log=print) -> Path:
     if not pool.is_dir():
         log(f"pool: {teams} teams x 6 classes x {per_class} images -> {pool}")
         make_demo_pool(pool, teams=teams, per_class=per_class, size=96, seed=0)
-    from scoring.writing.policy import OutputPlan
+    from agrieval.scoring.writing.policy import OutputPlan
 
     mine = OutputPlan(overwrite=True)  # the demo's own derived files: a rerun after an interruption replaces them
     catalog = build_catalog(pool, out / "catalog.csv", progress=False, plan=mine)
@@ -56,8 +56,8 @@ def prepare_splits(out: Path, *, teams: int, per_class: int, log=print) -> Path:
 def run_demo(out: Path, *, teams: int = 4, per_class: int = 6, epochs: int = 2, arch: str = "tiny_cnn",
              threads: int = 0, log=print, report: bool = True) -> int:
     """Run the demo; return the exit code of the report (0 when it ran or was skipped)."""
-    from baselines.ctv.config import make_config
-    from baselines.ctv.sweep import plan, run_all
+    from agrieval.baselines.ctv.config import make_config
+    from agrieval.baselines.ctv.sweep import plan, run_all
 
     out.mkdir(parents=True, exist_ok=True)
     splits = prepare_splits(out, teams=teams, per_class=per_class, log=log)
@@ -72,7 +72,7 @@ def run_demo(out: Path, *, teams: int = 4, per_class: int = 6, epochs: int = 2, 
 
 def call_report(runs_dir: Path, report_dir: Path, log=print) -> int:
     """``agrieval ctv report RUNS_DIR --out REPORT_DIR``, if that command is installed."""
-    from scoring.cli.main import cli
+    from agrieval.scoring.cli.main import cli
 
     cmd = cli.get_command(None, "ctv")
     if cmd is None or not hasattr(cmd, "get_command") or cmd.get_command(None, "report") is None:

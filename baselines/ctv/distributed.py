@@ -26,8 +26,8 @@ from datetime import timedelta
 import torch
 from torch.utils.data import Sampler
 
-from baselines.ctv.errors import CTVError
-from baselines.ctv.seeding import derive_seed
+from agrieval.baselines.ctv.errors import CTVError
+from agrieval.baselines.ctv.seeding import derive_seed
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,7 @@ a mean of means); accuracy is ``correct / n``. Gradients are clipped to a
 global L2 norm of ``grad_clip``. Under DDP a rank's share of a global batch of
 ``m`` images may be one image short of another's: its loss is weighted by
 ``world * n_rank / m`` so that DDP's average over ranks is the global batch's
-mean (``baselines.ctv.distributed``).
+mean (``agrieval.baselines.ctv.distributed``).
 """
 
 from __future__ import annotations
@@ -20,9 +20,9 @@ import numpy as np
 import torch
 from torch import nn
 
-from baselines.ctv.distributed import DistInfo, all_gather, all_reduce_sum
-from baselines.ctv.transforms import normalize_batch
-from scoring.runtime.metrics.multiclass import accuracy_from_counts
+from agrieval.baselines.ctv.distributed import DistInfo, all_gather, all_reduce_sum
+from agrieval.baselines.ctv.transforms import normalize_batch
+from agrieval.scoring.runtime.metrics.multiclass import accuracy_from_counts
 
 
 @dataclass
@@ -67,7 +67,7 @@ def train_one_epoch(model: nn.Module, loader, optimizer, criterion, rt: Runtime,
     """``scaler``: a GradScaler (fp16), stepped as the script does: scale, backward, unscale, clip, step,
     update. ``on_batch(x, y, loss)`` is called after each step (the fidelity check records losses).
     ``global_sizes``: each step's global batch size (``EpochBatches.global_sizes``), for the DDP weighting.
-    ``augment``: a callable applied to each uint8 batch on the device (``baselines.ctv.augment``)."""
+    ``augment``: a callable applied to each uint8 batch on the device (``agrieval.baselines.ctv.augment``)."""
     model.train()
     loss_sum = correct = n = 0.0
     skipped = 0

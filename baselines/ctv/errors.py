@@ -6,7 +6,7 @@ line where it applies) and says what to do.
 
 from __future__ import annotations
 
-from scoring.runtime.coded_error import CodedError
+from agrieval.scoring.runtime.coded_error import CodedError
 
 CODES: dict[str, str] = {
     "splits_missing": "The split folder, the protocol folder or a fold manifest does not exist.",

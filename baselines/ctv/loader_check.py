@@ -26,18 +26,18 @@ from pathlib import Path
 
 import torch
 
-from baselines.ctv.config import TrainConfig
-from baselines.ctv.errors import CTVError
+from agrieval.baselines.ctv.config import TrainConfig
+from agrieval.baselines.ctv.errors import CTVError
 
 
 def loader_check(cfg: TrainConfig, splits_dir: str | Path, *, data_root: str | None = None, threads: int = 1,
                  target: float = 2500.0, limit: int | None = None, progress=None) -> dict:
-    from baselines.ctv.augment import BatchAugment
-    from baselines.ctv.dataset import SplitDataset
-    from baselines.ctv.manifest import load_fold
-    from baselines.ctv.script_transforms import script_train_transform
-    from baselines.ctv.seeding import fold_seed
-    from baselines.ctv.transforms import decode_transform
+    from agrieval.baselines.ctv.augment import BatchAugment
+    from agrieval.baselines.ctv.dataset import SplitDataset
+    from agrieval.baselines.ctv.manifest import load_fold
+    from agrieval.baselines.ctv.script_transforms import script_train_transform
+    from agrieval.baselines.ctv.seeding import fold_seed
+    from agrieval.baselines.ctv.transforms import decode_transform
 
     if threads < 1:
         raise CTVError("bad_option", f"--threads must be >= 1, got {threads}")

@@ -9,7 +9,7 @@ start costs a fork, not an interpreter start.
 
 As with any spawn or fork-server DataLoader, a worker imports the main module again: a script that
 calls ``run_fold`` with ``--num-workers`` > 0 needs the ``if __name__ == "__main__":`` guard (the
-``agrieval`` command, ``python -m baselines.ctv.cli`` and notebooks have it or need none).
+``agrieval`` command, ``python -m agrieval.baselines.ctv.cli`` and notebooks have it or need none).
 
 ``--transforms script`` (the official preset) keeps the script's start method (the platform's default,
 fork on Linux): what a worker inherits is part of the stream the fidelity check pins, and that preset
@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import multiprocessing
 
-PRELOAD = ["torch", "torchvision.transforms.v2", "baselines.ctv.dataset", "baselines.ctv.transforms"]
+PRELOAD = ["torch", "torchvision.transforms.v2", "agrieval.baselines.ctv.dataset", "agrieval.baselines.ctv.transforms"]
 
 
 def worker_context(fork_server: bool):

@@ -17,9 +17,9 @@ from pathlib import Path
 
 import pandas as pd
 
-from baselines.ctv.errors import CTVError
-from scoring.text.file_names import unescape_name
-from scoring.writing.table_paths import UnsafePath, inside
+from agrieval.baselines.ctv.errors import CTVError
+from agrieval.scoring.text.file_names import unescape_name
+from agrieval.scoring.writing.table_paths import UnsafePath, inside
 
 COLUMNS = ("image_id", "path", "team", "class", "split")
 SPLITS = ("train", "val", "test")
@@ -79,7 +79,7 @@ def load_fold(splits_dir: str | Path, protocol: str, fold: str, *, data_root: st
         if not params.get("root"):
             raise CTVError("folds_json_invalid", f"{Path(splits_dir) / protocol / 'folds.json'}: no 'root' "
                            "entry; pass --data-root")
-        root = Path(unescape_name(params["root"]))  # names as data_tools writes them (scoring.text.file_names)
+        root = Path(unescape_name(params["root"]))  # names as data_tools writes them (agrieval.scoring.text.file_names)
     else:
         root = Path(data_root)
     frame = _read_manifest(manifest)
@@ -95,7 +95,7 @@ def load_fold(splits_dir: str | Path, protocol: str, fold: str, *, data_root: st
         raise CTVError("manifest_invalid", f"{manifest}: classes {missing_train} have no training image")
     index = {c: i for i, c in enumerate(classes)}
     frame["label"] = frame["class"].map(index).astype("int64")
-    try:  # a manifest is data: an image is read only from under its root (scoring.writing.table_paths)
+    try:  # a manifest is data: an image is read only from under its root (agrieval.scoring.writing.table_paths)
         frame["abspath"] = [str(inside(root, p, where=f"{manifest}:{line}", columns=("path",), nested=(0,),
                                        follow=True)) for line, p in enumerate(frame["path"], start=2)]
     except UnsafePath as exc:

@@ -19,8 +19,8 @@ from pathlib import Path
 import torch
 from torch import nn
 
-from baselines.ctv.archs import ArchSpec, resolve_arch
-from baselines.ctv.errors import CTVError
+from agrieval.baselines.ctv.archs import ArchSpec, resolve_arch
+from agrieval.baselines.ctv.errors import CTVError
 
 
 class Classifier(nn.Module):

@@ -20,8 +20,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from scoring.runtime.atomic import atomic_write, write_text
-from scoring.runtime.metrics.multiclass import accuracy_from_counts
+from agrieval.scoring.runtime.atomic import atomic_write, write_text
+from agrieval.scoring.runtime.metrics.multiclass import accuracy_from_counts
 
 PREDICTION_COLUMNS = ("image_id", "team", "split", "true_label", "predicted_label", "confidence")
 SCHEMA_VERSION = 1
@@ -64,7 +64,7 @@ def write_run_json(path: Path, data: dict) -> None:
 
 def versions() -> dict[str, str]:
     """The libraries a run's numbers depend on (Pillow: decoding, and the official preset's resizes)."""
-    from data_tools.versions import library_versions
+    from agrieval.data_tools.versions import library_versions
 
     out = library_versions(("torch", "torchvision", "timm", "Pillow", "numpy", "pandas"))
     try:

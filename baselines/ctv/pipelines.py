@@ -1,9 +1,9 @@
 """The transform pipeline of a run (``--transforms``), one object per pipeline.
 
-``kit``: the loader workers only decode and resize to uint8 (``baselines.ctv.transforms.decode_transform``);
-the random augmentation runs batched on the model's device (``baselines.ctv.augment.BatchAugment``, seeded per
-epoch from the fold and the rank), loader workers started from a fork server (``baselines.ctv.loader_workers``). ``script``: the public script's v1
-ops on PIL images (``baselines.ctv.script_transforms``), normalised on the CPU, the platform's default
+``kit``: the loader workers only decode and resize to uint8 (``agrieval.baselines.ctv.transforms.decode_transform``);
+the random augmentation runs batched on the model's device (``agrieval.baselines.ctv.augment.BatchAugment``, seeded per
+epoch from the fold and the rank), loader workers started from a fork server (``agrieval.baselines.ctv.loader_workers``). ``script``: the public script's v1
+ops on PIL images (``agrieval.baselines.ctv.script_transforms``), normalised on the CPU, the platform's default
 worker start method (what the fidelity check pins). The runner builds its datasets and loaders from the
 pipeline and never looks at the flag.
 """
@@ -13,11 +13,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from baselines.ctv.config import TrainConfig
-from baselines.ctv.loader_workers import worker_context
-from baselines.ctv.script_transforms import script_eval_transform, script_train_transform
-from baselines.ctv.augment import BatchAugment
-from baselines.ctv.transforms import decode_transform, eval_transform
+from agrieval.baselines.ctv.config import TrainConfig
+from agrieval.baselines.ctv.loader_workers import worker_context
+from agrieval.baselines.ctv.script_transforms import script_eval_transform, script_train_transform
+from agrieval.baselines.ctv.augment import BatchAugment
+from agrieval.baselines.ctv.transforms import decode_transform, eval_transform
 
 
 @dataclass(frozen=True)

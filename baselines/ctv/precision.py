@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import torch
 
-from baselines.ctv.errors import CTVError
+from agrieval.baselines.ctv.errors import CTVError
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,7 @@ when a preset changes a value and no reason is written here). ``agrieval baselin
 
 from __future__ import annotations
 
-from baselines.ctv.config import make_config, preset_archs
+from agrieval.baselines.ctv.config import make_config, preset_archs
 
 # setting -> (what official reproduces, why paper keeps its own choice)
 WHY: dict[str, tuple[str, str]] = {
@@ -59,7 +59,7 @@ def preset_table(markdown: bool = False) -> str:
     rows = preset_differences()
     missing = sorted(set(rows) - set(WHY))
     if missing:
-        raise RuntimeError(f"baselines.ctv.preset_table.WHY gives no reason for {missing}")
+        raise RuntimeError(f"agrieval.baselines.ctv.preset_table.WHY gives no reason for {missing}")
     if markdown:
         lines = ["| setting | `--preset paper` | `--preset official` | official: the script's | paper: why it differs |",
                  "| :--- | :--- | :--- | :--- | :--- |"]

@@ -8,10 +8,10 @@ selection rule says the epoch is better (the test split never chooses anything),
 ``run.json`` last (its presence marks the run finished). Under torchrun only rank 0 writes.
 
 What differs between presets is a component chosen from the settings, never a branch in the loop: the
-seed stream (``baselines.ctv.seed_streams``: per fold, or the script's one stream per sweep), the
-transform pipeline (``baselines.ctv.pipelines``: kit or script), the mixed-precision policy
-(``baselines.ctv.precision``: off, bf16, fp16 + GradScaler), the model selection and best-keeping
-(``baselines.ctv.selection``: kit or script).
+seed stream (``agrieval.baselines.ctv.seed_streams``: per fold, or the script's one stream per sweep), the
+transform pipeline (``agrieval.baselines.ctv.pipelines``: kit or script), the mixed-precision policy
+(``agrieval.baselines.ctv.precision``: off, bf16, fp16 + GradScaler), the model selection and best-keeping
+(``agrieval.baselines.ctv.selection``: kit or script).
 """
 
 from __future__ import annotations
@@ -25,22 +25,22 @@ from pathlib import Path
 import torch
 from torch.utils.data import DataLoader
 
-from baselines.ctv import checkpoint, outputs
-from baselines.ctv.archs import ArchSpec, resolve_arch
-from baselines.ctv.cache import build_cache
-from baselines.ctv.config import PRESET_SOURCES, TrainConfig
-from baselines.ctv.dataset import SplitDataset, unreadable_paths
-from baselines.ctv.distributed import DistInfo, Shard, barrier, broadcast_buffers, collective, init_distributed
-from baselines.ctv.engine import Runtime, accuracy, predict, train_one_epoch
-from baselines.ctv.errors import CTVError
-from baselines.ctv.manifest import FoldData, load_fold
-from baselines.ctv.models import build_model, find_weights
-from baselines.ctv.pipelines import pipeline_for
-from baselines.ctv.precision import amp_dtype, precision_for  # noqa: F401 (amp_dtype: the tests' way in)
-from baselines.ctv.seed_streams import FoldStream, seed_stream_for
-from baselines.ctv.seeding import fold_seed, set_deterministic
-from baselines.ctv.selection import SELECTIONS, BestKeeper, Selection
-from scoring.runtime.metrics.multiclass import validation_test_gap
+from agrieval.baselines.ctv import checkpoint, outputs
+from agrieval.baselines.ctv.archs import ArchSpec, resolve_arch
+from agrieval.baselines.ctv.cache import build_cache
+from agrieval.baselines.ctv.config import PRESET_SOURCES, TrainConfig
+from agrieval.baselines.ctv.dataset import SplitDataset, unreadable_paths
+from agrieval.baselines.ctv.distributed import DistInfo, Shard, barrier, broadcast_buffers, collective, init_distributed
+from agrieval.baselines.ctv.engine import Runtime, accuracy, predict, train_one_epoch
+from agrieval.baselines.ctv.errors import CTVError
+from agrieval.baselines.ctv.manifest import FoldData, load_fold
+from agrieval.baselines.ctv.models import build_model, find_weights
+from agrieval.baselines.ctv.pipelines import pipeline_for
+from agrieval.baselines.ctv.precision import amp_dtype, precision_for  # noqa: F401 (amp_dtype: the tests' way in)
+from agrieval.baselines.ctv.seed_streams import FoldStream, seed_stream_for
+from agrieval.baselines.ctv.seeding import fold_seed, set_deterministic
+from agrieval.baselines.ctv.selection import SELECTIONS, BestKeeper, Selection
+from agrieval.scoring.runtime.metrics.multiclass import validation_test_gap
 
 STOP_ENV = "AGRIEVAL_CTV_STOP_AFTER_EPOCH"  # test hook: behave as if killed after this epoch
 
@@ -75,7 +75,7 @@ def finished_run(out: Path, cfg: TrainConfig) -> dict | None:
 
 
 def _device(cfg: TrainConfig, info: DistInfo) -> torch.device:
-    from baselines.device import DeviceError, resolve_device
+    from agrieval.baselines.device import DeviceError, resolve_device
 
     try:
         return resolve_device(cfg.device, info.local_rank if info.enabled else None)
@@ -215,7 +215,7 @@ def _set_up(cfg, splits_dir, out: Path, data_root, weights_dir, info: DistInfo, 
     spec = resolve_arch(cfg.arch)
     weights = find_weights(spec, cfg.weights, weights_dir) if cfg.pretrained else None
     if cfg.pretrained and weights is None and weights_dir and not cfg.allow_download:
-        from baselines.ctv.models import weights_hint
+        from agrieval.baselines.ctv.models import weights_hint
 
         raise CTVError("weights_missing", f"{weights_dir}: no {spec.timm_name}.safetensors (or .pth) in this "
                        f"folder; {weights_hint(spec).replace('<weights-dir>', str(weights_dir))}")

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from torchvision import transforms as T
 
-from baselines.ctv.config import TrainConfig
+from agrieval.baselines.ctv.config import TrainConfig
 
 
 def script_train_transform(cfg: TrainConfig) -> T.Compose:

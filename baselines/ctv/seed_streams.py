@@ -8,7 +8,7 @@ around the final predictions, at the end); what each hook does is the stream's.
   training order is ``EpochBatches`` (one permutation per epoch, split over the ranks without padding).
   A fold's result depends on nothing run before it, so folds run in parallel and resume exactly.
 * ``SweepStream`` (``sweep``, the official preset's): the public script's one stream per sweep
-  (``baselines.ctv.stream``): seeded once at the first fold, each fold continuing where the previous left
+  (``agrieval.baselines.ctv.stream``): seeded once at the first fold, each fold continuing where the previous left
   the generators, the script's own loaders (``shuffle=True`` from torch's global generator, its eval batch
   sizes), its discarded iterator per epoch and its loader draws after training. One process only.
 """
@@ -21,12 +21,12 @@ from pathlib import Path
 import torch
 from torch.utils.data import DataLoader
 
-from baselines.ctv import stream
-from baselines.ctv.config import TrainConfig
-from baselines.ctv.distributed import DistInfo, EpochBatches
-from baselines.ctv.errors import CTVError
-from baselines.ctv.manifest import list_folds
-from baselines.ctv.seeding import derive_seed, fold_seed, seed_everything
+from agrieval.baselines.ctv import stream
+from agrieval.baselines.ctv.config import TrainConfig
+from agrieval.baselines.ctv.distributed import DistInfo, EpochBatches
+from agrieval.baselines.ctv.errors import CTVError
+from agrieval.baselines.ctv.manifest import list_folds
+from agrieval.baselines.ctv.seeding import derive_seed, fold_seed, seed_everything
 
 
 class FoldStream:

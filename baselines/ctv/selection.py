@@ -15,8 +15,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from baselines.ctv import checkpoint
-from baselines.ctv.distributed import DistInfo
+from agrieval.baselines.ctv import checkpoint
+from agrieval.baselines.ctv.distributed import DistInfo
 
 
 @dataclass(frozen=True)

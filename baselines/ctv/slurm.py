@@ -17,8 +17,8 @@ from __future__ import annotations
 import shlex
 from dataclasses import dataclass
 
-from baselines.ctv.errors import CTVError
-from baselines.ctv.sweep import PlannedRun
+from agrieval.baselines.ctv.errors import CTVError
+from agrieval.baselines.ctv.sweep import PlannedRun
 
 MEM_PER_CPU_GB = 4
 MEM_PER_GPU_GB = 8

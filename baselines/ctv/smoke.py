@@ -1,4 +1,4 @@
-"""``python -m baselines.ctv.smoke --device cuda``: one line per check, for scripts/gpu_check.sh.
+"""``python -m agrieval.baselines.ctv.smoke --device cuda``: one line per check, for scripts/gpu_check.sh.
 
 Checks, per paper arch (random init, synthetic uint8 batches at 224 px): the
 model builds with the published parameter count; a few bf16 autocast,
@@ -25,8 +25,8 @@ def _line(ok: bool, name: str, detail: str) -> bool:
 def check_arch(arch: str, device: str, batch: int, steps: int, img: int, amp: bool) -> bool:
     import torch
 
-    from baselines.ctv.engine import Runtime
-    from baselines.ctv.models import build_model, count_parameters
+    from agrieval.baselines.ctv.engine import Runtime
+    from agrieval.baselines.ctv.models import build_model, count_parameters
 
     dev = torch.device(device)
     good = True
@@ -99,7 +99,7 @@ def main(device, archs, batch, steps, img_size, amp):
     """Build, train a few steps and time the CTV paper models on DEVICE."""
     import torch
 
-    from baselines.device import device_or_exit
+    from agrieval.baselines.device import device_or_exit
 
     device = str(device_or_exit(device))  # a missing GPU: error [device_unavailable], exit 2
     amp = device.startswith("cuda") if amp is None else amp

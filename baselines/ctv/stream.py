@@ -21,8 +21,8 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from baselines.ctv import checkpoint
-from baselines.ctv.errors import CTVError
+from agrieval.baselines.ctv import checkpoint
+from agrieval.baselines.ctv.errors import CTVError
 
 FILE = "stream_after.pt"
 

@@ -11,11 +11,11 @@ import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
 
-from baselines.ctv.archs import resolve_arch
-from baselines.ctv.config import TrainConfig
-from baselines.ctv.errors import CTVError
-from baselines.ctv.manifest import list_folds
-from baselines.ctv.runner import run_dir, run_fold, run_status
+from agrieval.baselines.ctv.archs import resolve_arch
+from agrieval.baselines.ctv.config import TrainConfig
+from agrieval.baselines.ctv.errors import CTVError
+from agrieval.baselines.ctv.manifest import list_folds
+from agrieval.baselines.ctv.runner import run_dir, run_fold, run_status
 
 
 @dataclass(frozen=True)
@@ -96,7 +96,7 @@ def _failed(r: PlannedRun, code: str, message: str, trace: str = "") -> dict:
     """The failure's record, also written to the run folder (``failed.json``) so it outlives the log."""
     import json
 
-    from scoring.runtime.atomic import write_text
+    from agrieval.scoring.runtime.atomic import write_text
 
     record = {"protocol": r.protocol, "arch": r.arch, "fold": r.fold, "status": "failed", "error": code,
               "message": message}

@@ -3,7 +3,7 @@
 ``--transforms kit`` (paper, demo): the workers only decode and resize, ``decode_transform``:
 ``Resize((256, 256))`` (``resize_square`` off: the centred ``cache_size`` square, the whole image on the
 336 px curated tree, so that every image of a batch has one size). The random augmentation runs batched
-on the model's device (``baselines.ctv.augment``), applied to each training batch by the training loop.
+on the model's device (``agrieval.baselines.ctv.augment``), applied to each training batch by the training loop.
 Eval: Resize((256, 256)), centre crop 224 (``resize_square`` off: the shorter side to 256).
 Both stop at uint8, so a batch crosses the bus as bytes (4x less than float32): ``normalize_batch`` does
 ``(x / 255 - mean) / std`` on the device for eval batches, the augmentation for train batches.
@@ -21,7 +21,7 @@ from __future__ import annotations
 import torch
 from torchvision.transforms import v2
 
-from baselines.ctv.config import TrainConfig
+from agrieval.baselines.ctv.config import TrainConfig
 
 
 def train_transform(cfg: TrainConfig) -> v2.Compose:

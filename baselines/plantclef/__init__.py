@@ -21,7 +21,7 @@ Where things live (one concept per module):
 ``pooling``           sharing predictions across the images of one transect
 ``transects``         image id -> transect rules (the scoring core's)
 ``recipes``           named, registered team configurations (--recipe)
-``submission``        validated writing through ``scoring.writing.submission``
+``submission``        validated writing through ``agrieval.scoring.writing.submission``
 ``predict``           the end-to-end run, resumable
 ``sweep``             scoring many aggregation settings against a solution
 ``draw``              a picture of the tiles on a quadrat (``tiles`` command)

@@ -77,14 +77,14 @@ from dataclasses import asdict, dataclass, field, fields
 import numpy as np
 import pandas as pd
 
-from baselines.plantclef.ensemble import tile_bounds, tile_zscores
-from baselines.plantclef.exactness import NotExact
-from baselines.plantclef.image_stats import ImageStats, image_level_matrix
-from baselines.plantclef.pooling import (MODES, ORDERS, order_key, pool_contains, pool_count_topk, pool_mean,
+from agrieval.baselines.plantclef.ensemble import tile_bounds, tile_zscores
+from agrieval.baselines.plantclef.exactness import NotExact
+from agrieval.baselines.plantclef.image_stats import ImageStats, image_level_matrix
+from agrieval.baselines.plantclef.pooling import (MODES, ORDERS, order_key, pool_contains, pool_count_topk, pool_mean,
                                          pool_min_images, pool_union)
-from baselines.plantclef import tie_rules, zmerge
-from baselines.plantclef.threshold_search import threshold_for_mean_count
-from baselines.plantclef.transects import RULES
+from agrieval.baselines.plantclef import tie_rules, zmerge
+from agrieval.baselines.plantclef.threshold_search import threshold_for_mean_count
+from agrieval.baselines.plantclef.transects import RULES
 
 KEYS = ["image_id", "species_id"]
 TIE_RULES = ("score", "first-seen", *tie_rules.RULES)

@@ -18,14 +18,14 @@ from pathlib import Path
 
 import torch
 
-from baselines.plantclef.aggregate import AggregationConfig
-from baselines.plantclef.geometry import parse_level
-from baselines.plantclef.model import PRESETS, build_model
-from baselines.plantclef.predict import PredictResult, RunOptions, run_predict
-from baselines.plantclef.preprocess import PreprocessConfig
-from baselines.plantclef.synthetic import demo_ids, make_quadrats
-from scoring.runtime.atomic import atomic_write, write_text
-from scoring.runtime.definition import CompetitionDefinition
+from agrieval.baselines.plantclef.aggregate import AggregationConfig
+from agrieval.baselines.plantclef.geometry import parse_level
+from agrieval.baselines.plantclef.model import PRESETS, build_model
+from agrieval.baselines.plantclef.predict import PredictResult, RunOptions, run_predict
+from agrieval.baselines.plantclef.preprocess import PreprocessConfig
+from agrieval.baselines.plantclef.synthetic import demo_ids, make_quadrats
+from agrieval.scoring.runtime.atomic import atomic_write, write_text
+from agrieval.scoring.runtime.definition import CompetitionDefinition
 
 MARKER = "demo.json"
 
@@ -47,7 +47,7 @@ def _check_folder(out: Path) -> None:
 
 def write_solution(path: Path, planted: dict[str, list[int]], definition: CompetitionDefinition) -> None:
     """Solution in the competition's dialect: id, species list, split (every row public)."""
-    from scoring.writing.submission import format_labels
+    from agrieval.scoring.writing.submission import format_labels
 
     buf = io.StringIO()
     quoting = csv.QUOTE_ALL if definition.quoting == "all" else csv.QUOTE_MINIMAL
@@ -60,7 +60,7 @@ def write_solution(path: Path, planted: dict[str, list[int]], definition: Compet
 
 def run_demo(out: Path, definition: CompetitionDefinition, *, n_images: int = 8, n_classes: int = 8,
              progress: bool = True) -> DemoResult:
-    from scoring.runtime.scorer import score_file
+    from agrieval.scoring.runtime.scorer import score_file
 
     out = Path(out)
     _check_folder(out)

@@ -21,8 +21,8 @@ from pathlib import Path
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
-from baselines.plantclef.preprocess import PreprocessConfig, policy_box, quadrat_boxes
-from scoring.runtime.atomic import atomic_write
+from agrieval.baselines.plantclef.preprocess import PreprocessConfig, policy_box, quadrat_boxes
+from agrieval.scoring.runtime.atomic import atomic_write
 
 COLOURS = [(255, 214, 0), (0, 200, 255), (255, 64, 160), (120, 255, 80), (255, 140, 0), (180, 120, 255)]
 UNSEEN_DARKEN = 120  # alpha of the black laid over what no tile shows

@@ -14,11 +14,11 @@ import numpy as np
 import pandas as pd
 import torch
 
-from baselines.plantclef.aggregate import AggregationConfig
-from baselines.plantclef.awkward_logits import N_CLASSES
-from baselines.plantclef.recipes import get_recipe
-from baselines.plantclef.tie_rules import columns, select_on_device
-from baselines.plantclef.tile_scores import tile_frame
+from agrieval.baselines.plantclef.aggregate import AggregationConfig
+from agrieval.baselines.plantclef.awkward_logits import N_CLASSES
+from agrieval.baselines.plantclef.recipes import get_recipe
+from agrieval.baselines.plantclef.tie_rules import columns, select_on_device
+from agrieval.baselines.plantclef.tile_scores import tile_frame
 
 SPECIES = 1_300_000 + 7 * np.arange(N_CLASSES)  # ascending, like class_mapping.txt
 _MEAN, _STD = (0.485, 0.456, 0.406), (0.229, 0.224, 0.225)
@@ -61,7 +61,7 @@ class LogitsStub(torch.nn.Module):
 
 def kit_scorer_frame(logits: dict, save_k: int, score_scale: float, prior=None) -> pd.DataFrame:
     """Tile scores through the kit's own TileScorer (softmax, scale, prior, topk) on the seeded logits."""
-    from baselines.plantclef.inference import TileScorer
+    from agrieval.baselines.plantclef.inference import TileScorer
 
     frames = []
     for q, l in logits.items():

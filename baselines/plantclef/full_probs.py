@@ -18,7 +18,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from scoring.runtime.atomic import atomic_write
+from agrieval.scoring.runtime.atomic import atomic_write
 
 META_KEY = b"agrieval.plantclef.full"
 

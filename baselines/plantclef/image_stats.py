@@ -32,8 +32,8 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from baselines.plantclef.exactness import NotExact
-from scoring.runtime.atomic import atomic_write
+from agrieval.baselines.plantclef.exactness import NotExact
+from agrieval.scoring.runtime.atomic import atomic_write
 
 STATS = ("max", "sum", "bma")
 META_KEY = b"agrieval.plantclef.stats"

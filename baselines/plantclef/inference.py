@@ -23,8 +23,8 @@ from dataclasses import dataclass
 
 import torch
 
-from baselines.plantclef import tie_rules
-from baselines.plantclef.bma import bma_vectors
+from agrieval.baselines.plantclef import tie_rules
+from agrieval.baselines.plantclef.bma import bma_vectors
 
 
 @dataclass

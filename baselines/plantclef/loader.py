@@ -14,7 +14,7 @@ import numpy as np
 import torch
 from torch.utils.data import DataLoader, Dataset
 
-from baselines.plantclef.preprocess import PreprocessConfig, load_rgb, quadrat_tiles
+from agrieval.baselines.plantclef.preprocess import PreprocessConfig, load_rgb, quadrat_tiles
 
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".tif", ".tiff", ".webp")
 

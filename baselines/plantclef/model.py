@@ -23,7 +23,7 @@ from pathlib import Path
 
 import torch
 
-from baselines.plantclef.classes import DOWNLOAD_HINT
+from agrieval.baselines.plantclef.classes import DOWNLOAD_HINT
 
 
 @dataclass(frozen=True)

@@ -17,23 +17,23 @@ import numpy as np
 import pandas as pd
 import torch
 
-from baselines.device import resolve_device
-from baselines.plantclef.aggregate import AggregationConfig, aggregate
-from baselines.plantclef.classes import load_class_mapping
-from baselines.plantclef.full_probs import concat_parts, full_path, write_full
-from baselines.plantclef.image_stats import ImageStats, stats_path, write_stats
-from baselines.plantclef.inference import TileScorer
-from baselines.plantclef.loader import list_quadrats, make_loader
-from baselines.plantclef.model import ModelSpec, build_model, normalisation
-from baselines.plantclef.pooling import containment_notes
-from baselines.plantclef.preprocess import PreprocessConfig
-from baselines.plantclef.prior import file_digest, load_prior
-from baselines.plantclef.progress import Progress
-from baselines.plantclef.shards import shard_items, shard_path
-from baselines.plantclef.submission import write_validated
-from baselines.plantclef.tile_scores import PartStore, tile_frame, write_tile_scores
-from baselines.plantclef.transects import transect_map
-from scoring.runtime.definition import CompetitionDefinition
+from agrieval.baselines.device import resolve_device
+from agrieval.baselines.plantclef.aggregate import AggregationConfig, aggregate
+from agrieval.baselines.plantclef.classes import load_class_mapping
+from agrieval.baselines.plantclef.full_probs import concat_parts, full_path, write_full
+from agrieval.baselines.plantclef.image_stats import ImageStats, stats_path, write_stats
+from agrieval.baselines.plantclef.inference import TileScorer
+from agrieval.baselines.plantclef.loader import list_quadrats, make_loader
+from agrieval.baselines.plantclef.model import ModelSpec, build_model, normalisation
+from agrieval.baselines.plantclef.pooling import containment_notes
+from agrieval.baselines.plantclef.preprocess import PreprocessConfig
+from agrieval.baselines.plantclef.prior import file_digest, load_prior
+from agrieval.baselines.plantclef.progress import Progress
+from agrieval.baselines.plantclef.shards import shard_items, shard_path
+from agrieval.baselines.plantclef.submission import write_validated
+from agrieval.baselines.plantclef.tile_scores import PartStore, tile_frame, write_tile_scores
+from agrieval.baselines.plantclef.transects import transect_map
+from agrieval.scoring.runtime.definition import CompetitionDefinition
 
 
 class ResumeError(RuntimeError):
@@ -212,7 +212,7 @@ def _cpu_features() -> dict:
 def _tie_columns(out, species: np.ndarray, save_k: int) -> dict | None:
     if not out.ties:
         return None
-    from baselines.plantclef.tie_rules import columns
+    from agrieval.baselines.plantclef.tie_rules import columns
 
     return columns(out.ties, out.tie_probs, species, save_k)
 
@@ -232,7 +232,7 @@ def _tiles_per_image(path: Path, preprocess: PreprocessConfig) -> int:
     """Tile count of one image from its header only (orientations 5-8 swap width and height)."""
     from PIL import Image
 
-    from baselines.plantclef.preprocess import quadrat_boxes
+    from agrieval.baselines.plantclef.preprocess import quadrat_boxes
 
     with Image.open(path) as im:
         w, h = im.size
@@ -283,7 +283,7 @@ def run_predict(images: Path, out: Path, *, checkpoint: Path | None, class_mappi
                 genus=None) -> PredictResult:
     started = time.perf_counter()
     out = Path(out)
-    from scoring.writing.policy import OutputPlan
+    from agrieval.scoring.writing.policy import OutputPlan
 
     # The output policy: never among the quadrat images, never onto the checkpoint or the class mapping.
     plan = OutputPlan(overwrite=overwrite, sources=[images], inputs=[p for p in (checkpoint, class_mapping) if p])

@@ -45,8 +45,8 @@ from pathlib import Path
 import numpy as np
 from PIL import Image, ImageOps
 
-from baselines.plantclef.geometry import BORDERS, Box, Level, border_box, parse_level, tile_boxes
-from baselines.plantclef.jpeg import SUBSAMPLINGS, recompress_jpeg
+from agrieval.baselines.plantclef.geometry import BORDERS, Box, Level, border_box, parse_level, tile_boxes
+from agrieval.baselines.plantclef.jpeg import SUBSAMPLINGS, recompress_jpeg
 
 RESIZE_FILTERS = {"lanczos": Image.Resampling.LANCZOS, "bicubic": Image.Resampling.BICUBIC,
                   "bilinear": Image.Resampling.BILINEAR}
@@ -195,7 +195,7 @@ def bilinear_stretch(image: Image.Image, box: Box, size: int) -> np.ndarray:
 
 def resized_tiles(image: Image.Image, level: Level, resample, backend: str = "pil") -> list[Image.Image]:
     """The winner's tiles: whole image resized (f32 rounding), centre crop offset, native tiles row-major."""
-    from baselines.plantclef.geometry import resized_geometry
+    from agrieval.baselines.plantclef.geometry import resized_geometry
 
     w2, h2, ox, oy = resized_geometry(image.width, image.height, level.n, level.size)
     if backend == "wand":

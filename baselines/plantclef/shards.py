@@ -52,9 +52,9 @@ def shard_path(path: Path, shard: tuple[int, int]) -> Path:
 
 def merge_tile_scores(paths: list[Path], out: Path, *, overwrite: bool = False) -> tuple[int, int]:
     """Join shard files into ``out`` (and its stats sidecar); returns (images, tiles)."""
-    from baselines.plantclef.full_probs import concat_parts, full_path, read_full, write_full
-    from baselines.plantclef.image_stats import ImageStats, read_stats, stats_path, write_stats
-    from baselines.plantclef.tile_scores import TileScoresError, read_tile_scores, write_tile_scores
+    from agrieval.baselines.plantclef.full_probs import concat_parts, full_path, read_full, write_full
+    from agrieval.baselines.plantclef.image_stats import ImageStats, read_stats, stats_path, write_stats
+    from agrieval.baselines.plantclef.tile_scores import TileScoresError, read_tile_scores, write_tile_scores
 
     read = [(p, *read_tile_scores(p)) for p in paths]
     shards = {}

@@ -1,4 +1,4 @@
-"""GPU smoke check: ``python -m baselines.plantclef.smoke --device cuda``.
+"""GPU smoke check: ``python -m agrieval.baselines.plantclef.smoke --device cuda``.
 
 One line per check: the 518 px model with 7,806 random-init classes builds and
 runs a forward pass; the image stats computed on the device match the same
@@ -26,14 +26,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--workers", type=int, default=None)
     args = ap.parse_args(argv)
 
-    from baselines.plantclef.aggregate import AggregationConfig
-    from baselines.plantclef.geometry import parse_level
-    from baselines.plantclef.model import PRESETS, build_model
-    from baselines.device import device_or_exit
-    from baselines.plantclef.predict import RunOptions, run_predict
-    from baselines.plantclef.preprocess import PreprocessConfig
-    from baselines.plantclef.synthetic import make_quadrats
-    from scoring.authoring.definitions import load_competition
+    from agrieval.baselines.plantclef.aggregate import AggregationConfig
+    from agrieval.baselines.plantclef.geometry import parse_level
+    from agrieval.baselines.plantclef.model import PRESETS, build_model
+    from agrieval.baselines.device import device_or_exit
+    from agrieval.baselines.plantclef.predict import RunOptions, run_predict
+    from agrieval.baselines.plantclef.preprocess import PreprocessConfig
+    from agrieval.baselines.plantclef.synthetic import make_quadrats
+    from agrieval.scoring.authoring.definitions import load_competition
 
     ok = True
     device = device_or_exit(args.device)  # a missing GPU: error [device_unavailable], exit 2
@@ -75,9 +75,9 @@ def main(argv: list[str] | None = None) -> int:
 
 def check_group_stats(model, device, n_classes: int, size: int = 518) -> bool:
     """The device-side image stats (scatter max, index_add, BMA) against the same probabilities reduced here."""
-    from baselines.plantclef.bma import bma_vectors
-    from baselines.plantclef.inference import TileScorer
-    from baselines.plantclef.model import normalisation
+    from agrieval.baselines.plantclef.bma import bma_vectors
+    from agrieval.baselines.plantclef.inference import TileScorer
+    from agrieval.baselines.plantclef.model import normalisation
 
     try:
         mean, std = normalisation(model)

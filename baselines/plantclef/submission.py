@@ -1,8 +1,8 @@
 """Write a submission only after the scoring validator accepted it.
 
 The format (2025: quoted ``"[1, 2]"``; 2024: ``;``-separated) is the scoring
-core's business: ``scoring.writing.submission.write_submission`` writes it, and
-``scoring.runtime.validate.validate_file`` checks the written bytes before they are
+core's business: ``agrieval.scoring.writing.submission.write_submission`` writes it, and
+``agrieval.scoring.runtime.validate.validate_file`` checks the written bytes before they are
 renamed to the final path. A rejected file never replaces anything.
 """
 
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from scoring.runtime.definition import CompetitionDefinition
+from agrieval.scoring.runtime.definition import CompetitionDefinition
 
 
 class SubmissionFailsValidation(RuntimeError):
@@ -25,9 +25,9 @@ class SubmissionFailsValidation(RuntimeError):
 def write_validated(path: str | Path, ids: list[str], labels: list[list[int]], definition: CompetitionDefinition,
                     *, overwrite: bool = True) -> list:
     """Write through a temporary sibling, validate it, then rename. Returns the warnings."""
-    from scoring.runtime.atomic import write_bytes
-    from scoring.runtime.validate import validate_file
-    from scoring.writing.submission import format_submission
+    from agrieval.scoring.runtime.atomic import write_bytes
+    from agrieval.scoring.runtime.validate import validate_file
+    from agrieval.scoring.writing.submission import format_submission
 
     path = Path(path)
     if path.exists() and not overwrite:

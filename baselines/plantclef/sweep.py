@@ -2,7 +2,7 @@
 
 The solution is a validation set the user labelled (or a pseudo-solution);
 only its ids are aggregated. Every setting's submission goes through the same
-writer and validator as ``predict`` and is scored by ``scoring.runtime.scorer``; the
+writer and validator as ``predict`` and is scored by ``agrieval.scoring.runtime.scorer``; the
 table is sorted by the competition's primary metric (public split), best first,
 ties by setting name. A setting the saved scores cannot give exactly
 (``aggregate.NotExact``), or whose target mean no threshold reaches, is listed
@@ -18,11 +18,11 @@ from pathlib import Path
 
 import pandas as pd
 
-from baselines.plantclef.aggregate import AggregationConfig, NotExact, aggregate
-from baselines.plantclef.submission import write_validated
-from baselines.plantclef.threshold_search import TargetUnreachable
-from baselines.plantclef.transects import transect_map
-from scoring.runtime.definition import CompetitionDefinition
+from agrieval.baselines.plantclef.aggregate import AggregationConfig, NotExact, aggregate
+from agrieval.baselines.plantclef.submission import write_validated
+from agrieval.baselines.plantclef.threshold_search import TargetUnreachable
+from agrieval.baselines.plantclef.transects import transect_map
+from agrieval.scoring.runtime.definition import CompetitionDefinition
 
 OVERFIT_WARNING = ("WARNING: picking the best of these settings on this solution overfits it; tuning on the "
                    "test leaderboard overfits. Choose on a labelled validation set, then confirm on held-out data.")
@@ -85,8 +85,8 @@ def run_sweep(tiles: pd.DataFrame, solution_path: Path, definition: CompetitionD
               settings: list[AggregationConfig], transect_rule: str | None = None,
               progress=None, stats=None, n_classes: int | None = None) -> pd.DataFrame:
     """One row per setting: ``setting``, every public metric, ``mean_labels``, ``note``, sorted best first."""
-    from scoring.runtime.reading.solution import load_solution
-    from scoring.runtime.scorer import score_file
+    from agrieval.scoring.runtime.reading.solution import load_solution
+    from agrieval.scoring.runtime.scorer import score_file
 
     solution = load_solution(solution_path, definition)
     ids = list(solution.ids)
@@ -126,7 +126,7 @@ def run_sweep(tiles: pd.DataFrame, solution_path: Path, definition: CompetitionD
 
 def render_table(frame: pd.DataFrame, primary: str) -> str:
     """Markdown table: rank, setting, primary metric first, then the other metrics; refused settings last."""
-    from scoring.text.tables import fmt, markdown_table
+    from agrieval.scoring.text.tables import fmt, markdown_table
 
     metrics = [primary] + sorted(c for c in frame.columns if c not in ("setting", primary, "mean_labels", "note"))
     header = ["rank", "setting", *metrics, "labels/quadrat"]

@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 from PIL import Image
 
-from scoring.runtime.atomic import atomic_write
+from agrieval.scoring.runtime.atomic import atomic_write
 
 
 def palette(n: int) -> np.ndarray:
@@ -102,7 +102,7 @@ def field_quadrat(width: int = 1536, height: int = 1024, seed: int = 0) -> Image
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m baselines.plantclef.synthetic OUT.jpg [--size 1536x1024] [--seed 0]``: write a field quadrat."""
+    """``python -m agrieval.baselines.plantclef.synthetic OUT.jpg [--size 1536x1024] [--seed 0]``: write a field quadrat."""
     import argparse
 
     ap = argparse.ArgumentParser(description=main.__doc__)

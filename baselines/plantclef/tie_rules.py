@@ -31,7 +31,7 @@ import re
 import numpy as np
 import pandas as pd
 
-from baselines.plantclef.exactness import NotExact
+from agrieval.baselines.plantclef.exactness import NotExact
 
 RULES = ("argsort", "topk")
 _SPEC = re.compile(r"^(argsort|topk):(\d+)$")

@@ -1,14 +1,14 @@
 """Transect of each quadrat, for sharing predictions across repeat surveys.
 
-The rules are the scoring core's (``scoring.runtime.grouping``): no official rule maps
+The rules are the scoring core's (``agrieval.scoring.runtime.grouping``): no official rule maps
 a PlantCLEF quadrat id to its transect, so the rule is always named. Default:
 the competition definition's own rule (``strip-date`` for PlantCLEF).
 """
 
 from __future__ import annotations
 
-from scoring.runtime.definition import CompetitionDefinition, GroupingSpec
-from scoring.runtime.grouping import FIVE_PATTERNS, SITE_PATTERNS, group_ids
+from agrieval.scoring.runtime.definition import CompetitionDefinition, GroupingSpec
+from agrieval.scoring.runtime.grouping import FIVE_PATTERNS, SITE_PATTERNS, group_ids
 
 # Chlorophyll Crew's ``extract_plot_name`` (geranium12/plant-clef-2025, src/prediction.py), re-expressed:
 # CBN-PdlC / CBN-Pla ids lose their last 9 characters ("-YYYYMMDD"); GUARDEN-CBNMed ids are cut at the first

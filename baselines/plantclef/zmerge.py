@@ -24,8 +24,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from baselines.plantclef.exactness import NotExact
-from baselines.plantclef.threshold_search import TargetUnreachable
+from agrieval.baselines.plantclef.exactness import NotExact
+from agrieval.baselines.plantclef.threshold_search import TargetUnreachable
 
 
 @dataclass(frozen=True)

@@ -109,11 +109,11 @@ def main() -> None:
 
 
 def write_script_tree(rng, teams: list[str], quality: dict[str, float]) -> None:
-    """One TOTO Swin run of the public AgrI script, in its own output layout (``scoring.ctv.script_runs``)."""
+    """One TOTO Swin run of the public AgrI script, in its own output layout (``agrieval.scoring.ctv.script_runs``)."""
     import sys
 
     sys.path.insert(0, str(HERE.parents[1]))
-    from scoring.ctv.weighted_prf import weighted_prf
+    from agrieval.scoring.ctv.weighted_prf import weighted_prf
 
     tree = HERE / "runs" / "agri_script" / "CTV_TOTO_swin_epochs_20"
     prefix = "/data/agrichallenge/Dataset_w336_h336"

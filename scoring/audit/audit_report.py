@@ -12,10 +12,10 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
-from scoring.audit.near_duplicates import NearDuplicateRun, near_duplicate_runs
-from scoring.audit.rank_movement import RankMovement, rank_movement
-from scoring.audit.split_permutation import TeamTest, permutation_test
-from scoring.runtime.unit_scores import unit_values
+from agrieval.scoring.audit.near_duplicates import NearDuplicateRun, near_duplicate_runs
+from agrieval.scoring.audit.rank_movement import RankMovement, rank_movement
+from agrieval.scoring.audit.split_permutation import TeamTest, permutation_test
+from agrieval.scoring.runtime.unit_scores import unit_values
 
 
 @dataclass

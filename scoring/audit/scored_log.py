@@ -11,10 +11,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from scoring.audit.near_duplicates import label_set_keys
-from scoring.audit.submission_log import LoggedSubmission
-from scoring.runtime.unit_scores import check_decomposable, row_units, row_values
-from scoring.runtime.warm import Grader
+from agrieval.scoring.audit.near_duplicates import label_set_keys
+from agrieval.scoring.audit.submission_log import LoggedSubmission
+from agrieval.scoring.runtime.unit_scores import check_decomposable, row_units, row_values
+from agrieval.scoring.runtime.warm import Grader
 
 
 @dataclass
@@ -30,7 +30,7 @@ class ScoredLog:
 
 def score_log(entries: list[LoggedSubmission], grader: Grader,
               progress: Callable[[str], None] | None = None) -> ScoredLog:
-    from scoring.runtime.unit_scores import unit_name
+    from agrieval.scoring.runtime.unit_scores import unit_name
 
     definition, sol = grader.definition, grader.solution
     check_decomposable(definition)

@@ -12,12 +12,12 @@ import json
 from dataclasses import replace
 from pathlib import Path
 
-from scoring.runtime.definition import (
+from agrieval.scoring.runtime.definition import (
     CompetitionDefinition,
     load_definition,
     shipped_competitions,
 )
-from scoring.runtime.problems import HostError
+from agrieval.scoring.runtime.problems import HostError
 
 TOML_DIR = Path(__file__).resolve().parents[1] / "competitions"
 

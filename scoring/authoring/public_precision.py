@@ -21,8 +21,8 @@ import math
 
 import numpy as np
 
-from scoring.runtime.definition import CompetitionDefinition
-from scoring.runtime.reading.solution import Solution
+from agrieval.scoring.runtime.definition import CompetitionDefinition
+from agrieval.scoring.runtime.reading.solution import Solution
 
 
 def auto_decimals(n_units: int) -> int:
@@ -35,8 +35,8 @@ def auto_decimals(n_units: int) -> int:
 def public_units(solution: Solution, definition: CompetitionDefinition) -> int:
     """How many units the primary metric averages over on the public split (rows for a metric that is no
     mean over units, such as macro F1)."""
-    from scoring.runtime.problems import HostError
-    from scoring.runtime.unit_scores import row_units
+    from agrieval.scoring.runtime.problems import HostError
+    from agrieval.scoring.runtime.unit_scores import row_units
 
     public = np.flatnonzero(solution.split == "public")
     try:

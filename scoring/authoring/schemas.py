@@ -1,7 +1,7 @@
 """JSON Schemas of what people read and write: the score report and the competition definition.
 
 pydantic reads the runtime's dataclass annotations; the files in ``docs/`` are
-these schemas, kept current by a test (``python -m scoring.authoring.schemas``
+these schemas, kept current by a test (``python -m agrieval.scoring.authoring.schemas``
 rewrites them).
 """
 
@@ -10,8 +10,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from scoring.runtime.definition import CompetitionDefinition
-from scoring.runtime.report import ScoreReport
+from agrieval.scoring.runtime.definition import CompetitionDefinition
+from agrieval.scoring.runtime.report import ScoreReport
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
 

@@ -129,7 +129,7 @@ def order_warnings(solution, definition, *, orders=("rows",)) -> list:
     """Host-side ``Problem`` warnings (``order_reveals_labels``, ``order_reveals_split``) for a loaded
     ``Solution`` whose order, among ``orders`` (keys of ``ORDERS``), follows its classes (multiclass) or its
     split, within its groups. Never for a participant: the messages name classes of the truth."""
-    from scoring.runtime.problems import Problem
+    from agrieval.scoring.runtime.problems import Problem
 
     n = len(solution.split)
     if n < 2:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
-import scoring.runtime as _runtime
+import agrieval.scoring.runtime as _runtime
 
 RUNTIME_DIR = Path(_runtime.__file__).resolve().parent
 PACKAGE = "agrieval_runtime"

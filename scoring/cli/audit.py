@@ -8,9 +8,9 @@ from pathlib import Path
 
 import click
 
-from scoring.cli.competition_option import load_definition
-from scoring.cli.errors import error_line, refuse_input
-from scoring.cli.group import epilog
+from agrieval.scoring.cli.competition_option import load_definition
+from agrieval.scoring.cli.errors import error_line, refuse_input
+from agrieval.scoring.cli.group import epilog
 
 
 @click.command(epilog=epilog(
@@ -48,13 +48,13 @@ def audit(log: Path, solution: Path, competition: str, as_json: bool, alpha: flo
     team's private rank interval (bootstrap over private units) and runs of near-duplicate submissions.
     See docs/ladder.md.
     """
-    from scoring.audit.audit_report import audit as run_audit
-    from scoring.audit.audit_report import to_text
-    from scoring.audit.scored_log import score_log
-    from scoring.audit.submission_log import read_log
-    from scoring.ctv.input_error import InputError
-    from scoring.runtime.warm import Grader
-    from scoring.text.terminal import one_line
+    from agrieval.scoring.audit.audit_report import audit as run_audit
+    from agrieval.scoring.audit.audit_report import to_text
+    from agrieval.scoring.audit.scored_log import score_log
+    from agrieval.scoring.audit.submission_log import read_log
+    from agrieval.scoring.ctv.input_error import InputError
+    from agrieval.scoring.runtime.warm import Grader
+    from agrieval.scoring.text.terminal import one_line
 
     definition = load_definition(competition)
     try:

@@ -6,10 +6,10 @@ from pathlib import Path
 
 import click
 
-from scoring.authoring.bundles.competition_pages import DEFAULT_DEV_START, DEFAULT_END, DEFAULT_FINAL_START, Options
-from scoring.cli.errors import CommandError
-from scoring.runtime.problems import HostError
-from scoring.cli.common import EXIT_OK, check_solution_pair, competition_option, load_definition, run_guarded
+from agrieval.scoring.authoring.bundles.competition_pages import DEFAULT_DEV_START, DEFAULT_END, DEFAULT_FINAL_START, Options
+from agrieval.scoring.cli.errors import CommandError
+from agrieval.scoring.runtime.problems import HostError
+from agrieval.scoring.cli.common import EXIT_OK, check_solution_pair, competition_option, load_definition, run_guarded
 
 PLATFORM_NAMES = ("codabench", "codalab", "evalai", "hf", "kaggle")
 
@@ -79,11 +79,11 @@ def bundle(platform: str, competition: str, solution: Path, split: str, title: s
         raise CommandError("bad_option", str(exc)) from None
 
     def body() -> int:
-        from scoring.authoring.bundles import PLATFORMS
+        from agrieval.scoring.authoring.bundles import PLATFORMS
         import dataclasses
 
-        from scoring.authoring.bundles.files import check_inputs, write
-        from scoring.authoring.public_precision import readme_section, with_public_precision
+        from agrieval.scoring.authoring.bundles.files import check_inputs, write
+        from agrieval.scoring.authoring.public_precision import readme_section, with_public_precision
 
         definition = load_definition(competition)
         check_solution_pair(solution, definition)

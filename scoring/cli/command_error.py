@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from scoring.cli.exit_codes import EXIT_USAGE
-from scoring.runtime.coded_error import CodedError
+from agrieval.scoring.cli.exit_codes import EXIT_USAGE
+from agrieval.scoring.runtime.coded_error import CodedError
 
 
 class CommandError(CodedError):

@@ -8,12 +8,12 @@ from collections.abc import Callable
 
 import click
 
-from scoring.cli import errors
-from scoring.cli.competition_option import competition_option, load_definition  # noqa: F401 (the commands import them from here)
-from scoring.cli.exit_codes import EXIT_HOST, EXIT_OK, EXIT_REJECTED, EXIT_USAGE  # noqa: F401 (likewise)
-from scoring.cli.solution_pair import check_solution_pair, load_solution_for  # noqa: F401 (likewise)
-from scoring.cli.stdout import emit
-from scoring.runtime.whole_writes import OutputIncomplete
+from agrieval.scoring.cli import errors
+from agrieval.scoring.cli.competition_option import competition_option, load_definition  # noqa: F401 (the commands import them from here)
+from agrieval.scoring.cli.exit_codes import EXIT_HOST, EXIT_OK, EXIT_REJECTED, EXIT_USAGE  # noqa: F401 (likewise)
+from agrieval.scoring.cli.solution_pair import check_solution_pair, load_solution_for  # noqa: F401 (likewise)
+from agrieval.scoring.cli.stdout import emit
+from agrieval.scoring.runtime.whole_writes import OutputIncomplete
 
 json_option = click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout, nothing else.")
 
@@ -41,7 +41,7 @@ def failed(competition: str, as_json: bool, exc: BaseException) -> int:
 
 
 def _json_failure(competition: str, code: str, message: str) -> None:
-    from scoring.runtime.report import SCHEMA_VERSION
+    from agrieval.scoring.runtime.report import SCHEMA_VERSION
 
     click.echo(json.dumps({"schema_version": SCHEMA_VERSION, "competition": competition, "status": "error",
                            "n_rows": 0, "metrics": {"public": {}}, "warnings": [],

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import click
 
-from scoring.cli.errors import CommandError
-from scoring.cli.exit_codes import EXIT_USAGE
-from scoring.runtime.definition import CompetitionDefinition
+from agrieval.scoring.cli.errors import CommandError
+from agrieval.scoring.cli.exit_codes import EXIT_USAGE
+from agrieval.scoring.runtime.definition import CompetitionDefinition
 
 competition_option = click.option(
     "--competition", "-c", required=True, metavar="NAME_OR_TOML",
@@ -22,9 +22,9 @@ competition_option = click.option(
 
 def load_definition(name: str) -> CompetitionDefinition:
     """Load a competition named on the command line: unknown names are a usage error with a suggestion."""
-    from scoring.authoring.definitions import load_competition
-    from scoring.runtime.definition import shipped_competitions
-    from scoring.runtime.problems import HostError
+    from agrieval.scoring.authoring.definitions import load_competition
+    from agrieval.scoring.runtime.definition import shipped_competitions
+    from agrieval.scoring.runtime.problems import HostError
 
     try:
         return load_competition(name)

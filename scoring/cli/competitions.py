@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from scoring.cli.group import ContractGroup, document
+from agrieval.scoring.cli.group import ContractGroup, document
 
 
 @click.group(cls=ContractGroup, invoke_without_command=True)
@@ -14,7 +14,7 @@ from scoring.cli.group import ContractGroup, document
 def competitions(ctx: click.Context) -> None:
     """List the shipped competition definitions."""
     if ctx.invoked_subcommand is None:
-        from scoring.authoring.definitions import available_competitions, load_competition
+        from agrieval.scoring.authoring.definitions import available_competitions, load_competition
 
         for name in available_competitions():
             d = load_competition(name)
@@ -27,8 +27,8 @@ def show(name: str) -> None:
     """Print one definition (the TOML as shipped, or your file)."""
     from pathlib import Path
 
-    from scoring.authoring.definitions import TOML_DIR, available_competitions
-    from scoring.cli.competition_option import load_definition as competition
+    from agrieval.scoring.authoring.definitions import TOML_DIR, available_competitions
+    from agrieval.scoring.cli.competition_option import load_definition as competition
 
     d = competition(name)  # an unknown name: exit 2 with a suggestion; a bad definition: exit 3
     # A shipped competition is shown as its TOML source, not as the frozen JSON the runtime reads.
@@ -45,7 +45,7 @@ def show(name: str) -> None:
 
 def _vocabulary_path(source: Path, text: str) -> Path | None:
     """The vocabulary file a TOML definition names, resolved next to it (None without one)."""
-    from scoring.authoring.definitions import _toml_module
+    from agrieval.scoring.authoring.definitions import _toml_module
 
     toml = _toml_module()
     try:
@@ -70,10 +70,10 @@ def freeze(toml_file, output, overwrite) -> None:
     The runtime (Python 3.8+, numpy only) reads frozen definitions; bundles carry one. Exit codes: 0 written,
     2 usage error (output exists without --overwrite, or is TOML_FILE), 3 invalid definition.
     """
-    from scoring.authoring.definitions import load_toml
-    from scoring.writing.policy import OutputPlan
-    from scoring.runtime.atomic import write_text
-    from scoring.runtime.definition import freeze as freeze_text
+    from agrieval.scoring.authoring.definitions import load_toml
+    from agrieval.scoring.writing.policy import OutputPlan
+    from agrieval.scoring.runtime.atomic import write_text
+    from agrieval.scoring.runtime.definition import freeze as freeze_text
 
     OutputPlan(overwrite=overwrite, inputs=[toml_file]).claim(output, what="frozen definition")
     definition = load_toml(toml_file)  # validated; a HostError (invalid) is exit 3

@@ -2,7 +2,7 @@
 
 Exit codes: 0 done; 1 an input was rejected (the message names the file, line
 and column); 2 usage error, including an output path that the output policy
-refuses (``scoring.writing.policy``: existing without ``--overwrite``, or a
+refuses (``agrieval.scoring.writing.policy``: existing without ``--overwrite``, or a
 file the command reads).
 """
 
@@ -13,14 +13,14 @@ import sys
 
 import click
 
-from scoring.cli.errors import refuse_input
-from scoring.cli.extras import require
-from scoring.cli.group import ContractGroup, document
-from scoring.ctv.input_error import InputError
-from scoring.text.file_names import display_name
-from scoring.cli.figure_options import figure_options
-from scoring.text.terminal import one_line
-from scoring.writing.policy import OutputPlan, OutputRefused
+from agrieval.scoring.cli.errors import refuse_input
+from agrieval.scoring.cli.extras import require
+from agrieval.scoring.cli.group import ContractGroup, document
+from agrieval.scoring.ctv.input_error import InputError
+from agrieval.scoring.text.file_names import display_name
+from agrieval.scoring.cli.figure_options import figure_options
+from agrieval.scoring.text.terminal import one_line
+from agrieval.scoring.writing.policy import OutputPlan, OutputRefused
 
 
 @click.group("ctv", cls=ContractGroup)
@@ -57,10 +57,10 @@ def summarize_cmd(results_csv, ddof, threshold, digits, as_json, out, overwrite)
     Std rows), the per-group statistics, the agreement of team rankings across
     architectures, and the TOTO -> LOTO change.
     """
-    from scoring.runtime.atomic import write_text
-    from scoring.ctv.results_table import read_results
-    from scoring.ctv.summarize import summarize
-    from scoring.ctv.summary_markdown import render
+    from agrieval.scoring.runtime.atomic import write_text
+    from agrieval.scoring.ctv.results_table import read_results
+    from agrieval.scoring.ctv.summarize import summarize
+    from agrieval.scoring.ctv.summary_markdown import render
 
     if out:  # checked before any work, and before anything is printed
         try:
@@ -111,8 +111,8 @@ def report_cmd(runs_dirs, out_dir, plots, figure_format, dpi, ddof, threshold, d
     """
     from pathlib import Path
 
-    from scoring.cli.figure_options import chosen
-    from scoring.ctv.report import build_report
+    from agrieval.scoring.cli.figure_options import chosen
+    from agrieval.scoring.ctv.report import build_report
 
     fmt = chosen(figure_format, dpi, plots)
     if plots:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from scoring.cli.group import epilog
+from agrieval.scoring.cli.group import epilog
 
 
 def _find_reference_dir() -> Path | None:
@@ -24,10 +24,10 @@ def _find_reference_dir() -> Path | None:
 @click.option("--reveal-private", is_flag=True, help="Also show private scores.")
 def demo(ref_dir: Path | None, reveal_private: bool) -> None:
     """Score the bundled reference submissions of every competition."""
-    from scoring.authoring.definitions import load_competition
-    from scoring.cli.render import fmt
-    from scoring.runtime.scorer import score_file
-    from scoring.runtime.reading.solution import load_solution
+    from agrieval.scoring.authoring.definitions import load_competition
+    from agrieval.scoring.cli.render import fmt
+    from agrieval.scoring.runtime.scorer import score_file
+    from agrieval.scoring.runtime.reading.solution import load_solution
 
     ref_dir = ref_dir or _find_reference_dir()
     if ref_dir is None:

@@ -1,8 +1,8 @@
 """docs/errors.md: every stable code, from the catalogues that define them (a test keeps the file current).
 
-The grading runtime's codes (``scoring.runtime.problems.CODES``) come first, as the runtime itself writes
+The grading runtime's codes (``agrieval.scoring.runtime.problems.CODES``) come first, as the runtime itself writes
 them (it must stay free of the rest of ``scoring``); then the analysis commands' input codes
-(``scoring.ctv.input_error.CODES``), the output policy's (``scoring.writing.policy.CODES``) and the
+(``agrieval.scoring.ctv.input_error.CODES``), the output policy's (``agrieval.scoring.writing.policy.CODES``) and the
 command line's own (``COMMAND_CODES``).
 """
 
@@ -22,9 +22,9 @@ def _table(codes: dict[str, str]) -> list[str]:
 
 
 def markdown() -> str:
-    from scoring.ctv.input_error import CODES as INPUT_CODES
-    from scoring.writing.policy import CODES as OUTPUT_CODES
-    from scoring.runtime.problems import errors_markdown
+    from agrieval.scoring.ctv.input_error import CODES as INPUT_CODES
+    from agrieval.scoring.writing.policy import CODES as OUTPUT_CODES
+    from agrieval.scoring.runtime.problems import errors_markdown
 
     lines = [errors_markdown().rstrip("\n"), "",
              "## Analysis inputs (`ctv`, `rank-agreement`)", "",

@@ -3,8 +3,8 @@
 The line is ``error [code] message``, or ``FILE: error [code] message`` when one file is at fault (a
 rejected submission's lines also carry the line and column); the exit codes are those of
 ``scoring/cli/exit_codes.py``. A traceback is printed only with ``agrieval --debug`` (or
-``AGRIEVAL_DEBUG=1``). An error with a stable code is a ``scoring.runtime.coded_error.CodedError``
-(``scoring.cli.command_error.CommandError``, ``OutputRefused``, ``InputError``, ``DataError``, ``CTVError``, the runtime's
+``AGRIEVAL_DEBUG=1``). An error with a stable code is a ``agrieval.scoring.runtime.coded_error.CodedError``
+(``agrieval.scoring.cli.command_error.CommandError``, ``OutputRefused``, ``InputError``, ``DataError``, ``CTVError``, the runtime's
 ``HostError`` and ``OutputIncomplete``...); this module never imports ``data_tools`` or ``baselines``.
 """
 
@@ -16,10 +16,10 @@ import traceback
 
 import click
 
-from scoring.cli.command_error import CommandError  # noqa: F401 (the commands take it from here)
-from scoring.cli.exit_codes import EXIT_HOST, EXIT_INTERRUPTED, EXIT_USAGE
-from scoring.cli.extras import missing_extra
-from scoring.runtime.coded_error import CodedError
+from agrieval.scoring.cli.command_error import CommandError  # noqa: F401 (the commands take it from here)
+from agrieval.scoring.cli.exit_codes import EXIT_HOST, EXIT_INTERRUPTED, EXIT_USAGE
+from agrieval.scoring.cli.extras import missing_extra
+from agrieval.scoring.runtime.coded_error import CodedError
 
 _debug = os.environ.get("AGRIEVAL_DEBUG", "") not in ("", "0")
 
@@ -34,7 +34,7 @@ def debug() -> bool:
 
 
 def error_line(code: str, message: str, file: str | os.PathLike | None = None) -> str:
-    from scoring.text.file_names import display_name
+    from agrieval.scoring.text.file_names import display_name
 
     text = f"error [{code}] {message}"
     return display_name(f"{file}: {text}" if file else text)  # a path may hold any bytes
@@ -49,7 +49,7 @@ def exit_code_of(exc: BaseException, command: str) -> tuple[int, str | None]:
     if isinstance(exc, (click.Abort, KeyboardInterrupt)):
         return EXIT_INTERRUPTED, error_line("interrupted", "interrupted")
     if isinstance(exc, CodedError):
-        from scoring.text.file_names import display_name
+        from agrieval.scoring.text.file_names import display_name
 
         return exc.exit_code, display_name(exc.render())
     if isinstance(exc, ModuleNotFoundError):
@@ -90,7 +90,7 @@ def refuse_input(exc: CodedError, as_json: bool) -> None:
 
         click.echo(json.dumps({"status": "error", "errors": [exc.as_dict()]}, sort_keys=True))
     else:
-        from scoring.text.terminal import one_line
+        from agrieval.scoring.text.terminal import one_line
 
         click.echo(one_line(exc.render()), err=True)
     raise SystemExit(1) from None

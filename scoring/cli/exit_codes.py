@@ -1,4 +1,4 @@
-"""The exit codes of every ``agrieval`` command (``scoring.cli.errors`` prints the line that goes with them).
+"""The exit codes of every ``agrieval`` command (``agrieval.scoring.cli.errors`` prints the line that goes with them).
 
 ====  =====================================================================
 0     done (scored, valid, written)

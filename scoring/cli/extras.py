@@ -9,8 +9,8 @@ from __future__ import annotations
 import importlib.util
 import sys
 
-from scoring.cli.command_error import CommandError
-from scoring.cli.exit_codes import EXIT_HOST
+from agrieval.scoring.cli.command_error import CommandError
+from agrieval.scoring.cli.exit_codes import EXIT_HOST
 
 # Third-party module -> (the pip package that provides it, the extra that installs it).
 EXTRAS: dict[str, tuple[str, str]] = {

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from scoring.writing.figures import DEFAULT_DPI, FORMATS, FigureFormat
+from agrieval.scoring.writing.figures import DEFAULT_DPI, FORMATS, FigureFormat
 
 
 def figure_options(f):

@@ -1,6 +1,6 @@
 """``agrieval grade``: grade one upload for a home-grown server; always one JSON object on stdout.
 
-The in-process twin is ``scoring.runtime.guard.grade`` (same ``GradeResult``; this
+The in-process twin is ``agrieval.scoring.runtime.guard.grade`` (same ``GradeResult``; this
 command prints its ``to_dict()``).
 """
 
@@ -44,12 +44,12 @@ def grade(submission: Path, solution: Path, competition: str, reveal_private: bo
     Exit codes: 0 scored; 1 rejected (forward "errors" as they are); 2 usage error (missing file, unknown
     competition: the JSON object is still printed); 3 host-side problem (bad solution or definition, crash).
     """
-    from scoring.cli.common import check_solution_pair
-    from scoring.cli.competition_option import load_definition as load_competition
-    from scoring.cli.errors import CommandError, error_line
-    from scoring.runtime.guard import grade as grade_upload
-    from scoring.runtime.guard import host_failure
-    from scoring.runtime.problems import HostError
+    from agrieval.scoring.cli.common import check_solution_pair
+    from agrieval.scoring.cli.competition_option import load_definition as load_competition
+    from agrieval.scoring.cli.errors import CommandError, error_line
+    from agrieval.scoring.runtime.guard import grade as grade_upload
+    from agrieval.scoring.runtime.guard import host_failure
+    from agrieval.scoring.runtime.problems import HostError
 
     exit_code = None
     try:

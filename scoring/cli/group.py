@@ -1,7 +1,7 @@
 """The click group every ``agrieval`` command tree is built from, and the end of every command's ``--help``.
 
 A ``ContractGroup``'s commands keep the contract (every failure becomes the line and exit code of
-``scoring.cli.errors``), and its command list shows whole summaries. ``epilog`` and ``document`` give each
+``agrieval.scoring.cli.errors``), and its command list shows whole summaries. ``epilog`` and ``document`` give each
 command an example and its exit codes in ``--help`` (a test checks that each one has them).
 """
 
@@ -11,7 +11,7 @@ import sys
 
 import click
 
-from scoring.cli.errors import report
+from agrieval.scoring.cli.errors import report
 
 # The exit-code paragraph of every command's --help.
 EXIT_CODES_HELP = ("Exit codes: 0 done; 1 input rejected; 2 usage error (bad option, missing file, unknown "

@@ -7,12 +7,12 @@ from pathlib import Path
 
 import click
 
-from scoring.cli.errors import error_line
-from scoring.cli.extras import require
-from scoring.cli.group import epilog
-from scoring.cli.common import EXIT_OK, EXIT_USAGE, competition_option, load_definition, run_guarded
-from scoring.cli.figure_options import figure_options
-from scoring.text.terminal import one_line
+from agrieval.scoring.cli.errors import error_line
+from agrieval.scoring.cli.extras import require
+from agrieval.scoring.cli.group import epilog
+from agrieval.scoring.cli.common import EXIT_OK, EXIT_USAGE, competition_option, load_definition, run_guarded
+from agrieval.scoring.cli.figure_options import figure_options
+from agrieval.scoring.text.terminal import one_line
 
 
 @click.command(epilog=epilog("agrieval leaderboard reference_submissions/agrichallenge2024/submissions -s reference_submissions/agrichallenge2024/solution.csv -c agrichallenge2024 --out lb", "Exit codes: 0 written (rejected files are listed in it); 2 usage error (no CSV files, bad option, missing file, unknown competition, refused --out); 3 host-side problem (bad solution or definition, missing matplotlib for --plots)."))
@@ -61,14 +61,14 @@ def leaderboard(submissions_dir: Path, solution: Path, competition: str, out_dir
     files without --overwrite), 3 host-side problem (bad solution or definition).
     """
 
-    from scoring.cli.figure_options import chosen
+    from agrieval.scoring.cli.figure_options import chosen
 
     fmt = chosen(figure_format, dpi, plots)  # (a usage error: exit 2 before anything is read)
 
     def body() -> int:
-        from scoring.leaderboard.build import build_leaderboard, list_submissions
-        from scoring.leaderboard.outputs import OUTPUT_NAMES, to_dict, to_markdown, write_outputs
-        from scoring.writing.policy import OutputPlan, OutputRefused
+        from agrieval.scoring.leaderboard.build import build_leaderboard, list_submissions
+        from agrieval.scoring.leaderboard.outputs import OUTPUT_NAMES, to_dict, to_markdown, write_outputs
+        from agrieval.scoring.writing.policy import OutputPlan, OutputRefused
 
         # The submissions are the participants' data, and a leaderboard.csv among them would be scored next time.
         if plots:  # before any work: a missing matplotlib is one line, not a traceback after scoring
@@ -97,7 +97,7 @@ def leaderboard(submissions_dir: Path, solution: Path, competition: str, out_dir
             click.echo(error_line("bad_option", str(exc)), err=True)
             return EXIT_USAGE
         if audit_json is not None or ladder_states is not None:
-            from scoring.leaderboard.marks import mark_flagged, mark_held
+            from agrieval.scoring.leaderboard.marks import mark_flagged, mark_held
 
             if audit_json is not None:
                 mark_flagged(board, audit_json)
@@ -105,7 +105,7 @@ def leaderboard(submissions_dir: Path, solution: Path, competition: str, out_dir
                 mark_held(board, ladder_states)
         written = write_outputs(board, out_dir)
         if plots:
-            from scoring.leaderboard.plots import rank_chart, scores_chart
+            from agrieval.scoring.leaderboard.plots import rank_chart, scores_chart
 
             written.append(scores_chart(board, out_dir / fmt.name("scores"), fmt))
             if reveal_private:

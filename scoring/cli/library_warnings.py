@@ -11,11 +11,11 @@ import warnings
 
 import click
 
-from scoring.cli import errors
+from agrieval.scoring.cli import errors
 
 
 def _warning_line(message, category, filename, lineno, file=None, line=None) -> None:
-    from scoring.text.terminal import one_line
+    from agrieval.scoring.text.terminal import one_line
 
     text = one_line(f"warning [library_warning] {category.__name__}: {message}")
     try:

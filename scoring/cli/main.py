@@ -2,8 +2,8 @@
 
 Subcommands are resolved lazily from ``SUBCOMMANDS`` so that ``agrieval score``
 imports neither torch nor PIL, and so that each package owns its own commands:
-``agrieval data ...`` lives in ``data_tools.cli`` and ``agrieval baselines ...``
-in ``baselines.cli``; the scoring core only knows their import paths.
+``agrieval data ...`` lives in ``agrieval.data_tools.cli`` and ``agrieval baselines ...``
+in ``agrieval.baselines.cli``; the scoring core only knows their import paths.
 """
 
 from __future__ import annotations
@@ -12,27 +12,27 @@ import sys
 
 import click
 
-from scoring import __version__
-from scoring.cli.errors import report, set_debug
-from scoring.cli.extras import lazy_import
-from scoring.cli.group import EXIT_CODES_HELP, ContractGroup
-from scoring.cli.library_warnings import library_warnings
-from scoring.cli.stdout import checked_stdout, finish
+from agrieval.scoring import __version__
+from agrieval.scoring.cli.errors import report, set_debug
+from agrieval.scoring.cli.extras import lazy_import
+from agrieval.scoring.cli.group import EXIT_CODES_HELP, ContractGroup
+from agrieval.scoring.cli.library_warnings import library_warnings
+from agrieval.scoring.cli.stdout import checked_stdout, finish
 
 # name -> "module:attribute" of a click command or group.
 SUBCOMMANDS: dict[str, tuple[str, str]] = {
-    "score": ("scoring.cli.score:score", "Score a submission against a solution."),
-    "validate": ("scoring.cli.validate:validate", "Check a submission's format (and ids, given a solution)."),
-    "competitions": ("scoring.cli.competitions:competitions", "List or show competition definitions."),
-    "demo": ("scoring.cli.demo:demo", "Score every bundled reference submission and print a leaderboard."),
-    "grade": ("scoring.cli.grade:grade", "Grade a submission for a server: always one JSON object."),
-    "bundle": ("scoring.cli.bundle:bundle", "Write what a grading platform runs: codabench, codalab, evalai, hf, kaggle."),
-    "leaderboard": ("scoring.cli.leaderboard:leaderboard", "Score a folder of submissions into a leaderboard."),
-    "rank-agreement": ("scoring.cli.rank_agreement:rank_agreement", "Agreement between two rankings."),
-    "audit": ("scoring.cli.audit:audit", "Audit a competition's submissions: teams whose public gap selection cannot explain."),
-    "ctv": ("scoring.cli.ctv:ctv", "Cross-Team Validation tables and reports."),
-    "data": ("data_tools.cli:data", "Curation: catalog, dedup, resize, splits (needs the 'data' extra)."),
-    "baselines": ("baselines.cli:baselines", "CTV and PlantCLEF baselines (needs the 'baselines' extra)."),
+    "score": ("agrieval.scoring.cli.score:score", "Score a submission against a solution."),
+    "validate": ("agrieval.scoring.cli.validate:validate", "Check a submission's format (and ids, given a solution)."),
+    "competitions": ("agrieval.scoring.cli.competitions:competitions", "List or show competition definitions."),
+    "demo": ("agrieval.scoring.cli.demo:demo", "Score every bundled reference submission and print a leaderboard."),
+    "grade": ("agrieval.scoring.cli.grade:grade", "Grade a submission for a server: always one JSON object."),
+    "bundle": ("agrieval.scoring.cli.bundle:bundle", "Write what a grading platform runs: codabench, codalab, evalai, hf, kaggle."),
+    "leaderboard": ("agrieval.scoring.cli.leaderboard:leaderboard", "Score a folder of submissions into a leaderboard."),
+    "rank-agreement": ("agrieval.scoring.cli.rank_agreement:rank_agreement", "Agreement between two rankings."),
+    "audit": ("agrieval.scoring.cli.audit:audit", "Audit a competition's submissions: teams whose public gap selection cannot explain."),
+    "ctv": ("agrieval.scoring.cli.ctv:ctv", "Cross-Team Validation tables and reports."),
+    "data": ("agrieval.data_tools.cli:data", "Curation: catalog, dedup, resize, splits (needs the 'data' extra)."),
+    "baselines": ("agrieval.baselines.cli:baselines", "CTV and PlantCLEF baselines (needs the 'baselines' extra)."),
 }
 
 

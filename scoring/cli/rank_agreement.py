@@ -6,11 +6,11 @@ import json
 
 import click
 
-from scoring.text.terminal import one_line
+from agrieval.scoring.text.terminal import one_line
 
-from scoring.cli.errors import refuse_input
-from scoring.cli.group import epilog
-from scoring.ctv.input_error import InputError
+from agrieval.scoring.cli.errors import refuse_input
+from agrieval.scoring.cli.group import epilog
+from agrieval.scoring.ctv.input_error import InputError
 
 
 @click.command("rank-agreement", epilog=epilog("agrieval rank-agreement examples/ctv/loto_densenet121.csv examples/ctv/loto_swin_tiny.csv --key team --value test_acc", "Exit codes: 0 done; 1 a file is rejected or the two files do not rank the same keys; 2 usage error (bad option, missing file)."))
@@ -31,9 +31,9 @@ def rank_agreement(a_csv, b_csv, key, value, value_b, resamples, seed, confidenc
     Ties get average ranks (Spearman) and tau-b (Kendall). Exit code 1 when a
     file is rejected or the two files do not hold the same keys.
     """
-    from scoring.text.tables import fmt
-    from scoring.leaderboard.rank_agreement import rank_agreement as compute
-    from scoring.leaderboard.rank_agreement import read_scores
+    from agrieval.scoring.text.tables import fmt
+    from agrieval.scoring.leaderboard.rank_agreement import rank_agreement as compute
+    from agrieval.scoring.leaderboard.rank_agreement import read_scores
 
     try:
         a = read_scores(a_csv, key, value)

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from scoring.text.tables import fmt as _fmt
-from scoring.runtime.report import ScoreReport
-from scoring.text.terminal import one_line
+from agrieval.scoring.text.tables import fmt as _fmt
+from agrieval.scoring.runtime.report import ScoreReport
+from agrieval.scoring.text.terminal import one_line
 
 
 def fmt(x: float | None, digits: int = 4) -> str:
-    """``scoring.text.tables.fmt`` for the terminal: a visible '-' where a table file leaves the cell empty."""
+    """``agrieval.scoring.text.tables.fmt`` for the terminal: a visible '-' where a table file leaves the cell empty."""
     return _fmt(x, digits) or "-"
 
 

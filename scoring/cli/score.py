@@ -6,8 +6,8 @@ from pathlib import Path
 
 import click
 
-from scoring.cli.group import epilog
-from scoring.cli.common import EXIT_OK, EXIT_REJECTED, competition_option, json_option, load_definition, run_guarded
+from agrieval.scoring.cli.group import epilog
+from agrieval.scoring.cli.common import EXIT_OK, EXIT_REJECTED, competition_option, json_option, load_definition, run_guarded
 
 
 @click.command(epilog=epilog("agrieval score reference_submissions/plantclef2025/submissions/partial.csv -s reference_submissions/plantclef2025/solution.csv -c plantclef2025", 'Exit codes: 0 scored; 1 submission rejected (the message is safe to show a participant); 2 usage error (bad option, missing file, unknown competition); 3 host-side problem (bad solution or definition, internal error).'))
@@ -25,13 +25,13 @@ def score(submission: Path, solution: Path, competition: str, as_json: bool, rev
     """Score SUBMISSION against --solution and print every metric of the competition."""
 
     def body() -> int:
-        from scoring.cli.solution_pair import load_solution_for
-        from scoring.runtime.scorer import read_both, score as score_upload
+        from agrieval.scoring.cli.solution_pair import load_solution_for
+        from agrieval.scoring.runtime.scorer import read_both, score as score_upload
 
         definition = load_definition(competition)
         # (the solution loads in a second thread while the submission is read)
         sol, sub, refused = read_both(submission, solution, definition, load=load_solution_for)
-        from scoring.authoring.solution_order import order_warnings
+        from agrieval.scoring.authoring.solution_order import order_warnings
 
         # about the solution: for whoever holds it, on stderr (never in the report a participant may be shown)
         for warning in list(sol.warnings) + order_warnings(sol, definition):
@@ -41,7 +41,7 @@ def score(submission: Path, solution: Path, competition: str, as_json: bool, rev
         if as_json:
             click.echo(report.to_json())
         else:
-            from scoring.cli.render import render_report  # (not for --json)
+            from agrieval.scoring.cli.render import render_report  # (not for --json)
 
             click.echo(render_report(report, submission=submission.name))
         return EXIT_OK if report.status == "scored" else EXIT_REJECTED

@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-from scoring.authoring.definitions import available_competitions, load_competition
-from scoring.runtime.definition import CompetitionDefinition
-from scoring.runtime.problems import HostError
+from agrieval.scoring.authoring.definitions import available_competitions, load_competition
+from agrieval.scoring.runtime.definition import CompetitionDefinition
+from agrieval.scoring.runtime.problems import HostError
 
 
 def load_solution_for(path, definition: CompetitionDefinition, *, on_ids=None):
     """The solution (``on_ids`` as for ``load_solution``), or a host error that says when the file belongs to
     another competition."""
-    from scoring.runtime.reading.solution import load_solution
+    from agrieval.scoring.runtime.reading.solution import load_solution
 
     try:
         return load_solution(path, definition, on_ids=on_ids)

@@ -15,7 +15,7 @@ import sys
 from contextlib import redirect_stdout
 from typing import Callable, Optional
 
-from scoring.runtime.whole_writes import OutputIncomplete, write_all
+from agrieval.scoring.runtime.whole_writes import OutputIncomplete, write_all
 
 
 class _WholeWrites(io.RawIOBase):
@@ -103,7 +103,7 @@ def finish(raw: Optional[_WholeWrites], code: int) -> int:
     if raw.failure is None:
         return code
     if not getattr(raw.failure, "reported", False):
-        from scoring.cli.errors import report
+        from agrieval.scoring.cli.errors import report
 
         return report(raw.failure, "agrieval")
     return raw.failure.exit_code

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import click
 
-from scoring.text.terminal import one_line
+from agrieval.scoring.text.terminal import one_line
 
-from scoring.cli.group import epilog
-from scoring.cli.common import EXIT_OK, EXIT_REJECTED, competition_option, json_option, load_definition, run_guarded
+from agrieval.scoring.cli.group import epilog
+from agrieval.scoring.cli.common import EXIT_OK, EXIT_REJECTED, competition_option, json_option, load_definition, run_guarded
 
 
 @click.command(epilog=epilog("agrieval validate reference_submissions/plantclef2025/submissions/malformed/float_labels.csv -c plantclef2025", 'Exit codes: 0 valid; 1 invalid (every problem listed, with file, line and column); 2 usage error (bad option, missing file, unknown competition); 3 host-side problem (bad --solution or definition, internal error).'))
@@ -27,9 +27,9 @@ def validate(submission: Path, competition: str, solution: Path | None, ids_file
     """Check SUBMISSION's format (and its ids, given --solution or --ids) and list every problem."""
 
     def body() -> int:
-        from scoring.runtime.report import SCHEMA_VERSION, ReportProblem
-        from scoring.cli.common import load_solution_for as load_solution
-        from scoring.runtime.validate import validate_and_say
+        from agrieval.scoring.runtime.report import SCHEMA_VERSION, ReportProblem
+        from agrieval.scoring.cli.common import load_solution_for as load_solution
+        from agrieval.scoring.runtime.validate import validate_and_say
 
         if solution and ids_file:
             raise click.UsageError("give --solution or --ids, not both")
@@ -68,7 +68,7 @@ IDS_NOT_CHECKED = ("ids not checked: add --ids sample_submission.csv (the organi
 
 
 def _read_ids(path: Path, definition) -> list[str]:
-    from scoring.runtime.reading.id_list import IdListError, read_id_list
+    from agrieval.scoring.runtime.reading.id_list import IdListError, read_id_list
 
     try:
         return read_id_list(path, definition)

@@ -3,7 +3,7 @@ script and of agrieval's baselines of the same backbone land in one group.
 
 The script's ``--architecture`` is ``densenet`` (torchvision densenet121) or
 ``swin`` (timm ``swin_base_patch4_window7_224``); agrieval's keys are
-``densenet121``, ``swin_tiny``, ``swin_base`` (``baselines.ctv.archs``), or a
+``densenet121``, ``swin_tiny``, ``swin_base`` (``agrieval.baselines.ctv.archs``), or a
 timm model name. A timm name is mapped to its key with the weight tag dropped;
 a name not listed here is kept as written.
 """

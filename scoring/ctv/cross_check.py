@@ -5,7 +5,7 @@ percent) and agrees when ``|stored - recomputed| <= TOLERANCE``. A check that
 fails becomes a warning naming the file and both values; the recomputed value
 is the one the report uses.
 
-Public script (``scoring.ctv.script_runs``): per run ``final_results``
+Public script (``agrieval.scoring.ctv.script_runs``): per run ``final_results``
 (test accuracy, support-weighted test precision, recall and F1, best val
 accuracy), the count of ``correct == True`` rows; per summary JSON each team's
 ``final_results``, ``avg_accuracy`` = mean and ``std_accuracy`` = population
@@ -29,10 +29,10 @@ from pathlib import Path
 
 import numpy as np
 
-from scoring.ctv.input_error import InputError
-from scoring.ctv.runs import Run, load_json
-from scoring.ctv.script_runs import final_results, read_matrix, summary_key
-from scoring.ctv.weighted_prf import weighted_prf
+from agrieval.scoring.ctv.input_error import InputError
+from agrieval.scoring.ctv.runs import Run, load_json
+from agrieval.scoring.ctv.script_runs import final_results, read_matrix, summary_key
+from agrieval.scoring.ctv.weighted_prf import weighted_prf
 
 TOLERANCE = 1e-9  # percent points
 _STALE_BEST = (" (the first published version of the script, e736f7e, restored the last epoch's weights while "

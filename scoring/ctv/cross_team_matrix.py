@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from scoring.ctv.runs import Run
+from agrieval.scoring.ctv.runs import Run
 
 
 @dataclass

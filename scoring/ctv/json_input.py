@@ -17,7 +17,7 @@ import os
 import stat
 from pathlib import Path
 
-from scoring.ctv.input_error import InputError
+from agrieval.scoring.ctv.input_error import InputError
 
 MAX_JSON_BYTES = 64 * 1024 * 1024  # a run.json or history.jsonl is kilobytes
 

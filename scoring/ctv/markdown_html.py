@@ -2,7 +2,7 @@
 pipe tables, images on their own line, ``>`` notes, bold and code spans, and
 paragraphs, read as CommonMark reads them (backslash escapes, code spans of
 any fence length, ``\\|`` inside a table cell), so that text escaped by
-``scoring.text.markdown`` is text here too. Every text is HTML-escaped.
+``agrieval.scoring.text.markdown`` is text here too. Every text is HTML-escaped.
 
 Images: only those in ``images`` (the report's own figures: the name the
 Markdown uses -> the file the report wrote) are embedded, as data URIs, so

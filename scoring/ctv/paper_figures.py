@@ -23,9 +23,9 @@ import math
 
 import numpy as np
 
-from scoring.ctv.cross_team_matrix import CrossTeamMatrix
-from scoring.ctv.runs import SPLITS, Run
-from scoring.ctv.summarize import mean_std
+from agrieval.scoring.ctv.cross_team_matrix import CrossTeamMatrix
+from agrieval.scoring.ctv.runs import SPLITS, Run
+from agrieval.scoring.ctv.summarize import mean_std
 
 
 def _groups(runs: list[Run]) -> dict[tuple[str, str], list[Run]]:

@@ -1,13 +1,13 @@
 """CTV figures (matplotlib Agg): cross-team heatmaps, VTG distributions, per-team bars, split bars and
 learning curves, drawn as a paper prints them: every kind of marker in a legend, legends beside the data
 (never over it), whole-number epoch ticks, one colour scale for the heatmaps of one report, one colour per
-architecture in every figure (``scoring.ctv.arch_colours``), a series that is absent said so where it
+architecture in every figure (``agrieval.scoring.ctv.arch_colours``), a series that is absent said so where it
 would be drawn, one y range for panels that are compared, and in-cell numbers with the tables' decimals.
 
 Each ``draw_*`` returns the figure (tests look at it); the function of the same name without ``draw_``
-writes it in the asked-for format (``scoring.writing.figures``). matplotlib is imported inside the
+writes it in the asked-for format (``agrieval.scoring.writing.figures``). matplotlib is imported inside the
 functions so that the rest of ``scoring`` never pays for it. Names (teams, archs) are drawn as text, never
-mathtext, through ``scoring.text.plot``.
+mathtext, through ``agrieval.scoring.text.plot``.
 """
 
 from __future__ import annotations
@@ -17,12 +17,12 @@ from pathlib import Path
 
 import numpy as np
 
-from scoring.ctv.arch_colours import SPLIT_COLOURS, arch_colour
-from scoring.ctv.cross_team_matrix import CrossTeamMatrix
-from scoring.ctv.results_table import ResultsTable
-from scoring.text.plot import MAX_TICK_LABELS, drawing, inches, label, set_ticks
-from scoring.text.tables import fmt as number_text
-from scoring.writing.figures import FigureFormat, pyplot, save
+from agrieval.scoring.ctv.arch_colours import SPLIT_COLOURS, arch_colour
+from agrieval.scoring.ctv.cross_team_matrix import CrossTeamMatrix
+from agrieval.scoring.ctv.results_table import ResultsTable
+from agrieval.scoring.text.plot import MAX_TICK_LABELS, drawing, inches, label, set_ticks
+from agrieval.scoring.text.tables import fmt as number_text
+from agrieval.scoring.writing.figures import FigureFormat, pyplot, save
 
 # the box plot's parts, named once (the legend's handles are drawn with the same), in no architecture's colour
 _MEDIAN, _MEAN = "black", "white"

@@ -7,7 +7,7 @@ atomically):
 * ``runs.csv`` one row per run (accuracies in percent recomputed from the
   predictions, 10 decimals);
 * ``cross_check.csv`` every number the runs stored about themselves against the
-  recomputed one (``scoring.ctv.cross_check``);
+  recomputed one (``agrieval.scoring.ctv.cross_check``);
 * ``team_accuracy.csv`` one row per (run, test team);
 * ``results.csv`` the per-team table in ``ctv summarize``'s input format;
 * ``split_accuracy.csv`` train/val/test mean and std per protocol and arch
@@ -18,9 +18,9 @@ atomically):
 * ``plots/*.png`` with ``--plots``; ``report.md`` and ``report.html`` (images embedded).
 
 Every std states its ddof; by default TOTO uses 0 and LOTO 1, as the paper's
-Tables 6 and 7 (``scoring.ctv.summarize.PAPER_DDOF``).
+Tables 6 and 7 (``agrieval.scoring.ctv.summarize.PAPER_DDOF``).
 
-Every file is checked by ``scoring.writing.policy`` before the first is
+Every file is checked by ``agrieval.scoring.writing.policy`` before the first is
 written: an existing one is refused unless ``--overwrite``, none may be a
 file the report reads, and none may lie inside a run folder (also through a
 link): ``output_in_source``.
@@ -33,19 +33,19 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from scoring.ctv import paper_figures
-from scoring.writing.figures import FigureFormat
-from scoring.ctv.cross_check import summary_line
-from scoring.runtime.atomic import write_text
-from scoring.runtime.metrics.multiclass import validation_test_gap
-from scoring.ctv.cross_team_matrix import CrossTeamMatrix, toto_matrices
-from scoring.ctv.run_set import RunSet, read_runs
-from scoring.ctv.runs import SPLITS
-from scoring.ctv.summarize import Summary, json_safe, summarize
-from scoring.ctv.summary_markdown import format_pvalue, per_team_tables, summary_tables
-from scoring.text.tables import csv_text, fmt, markdown_table
-from scoring.text import markdown as md_text
-from scoring.writing.policy import OutputPlan
+from agrieval.scoring.ctv import paper_figures
+from agrieval.scoring.writing.figures import FigureFormat
+from agrieval.scoring.ctv.cross_check import summary_line
+from agrieval.scoring.runtime.atomic import write_text
+from agrieval.scoring.runtime.metrics.multiclass import validation_test_gap
+from agrieval.scoring.ctv.cross_team_matrix import CrossTeamMatrix, toto_matrices
+from agrieval.scoring.ctv.run_set import RunSet, read_runs
+from agrieval.scoring.ctv.runs import SPLITS
+from agrieval.scoring.ctv.summarize import Summary, json_safe, summarize
+from agrieval.scoring.ctv.summary_markdown import format_pvalue, per_team_tables, summary_tables
+from agrieval.scoring.text.tables import csv_text, fmt, markdown_table
+from agrieval.scoring.text import markdown as md_text
+from agrieval.scoring.writing.policy import OutputPlan
 
 FULL = 10  # decimals of the CSV outputs: enough to compare with stored numbers at 1e-9
 
@@ -177,7 +177,7 @@ def build_report(runs_dirs: str | Path | Sequence[str | Path], out_dir: Path, *,
 
     images: dict[str, str] = {}
     if plots:
-        from scoring.ctv import plots as P
+        from agrieval.scoring.ctv import plots as P
 
         scale = P.shared_scale(matrices)  # one colour scale: the architectures' heatmaps compare by colour
         for m in matrices:
@@ -199,7 +199,7 @@ def build_report(runs_dirs: str | Path | Sequence[str | Path], out_dir: Path, *,
 
     ddofs = ", ".join(f"{p} ddof={d}" for p, d in summary.ddof.items())
     layouts = sorted({r.layout for r in runs})
-    # Every name below comes from the run files: text, never markup (scoring.text.markdown).
+    # Every name below comes from the run files: text, never markup (agrieval.scoring.text.markdown).
     renamed = sorted({f"{md_text.code(r.arch_raw)} → {md_text.code(r.arch)}" for r in runs if r.arch_raw != r.arch})
     md = [f"# Cross-Team Validation report\n\n{len(runs)} runs read from "
           + ", ".join(md_text.code(d) for d in dirs) + f" (layouts: {', '.join(layouts)}). "
@@ -260,7 +260,7 @@ def build_report(runs_dirs: str | Path | Sequence[str | Path], out_dir: Path, *,
         md.append("## Warnings\n\n" + "\n".join(f"> {md_text.text(w)}" for w in result.warnings) + "\n")
     text = "\n".join(md)
     write("report.md", text)
-    from scoring.ctv.markdown_html import to_html
+    from agrieval.scoring.ctv.markdown_html import to_html
 
     # Only the figures written above are embedded: never a path named by the Markdown text.
     write("report.html", to_html(text, "Cross-Team Validation report",

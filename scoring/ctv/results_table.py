@@ -11,9 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from scoring.ctv.csv_input import key_cell, number_cell, read_csv_rows
-from scoring.ctv.input_error import InputError
-from scoring.runtime.metrics.multiclass import validation_test_gap
+from agrieval.scoring.ctv.csv_input import key_cell, number_cell, read_csv_rows
+from agrieval.scoring.ctv.input_error import InputError
+from agrieval.scoring.runtime.metrics.multiclass import validation_test_gap
 
 PROTOCOLS = ("TOTO", "LOTO")
 COLUMNS = ("protocol", "arch", "team", "val_acc", "test_acc")

@@ -1,8 +1,8 @@
 """Every CTV run under one or several folders, in both layouts, with the cross-checks of their stored numbers.
 
-``read_runs`` finds the agrieval baselines' runs (``scoring.ctv.runs``) and the public AgrI script's
-output trees (``scoring.ctv.script_runs``) under each folder, reads every run, compares the numbers the runs
-stored about themselves with the recomputed ones (``scoring.ctv.cross_check``) and returns a ``RunSet``:
+``read_runs`` finds the agrieval baselines' runs (``agrieval.scoring.ctv.runs``) and the public AgrI script's
+output trees (``agrieval.scoring.ctv.script_runs``) under each folder, reads every run, compares the numbers the runs
+stored about themselves with the recomputed ones (``agrieval.scoring.ctv.cross_check``) and returns a ``RunSet``:
 the runs sorted by protocol, architecture and fold, the warnings and the checks.
 """
 
@@ -12,17 +12,17 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from scoring.ctv import cross_check, script_runs
-from scoring.ctv.input_error import InputError
-from scoring.ctv.results_table import PROTOCOLS, ResultsTable, TeamResult
-from scoring.ctv.runs import Run, read_agrieval_run
+from agrieval.scoring.ctv import cross_check, script_runs
+from agrieval.scoring.ctv.input_error import InputError
+from agrieval.scoring.ctv.results_table import PROTOCOLS, ResultsTable, TeamResult
+from agrieval.scoring.ctv.runs import Run, read_agrieval_run
 
 
 @dataclass
 class RunSet:
     runs: list[Run]
     warnings: list[str] = field(default_factory=list)
-    checks: list = field(default_factory=list)  # scoring.ctv.cross_check.Check
+    checks: list = field(default_factory=list)  # agrieval.scoring.ctv.cross_check.Check
 
     def results_table(self) -> ResultsTable:
         """The per-team table (percent) that ``ctv summarize`` reads."""

@@ -29,9 +29,9 @@ from pathlib import Path
 
 import numpy as np
 
-from scoring.ctv.input_error import InputError
-from scoring.ctv.results_table import PROTOCOLS
-from scoring.ctv.runs import Run, build_run, load_json, read_predictions
+from agrieval.scoring.ctv.input_error import InputError
+from agrieval.scoring.ctv.results_table import PROTOCOLS
+from agrieval.scoring.ctv.runs import Run, build_run, load_json, read_predictions
 
 SCRIPT_COLUMNS = ("file_path", "team", "split", "true_label", "predicted_label", "confidence", "correct")
 FINAL_KEYS = ("test_accuracy", "test_precision", "test_recall", "test_f1", "best_val_accuracy")

@@ -12,7 +12,7 @@ For each (protocol, arch) group of n teams with accuracies in percent:
 
 ``agreement``: per protocol and metric (test_acc, vtg), Spearman, Pearson and
 Kendall between the per-team values of each pair of architectures, over the
-teams both have (``scoring.leaderboard.rank_agreement.correlations``, i.e. scipy).
+teams both have (``agrieval.scoring.leaderboard.rank_agreement.correlations``, i.e. scipy).
 
 ``protocol_change``: per arch present under both protocols,
 
@@ -29,8 +29,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from scoring.ctv.results_table import ResultsTable, TeamResult
-from scoring.text.tables import json_number
+from agrieval.scoring.ctv.results_table import ResultsTable, TeamResult
+from agrieval.scoring.text.tables import json_number
 
 SCHEMA_VERSION = 2  # 2: ddof is per protocol
 METRICS = ("val_acc", "test_acc", "vtg")
@@ -162,8 +162,8 @@ def agreement_stats(x, y) -> tuple[dict[str, tuple[float, float]], str]:
     n <= 8: exact permutation p-values (``permutation_pvalues``); more teams:
     scipy's, except that a perfect agreement gets 2/n! instead of 0.
     """
-    from scoring.ctv.permutation_pvalues import MAX_EXACT_N, exact_pvalues, perfect_agreement_pvalue
-    from scoring.leaderboard.rank_agreement import correlations
+    from agrieval.scoring.ctv.permutation_pvalues import MAX_EXACT_N, exact_pvalues, perfect_agreement_pvalue
+    from agrieval.scoring.leaderboard.rank_agreement import correlations
 
     stats = correlations(x, y)
     if any(math.isnan(st) for st, _ in stats.values()):

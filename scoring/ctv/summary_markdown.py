@@ -8,10 +8,10 @@ agreement and the TOTO -> LOTO change.
 
 from __future__ import annotations
 
-from scoring.ctv.results_table import ResultsTable
-from scoring.ctv.summarize import Summary
-from scoring.text.tables import fmt, markdown_table
-from scoring.text.markdown import Markdown, text
+from agrieval.scoring.ctv.results_table import ResultsTable
+from agrieval.scoring.ctv.summarize import Summary
+from agrieval.scoring.text.tables import fmt, markdown_table
+from agrieval.scoring.text.markdown import Markdown, text
 
 _TEAM_ROLE = {"TOTO": "training team", "LOTO": "held-out team"}
 

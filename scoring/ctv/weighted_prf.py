@@ -3,7 +3,7 @@
 The script calls scikit-learn's ``precision_recall_fscore_support(y_true,
 y_pred, average='weighted', zero_division=0)``. Over the classes in the truth
 or the prediction, with per-class precision_c, recall_c and F1_c
-(``scoring.runtime.metrics.multiclass.per_class``: 0 where a denominator is 0) and
+(``agrieval.scoring.runtime.metrics.multiclass.per_class``: 0 where a denominator is 0) and
 support s_c = number of true rows of class c:
 
     weighted_m = sum_c s_c * m_c / sum_c s_c,   m in {precision, recall, F1}.
@@ -15,7 +15,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from scoring.runtime.metrics.multiclass import per_class
+from agrieval.scoring.runtime.metrics.multiclass import per_class
 
 
 def weighted_prf(y_true: Sequence[str], y_pred: Sequence[str]) -> dict[str, float]:

@@ -18,7 +18,7 @@ from per-unit sums in one vectorised step:
 * ``micro_f1``: 2 sum_k TP_{u_k} / (sum_k T_{u_k} + sum_k P_{u_k}).
 
 Every other metric (balanced accuracy, macro F1) is recomputed by
-``scoring.leaderboard.rows.metric_from_rows`` on each resampled frame. The vectorised form
+``agrieval.scoring.leaderboard.rows.metric_from_rows`` on each resampled frame. The vectorised form
 is checked against ``metric_from_rows`` on the unresampled frame before use.
 """
 
@@ -69,7 +69,7 @@ def _fast(frame: pd.DataFrame, units: np.ndarray, draws: np.ndarray, metric: str
 def resample_scores(frame: pd.DataFrame, definition, metric: str, units: np.ndarray, draws: np.ndarray,
                     unit: str) -> np.ndarray:
     """The metric on each resample (one value per row of ``draws``)."""
-    from scoring.leaderboard.rows import metric_from_rows
+    from agrieval.scoring.leaderboard.rows import metric_from_rows
 
     empty_both = getattr(definition, "empty_both_score", 0.0)
     fast = _fast(frame, units, draws, metric, unit, empty_both)
@@ -83,7 +83,7 @@ def resample_scores(frame: pd.DataFrame, definition, metric: str, units: np.ndar
 def generic_resample_scores(frame: pd.DataFrame, definition, metric: str, units: np.ndarray, draws: np.ndarray,
                             unit: str) -> np.ndarray:
     """Any metric: ``metric_from_rows`` on each resampled frame (slow, general)."""
-    from scoring.leaderboard.rows import metric_from_rows
+    from agrieval.scoring.leaderboard.rows import metric_from_rows
 
     order = np.argsort(units, kind="stable")
     starts = np.searchsorted(units[order], np.arange(int(units.max()) + 2))

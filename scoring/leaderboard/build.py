@@ -16,10 +16,10 @@ from pathlib import Path
 
 import numpy as np
 
-from scoring.text.file_names import display_name
-from scoring.text.terminal import one_line
-from scoring.leaderboard.bootstrap import draw_units, percentile_interval, resample_scores, unit_codes
-from scoring.leaderboard.paired_test import PairedResult, paired_vs_leader
+from agrieval.scoring.text.file_names import display_name
+from agrieval.scoring.text.terminal import one_line
+from agrieval.scoring.leaderboard.bootstrap import draw_units, percentile_interval, resample_scores, unit_codes
+from agrieval.scoring.leaderboard.paired_test import PairedResult, paired_vs_leader
 
 SCHEMA_VERSION = 1
 
@@ -109,8 +109,8 @@ def build_leaderboard(folder: str | Path, solution_path: str | Path, definition,
                       metric: str | None = None, unit: str = "group", n_resamples: int = 1000, seed: int = 0,
                       confidence: float = 0.95, alpha: float = 0.05, recursive: bool = False,
                       progress: Callable[[str], None] | None = None, limits: bool = True) -> Leaderboard:
-    from scoring.leaderboard.rows import row_frame
-    from scoring.runtime.warm import Grader
+    from agrieval.scoring.leaderboard.rows import row_frame
+    from agrieval.scoring.runtime.warm import Grader
 
     folder = Path(folder)
     # the solution is read once; each file is read and scored under the competition's time and memory limits
@@ -193,7 +193,7 @@ def unit_name(definition, unit: str) -> str:
 
 def public_private_agreement(board: Leaderboard) -> dict | None:
     """Spearman, Kendall and Pearson between public and private scores (scipy)."""
-    from scoring.leaderboard.rank_agreement import correlations
+    from agrieval.scoring.leaderboard.rank_agreement import correlations
 
     both = [e for e in board.scored if e.public is not None and e.private is not None]
     if len(both) < 3:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from scoring.leaderboard.build import Entry, Leaderboard
+from agrieval.scoring.leaderboard.build import Entry, Leaderboard
 
 FLAGGED = "flagged"
 HELD = "held"

@@ -1,8 +1,8 @@
 """leaderboard.csv / .json / .md from a ``Leaderboard``.
 
 Names come from file names a participant chose: they are neutralised
-(``scoring.text.tables.safe_cell``) in CSV and Markdown, and are text, never
-markup, in Markdown (``scoring.text.markdown``); JSON keeps them verbatim. Numbers are fixed-point (CSV, Markdown) or rounded to 10
+(``agrieval.scoring.text.tables.safe_cell``) in CSV and Markdown, and are text, never
+markup, in Markdown (``agrieval.scoring.text.markdown``); JSON keeps them verbatim. Numbers are fixed-point (CSV, Markdown) or rounded to 10
 decimals (JSON), so the same inputs give the same bytes.
 """
 
@@ -11,10 +11,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from scoring.runtime.atomic import write_text
-from scoring.leaderboard.build import SCHEMA_VERSION, Leaderboard, SplitScore
-from scoring.text.tables import csv_text, fmt, json_number, markdown_table
-from scoring.text import markdown
+from agrieval.scoring.runtime.atomic import write_text
+from agrieval.scoring.leaderboard.build import SCHEMA_VERSION, Leaderboard, SplitScore
+from agrieval.scoring.text.tables import csv_text, fmt, json_number, markdown_table
+from agrieval.scoring.text import markdown
 
 
 def _split_dict(s: SplitScore | None) -> dict | None:
@@ -131,7 +131,7 @@ def to_markdown(board: Leaderboard) -> str:
     align = ["r", "l"] + ["r"] * (len(header) - 2 - board.marked) + (["l"] if board.marked else [])
     lines.append(markdown_table(header, rows, align=align))
     if board.marked:
-        from scoring.leaderboard.marks import DESCRIPTIONS
+        from agrieval.scoring.leaderboard.marks import DESCRIPTIONS
 
         used = sorted({m for e in board.entries for m in e.marks})
         lines.append("\nMarks: " + "; ".join(f"*{m}*: {DESCRIPTIONS[m]}" for m in used) + ".\n")

@@ -2,17 +2,17 @@
 
 Every kind of marker has its legend entry, and legends stand beside the axes, never over a point.
 ``draw_*`` returns the figure (tests look at it); the function without ``draw_`` writes it in the
-asked-for format (``scoring.writing.figures``). matplotlib is imported inside the functions.
-Submission names are drawn as text, never mathtext (``scoring.text.plot``).
+asked-for format (``agrieval.scoring.writing.figures``). matplotlib is imported inside the functions.
+Submission names are drawn as text, never mathtext (``agrieval.scoring.text.plot``).
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from scoring.writing.figures import FigureFormat, pyplot, save
-from scoring.leaderboard.build import Leaderboard
-from scoring.text.plot import MAX_TICK_LABELS, drawing, inches, label, set_ticks
+from agrieval.scoring.writing.figures import FigureFormat, pyplot, save
+from agrieval.scoring.leaderboard.build import Leaderboard
+from agrieval.scoring.text.plot import MAX_TICK_LABELS, drawing, inches, label, set_ticks
 
 _OUTSIDE = {"loc": "upper left", "bbox_to_anchor": (1.02, 1.0), "borderaxespad": 0.0}  # right of the axes
 _SPLIT_COLOURS = {"public": "tab:blue", "private": "tab:orange"}
@@ -71,7 +71,7 @@ def draw_scores_chart(board: Leaderboard):
 def _mark_handles(kinds: dict) -> list:
     from matplotlib.lines import Line2D
 
-    from scoring.leaderboard.marks import DESCRIPTIONS
+    from agrieval.scoring.leaderboard.marks import DESCRIPTIONS
 
     return [Line2D([], [], ls="", **_MARKERS[m], label=f"[{m}] {DESCRIPTIONS[m]}") for m in _MARKERS if kinds.get(m)]
 

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
-from scoring.ctv.input_error import InputError
+from agrieval.scoring.ctv.input_error import InputError
 
 STATISTICS = ("spearman", "pearson", "kendall")
 
@@ -37,7 +37,7 @@ class Correlation:
     n_valid_resamples: int = 0
 
     def as_dict(self) -> dict:
-        from scoring.text.tables import json_number
+        from agrieval.scoring.text.tables import json_number
 
         d = {"statistic": json_number(self.statistic), "pvalue": json_number(self.pvalue)}
         if self.n_valid_resamples:
@@ -161,7 +161,7 @@ def _preview(keys: list[str], n: int = 5) -> str:
 
 def read_scores(path: str | Path, key: str, value: str) -> dict[str, float]:
     """``{key: value}`` from a CSV file; duplicate keys and non-numbers are rejected."""
-    from scoring.ctv.csv_input import key_cell, number_cell, read_csv_rows
+    from agrieval.scoring.ctv.csv_input import key_cell, number_cell, read_csv_rows
 
     table = read_csv_rows(path, [key, value])
     out: dict[str, float] = {}

@@ -9,10 +9,10 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from scoring.runtime.definition import CompetitionDefinition
-from scoring.runtime.metrics import multiclass, multilabel
-from scoring.runtime.reading.solution import Solution
-from scoring.runtime.reading.submission import Submission
+from agrieval.scoring.runtime.definition import CompetitionDefinition
+from agrieval.scoring.runtime.metrics import multiclass, multilabel
+from agrieval.scoring.runtime.reading.solution import Solution
+from agrieval.scoring.runtime.reading.submission import Submission
 
 
 def row_frame(sub: Submission, sol: Solution, definition: CompetitionDefinition, order: np.ndarray) -> pd.DataFrame:

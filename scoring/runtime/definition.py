@@ -8,7 +8,7 @@ primary metric.
 Where definitions come from:
 
 * a person writes TOML (``scoring/competitions/*.toml``, or their own file);
-  ``scoring.authoring.definitions`` validates it once with pydantic (types,
+  ``agrieval.scoring.authoring.definitions`` validates it once with pydantic (types,
   unknown keys, error locations) and hands the runtime these dataclasses;
 * the runtime itself reads only *frozen* definitions: JSON written by
   ``freeze()`` with the vocabulary inlined and a fingerprint, so that it needs
@@ -200,7 +200,7 @@ class CompetitionDefinition:
         if self.vocabulary is None:
             if self.vocabulary_file:
                 raise HostError("definition_invalid", f"{self.name}: vocabulary_file was not resolved; load the "
-                                "definition with load_definition() or scoring.authoring.definitions")
+                                "definition with load_definition() or agrieval.scoring.authoring.definitions")
             return None
         if self.label_type == "int":
             return frozenset(int(x) for x in self.vocabulary)
@@ -341,7 +341,7 @@ def load_definition(name_or_path: Union[str, Path, CompetitionDefinition]) -> Co
 
     TOML is the authoring format: validate and freeze it with the full kit
     (``agrieval competitions freeze FILE.toml -o FILE.json``), or load it with
-    ``scoring.authoring.definitions.load_competition`` where pydantic is installed.
+    ``agrieval.scoring.authoring.definitions.load_competition`` where pydantic is installed.
     """
     if isinstance(name_or_path, CompetitionDefinition):
         return name_or_path

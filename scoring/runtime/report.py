@@ -1,7 +1,7 @@
 """The score report: plain dataclasses, serialised as one JSON object.
 
 The JSON Schema of this report is exported from these classes by
-``scoring.authoring.schemas`` (pydantic reads the annotations) into
+``agrieval.scoring.authoring.schemas`` (pydantic reads the annotations) into
 ``docs/report.schema.json``; the runtime itself needs no pydantic.
 """
 

@@ -8,7 +8,7 @@ characters (a carriage return in a name splits a CSV row) and a literal ``%``
 gives the exact name back; names without ``%`` or control characters and with
 valid UTF-8 are unchanged. ``display_name`` is for messages only: the same
 ``%XX`` for undecodable bytes and control characters (but tab and newline),
-``%`` left alone, not reversible (``scoring.text.terminal``, which also writes line separators and bidi
+``%`` left alone, not reversible (``agrieval.scoring.text.terminal``, which also writes line separators and bidi
 overrides so). Stdlib only.
 """
 
@@ -44,14 +44,14 @@ def unescape_name(text: str) -> str:
 
 def display_name(text: str) -> str:
     """Undecodable bytes, control characters but tab and newline, line separators and bidi overrides as
-    ``%XX``, for a printable message (``scoring.text.terminal.printable``); not reversible."""
-    from scoring.text.terminal import printable
+    ``%XX``, for a printable message (``agrieval.scoring.text.terminal.printable``); not reversible."""
+    from agrieval.scoring.text.terminal import printable
 
     return printable(text, keep="\t\n")
 
 
 def has_undecodable(text: str) -> bool:
     """Text that ``display_name`` changes (a lone surrogate, a control character other than tab/newline...)."""
-    from scoring.text.terminal import is_safe
+    from agrieval.scoring.text.terminal import is_safe
 
     return not is_safe(text, keep="\t\n")

@@ -1,7 +1,7 @@
 """HTML from untrusted text: ``text`` for element content and attribute values (quotes escaped too).
 
 Characters that HTML cannot carry or that act on a reader (control characters, lone surrogates, which no
-UTF-8 writer accepts, bidi overrides) are first written ``%XX`` (``scoring.text.terminal``); newlines are
+UTF-8 writer accepts, bidi overrides) are first written ``%XX`` (``agrieval.scoring.text.terminal``); newlines are
 kept unless ``one_line``.
 """
 
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import html as _html
 
-from scoring.text.terminal import one_line as _one_line
+from agrieval.scoring.text.terminal import one_line as _one_line
 
 
 def text(value: object, *, one_line: bool = True) -> str:

@@ -7,7 +7,7 @@ entity, table cell break, strikethrough, heading close or math (GitHub's ``$``);
 ``scheme://``, ``mailto:`` and ``xmpp:`` and the dot of ``www.``, where GitHub would start an autolink.
 An ``_`` between two letters or digits is left alone: CommonMark never reads it as emphasis
 (``swin_base`` stays readable).
-Line breaks and other control characters become ``%XX`` first (``scoring.text.terminal``), so a value
+Line breaks and other control characters become ``%XX`` first (``agrieval.scoring.text.terminal``), so a value
 cannot end the line and start a block (a heading, a table row, an image line).
 
 The one element GitHub still makes of escaped text is a ``mailto:`` link for a literal e-mail address
@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import re
 
-from scoring.text.terminal import one_line
+from agrieval.scoring.text.terminal import one_line
 
 # ":" only where an autolink could start (``http://``, ``mailto:``, ``xmpp:``): messages keep their colons
 _SPECIAL = re.compile(r"[\\`*\[\]<>|~#&$]|_|(?<=www)\.|:(?=/)|(?<=mailto):|(?<=xmpp):", re.IGNORECASE)

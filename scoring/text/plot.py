@@ -3,7 +3,7 @@
 A name such as ``$^^^$`` is mathtext to matplotlib (and an error at draw time, after the tables were
 written); ``drawing()`` turns mathtext and TeX off for every text created and drawn inside it, and
 keeps matplotlib's own warnings (a glyph missing from the font for a CJK or emoji name) off stderr.
-``label`` makes a name one printable line (``scoring.text.terminal``) of bounded length: a
+``label`` makes a name one printable line (``agrieval.scoring.text.terminal``) of bounded length: a
 100,000-character name would otherwise make a figure wider than Agg can draw. For the same reason a
 figure that grows with the number of names (teams, submissions) is bounded (``inches``), and past
 ``MAX_TICK_LABELS`` names the ticks are left out (``set_ticks``): 1,500 teams in one predictions file
@@ -15,7 +15,7 @@ from __future__ import annotations
 import contextlib
 import warnings
 
-from scoring.text.terminal import one_line
+from agrieval.scoring.text.terminal import one_line
 
 MAX_LABEL = 60  # characters of one name on a figure
 MAX_INCHES = 24.0  # 2,640 px at 110 dpi: any figure stays a few tens of MB and draws in seconds

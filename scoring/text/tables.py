@@ -75,7 +75,7 @@ def csv_text(header: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
 
 
 def _md_cell(value: object) -> str:
-    from scoring.text import markdown
+    from agrieval.scoring.text import markdown
 
     if isinstance(value, markdown.Markdown):  # our own markup (bold row labels)
         return value
@@ -87,7 +87,7 @@ def markdown_table(header: Sequence[str], rows: Sequence[Sequence[object]],
                    align: Sequence[str] | None = None) -> str:
     """A GitHub Markdown table; ``align`` holds 'l' or 'r' per column (default: l then r).
 
-    Every cell is text (``scoring.text.markdown.text``) unless it is ``scoring.text.markdown.Markdown``.
+    Every cell is text (``agrieval.scoring.text.markdown.text``) unless it is ``agrieval.scoring.text.markdown.Markdown``.
     """
     align = align or ["l"] + ["r"] * (len(header) - 1)
     sep = [":---" if a == "l" else "---:" for a in align]

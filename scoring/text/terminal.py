@@ -5,7 +5,7 @@ the text around.
 line-based reader would act on: C0 and C1 control characters (newline, carriage return, tab, escape),
 DEL, the Unicode line and paragraph separators, the bidirectional overrides and isolates ("Trojan
 source" reordering), and a lone surrogate (an undecodable byte of a POSIX file name, PEP 383: its byte).
-Everything else is kept. Not reversible (a literal ``%`` stays), like ``scoring.text.file_names.display_name``,
+Everything else is kept. Not reversible (a literal ``%`` stays), like ``agrieval.scoring.text.file_names.display_name``,
 which keeps tabs and newlines for multi-line messages.
 """
 

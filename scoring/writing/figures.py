@@ -11,7 +11,7 @@ import io
 from dataclasses import dataclass
 from pathlib import Path
 
-from scoring.runtime.atomic import write_bytes
+from agrieval.scoring.runtime.atomic import write_bytes
 
 FORMATS = ("png", "svg", "pdf")
 DEFAULT_DPI = 110  # screen and report size; a journal asks for 300 (--dpi 300) or a vector format

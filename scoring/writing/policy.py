@@ -28,7 +28,7 @@ import os
 import unicodedata
 from pathlib import Path
 
-from scoring.runtime.coded_error import CodedError
+from agrieval.scoring.runtime.coded_error import CodedError
 
 # code -> what it means / what to do.
 CODES: dict[str, str] = {

@@ -7,8 +7,8 @@ import io
 from collections.abc import Sequence
 from pathlib import Path
 
-from scoring.runtime.atomic import write_text
-from scoring.runtime.definition import CompetitionDefinition
+from agrieval.scoring.runtime.atomic import write_text
+from agrieval.scoring.runtime.definition import CompetitionDefinition
 
 
 def format_labels(labels: Sequence[int], definition: CompetitionDefinition) -> str:

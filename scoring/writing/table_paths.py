@@ -17,7 +17,7 @@ output, move or source path a command derives from such cells, and refuses
 * has a part longer than 255 bytes (no file system holds such a name: the
   write would fail half-way through a run).
 
-Values are the escaped text of ``scoring.text.file_names`` and are unescaped here,
+Values are the escaped text of ``agrieval.scoring.text.file_names`` and are unescaped here,
 so ``%2F``-style tricks are checked as the name they become. After joining,
 the path is resolved (links followed: a link inside the folder that points out
 of it is refused) and must still be inside the resolved folder. For an output
@@ -32,8 +32,8 @@ import os
 import re
 from pathlib import Path
 
-from scoring.text.file_names import display_name, unescape_name
-from scoring.runtime.coded_error import CodedError
+from agrieval.scoring.text.file_names import display_name, unescape_name
+from agrieval.scoring.runtime.coded_error import CodedError
 
 CODES = {
     "unsafe_path": "A table value (team, class, pHash, path, fold file) would name a place outside its folder "

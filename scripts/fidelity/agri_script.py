@@ -22,7 +22,7 @@ Checks, each kit against script, by sha256 of the tensor bytes (and the float's 
 
 1. eval tensors: the script's ``PlantDataset`` + ``get_transforms()[1]`` against the kit's ``SplitDataset``
    (``decode="pil"``, ``unreadable="black"``) + ``script_eval_transform``, per image of the pool
-   (``baselines.ctv.fidelity_pool``: odd sizes, alpha, palette, grey, 16-bit, BMP, TIFF, WebP, CMYK,
+   (``agrieval.baselines.ctv.fidelity_pool``: odd sizes, alpha, palette, grey, 16-bit, BMP, TIFF, WebP, CMYK,
    EXIF-rotated, a truncated JPEG, a non-image), at 224 and 64 px;
 2. train tensors: the same with the train transforms, torch seeded the same before each image;
 3. one TOTO (or, with ``--scenario LOTO``, LOTO) sweep (2 teams, so 2 folds in one stream), densenet121 at
@@ -148,9 +148,9 @@ def script_tensors(mod, paths: list[Path], size: int) -> dict:
 def kit_tensors(paths: list[Path], size: int) -> dict:
     import torch
 
-    from baselines.ctv.config import make_config
-    from baselines.ctv.dataset import SplitDataset
-    from baselines.ctv.script_transforms import script_eval_transform, script_train_transform
+    from agrieval.baselines.ctv.config import make_config
+    from agrieval.baselines.ctv.dataset import SplitDataset
+    from agrieval.baselines.ctv.script_transforms import script_eval_transform, script_train_transform
 
     cfg = make_config("official", img_size=size)
     out = {"eval": {}, "train": {}}
@@ -191,7 +191,7 @@ def kit_catalog(data_dir: Path, listing: list[str]):
     script trains on their black stand-ins)."""
     import pandas as pd
 
-    from data_tools.catalog import CATALOG_COLUMNS
+    from agrieval.data_tools.catalog import CATALOG_COLUMNS
 
     rows = [{"root": str(data_dir), "path": p, "team": p.split("/")[0], "class_raw": p.split("/")[1],
              "class": p.split("/")[1], "subcategory": "", "format": "", "width": 0, "height": 0, "bytes": 0,
@@ -201,9 +201,9 @@ def kit_catalog(data_dir: Path, listing: list[str]):
 
 
 def run_kit_sweep(data_dir: Path, listing: list[str], work: Path, protocol: str = "toto") -> dict:
-    from baselines.ctv.config import make_config
-    from baselines.ctv.sweep import plan, run_all
-    from data_tools.splits import make_splits
+    from agrieval.baselines.ctv.config import make_config
+    from agrieval.baselines.ctv.sweep import plan, run_all
+    from agrieval.data_tools.splits import make_splits
 
     work.mkdir(parents=True, exist_ok=True)
     (work / "listing.txt").write_text("".join(f"{data_dir / p}\n" for p in listing), encoding="utf-8")
@@ -229,13 +229,13 @@ def _history(work: Path, record: dict) -> list[dict]:
 
 
 def _cpu() -> str:
-    from data_tools.versions import cpu_identity
+    from agrieval.data_tools.versions import cpu_identity
 
     return cpu_identity()
 
 
 def versions() -> dict:
-    from data_tools.versions import library_versions
+    from agrieval.data_tools.versions import library_versions
 
     return library_versions(("torch", "torchvision", "timm", "Pillow", "numpy", "pandas"))
 
@@ -255,7 +255,7 @@ def main(argv=None) -> int:
     import torch
 
     torch.set_num_threads(1)
-    from baselines.ctv.fidelity_pool import make_pool
+    from agrieval.baselines.ctv.fidelity_pool import make_pool
 
     with tempfile.TemporaryDirectory() as tmp_name:
         tmp = a.work or Path(tmp_name)

@@ -9,10 +9,10 @@ geranium12/plant-clef-2025 (the latter holds the organisers' tiling notebook as 
 the organisers' notebook ran in: ``pip download --no-deps kornia==0.8.0`` then unzip). Nothing is
 copied into this repository: the snippets are read with ``git show`` and executed in a namespace.
 The winner's Rust (yunijeong5/PlantCLEF2026) is not run (no toolchain): its geometry is re-stated in
-``baselines.plantclef.geometry`` and tested there.
+``agrieval.baselines.plantclef.geometry`` and tested there.
 
 Prints one line per rule / tiling: ``equal`` or ``differs`` with the count, on the seeded awkward
-logits (``baselines.plantclef.awkward_logits``: fp16 ties, 1-ulp near-ties, duplicated tiles, softmax
+logits (``agrieval.baselines.plantclef.awkward_logits``: fp16 ties, 1-ulp near-ties, duplicated tiles, softmax
 underflow) and 10 awkward image sizes. ``--golden`` writes the teams' outputs (species lists, boxes,
 pixel hashes: numbers only) and the environment they depend on, for ``tests`` to compare against.
 """
@@ -39,16 +39,16 @@ import torch
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from baselines.plantclef.aggregate import AggregationConfig, aggregate  # noqa: E402
-from baselines.plantclef.awkward_logits import N_CLASSES, awkward_quadrats, probabilities  # noqa: E402
-from baselines.plantclef.fidelity import (SPECIES, kit_frame, kit_scorer_frame, recipe_config,  # noqa: E402
+from agrieval.baselines.plantclef.aggregate import AggregationConfig, aggregate  # noqa: E402
+from agrieval.baselines.plantclef.awkward_logits import N_CLASSES, awkward_quadrats, probabilities  # noqa: E402
+from agrieval.baselines.plantclef.fidelity import (SPECIES, kit_frame, kit_scorer_frame, recipe_config,  # noqa: E402
                                           sha)
-from baselines.plantclef.geometry import level_boxes, parse_level  # noqa: E402
-from baselines.plantclef.preprocess import PreprocessConfig, quadrat_tiles  # noqa: E402
-from baselines.plantclef.predict import _cpu_features  # noqa: E402
-from baselines.plantclef.recipes import get_recipe  # noqa: E402
-from baselines.plantclef.synthetic import field_quadrat  # noqa: E402
-from baselines.plantclef.tie_rules import parse_specs  # noqa: E402
+from agrieval.baselines.plantclef.geometry import level_boxes, parse_level  # noqa: E402
+from agrieval.baselines.plantclef.preprocess import PreprocessConfig, quadrat_tiles  # noqa: E402
+from agrieval.baselines.plantclef.predict import _cpu_features  # noqa: E402
+from agrieval.baselines.plantclef.recipes import get_recipe  # noqa: E402
+from agrieval.baselines.plantclef.synthetic import field_quadrat  # noqa: E402
+from agrieval.baselines.plantclef.tie_rules import parse_specs  # noqa: E402
 
 # (repository, commit, path, cell or None, first line, last line): the team code that is run, 1-based, inclusive.
 SNIPPETS = {
@@ -314,7 +314,7 @@ def main(argv=None) -> int:
     # The winner's resize: PIL's Lanczos (the recipe) against ImageMagick's through Wand, the Rust's own call
     # (lib_dataset.rs resize_image(..., Lanczos)); the geometry is the same, the filters' rounding is not.
     try:
-        from baselines.plantclef.preprocess import _wand
+        from agrieval.baselines.plantclef.preprocess import _wand
 
         magick = _wand()[1]
     except ValueError:

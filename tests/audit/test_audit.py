@@ -11,10 +11,10 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from scoring.audit.audit_report import audit
-from scoring.audit.near_duplicates import label_set_keys, near_duplicate_runs
-from scoring.audit.split_permutation import holm, permutation_test, split_blocks, split_scores
-from scoring.cli.main import cli
+from agrieval.scoring.audit.audit_report import audit
+from agrieval.scoring.audit.near_duplicates import label_set_keys, near_duplicate_runs
+from agrieval.scoring.audit.split_permutation import holm, permutation_test, split_blocks, split_scores
+from agrieval.scoring.cli.main import cli
 
 REPO = Path(__file__).resolve().parents[2]
 PC = REPO / "reference_submissions" / "plantclef2025"
@@ -143,7 +143,7 @@ def test_a_bad_log_row_is_rejected_with_its_line_and_column(tmp_path, row, code)
 
 
 def test_rank_movement_is_tight_for_separated_teams_and_loose_for_close_ones():
-    from scoring.audit.rank_movement import rank_movement
+    from agrieval.scoring.audit.rank_movement import rank_movement
 
     rng = np.random.default_rng(0)
     far = np.vstack([rng.random(500) < p for p in (0.9, 0.5, 0.1)]).astype(float)

@@ -15,13 +15,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
-from scoring.cli.main import cli
-from scoring.ctv.cross_team_matrix import toto_matrices
-from scoring.ctv.paper_figures import learning_curves, matrix_correlation, split_accuracy
-from scoring.ctv.permutation_pvalues import exact_pvalues
-from scoring.ctv.run_set import read_runs
-from scoring.ctv.summarize import agreement_stats
-from scoring.ctv.summary_markdown import format_pvalue
+from agrieval.scoring.cli.main import cli
+from agrieval.scoring.ctv.cross_team_matrix import toto_matrices
+from agrieval.scoring.ctv.paper_figures import learning_curves, matrix_correlation, split_accuracy
+from agrieval.scoring.ctv.permutation_pvalues import exact_pvalues
+from agrieval.scoring.ctv.run_set import read_runs
+from agrieval.scoring.ctv.summarize import agreement_stats
+from agrieval.scoring.ctv.summary_markdown import format_pvalue
 
 from tests.ctv.run_folders import write_run
 

@@ -4,8 +4,8 @@ from pathlib import Path
 
 import pytest
 
-from scoring.ctv import plots
-from scoring.ctv.results_table import read_results
+from agrieval.scoring.ctv import plots
+from agrieval.scoring.ctv.results_table import read_results
 
 REPO = Path(__file__).resolve().parents[2]
 

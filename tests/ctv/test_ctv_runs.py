@@ -10,10 +10,10 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from scoring.cli.main import cli
-from scoring.ctv.cross_team_matrix import toto_matrices
-from scoring.ctv.input_error import InputError
-from scoring.ctv.run_set import read_runs
+from agrieval.scoring.cli.main import cli
+from agrieval.scoring.ctv.cross_team_matrix import toto_matrices
+from agrieval.scoring.ctv.input_error import InputError
+from agrieval.scoring.ctv.run_set import read_runs
 from tests.ctv.run_folders import HEADER, write_run
 
 EXAMPLE_RUNS = Path(__file__).resolve().parents[2] / "examples" / "ctv" / "runs"

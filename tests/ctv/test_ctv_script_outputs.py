@@ -14,10 +14,10 @@ import pytest
 from click.testing import CliRunner
 from sklearn.metrics import precision_recall_fscore_support
 
-from scoring.cli.main import cli
-from scoring.ctv.input_error import InputError
-from scoring.ctv.run_set import read_runs
-from scoring.ctv.weighted_prf import weighted_prf
+from agrieval.scoring.cli.main import cli
+from agrieval.scoring.ctv.input_error import InputError
+from agrieval.scoring.ctv.run_set import read_runs
+from agrieval.scoring.ctv.weighted_prf import weighted_prf
 
 REAL = Path(__file__).resolve().parents[2] / "tests" / "fixtures" / "real" / "agri_script"
 TOTO = REAL / "CTV_TOTO_densenet_epochs_2"

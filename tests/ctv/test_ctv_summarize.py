@@ -12,11 +12,11 @@ from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from scoring.cli.main import cli
-from scoring.ctv.input_error import CODES, InputError
-from scoring.ctv.results_table import ResultsTable, TeamResult, read_results
-from scoring.ctv.summarize import summarize
-from scoring.ctv.summary_markdown import render
+from agrieval.scoring.cli.main import cli
+from agrieval.scoring.ctv.input_error import CODES, InputError
+from agrieval.scoring.ctv.results_table import ResultsTable, TeamResult, read_results
+from agrieval.scoring.ctv.summarize import summarize
+from agrieval.scoring.ctv.summary_markdown import render
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "ctv" / "RESULTS.csv"
 

@@ -17,10 +17,10 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from scoring.authoring.definitions import load_competition
-from scoring.cli.main import cli
+from agrieval.scoring.authoring.definitions import load_competition
+from agrieval.scoring.cli.main import cli
 from tests.scoring.reading.strict_reading import strict_reading
-from scoring.runtime.reading.submission import read_submission
+from agrieval.scoring.runtime.reading.submission import read_submission
 
 from tests.ctv.run_folders import write_run
 
@@ -87,8 +87,8 @@ def test_a_run_file_that_is_a_device_is_refused_not_read(tmp_path, name):
 
 
 def test_a_device_is_never_read_even_when_reached():
-    from scoring.ctv.input_error import InputError
-    from scoring.ctv.json_input import MAX_JSON_BYTES, read_regular
+    from agrieval.scoring.ctv.input_error import InputError
+    from agrieval.scoring.ctv.json_input import MAX_JSON_BYTES, read_regular
 
     with pytest.raises(InputError) as info:
         read_regular(Path("/dev/zero"), MAX_JSON_BYTES, "run file")
@@ -129,8 +129,8 @@ def test_a_list_with_a_unicode_blank_is_refused_on_both_paths(tmp_path, monkeypa
 
 
 def test_plain_spaces_tabs_and_form_feeds_are_still_read():
-    from scoring.runtime.problems import ProblemLog
-    from scoring.runtime.reading.label_cells import parse_cell
+    from agrieval.scoring.runtime.problems import ProblemLog
+    from agrieval.scoring.runtime.reading.label_cells import parse_cell
 
     log = ProblemLog()
     assert parse_cell(" [1,\t2 ,\x0c3] ", "python-list", log, 2, 2) == [1, 2, 3]
@@ -212,7 +212,7 @@ def test_a_long_history_costs_linear_time():
     import time
     from types import SimpleNamespace
 
-    from scoring.ctv.paper_figures import learning_curves
+    from agrieval.scoring.ctv.paper_figures import learning_curves
 
     history = [{"epoch": e, "train": 50.0, "val": 60.0} for e in range(20_000)]
     runs = [SimpleNamespace(protocol="TOTO", arch="net", history=history) for _ in range(2)]

@@ -10,8 +10,8 @@ import pytest
 from dt_photos import jpeg_bytes, tree_digest, write
 from PIL import Image
 
-from data_tools.catalog import CATALOG_COLUMNS, build_catalog, read_catalog, summarize_catalog
-from data_tools.errors import DataError
+from agrieval.data_tools.catalog import CATALOG_COLUMNS, build_catalog, read_catalog, summarize_catalog
+from agrieval.data_tools.errors import DataError
 
 
 def test_catalog_rows_and_hashes(small_pool, tmp_path):
@@ -35,7 +35,7 @@ def test_catalog_parquet_and_phash_stays_text(small_pool, tmp_path):
     assert list(back["phash"]) == list(df["phash"])
     # a hash of digits only, with leading zeros, must survive CSV as text
     df.loc[0, "phash"] = "0012345678901234"
-    from data_tools.tables import write_table
+    from agrieval.data_tools.tables import write_table
 
     write_table(df, tmp_path / "digits.csv")
     assert read_catalog(tmp_path / "digits.csv").loc[0, "phash"] == "0012345678901234"

@@ -2,8 +2,8 @@ from __future__ import annotations
 
 import pytest
 
-from data_tools.classes import canonical, load_class_map
-from data_tools.errors import DataError
+from agrieval.data_tools.classes import canonical, load_class_map
+from agrieval.data_tools.errors import DataError
 
 
 @pytest.mark.parametrize("folder,expected", [

@@ -6,9 +6,9 @@ import csv
 from click.testing import CliRunner
 from dt_photos import jpeg_bytes, tree_digest, write
 
-from data_tools.catalog import read_catalog
-from data_tools.demo_pool import CLASSES, make_demo_pool
-from scoring.cli.main import cli
+from agrieval.data_tools.catalog import read_catalog
+from agrieval.data_tools.demo_pool import CLASSES, make_demo_pool
+from agrieval.scoring.cli.main import cli
 
 
 def run(*args, code=0):

@@ -17,10 +17,10 @@ import os
 import pytest
 from PIL import Image
 
-from data_tools import resize as resize_module
-from data_tools.catalog import build_catalog
-from data_tools.resize import resize_tree
-from scoring.runtime import atomic
+from agrieval.data_tools import resize as resize_module
+from agrieval.data_tools.catalog import build_catalog
+from agrieval.data_tools.resize import resize_tree
+from agrieval.scoring.runtime import atomic
 
 
 def _complete_jpegs(out, size):

@@ -9,9 +9,9 @@ import pytest
 from dt_photos import jpeg_bytes, tree_digest, write
 from PIL import Image
 
-from data_tools.catalog import CATALOG_COLUMNS, build_catalog
-from data_tools.dedup import apply_drops, dedup, summarize_dedup
-from scoring.writing.policy import OutputRefused
+from agrieval.data_tools.catalog import CATALOG_COLUMNS, build_catalog
+from agrieval.data_tools.dedup import apply_drops, dedup, summarize_dedup
+from agrieval.scoring.writing.policy import OutputRefused
 
 
 def rows(*specs) -> pd.DataFrame:

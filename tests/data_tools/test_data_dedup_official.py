@@ -9,9 +9,9 @@ import pytest
 from dt_photos import jpeg_bytes, photo_variant, write
 from test_data_dedup import rows
 
-from data_tools.catalog import build_catalog
-from data_tools.dedup import dedup
-from data_tools.errors import DataError
+from agrieval.data_tools.catalog import build_catalog
+from agrieval.data_tools.dedup import dedup
+from agrieval.data_tools.errors import DataError
 
 H = "8f8f8f8f0f0f0f0f"
 
@@ -83,7 +83,7 @@ def test_order_walk_equals_the_notebook(tmp_path, photos):
 
 def test_notebook_order_follows_the_listing_not_the_names(tmp_path, monkeypatch, photos):
     """With a file system that lists in reverse, the walk tie-break keeps another copy than sorted order."""
-    import data_tools.walk as walk_mod
+    import agrieval.data_tools.walk as walk_mod
 
     root = tmp_path / "pool"
     blob = jpeg_bytes(photos[sorted(photos)[0]])

@@ -15,16 +15,16 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from PIL import Image
 
-from data_tools.catalog import build_catalog, read_catalog, summarize_catalog
-from data_tools.probe import probe_file
-from data_tools.resize import resize_tree
-from data_tools.tables import write_table
-from scoring.cli.main import cli
+from agrieval.data_tools.catalog import build_catalog, read_catalog, summarize_catalog
+from agrieval.data_tools.probe import probe_file
+from agrieval.data_tools.resize import resize_tree
+from agrieval.data_tools.tables import write_table
+from agrieval.scoring.cli.main import cli
 
 try:  # new in issue 12; imported softly so that the other tests run (and fail) on a tree without them
-    from data_tools.catalog import source_file
-    from data_tools.probe import bound_pixels
-    from scoring.text.file_names import display_name, escape_name, unescape_name
+    from agrieval.data_tools.catalog import source_file
+    from agrieval.data_tools.probe import bound_pixels
+    from agrieval.scoring.text.file_names import display_name, escape_name, unescape_name
 except ImportError:  # pragma: no cover
     source_file = bound_pixels = display_name = unescape_name = None
 

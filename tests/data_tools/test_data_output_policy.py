@@ -15,11 +15,11 @@ from dt_photos import jpeg_bytes, tree_digest, write
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from data_tools.catalog import build_catalog
-from data_tools.dedup import dedup
-from data_tools.tables import write_table
-from scoring.runtime.atomic import write_text
-from scoring.cli.main import cli
+from agrieval.data_tools.catalog import build_catalog
+from agrieval.data_tools.dedup import dedup
+from agrieval.data_tools.tables import write_table
+from agrieval.scoring.runtime.atomic import write_text
+from agrieval.scoring.cli.main import cli
 
 # The policy's own names are imported inside the tests that use them, so that the command-line tests
 # also run (and fail for what they check) against a tree without the policy.
@@ -158,8 +158,8 @@ def test_move_to_refuses_two_drops_with_one_destination(tmp_path, photos):
 
 
 def test_move_never_replaces_a_file_that_appears_after_planning(small_pool, tmp_path):
-    from data_tools.dedup import execute_drops, plan_drops
-    from scoring.writing.policy import OutputRefused
+    from agrieval.data_tools.dedup import execute_drops, plan_drops
+    from agrieval.scoring.writing.policy import OutputRefused
 
     df = dedup(build_catalog(small_pool, workers=1, progress=False))
     pairs = plan_drops(df, tmp_path / "moved", how="move")
@@ -179,8 +179,8 @@ _names = st.lists(_letter, min_size=1, max_size=6).map("".join)
 @given(a=_names, b=_names)
 def test_destinations_are_compared_case_folded_and_nfc_normalised(tmp_path, a, b):
     """A family of names: two drops collide exactly when a case-insensitive, normalising volume would merge them."""
-    from data_tools.dedup import plan_drops
-    from scoring.writing.policy import OutputRefused
+    from agrieval.data_tools.dedup import plan_drops
+    from agrieval.scoring.writing.policy import OutputRefused
 
     df = pd.DataFrame({"root": [str(tmp_path / "r1"), str(tmp_path / "r2")],
                        "path": [f"t/c/{a}.jpg", f"t/c/{b}.jpg"], "keep": [False, False]})
@@ -199,7 +199,7 @@ def test_destinations_are_compared_case_folded_and_nfc_normalised(tmp_path, a, b
 # -- the policy itself ---------------------------------------------------------------------------------------
 
 def test_policy_codes_and_rules(tmp_path):
-    from scoring.writing.policy import CODES, OutputPlan, OutputRefused
+    from agrieval.scoring.writing.policy import CODES, OutputPlan, OutputRefused
 
     src = tmp_path / "pool"
     write(src / "t" / "c" / "a.jpg", b"x")

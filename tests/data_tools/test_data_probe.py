@@ -9,7 +9,7 @@ import pytest
 from dt_photos import jpeg_bytes, write
 from PIL import Image
 
-from data_tools.probe import probe_file
+from agrieval.data_tools.probe import probe_file
 
 
 @pytest.mark.parametrize("fmt,suffix", [("JPEG", ".jpg"), ("PNG", ".png"), ("BMP", ".bmp"), ("TIFF", ".tif"),

@@ -7,11 +7,11 @@ import pytest
 from dt_photos import tree_digest
 from PIL import Image
 
-from data_tools.catalog import build_catalog
-from data_tools.dedup import dedup
-from data_tools.errors import DataError
-from data_tools.resize import resize_tree, square_resize
-from scoring.writing.policy import OutputRefused
+from agrieval.data_tools.catalog import build_catalog
+from agrieval.data_tools.dedup import dedup
+from agrieval.data_tools.errors import DataError
+from agrieval.data_tools.resize import resize_tree, square_resize
+from agrieval.scoring.writing.policy import OutputRefused
 
 
 def test_resize_kept_files(small_pool, tmp_path):

@@ -7,10 +7,10 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from data_tools.catalog import build_catalog
-from data_tools.dedup import dedup
-from data_tools.errors import DataError
-from data_tools.resize import resize_tree, square_resize
+from agrieval.data_tools.catalog import build_catalog
+from agrieval.data_tools.dedup import dedup
+from agrieval.data_tools.errors import DataError
+from agrieval.data_tools.resize import resize_tree, square_resize
 
 AWKWARD = [(1201, 899), (1000, 339), (2709, 2738), (420, 380), (899, 1201), (339, 1000), (2738, 2709), (380, 420),
            (4032, 3024), (3024, 4032), (1599, 1066), (1080, 1920), (337, 1000), (1000, 337), (335, 500), (1279, 721),
@@ -73,7 +73,7 @@ def test_paper_rule_differs_where_its_geometry_differs():
     assert differ == expected
     assert (1201, 899) in differ and (420, 380) in differ  # 448.67 -> 449 vs 448; 371.37 -> 371, offset 17.5 -> 18
     assert 0 < len(differ) < len(AWKWARD)
-    import data_tools.resize as R
+    import agrieval.data_tools.resize as R
 
     assert "different pixels" in R.__doc__ and "half" in R.__doc__
     with pytest.raises(DataError):

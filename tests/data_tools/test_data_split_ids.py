@@ -5,9 +5,9 @@ from __future__ import annotations
 import pandas as pd
 from click.testing import CliRunner
 
-from data_tools.catalog import read_catalog
-from data_tools.demo_pool import CLASSES, FOLDER_STYLES
-from scoring.cli.main import cli
+from agrieval.data_tools.catalog import read_catalog
+from agrieval.data_tools.demo_pool import CLASSES, FOLDER_STYLES
+from agrieval.scoring.cli.main import cli
 
 
 def run(*args, code=0):

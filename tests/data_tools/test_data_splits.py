@@ -10,9 +10,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from data_tools.catalog import CATALOG_COLUMNS
-from data_tools.errors import DataError
-from data_tools.splits import SPLIT_COLUMNS, make_splits, stratified_val
+from agrieval.data_tools.catalog import CATALOG_COLUMNS
+from agrieval.data_tools.errors import DataError
+from agrieval.data_tools.splits import SPLIT_COLUMNS, make_splits, stratified_val
 
 
 def pool(counts: dict[tuple[str, str], int]) -> pd.DataFrame:

@@ -19,16 +19,16 @@ from dt_photos import PHOTOS, jpeg_bytes, photo_variant, write
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from data_tools.catalog import build_catalog
-from data_tools.dedup import apply_drops, dedup
-from data_tools.errors import DataError
-from data_tools.resize import resize_tree
-from data_tools.splits import make_splits
-from data_tools.tables import write_table
-from scoring.cli.main import cli
-from scoring.text.file_names import unescape_name
-from scoring.writing.policy import OutputPlan, OutputRefused
-from scoring.writing.table_paths import UnsafePath, inside
+from agrieval.data_tools.catalog import build_catalog
+from agrieval.data_tools.dedup import apply_drops, dedup
+from agrieval.data_tools.errors import DataError
+from agrieval.data_tools.resize import resize_tree
+from agrieval.data_tools.splits import make_splits
+from agrieval.data_tools.tables import write_table
+from agrieval.scoring.cli.main import cli
+from agrieval.scoring.text.file_names import unescape_name
+from agrieval.scoring.writing.policy import OutputPlan, OutputRefused
+from agrieval.scoring.writing.table_paths import UnsafePath, inside
 
 REFUSED = (UnsafePath, DataError, OutputRefused)
 

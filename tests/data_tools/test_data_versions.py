@@ -9,10 +9,10 @@ from importlib import metadata
 import pytest
 from click.testing import CliRunner
 
-from data_tools.cli import data
-from data_tools.demo_pool import make_demo_pool
-from data_tools.notebook_versions import NOTEBOOK_VERSIONS, version_warnings
-from data_tools.versions import library_versions, read_versions, sidecar
+from agrieval.data_tools.cli import data
+from agrieval.data_tools.demo_pool import make_demo_pool
+from agrieval.data_tools.notebook_versions import NOTEBOOK_VERSIONS, version_warnings
+from agrieval.data_tools.versions import library_versions, read_versions, sidecar
 
 
 @pytest.fixture(scope="module")

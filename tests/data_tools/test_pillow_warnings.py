@@ -17,7 +17,7 @@ def test_a_photo_past_pillows_bomb_limit_is_a_row_not_a_raw_warning(tmp_path):
     PIL.new("1", (side, side)).save(folder / "big.png")
     PIL.new("RGB", (64, 64)).save(folder / "small.jpg")
     out = tmp_path / "c.csv"
-    res = subprocess.run([sys.executable, "-m", "scoring.cli.main", "data", "catalog", str(tmp_path / "pool"),
+    res = subprocess.run([sys.executable, "-m", "agrieval.scoring.cli.main", "data", "catalog", str(tmp_path / "pool"),
                           "-o", str(out), "--workers", "2", "--no-progress"], capture_output=True, text=True,
                          timeout=300)
     assert res.returncode == 0, res.stderr

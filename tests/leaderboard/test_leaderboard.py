@@ -11,11 +11,11 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from scoring.cli.main import cli
-from scoring.authoring.definitions import load_competition
-from scoring.leaderboard.bootstrap import draw_units, generic_resample_scores, resample_scores, unit_codes
-from scoring.leaderboard.build import build_leaderboard, competition_ranks
-from scoring.leaderboard.paired_test import paired_vs_leader
+from agrieval.scoring.cli.main import cli
+from agrieval.scoring.authoring.definitions import load_competition
+from agrieval.scoring.leaderboard.bootstrap import draw_units, generic_resample_scores, resample_scores, unit_codes
+from agrieval.scoring.leaderboard.build import build_leaderboard, competition_ranks
+from agrieval.scoring.leaderboard.paired_test import paired_vs_leader
 
 REF = Path(__file__).resolve().parents[2] / "reference_submissions"
 EXPECTED = json.loads((REF / "expected_scores.json").read_text())
@@ -53,11 +53,11 @@ def test_intervals_contain_scores_and_leader_has_no_test(plantclef_board):
 
 
 def _frames(definition_name: str):
-    from scoring.runtime.matching import align
-    from scoring.runtime.problems import ProblemLog
-    from scoring.leaderboard.rows import row_frame
-    from scoring.runtime.reading.solution import load_solution
-    from scoring.runtime.reading.submission import read_submission
+    from agrieval.scoring.runtime.matching import align
+    from agrieval.scoring.runtime.problems import ProblemLog
+    from agrieval.scoring.leaderboard.rows import row_frame
+    from agrieval.scoring.runtime.reading.solution import load_solution
+    from agrieval.scoring.runtime.reading.submission import read_submission
 
     d = load_competition(definition_name)
     sol = load_solution(REF / definition_name / "solution.csv", d)

@@ -12,12 +12,12 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from scoring.authoring.definitions import load_competition
-from scoring.cli.main import cli
-from scoring.leaderboard.build import build_leaderboard
-from scoring.leaderboard.marks import mark_flagged, mark_held
-from scoring.leaderboard.outputs import to_csv, to_dict, to_markdown
-from scoring.runtime.guard import grade
+from agrieval.scoring.authoring.definitions import load_competition
+from agrieval.scoring.cli.main import cli
+from agrieval.scoring.leaderboard.build import build_leaderboard
+from agrieval.scoring.leaderboard.marks import mark_flagged, mark_held
+from agrieval.scoring.leaderboard.outputs import to_csv, to_dict, to_markdown
+from agrieval.scoring.runtime.guard import grade
 
 PC = Path(__file__).resolve().parents[2] / "reference_submissions" / "plantclef2025"
 SOL = PC / "solution.csv"
@@ -66,7 +66,7 @@ def test_a_board_without_marks_keeps_its_columns(teams):
 
 def test_charts_show_the_marks(teams):
     pytest.importorskip("matplotlib")
-    from scoring.leaderboard.plots import draw_rank_chart, draw_scores_chart
+    from agrieval.scoring.leaderboard.plots import draw_rank_chart, draw_scores_chart
 
     board = build_leaderboard(teams / "subs", SOL, load_competition("plantclef2025"), reveal_private=True,
                               n_resamples=50, recursive=True, limits=False)

@@ -12,9 +12,9 @@ from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from scoring.cli.main import cli
-from scoring.ctv.input_error import InputError
-from scoring.leaderboard.rank_agreement import correlations, rank_agreement, read_scores
+from agrieval.scoring.cli.main import cli
+from agrieval.scoring.ctv.input_error import InputError
+from agrieval.scoring.leaderboard.rank_agreement import correlations, rank_agreement, read_scores
 
 
 def average_ranks(x):

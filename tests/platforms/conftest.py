@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from hook_drivers import BIG_CASES, CASES, COMPETITION, CORPUS
 
-from scoring.authoring.definitions import load_competition
+from agrieval.scoring.authoring.definitions import load_competition
 
 
 @pytest.fixture(scope="session")

@@ -22,8 +22,8 @@ from pathlib import Path
 import pandas as pd
 from click.testing import CliRunner
 
-from scoring.cli.main import cli
-from scoring.authoring.definitions import load_competition
+from agrieval.scoring.cli.main import cli
+from agrieval.scoring.authoring.definitions import load_competition
 
 ROOT = Path(__file__).resolve().parents[2]
 CORPUS = Path(__file__).parent / "corpus"
@@ -79,13 +79,13 @@ def _from_result(view: dict, exit_code: int | None = None) -> Outcome:
 
 
 def drive_grade_function(path: Path, work: Path) -> Outcome:
-    from scoring.runtime.guard import grade
+    from agrieval.scoring.runtime.guard import grade
 
     return _from_result(grade(path, SOLUTION, COMPETITION).participant_view())
 
 
 def drive_grade_bytes(path: Path, work: Path) -> Outcome:
-    from scoring.runtime.guard import grade
+    from agrieval.scoring.runtime.guard import grade
 
     data = path.read_bytes() if path.stat().st_size < 100_000_000 else path  # the sparse 200 MB file stays a path
     return _from_result(grade(data, SOLUTION, COMPETITION, filename=path.name).participant_view())
@@ -163,7 +163,7 @@ def tree_state(root: Path) -> dict[str, bytes]:
 
 
 def drive_codabench(path: Path, work: Path) -> Outcome:
-    from scoring.runtime.platforms import codabench
+    from agrieval.scoring.runtime.platforms import codabench
 
     try:
         inp, out = codabench_layout(work, path)
@@ -194,7 +194,7 @@ def evalai_stored(work: Path, upload: Path) -> Path:
 
 
 def drive_evalai(path: Path, work: Path) -> Outcome:
-    from scoring.runtime.platforms.evalai import SubmissionRejected, make_evaluate
+    from agrieval.scoring.runtime.platforms.evalai import SubmissionRejected, make_evaluate
 
     evaluate = make_evaluate(COMPETITION)
     try:
@@ -250,7 +250,7 @@ def drive_hf(path: Path, work: Path) -> Outcome:
 
     from fake_hub import hub_module
 
-    from scoring.runtime.platforms.hf import SubmissionRejected, make_compute
+    from agrieval.scoring.runtime.platforms.hf import SubmissionRejected, make_compute
 
     params, repo = hf_repo(work, path)
     params.competition_id = "agrieval-org/plantclef-demo"
@@ -270,7 +270,7 @@ KAGGLE_UPLOAD_LIMIT = 20_000_000  # stands in for Kaggle's own upload limit: big
 
 def drive_kaggle(path: Path, work: Path) -> Outcome:
     """Kaggle parses the upload with pandas, then calls score(solution, submission, row_id_column_name)."""
-    from scoring.runtime.platforms.kaggle import ParticipantVisibleError, score
+    from agrieval.scoring.runtime.platforms.kaggle import ParticipantVisibleError, score
 
     if path.stat().st_size > KAGGLE_UPLOAD_LIMIT or path.suffix == ".zip":
         # Kaggle unpacks archives and enforces its upload limit itself, before any metric runs.

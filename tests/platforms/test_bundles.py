@@ -20,7 +20,7 @@ from click.testing import CliRunner
 from hook_drivers import COMPETITION, CORPUS, ROOT, SOLUTION, codabench_layout, evalai_stored
 from platform_pythons import CODABENCH, EVALAI, HF, python
 
-from scoring.cli.main import cli
+from agrieval.scoring.cli.main import cli
 
 EXPECTED = json.loads((ROOT / "reference_submissions" / "expected_scores.json").read_text())
 SUBS = ROOT / "reference_submissions" / COMPETITION / "submissions"

@@ -15,7 +15,7 @@ import re
 import pytest
 from hook_drivers import BIG_CASES, CASES, DRIVERS, EXTRA_DRIVERS, PLATFORM_VERDICTS, solution_rows
 
-from scoring.runtime.problems import CODES
+from agrieval.scoring.runtime.problems import CODES
 
 ALL_NAMES = sorted(CASES) + sorted(BIG_CASES)
 TRUTH_LABELS = sorted({lab.strip() for r in solution_rows() for lab in r["species_ids"].strip("[]").split(",")

@@ -53,7 +53,7 @@ def test_the_installed_wheel_grades_under_python_3_8_with_numpy_only(dist, tmp_p
     assert res.returncode == 0, res.stderr
     solution = REPO / "reference_submissions" / "plantclef2025" / "solution.csv"
     sub = REPO / "reference_submissions" / "plantclef2025" / "submissions" / "perfect.csv"
-    code = (f"import scoring.runtime.guard as g; r = g.grade({str(sub)!r}, {str(solution)!r}, 'plantclef2025'); "
+    code = (f"import agrieval.scoring.runtime.guard as g; r = g.grade({str(sub)!r}, {str(solution)!r}, 'plantclef2025'); "
             "print(g.__file__); print(r.status, r.primary)")
     res = subprocess.run([py38, "-c", code], capture_output=True, text=True, timeout=120, cwd=tmp_path,
                          env={"PYTHONPATH": str(target)})

@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 from hook_drivers import COMPETITION, CORPUS, SOLUTION
 
-from scoring.runtime.guard import grade
-from scoring.runtime.result import HOST_FAILURE_MESSAGE
-from scoring.runtime.reading.uploads import from_zip
+from agrieval.scoring.runtime.guard import grade
+from agrieval.scoring.runtime.result import HOST_FAILURE_MESSAGE
+from agrieval.scoring.runtime.reading.uploads import from_zip
 
 
 def _with_limits(definition, **kw):
@@ -27,7 +27,7 @@ def _slow_score(*args, **kwargs):
 
 
 def test_a_hanging_grading_is_killed_at_the_time_limit(definition, monkeypatch):
-    monkeypatch.setattr("scoring.runtime.scorer.score", _slow_score)  # inherited by the forked child
+    monkeypatch.setattr("agrieval.scoring.runtime.scorer.score", _slow_score)  # inherited by the forked child
     started = time.perf_counter()
     result = grade(CORPUS / "bom.csv", SOLUTION, _with_limits(definition, max_seconds=0.5))
     assert time.perf_counter() - started < 5
@@ -42,7 +42,7 @@ def _hog(*args, **kwargs):
 
 @pytest.mark.skipif(not Path("/proc/self/statm").exists(), reason="the memory cap needs Linux /proc")
 def test_a_grading_past_the_memory_cap_is_refused_and_the_server_survives(definition, monkeypatch):
-    monkeypatch.setattr("scoring.runtime.scorer.score", _hog)  # inherited by the forked child
+    monkeypatch.setattr("agrieval.scoring.runtime.scorer.score", _hog)  # inherited by the forked child
     result = grade(CORPUS / "bom.csv", SOLUTION, _with_limits(definition, max_memory_mb=64))
     assert result.status == "rejected" and result.exit_code == 1
     assert [e.code for e in result.errors] == ["memory_limit_exceeded"]
@@ -63,7 +63,7 @@ def _crash(*args, **kwargs):
 
 @pytest.mark.parametrize("fault", [_die, _crash])
 def test_a_crashing_grader_is_a_host_error_with_a_generic_message(definition, monkeypatch, fault):
-    monkeypatch.setattr("scoring.runtime.scorer.score", fault)
+    monkeypatch.setattr("agrieval.scoring.runtime.scorer.score", fault)
     result = grade(CORPUS / "bom.csv", SOLUTION, definition)
     assert result.status == "error" and result.exit_code == 3
     assert [(e.code, e.message) for e in result.errors] == [("internal_error", HOST_FAILURE_MESSAGE)]
@@ -101,7 +101,7 @@ def test_inflation_stops_at_the_limit_even_when_the_declared_size_is_small(defin
     up = from_zip(io.BytesIO(buf.getvalue()), small, display_name="s.zip")
     assert not up.ok and up.problems[0].code == "zip_too_large" and "expands to" in up.problems[0].message
     # A header that lies (claims 10 bytes): the streaming cap still stops at the limit.
-    from scoring.runtime.reading import uploads
+    from agrieval.scoring.runtime.reading import uploads
 
     log = uploads.ProblemLog(file="s.zip")
     with zipfile.ZipFile(io.BytesIO(buf.getvalue())) as zf:
@@ -110,7 +110,7 @@ def test_inflation_stops_at_the_limit_even_when_the_declared_size_is_small(defin
 
 
 def test_upload_folder_shapes(tmp_path, definition):
-    from scoring.runtime.reading.uploads import open_upload
+    from agrieval.scoring.runtime.reading.uploads import open_upload
 
     empty = tmp_path / "empty"
     empty.mkdir()
@@ -130,7 +130,7 @@ def test_upload_folder_shapes(tmp_path, definition):
 def test_a_problem_of_the_whole_upload_folder_is_named_submission_not_the_platforms_folder(tmp_path, definition):
     """Codabench unpacks the participant's zip into ``input/res/``: "res" is the platform's name, never one
     the participant chose (found running Codabench's own compute_worker, docs/platform_checks.md)."""
-    from scoring.runtime.reading.uploads import open_upload
+    from agrieval.scoring.runtime.reading.uploads import open_upload
 
     res = tmp_path / "input" / "res"
     res.mkdir(parents=True)
@@ -143,7 +143,7 @@ def test_a_problem_of_the_whole_upload_folder_is_named_submission_not_the_platfo
 
 
 def test_a_file_that_times_out_also_gets_its_real_problem_named(definition, monkeypatch, tmp_path):
-    monkeypatch.setattr("scoring.runtime.scorer.score", _slow_score)
+    monkeypatch.setattr("agrieval.scoring.runtime.scorer.score", _slow_score)
     bad = tmp_path / "slow.csv"
     bad.write_text('quadrat_id,species_ids\nCBN-PdlC-A1-20230512,"[1355868.0]"\n')
     result = grade(bad, SOLUTION, _with_limits(definition, max_seconds=0.5))

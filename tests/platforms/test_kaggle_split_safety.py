@@ -15,8 +15,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hook_drivers import SOLUTION
 
-from scoring.runtime.platforms.kaggle import ParticipantVisibleError, score
-from scoring.runtime.split_safe import ROWS_INVALID_MESSAGE
+from agrieval.scoring.runtime.platforms.kaggle import ParticipantVisibleError, score
+from agrieval.scoring.runtime.split_safe import ROWS_INVALID_MESSAGE
 
 PERFECT = SOLUTION.parent / "submissions" / "perfect.csv"
 # Each kind makes a distinct problem code in the strict reader.

@@ -16,10 +16,10 @@ import yaml
 from click.testing import CliRunner
 from hook_drivers import COMPETITION, ROOT, SOLUTION
 
-from scoring.authoring.bundles.files import zip_bytes
-from scoring.cli.main import cli
-from scoring.runtime.definition import load_definition
-from scoring.runtime.platforms.hf import compute_scores
+from agrieval.scoring.authoring.bundles.files import zip_bytes
+from agrieval.scoring.cli.main import cli
+from agrieval.scoring.runtime.definition import load_definition
+from agrieval.scoring.runtime.platforms.hf import compute_scores
 
 SUBS = ROOT / "reference_submissions" / COMPETITION / "submissions"
 EXPECTED = json.loads((ROOT / "reference_submissions" / "expected_scores.json").read_text())[COMPETITION]["partial"]
@@ -256,7 +256,7 @@ def test_hf_metric_refuses_a_solution_without_a_split_column(tmp_path):
     (repo / "submissions").mkdir(parents=True)
     (repo / "solution.csv").write_text(SOLUTION.read_text().replace("Usage", "Partition"))
     (repo / "submissions" / "team-1.csv").write_bytes((SUBS / "partial.csv").read_bytes())
-    from scoring.runtime.problems import HostError
+    from agrieval.scoring.runtime.problems import HostError
 
     with pytest.raises(HostError, match="no split column"):
         compute_scores(load_definition(COMPETITION), {"competition_id": str(repo), "team_id": "team",

@@ -11,8 +11,8 @@ import pytest
 from click.testing import CliRunner
 from hook_drivers import COMPETITION, CORPUS, ROOT, SOLUTION, hf_definition, hf_repo
 
-from scoring.cli.main import cli
-from scoring.runtime.problems import HostError
+from agrieval.scoring.cli.main import cli
+from agrieval.scoring.runtime.problems import HostError
 
 EXPECTED = json.loads((ROOT / "reference_submissions" / "expected_scores.json").read_text())
 SUBMISSIONS = ROOT / "reference_submissions"
@@ -24,7 +24,7 @@ PRIMARY = {"plantclef2025": "transect_f1", "agrichallenge2024": "accuracy"}
 
 @pytest.mark.parametrize("competition", sorted(GOOD))
 def test_kaggle_scores_public_and_private_subsets_like_the_harness(competition):
-    from scoring.runtime.platforms.kaggle import score
+    from agrieval.scoring.runtime.platforms.kaggle import score
 
     solution = pd.read_csv(SUBMISSIONS / competition / "solution.csv", dtype=str, keep_default_na=False)
     id_col = solution.columns[0]
@@ -39,7 +39,7 @@ def test_kaggle_scores_public_and_private_subsets_like_the_harness(competition):
 
 
 def test_kaggle_ignored_rows_are_required_but_not_scored():
-    from scoring.runtime.platforms.kaggle import score
+    from agrieval.scoring.runtime.platforms.kaggle import score
 
     solution = pd.read_csv(SOLUTION, dtype=str, keep_default_na=False)
     submission = pd.read_csv(SUBMISSIONS / COMPETITION / "submissions" / "partial.csv", dtype=str,
@@ -57,7 +57,7 @@ def test_kaggle_ignored_rows_are_required_but_not_scored():
 
 
 def test_kaggle_errors_are_participant_visible_and_name_no_id():
-    from scoring.runtime.platforms.kaggle import ParticipantVisibleError, score
+    from agrieval.scoring.runtime.platforms.kaggle import ParticipantVisibleError, score
 
     solution = pd.read_csv(SOLUTION, dtype=str, keep_default_na=False)
     private = solution[solution.Usage == "Private"].drop(columns="Usage")
@@ -75,7 +75,7 @@ def test_kaggle_errors_are_participant_visible_and_name_no_id():
 # --- EvalAI -----------------------------------------------------------------------------------------------------
 
 def test_evalai_result_structure_and_phases():
-    from scoring.runtime.platforms.evalai import SubmissionRejected, make_evaluate
+    from agrieval.scoring.runtime.platforms.evalai import SubmissionRejected, make_evaluate
 
     evaluate = make_evaluate(COMPETITION)
     sub = str(SUBMISSIONS / COMPETITION / "submissions" / "over_predicting.csv")
@@ -98,7 +98,7 @@ def test_evalai_result_structure_and_phases():
 
 @pytest.mark.parametrize("upload", ["partial.csv", "partial.zip"])
 def test_hf_compute_with_platform_params(tmp_path, definition, upload):
-    from scoring.runtime.platforms.hf import make_compute
+    from agrieval.scoring.runtime.platforms.hf import make_compute
 
     source = SUBMISSIONS / COMPETITION / "submissions" / "partial.csv"
     if upload.endswith(".zip"):  # the platform keeps the upload's extension: submissions/<team>-<id>.zip
@@ -121,7 +121,7 @@ def test_hf_compute_fetches_from_the_hub_by_repo_id(tmp_path, definition, monkey
     real hf_hub_download answers a symbolic link into the cache's blobs (fake_hub.py), which must still score."""
     from fake_hub import hub_module
 
-    from scoring.runtime.platforms.hf import make_compute
+    from agrieval.scoring.runtime.platforms.hf import make_compute
 
     params, repo = hf_repo(tmp_path, SUBMISSIONS / COMPETITION / "submissions" / "perfect.csv")
     calls = []
@@ -143,7 +143,7 @@ def test_hf_compute_finds_an_upload_stored_with_another_extension(tmp_path, defi
     huggingface/competitions submissions.py ~276-281); the metric finds it through the repository listing."""
     from fake_hub import hub_module
 
-    from scoring.runtime.platforms.hf import make_compute
+    from agrieval.scoring.runtime.platforms.hf import make_compute
 
     source = SUBMISSIONS / COMPETITION / "submissions" / "partial.csv"
     upload = tmp_path / name
@@ -166,10 +166,10 @@ def test_hf_compute_finds_an_upload_stored_with_another_extension(tmp_path, defi
 # --- agrieval grade ---------------------------------------------------------------------------------------------
 
 def test_grade_command_prints_one_json_object_and_matches_the_function(tmp_path):
-    from scoring.runtime.guard import grade
+    from agrieval.scoring.runtime.guard import grade
 
     sub = SUBMISSIONS / COMPETITION / "submissions" / "partial.csv"
-    res = subprocess.run([sys.executable, "-m", "scoring.cli.main", "grade", str(sub), "--solution", str(SOLUTION),
+    res = subprocess.run([sys.executable, "-m", "agrieval.scoring.cli.main", "grade", str(sub), "--solution", str(SOLUTION),
                           "--competition", COMPETITION], capture_output=True, text=True, timeout=120, cwd=ROOT)
     assert res.returncode == 0, res.stderr
     payload = json.loads(res.stdout)

@@ -23,10 +23,10 @@ from hook_drivers import tree_state
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from scoring.authoring.definitions import TOML_DIR, load_competition
-from scoring.runtime.guard import grade
-from scoring.runtime.platforms import codabench
-from scoring.runtime.reading.solution import load_solution
+from agrieval.scoring.authoring.definitions import TOML_DIR, load_competition
+from agrieval.scoring.runtime.guard import grade
+from agrieval.scoring.runtime.platforms import codabench
+from agrieval.scoring.runtime.reading.solution import load_solution
 
 N = 12
 IDS = [f"SYN-T{i // 3}-Q{i}-2023050{i % 3 + 1}" for i in range(N)]
@@ -118,7 +118,7 @@ def test_generated_files_are_safe_deterministic_and_change_nothing(world, tmp_pa
         {k: v for k, v in first.items() if k != "metrics"}
 
     # Kaggle, one split at a time: an id mismatch must not reveal which ids are in the split.
-    from scoring.runtime.platforms.kaggle import ParticipantVisibleError, score
+    from agrieval.scoring.runtime.platforms.kaggle import ParticipantVisibleError, score
 
     try:
         frame = pd.read_csv(io.BytesIO(data), dtype=str, keep_default_na=False)

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from scoring.authoring.public_precision import auto_decimals
-from scoring.cli.main import cli
+from agrieval.scoring.authoring.public_precision import auto_decimals
+from agrieval.scoring.cli.main import cli
 
 REPO = Path(__file__).resolve().parents[2]
 PC = REPO / "reference_submissions" / "plantclef2025"

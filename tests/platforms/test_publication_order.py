@@ -22,9 +22,9 @@ import pandas as pd
 import pytest
 from click.testing import CliRunner
 
-from data_tools.catalog import CATALOG_COLUMNS
-from data_tools.splits import make_splits
-from scoring.cli.main import cli
+from agrieval.data_tools.catalog import CATALOG_COLUMNS
+from agrieval.data_tools.splits import make_splits
+from agrieval.scoring.cli.main import cli
 
 ROOT = Path(__file__).resolve().parents[2]
 SHIPPED = ROOT / "reference_submissions" / "agrichallenge2024" / "solution.csv"
@@ -163,7 +163,7 @@ def test_every_published_copy_of_the_sample_has_the_same_order(tmp_path):
 
 
 def test_the_order_is_the_recorded_keyed_hash_and_the_key_is_an_option(tmp_path):
-    from scoring.authoring.bundles.files import publication_order
+    from agrieval.scoring.authoring.bundles.files import publication_order
 
     solution = class_ordered(tmp_path)
     ids = [r["image_id"] for r in _rows(solution)]

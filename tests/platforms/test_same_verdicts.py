@@ -14,7 +14,7 @@ import pytest
 from click.testing import CliRunner
 from hook_drivers import CASES, COMPETITION, CORPUS, SOLUTION
 
-from scoring.cli.main import cli
+from agrieval.scoring.cli.main import cli
 
 
 def _codes(payload: dict) -> set:

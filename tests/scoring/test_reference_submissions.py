@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from scoring.authoring.definitions import load_competition
-from scoring.runtime.scorer import score_file
+from agrieval.scoring.authoring.definitions import load_competition
+from agrieval.scoring.runtime.scorer import score_file
 
 REF = Path(__file__).resolve().parents[2] / "reference_submissions"
 EXPECTED = json.loads((REF / "expected_scores.json").read_text())
@@ -54,7 +54,7 @@ def test_hand_worked_partial_value():
 
 def test_the_kits_own_solutions_do_not_give_their_labels_away():
     # the AgrI example once had ids such as team_a/caroubier/img_00.jpg and warned about itself
-    from scoring.runtime.reading.solution import load_solution
+    from agrieval.scoring.runtime.reading.solution import load_solution
 
     for competition in sorted(EXPECTED):
         definition = load_competition(competition)

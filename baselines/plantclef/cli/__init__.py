@@ -8,14 +8,14 @@ from __future__ import annotations
 
 import click
 
-from scoring.cli.group import ContractGroup, document
+from agrieval.scoring.cli.group import ContractGroup, document
 
-from baselines.plantclef.cli.aggregate import aggregate_cmd
-from baselines.plantclef.cli.demo import demo
-from baselines.plantclef.cli.predict import merge_tiles, predict
-from baselines.plantclef.cli.recipes import recipes
-from baselines.plantclef.cli.sweep import sweep
-from baselines.plantclef.cli.tiles import tiles
+from agrieval.baselines.plantclef.cli.aggregate import aggregate_cmd
+from agrieval.baselines.plantclef.cli.demo import demo
+from agrieval.baselines.plantclef.cli.predict import merge_tiles, predict
+from agrieval.baselines.plantclef.cli.recipes import recipes
+from agrieval.baselines.plantclef.cli.sweep import sweep
+from agrieval.baselines.plantclef.cli.tiles import tiles
 
 
 @click.group(cls=ContractGroup)

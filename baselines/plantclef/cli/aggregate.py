@@ -6,9 +6,9 @@ from pathlib import Path
 
 import click
 
-from baselines.plantclef.aggregate import STRATEGIES
-from baselines.plantclef.cli.errors import guard
-from baselines.plantclef.cli.options import (aggregation_config, aggregation_options, apply_recipe,
+from agrieval.baselines.plantclef.aggregate import STRATEGIES
+from agrieval.baselines.plantclef.cli.errors import guard
+from agrieval.baselines.plantclef.cli.options import (aggregation_config, aggregation_options, apply_recipe,
                                              competition_definition, load_genus)
 
 
@@ -25,11 +25,11 @@ from baselines.plantclef.cli.options import (aggregation_config, aggregation_opt
 def aggregate_cmd(ctx, tile_scores, out, competition, overwrite, **kw):
     """Re-run only the aggregation from saved TILE_SCORES (no model, no GPU). Several files: the ensemble
     (mean of the models' probabilities over the same tiles)."""
-    from baselines.plantclef.pooling import containment_notes
-    from baselines.plantclef.predict import predictions
-    from baselines.plantclef.submission import write_validated
-    from baselines.plantclef.tile_scores import load_scores
-    from scoring.writing.policy import OutputPlan
+    from agrieval.baselines.plantclef.pooling import containment_notes
+    from agrieval.baselines.plantclef.predict import predictions
+    from agrieval.baselines.plantclef.submission import write_validated
+    from agrieval.baselines.plantclef.tile_scores import load_scores
+    from agrieval.scoring.writing.policy import OutputPlan
 
     OutputPlan(overwrite=overwrite, inputs=list(tile_scores)).claim(out, what="--out submission")
     apply_recipe(ctx, kw)
@@ -37,8 +37,8 @@ def aggregate_cmd(ctx, tile_scores, out, competition, overwrite, **kw):
     definition = competition_definition(competition)
     members = dense = None
     if STRATEGIES[agg.strategy].lists is not None:  # zmerge: the notebook's float32 ensemble of every class
-        from baselines.plantclef.full_probs import full_path, read_full
-        from baselines.plantclef.tile_scores import read_tile_scores
+        from agrieval.baselines.plantclef.full_probs import full_path, read_full
+        from agrieval.baselines.plantclef.tile_scores import read_tile_scores
 
         read = [read_tile_scores(p) for p in tile_scores]
         members, n_classes, stats = [f for f, _ in read], read[0][1].get("n_classes"), None

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import click
 
-from baselines.plantclef.cli.errors import guard
-from baselines.plantclef.cli.options import competition_definition
+from agrieval.baselines.plantclef.cli.errors import guard
+from agrieval.baselines.plantclef.cli.options import competition_definition
 
 
 @click.command()
@@ -17,7 +17,7 @@ from baselines.plantclef.cli.options import competition_definition
 @guard
 def demo(out, competition, quiet):
     """Synthetic quadrats + tiny random-init checkpoint -> predict -> validate -> score, on the CPU."""
-    from baselines.plantclef.demo import run_demo
+    from agrieval.baselines.plantclef.demo import run_demo
 
     res = run_demo(out, competition_definition(competition), progress=not quiet)
     r = res.result

@@ -1,4 +1,4 @@
-"""The generated tables of ``docs/plantclef.md``: ``python -m baselines.plantclef.cli.doc_tables [--check]``.
+"""The generated tables of ``docs/plantclef.md``: ``python -m agrieval.baselines.plantclef.cli.doc_tables [--check]``.
 
 Each table sits between ``<!-- generated: NAME -->`` and ``<!-- end generated: NAME -->``;
 ``tests/baselines/plantclef/test_plantclef_docs.py`` fails when one is not what this module renders.
@@ -14,7 +14,7 @@ DOC = Path(__file__).resolve().parents[3] / "docs" / "plantclef.md"
 
 
 def tables() -> dict[str, str]:
-    from baselines.plantclef.cli.recipe_table import options_table, recipe_table
+    from agrieval.baselines.plantclef.cli.recipe_table import options_table, recipe_table
 
     return {"recipes": recipe_table(markdown=True), "aggregation-options": options_table(markdown=True)}
 

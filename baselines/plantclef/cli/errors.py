@@ -7,7 +7,7 @@ import sys
 
 import click
 
-from scoring.cli.errors import CommandError, error_line, report
+from agrieval.scoring.cli.errors import CommandError, error_line, report
 
 
 class InputProblem(click.ClickException):
@@ -23,14 +23,14 @@ class InputProblem(click.ClickException):
 def input_codes() -> dict[type, str]:
     """Error class -> the stable code of its line; the most specific class of an error wins (its MRO)."""
     # Imported when a command runs: some of these modules import torch.
-    from baselines.device import DeviceError
-    from baselines.plantclef.classes import MappingError
-    from baselines.plantclef.image_stats import StatsError
-    from baselines.plantclef.loader import ImageListError
-    from baselines.plantclef.model import CheckpointError
-    from baselines.plantclef.predict import ResumeError
-    from baselines.plantclef.prior import PriorError
-    from baselines.plantclef.tile_scores import TileScoresError
+    from agrieval.baselines.device import DeviceError
+    from agrieval.baselines.plantclef.classes import MappingError
+    from agrieval.baselines.plantclef.image_stats import StatsError
+    from agrieval.baselines.plantclef.loader import ImageListError
+    from agrieval.baselines.plantclef.model import CheckpointError
+    from agrieval.baselines.plantclef.predict import ResumeError
+    from agrieval.baselines.plantclef.prior import PriorError
+    from agrieval.baselines.plantclef.tile_scores import TileScoresError
 
     return {CheckpointError: "checkpoint_invalid", MappingError: "class_mapping_invalid",
             ImageListError: "images_invalid", PriorError: "prior_invalid", TileScoresError: "tile_scores_invalid",
@@ -48,9 +48,9 @@ def guard(fn):
 
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
-        from baselines.plantclef.submission import SubmissionFailsValidation
-        from scoring.runtime.problems import HostError
-        from scoring.writing.policy import OutputRefused
+        from agrieval.baselines.plantclef.submission import SubmissionFailsValidation
+        from agrieval.scoring.runtime.problems import HostError
+        from agrieval.scoring.writing.policy import OutputRefused
 
         try:
             return fn(*args, **kwargs)

@@ -14,10 +14,10 @@ from pathlib import Path
 import click
 from click.core import ParameterSource
 
-from baselines.plantclef.aggregate import AggregationConfig
-from baselines.plantclef.geometry import BORDERS
-from baselines.plantclef.preprocess import TILE_POLICIES
-from baselines.plantclef.recipes import RECIPES, get_recipe
+from agrieval.baselines.plantclef.aggregate import AggregationConfig
+from agrieval.baselines.plantclef.geometry import BORDERS
+from agrieval.baselines.plantclef.preprocess import TILE_POLICIES
+from agrieval.baselines.plantclef.recipes import RECIPES, get_recipe
 
 
 def flag_of(f: Field, value=True) -> str:
@@ -134,13 +134,13 @@ def aggregation_config(ctx: click.Context, kw: dict) -> tuple[AggregationConfig,
 
 
 def load_genus(path: Path | None):
-    from baselines.plantclef.genus import load_genus as load
+    from agrieval.baselines.plantclef.genus import load_genus as load
 
     return load(path) if path is not None else None
 
 
 def competition_definition(name: str):
     """The competition's definition (a name or a .toml), read when the command runs."""
-    from scoring.cli.competition_option import load_definition as competition
+    from agrieval.scoring.cli.competition_option import load_definition as competition
 
     return competition(name)

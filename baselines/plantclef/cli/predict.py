@@ -6,16 +6,16 @@ from pathlib import Path
 
 import click
 
-from baselines.plantclef.cli.errors import InputProblem, guard
-from baselines.plantclef.cli.options import (aggregation_config, aggregation_options, apply_recipe,
+from agrieval.baselines.plantclef.cli.errors import InputProblem, guard
+from agrieval.baselines.plantclef.cli.options import (aggregation_config, aggregation_options, apply_recipe,
                                              competition_definition, load_genus, tiling_options)
-from baselines.plantclef.jpeg import SUBSAMPLINGS
-from baselines.plantclef.preprocess import JPEG_STAGES
-from baselines.plantclef.tie_rules import parse_specs as parse_tie_specs
+from agrieval.baselines.plantclef.jpeg import SUBSAMPLINGS
+from agrieval.baselines.plantclef.preprocess import JPEG_STAGES
+from agrieval.baselines.plantclef.tie_rules import parse_specs as parse_tie_specs
 
 
 def _shard(text):
-    from baselines.plantclef.shards import from_environment, parse_shard
+    from agrieval.baselines.plantclef.shards import from_environment, parse_shard
 
     try:
         return parse_shard(text) if text is not None else from_environment()
@@ -91,15 +91,15 @@ def predict(ctx, images, checkpoint, class_mapping, out, competition, preset, mo
     """Predict the species of every quadrat image in IMAGES and write a validated submission."""
     from dataclasses import replace
 
-    from baselines.plantclef.geometry import parse_border, parse_level
-    from baselines.plantclef.model import PRESETS, parse_model_kwargs
-    from baselines.plantclef.predict import RunOptions, run_predict
-    from baselines.plantclef.preprocess import PreprocessConfig
+    from agrieval.baselines.plantclef.geometry import parse_border, parse_level
+    from agrieval.baselines.plantclef.model import PRESETS, parse_model_kwargs
+    from agrieval.baselines.plantclef.predict import RunOptions, run_predict
+    from agrieval.baselines.plantclef.preprocess import PreprocessConfig
 
     apply_recipe(ctx, kw)
     agg, genus_file = aggregation_config(ctx, kw)
     # The two files come in one download: whichever is missing, the first message says where to get both.
-    from baselines.plantclef.classes import DOWNLOAD_HINT
+    from agrieval.baselines.plantclef.classes import DOWNLOAD_HINT
 
     if checkpoint is None and not random_init:
         raise InputProblem(f"--checkpoint is required: {DOWNLOAD_HINT}", "checkpoint_missing")
@@ -161,10 +161,10 @@ def predict(ctx, images, checkpoint, class_mapping, out, competition, preset, mo
 def merge_tiles(shards, out, overwrite):
     """Join the tile-score files of every shard of predict --shard I/N (and their image stats) into the file
     one process would have written."""
-    from baselines.plantclef.image_stats import stats_path
-    from baselines.plantclef.full_probs import full_path
-    from baselines.plantclef.shards import merge_tile_scores
-    from scoring.writing.policy import OutputPlan
+    from agrieval.baselines.plantclef.image_stats import stats_path
+    from agrieval.baselines.plantclef.full_probs import full_path
+    from agrieval.baselines.plantclef.shards import merge_tile_scores
+    from agrieval.scoring.writing.policy import OutputPlan
 
     plan = OutputPlan(overwrite=overwrite, inputs=list(shards))
     plan.claim(out, what="--out tile scores")

@@ -3,7 +3,7 @@
 Each recipe value is written as the option that sets it, taken from ``predict``'s own click options (the
 command that has every option a recipe can set): an on/off value as its flag or its negation, a repeated option
 once per value, a list of numbers as its comma list. ``recipes`` prints these tables and ``docs/plantclef.md``
-holds them (``python -m baselines.plantclef.cli.doc_tables`` rewrites them; a test checks they are current).
+holds them (``python -m agrieval.baselines.plantclef.cli.doc_tables`` rewrites them; a test checks they are current).
 """
 
 from __future__ import annotations
@@ -12,13 +12,13 @@ from dataclasses import fields
 
 import click
 
-from baselines.plantclef.aggregate import STRATEGIES, AggregationConfig
-from baselines.plantclef.recipes import RECIPES, Recipe
+from agrieval.baselines.plantclef.aggregate import STRATEGIES, AggregationConfig
+from agrieval.baselines.plantclef.recipes import RECIPES, Recipe
 
 
 def recipe_options() -> dict[str, click.Option]:
     """Recipe key -> the option that sets it (every option of ``predict``)."""
-    from baselines.plantclef.cli.predict import predict
+    from agrieval.baselines.plantclef.cli.predict import predict
 
     return {p.name: p for p in predict.params if isinstance(p, click.Option)}
 

@@ -12,6 +12,6 @@ import click
 def recipes(markdown, show_options):
     """List the named recipes (--recipe NAME) with their option values, their sources' other settings and
     their sources."""
-    from baselines.plantclef.cli.recipe_table import options_table, recipe_table
+    from agrieval.baselines.plantclef.cli.recipe_table import options_table, recipe_table
 
     click.echo(options_table(markdown) if show_options else recipe_table(markdown), nl=False)

@@ -7,11 +7,11 @@ from pathlib import Path
 
 import click
 
-from baselines.plantclef.aggregate import STRATEGIES, TIE_RULES, TILE_TRANSFORMS
-from baselines.plantclef.cli.errors import guard
-from baselines.plantclef.cli.options import competition_definition, parse_floats
-from baselines.plantclef.pooling import MODES as POOL_MODES
-from baselines.plantclef.transects import RULES
+from agrieval.baselines.plantclef.aggregate import STRATEGIES, TIE_RULES, TILE_TRANSFORMS
+from agrieval.baselines.plantclef.cli.errors import guard
+from agrieval.baselines.plantclef.cli.options import competition_definition, parse_floats
+from agrieval.baselines.plantclef.pooling import MODES as POOL_MODES
+from agrieval.baselines.plantclef.transects import RULES
 
 
 def _split(text: str, cast):
@@ -71,12 +71,12 @@ def sweep(tile_scores, solution, competition, strategies, top_ks, thresholds, mi
           tile_transforms, min_species, out_csv, overwrite, as_json):
     """Score aggregation settings of TILE_SCORES (several files: their ensemble) against --solution; print them
     best first. Settings the saved scores cannot give exactly are listed with the reason."""
-    from baselines.plantclef.progress import Progress
-    from baselines.plantclef.sweep import OVERFIT_WARNING, SweepGrid, render_table, run_sweep
-    from baselines.plantclef.tile_scores import load_scores
-    from scoring.text.tables import csv_text, json_number
-    from scoring.writing.policy import OutputPlan
-    from scoring.runtime.atomic import write_text
+    from agrieval.baselines.plantclef.progress import Progress
+    from agrieval.baselines.plantclef.sweep import OVERFIT_WARNING, SweepGrid, render_table, run_sweep
+    from agrieval.baselines.plantclef.tile_scores import load_scores
+    from agrieval.scoring.text.tables import csv_text, json_number
+    from agrieval.scoring.writing.policy import OutputPlan
+    from agrieval.scoring.runtime.atomic import write_text
 
     if out_csv:
         OutputPlan(overwrite=overwrite, inputs=[*tile_scores, solution]).claim(out_csv, what="--out-csv")

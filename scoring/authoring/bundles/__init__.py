@@ -11,7 +11,7 @@ reads it (``docs/platform_checks.md``).
 
 from __future__ import annotations
 
-from scoring.authoring.bundles import codabench, codalab, evalai, hf, kaggle
+from agrieval.scoring.authoring.bundles import codabench, codalab, evalai, hf, kaggle
 
 PLATFORMS = {"codabench": codabench.build, "codalab": codalab.build, "evalai": evalai.build, "hf": hf.build,
              "kaggle": kaggle.build}

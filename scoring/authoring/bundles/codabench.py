@@ -12,11 +12,11 @@ than the runtime: the snippet names ``codalab/codalab-legacy:py39``
 
 from __future__ import annotations
 
-from scoring.authoring.bundles.competition_pages import Options, logo_png, pages
-from scoring.authoring.bundles.files import (Bundle, Inputs, runtime_note, sample_submission, solution_notes,
+from agrieval.scoring.authoring.bundles.competition_pages import Options, logo_png, pages
+from agrieval.scoring.authoring.bundles.files import (Bundle, Inputs, runtime_note, sample_submission, solution_notes,
                                              sorting, under, zip_bytes)
-from scoring.authoring.bundles.yaml_text import dump
-from scoring.runtime.definition import freeze
+from agrieval.scoring.authoring.bundles.yaml_text import dump
+from agrieval.scoring.runtime.definition import freeze
 
 IMAGE = "codalab/codalab-legacy:py39"
 COMMAND = "python3 $program/score.py $input $output"

@@ -12,10 +12,10 @@ hide_results`` is "blind": its results are shown to the admins only (``Competiti
 
 from __future__ import annotations
 
-from scoring.authoring.bundles.codabench import IMAGE, program_zips, shared_files
-from scoring.authoring.bundles.competition_pages import Options, logo_png, pages
-from scoring.authoring.bundles.files import Bundle, Inputs, runtime_note, solution_notes, under, zip_bytes
-from scoring.authoring.bundles.yaml_text import dump
+from agrieval.scoring.authoring.bundles.codabench import IMAGE, program_zips, shared_files
+from agrieval.scoring.authoring.bundles.competition_pages import Options, logo_png, pages
+from agrieval.scoring.authoring.bundles.files import Bundle, Inputs, runtime_note, solution_notes, under, zip_bytes
+from agrieval.scoring.authoring.bundles.yaml_text import dump
 
 NUMERIC_FORMAT = 4
 UPLOAD = "codalab_competition.zip"

@@ -13,8 +13,8 @@ import struct
 import zlib
 from dataclasses import dataclass
 
-from scoring.authoring.bundles.files import Inputs
-from scoring.runtime.problems import HostError
+from agrieval.scoring.authoring.bundles.files import Inputs
+from agrieval.scoring.runtime.problems import HostError
 
 DATE_FORMAT = "%Y-%m-%d %H:%M:%S"
 # Placeholder dates (the README says to set them): fixed, so that the same inputs give the same bundle.

@@ -12,11 +12,11 @@ every split codename in ``result`` must be linked to the phase
 
 from __future__ import annotations
 
-from scoring.authoring.bundles.competition_pages import Options, logo_png, pages
-from scoring.authoring.bundles.files import (MIN_NUMPY, Bundle, Inputs, runtime_note, sample_submission,
+from agrieval.scoring.authoring.bundles.competition_pages import Options, logo_png, pages
+from agrieval.scoring.authoring.bundles.files import (MIN_NUMPY, Bundle, Inputs, runtime_note, sample_submission,
                                              solution_notes, under, zip_bytes)
-from scoring.authoring.bundles.yaml_text import dump
-from scoring.runtime.definition import freeze
+from agrieval.scoring.authoring.bundles.yaml_text import dump
+from agrieval.scoring.runtime.definition import freeze
 
 # A 3.7 worker (EvalAI allows 3.7-3.9: apps/challenges/constants.py) fails the import deep in the runtime; the
 # worker saves that traceback as the challenge's evaluation_module_error (submission_worker.py ~486-507): make
@@ -101,7 +101,7 @@ def build(inputs: Inputs, *, options: Options | None = None, **_options) -> Bund
     options = options or Options()
     d = inputs.definition
     if not d.split.phases:
-        from scoring.runtime.problems import HostError
+        from agrieval.scoring.runtime.problems import HostError
 
         raise HostError("definition_invalid", f"{d.name}: EvalAI needs [split] phases (phase codename -> public or "
                         "private) in the competition definition")

@@ -6,12 +6,12 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from scoring.authoring import vendoring
-from scoring.runtime.atomic import write_bytes
-from scoring.runtime.definition import CompetitionDefinition
-from scoring.runtime.guard import grade
-from scoring.runtime.problems import HostError
-from scoring.runtime.reading.solution import Solution, load_solution
+from agrieval.scoring.authoring import vendoring
+from agrieval.scoring.runtime.atomic import write_bytes
+from agrieval.scoring.runtime.definition import CompetitionDefinition
+from agrieval.scoring.runtime.guard import grade
+from agrieval.scoring.runtime.problems import HostError
+from agrieval.scoring.runtime.reading.solution import Solution, load_solution
 
 # The oldest Python and numpy the runtime claims (tested in CI: .ci/interpreters).
 MIN_PYTHON = "3.8"
@@ -59,7 +59,7 @@ def check_inputs(definition: CompetitionDefinition, solution_path: Path, *, spli
     solution against itself through the guard (what the bundled program will write, key for key). Its
     warnings: the solution's own (``ids_reveal_labels``), then those of its order, in its rows and in its
     sorted ids (``solution_order.order_warnings``)."""
-    from scoring.authoring.solution_order import order_warnings
+    from agrieval.scoring.authoring.solution_order import order_warnings
 
     solution = load_solution(solution_path, definition)
     for split in splits:
@@ -141,7 +141,7 @@ def order_note(inputs: Inputs) -> str:
             f"the ids by `{ORDER_HASH}(KEY + \"\\n\" + id)` with KEY `{inputs.key}` (`--order-key`), not in the "
             "solution's order, which may follow its classes or its split, nor sorted, which keeps what the ids' "
             "spelling says: a row's position then tells nothing its id does not. Rebuild it with "
-            "`scoring.authoring.bundles.files.publication_order(ids, KEY)`. The solution's row order and its "
+            "`agrieval.scoring.authoring.bundles.files.publication_order(ids, KEY)`. The solution's row order and its "
             "sorted ids were tested against its classes and split (runs and rank-sum tests within each group, "
             "`scoring/authoring/solution_order.py`)" + (": see below.\n" if found else ": nothing found.\n") + warn)
 
@@ -153,7 +153,7 @@ def sample_submission(inputs: Inputs) -> tuple:
     Multilabel: the empty list, a valid prediction (it scores ``empty_both_score`` where the truth is empty, 0
     elsewhere). Multiclass: a row must hold exactly one class, so every row gets the vocabulary's first class (in
     the definition's order), the same for all rows: it tells nothing of the truth either."""
-    from scoring.writing.submission import format_submission
+    from agrieval.scoring.writing.submission import format_submission
 
     d = inputs.definition
     ids = publication_order(list(inputs.solution.ids), inputs.key)

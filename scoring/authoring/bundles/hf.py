@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import json
 
-from scoring.authoring import vendoring
-from scoring.authoring.bundles.competition_pages import Options
-from scoring.authoring.bundles.files import Bundle, Inputs, runtime_note, sample_submission, solution_notes
-from scoring.runtime.definition import freeze
+from agrieval.scoring.authoring import vendoring
+from agrieval.scoring.authoring.bundles.competition_pages import Options
+from agrieval.scoring.authoring.bundles.files import Bundle, Inputs, runtime_note, sample_submission, solution_notes
+from agrieval.scoring.runtime.definition import freeze
 
 METRIC_PY = '''"""Custom metric for Hugging Face competitions, written by `agrieval bundle hf` for {name}. Do not edit: rebuild it.
 

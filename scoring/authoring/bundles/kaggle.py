@@ -11,9 +11,9 @@ on which rows a call was handed).
 
 from __future__ import annotations
 
-from scoring.authoring import vendoring
-from scoring.authoring.bundles.files import Bundle, Inputs, runtime_note, sample_submission, solution_notes
-from scoring.runtime.definition import freeze
+from agrieval.scoring.authoring import vendoring
+from agrieval.scoring.authoring.bundles.files import Bundle, Inputs, runtime_note, sample_submission, solution_notes
+from agrieval.scoring.runtime.definition import freeze
 
 METRIC_PY = '''"""Kaggle metric for {name}, written by `agrieval bundle kaggle`. Do not edit: rebuild it.
 

@@ -12,8 +12,8 @@
 - validation-test gap: VTG = val_acc - test_acc, in the unit of the two accuracies (fractions: a
                        fraction; percents: percentage points)
 
-Each formula is written once here: the scorer, the CTV tables and runs (``scoring.ctv``) and the CTV
-baselines (``baselines.ctv``) call these functions.
+Each formula is written once here: the scorer, the CTV tables and runs (``agrieval.scoring.ctv``) and the CTV
+baselines (``agrieval.baselines.ctv``) call these functions.
 """
 
 from __future__ import annotations

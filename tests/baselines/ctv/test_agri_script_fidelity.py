@@ -2,14 +2,14 @@
 which CI cannot run: it needs the fetched repository).
 
 The golden file holds, from the script's ``PlantDataset`` + ``get_transforms()`` and its
-``run_toto_experiment`` on ``baselines.ctv.fidelity_pool`` (regenerated here, byte for byte): the sha256
+``run_toto_experiment`` on ``agrieval.baselines.ctv.fidelity_pool`` (regenerated here, byte for byte): the sha256
 of every eval and train tensor (224 and 64 px), and of every training batch's inputs, its targets and
 its loss, over a 2-fold TOTO sweep with densenet121 at random init (one seed stream, 2 epochs, batch 2).
 Inputs and targets are compared bit for bit; losses within 1e-5 relative. After the first optimiser
 step another processor's convolution kernels round otherwise and the tiny model's training drifts apart
 (seen: an AMD EPYC against the machine that recorded the file, losses up to 15% apart from the second
 batch on, the first batch of each fold equal): the later losses and the folds' test accuracy are compared
-only on the processor the golden file names (``cpu``, ``data_tools.versions.cpu_identity``); a file
+only on the processor the golden file names (``cpu``, ``agrieval.data_tools.versions.cpu_identity``); a file
 without that name (recorded before it was kept) has them checked nowhere until it is recorded again.
 """
 
@@ -31,7 +31,7 @@ def _digest(t) -> str:
 
 @pytest.fixture(scope="module")
 def golden():
-    from data_tools.versions import library_versions
+    from agrieval.data_tools.versions import library_versions
 
     data = json.loads(GOLDEN.read_text(encoding="utf-8"))
     here = library_versions(("torch", "torchvision", "Pillow", "numpy"))
@@ -48,17 +48,17 @@ def golden():
 
 @pytest.fixture(scope="module")
 def pool(tmp_path_factory):
-    from baselines.ctv.fidelity_pool import make_pool
+    from agrieval.baselines.ctv.fidelity_pool import make_pool
 
     root = tmp_path_factory.mktemp("fidelity")
     return root, make_pool(root)
 
 
 def _kit_tensors(paths, size: int, *, script: bool = True) -> dict:
-    from baselines.ctv.config import make_config
-    from baselines.ctv.dataset import SplitDataset
-    from baselines.ctv.script_transforms import script_eval_transform, script_train_transform
-    from baselines.ctv.transforms import eval_transform, normalize_batch
+    from agrieval.baselines.ctv.config import make_config
+    from agrieval.baselines.ctv.dataset import SplitDataset
+    from agrieval.baselines.ctv.script_transforms import script_eval_transform, script_train_transform
+    from agrieval.baselines.ctv.transforms import eval_transform, normalize_batch
 
     cfg = make_config("official", img_size=size)
     out = {"eval": {}, "train": {}}
@@ -119,10 +119,10 @@ def test_a_toto_sweep_trains_on_the_scripts_batches_with_its_losses(golden, pool
     """Two folds in one stream: model init, shuffles, augmentations, dropout, best epoch, fold hand-off."""
     import pandas as pd
 
-    from baselines.ctv.config import make_config
-    from baselines.ctv.sweep import plan, run_all
-    from data_tools.catalog import CATALOG_COLUMNS
-    from data_tools.splits import make_splits
+    from agrieval.baselines.ctv.config import make_config
+    from agrieval.baselines.ctv.sweep import plan, run_all
+    from agrieval.data_tools.catalog import CATALOG_COLUMNS
+    from agrieval.data_tools.splits import make_splits
 
     root, _ = pool
     data_dir = root / "pool"
@@ -149,7 +149,7 @@ def test_a_toto_sweep_trains_on_the_scripts_batches_with_its_losses(golden, pool
     assert len(mine) == len(theirs) == 12
     assert [e["x"] for e in mine] == [e["x"] for e in theirs]  # the same images, augmented the same way
     assert [e["y"] for e in mine] == [e["y"] for e in theirs]
-    from data_tools.versions import cpu_identity
+    from agrieval.data_tools.versions import cpu_identity
 
     same_cpu = golden.get("cpu") == cpu_identity()
     per_fold = len(theirs) // len(golden["folds"])

@@ -1,4 +1,4 @@
-"""The batched train augmentation (``baselines.ctv.augment``) against torchvision's per-sample definition.
+"""The batched train augmentation (``agrieval.baselines.ctv.augment``) against torchvision's per-sample definition.
 
 Distributions: the parameters of many batched draws against as many of torchvision v2's own ``make_params``
 calls (two-sample KS tests, p > 1e-3: a correct implementation fails one of these about once in a
@@ -17,9 +17,9 @@ from scipy import stats
 from torchvision.transforms import v2
 from torchvision.transforms.v2 import functional as TF
 
-from baselines.ctv.augment import (AugmentSpec, BatchAugment, adjust_hue, augment, color_jitter, draw_params,
+from agrieval.baselines.ctv.augment import (AugmentSpec, BatchAugment, adjust_hue, augment, color_jitter, draw_params,
                                    warp_grid)
-from baselines.ctv.config import make_config
+from agrieval.baselines.ctv.config import make_config
 
 N = 3000
 P_MIN = 1e-3
@@ -248,9 +248,9 @@ def test_a_kit_run_loads_bytes_and_trains_on_batches_augmented_on_the_device(ctv
     of --img-size, different in each epoch; the official preset's loader still gives the script's tensors."""
     from ctv_fixtures import tiny_config
 
-    from baselines.ctv.distributed import DistInfo
-    from baselines.ctv.manifest import load_fold
-    from baselines.ctv.runner import _loaders, run_fold
+    from agrieval.baselines.ctv.distributed import DistInfo
+    from agrieval.baselines.ctv.manifest import load_fold
+    from agrieval.baselines.ctv.runner import _loaders, run_fold
 
     _, splits = ctv_data
     cfg = tiny_config(epochs=2)

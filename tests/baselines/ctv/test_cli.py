@@ -9,7 +9,7 @@ import pytest
 import torch
 from click.testing import CliRunner
 
-from scoring.cli.main import cli
+from agrieval.scoring.cli.main import cli
 
 TINY = ["--preset", "demo", "--epochs", "1", "--batch-size", "8", "--threads", "1", "--deterministic"]
 

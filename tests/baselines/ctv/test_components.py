@@ -8,13 +8,13 @@ from pathlib import Path
 import pytest
 import torch
 
-from baselines.ctv.config import make_config
-from baselines.ctv.distributed import DistInfo
-from baselines.ctv.errors import CTVError
-from baselines.ctv.pipelines import pipeline_for
-from baselines.ctv.precision import BF16, FP16, OFF, precision_for
-from baselines.ctv.seed_streams import FoldStream, SweepStream, seed_stream_for
-from baselines.ctv.selection import SELECTIONS, BestKeeper
+from agrieval.baselines.ctv.config import make_config
+from agrieval.baselines.ctv.distributed import DistInfo
+from agrieval.baselines.ctv.errors import CTVError
+from agrieval.baselines.ctv.pipelines import pipeline_for
+from agrieval.baselines.ctv.precision import BF16, FP16, OFF, precision_for
+from agrieval.baselines.ctv.seed_streams import FoldStream, SweepStream, seed_stream_for
+from agrieval.baselines.ctv.selection import SELECTIONS, BestKeeper
 
 RUNNER = Path(__file__).resolve().parents[3] / "baselines" / "ctv" / "runner.py"
 

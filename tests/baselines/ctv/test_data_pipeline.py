@@ -11,12 +11,12 @@ from ctv_fixtures import tiny_config
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from baselines.ctv.cache import build_cache, decode_square
-from baselines.ctv.dataset import SplitDataset
-from baselines.ctv.errors import CTVError
-from baselines.ctv.manifest import load_fold
-from baselines.ctv.seeding import derive_seed, fold_seed
-from baselines.ctv.transforms import eval_transform, normalize_batch, train_transform
+from agrieval.baselines.ctv.cache import build_cache, decode_square
+from agrieval.baselines.ctv.dataset import SplitDataset
+from agrieval.baselines.ctv.errors import CTVError
+from agrieval.baselines.ctv.manifest import load_fold
+from agrieval.baselines.ctv.seeding import derive_seed, fold_seed
+from agrieval.baselines.ctv.transforms import eval_transform, normalize_batch, train_transform
 
 
 @pytest.mark.parametrize("square", [True, False])
@@ -24,7 +24,7 @@ def test_eval_transform_is_resize_then_centre_crop_on_a_real_photo(square):
     from PIL import Image
     from skimage import data
 
-    from baselines.ctv.config import make_config
+    from agrieval.baselines.ctv.config import make_config
 
     cfg = make_config("paper", resize_square=square)  # 256 -> 224
     img = data.chelsea()  # 300 x 451
@@ -44,8 +44,8 @@ def test_decode_transform_only_resizes(square):
     """The workers' part under --transforms kit: deterministic, uint8, one size for every image of a batch."""
     from skimage import data
 
-    from baselines.ctv.config import make_config
-    from baselines.ctv.transforms import decode_transform
+    from agrieval.baselines.ctv.config import make_config
+    from agrieval.baselines.ctv.transforms import decode_transform
 
     cfg = make_config("paper", resize_square=square, cache_size=280)
     img = torch.from_numpy(data.chelsea()).permute(2, 0, 1)  # 300 x 451

@@ -6,12 +6,12 @@ import json
 
 import pytest
 
-pytest.importorskip("data_tools.splits")
-pytest.importorskip("data_tools.resize")
+pytest.importorskip("agrieval.data_tools.splits")
+pytest.importorskip("agrieval.data_tools.resize")
 
 
 def test_demo_sweep_produces_a_report(tmp_path):
-    from baselines.ctv.demo import run_demo
+    from agrieval.baselines.ctv.demo import run_demo
 
     lines = []
     code = run_demo(tmp_path, teams=3, per_class=3, epochs=1, threads=1, log=lines.append)

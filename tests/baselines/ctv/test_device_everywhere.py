@@ -13,7 +13,7 @@ import pytest
 import torch
 from click.testing import CliRunner
 
-from scoring.cli.main import cli
+from agrieval.scoring.cli.main import cli
 
 REPO = Path(__file__).resolve().parents[3]
 
@@ -35,7 +35,7 @@ def test_every_command_with_a_device_option_is_known():
 
 
 def test_ctv_smoke(monkeypatch):
-    from baselines.ctv.smoke import main
+    from agrieval.baselines.ctv.smoke import main
 
     monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
     res = CliRunner().invoke(main, ["--device", "cuda"])
@@ -43,7 +43,7 @@ def test_ctv_smoke(monkeypatch):
 
 
 def test_plantclef_smoke(monkeypatch, capsys):
-    from baselines.plantclef.smoke import main
+    from agrieval.baselines.plantclef.smoke import main
 
     monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
     with pytest.raises(SystemExit) as exit_:

@@ -1,6 +1,6 @@
 """Two gloo ranks on CPU are the same science as one process, and do not hang.
 
-On the demo's splits (``baselines.ctv.demo.prepare_splits``) with ``tiny_cnn`` (it has BatchNorm, whose
+On the demo's splits (``agrieval.baselines.ctv.demo.prepare_splits``) with ``tiny_cnn`` (it has BatchNorm, whose
 running statistics DDP does not keep equal across ranks): the epoch that selected ``best.pt`` reports,
 in ``history.jsonl``, ``run.json`` and ``predictions.csv``, the accuracy a one-process evaluation of
 ``best.pt`` gives; every training image is counted once per epoch (77 images on 2 ranks: not 78);
@@ -23,16 +23,16 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from baselines.ctv.distributed import DistInfo, EpochBatches
+from agrieval.baselines.ctv.distributed import DistInfo, EpochBatches
 
-pytest.importorskip("data_tools.splits")
+pytest.importorskip("agrieval.data_tools.splits")
 
 RUN_TIMEOUT_S = 150  # the 3-run launch takes ~30 s on a shared 2-core machine; a hang is caught, not waited out
 
 
 @pytest.fixture(scope="module")
 def demo_splits(tmp_path_factory):
-    from baselines.ctv.demo import prepare_splits
+    from agrieval.baselines.ctv.demo import prepare_splits
 
     return prepare_splits(tmp_path_factory.mktemp("ctvdemo"), teams=4, per_class=6, log=lambda *_: None)
 
@@ -56,7 +56,7 @@ def _run(cmd: list[str], timeout: float, env: dict | None = None) -> subprocess.
 
 def _torchrun(splits, runs_dir, *args: str) -> subprocess.CompletedProcess:
     cmd = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node=2",
-           "-m", "baselines.ctv.cli", *args, "--preset", "demo", "--splits", str(splits), "--runs-dir",
+           "-m", "agrieval.baselines.ctv.cli", *args, "--preset", "demo", "--splits", str(splits), "--runs-dir",
            str(runs_dir), "--threads", "1", "--deterministic"]
     proc = _run(cmd, RUN_TIMEOUT_S)
     assert proc.returncode == 0, proc.stdout + proc.stderr
@@ -72,11 +72,11 @@ def test_kept_epochs_accuracy_is_the_saved_checkpoints_on_one_process_and_worker
     """Three runs in one torchrun launch (one process group for all), 2 loader workers per loader, started
     for every loader and epoch (from a fork server, not forked from the threaded trainer), each run
     checked against a one-process evaluation of its best.pt."""
-    from baselines.ctv.config import make_config
-    from baselines.ctv.engine import accuracy, predict
-    from baselines.ctv.manifest import load_fold
-    from baselines.ctv.models import build_model
-    from baselines.ctv.runner import _loaders, _runtime
+    from agrieval.baselines.ctv.config import make_config
+    from agrieval.baselines.ctv.engine import accuracy, predict
+    from agrieval.baselines.ctv.manifest import load_fold
+    from agrieval.baselines.ctv.models import build_model
+    from agrieval.baselines.ctv.runner import _loaders, _runtime
 
     proc = _torchrun(demo_splits, tmp_path, "run-all", "--protocols", "loto", "--archs", "tiny_cnn",
                      "--folds", ",".join(FOLDS), "--epochs", "2", "--num-workers", "2", "--eval-test-every-epoch")
@@ -126,8 +126,8 @@ def test_a_collective_that_times_out_names_the_rank_and_step(tmp_path):
         port = s.getsockname()[1]
     code = textwrap.dedent("""
         import os, sys, time
-        from baselines.ctv.distributed import barrier, init_distributed
-        from baselines.ctv.errors import CTVError
+        from agrieval.baselines.ctv.distributed import barrier, init_distributed
+        from agrieval.baselines.ctv.errors import CTVError
         info = init_distributed("cpu", timeout_s=3)
         if info.rank == 1:
             time.sleep(20)  # never joins: rank 0's barrier must fail, not wait
@@ -161,7 +161,7 @@ def test_a_collective_that_times_out_names_the_rank_and_step(tmp_path):
        min_per_rank=st.integers(1, 2), epoch=st.integers(0, 3))
 def test_epoch_batches_give_each_image_once_and_every_rank_the_same_steps(n, batch, world, drop_last,
                                                                           min_per_rank, epoch):
-    from baselines.ctv.errors import CTVError
+    from agrieval.baselines.ctv.errors import CTVError
 
     def sampler(rank):
         s = EpochBatches(n, batch, 7, DistInfo(rank, world), drop_last=drop_last, min_per_rank=min_per_rank)

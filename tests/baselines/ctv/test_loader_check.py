@@ -8,8 +8,8 @@ import math
 import pytest
 from click.testing import CliRunner
 
-from baselines.ctv.cli import ctv
-from baselines.ctv.manifest import load_fold
+from agrieval.baselines.ctv.cli import ctv
+from agrieval.baselines.ctv.manifest import load_fold
 
 
 def _check(splits, *extra):

@@ -7,8 +7,8 @@ import shutil
 
 import pytest
 
-from baselines.ctv.errors import CTVError
-from baselines.ctv.manifest import list_folds, load_fold
+from agrieval.baselines.ctv.errors import CTVError
+from agrieval.baselines.ctv.manifest import list_folds, load_fold
 
 
 @pytest.fixture
@@ -75,7 +75,7 @@ def test_missing_folders_and_folds_json(splits_copy, tmp_path):
 
 @pytest.mark.parametrize("path", ["../outside.jpg", "/etc/hostname", "alpha/../../outside.jpg", "alpha/%00.jpg"])
 def test_a_manifest_path_never_leads_out_of_the_data_root(splits_copy, path):
-    """issue 22: a split table is data; an image is read only from under its root (scoring.writing.table_paths)."""
+    """issue 22: a split table is data; an image is read only from under its root (agrieval.scoring.writing.table_paths)."""
     _, splits = splits_copy
     manifest = splits / "toto" / "alpha.csv"
     manifest.write_text(manifest.read_text().replace("alpha/astro/alpha_astro_01.jpg", path, 1))

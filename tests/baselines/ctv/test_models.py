@@ -6,8 +6,8 @@ import pytest
 import torch
 from torch import nn
 
-from baselines.ctv.errors import CTVError
-from baselines.ctv.models import build_model, count_parameters
+from agrieval.baselines.ctv.errors import CTVError
+from agrieval.baselines.ctv.models import build_model, count_parameters
 
 
 @pytest.mark.parametrize("arch, published", [("densenet121", 7_978_856), ("swin_tiny", 28_288_354)])
@@ -80,7 +80,7 @@ def test_unknown_arch_lists_the_registered_ones():
 def test_one_training_step_lowers_the_loss_on_a_fixed_batch():
     from skimage import data
 
-    from baselines.ctv.transforms import normalize_batch
+    from agrieval.baselines.ctv.transforms import normalize_batch
 
     torch.manual_seed(0)
     imgs = [data.astronaut(), data.coffee(), data.chelsea(), data.astronaut()[::-1]]

@@ -10,10 +10,10 @@ import pytest
 import torch
 from ctv_fixtures import tiny_config
 
-from baselines.ctv.config import make_config
-from baselines.ctv.errors import CTVError
-from baselines.ctv.runner import run_fold
-from baselines.ctv.sweep import plan, run_all
+from agrieval.baselines.ctv.config import make_config
+from agrieval.baselines.ctv.errors import CTVError
+from agrieval.baselines.ctv.runner import run_fold
+from agrieval.baselines.ctv.sweep import plan, run_all
 
 
 def _quiet(*_):
@@ -50,7 +50,7 @@ def test_official_defaults_are_the_scripts():
 
 @pytest.mark.parametrize("selection, kept", [("script", "last"), ("kit", "best")])
 def test_when_no_epoch_beats_zero_the_script_keeps_the_last(ctv_data, tmp_path, monkeypatch, selection, kept):
-    import baselines.ctv.runner as runner
+    import agrieval.baselines.ctv.runner as runner
 
     monkeypatch.setattr(runner, "accuracy", lambda result: 0.0)  # every epoch scores 0 % on val
     cfg = official(selection=selection, epochs=3, keep_last=True)
@@ -95,7 +95,7 @@ def test_resume_in_the_sweep_stream_reaches_the_uninterrupted_result(ctv_data, t
     whole = tmp_path / "whole"
     run_fold(official(epochs=3), splits, whole, log=_quiet, progress=False)
     cut = tmp_path / "cut"
-    from baselines.ctv.runner import Interrupted
+    from agrieval.baselines.ctv.runner import Interrupted
 
     with pytest.raises(Interrupted):
         run_fold(official(epochs=3), splits, cut, log=_quiet, progress=False, stop_after_epoch=1)
@@ -108,7 +108,7 @@ def test_resume_in_the_sweep_stream_reaches_the_uninterrupted_result(ctv_data, t
 
 
 def test_a_failing_fold_is_skipped_and_the_sweep_exits_1(ctv_data, tmp_path, monkeypatch):
-    import baselines.ctv.runner as runner
+    import agrieval.baselines.ctv.runner as runner
 
     real = runner.build_model
 
@@ -147,7 +147,7 @@ def test_a_failing_fold_is_skipped_and_the_sweep_exits_1(ctv_data, tmp_path, mon
 def test_cli_run_all_official_exits_1_after_a_failed_fold(ctv_data, tmp_path):
     from click.testing import CliRunner
 
-    from baselines.ctv.cli import ctv
+    from agrieval.baselines.ctv.cli import ctv
 
     splits = ctv_data[1]
     (tmp_path / "runs" / "toto" / "tiny_cnn" / "beta").mkdir(parents=True)
@@ -164,9 +164,9 @@ def test_cli_run_all_official_exits_1_after_a_failed_fold(ctv_data, tmp_path):
 
 
 def test_unreadable_images_are_black_with_one_warning_per_file(tmp_path, capsys):
-    from baselines.ctv.config import make_config
-    from baselines.ctv.dataset import SplitDataset, unreadable_paths
-    from baselines.ctv.script_transforms import script_eval_transform
+    from agrieval.baselines.ctv.config import make_config
+    from agrieval.baselines.ctv.dataset import SplitDataset, unreadable_paths
+    from agrieval.baselines.ctv.script_transforms import script_eval_transform
 
     bad = tmp_path / "bad.jpg"
     bad.write_bytes(b"\xff\xd8\xff not a jpeg")
@@ -187,7 +187,7 @@ def test_unreadable_images_are_black_with_one_warning_per_file(tmp_path, capsys)
 
 
 def test_amp_script_is_fp16_only_on_cuda_of_capability_7():
-    from baselines.ctv.runner import amp_dtype
+    from agrieval.baselines.ctv.runner import amp_dtype
 
     cpu = torch.device("cpu")
     assert amp_dtype("script", cpu) is None and amp_dtype("auto", cpu) is None and amp_dtype("bf16", cpu) == \
@@ -213,7 +213,7 @@ def test_run_json_names_its_library_versions(ctv_data, tmp_path):
 
 
 def test_preset_table_has_a_row_and_a_reason_for_every_difference():
-    from baselines.ctv.preset_table import WHY, preset_differences, preset_table
+    from agrieval.baselines.ctv.preset_table import WHY, preset_differences, preset_table
 
     paper, off = make_config("paper").to_dict(), make_config("official").to_dict()
     differing = {k for k in paper if k != "preset" and paper[k] != off[k]} | {"archs"}
@@ -226,7 +226,7 @@ def test_preset_table_has_a_row_and_a_reason_for_every_difference():
 def test_slurm_refuses_the_sweep_stream(ctv_data, tmp_path):
     from click.testing import CliRunner
 
-    from baselines.ctv.cli import ctv
+    from agrieval.baselines.ctv.cli import ctv
 
     res = CliRunner().invoke(ctv, ["slurm", "--splits", str(ctv_data[1]), "--preset", "official", "-o",
                                    str(tmp_path / "x.sbatch"), "--archs", "tiny_cnn"])
@@ -237,7 +237,7 @@ def test_slurm_refuses_the_sweep_stream(ctv_data, tmp_path):
 
 
 def test_patience_stops_as_the_script_does(ctv_data, tmp_path, monkeypatch):
-    import baselines.ctv.runner as runner
+    import agrieval.baselines.ctv.runner as runner
 
     scores = iter([0.5, 0.6, 0.6, 0.55, 0.9, 0.9])  # best at epoch 2, then two epochs without a better one
     monkeypatch.setattr(runner, "accuracy", lambda result: next(scores, 0.0))

@@ -9,9 +9,9 @@ import pytest
 from ctv_fixtures import tiny_config
 from sklearn.metrics import accuracy_score
 
-from baselines.ctv.errors import CTVError
-from baselines.ctv.outputs import PREDICTION_COLUMNS
-from baselines.ctv.runner import Interrupted, run_fold
+from agrieval.baselines.ctv.errors import CTVError
+from agrieval.baselines.ctv.outputs import PREDICTION_COLUMNS
+from agrieval.baselines.ctv.runner import Interrupted, run_fold
 
 
 def _quiet(*_):
@@ -119,7 +119,7 @@ def test_finished_run_is_skipped_and_other_settings_are_refused(reference, ctv_d
 
 def test_fold_seed_does_not_depend_on_other_folds(ctv_data, tmp_path):
     """LOTO fold gamma trained alone equals gamma trained after alpha and beta."""
-    from baselines.ctv.sweep import plan, run_all
+    from agrieval.baselines.ctv.sweep import plan, run_all
 
     _, splits = ctv_data
     base = tiny_config(protocol="loto", epochs=1)

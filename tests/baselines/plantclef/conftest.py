@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 import torch
 
-from baselines.plantclef.synthetic import palette
+from agrieval.baselines.plantclef.synthetic import palette
 
 MEAN, STD = (0.485, 0.456, 0.406), (0.229, 0.224, 0.225)
 
@@ -41,7 +41,7 @@ def tiny_checkpoint(tmp_path_factory) -> tuple[Path, dict]:
     """A tiny-preset checkpoint in timm's training layout: state_dict, an EMA copy that differs, args."""
     import argparse
 
-    from baselines.plantclef.model import PRESETS, build_model
+    from agrieval.baselines.plantclef.model import PRESETS, build_model
 
     torch.manual_seed(0)
     model, _ = build_model(PRESETS["tiny"], 5, None)

@@ -10,14 +10,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from baselines.plantclef.aggregate import AggregationConfig, NotExact, aggregate
-from baselines.plantclef.geometry import parse_level
-from baselines.plantclef.image_stats import ImageStats
-from baselines.plantclef.model import ModelSpec
-from baselines.plantclef.predict import RunOptions, run_predict
-from baselines.plantclef.preprocess import PreprocessConfig
-from baselines.plantclef.synthetic import planted_image
-from scoring.authoring.definitions import load_competition
+from agrieval.baselines.plantclef.aggregate import AggregationConfig, NotExact, aggregate
+from agrieval.baselines.plantclef.geometry import parse_level
+from agrieval.baselines.plantclef.image_stats import ImageStats
+from agrieval.baselines.plantclef.model import ModelSpec
+from agrieval.baselines.plantclef.predict import RunOptions, run_predict
+from agrieval.baselines.plantclef.preprocess import PreprocessConfig
+from agrieval.baselines.plantclef.synthetic import planted_image
+from agrieval.scoring.authoring.definitions import load_competition
 
 C = 8
 IDS = 100 + np.arange(C)
@@ -200,7 +200,7 @@ def _run(planted_run, cfg, name, definition="plantclef2025"):
                 spec=ModelSpec(img_size=28), preprocess=pre, agg=cfg, definition=load_competition(definition),
                 opts=RunOptions(device="cpu", batch_size=5, workers=0, save_top_k=3, progress=False),
                 overwrite=True, model=stub)
-    from scoring.runtime.reading.submission import read_submission
+    from agrieval.scoring.runtime.reading.submission import read_submission
 
     sub = read_submission(out, load_competition(definition))
     assert sub.ok, sub.problems

@@ -6,9 +6,9 @@ import pandas as pd
 import pytest
 from click.testing import CliRunner
 
-from baselines.plantclef.synthetic import demo_ids, make_quadrats
-from scoring.cli.main import cli
-from scoring.authoring.definitions import load_competition
+from agrieval.baselines.plantclef.synthetic import demo_ids, make_quadrats
+from agrieval.scoring.cli.main import cli
+from agrieval.scoring.authoring.definitions import load_competition
 
 N_CLASSES = 5
 
@@ -65,7 +65,7 @@ def test_existing_output_is_not_overwritten(workspace):
 
 
 def test_resume_predicts_only_the_missing_images(workspace, monkeypatch):
-    from baselines.plantclef import inference
+    from agrieval.baselines.plantclef import inference
 
     folder = workspace[0]
     full = _predict(workspace, folder / "full.csv", "--save-tile-scores", str(folder / "full.parquet"))
@@ -80,7 +80,7 @@ def test_resume_predicts_only_the_missing_images(workspace, monkeypatch):
         return real_call(self, *args, **kwargs)
 
     monkeypatch.setattr(inference.TileScorer, "score", crash_after_first)
-    monkeypatch.setattr("baselines.plantclef.predict.RunOptions.flush_images", 1)
+    monkeypatch.setattr("agrieval.baselines.plantclef.predict.RunOptions.flush_images", 1)
     interrupted = _predict(workspace, folder / "resumed.csv", "--save-tile-scores", str(folder / "resumed.parquet"))
     assert interrupted.exit_code == 130 and "error [interrupted]" in interrupted.output  # 128 + SIGINT
     parts = folder / ".resumed.csv.parts"
@@ -94,7 +94,7 @@ def test_resume_predicts_only_the_missing_images(workspace, monkeypatch):
     assert "(1 resumed)" in res.output
     assert (folder / "resumed.csv").read_bytes() == (folder / "full.csv").read_bytes()
     pd.testing.assert_frame_equal(pd.read_parquet(folder / "resumed.parquet"), pd.read_parquet(folder / "full.parquet"))
-    from baselines.plantclef.image_stats import read_stats
+    from agrieval.baselines.plantclef.image_stats import read_stats
 
     resumed, full_stats = read_stats(folder / "resumed.stats.parquet"), read_stats(folder / "full.stats.parquet")
     pd.testing.assert_frame_equal(resumed.keys, full_stats.keys)
@@ -120,7 +120,7 @@ def _solution(workspace):
     tiles = folder / "tiles.parquet"
     if not tiles.exists():
         pytest.skip("needs the tile scores of the first test")
-    from baselines.plantclef.demo import write_solution
+    from agrieval.baselines.plantclef.demo import write_solution
 
     truth = {i: sorted(species[c] for c in cls) for i, cls in planted.items()}
     write_solution(folder / "solution.csv", truth, load_competition("plantclef2025"))
@@ -138,9 +138,9 @@ def test_sweep_ranks_settings_and_warns(workspace):
     table = pd.read_csv(folder / "sweep.csv")
     assert len(table) == 4 and table["transect_f1"].is_monotonic_decreasing
     # Independent check of one row: score the aggregated file with the scorer directly.
-    from baselines.plantclef.aggregate import AggregationConfig, aggregate
-    from baselines.plantclef.submission import write_validated
-    from scoring.runtime.scorer import score_file
+    from agrieval.baselines.plantclef.aggregate import AggregationConfig, aggregate
+    from agrieval.baselines.plantclef.submission import write_validated
+    from agrieval.scoring.runtime.scorer import score_file
 
     frame = pd.read_parquet(tiles)
     ids = sorted(workspace[3])
@@ -182,7 +182,7 @@ def test_outputs_follow_the_output_policy(workspace):
 def test_tiles_command_draws_every_box_and_the_padding(tmp_path):
     from PIL import Image
 
-    from baselines.plantclef.synthetic import field_quadrat
+    from agrieval.baselines.plantclef.synthetic import field_quadrat
 
     field_quadrat(600, 400, seed=1).save(tmp_path / "q.jpg")
     res = CliRunner().invoke(cli, ["baselines", "plantclef", "tiles", str(tmp_path / "q.jpg"), "--recipe",
@@ -220,8 +220,8 @@ def test_recipes_are_listed_with_sources_and_flags_override_them(workspace):
 
 
 def test_aggregate_exposes_stats_strategies_and_ensembles(workspace):
-    from baselines.plantclef.image_stats import read_stats
-    from baselines.plantclef.tile_scores import read_tile_scores
+    from agrieval.baselines.plantclef.image_stats import read_stats
+    from agrieval.baselines.plantclef.tile_scores import read_tile_scores
 
     folder = workspace[0]
     tiles = folder / "tiles.parquet"
@@ -260,7 +260,7 @@ def test_per_scale_weights_need_per_level_stats(workspace):
     folder = workspace[0]
     res = _predict(workspace, folder / "w.csv", "--save-tile-scores", str(folder / "w.parquet"), "--overwrite")
     assert res.exit_code == 0, res.output
-    from baselines.plantclef.image_stats import read_stats
+    from agrieval.baselines.plantclef.image_stats import read_stats
 
     assert set(read_stats(folder / "w.stats.parquet").keys["level"]) == {-1}  # the default: per image
     agg = CliRunner().invoke(cli, ["baselines", "plantclef", "aggregate", str(folder / "w.parquet"), "--strategy",
@@ -275,7 +275,7 @@ def test_predict_with_a_recipe_uses_its_tiling_and_preprocessing(workspace):
     # _predict passes --tiling grid:2 --tiling window:80:60 --save-top-k 3 explicitly: they win over the recipe
     assert res.exit_code == 0, res.output
     assert "pairs k=3" in res.output
-    from baselines.plantclef.tile_scores import read_tile_scores
+    from agrieval.baselines.plantclef.tile_scores import read_tile_scores
 
     _, meta = read_tile_scores(folder / "rec.parquet")
     assert meta["preprocess"]["levels"] == ["grid:2", "window:80:60"]
@@ -322,8 +322,8 @@ def test_the_winners_recipe_runs_end_to_end_on_the_cpu(workspace):
                                    "--out", str(folder / "win.csv"), "--overwrite"], catch_exceptions=False)
     assert res.exit_code == 0, res.output
     assert "multiscale thr=0 max_species=10" in res.output
-    from baselines.plantclef.image_stats import read_stats
-    from baselines.plantclef.tile_scores import read_tile_scores
+    from agrieval.baselines.plantclef.image_stats import read_stats
+    from agrieval.baselines.plantclef.tile_scores import read_tile_scores
 
     frame, meta = read_tile_scores(folder / "win.parquet")
     assert frame.groupby("image_id")["tile"].nunique().eq(285).all()  # 1 + 4 + ... + 81
@@ -360,7 +360,7 @@ def test_predict_saves_each_teams_tie_pick_and_aggregate_uses_it(workspace):
                    "--top-k", "2", "--tie-rule", "topk", "--save-tile-scores", str(folder / "ties.parquet"),
                    "--overwrite")
     assert res.exit_code == 0, res.output
-    from baselines.plantclef.tile_scores import read_tile_scores
+    from agrieval.baselines.plantclef.tile_scores import read_tile_scores
 
     frame, meta = read_tile_scores(folder / "ties.parquet")
     assert meta["save_ties"] == ["argsort:3", "topk:2"] and meta["ties_made_with"]["topk_device"] == "cpu"
@@ -384,7 +384,7 @@ def test_predict_with_a_prior_and_a_score_scale(workspace, tmp_path):
                    "100", "--strategy", "pairs", "--top-k", "1", "--save-tile-scores", str(folder / "prior.parquet"),
                    "--overwrite")
     assert res.exit_code == 0, res.output
-    from baselines.plantclef.tile_scores import read_tile_scores
+    from agrieval.baselines.plantclef.tile_scores import read_tile_scores
 
     frame, meta = read_tile_scores(folder / "prior.parquet")
     assert meta["score_scale"] == 100.0 and meta["prior"]["file"] == "prior.parquet"
@@ -425,10 +425,10 @@ def test_shards_merge_to_the_bytes_of_one_process(workspace, tmp_path, monkeypat
 
 
 def test_full_probabilities_sidecar_feeds_the_merge_rule_and_merges_across_shards(workspace, tmp_path):
-    from baselines.plantclef.aggregate import AggregationConfig, aggregate
-    from baselines.plantclef.full_probs import full_path, read_full
-    from baselines.plantclef.threshold_search import TargetUnreachable
-    from baselines.plantclef.tile_scores import read_tile_scores
+    from agrieval.baselines.plantclef.aggregate import AggregationConfig, aggregate
+    from agrieval.baselines.plantclef.full_probs import full_path, read_full
+    from agrieval.baselines.plantclef.threshold_search import TargetUnreachable
+    from agrieval.baselines.plantclef.tile_scores import read_tile_scores
 
     res = _predict(workspace, tmp_path / "f.csv", "--save-full-probs", "--save-top-k", "5",
                    "--save-tile-scores", str(tmp_path / "f.parquet"))
@@ -461,7 +461,7 @@ def test_full_probabilities_sidecar_feeds_the_merge_rule_and_merges_across_shard
 
 
 def test_an_existing_full_sidecar_is_not_overwritten(workspace, tmp_path):
-    from baselines.plantclef.full_probs import full_path
+    from agrieval.baselines.plantclef.full_probs import full_path
 
     full_path(tmp_path / "x.parquet").write_text("mine")
     res = _predict(workspace, tmp_path / "x.csv", "--save-full-probs", "--save-tile-scores", str(tmp_path / "x.parquet"))

@@ -5,7 +5,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from baselines.plantclef.geometry import (Level, border_box, expected_count, level_boxes, parse_border,
+from agrieval.baselines.plantclef.geometry import (Level, border_box, expected_count, level_boxes, parse_border,
                                           parse_level, tile_boxes)
 
 sizes = st.integers(min_value=1, max_value=300)
@@ -171,7 +171,7 @@ def test_border_pixels_and_percent():
 def test_scale_windows_cover_the_image_with_centred_padding(width, height, scale, overlap):
     import math
 
-    from baselines.plantclef.geometry import scale_windows
+    from agrieval.baselines.plantclef.geometry import scale_windows
 
     boxes = scale_windows(width, height, scale, overlap)
     win_w, win_h = math.ceil(width / scale), math.ceil(height / scale)
@@ -188,7 +188,7 @@ def test_scale_windows_cover_the_image_with_centred_padding(width, height, scale
 def test_resized_boxes_stay_inside_and_follow_f32_rounding(width, height, n):
     import numpy as np
 
-    from baselines.plantclef.geometry import resized_geometry
+    from agrieval.baselines.plantclef.geometry import resized_geometry
 
     w2, h2, ox, oy = resized_geometry(width, height, n, 518)
     assert min(w2, h2) == n * 518 and ox == (w2 - n * 518) // 2 and oy == (h2 - n * 518) // 2

@@ -3,8 +3,8 @@
 import pytest
 import torch
 
-from baselines.plantclef.classes import MappingError, load_class_mapping
-from baselines.plantclef.model import PRESETS, CheckpointError, build_model, parse_model_kwargs
+from agrieval.baselines.plantclef.classes import MappingError, load_class_mapping
+from agrieval.baselines.plantclef.model import PRESETS, CheckpointError, build_model, parse_model_kwargs
 
 
 def _same(model, state):
@@ -77,7 +77,7 @@ def test_csv_mapping_and_errors_name_file_and_line(tmp_path):
 
 def test_compiled_scorer_pads_the_last_batch_and_matches_eager():
     """--compile: the same top-k as the plain model, with 7 tiles in batches of 3 (last batch padded)."""
-    from baselines.plantclef.inference import TileScorer
+    from agrieval.baselines.plantclef.inference import TileScorer
 
     torch.manual_seed(0)
     model, _ = build_model(PRESETS["tiny"], 5, None)
@@ -98,8 +98,8 @@ def test_compiled_scorer_pads_the_last_batch_and_matches_eager():
 def test_score_returns_exact_group_stats_and_sums_of_squares():
     """TileScorer.score against the full softmax computed here: per-group max and sum over every class, the
     BMA vectors (bma.bma_vectors is checked against NEUON's formula elsewhere) and sum_c p^2 per tile."""
-    from baselines.plantclef.bma import bma_vectors
-    from baselines.plantclef.inference import TileScorer
+    from agrieval.baselines.plantclef.bma import bma_vectors
+    from agrieval.baselines.plantclef.inference import TileScorer
 
     torch.manual_seed(1)
     model, _ = build_model(PRESETS["tiny"], 5, None)
@@ -123,7 +123,7 @@ def test_score_returns_exact_group_stats_and_sums_of_squares():
 
 
 def test_the_gpu_smoke_check_of_the_image_stats_passes_on_the_cpu(capsys):
-    from baselines.plantclef.smoke import check_group_stats
+    from agrieval.baselines.plantclef.smoke import check_group_stats
 
     torch.manual_seed(2)
     model, _ = build_model(PRESETS["tiny"], 6, None)

@@ -8,16 +8,16 @@ import click
 import pytest
 from click.testing import CliRunner
 
-from baselines.plantclef.aggregate import STRATEGIES, AggregationConfig, aggregate
-from baselines.plantclef.cli.aggregate import aggregate_cmd
-from baselines.plantclef.cli.options import aggregation_config, apply_recipe, flag_of
-from baselines.plantclef.cli.predict import predict
-from baselines.plantclef.cli.recipe_table import recipe_lines, recipe_table
-from baselines.plantclef.pooling import contained_ids, containment_notes
-from baselines.plantclef.recipes import RECIPES
-from baselines.plantclef.synthetic import make_quadrats
-from scoring.authoring.definitions import load_competition
-from scoring.cli.main import cli
+from agrieval.baselines.plantclef.aggregate import STRATEGIES, AggregationConfig, aggregate
+from agrieval.baselines.plantclef.cli.aggregate import aggregate_cmd
+from agrieval.baselines.plantclef.cli.options import aggregation_config, apply_recipe, flag_of
+from agrieval.baselines.plantclef.cli.predict import predict
+from agrieval.baselines.plantclef.cli.recipe_table import recipe_lines, recipe_table
+from agrieval.baselines.plantclef.pooling import contained_ids, containment_notes
+from agrieval.baselines.plantclef.recipes import RECIPES
+from agrieval.baselines.plantclef.synthetic import make_quadrats
+from agrieval.scoring.authoring.definitions import load_competition
+from agrieval.scoring.cli.main import cli
 
 N_CLASSES = 5
 IDS = ["CBN-A-1-20240615", "CBN-A-1-20240615-2", "CBN-B-2-20240615", "CBN-C-3-20240615"]  # the first in the second
@@ -116,7 +116,7 @@ def test_contains_with_a_target_mean_bisects_the_pooled_scores():
     import numpy as np
     import pandas as pd
 
-    from baselines.plantclef.threshold_search import threshold_for_mean_count
+    from agrieval.baselines.plantclef.threshold_search import threshold_for_mean_count
 
     rng = np.random.default_rng(3)
     ids = ["A-1", "A-10", "B-2", "C-3", "C-30"]
@@ -173,10 +173,10 @@ def test_zmerge_is_an_entry_of_the_strategy_table_and_reads_the_probabilities_va
 
 
 def test_errors_are_mapped_by_class_the_most_specific_first():
-    from baselines.plantclef.cli.errors import code_of, input_codes
-    from baselines.plantclef.exactness import NotExact
-    from baselines.plantclef.prior import PriorError
-    from baselines.plantclef.tile_scores import TileScoresError
+    from agrieval.baselines.plantclef.cli.errors import code_of, input_codes
+    from agrieval.baselines.plantclef.exactness import NotExact
+    from agrieval.baselines.plantclef.prior import PriorError
+    from agrieval.baselines.plantclef.tile_scores import TileScoresError
 
     codes = input_codes()
     assert code_of(PriorError("x"), codes) == "prior_invalid"
@@ -193,7 +193,7 @@ def test_errors_are_mapped_by_class_the_most_specific_first():
 def test_merge_tiles_help_names_the_files_predict_shard_writes_and_no_submission_code():
     from pathlib import Path
 
-    from baselines.plantclef.shards import shard_path
+    from agrieval.baselines.plantclef.shards import shard_path
 
     res = CliRunner().invoke(cli, ["baselines", "plantclef", "merge-tiles", "--help"])
     assert res.exit_code == 0

@@ -8,9 +8,9 @@ import pytest
 from PIL import Image, JpegImagePlugin
 from skimage import data
 
-from baselines.plantclef import jpeg
-from baselines.plantclef.geometry import parse_level
-from baselines.plantclef.preprocess import PreprocessConfig, quadrat_tiles, recompress_jpeg
+from agrieval.baselines.plantclef import jpeg
+from agrieval.baselines.plantclef.geometry import parse_level
+from agrieval.baselines.plantclef.preprocess import PreprocessConfig, quadrat_tiles, recompress_jpeg
 
 LANCZOS = Image.Resampling.LANCZOS
 
@@ -206,7 +206,7 @@ def test_resized_level_is_the_winners_whole_image_resize_then_native_crops(quadr
 
 
 def test_resized_geometry_rounds_in_float32_like_rust():
-    from baselines.plantclef.geometry import resized_geometry
+    from agrieval.baselines.plantclef.geometry import resized_geometry
 
     # 518 * 4032 / 3023 = 690.9... in both; find a size where f32 and f64 rounding part ways
     found = [(w, h) for w in range(500, 3000) for h in (1001, 1003, 1999)
@@ -273,7 +273,7 @@ def test_wand_backend_is_imagemagicks_resize_then_native_crops(quadrat32):
 def test_wand_backend_missing_names_the_install(quadrat32, monkeypatch):
     import builtins
 
-    from baselines.plantclef.preprocess import ResizeUnavailable
+    from agrieval.baselines.plantclef.preprocess import ResizeUnavailable
 
     real_import = builtins.__import__
 
@@ -311,7 +311,7 @@ def test_load_rgb_gives_the_pixels_of_exif_transpose_then_convert(tmp_path, orie
     import sklearn
     from PIL import Image, ImageOps
 
-    from baselines.plantclef.preprocess import load_rgb
+    from agrieval.baselines.plantclef.preprocess import load_rgb
 
     photo = Image.open(Path(sklearn.__file__).parent / "datasets" / "images" / "flower.jpg").convert(mode)
     exif = Image.Exif()
@@ -330,9 +330,9 @@ def test_scale_tiles_do_not_depend_on_torch_threads_and_equal_the_teams_call():
     one), equal to their (1, 3, H, W) interpolate on two threads (what the golden file recorded)."""
     import torch
 
-    from baselines.plantclef.geometry import parse_level
-    from baselines.plantclef.preprocess import PreprocessConfig, bilinear_stretch, quadrat_tiles
-    from baselines.plantclef.synthetic import field_quadrat
+    from agrieval.baselines.plantclef.geometry import parse_level
+    from agrieval.baselines.plantclef.preprocess import PreprocessConfig, bilinear_stretch, quadrat_tiles
+    from agrieval.baselines.plantclef.synthetic import field_quadrat
 
     image = field_quadrat(1000, 750, seed=7)
     cfg = PreprocessConfig(levels=(parse_level("scale:2:0.5"), parse_level("scale:5:0.25")), centre_crop=0.1)

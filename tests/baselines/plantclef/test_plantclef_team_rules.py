@@ -11,12 +11,12 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from baselines.plantclef.aggregate import AggregationConfig, NotExact, aggregate
-from baselines.plantclef.bma import bma_vectors
-from baselines.plantclef.ensemble import ensemble_tiles, tile_zscores
-from baselines.plantclef.image_stats import ImageStats
-from baselines.plantclef.pooling import pool_count_topk, pool_min_images
-from baselines.plantclef.threshold_search import TargetUnreachable, threshold_for_mean_count
+from agrieval.baselines.plantclef.aggregate import AggregationConfig, NotExact, aggregate
+from agrieval.baselines.plantclef.bma import bma_vectors
+from agrieval.baselines.plantclef.ensemble import ensemble_tiles, tile_zscores
+from agrieval.baselines.plantclef.image_stats import ImageStats
+from agrieval.baselines.plantclef.pooling import pool_count_topk, pool_min_images
+from agrieval.baselines.plantclef.threshold_search import TargetUnreachable, threshold_for_mean_count
 
 C = 6
 SPECIES = 500 + np.arange(C)
@@ -338,8 +338,8 @@ def chlorophyll_extract_plot_name(t):
 def test_chlorophyll_plot_rule_on_the_real_test_ids(real_files):
     import csv
 
-    from baselines.plantclef.transects import transect_map
-    from scoring.authoring.definitions import load_competition
+    from agrieval.baselines.plantclef.transects import transect_map
+    from agrieval.scoring.authoring.definitions import load_competition
 
     with open(real_files / "plantclef2025_submission_topk5.csv", newline="") as fh:
         ids = [row[0] for row in csv.reader(fh)][1:]
@@ -379,7 +379,7 @@ def test_file_name_order_is_dsgts_order_by_image_name():
     lists = {"A-1": [1], "A-1-2": [2]}  # one vote each: the first image seen wins the tie
     groups = {"A-1": "A", "A-1-2": "A"}
     assert pool_count_topk(lists, groups, 1)["A-1"] == [1]
-    from baselines.plantclef.pooling import order_key
+    from agrieval.baselines.plantclef.pooling import order_key
 
     ordered = sorted(["A-1.jpg", "A-1-2.jpg"])  # Spark orderBy("image_name") on the file names
     want = dsgt_union_agg_topk([lists[n[:-4]] for n in ordered], 1)
@@ -400,8 +400,8 @@ def chlorophyll_extract_plot_name_by_year(image_path):
 def test_chlorophyll_plot_by_year_rule_on_the_real_test_ids(real_files):
     import csv
 
-    from baselines.plantclef.transects import transect_map
-    from scoring.authoring.definitions import load_competition
+    from agrieval.baselines.plantclef.transects import transect_map
+    from agrieval.scoring.authoring.definitions import load_competition
 
     with open(real_files / "plantclef2025_submission_topk5.csv", newline="") as fh:
         ids = [row[0] for row in csv.reader(fh)][1:]
@@ -434,7 +434,7 @@ def test_chlorophyll_one_species_per_genus(full, k, genera):
 
 
 def test_genus_file_is_strict(tmp_path):
-    from baselines.plantclef.genus import load_genus
+    from agrieval.baselines.plantclef.genus import load_genus
 
     good = tmp_path / "g.csv"
     good.write_text("species_id,genus,family\n500,Acer,Sapindaceae\n501,Acer,Sapindaceae\n")

@@ -8,10 +8,10 @@ import pandas as pd
 import pytest
 import torch
 
-from baselines.plantclef.aggregate import AggregationConfig, NotExact, aggregate
-from baselines.plantclef.awkward_logits import awkward_quadrats, probabilities
-from baselines.plantclef.tie_rules import columns, parse_specs, select_on_device
-from baselines.plantclef.tile_scores import read_tile_scores, tile_frame, write_tile_scores
+from agrieval.baselines.plantclef.aggregate import AggregationConfig, NotExact, aggregate
+from agrieval.baselines.plantclef.awkward_logits import awkward_quadrats, probabilities
+from agrieval.baselines.plantclef.tie_rules import columns, parse_specs, select_on_device
+from agrieval.baselines.plantclef.tile_scores import read_tile_scores, tile_frame, write_tile_scores
 
 SAVE_K = 10
 SPECIES = 1_300_000 + 7 * np.arange(7806)  # ascending, like class_mapping.txt

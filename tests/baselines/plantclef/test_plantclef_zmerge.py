@@ -5,9 +5,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from baselines.plantclef.aggregate import AggregationConfig, NotExact, aggregate
-from baselines.plantclef.awkward_logits import awkward_quadrats, probabilities
-from baselines.plantclef.tile_scores import tile_frame
+from agrieval.baselines.plantclef.aggregate import AggregationConfig, NotExact, aggregate
+from agrieval.baselines.plantclef.awkward_logits import awkward_quadrats, probabilities
+from agrieval.baselines.plantclef.tile_scores import tile_frame
 
 C = 7806
 SPECIES = 1_300_000 + 3 * np.arange(C)

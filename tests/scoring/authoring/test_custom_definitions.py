@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from scoring.authoring import definitions
-from scoring.authoring.definitions import TOML_DIR, load_toml
-from scoring.runtime.problems import HostError
+from agrieval.scoring.authoring import definitions
+from agrieval.scoring.authoring.definitions import TOML_DIR, load_toml
+from agrieval.scoring.runtime.problems import HostError
 
 
 @pytest.fixture()
@@ -79,7 +79,7 @@ def test_score_validate_grade_write_nothing_in_home_or_cache_folders(tmp_path, t
                 ["grade", str(sub), "-s", str(sol), "-c", str(toml)]]
     before = _tree(toml.parent)
     for argv in commands * 2:  # a second run is where a cache would be read
-        done = subprocess.run([sys.executable, "-m", "scoring.cli.main", *argv], capture_output=True, text=True,
+        done = subprocess.run([sys.executable, "-m", "agrieval.scoring.cli.main", *argv], capture_output=True, text=True,
                               env=env, cwd=cwd)
         assert done.returncode == 0, done.stderr
         assert (_tree(home), _tree(xdg), _tree(cwd)) == ([".cache"], [], []), argv

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from scoring.authoring.definitions import TOML_DIR, load_toml
-from scoring.cli.main import cli
-from scoring.runtime.definition import FROZEN_DIR, freeze, load_definition
+from agrieval.scoring.authoring.definitions import TOML_DIR, load_toml
+from agrieval.scoring.cli.main import cli
+from agrieval.scoring.runtime.definition import FROZEN_DIR, freeze, load_definition
 
 NAMES = sorted(p.stem for p in TOML_DIR.glob("*.toml"))
 

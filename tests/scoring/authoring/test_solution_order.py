@@ -13,7 +13,7 @@ from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from scoring.authoring.solution_order import Z_LIMIT, order_tests
+from agrieval.scoring.authoring.solution_order import Z_LIMIT, order_tests
 
 REF = Path(__file__).resolve().parents[3] / "reference_submissions" / "agrichallenge2024"
 
@@ -59,7 +59,7 @@ def test_a_shuffled_order_is_quiet_and_blocks_or_alternation_are_found():
 
 
 def test_score_warns_the_host_on_stderr_and_keeps_the_report_clean(tmp_path):
-    from scoring.cli.main import cli
+    from agrieval.scoring.cli.main import cli
 
     lines = (REF / "solution.csv").read_text().splitlines()
     header, rows = lines[0], sorted(lines[1:], key=lambda r: (r.split(",")[2], r.split(",")[1]))

@@ -1,4 +1,4 @@
-"""One contract for every command (``scoring.cli.errors``, ``scoring.cli.exit_codes``): the same exit code for the same mistake, one
+"""One contract for every command (``agrieval.scoring.cli.errors``, ``agrieval.scoring.cli.exit_codes``): the same exit code for the same mistake, one
 error line, no traceback without --debug, a broken pipe never turning a rejection into 0, and a --help with a
 whole summary, every option described, an example and the exit codes, over the whole click tree."""
 
@@ -11,7 +11,7 @@ import click
 import pytest
 from click.testing import CliRunner
 
-from scoring.cli.main import cli
+from agrieval.scoring.cli.main import cli
 
 REPO = Path(__file__).resolve().parents[3]
 REF = REPO / "reference_submissions"
@@ -142,7 +142,7 @@ def test_refused_output_paths_are_usage_errors_everywhere(tmp_path):
 
 
 def test_an_internal_error_is_one_line_and_the_traceback_only_with_debug(monkeypatch):
-    import scoring.runtime.validate as validate_module
+    import agrieval.scoring.runtime.validate as validate_module
 
     def boom(*args, **kwargs):
         raise RuntimeError("simulated bug")
@@ -151,7 +151,7 @@ def test_an_internal_error_is_one_line_and_the_traceback_only_with_debug(monkeyp
     quiet = run("validate", GOOD, "-c", "plantclef2025")
     assert_one_line(quiet, 3, "[internal_error]")
     assert "--debug" in quiet.stderr
-    import scoring.cli.errors as errors
+    import agrieval.scoring.cli.errors as errors
 
     monkeypatch.setattr(errors, "_debug", False)
     loud = run("--debug", "validate", GOOD, "-c", "plantclef2025")
@@ -160,7 +160,7 @@ def test_an_internal_error_is_one_line_and_the_traceback_only_with_debug(monkeyp
 
 def test_a_broken_pipe_never_turns_a_rejected_file_into_exit_0():
     # `validate bad.csv | head -1`: head exits after one line; the verdict must survive it, every time.
-    cmd = (f"{sys.executable} -m scoring.cli.main validate {BAD} -c plantclef2025 | head -1; "
+    cmd = (f"{sys.executable} -m agrieval.scoring.cli.main validate {BAD} -c plantclef2025 | head -1; "
            "echo rc=${PIPESTATUS[0]}")
     for _ in range(5):
         out = subprocess.run(["bash", "-c", cmd], capture_output=True, text=True, cwd=REPO, timeout=60)
@@ -191,7 +191,7 @@ def test_validate_help_lists_every_exit_code():
 
 
 def test_the_docs_exit_code_table_covers_every_command():
-    from scoring.cli.main import SUBCOMMANDS
+    from agrieval.scoring.cli.main import SUBCOMMANDS
 
     readme = (REPO / "docs" / "scoring.md").read_text(encoding="utf-8")
     header = next(line for line in readme.splitlines() if line.startswith("| exit | meaning |"))
@@ -204,13 +204,13 @@ def test_a_library_warning_is_one_line_of_ours(monkeypatch, tmp_path):
     import sys
 
     code = ("import warnings, numpy as np\n"
-            "import scoring.ctv.summarize as s\n"
+            "import agrieval.scoring.ctv.summarize as s\n"
             "orig = s.summarize\n"
             "def noisy(*a, **k):\n"
             "    np.mean(np.array([]))\n"  # RuntimeWarning: Mean of empty slice
             "    return orig(*a, **k)\n"
             "s.summarize = noisy\n"
-            "import sys\nfrom scoring.cli.main import cli\n"
+            "import sys\nfrom agrieval.scoring.cli.main import cli\n"
             "sys.argv = ['agrieval'] + sys.argv[1:]\ncli()\n")
     for debug in ([], ["--debug"]):
         res = subprocess.run([sys.executable, "-c", code, *debug, "ctv", "summarize",

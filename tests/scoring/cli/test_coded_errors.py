@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import pytest
 
-from baselines.ctv.errors import CTVError
-from data_tools.errors import DataError
-from scoring.cli.errors import CommandError, exit_code_of
-from scoring.ctv.input_error import InputError
-from scoring.runtime.coded_error import CodedError
-from scoring.runtime.problems import HostError, OptionError
-from scoring.runtime.whole_writes import OutputIncomplete
-from scoring.writing.policy import OutputRefused
-from scoring.writing.table_paths import UnsafePath
+from agrieval.baselines.ctv.errors import CTVError
+from agrieval.data_tools.errors import DataError
+from agrieval.scoring.cli.errors import CommandError, exit_code_of
+from agrieval.scoring.ctv.input_error import InputError
+from agrieval.scoring.runtime.coded_error import CodedError
+from agrieval.scoring.runtime.problems import HostError, OptionError
+from agrieval.scoring.runtime.whole_writes import OutputIncomplete
+from agrieval.scoring.writing.policy import OutputRefused
+from agrieval.scoring.writing.table_paths import UnsafePath
 
 CASES = [  # (error, exit code, its line)
     (CommandError("unknown_competition", "no such competition"), 2, "error [unknown_competition] no such competition"),

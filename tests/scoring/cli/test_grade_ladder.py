@@ -10,7 +10,7 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
-from scoring.cli.main import cli
+from agrieval.scoring.cli.main import cli
 
 REPO = Path(__file__).resolve().parents[3]
 REF = REPO / "reference_submissions" / "plantclef2025"
@@ -19,7 +19,7 @@ SUBS = ["partial", "baseline_top5_common", "over_predicting", "perfect", "partia
 
 
 def _grade(state: Path, name: str) -> list[str]:
-    return [sys.executable, "-m", "scoring.cli.main", "grade", str(REF / "submissions" / f"{name}.csv"), "-s", SOL,
+    return [sys.executable, "-m", "agrieval.scoring.cli.main", "grade", str(REF / "submissions" / f"{name}.csv"), "-s", SOL,
             "-c", "plantclef2025", "--ladder", str(state)]
 
 

@@ -13,14 +13,14 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from scoring.authoring.definitions import load_competition
-from scoring.cli.main import cli
-from scoring.runtime.guard import grade
-from scoring.runtime.matching import align
-from scoring.runtime.problems import ProblemLog
-from scoring.runtime.reading.solution import load_solution
-from scoring.runtime.reading.submission import read_submission
-from scoring.runtime.validate import validate_file
+from agrieval.scoring.authoring.definitions import load_competition
+from agrieval.scoring.cli.main import cli
+from agrieval.scoring.runtime.guard import grade
+from agrieval.scoring.runtime.matching import align
+from agrieval.scoring.runtime.problems import ProblemLog
+from agrieval.scoring.runtime.reading.solution import load_solution
+from agrieval.scoring.runtime.reading.submission import read_submission
+from agrieval.scoring.runtime.validate import validate_file
 
 REPO = Path(__file__).resolve().parents[3]
 PC25 = load_competition("plantclef2025")
@@ -76,7 +76,7 @@ def test_rows_are_counted_before_tokenising_and_every_command_agrees(tmp_path):
 def test_a_named_pipe_is_refused_without_blocking(tmp_path):
     fifo = tmp_path / "sub.csv"
     os.mkfifo(fifo)
-    res = subprocess.run([sys.executable, "-m", "scoring.cli.main", "validate", str(fifo), "-c", "plantclef2025"],
+    res = subprocess.run([sys.executable, "-m", "agrieval.scoring.cli.main", "validate", str(fifo), "-c", "plantclef2025"],
                          capture_output=True, text=True, timeout=60, cwd=REPO)
     assert res.returncode == 1 and "[not_text]" in res.stdout and "not a regular file" in res.stdout
 

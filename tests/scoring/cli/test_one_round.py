@@ -11,10 +11,10 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
-from scoring.authoring.definitions import load_competition
-from scoring.cli.main import cli
-from scoring.runtime.problems import ProblemLog
-from scoring.runtime.reading.submission import read_submission
+from agrieval.scoring.authoring.definitions import load_competition
+from agrieval.scoring.cli.main import cli
+from agrieval.scoring.runtime.problems import ProblemLog
+from agrieval.scoring.runtime.reading.submission import read_submission
 
 PC25 = load_competition("plantclef2025")
 REAL = Path(__file__).resolve().parents[3] / "tests" / "fixtures" / "real"

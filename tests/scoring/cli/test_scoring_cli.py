@@ -8,11 +8,11 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from scoring.cli.main import cli
+from agrieval.scoring.cli.main import cli
 from pydantic import TypeAdapter
 
-from scoring.authoring import schemas
-from scoring.runtime.report import ScoreReport
+from agrieval.scoring.authoring import schemas
+from agrieval.scoring.runtime.report import ScoreReport
 
 REPO = Path(__file__).resolve().parents[3]
 REF = REPO / "reference_submissions" / "plantclef2025"
@@ -115,14 +115,14 @@ def test_competitions_list_and_show():
 
 @pytest.mark.parametrize("name", sorted(schemas.SCHEMAS))
 def test_exported_json_schemas_are_current(name):
-    assert (REPO / "docs" / name).read_text() == schemas.text(name), "run python -m scoring.authoring.schemas"
+    assert (REPO / "docs" / name).read_text() == schemas.text(name), "run python -m agrieval.scoring.authoring.schemas"
 
 
 @pytest.mark.parametrize("argv", [["score", "-s", SOL], ["score", "-s", SOL, "--json"], ["validate"], ["grade", "-s", SOL]])
 def test_a_shipped_competition_is_scored_without_heavy_imports(argv):
-    """The console script's own function (``scoring.cli.main:cli``): the subcommand imported lazily, and on a
+    """The console script's own function (``agrieval.scoring.cli.main:cli``): the subcommand imported lazily, and on a
     shipped (frozen) definition no pydantic either."""
-    code = ("import sys; from scoring.cli.main import cli\n"
+    code = ("import sys; from agrieval.scoring.cli.main import cli\n"
             "try:\n    cli(sys.argv[1:])\nexcept SystemExit:\n    pass\n"
             "heavy = [m for m in ('torch', 'PIL', 'scipy', 'matplotlib', 'sklearn', 'timm', 'data_tools', 'baselines',"
             " 'pandas', 'pydantic')"
@@ -134,8 +134,8 @@ def test_a_shipped_competition_is_scored_without_heavy_imports(argv):
 
 
 def test_error_catalogue_doc_is_current():
-    from scoring.cli.error_catalogue import markdown
-    from scoring.runtime.problems import errors_markdown
+    from agrieval.scoring.cli.error_catalogue import markdown
+    from agrieval.scoring.runtime.problems import errors_markdown
 
     assert (REPO / "docs/errors.md").read_text() == markdown()
     assert markdown().startswith(errors_markdown().rstrip("\n"))  # the runtime's codes as it writes them

@@ -36,7 +36,7 @@ def env_with(**extra) -> dict:
 
 
 def agrieval(args, *, stdout, env=None, preexec=None, cwd=None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "scoring.cli.main", *args], stdout=stdout, stderr=subprocess.PIPE,
+    return subprocess.run([sys.executable, "-m", "agrieval.scoring.cli.main", *args], stdout=stdout, stderr=subprocess.PIPE,
                           text=True, env=env or env_with(), preexec_fn=preexec, cwd=cwd, timeout=120)
 
 
@@ -104,7 +104,7 @@ def test_a_reader_that_went_away_is_a_host_failure(name, tmp_path):
 
 
 def test_a_failed_write_that_some_code_caught_still_fails_the_run():
-    code = ("import sys\nfrom scoring.cli.stdout import checked_stdout, finish\nraw = checked_stdout()\n"
+    code = ("import sys\nfrom agrieval.scoring.cli.stdout import checked_stdout, finish\nraw = checked_stdout()\n"
             "try:\n    print('x' * 100)\n    sys.stdout.flush()\nexcept OSError:\n    pass\n"
             "print('and more')\nsys.exit(finish(raw, 0))\n")
     with open("/dev/full", "w") as full:

@@ -13,13 +13,13 @@ from hypothesis import strategies as st
 from sklearn.metrics import accuracy_score, f1_score, precision_score, recall_score
 from sklearn.preprocessing import MultiLabelBinarizer
 
-from scoring.ctv.results_table import TeamResult
-from scoring.ctv.runs import Run
-from scoring.runtime.definition import load_definition
-from scoring.runtime.metrics import multiclass, multilabel
-from scoring.runtime.reading.labelsets import LabelSets
-from scoring.runtime.reading.solution import load_solution
-from scoring.runtime.scorer import score_file
+from agrieval.scoring.ctv.results_table import TeamResult
+from agrieval.scoring.ctv.runs import Run
+from agrieval.scoring.runtime.definition import load_definition
+from agrieval.scoring.runtime.metrics import multiclass, multilabel
+from agrieval.scoring.runtime.reading.labelsets import LabelSets
+from agrieval.scoring.runtime.reading.solution import load_solution
+from agrieval.scoring.runtime.scorer import score_file
 
 PUBLIC = {"transect_f1": multilabel.transect_f1, "sample_f1": multilabel.sample_f1,
           "micro_f1": multilabel.micro_f1, "macro_f1": multilabel.macro_f1,

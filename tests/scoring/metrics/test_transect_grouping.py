@@ -4,8 +4,8 @@ import csv
 
 import pytest
 
-from scoring.runtime.definition import GroupingSpec
-from scoring.runtime.grouping import FIVE_PATTERNS, SITE_PATTERNS, group_ids
+from agrieval.scoring.runtime.definition import GroupingSpec
+from agrieval.scoring.runtime.grouping import FIVE_PATTERNS, SITE_PATTERNS, group_ids
 
 
 @pytest.fixture(scope="module")

@@ -8,7 +8,7 @@ the decoded names (``cell_keys.cell_codes`` declines). The differential tests
 read each file with and without it and require the same result.
 """
 
-from scoring.runtime.reading import cell_keys, csv_spans, digit_lists, id_cells
+from agrieval.scoring.runtime.reading import cell_keys, csv_spans, digit_lists, id_cells
 
 
 def strict_reading(monkeypatch) -> None:

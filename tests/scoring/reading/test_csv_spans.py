@@ -16,9 +16,9 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 
-from scoring.runtime.reading import cell_keys, csv_spans, digit_lists
-from scoring.runtime.reading.label_cells import parse_cell
-from scoring.runtime.problems import ProblemLog
+from agrieval.scoring.runtime.reading import cell_keys, csv_spans, digit_lists
+from agrieval.scoring.runtime.reading.label_cells import parse_cell
+from agrieval.scoring.runtime.problems import ProblemLog
 
 plain = st.integers(0, 10**18 - 1).map(str)
 odd = st.one_of(st.integers(10**18, 10**20).map(str), st.from_regex(r"0[0-9]{1,3}", fullmatch=True),
@@ -185,7 +185,7 @@ def test_checked_ids_match_a_column_only_when_every_id_is_equal(ids, data):
 
     (The solution's ids come from the tokenizer, which never gives a cell holding a line break; the
     submission's column here may hold them.)"""
-    from scoring.runtime.reading.id_cells import CheckedIds
+    from agrieval.scoring.runtime.reading.id_cells import CheckedIds
 
     cells = data.draw(st.one_of(st.just(list(ids)), st.lists(st.text(alphabet="ab\n-", max_size=4), max_size=6)))
     checked = CheckedIds(_packed([i.encode() for i in ids], 2, b";"), None)
@@ -269,7 +269,7 @@ def test_decode_spans_gives_each_field(fields, gap):
 @settings(max_examples=300, deadline=None)
 @given(st.lists(st.text(alphabet="ab-1", max_size=12), min_size=1, max_size=12, unique=True), st.data())
 def test_checked_ids_find_their_order_in_a_shuffled_column_or_decline(ids, data):
-    from scoring.runtime.reading.id_cells import CheckedIds
+    from agrieval.scoring.runtime.reading.id_cells import CheckedIds
 
     def column(cells):
         return _packed([c.encode() for c in cells])
@@ -309,7 +309,7 @@ def test_structural_bytes_found_block_by_block_are_those_of_one_pass(raw, block,
                 max_size=40), st.booleans())
 def test_cell_codes_number_equal_cells_alike_in_order_of_first_appearance(cells, grouped):
     """The byte-level group codes are exactly what a dict over the decoded strings gives."""
-    from scoring.runtime.grouping import group_codes
+    from agrieval.scoring.runtime.grouping import group_codes
 
     if grouped:  # a solution sorted by id: each group's rows one after the other
         cells = sorted(cells)
@@ -335,8 +335,8 @@ def test_plainly_valid_ids_are_those_check_ids_accepts(ids, pattern):
     """The byte-level shortcut for a solution's ids never accepts what the string checks would reject."""
     from types import SimpleNamespace
 
-    from scoring.runtime.problems import ProblemLog
-    from scoring.runtime.reading.id_cells import CheckedIds, check_ids
+    from agrieval.scoring.runtime.problems import ProblemLog
+    from agrieval.scoring.runtime.reading.id_cells import CheckedIds, check_ids
 
     checked = CheckedIds(_packed([i.encode() for i in ids], 1, b","), pattern)
     log = ProblemLog(file="solution.csv")
@@ -351,7 +351,7 @@ def test_plainly_valid_ids_are_those_check_ids_accepts(ids, pattern):
 def test_plainly_valid_reads_the_first_byte_by_its_own_class():
     """``[F][R]*``: the first byte may be one that R does not allow ("=" here), and a zero byte anywhere
     in an id is not taken for the padding of its words."""
-    from scoring.runtime.reading.id_cells import CheckedIds
+    from agrieval.scoring.runtime.reading.id_cells import CheckedIds
 
     def valid(ids, pattern="[B=][-2A1]*"):
         return CheckedIds(_packed(ids, 1, b","), pattern).plainly_valid()
@@ -369,7 +369,7 @@ def test_plainly_valid_reads_the_first_byte_by_its_own_class():
 def test_blank_group_names_found_from_their_bytes_as_by_strip(names):
     """A blank transect name (empty or only white space, Unicode spaces included) is found from the cells'
     bytes exactly when ``str.strip`` finds it."""
-    from scoring.runtime.reading.solution import _any_blank, _CellNames
+    from agrieval.scoring.runtime.reading.solution import _any_blank, _CellNames
 
     raw, starts, ends = _packed([n.encode() for n in names], 1, b",")
     cells = _CellNames(raw, starts, ends)

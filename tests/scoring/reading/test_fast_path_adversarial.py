@@ -13,11 +13,11 @@ import pytest
 from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
-from scoring.runtime.definition import CompetitionDefinition
-from scoring.runtime.problems import HostError, ProblemLog
-from scoring.runtime.reading.id_cells import CheckedIds, check_ids
-from scoring.runtime.reading.solution import load_solution
-from scoring.runtime.reading.submission import read_submission
+from agrieval.scoring.runtime.definition import CompetitionDefinition
+from agrieval.scoring.runtime.problems import HostError, ProblemLog
+from agrieval.scoring.runtime.reading.id_cells import CheckedIds, check_ids
+from agrieval.scoring.runtime.reading.solution import load_solution
+from agrieval.scoring.runtime.reading.submission import read_submission
 from strict_reading import strict_reading
 
 
@@ -179,8 +179,8 @@ def _solution_summary(data: bytes, definition) -> dict:
 def test_whole_files_read_alike_on_every_path(files):
     """The numpy tokenizer and the cell readers against the csv module and the strict per-cell rules; the
     solution's checked ids reused or not; the solution read in a second thread or not."""
-    from scoring.authoring.definitions import load_competition
-    from scoring.runtime.scorer import score_file
+    from agrieval.scoring.authoring.definitions import load_competition
+    from agrieval.scoring.runtime.scorer import score_file
 
     definition = load_competition("plantclef2025")
     upload, solution = files
@@ -219,8 +219,8 @@ def test_metrics_by_split_of_a_reordered_prediction_match_sklearn(data, scale, n
     from sklearn.metrics import f1_score
     from sklearn.preprocessing import MultiLabelBinarizer
 
-    from scoring.runtime.metrics.multilabel import metrics_by_split
-    from scoring.runtime.reading.labelsets import LabelSets
+    from agrieval.scoring.runtime.metrics.multilabel import metrics_by_split
+    from agrieval.scoring.runtime.reading.labelsets import LabelSets
 
     truth, pred, order, split = data
     truth = [sorted({x * scale for x in r}) for r in truth]
@@ -255,8 +255,8 @@ def test_metrics_by_split_of_a_reordered_prediction_match_sklearn(data, scale, n
 def test_hashes_that_all_collide_only_make_the_shortcuts_decline(monkeypatch):
     """Transect codes, the solution's duplicate check and the reordered ids' matching all start from 64-bit
     hashes of the bytes: with every hash equal, each must decline and give what the strings give."""
-    from scoring.authoring.definitions import load_competition
-    from scoring.runtime.reading import cell_keys
+    from agrieval.scoring.authoring.definitions import load_competition
+    from agrieval.scoring.runtime.reading import cell_keys
 
     definition = load_competition("plantclef2025")
     names = ["T1", "T2", "T1", "AAAAAAAAB", "AAAAAAAAC"]

@@ -16,9 +16,9 @@ import pytest
 
 from strict_reading import strict_reading
 
-from scoring.authoring.definitions import load_competition
-from scoring.runtime.reading.solution import load_solution
-from scoring.runtime.reading.submission import read_submission
+from agrieval.scoring.authoring.definitions import load_competition
+from agrieval.scoring.runtime.reading.solution import load_solution
+from agrieval.scoring.runtime.reading.submission import read_submission
 
 REPO = Path(__file__).resolve().parents[3]
 CORPUS = sorted((REPO / "tests" / "platforms" / "corpus").glob("*.csv"))
@@ -113,8 +113,8 @@ def _shuffled(path: Path, tmp_path: Path, seed: int) -> Path:
 def test_the_solutions_checked_ids_change_nothing_but_the_work(competition, tmp_path):
     """A submission read with the solution's checked ids (same order, or shuffled rows: matched by hashes,
     then byte for byte) gives the ids, labels, lines, problems and alignment of one read without them."""
-    from scoring.runtime.matching import align
-    from scoring.runtime.problems import ProblemLog
+    from agrieval.scoring.runtime.matching import align
+    from agrieval.scoring.runtime.problems import ProblemLog
 
     definition = load_competition(competition)
     sol = load_solution(REPO / "reference_submissions" / competition / "solution.csv", definition)
@@ -160,7 +160,7 @@ def test_fast_and_slow_paths_group_a_transect_column_alike(monkeypatch, tmp_path
 def test_a_blank_transect_is_named_with_its_line_on_both_paths(monkeypatch, tmp_path, blank):
     """A solution row without its transect is the host's mistake, named with its line: the names are
     decoded lazily on the fast path, and the blank one found from the bytes."""
-    from scoring.runtime.problems import HostError
+    from agrieval.scoring.runtime.problems import HostError
 
     definition = load_competition("plantclef2025")
     path = tmp_path / "solution.csv"

@@ -15,10 +15,10 @@ import dataclasses
 
 import pytest
 
-from scoring.authoring.definitions import load_competition
-from scoring.runtime.reading import digit_lists, label_cells
-from scoring.runtime.reading.labelsets import LabelSets
-from scoring.runtime.reading.submission import read_submission
+from agrieval.scoring.authoring.definitions import load_competition
+from agrieval.scoring.runtime.reading import digit_lists, label_cells
+from agrieval.scoring.runtime.reading.labelsets import LabelSets
+from agrieval.scoring.runtime.reading.submission import read_submission
 from strict_reading import strict_reading
 
 SPECIES = sorted(load_competition("plantclef2025").labels)[:3000]

@@ -31,8 +31,8 @@ from pathlib import Path
 
 import pytest
 
-from scoring.authoring.definitions import load_competition
-from scoring.runtime.reading.submission import read_submission
+from agrieval.scoring.authoring.definitions import load_competition
+from agrieval.scoring.runtime.reading.submission import read_submission
 
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="ru_maxrss in KiB and RLIMIT_AS: Linux")
 
@@ -44,9 +44,9 @@ REPO = Path(__file__).resolve().parents[3]
 _CHILD = r"""
 import json, resource, sys, time
 resource.setrlimit(resource.RLIMIT_AS, (3 << 29, resource.getrlimit(resource.RLIMIT_AS)[1]))
-from scoring.authoring.definitions import load_competition
-from scoring.runtime.reading.solution import load_solution
-from scoring.runtime.scorer import score_file
+from agrieval.scoring.authoring.definitions import load_competition
+from agrieval.scoring.runtime.reading.solution import load_solution
+from agrieval.scoring.runtime.scorer import score_file
 definition = load_competition(sys.argv[3])
 solution = load_solution(sys.argv[2], definition)
 def proc_kb(key):
@@ -159,8 +159,8 @@ def test_an_overlong_id_is_a_coded_rejection_on_both_reader_paths(monkeypatch, s
 def test_the_id_pattern_lowers_the_cap_and_a_solution_over_it_is_host_side(tmp_path):
     import dataclasses
 
-    from scoring.runtime.problems import HostError
-    from scoring.runtime.reading.solution import load_solution
+    from agrieval.scoring.runtime.problems import HostError
+    from agrieval.scoring.runtime.reading.solution import load_solution
 
     definition = dataclasses.replace(load_competition("plantclef2025"), id_pattern="Q-[0-9]{1,4}")
     assert definition.max_id_chars == 6

@@ -3,9 +3,9 @@
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from scoring.runtime.definition import CompetitionDefinition
-from scoring.runtime.reading.submission import read_submission
-from scoring.writing.submission import format_submission
+from agrieval.scoring.runtime.definition import CompetitionDefinition
+from agrieval.scoring.runtime.reading.submission import read_submission
+from agrieval.scoring.writing.submission import format_submission
 
 ids = st.lists(st.from_regex(r"[A-Z]{2,4}-[0-9]{1,3}-20[0-9]{6}", fullmatch=True), min_size=1, max_size=20, unique=True)
 labels = st.lists(st.integers(1, 10**17), max_size=8)
@@ -70,8 +70,8 @@ def test_vectorised_tokenizer_agrees_with_csv_module(rows, quote_all, crlf):
 
     import numpy as np
 
-    from scoring.runtime.reading import csv_spans, tokenize
-    from scoring.runtime.problems import ProblemLog
+    from agrieval.scoring.runtime.reading import csv_spans, tokenize
+    from agrieval.scoring.runtime.problems import ProblemLog
 
     buf = io.StringIO()
     csv.writer(buf, quoting=csv.QUOTE_ALL if quote_all else csv.QUOTE_MINIMAL,
@@ -89,9 +89,9 @@ def test_vectorised_tokenizer_agrees_with_csv_module(rows, quote_all, crlf):
 
 
 def test_real_file_takes_the_vectorised_path(real_files):
-    from scoring.runtime.reading import digit_lists, tokenize
-    from scoring.runtime.reading.bytes_checks import checked_utf8
-    from scoring.runtime.problems import ProblemLog
+    from agrieval.scoring.runtime.reading import digit_lists, tokenize
+    from agrieval.scoring.runtime.reading.bytes_checks import checked_utf8
+    from agrieval.scoring.runtime.problems import ProblemLog
 
     data = (real_files / "plantclef2025_submission_tiling_quadrat.csv").read_bytes()
     log = ProblemLog()
@@ -107,9 +107,9 @@ def test_real_file_takes_the_vectorised_path(real_files):
 @given(st.lists(st.sampled_from(["\n", "\r\n", "\r"]), min_size=1, max_size=8), st.booleans())
 def test_line_endings_reported_from_the_tokenizer_as_from_the_bytes(ends, final):
     """CRLF and mixed line ends: the tokenizer's count gives the warning a look at every byte gives."""
-    from scoring.runtime.reading import tokenize
-    from scoring.runtime.reading.bytes_checks import report_line_endings
-    from scoring.runtime.problems import ProblemLog
+    from agrieval.scoring.runtime.reading import tokenize
+    from agrieval.scoring.runtime.reading.bytes_checks import report_line_endings
+    from agrieval.scoring.runtime.problems import ProblemLog
 
     lines = ["quadrat_id,species_ids"] + [f"q{i},[{i + 1}]" for i in range(len(ends))]
     data = "".join(line + end for line, end in zip(lines, ["\n"] + ends)).encode()

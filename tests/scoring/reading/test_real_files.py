@@ -2,11 +2,11 @@
 
 import pytest
 
-from scoring.authoring.definitions import load_competition
-from scoring.runtime.scorer import score_file
-from scoring.runtime.reading.solution import load_solution
-from scoring.runtime.reading.submission import read_submission
-from scoring.writing.submission import format_submission
+from agrieval.scoring.authoring.definitions import load_competition
+from agrieval.scoring.runtime.scorer import score_file
+from agrieval.scoring.runtime.reading.solution import load_solution
+from agrieval.scoring.runtime.reading.submission import read_submission
+from agrieval.scoring.writing.submission import format_submission
 
 PC25 = ["plantclef2025_submission_tiling_quadrat.csv", "plantclef2025_submission_topk5.csv",
         "plantclef2025_submission_vote_k5.csv"]

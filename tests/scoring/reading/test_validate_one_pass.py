@@ -14,10 +14,10 @@ from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from scoring.authoring.definitions import load_competition
-from scoring.cli.main import cli
-from scoring.runtime.reading.quote_trouble import after_closing_quote
-from scoring.runtime.validate import validate_file
+from agrieval.scoring.authoring.definitions import load_competition
+from agrieval.scoring.cli.main import cli
+from agrieval.scoring.runtime.reading.quote_trouble import after_closing_quote
+from agrieval.scoring.runtime.validate import validate_file
 
 REPO = Path(__file__).resolve().parents[3]
 SOLUTION = REPO / "reference_submissions" / "plantclef2025" / "solution.csv"

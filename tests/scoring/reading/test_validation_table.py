@@ -4,9 +4,9 @@ from pathlib import Path
 
 import pytest
 
-from scoring.authoring.definitions import load_competition
-from scoring.runtime.reading.solution import load_solution
-from scoring.runtime.validate import validate_file
+from agrieval.scoring.authoring.definitions import load_competition
+from agrieval.scoring.runtime.reading.solution import load_solution
+from agrieval.scoring.runtime.validate import validate_file
 
 FILES = Path(__file__).parents[1] / "files"
 REF = Path(__file__).resolve().parents[3] / "reference_submissions" / "plantclef2025"

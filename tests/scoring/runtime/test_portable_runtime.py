@@ -18,11 +18,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from scoring.runtime.definition import FROZEN_DIR, load_definition, shipped_competitions, thaw
-from scoring.runtime.guard import grade
-from scoring.runtime.platforms import codabench
-from scoring.runtime.problems import CODES, HostError
-from scoring.runtime.split_safe import HEADER_CODES, split_independent
+from agrieval.scoring.runtime.definition import FROZEN_DIR, load_definition, shipped_competitions, thaw
+from agrieval.scoring.runtime.guard import grade
+from agrieval.scoring.runtime.platforms import codabench
+from agrieval.scoring.runtime.problems import CODES, HostError
+from agrieval.scoring.runtime.split_safe import HEADER_CODES, split_independent
 
 REPO = Path(__file__).resolve().parents[3]
 RUNTIME = REPO / "scoring" / "runtime"
@@ -85,8 +85,8 @@ def test_corpus_files_get_their_expected_codes_from_the_codabench_program(name, 
 @given(st.lists(st.tuples(st.sampled_from(sorted(CODES)), st.text(max_size=30), st.integers(1, 10**6)),
                 min_size=1, max_size=8))
 def test_split_safe_answers_depend_on_the_header_only(problems):
-    from scoring.runtime.report import ReportProblem, ScoreReport
-    from scoring.runtime.result import GradeResult
+    from agrieval.scoring.runtime.report import ReportProblem, ScoreReport
+    from agrieval.scoring.runtime.result import GradeResult
 
     result = GradeResult(ScoreReport(
         competition="c", status="rejected",
@@ -126,7 +126,7 @@ def test_the_runtime_imports_only_the_standard_library_numpy_and_itself():
 def test_hf_metric_reads_either_split_convention_under_every_runtime_python(tmp_path, convention):
     """Hugging Face's own metrics read a lowercase `split` column (public/private); Kaggle's solutions have
     `Usage`: the metric takes either, on the oldest interpreter too (dataclasses.replace of the definition)."""
-    from scoring.runtime.platforms.hf import compute_scores
+    from agrieval.scoring.runtime.platforms.hf import compute_scores
 
     column, public, private = convention
     lines = SOLUTION.read_text().splitlines()

@@ -16,10 +16,10 @@ from pathlib import Path
 
 import pytest
 
-from scoring.runtime.definition import load_definition
-from scoring.runtime.problems import HostError
-from scoring.runtime.reading.submission import read_submission
-from scoring.runtime.scorer import read_both, score_file
+from agrieval.scoring.runtime.definition import load_definition
+from agrieval.scoring.runtime.problems import HostError
+from agrieval.scoring.runtime.reading.submission import read_submission
+from agrieval.scoring.runtime.scorer import read_both, score_file
 from shipped_files import CORPUS, REFERENCE, uploads
 
 
@@ -59,8 +59,8 @@ def test_a_solution_whose_ids_were_handed_over_and_labels_are_bad_still_wins(mon
     """With two threads the solution's checked ids reach the upload's reader before the solution's labels are
     read (``load_solution``'s ``on_ids``); a bad label found after that is still the verdict: a HostError,
     whatever the upload held, as one after the other."""
-    import scoring.runtime.scorer as scorer
-    from scoring.runtime.reading import solution as solution_module
+    import agrieval.scoring.runtime.scorer as scorer
+    from agrieval.scoring.runtime.reading import solution as solution_module
 
     definition = load_definition("plantclef2025")
     lines = (REFERENCE / "plantclef2025" / "solution.csv").read_text(encoding="utf-8").splitlines(keepends=True)
@@ -93,7 +93,7 @@ def test_an_error_while_reading_the_upload_still_waits_for_the_solution(monkeypa
     def broken(*args, **kwargs):
         raise RuntimeError("reader broke")
 
-    monkeypatch.setattr("scoring.runtime.scorer.read_submission", broken)
+    monkeypatch.setattr("agrieval.scoring.runtime.scorer.read_submission", broken)
     with pytest.raises(RuntimeError, match="reader broke"):
         read_both(REFERENCE / "plantclef2025" / "submissions" / "perfect.csv", solution, definition, threads=2)
     assert threading.active_count() == 1
@@ -110,7 +110,7 @@ def test_a_bad_solution_wins_over_an_error_while_reading_the_upload(monkeypatch,
     def broken(*args, **kwargs):
         raise RuntimeError("reader broke")
 
-    monkeypatch.setattr("scoring.runtime.scorer.read_submission", broken)
+    monkeypatch.setattr("agrieval.scoring.runtime.scorer.read_submission", broken)
     with pytest.raises(HostError) as caught:
         read_both(REFERENCE / "plantclef2025" / "submissions" / "perfect.csv", bad_solution, definition,
                   threads=threads)
@@ -122,7 +122,7 @@ def test_the_checked_ids_may_come_from_a_function_called_once_after_the_labels()
     definition = load_definition("plantclef2025")
     solution_path = REFERENCE / "plantclef2025" / "solution.csv"
     upload = (REFERENCE / "plantclef2025" / "submissions" / "perfect.csv").read_bytes()
-    from scoring.runtime.reading.solution import load_solution
+    from agrieval.scoring.runtime.reading.solution import load_solution
 
     sol = load_solution(solution_path, definition)
     calls = []
@@ -142,8 +142,8 @@ def test_the_csv_modules_field_limit_is_never_shared_between_two_reads():
     """``csv.field_size_limit`` is one process-wide setting: a read with a large limit (a solution) in one
     thread must not let a read with a small limit (a submission) in another accept a longer field, or the
     other way round. Both go through the csv module here (a ragged row sends a file there)."""
-    from scoring.runtime.problems import ProblemLog
-    from scoring.runtime.reading import tokenize
+    from agrieval.scoring.runtime.problems import ProblemLog
+    from agrieval.scoring.runtime.reading import tokenize
 
     long_cell = "x" * 5000
     text = "a,b\n" + f"1,{long_cell}\n" * 50 + "2,3,4\n"  # the ragged last row: the csv module reads it all

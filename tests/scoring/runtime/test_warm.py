@@ -1,4 +1,4 @@
-"""The warm path (``scoring.runtime.warm.Grader``) gives the one-shot verdicts, whatever came before.
+"""The warm path (``agrieval.scoring.runtime.warm.Grader``) gives the one-shot verdicts, whatever came before.
 
 One ``Grader`` per competition scores every reference submission and every
 file of the bad-submission corpus, forwards then backwards (so no state left
@@ -15,11 +15,11 @@ import json
 
 import pytest
 
-from scoring.runtime.definition import load_definition
-from scoring.runtime.guard import grade
-from scoring.runtime.problems import HostError
-from scoring.runtime.scorer import score_file
-from scoring.runtime.warm import Grader
+from agrieval.scoring.runtime.definition import load_definition
+from agrieval.scoring.runtime.guard import grade
+from agrieval.scoring.runtime.problems import HostError
+from agrieval.scoring.runtime.scorer import score_file
+from agrieval.scoring.runtime.warm import Grader
 from shipped_files import CORPUS, REFERENCE, uploads
 
 

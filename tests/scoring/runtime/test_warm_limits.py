@@ -16,10 +16,10 @@ import time
 
 import pytest
 
-from scoring.runtime import warm
-from scoring.runtime.definition import load_definition
-from scoring.runtime.scorer import score_file
-from scoring.runtime.warm import Grader
+from agrieval.scoring.runtime import warm
+from agrieval.scoring.runtime.definition import load_definition
+from agrieval.scoring.runtime.scorer import score_file
+from agrieval.scoring.runtime.warm import Grader
 from shipped_files import REFERENCE
 
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="the memory cap is RLIMIT_AS (POSIX, /proc)")
@@ -94,8 +94,8 @@ def test_the_leaderboard_applies_the_limits_and_has_an_opt_out(hungry, tmp_path,
     # the leaderboard is the kit's, not the runtime's: run by the main suite, skipped in the platforms' venvs
     # (numpy only: .ci/interpreters)
     CliRunner = pytest.importorskip("click.testing").CliRunner
-    from scoring.cli.main import cli
-    from scoring.leaderboard.build import build_leaderboard
+    from agrieval.scoring.cli.main import cli
+    from agrieval.scoring.leaderboard.build import build_leaderboard
 
     folder = tmp_path / "subs"
     folder.mkdir()

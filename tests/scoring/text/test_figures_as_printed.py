@@ -16,14 +16,14 @@ pytest.importorskip("matplotlib")
 from matplotlib.collections import PathCollection  # noqa: E402
 from matplotlib.lines import Line2D  # noqa: E402
 
-from scoring.authoring.definitions import load_competition  # noqa: E402
-from scoring.cli.main import cli  # noqa: E402
-from scoring.ctv import plots  # noqa: E402
-from scoring.ctv.arch_colours import arch_colour  # noqa: E402
-from scoring.ctv.results_table import read_results  # noqa: E402
-from scoring.writing.figures import pyplot  # noqa: E402
-from scoring.leaderboard import plots as lb_plots  # noqa: E402
-from scoring.leaderboard.build import build_leaderboard  # noqa: E402
+from agrieval.scoring.authoring.definitions import load_competition  # noqa: E402
+from agrieval.scoring.cli.main import cli  # noqa: E402
+from agrieval.scoring.ctv import plots  # noqa: E402
+from agrieval.scoring.ctv.arch_colours import arch_colour  # noqa: E402
+from agrieval.scoring.ctv.results_table import read_results  # noqa: E402
+from agrieval.scoring.writing.figures import pyplot  # noqa: E402
+from agrieval.scoring.leaderboard import plots as lb_plots  # noqa: E402
+from agrieval.scoring.leaderboard.build import build_leaderboard  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[3]
 RESULTS = REPO / "examples/ctv/RESULTS.csv"
@@ -53,10 +53,10 @@ def boards():
 
 def _figures(boards):
     table = read_results(RESULTS)
-    from scoring.ctv.report import build_report  # noqa: F401 (the split accuracies come from the bundled runs)
-    from scoring.ctv.run_set import read_runs
-    from scoring.ctv import paper_figures
-    from scoring.ctv.summarize import summarize
+    from agrieval.scoring.ctv.report import build_report  # noqa: F401 (the split accuracies come from the bundled runs)
+    from agrieval.scoring.ctv.run_set import read_runs
+    from agrieval.scoring.ctv import paper_figures
+    from agrieval.scoring.ctv.summarize import summarize
 
     runset = read_runs([RUNS])
     ddof = summarize(runset.results_table()).ddof
@@ -171,9 +171,9 @@ def test_learning_curve_swatches_are_the_bands_and_lines_they_label_and_panels_s
 
 
 def test_a_split_without_predictions_is_named_where_its_bar_would_be():
-    from scoring.ctv import paper_figures
-    from scoring.ctv.run_set import read_runs
-    from scoring.ctv.summarize import summarize
+    from agrieval.scoring.ctv import paper_figures
+    from agrieval.scoring.ctv.run_set import read_runs
+    from agrieval.scoring.ctv.summarize import summarize
 
     runset = read_runs([RUNS])
     groups = paper_figures.split_accuracy(runset.runs, summarize(runset.results_table()).ddof)
@@ -200,9 +200,9 @@ def test_an_architecture_has_one_colour_in_every_figure():
 
 
 def test_heatmap_numbers_have_the_tables_decimals():
-    from scoring.ctv.cross_team_matrix import toto_matrices
-    from scoring.ctv.run_set import read_runs
-    from scoring.text.tables import fmt
+    from agrieval.scoring.ctv.cross_team_matrix import toto_matrices
+    from agrieval.scoring.ctv.run_set import read_runs
+    from agrieval.scoring.text.tables import fmt
 
     m = toto_matrices(read_runs([RUNS]).runs)[0]
     for digits in (0, 2):
@@ -223,7 +223,7 @@ def test_a_zero_width_interval_is_drawn_as_a_bar(boards):
 
 
 def test_a_report_draws_all_its_heatmaps_on_one_colour_scale(tmp_path, monkeypatch):
-    from scoring.ctv.report import build_report
+    from agrieval.scoring.ctv.report import build_report
 
     seen = []
     write = plots.save
@@ -238,8 +238,8 @@ def test_a_report_draws_all_its_heatmaps_on_one_colour_scale(tmp_path, monkeypat
     build_report([RUNS], tmp_path / "rep", plots=True)
     assert len(seen) == 3 and len({clim for _, clim in seen}) == 1, seen
     lows = []
-    for m in __import__("scoring.ctv.cross_team_matrix", fromlist=["x"]).toto_matrices(
-            __import__("scoring.ctv.run_set", fromlist=["x"]).read_runs([RUNS]).runs):
+    for m in __import__("agrieval.scoring.ctv.cross_team_matrix", fromlist=["x"]).toto_matrices(
+            __import__("agrieval.scoring.ctv.run_set", fromlist=["x"]).read_runs([RUNS]).runs):
         off = m.off_diagonal()
         lows.append(np.nanmin(off))
     assert seen[0][1] == (np.floor(min(lows) / 5) * 5, 100.0)

@@ -14,7 +14,7 @@ from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from scoring.cli.main import cli
+from agrieval.scoring.cli.main import cli
 
 ROOT = Path(__file__).resolve().parents[3]
 RESULTS = ROOT / "examples" / "ctv" / "RESULTS.csv"
@@ -126,8 +126,8 @@ def test_any_submission_file_name_gets_a_board(names):
 def test_report_plans_every_file_it_writes_from_several_folders(tmp_path):
     """The output policy is asked about every file before the first is written: the planned list is the
     written list, also with the paper figures, plots and the script's runs read from a second folder."""
-    from scoring.ctv.report import _planned_files, build_report
-    from scoring.writing.policy import OutputPlan
+    from agrieval.scoring.ctv.report import _planned_files, build_report
+    from agrieval.scoring.writing.policy import OutputPlan
 
     ours, script = tmp_path / "ours", tmp_path / "script"
     shutil.copytree(RUNS, ours, ignore=shutil.ignore_patterns("agri_script"))
@@ -144,6 +144,6 @@ def test_report_plans_every_file_it_writes_from_several_folders(tmp_path):
 
 
 def _table(result):
-    from scoring.ctv.run_set import RunSet
+    from agrieval.scoring.ctv.run_set import RunSet
 
     return RunSet(result.runs, []).results_table()

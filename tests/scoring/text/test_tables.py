@@ -8,7 +8,7 @@ import io
 from hypothesis import given
 from hypothesis import strategies as st
 
-from scoring.text.tables import csv_text, fmt, json_number, markdown_table, safe_cell
+from agrieval.scoring.text.tables import csv_text, fmt, json_number, markdown_table, safe_cell
 
 
 def test_formula_cells_are_quoted_numbers_are_not():
@@ -43,8 +43,8 @@ def test_analysis_modules_import_no_heavy_package():
     import subprocess
     import sys
 
-    code = ("import sys; import scoring.cli.leaderboard, scoring.cli.ctv, scoring.cli.rank_agreement, "
-            "scoring.leaderboard.build, scoring.leaderboard.outputs, scoring.ctv.report, scoring.leaderboard.rank_agreement; "
+    code = ("import sys; import agrieval.scoring.cli.leaderboard, agrieval.scoring.cli.ctv, agrieval.scoring.cli.rank_agreement, "
+            "agrieval.scoring.leaderboard.build, agrieval.scoring.leaderboard.outputs, agrieval.scoring.ctv.report, agrieval.scoring.leaderboard.rank_agreement; "
             "print(sorted(m for m in ('scipy', 'matplotlib', 'torch', 'PIL', 'data_tools', 'baselines') "
             "if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout

@@ -1,4 +1,4 @@
-"""Properties of scoring.text: for any text, the escaped form is that text and never markup.
+"""Properties of agrieval.scoring.text: for any text, the escaped form is that text and never markup.
 
 Markdown is rendered by GitHub's own parser (cmarkgfm, raw HTML and any URL allowed, so nothing is
 hidden by a sanitizer) and by the report's HTML step; HTML is parsed by html.parser; in every case the
@@ -17,10 +17,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from scoring.ctv.markdown_html import to_html
-from scoring.text.tables import markdown_table, safe_cell
-from scoring.text import html as html_text
-from scoring.text import markdown, plot, terminal
+from agrieval.scoring.ctv.markdown_html import to_html
+from agrieval.scoring.text.tables import markdown_table, safe_cell
+from agrieval.scoring.text import html as html_text
+from agrieval.scoring.text import markdown, plot, terminal
 
 # Text a name can hold: any code point (surrogates too: an undecodable file name byte), markup favoured.
 MARKUP = list("\\`*_[]()<>|~#&:$!@.=+-{}\"' \t\n\r") + ["www.", "http://", "javascript:", "<img src=x>", "&lt;",

@@ -2,7 +2,7 @@
 
 A run file's ``arch``, a team name or a submission file name lands in
 report.md, report.html, leaderboard.md, PNG figures and progress lines; each
-test here failed before the sinks escaped their text (scoring.text).
+test here failed before the sinks escaped their text (agrieval.scoring.text).
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from scoring.cli.main import cli
+from agrieval.scoring.cli.main import cli
 
 from tests.ctv.run_folders import write_run
 
@@ -76,7 +76,7 @@ def test_an_arch_naming_an_image_never_embeds_a_local_file(tmp_path, target):
 
 
 def test_the_html_step_embeds_only_images_the_report_wrote(tmp_path):
-    from scoring.ctv.markdown_html import to_html
+    from agrieval.scoring.ctv.markdown_html import to_html
 
     secret = tmp_path / "secret.png"
     secret.write_bytes(b"\x89PNG-SECRET")
@@ -222,9 +222,9 @@ def test_a_heatmap_of_many_teams_is_bounded(tmp_path):
     pytest.importorskip("matplotlib")
     import numpy as np
 
-    from scoring.ctv import plots
-    from scoring.ctv.cross_team_matrix import CrossTeamMatrix
-    from scoring.text.plot import MAX_INCHES
+    from agrieval.scoring.ctv import plots
+    from agrieval.scoring.ctv.cross_team_matrix import CrossTeamMatrix
+    from agrieval.scoring.text.plot import MAX_INCHES
 
     n = 1200
     m = CrossTeamMatrix("net", [f"t{i}" for i in range(n)], np.random.default_rng(0).uniform(50, 100, (n, n)))
