@@ -124,7 +124,7 @@ def test_a_shipped_competition_is_scored_without_heavy_imports(argv):
     shipped (frozen) definition no pydantic either."""
     code = ("import sys; from agrieval.scoring.cli.main import cli\n"
             "try:\n    cli(sys.argv[1:])\nexcept SystemExit:\n    pass\n"
-            "heavy = [m for m in ('torch', 'PIL', 'scipy', 'matplotlib', 'sklearn', 'timm', 'data_tools', 'baselines',"
+            "heavy = [m for m in ('torch', 'PIL', 'scipy', 'matplotlib', 'sklearn', 'timm', 'agrieval.data_tools', 'agrieval.baselines',"
             " 'pandas', 'pydantic')"
             " if m in sys.modules]\nprint('HEAVY', heavy)")
     command, *options = argv
