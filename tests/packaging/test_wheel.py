@@ -122,3 +122,7 @@ def test_the_wheel_installs_into_a_fresh_venv_with_nothing_generic_at_the_top(di
                              "-c", "plantclef2025", "--json"], capture_output=True, text=True, cwd=work, env=env)
     assert scored.returncode == 0, scored.stderr
     assert json.loads(scored.stdout)["status"] == "scored"
+    # Package data found through the namespace (a resource looked up under a bare name would fail here).
+    classes = subprocess.run([str(py), "-c", "from agrieval.data_tools.classes import load_class_map; "
+                              "print(len(load_class_map().classes))"], capture_output=True, text=True, cwd=work, env=env)
+    assert classes.returncode == 0 and int(classes.stdout) == 6, classes.stderr

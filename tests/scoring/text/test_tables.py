@@ -45,7 +45,7 @@ def test_analysis_modules_import_no_heavy_package():
 
     code = ("import sys; import agrieval.scoring.cli.leaderboard, agrieval.scoring.cli.ctv, agrieval.scoring.cli.rank_agreement, "
             "agrieval.scoring.leaderboard.build, agrieval.scoring.leaderboard.outputs, agrieval.scoring.ctv.report, agrieval.scoring.leaderboard.rank_agreement; "
-            "print(sorted(m for m in ('scipy', 'matplotlib', 'torch', 'PIL', 'data_tools', 'baselines') "
+            "print(sorted(m for m in ('scipy', 'matplotlib', 'torch', 'PIL', 'agrieval.data_tools', 'agrieval.baselines') "
             "if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
