@@ -18,7 +18,7 @@ Internal (may change without notice): ``ladder``, ``matching``, ``split_safe``, 
 ``agrieval bundle`` writes call: their contract is the bundle, not this module).
 """
 
-from .lazy_exports import lazy_exports
+from . import lazy_exports as _lazy  # (the module: the function's name would hide it)
 
 __all__ = ["grade", "GradeResult", "score_file", "score", "ScoreReport", "validate_file", "Grader",
            "CompetitionDefinition", "Limits", "SplitSpec", "GroupingSpec", "load_definition", "freeze", "thaw",
@@ -36,4 +36,4 @@ _HOME = {"grade": "guard", "GradeResult": "result", "score_file": "scorer", "sco
 _INTERNAL = ("ladder", "matching", "split_safe", "time_limit", "unit_scores", "whole_writes", "lazy_exports",
              "platforms")
 
-__getattr__, __dir__ = lazy_exports(__name__, _HOME)
+__getattr__, __dir__ = _lazy.lazy_exports(__name__, _HOME)

@@ -67,6 +67,9 @@ def test_every_module_is_public_or_internal_exactly_once(name):
                               "internal (_INTERNAL): add each to one of them and to the package's docstring")
     gone = (public_modules | internal) - children(PACKAGES[name])
     assert not gone, f"{name}: _HOME or _INTERNAL names modules that do not exist: {sorted(gone)}"
+    for module in sorted(internal):  # an internal module stays reachable under its name (no public name hides it)
+        assert getattr(importlib.import_module(f"{name}.{module}"), "__name__", None) == f"{name}.{module}"
+        assert inspect.ismodule(getattr(package, module)), f"{name}.{module} is hidden by a name of the package"
 
 
 @pytest.mark.parametrize("name", sorted(PACKAGES))
