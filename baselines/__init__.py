@@ -14,3 +14,4 @@ _HOME = {"ctv": "ctv", "plantclef": "plantclef"}
 _INTERNAL = ("cli", "device")
 
 __getattr__, __dir__ = lazy_exports(__name__, _HOME)
+del lazy_exports  # (the package offers only its own names)

@@ -40,3 +40,4 @@ _INTERNAL = ("cli", "hamming", "heif", "keep_rules", "notebook_versions", "paral
              "shuffle_split")
 
 __getattr__, __dir__ = lazy_exports(__name__, _HOME)
+del lazy_exports  # (the package offers only its own names)

@@ -45,3 +45,4 @@ _INTERNAL = ("archs", "augment", "cache", "checkpoint", "cli", "dataset", "distr
              "script_transforms", "seed_streams", "seeding", "selection", "smoke", "stream", "transforms")
 
 __getattr__, __dir__ = lazy_exports(__name__, _HOME)
+del lazy_exports  # (the package offers only its own names)

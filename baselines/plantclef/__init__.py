@@ -59,3 +59,4 @@ _INTERNAL = ("awkward_logits", "bma", "cli", "draw", "ensemble", "exactness", "f
              "threshold_search", "tie_rules", "zmerge")
 
 __getattr__, __dir__ = lazy_exports(__name__, _HOME)
+del lazy_exports  # (the package offers only its own names)

@@ -20,3 +20,4 @@ _HOME = {"audit": "audit_report", "Audit": "audit_report", "to_text": "audit_rep
 _INTERNAL = ("near_duplicates", "rank_movement", "split_permutation")
 
 __getattr__, __dir__ = lazy_exports(__name__, _HOME)
+del lazy_exports  # (the package offers only its own names)

@@ -21,3 +21,4 @@ _HOME = {"load_competition": "definitions", "available_competitions": "definitio
 _INTERNAL = ("bundles", "public_precision", "vendoring")
 
 __getattr__, __dir__ = lazy_exports(__name__, _HOME)
+del lazy_exports  # (the package offers only its own names)

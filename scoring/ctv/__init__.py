@@ -33,3 +33,4 @@ _INTERNAL = ("arch_colours", "arch_names", "cross_check", "csv_input", "json_inp
              "paper_figures", "permutation_pvalues", "plots", "script_runs", "summary_markdown", "weighted_prf")
 
 __getattr__, __dir__ = lazy_exports(__name__, _HOME)
+del lazy_exports  # (the package offers only its own names)

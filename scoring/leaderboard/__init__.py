@@ -26,3 +26,4 @@ _HOME = {"build_leaderboard": "build", "list_submissions": "build", "Leaderboard
 _INTERNAL = ("bootstrap", "marks")
 
 __getattr__, __dir__ = lazy_exports(__name__, _HOME)
+del lazy_exports  # (the package offers only its own names)

@@ -19,3 +19,4 @@ _HOME = {name: name for name in __all__}
 _INTERNAL = ()
 
 __getattr__, __dir__ = lazy_exports(__name__, _HOME)
+del lazy_exports  # (the package offers only its own names)

@@ -20,3 +20,4 @@ _HOME = {"OutputPlan": "policy", "OutputRefused": "policy", "inside": "table_pat
 _INTERNAL = ()
 
 __getattr__, __dir__ = lazy_exports(__name__, _HOME)
+del lazy_exports  # (the package offers only its own names)

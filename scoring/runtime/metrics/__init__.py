@@ -15,3 +15,4 @@ _HOME = {"multilabel": "multilabel", "multiclass": "multiclass"}
 _INTERNAL = ()
 
 __getattr__, __dir__ = lazy_exports(__name__, _HOME)
+del lazy_exports  # (the package offers only its own names)

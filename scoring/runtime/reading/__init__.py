@@ -20,3 +20,4 @@ _INTERNAL = ("uploads", "bytes_checks", "tokenize", "csv_spans", "quote_trouble"
              "id_cells", "label_cells", "cell_keys")
 
 __getattr__, __dir__ = lazy_exports(__name__, _HOME)
+del lazy_exports  # (the package offers only its own names)
