@@ -1,3 +1,17 @@
 """GPU baselines: Cross-Team Validation training runs (``agrieval.baselines.ctv``) and the
 PlantCLEF DINOv2 tiling predictor (``agrieval.baselines.plantclef``). Needs the
-``baselines`` extra (torch, timm)."""
+``baselines`` extra (torch, timm).
+
+Public (``__all__``): the packages ``ctv`` and ``plantclef``, each with its own ``__all__``. Internal: ``cli``
+(``agrieval baselines ...`` is the contract) and ``device``.
+"""
+
+from agrieval.scoring.runtime.lazy_exports import lazy_exports
+
+__all__ = ["ctv", "plantclef"]
+
+_HOME = {"ctv": "ctv", "plantclef": "plantclef"}
+_INTERNAL = ("cli", "device")
+
+__getattr__, __dir__ = lazy_exports(__name__, _HOME)
+del lazy_exports  # (the package offers only its own names)

@@ -8,9 +8,24 @@
 * ``writing/``: where and how the kit writes files (the output policy, paths built from table cells, figures,
   submissions in a competition's format).
 * analyses around it: ``leaderboard/`` (with the rank-agreement statistics), ``ctv/`` (scipy and matplotlib
-  imported where used).
+  imported where used), ``audit/`` (which teams' public scores selection cannot explain); ``text/`` escapes
+  text from inputs for the format it lands in.
+
+Public (``__all__``): ``__version__`` and the packages ``runtime``, ``authoring``, ``writing``, ``leaderboard``,
+``ctv``, ``audit`` and ``text``, each with its own ``__all__`` (``docs/scoring_api.md`` lists them all).
+Internal: ``cli`` (the ``agrieval`` command line is the contract, not its Python modules).
 
 This package never imports ``data_tools`` or ``baselines``, nor torch or PIL.
 """
 
+from agrieval.scoring.runtime.lazy_exports import lazy_exports
+
 __version__ = "0.1.0"
+
+__all__ = ["__version__", "runtime", "authoring", "writing", "leaderboard", "ctv", "audit", "text"]
+
+_HOME = {name: name for name in __all__[1:]}
+_INTERNAL = ("cli",)
+
+__getattr__, __dir__ = lazy_exports(__name__, _HOME)
+del lazy_exports  # (the package offers only its own names)

@@ -19,4 +19,30 @@ Where things are:
 * ``sweep``, ``slurm``     protocols x archs x folds; the sbatch array script
 * ``demo``, ``smoke``      the embedded CPU demo; the CUDA smoke check
 * ``cli``          ``agrieval baselines ctv ...``
+
+Public (``__all__``, imported on first use): ``TrainConfig``, ``make_config`` and ``PRESETS`` (the settings),
+``run_fold`` (one run end to end), ``plan`` and ``run_all`` (a sweep), ``sbatch_script``, ``load_fold`` and
+``list_folds`` (the split manifests), ``build_model``, ``train_one_epoch`` and ``predict``, ``run_demo``,
+and ``CTVError``.
+
+Internal (may change without notice): ``archs``, ``augment``, ``cache``, ``checkpoint``, ``cli``, ``dataset``,
+``distributed``, ``fidelity_pool``, ``loader_check``, ``loader_workers``, ``outputs``, ``pipelines``,
+``precision``, ``preset_table``, ``script_transforms``, ``seed_streams``, ``seeding``, ``selection``,
+``smoke``, ``stream``, ``transforms``.
 """
+
+from agrieval.scoring.runtime.lazy_exports import lazy_exports
+
+__all__ = ["TrainConfig", "make_config", "PRESETS", "run_fold", "plan", "run_all", "sbatch_script", "load_fold",
+           "list_folds", "build_model", "train_one_epoch", "predict", "run_demo", "CTVError"]
+
+_HOME = {"TrainConfig": "config", "make_config": "config", "PRESETS": "config", "run_fold": "runner",
+         "plan": "sweep", "run_all": "sweep", "sbatch_script": "slurm", "load_fold": "manifest",
+         "list_folds": "manifest", "build_model": "models", "train_one_epoch": "engine", "predict": "engine",
+         "run_demo": "demo", "CTVError": "errors"}
+_INTERNAL = ("archs", "augment", "cache", "checkpoint", "cli", "dataset", "distributed", "fidelity_pool",
+             "loader_check", "loader_workers", "outputs", "pipelines", "precision", "preset_table",
+             "script_transforms", "seed_streams", "seeding", "selection", "smoke", "stream", "transforms")
+
+__getattr__, __dir__ = lazy_exports(__name__, _HOME)
+del lazy_exports  # (the package offers only its own names)

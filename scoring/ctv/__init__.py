@@ -10,4 +10,27 @@ number a run stored with the one recomputed from its predictions
 builds the TOTO matrix, ``paper_figures`` the numbers of the paper's other
 figures, ``plots`` draws them and ``report`` writes report.md / report.html.
 scipy and matplotlib are imported inside the functions that use them.
+
+Public (``__all__``, imported on first use): ``read_results`` and ``ResultsTable`` (a RESULTS.csv), the
+module ``summarize`` (``summarize.summarize``: the paper's statistics), ``build_report``, ``read_runs`` and
+``RunSet`` (agrieval run folders), ``read_agrieval_run``, ``toto_matrices`` and ``CrossTeamMatrix``, and
+``InputError`` (what every reader here raises on a bad input file).
+
+Internal (may change without notice): ``arch_colours``, ``arch_names``, ``cross_check``, ``csv_input``,
+``json_input``, ``markdown_html``, ``paper_figures``, ``permutation_pvalues``, ``plots``, ``script_runs``,
+``summary_markdown``, ``weighted_prf``.
 """
+
+from agrieval.scoring.runtime.lazy_exports import lazy_exports
+
+__all__ = ["read_results", "ResultsTable", "summarize", "build_report", "read_runs", "RunSet", "read_agrieval_run",
+           "toto_matrices", "CrossTeamMatrix", "InputError"]
+
+_HOME = {"read_results": "results_table", "ResultsTable": "results_table", "summarize": "summarize",
+         "build_report": "report", "read_runs": "run_set", "RunSet": "run_set", "read_agrieval_run": "runs",
+         "toto_matrices": "cross_team_matrix", "CrossTeamMatrix": "cross_team_matrix", "InputError": "input_error"}
+_INTERNAL = ("arch_colours", "arch_names", "cross_check", "csv_input", "json_input", "markdown_html",
+             "paper_figures", "permutation_pvalues", "plots", "script_runs", "summary_markdown", "weighted_prf")
+
+__getattr__, __dir__ = lazy_exports(__name__, _HOME)
+del lazy_exports  # (the package offers only its own names)

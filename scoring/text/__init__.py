@@ -6,4 +6,17 @@ two that build on them: ``tables`` (output tables with stable numbers and cells 
 spreadsheet formulas, as CSV and Markdown) and ``file_names`` (file names that are not UTF-8, as text that
 survives CSV, Parquet and JSON). Every sink of untrusted text goes through one of them. Stdlib only
 (matplotlib inside ``plot``'s functions).
+
+Public (``__all__``): the six modules, used through their name (``markdown.text``, ``html.text``: one
+function name per format). There is no internal module.
 """
+
+from agrieval.scoring.runtime.lazy_exports import lazy_exports
+
+__all__ = ["terminal", "markdown", "html", "plot", "tables", "file_names"]
+
+_HOME = {name: name for name in __all__}
+_INTERNAL = ()
+
+__getattr__, __dir__ = lazy_exports(__name__, _HOME)
+del lazy_exports  # (the package offers only its own names)

@@ -18,6 +18,16 @@ of it on all rows, so that the number a function returns is the number the repor
 Nothing here builds a dense rows x classes matrix: rows and labels are combined
 into one sorted int64 key per (row, label) pair, and the pairs of both sides
 are matched by one stable sort of the two sorted runs (a linear merge).
+
+The examples in the docstrings share these three rows (a ``LabelSets`` holds one label set per row)::
+
+    row   true     predicted   tp   F1_i
+    0     {1, 2}   {1}         1    2*1 / (2 + 1) = 2/3
+    1     {3}      {3, 6}      1    2*1 / (1 + 2) = 2/3
+    2     {4, 5}   {}          0    0
+
+They run as doctests (``tests/scoring/runtime/test_metric_examples.py``), and
+``tests/scoring/metrics/test_examples_against_sklearn.py`` checks every shown number against scikit-learn.
 """
 
 from __future__ import annotations
@@ -25,6 +35,9 @@ from __future__ import annotations
 import numpy as np
 
 from ..reading.labelsets import LabelSets
+
+__all__ = ["transect_f1", "sample_f1", "sample_precision", "sample_recall", "micro_f1", "macro_f1", "all_metrics",
+           "metrics_by_split", "sample_scores", "grouped_mean"]
 
 
 def _check_aligned(y_true: LabelSets, y_pred: LabelSets) -> None:
@@ -88,7 +101,19 @@ def true_positives(y_true: LabelSets, y_pred: LabelSets, *, matches: _Matches | 
 
 def sample_scores(y_true: LabelSets, y_pred: LabelSets, *, empty_both: float = 1.0,
                   tp: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Per-row precision, recall and F1 (see the module docstring for the 0/0 rules)."""
+    """Per-row precision, recall and F1 (see the module docstring for the 0/0 rules).
+
+    precision_i = tp_i / |P_i|, recall_i = tp_i / |T_i|, F1_i = 2 tp_i / (|T_i| + |P_i|).
+
+    Examples
+    --------
+    >>> from agrieval.scoring.runtime.reading import LabelSets
+    >>> y_true = LabelSets.from_lists([[1, 2], [3], [4, 5]])
+    >>> y_pred = LabelSets.from_lists([[1], [3, 6], []])
+    >>> precision, recall, f1 = sample_scores(y_true, y_pred)
+    >>> precision.tolist(), recall.tolist(), [round(v, 4) for v in f1.tolist()]
+    ([1.0, 0.5, 0.0], [0.5, 1.0, 0.0], [0.6667, 0.6667, 0.0])
+    """
     tp = (true_positives(y_true, y_pred) if tp is None else tp).astype(float)
     n_true = y_true.sizes.astype(float)
     n_pred = y_pred.sizes.astype(float)
@@ -103,7 +128,15 @@ def sample_scores(y_true: LabelSets, y_pred: LabelSets, *, empty_both: float = 1
 
 
 def grouped_mean(values: np.ndarray, group_codes: np.ndarray) -> float:
-    """Two-level mean: mean within each group, then mean of the group means."""
+    """Two-level mean: mean within each group, then mean of the group means, mean_g mean_{i in g} v_i.
+
+    Examples
+    --------
+    >>> grouped_mean([1.0, 0.0, 0.5], [0, 0, 1])  # group 0: 0.5, group 1: 0.5
+    0.5
+    >>> grouped_mean([1.0, 0.0, 0.0], [0, 1, 1])  # a group of one row counts as much as a group of two
+    0.5
+    """
     values = np.asarray(values, dtype=float)
     group_codes = np.asarray(group_codes, dtype=np.int64)
     if len(values) != len(group_codes):
@@ -122,33 +155,92 @@ def grouped_mean(values: np.ndarray, group_codes: np.ndarray) -> float:
 
 def transect_f1(y_true: LabelSets, y_pred: LabelSets, group_codes: np.ndarray, *, empty_both: float = 1.0) -> float:
     """PlantCLEF's primary score: F1 per quadrat, averaged within transects, then across transects,
-    mean_g mean_{i in g} F1_i (``group_codes``: the transect of each row)."""
+    mean_g mean_{i in g} F1_i (``group_codes``: the transect of each row).
+
+    Examples
+    --------
+    >>> from agrieval.scoring.runtime.reading import LabelSets
+    >>> y_true = LabelSets.from_lists([[1, 2], [3], [4, 5]])
+    >>> y_pred = LabelSets.from_lists([[1], [3, 6], []])
+    >>> import numpy as np
+    >>> round(transect_f1(y_true, y_pred, np.array([0, 0, 1])), 4)  # mean(mean(2/3, 2/3), 0)
+    0.3333
+    >>> round(transect_f1(y_true, y_pred, np.array([0, 1, 2])), 4)  # one row per transect: sample F1
+    0.4444
+    """
     return all_metrics(y_true, y_pred, group_codes, empty_both=empty_both)["transect_f1"]
 
 
 def sample_f1(y_true: LabelSets, y_pred: LabelSets, *, empty_both: float = 1.0) -> float:
-    """mean_i F1_i (scikit-learn's ``f1_score(average='samples')``, ``zero_division=empty_both``)."""
+    """mean_i F1_i (scikit-learn's ``f1_score(average='samples')``, ``zero_division=empty_both``).
+
+    Examples
+    --------
+    >>> from agrieval.scoring.runtime.reading import LabelSets
+    >>> y_true = LabelSets.from_lists([[1, 2], [3], [4, 5]])
+    >>> y_pred = LabelSets.from_lists([[1], [3, 6], []])
+    >>> round(sample_f1(y_true, y_pred), 4)  # (2/3 + 2/3 + 0) / 3
+    0.4444
+    >>> sample_f1(LabelSets.from_lists([[]]), LabelSets.from_lists([[]]))  # nothing to find, nothing found
+    1.0
+    """
     return _on_all_rows(y_true, y_pred, empty_both)["sample_f1"]
 
 
 def sample_precision(y_true: LabelSets, y_pred: LabelSets, *, empty_both: float = 1.0) -> float:
-    """mean_i tp_i / |P_i| (an empty prediction: 0, or ``empty_both`` when the truth is empty too)."""
+    """mean_i tp_i / |P_i| (an empty prediction: 0, or ``empty_both`` when the truth is empty too).
+
+    Examples
+    --------
+    >>> from agrieval.scoring.runtime.reading import LabelSets
+    >>> y_true = LabelSets.from_lists([[1, 2], [3], [4, 5]])
+    >>> y_pred = LabelSets.from_lists([[1], [3, 6], []])
+    >>> sample_precision(y_true, y_pred)  # (1/1 + 1/2 + 0) / 3
+    0.5
+    """
     return _on_all_rows(y_true, y_pred, empty_both)["sample_precision"]
 
 
 def sample_recall(y_true: LabelSets, y_pred: LabelSets, *, empty_both: float = 1.0) -> float:
-    """mean_i tp_i / |T_i| (an empty truth: 0, or ``empty_both`` when the prediction is empty too)."""
+    """mean_i tp_i / |T_i| (an empty truth: 0, or ``empty_both`` when the prediction is empty too).
+
+    Examples
+    --------
+    >>> from agrieval.scoring.runtime.reading import LabelSets
+    >>> y_true = LabelSets.from_lists([[1, 2], [3], [4, 5]])
+    >>> y_pred = LabelSets.from_lists([[1], [3, 6], []])
+    >>> sample_recall(y_true, y_pred)  # (1/2 + 1/1 + 0/2) / 3
+    0.5
+    """
     return _on_all_rows(y_true, y_pred, empty_both)["sample_recall"]
 
 
 def micro_f1(y_true: LabelSets, y_pred: LabelSets, *, empty_both: float = 1.0) -> float:
-    """2 sum tp_i / (sum |T_i| + sum |P_i|) over all rows (``empty_both`` when both sums are 0)."""
+    """2 sum tp_i / (sum |T_i| + sum |P_i|) over all rows (``empty_both`` when both sums are 0).
+
+    Examples
+    --------
+    >>> from agrieval.scoring.runtime.reading import LabelSets
+    >>> y_true = LabelSets.from_lists([[1, 2], [3], [4, 5]])
+    >>> y_pred = LabelSets.from_lists([[1], [3, 6], []])
+    >>> micro_f1(y_true, y_pred)  # 2 * 2 / (5 + 3)
+    0.5
+    """
     return _on_all_rows(y_true, y_pred, empty_both)["micro_f1"]
 
 
 def macro_f1(y_true: LabelSets, y_pred: LabelSets, *, empty_both: float = 1.0) -> float:
     """mean_c 2 tp_c / (true_c + pred_c) over the classes present in truth or prediction (``empty_both``
-    when there is none)."""
+    when there is none).
+
+    Examples
+    --------
+    >>> from agrieval.scoring.runtime.reading import LabelSets
+    >>> y_true = LabelSets.from_lists([[1, 2], [3], [4, 5]])
+    >>> y_pred = LabelSets.from_lists([[1], [3, 6], []])
+    >>> round(macro_f1(y_true, y_pred), 4)  # classes 1..6; F1_c = 1 for 1 and 3, 0 for 2, 4, 5, 6: 2 / 6
+    0.3333
+    """
     return _on_all_rows(y_true, y_pred, empty_both)["macro_f1"]
 
 
@@ -164,7 +256,19 @@ def _macro(tp_c: np.ndarray, true_c: np.ndarray, pred_c: np.ndarray, *, empty_bo
 
 def all_metrics(y_true: LabelSets, y_pred: LabelSets, group_codes: np.ndarray, *, empty_both: float = 1.0
                 ) -> dict[str, float]:
-    """Every metric of this module on all rows (at least one), matching (row, label) pairs once."""
+    """Every metric of this module on all rows (at least one), matching (row, label) pairs once.
+
+    Examples
+    --------
+    >>> from agrieval.scoring.runtime.reading import LabelSets
+    >>> y_true = LabelSets.from_lists([[1, 2], [3], [4, 5]])
+    >>> y_pred = LabelSets.from_lists([[1], [3, 6], []])
+    >>> import numpy as np
+    >>> {name: round(value, 4) for name, value in all_metrics(y_true, y_pred, np.array([0, 0, 1])).items()}
+    ... # doctest: +NORMALIZE_WHITESPACE
+    {'transect_f1': 0.3333, 'sample_f1': 0.4444, 'micro_f1': 0.5, 'macro_f1': 0.3333, 'sample_precision': 0.5,
+     'sample_recall': 0.5}
+    """
     every_row = np.arange(y_true.n_rows, dtype=np.int64)
     return metrics_by_split(y_true, y_pred, group_codes, {"all": every_row}, empty_both=empty_both)["all"]
 
@@ -178,6 +282,17 @@ def metrics_by_split(y_true: LabelSets, y_pred: LabelSets, group_codes: np.ndarr
 
     ``class_codes``: optionally, a number 0..K-1 for each label (indexed by label, ascending with the
     label, -1 for none), e.g. the vocabulary's: then per-class counts take K counters per split.
+
+    Examples
+    --------
+    >>> from agrieval.scoring.runtime.reading import LabelSets
+    >>> y_true = LabelSets.from_lists([[1, 2], [3], [4, 5]])
+    >>> y_pred = LabelSets.from_lists([[1], [3, 6], []])
+    >>> import numpy as np
+    >>> by_split = metrics_by_split(y_true, y_pred, np.array([0, 0, 1]), {"public": np.array([0, 1]),
+    ...                                                                    "private": np.array([2])})
+    >>> round(by_split["public"]["sample_f1"], 4), by_split["private"]["sample_f1"]
+    (0.6667, 0.0)
     """
     _check_aligned(y_true, y_pred)
     matches = _Matches(y_true, y_pred)
