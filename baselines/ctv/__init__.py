@@ -2,7 +2,8 @@
 
 Where things are:
 
-* ``config``       every setting (``TrainConfig``) and the named presets (paper, official, demo)
+* ``config``       every setting (``TrainConfig``, each field with its flag's help) and the named presets
+* ``options``      the training flags, generated from ``TrainConfig`` with every preset's value in the help
 * ``archs``        arch keys -> timm model names
 * ``models``       backbone + head, local weights files
 * ``manifest``     reading ``SPLITS/<protocol>/<fold>.csv`` and ``folds.json``

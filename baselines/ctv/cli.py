@@ -17,68 +17,15 @@ from pathlib import Path
 import click
 
 from agrieval.baselines.ctv.errors import CTVError
+from agrieval.baselines.ctv.options import as_flags as _as_flags
+from agrieval.baselines.ctv.options import overrides as _overrides
+from agrieval.baselines.ctv.options import train_options as _run_settings
 from agrieval.scoring.cli.group import ContractGroup, document
 
-# (flag, config field, click kwargs). Defaults are None: "take the preset's value".
-_TRAIN_OPTIONS: list[tuple[str, str, dict]] = [
-    ("--head", "head", dict(type=click.Choice(["linear", "mlp"]), help="linear: dropout+linear; mlp: the public script's 512-unit head.")),
-    ("--head-dropout", "head_dropout", dict(type=float, help="Dropout before the head's linear layer(s) [paper: 0.3].")),
-    ("--head-hidden", "head_hidden", dict(type=int, help="Hidden units of the mlp head [512].")),
-    ("--pretrained/--no-pretrained", "pretrained", dict(default=None, help="Start from ImageNet weights (a local file) or random init.")),
-    ("--weights", "weights", dict(type=click.Path(dir_okay=False), help="Local .safetensors/.pth weights file for the arch.")),
-    ("--allow-download", "allow_download", dict(is_flag=True, default=None, help="Let timm fetch weights from the hub.")),
-    ("--epochs", "epochs", dict(type=int, help="Training epochs [20].")),
-    ("--batch-size", "batch_size", dict(type=int, help="Global batch size, split over DDP ranks [32].")),
-    ("--lr", "lr", dict(type=float, help="AdamW learning rate [1e-4].")),
-    ("--weight-decay", "weight_decay", dict(type=float, help="AdamW weight decay [1e-4].")),
-    ("--min-lr", "min_lr", dict(type=float, help="Cosine annealing floor, stepped per epoch [1e-6].")),
-    ("--grad-clip", "grad_clip", dict(type=float, help="Max gradient L2 norm; 0 = off [1.0].")),
-    ("--patience", "patience", dict(type=int, help="Stop after this many epochs without a better val accuracy; 0 = never [paper: 0; official: 30, the script's].")),
-    ("--label-smoothing", "label_smoothing", dict(type=float, help="Cross-entropy label smoothing [0].")),
-    ("--img-size", "img_size", dict(type=int, help="Input size [224].")),
-    ("--resize-size", "resize_size", dict(type=int, help="Resize before the train crop and the eval centre crop [256].")),
-    ("--resize-square/--no-resize-square", "resize_square", dict(default=None, help="Resize to (size, size) as the script, or (off) the shorter side for eval and nothing before the train crop [on].")),
-    ("--rrc-scale", "rrc_scale", dict(type=float, nargs=2, help="RandomResizedCrop area range [0.8 1.0].")),
-    ("--hflip", "hflip", dict(type=float, help="Horizontal flip probability [0.5].")),
-    ("--vflip", "vflip", dict(type=float, help="Vertical flip probability [0.3].")),
-    ("--rotation", "rotation", dict(type=float, help="Max rotation in degrees [30].")),
-    ("--color-jitter", "color_jitter", dict(type=float, nargs=4, help="Brightness contrast saturation hue [0.2 0.2 0.3 0.1].")),
-    ("--random-erasing", "random_erasing", dict(type=float, help="Random erasing probability [0.2].")),
-    ("--erasing-scale", "erasing_scale", dict(type=float, nargs=2, help="Random erasing area range, fraction of the image [0.02 0.15].")),
-    ("--erasing-ratio", "erasing_ratio", dict(type=float, nargs=2, help="Random erasing aspect ratio range [0.3 3.3].")),
-    ("--drop-last/--no-drop-last", "drop_last", dict(default=None, help="Drop the last incomplete train batch, as the script [on].")),
-    ("--mean", "mean", dict(type=float, nargs=3, help="Normalisation mean [ImageNet].")),
-    ("--std", "std", dict(type=float, nargs=3, help="Normalisation std [ImageNet].")),
-    ("--seed", "seed", dict(type=int, help="Base seed; each fold's seed derives from it and the fold name [42].")),
-    ("--deterministic", "deterministic", dict(is_flag=True, default=None, help="Deterministic kernels: two CPU runs are bit-identical.")),
-    ("--eval-test-every-epoch/--no-eval-test-every-epoch", "eval_test_every_epoch", dict(default=None, help="Record test accuracy per epoch, never used for selection (learning curves) [paper, official: on].")),
-    ("--predict-train/--no-predict-train", "predict_train", dict(default=None, help="Write train-split predictions after training (train accuracy) [on].")),
-    ("--device", "device", dict(help="auto, cpu, cuda [auto].")),
-    ("--amp", "amp", dict(type=click.Choice(["auto", "bf16", "fp16", "script", "none"]), help="Autocast: bf16; fp16 with a GradScaler; script: fp16 + GradScaler on CUDA of compute capability >= 7 [paper auto: bf16 on CUDA; official: script].")),
-    ("--channels-last", "channels_last", dict(type=click.Choice(["auto", "on", "off"]), help="[auto: on CUDA].")),
-    ("--compile/--no-compile", "compile", dict(default=None, help="torch.compile the model [paper: off; official: on, as the script].")),
-    ("--transforms", "transforms", dict(type=click.Choice(["kit", "script"]), help="kit: workers decode and resize to uint8, the augmentation runs batched on the device (agrieval.baselines.ctv.augment); script: the script's v1 ops on PIL images in the workers, erasing after Normalize [paper: kit; official: script].")),
-    ("--unreadable", "unreadable", dict(type=click.Choice(["error", "black"]), help="An undecodable image: stop, or a black image with one warning per file [paper: error; official: black].")),
-    ("--selection", "selection", dict(type=click.Choice(["kit", "script"]), help="Best epoch: kit: highest val accuracy; script: must beat 0 %, else the last epoch [paper: kit; official: script].")),
-    ("--seed-stream", "seed_stream", dict(type=click.Choice(["fold", "sweep"]), help="fold: each fold seeded from its name; sweep: the script's one stream, folds in sorted order [paper: fold; official: sweep].")),
-    ("--num-workers", "num_workers", dict(type=int, help="DataLoader worker processes [0].")),
-    ("--threads", "threads", dict(type=int, help="torch CPU threads; 0 = default [0].")),
-    ("--pin-memory", "pin_memory", dict(type=click.Choice(["auto", "on", "off"]), help="[auto: on CUDA].")),
-    ("--persistent-workers/--no-persistent-workers", "persistent_workers", dict(default=None, help="[on].")),
-    ("--cache", "cache", dict(type=click.Path(file_okay=False), help="Decode images once into a uint8 memmap in DIR.")),
-    ("--cache-size", "cache_size", dict(type=int, help="Side of the cached images [336].")),
-    ("--keep-last", "keep_last", dict(is_flag=True, default=None, help="Keep last.pt after the run finishes.")),
-    ("--dist-timeout", "dist_timeout", dict(type=float, help="Under torchrun: seconds a collective (barrier, gather, gradient all-reduce) waits for the other ranks before the run fails with collective_failed naming the rank and step [900].")),
-]
-_FIELDS = {name.split("/")[0].lstrip("-").replace("-", "_"): field for name, field, _ in _TRAIN_OPTIONS}
-
-
 def train_options(f):
-    for flag, field, kw in reversed(_TRAIN_OPTIONS):
-        decl = [flag]
-        kw = dict(kw)
-        kw.setdefault("default", None)
-        f = click.option(*decl, field, **kw)(f)
+    """The run settings' flags (generated from ``TrainConfig``: ``agrieval.baselines.ctv.options``) and the
+    options every training command shares."""
+    f = _run_settings(f)
     f = click.option("--weights-dir", type=click.Path(file_okay=False),
                      help="Folder with <timm name>.safetensors files (one per arch).")(f)
     f = click.option("--data-root", type=click.Path(file_okay=False),
@@ -89,30 +36,6 @@ def train_options(f):
                      help="Split folder: SPLITS/<protocol>/<fold>.csv and folds.json.")(f)
     f = click.option("--preset", default="paper", show_default=True, help="Named defaults: paper, official, demo.")(f)
     return f
-
-
-def _overrides(params: dict) -> dict:
-    return {field: params[field] for _, field, _ in _TRAIN_OPTIONS if params.get(field) is not None}
-
-
-def _as_flags(params: dict) -> list[str]:
-    """The given training flags, back as command-line words (for the sbatch script)."""
-    words: list[str] = []
-    for flag, field, kw in _TRAIN_OPTIONS:
-        v = params.get(field)
-        if v is None:
-            continue
-        on, _, off = flag.partition("/")
-        if off:
-            words.append(on if v else off)
-        elif kw.get("is_flag"):
-            if v:
-                words.append(on)
-        elif isinstance(v, (tuple, list)):
-            words += [on, *map(str, v)]
-        else:
-            words += [on, str(v)]
-    return words
 
 
 def _fail(exc: CTVError):
