@@ -62,19 +62,35 @@ def ctv() -> None:
     """
 
 
+SEEDS_HELP = ("Replicates: a count N (seeds --seed .. --seed + N - 1) or a comma list of seeds; seed S goes to "
+              "RUNS_DIR/seed-S/<protocol>/<arch>/<fold>/ [none: one seed, folders directly under RUNS_DIR].")
+
+
+def _seeds_option(f):
+    return click.option("--seeds", "seeds", default=None, metavar="N|S1,S2,...", help=SEEDS_HELP)(f)
+
+
 def _sweep_options(f):
+    f = _seeds_option(f)
     f = click.option("--protocols", default="toto,loto", show_default=True, help="Comma-separated.")(f)
     f = click.option("--archs", default=None, help="Comma-separated arch keys [the preset's archs].")(f)
     f = click.option("--folds", default=None, help="Comma-separated fold names [all].")(f)
     return f
 
 
-def _planned(splits, runs_dir, preset, protocols, archs, folds):
+def _seed_list(seeds: str | None, preset: str, seed: int | None) -> list[int] | None:
+    from agrieval.baselines.ctv.config import make_config
+    from agrieval.baselines.ctv.replicates import parse_seeds
+
+    return parse_seeds(seeds, make_config(preset).seed if seed is None else seed)
+
+
+def _planned(splits, runs_dir, preset, protocols, archs, folds, seeds=None, seed=None):
     from agrieval.baselines.ctv.config import preset_archs
     from agrieval.baselines.ctv.sweep import plan
 
     return plan(splits, runs_dir, _split_list(protocols, ()), _split_list(archs, preset_archs(preset)),
-                _split_list(folds, ()) or None)
+                _split_list(folds, ()) or None, _seed_list(seeds, preset, seed))
 
 
 @ctv.command("plan")
@@ -82,20 +98,22 @@ def _planned(splits, runs_dir, preset, protocols, archs, folds):
 @click.option("--runs-dir", type=click.Path(file_okay=False), default="runs", show_default=True, help='Folder of run outputs: RUNS_DIR/<protocol>/<arch>/<fold>/.')
 @click.option("--preset", default="paper", show_default=True, help='Named defaults: paper, official, demo.')
 @_sweep_options
+@click.option("--seed", type=int, default=None, help="Base seed of --seeds N [the preset's: 42].")
 @click.option("--json", "as_json", is_flag=True, help="One JSON object on stdout.")
-def plan_cmd(splits, runs_dir, preset, protocols, archs, folds, as_json):
-    """List the runs of a sweep (protocols x archs x folds) and their state."""
+def plan_cmd(splits, runs_dir, preset, protocols, archs, folds, seeds, seed, as_json):
+    """List the runs of a sweep ([seeds x] protocols x archs x folds) and their state."""
     try:
-        runs = _planned(splits, runs_dir, preset, protocols, archs, folds)
+        runs = _planned(splits, runs_dir, preset, protocols, archs, folds, seeds, seed)
     except CTVError as exc:
         _fail(exc)
     counts = {s: sum(r.status == s for r in runs) for s in ("done", "partial", "pending")}
     if as_json:
         click.echo(json.dumps({"runs": [r.as_dict() for r in runs], "counts": counts}, indent=2))
         return
-    click.echo(f"{'protocol':8}  {'arch':14}  {'fold':20}  status")
+    seeded = any(r.seed is not None for r in runs)
+    click.echo(("seed  " if seeded else "") + f"{'protocol':8}  {'arch':14}  {'fold':20}  status")
     for r in runs:
-        click.echo(f"{r.protocol:8}  {r.arch:14}  {r.fold:20}  {r.status}")
+        click.echo((f"{r.seed:<4}  " if seeded else "") + f"{r.protocol:8}  {r.arch:14}  {r.fold:20}  {r.status}")
     click.echo(f"{len(runs)} runs: {counts['done']} done, {counts['partial']} partial, {counts['pending']} pending")
 
 
@@ -104,14 +122,25 @@ def plan_cmd(splits, runs_dir, preset, protocols, archs, folds, as_json):
 @click.option("--protocol", type=click.Choice(["toto", "loto"]), required=True, help='TOTO (train on one team) or LOTO (leave one team out).')
 @click.option("--arch", required=True, help="Arch key (densenet121, swin_tiny, swin_base, tiny_cnn...) or timm name.")
 @click.option("--fold", required=True, help="Fold name (the manifest's stem, e.g. the team).")
-def run_cmd(preset, splits, runs_dir, data_root, weights_dir, protocol, arch, fold, **params):
-    """Train one run (skipped if finished, resumed if interrupted)."""
+@_seeds_option
+def run_cmd(preset, splits, runs_dir, data_root, weights_dir, protocol, arch, fold, seeds, **params):
+    """Train one run (skipped if finished, resumed if interrupted); with --seeds, one per seed."""
+    import dataclasses
+
     from agrieval.baselines.ctv.config import make_config
+    from agrieval.baselines.ctv.replicates import parse_seeds, seed_root
     from agrieval.baselines.ctv.runner import run_fold
 
     try:
         cfg = make_config(preset, protocol=protocol, arch=arch, fold=fold, **_overrides(params))
-        run_fold(cfg, splits, runs_dir, data_root=data_root, weights_dir=weights_dir, log=_log)
+        replicates = parse_seeds(seeds, cfg.seed)
+        for seed in replicates or [None]:
+            if seed is None:
+                run_fold(cfg, splits, runs_dir, data_root=data_root, weights_dir=weights_dir, log=_log)
+            else:
+                _log(f"seed {seed}")
+                run_fold(dataclasses.replace(cfg, seed=seed), splits, seed_root(runs_dir, seed),
+                         data_root=data_root, weights_dir=weights_dir, log=_log)
     except CTVError as exc:
         _fail(exc)
 
@@ -120,13 +149,14 @@ def run_cmd(preset, splits, runs_dir, data_root, weights_dir, protocol, arch, fo
 @train_options
 @_sweep_options
 @click.option("--keep-going/--stop-on-error", default=None, help="Report a failed run and go on with the next (exit 1 at the end) [paper: stop; official: keep going, as the script].")
-def run_all_cmd(preset, splits, runs_dir, data_root, weights_dir, protocols, archs, folds, keep_going, **params):
+def run_all_cmd(preset, splits, runs_dir, data_root, weights_dir, protocols, archs, folds, seeds, keep_going,
+                **params):
     """Run a sweep in order; finished runs are skipped, partial ones resume."""
     from agrieval.baselines.ctv.config import make_config
     from agrieval.baselines.ctv.sweep import run_all
 
     try:
-        runs = _planned(splits, runs_dir, preset, protocols, archs, folds)
+        runs = _planned(splits, runs_dir, preset, protocols, archs, folds, seeds, params.get("seed"))
         base = make_config(preset, fold="-", **_overrides(params))
         if keep_going is None:
             keep_going = preset == "official"
@@ -154,7 +184,7 @@ def run_all_cmd(preset, splits, runs_dir, data_root, weights_dir, protocols, arc
 @click.option("--max-parallel", type=int, help="At most this many array tasks at once.")
 @click.option("--all-runs", is_flag=True, help="Include finished runs (they are skipped at run time anyway).")
 @click.option("--overwrite", is_flag=True, help="Replace an existing --output script.")
-def slurm_cmd(preset, splits, runs_dir, data_root, weights_dir, protocols, archs, folds, output, partition,
+def slurm_cmd(preset, splits, runs_dir, data_root, weights_dir, protocols, archs, folds, seeds, output, partition,
               account, time_limit, gpus_per_task, cpus_per_task, mem, setup, max_parallel, all_runs, overwrite,
               **params):
     """Write an sbatch array script, one task per run of the sweep."""
@@ -175,7 +205,7 @@ def slurm_cmd(preset, splits, runs_dir, data_root, weights_dir, protocols, archs
             raise CTVError("bad_option", "--seed-stream sweep (the official preset's) runs the folds one after "
                            "another in one random stream, which an array of parallel tasks cannot; use run-all, or "
                            "pass --seed-stream fold")
-        runs = _planned(splits, runs_dir, preset, protocols, archs, folds)
+        runs = _planned(splits, runs_dir, preset, protocols, archs, folds, seeds, params.get("seed"))
         gpus_defaulted = gpus_per_task is None
         if gpus_defaulted:
             gpus_per_task = 0 if cfg.device == "cpu" else 1
@@ -190,7 +220,12 @@ def slurm_cmd(preset, splits, runs_dir, data_root, weights_dir, protocols, archs
     if not runs:
         click.echo("nothing to do: every run of the sweep is finished", err=True)
         return
-    common = ["--preset", preset, "--splits", str(Path(splits).resolve()), "--runs-dir", str(Path(runs_dir).resolve())]
+    seeded = any(r.seed is not None for r in runs)
+    common = ["--preset", preset, "--splits", str(Path(splits).resolve())]
+    if seeded:  # each task's --seed and --runs-dir RUNS_DIR/seed-S come from its line of the run list
+        params.pop("seed", None)
+    else:
+        common += ["--runs-dir", str(Path(runs_dir).resolve())]
     if data_root:
         common += ["--data-root", str(Path(data_root).resolve())]
     if weights_dir:
@@ -200,6 +235,7 @@ def slurm_cmd(preset, splits, runs_dir, data_root, weights_dir, protocols, archs
     log_dir = Path(output).resolve().parent / "slurm-logs"
     log_dir.mkdir(parents=True, exist_ok=True)
     text = sbatch_script(runs, common_args=common + _as_flags(params), res=res, partition=partition,
+                         runs_root=str(Path(runs_dir).resolve()) if seeded else None,
                          account=account, time=time_limit, setup=setup, max_parallel=max_parallel,
                          log_dir=str(log_dir))
     write_text(output, text)
