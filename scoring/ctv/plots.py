@@ -258,3 +258,48 @@ def draw_learning_curves(curves: list[dict]):
 def learning_curves(curves: list[dict], path: Path, fmt: FigureFormat | None = None) -> Path:
     with drawing():  # mathtext off while the figure is drawn into the file too
         return save(draw_learning_curves(curves), path, fmt)
+
+
+@drawing()
+def draw_on_the_line(points: list[dict], fits: list[dict]):
+    """Validation (x) against cross-team test accuracy (y) on probit axes, one panel per protocol (TOTO first):
+    every (run, epoch) a dot in its architecture's colour, the fitted line, y = x dashed (no gap), R^2 and
+    each architecture's effective robustness in the legend (Miller et al. 2021, ``agrieval.scoring.ctv.on_the_line``)."""
+    from scipy.stats import norm
+
+    from agrieval.scoring.ctv.on_the_line import probit
+
+    plt = pyplot()
+    fig, axes = plt.subplots(1, len(fits), figsize=(inches(5.2 * len(fits) + 2.4), 4.6), squeeze=False)
+    ticks = np.array([1, 5, 10, 20, 30, 50, 70, 80, 90, 95, 99, 99.9])
+    for ax, fit in zip(axes[0], fits):
+        pts = [p for p in points if p["protocol"] == fit["protocol"]]
+        x_all, y_all = probit([p["val"] for p in pts]), probit([p["test"] for p in pts])
+        lo = float(min(x_all.min(), y_all.min())) - 0.25
+        hi = float(max(x_all.max(), y_all.max())) + 0.25
+        er = {a["arch"]: a["effective_robustness"] for a in fit["archs"]}
+        for arch in sorted({p["arch"] for p in pts}):
+            k = np.array([p["arch"] == arch for p in pts])
+            text = f"{label(arch)}: ER {er[arch]:+.2f} pts" if arch in er else label(arch)
+            ax.scatter(x_all[k], y_all[k], s=14, alpha=0.7, color=arch_colour(arch), label=text)
+        grid = np.linspace(lo, hi, 50)
+        ax.plot(grid, grid, color="0.5", lw=1, ls="--", label="y = x (val = test)")
+        if fit["slope"] == fit["slope"]:
+            ax.plot(grid, fit["slope"] * grid + fit["intercept"], color="black", lw=1.5,
+                    label=f"fit: slope {fit['slope']:.2f}, R² {fit['r2']:.2f}")
+        shown = ticks[(norm.ppf(ticks / 100) >= lo) & (norm.ppf(ticks / 100) <= hi)]
+        for setter in (ax.set_xticks, ax.set_yticks):
+            setter(norm.ppf(shown / 100), [f"{t:g}" for t in shown])
+        ax.set_xlim(lo, hi)
+        ax.set_ylim(lo, hi)
+        ax.set_xlabel("validation accuracy, training team(s) (%, probit scale)")
+        ax.set_ylabel("test accuracy, other team(s) (%, probit scale)")
+        ax.set_title(f"{fit['protocol']}: {fit['n_points']} points (runs x epochs)")
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=1)  # below, never over data
+    return fig
+
+
+def on_the_line(points: list[dict], fits: list[dict], path: Path, fmt: FigureFormat | None = None) -> Path:
+    with drawing():  # mathtext off while the figure is drawn into the file too
+        return save(draw_on_the_line(points, fits), path, fmt)

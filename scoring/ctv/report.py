@@ -40,7 +40,11 @@ from agrieval.scoring.runtime.atomic import write_text
 from agrieval.scoring.runtime.metrics.multiclass import validation_test_gap
 from agrieval.scoring.ctv.cross_team_matrix import CrossTeamMatrix, toto_matrices
 from agrieval.scoring.ctv.run_set import RunSet, read_runs
+from agrieval.scoring.ctv.on_the_line import fit_lines, line_points
+from agrieval.scoring.ctv.over_seeds import over_seeds
 from agrieval.scoring.ctv.runs import SPLITS
+from agrieval.scoring.ctv.seed_sections import on_the_line_section, over_seeds_rows, over_seeds_section
+from agrieval.scoring.ctv.selection_rules import PAPER_RULE, RULES
 from agrieval.scoring.ctv.summarize import Summary, json_safe, summarize
 from agrieval.scoring.ctv.summary_markdown import format_pvalue, per_team_tables, summary_tables
 from agrieval.scoring.text.tables import csv_text, fmt, markdown_table
@@ -101,7 +105,7 @@ def _planned_files(matrices: list[CrossTeamMatrix], table, plots: bool, curves: 
     """Every file ``build_report`` writes, known before the first is written (the output policy checks them all)."""
     figures = figures or FigureFormat()
     names = ["runs.csv", "cross_check.csv", "team_accuracy.csv", "results.csv", "split_accuracy.csv",
-             "learning_curves.csv", "summary.json"]
+             "learning_curves.csv", "over_seeds.csv", "on_the_line.csv", "summary.json"]
     names += [f"cross_team_{_slug(m.arch)}.csv" for m in matrices]
     if plots:
         names += [figures.name(f"plots/cross_team_{_slug(m.arch)}") for m in matrices]
@@ -109,6 +113,7 @@ def _planned_files(matrices: list[CrossTeamMatrix], table, plots: bool, curves: 
         names += [figures.name(f"plots/team_accuracy_{p}") for p in table.protocols()]
         names += [figures.name("plots/split_accuracy")]
         names += [figures.name("plots/learning_curves")] if curves else []
+        names += [figures.name("plots/accuracy_on_the_line")]
     return names + ["report.md", "report.html"]
 
 
@@ -127,10 +132,14 @@ def build_report(runs_dirs: str | Path | Sequence[str | Path], out_dir: Path, *,
     runset: RunSet = read_runs(dirs, progress)
     table = runset.results_table()
     summary = summarize(table, ddof=ddof, threshold=threshold)
+    points = line_points(runset.runs)
     matrices = toto_matrices(runset.runs)
     extra = {"split_accuracy": paper_figures.split_accuracy(runset.runs, summary.ddof),
              "learning_curves": paper_figures.learning_curves(runset.runs, summary.ddof),
              "matrix_correlation": paper_figures.matrix_correlation(matrices),
+             "selection_rules": dict(RULES), "paper_rule": PAPER_RULE,
+             "over_seeds": over_seeds(runset.runs),
+             "accuracy_on_the_line": {"fits": fit_lines(points)},
              "cross_check": {"n_checked": len(runset.checks), "n_disagree": sum(not c.ok for c in runset.checks)}}
     result = ReportResult(runset.runs, summary, matrices, extra, warnings=runset.warnings + summary.warnings)
     plan = plan or OutputPlan()
@@ -147,9 +156,9 @@ def build_report(runs_dirs: str | Path | Sequence[str | Path], out_dir: Path, *,
 
     runs = runset.runs
     write("runs.csv", csv_text(
-        ["protocol", "arch", "arch_as_written", "fold", "layout", "n_train", "n_val", "n_test", "train_acc", "val_acc",
-         "test_acc", "vtg", "source"],
-        [[r.protocol, r.arch, r.arch_raw, r.fold, r.layout, r.n["train"], r.n["val"], r.n["test"],
+        ["protocol", "arch", "arch_as_written", "fold", "seed", "layout", "n_train", "n_val", "n_test", "train_acc",
+         "val_acc", "test_acc", "vtg", "source"],
+        [[r.protocol, r.arch, r.arch_raw, r.fold, "" if r.seed is None else r.seed, r.layout, r.n["train"], r.n["val"], r.n["test"],
           fmt(r.pct("train"), FULL), fmt(r.pct("val"), FULL), fmt(r.pct("test"), FULL),
           fmt(validation_test_gap(r.pct("val"), r.pct("test")), FULL), r.source] for r in runs]))
     write("cross_check.csv", csv_text(["file", "quantity", "stored", "recomputed", "difference", "agrees"],
@@ -170,6 +179,13 @@ def build_report(runs_dirs: str | Path | Sequence[str | Path], out_dir: Path, *,
         ["protocol", "arch", "epoch", "split", "n_runs", "mean", "std", "ddof"],
         [[g["protocol"], g["arch"], g["epoch"], s, g[s]["n_runs"], fmt(g[s]["mean"], FULL), fmt(g[s]["std"], FULL),
           g["ddof"]] for g in extra["learning_curves"] for s in SPLITS if g[s]["n_runs"]]))
+    write("over_seeds.csv", csv_text(
+        ["protocol", "arch", "rule", "metric", "n_seeds", "mean", "se", "ci_low", "ci_high", "level", "interval"],
+        over_seeds_rows(extra["over_seeds"], FULL)))
+    write("on_the_line.csv", csv_text(["protocol", "arch", "fold", "seed", "epoch", "val_acc", "test_acc"],
+                                      [[p["protocol"], p["arch"], p["fold"], "" if p["seed"] is None else p["seed"],
+                                        "" if p["epoch"] is None else p["epoch"], fmt(p["val"], FULL),
+                                        fmt(p["test"], FULL)] for p in points]))
     write("summary.json", json.dumps(summary.as_dict() | json_safe(extra), indent=2, sort_keys=True) + "\n")
     for m in matrices:
         header, rows = matrix_rows(m, FULL)
@@ -195,6 +211,8 @@ def build_report(runs_dirs: str | Path | Sequence[str | Path], out_dir: Path, *,
         if extra["learning_curves"]:
             images["curves"] = figures.name("plots/learning_curves")
             P.learning_curves(extra["learning_curves"], out_dir / images["curves"], figures)
+        images["line"] = figures.name("plots/accuracy_on_the_line")
+        P.on_the_line(points, extra["accuracy_on_the_line"]["fits"], out_dir / images["line"], figures)
         result.files += sorted(images.values())
 
     ddofs = ", ".join(f"{p} ddof={d}" for p, d in summary.ddof.items())
@@ -256,6 +274,10 @@ def build_report(runs_dirs: str | Path | Sequence[str | Path], out_dir: Path, *,
                           ["Arch A", "Arch B", "Cells", "Pearson r", "p"],
                           [[c["arch_a"], c["arch_b"], c["n_cells"], fmt(c["pearson"]), format_pvalue(c["pvalue"])]
                            for c in extra["matrix_correlation"]]))
+    md.append(over_seeds_section(extra["over_seeds"], summary, digits))
+    md.append(on_the_line_section(extra["accuracy_on_the_line"]["fits"], len(points), digits))
+    if "line" in images:
+        md.append(f"![Accuracy on the line]({images['line']})\n")
     if result.warnings:
         md.append("## Warnings\n\n" + "\n".join(f"> {md_text.text(w)}" for w in result.warnings) + "\n")
     text = "\n".join(md)
