@@ -286,13 +286,18 @@ def presets_cmd(markdown):
 @click.option("--epochs", type=int, default=2, show_default=True, help='Training epochs per fold.')
 @click.option("--arch", default="tiny_cnn", show_default=True, help='Architecture of every fold (tiny_cnn runs in seconds on a CPU).')
 @click.option("--threads", type=int, default=1, show_default=True, help="torch CPU threads (0 = torch default).")
-def demo_cmd(out, teams, per_class, epochs, arch, threads):
+@click.option("--seeds", "seeds", default=None, metavar="N|S1,S2,...",
+              help="Replicates: a count N (seeds 42 .. 42 + N - 1) or a seed list; the report gives intervals over "
+                   "them [none: one seed].")
+def demo_cmd(out, teams, per_class, epochs, arch, threads, seeds):
     """Synthetic pool -> TOTO/LOTO splits -> tiny model per fold on CPU -> 'agrieval ctv report'."""
     from agrieval.baselines.ctv.demo import run_demo
 
     try:
+        from agrieval.baselines.ctv.replicates import parse_seeds
+
         code = run_demo(Path(out), teams=teams, per_class=per_class, epochs=epochs, arch=arch, threads=threads,
-                        log=_log)
+                        log=_log, seeds=parse_seeds(seeds, 42))
     except CTVError as exc:
         _fail(exc)
     raise SystemExit(code)

@@ -4,7 +4,8 @@ For each (protocol, arch, selection rule) and each seed s, over the folds (teams
 
 * ``test_acc``, ``val_acc``: mean over the folds of the run's accuracy (percent) under the rule
   (``agrieval.scoring.ctv.selection_rules``); ``vtg`` = val_acc - test_acc;
-* ``gap_to_paper_rule``: test_acc under the rule - test_acc under the paper's rule (same seed);
+* ``gap_to_paper_rule``: test_acc under the rule - test_acc under the paper's rule (same seed; not for the
+  paper's rule itself);
 * under the paper's rule only (they need the predictions): ``worst_team_acc`` = min over target
   teams t of the mean, over the runs that test on t, of the accuracy on t's images (TOTO: every
   team but the training one; LOTO: the held-out team), and ``worst_class_acc`` = min over classes c
@@ -107,8 +108,9 @@ def over_seeds(runs: list[Run], level: float = LEVEL) -> list[dict]:
                 per_seed["test_acc"].append(test)
                 per_seed["val_acc"].append(val)
                 per_seed["vtg"].append(val - test)
-                per_seed["gap_to_paper_rule"].append(test - paper_test[s])
-                if rule == PAPER_RULE:
+                if rule != PAPER_RULE:  # the paper's rule against itself: 0 by definition
+                    per_seed["gap_to_paper_rule"].append(test - paper_test[s])
+                else:
                     team, acc = worst_team(by_seed[s])
                     per_seed["worst_team_acc"].append(acc)
                     worst_names["worst_team"].append(team)

@@ -9,11 +9,17 @@ atomically):
 * ``cross_check.csv`` every number the runs stored about themselves against the
   recomputed one (``agrieval.scoring.ctv.cross_check``);
 * ``team_accuracy.csv`` one row per (run, test team);
-* ``results.csv`` the per-team table in ``ctv summarize``'s input format;
+* ``results.csv`` the per-team table in ``ctv summarize``'s input format (with several seeds, each team's
+  mean over its seeds: the paper's rule, whose tables stay exactly those of one seed);
 * ``split_accuracy.csv`` train/val/test mean and std per protocol and arch
   (the paper's Figs 4 and 10); ``learning_curves.csv`` per epoch (Figs 5 and 11);
+* ``over_seeds.csv`` per (protocol, arch, selection rule, metric) the mean, standard error and 95 %
+  Student-t interval over replicate seeds (``agrieval.scoring.ctv.over_seeds``: test/val accuracy, VTG,
+  the gap to the paper's rule, worst target team and worst class accuracy);
+* ``on_the_line.csv`` the (val, test) accuracy of every run and epoch, fitted on probit axes
+  (``agrieval.scoring.ctv.on_the_line``);
 * ``summary.json`` the ``ctv summarize`` statistics plus the above and the
-  Pearson r between architectures' TOTO matrices;
+  Pearson r between architectures' TOTO matrices (stable names: docs/ctv_reporting.md);
 * ``cross_team_<arch>.csv`` the TOTO matrices with row/column means and ranges;
 * ``plots/*.png`` with ``--plots``; ``report.md`` and ``report.html`` (images embedded).
 
