@@ -38,6 +38,15 @@ def train_options(f):
     return f
 
 
+RESUME_HINT = ("interrupted: every finished epoch is saved (last.pt in its run folder); rerun the same command to "
+               "resume: finished runs are skipped, the interrupted one goes on from its last finished epoch")
+
+
+def _interrupted():
+    click.echo(RESUME_HINT, err=True)
+    raise SystemExit(130)  # the shell's code for Ctrl-C (docs: exit codes)
+
+
 def _fail(exc: CTVError):
     click.echo(exc.render(), err=True)
     raise SystemExit(exc.exit_code)
@@ -143,6 +152,8 @@ def run_cmd(preset, splits, runs_dir, data_root, weights_dir, protocol, arch, fo
                          data_root=data_root, weights_dir=weights_dir, log=_log)
     except CTVError as exc:
         _fail(exc)
+    except KeyboardInterrupt:
+        _interrupted()
 
 
 @ctv.command("run-all")
@@ -164,10 +175,15 @@ def run_all_cmd(preset, splits, runs_dir, data_root, weights_dir, protocols, arc
                           weights_dir=weights_dir, log=_log)
     except CTVError as exc:
         _fail(exc)
+    except KeyboardInterrupt:
+        _interrupted()
     failed = [r for r in records if r.get("status") == "failed"]
     _log(f"{len(records)} runs: {len(records) - len(failed)} finished, {len(failed)} failed")
     if failed:
+        _log("next: fix what failed.json says in each failed run's folder, then rerun this command (finished runs "
+             "are skipped)")
         raise SystemExit(1)
+    _log(f"next: agrieval ctv report {shlex.quote(str(runs_dir))} --out ctv-report --plots")
 
 
 @ctv.command("slurm")

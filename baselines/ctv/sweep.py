@@ -8,15 +8,18 @@ skipped, partial ones resume from their last epoch.
 from __future__ import annotations
 
 import dataclasses
+import time
 from dataclasses import dataclass
+from statistics import mean
 from pathlib import Path
 
 from agrieval.baselines.ctv.archs import resolve_arch
+from agrieval.baselines.ctv.progress import format_duration
 from agrieval.baselines.ctv.config import TrainConfig
 from agrieval.baselines.ctv.errors import CTVError
 from agrieval.baselines.ctv.manifest import list_folds
 from agrieval.baselines.ctv.replicates import seed_root
-from agrieval.baselines.ctv.runner import run_dir, run_fold, run_status
+from agrieval.baselines.ctv.run_folders import run_dir, run_status
 
 
 @dataclass(frozen=True)
@@ -69,10 +72,14 @@ def run_all(base: TrainConfig, runs: list[PlannedRun], splits_dir, runs_dir, *, 
     ``except Exception: continue`` (S:1021) does, and recorded; the caller exits non-zero at the end.
     With ``--seed-stream sweep`` a fold right after one that ran here continues its random stream.
     """
+    from agrieval.baselines.ctv.runner import run_fold  # torch: only when something trains
+
     records = []
     previous: tuple | None = None
+    trained: list[float] = []  # seconds of each run trained (or resumed) here: the sweep's ETA
     for i, r in enumerate(runs, 1):
         log(f"[{i}/{len(runs)}] {r.name} ({r.status})")
+        started = time.perf_counter()
         cfg = dataclasses.replace(base, protocol=r.protocol, arch=r.arch, fold=r.fold,
                                   seed=base.seed if r.seed is None else r.seed)
         # the previous fold of this sweep trained (or failed) here: the generators are where it left them
@@ -83,6 +90,12 @@ def run_all(base: TrainConfig, runs: list[PlannedRun], splits_dir, runs_dir, *, 
                                     **kw))
             if records[-1].get("status") == "skipped":
                 previous = None  # a finished fold hands its stream on through stream_after.pt only
+            else:
+                trained.append(time.perf_counter() - started)
+                left = sum(q.status != "done" for q in runs[i:])
+                if left:
+                    log(f"sweep: {i}/{len(runs)} runs; {left} to train, ETA {format_duration(left * mean(trained))} "
+                        f"(at the mean {format_duration(mean(trained))} per run so far)")
             stale = r.path / FAILED
             if stale.is_file():
                 stale.unlink()  # our own record of an earlier failure of this run, now finished
