@@ -204,13 +204,22 @@ def draw_learning_curves(curves: list[dict]):
     from matplotlib.ticker import MaxNLocator
 
     plt = pyplot()
-    keys = sorted({(g["protocol"], g["arch"]) for g in curves})
-    fig, axes = plt.subplots(1, len(keys), figsize=(inches(4.5 * len(keys) + 1.6), 3.8), squeeze=False,
-                             sharey=True)
+    order = ("TOTO", "LOTO")  # the paper's order: TOTO (its Fig 5) before LOTO (Fig 11)
+    protocols = sorted({g["protocol"] for g in curves}, key=lambda p: (order.index(p) if p in order else 2, p))
+    archs = sorted({g["arch"] for g in curves})
+    # a grid as the paper's figures: one row per protocol, one column per architecture
+    fig, grid = plt.subplots(len(protocols), len(archs), figsize=(inches(4.2 * len(archs) + 2.2),
+                                                                  3.3 * len(protocols) + 0.4),
+                             squeeze=False, sharey=True, sharex=True)
     drawn: list[str] = []
     lows, highs = [], []
-    for ax, (protocol, arch) in zip(axes[0], keys):
+    for (r, protocol), (c, arch) in ((rc, ac) for rc in enumerate(protocols) for ac in enumerate(archs)):
+        ax = grid[r][c]
         rows = [g for g in curves if (g["protocol"], g["arch"]) == (protocol, arch)]
+        if not rows:
+            ax.text(0.5, 0.5, f"no {protocol} runs of {label(arch)}", transform=ax.transAxes, ha="center",
+                    fontsize=8, color="0.35")
+            continue
         missing = []
         for split in ("train", "val", "test"):
             pts = [(g["epoch"], g[split]["mean"], g[split]["std"]) for g in rows if g[split]["n_runs"]]
@@ -232,8 +241,10 @@ def draw_learning_curves(curves: list[dict]):
         if missing:
             ax.text(0.02, 0.02, "not recorded: " + ", ".join(missing) + (" (run without --eval-test-every-epoch)" if missing == ["test"] else ""), transform=ax.transAxes, fontsize=7,
                     color="0.35", ha="left", va="bottom")
-        ax.set_title(f"{protocol} {label(arch)} (ddof={rows[0]['ddof']})")
-        ax.set_xlabel("epoch")
+        ax.set_title(f"{protocol} {label(arch)} ({len({g['epoch'] for g in rows})} epochs, ddof={rows[0]['ddof']})",
+                     fontsize=10)
+        if r == len(protocols) - 1:
+            ax.set_xlabel("epoch")
         # epochs are whole numbers: ticks at the epochs themselves when few, else whole numbers only (no 1.5)
         epochs = sorted({g["epoch"] for g in rows})
         if len(epochs) <= 12:
@@ -243,15 +254,16 @@ def draw_learning_curves(curves: list[dict]):
         if len(epochs) == 1:
             ax.set_xlim(epochs[0] - 0.5, epochs[0] + 0.5)
         ax.grid(alpha=0.3)
-    axes[0][0].set_ylabel("accuracy (%)")
+    for row in grid:
+        row[0].set_ylabel("accuracy (%)")
     if lows:  # one range for every panel, from the lowest band to the highest, with a margin
         pad = max(1.0, 0.05 * (max(highs) - min(lows)))
-        axes[0][0].set_ylim(max(0.0, min(lows) - pad), max(highs) + pad)
+        grid[0][0].set_ylim(max(0.0, min(lows) - pad), max(highs) + pad)
     # a swatch per split as drawn: its line over its band, in its colour
     handles = [(Patch(facecolor=SPLIT_COLOURS[s], alpha=0.2, lw=0), Line2D([], [], color=SPLIT_COLOURS[s]))
                for s in drawn]
     names = [f"{s}: mean over runs,\nband ± std over runs" for s in drawn]
-    axes[0][-1].legend(handles, names, fontsize=8, **_OUTSIDE)  # one legend, beside the last panel
+    grid[0][-1].legend(handles, names, fontsize=8, **_OUTSIDE)  # one legend, beside the first row
     return fig
 
 
