@@ -306,7 +306,9 @@ def draw_on_the_line(points: list[dict], fits: list[dict]):
         ax.set_ylim(lo, hi)
         ax.set_xlabel("validation accuracy, training team(s) (%, probit scale)")
         ax.set_ylabel("test accuracy, other team(s) (%, probit scale)")
-        ax.set_title(f"{fit['protocol']}: {fit['n_points']} points (runs x epochs)")
+        n_runs = len({(p["arch"], p["fold"], p["seed"]) for p in pts})
+        kind = "final points of" if all(p["epoch"] is None for p in pts) else "epochs of"
+        ax.set_title(f"{fit['protocol']}: {fit['n_points']} points ({kind} {n_runs} runs)")
         ax.grid(alpha=0.3)
         ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=1)  # below, never over data
     return fig
