@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Redraw the committed figures in docs/img/: the tiling figures (docs/plantclef.md) and the CTV demo's
-# (docs/ctv_reporting.md). The docs' own command blocks draw the same figures under out/, so pasting them never touches a tracked file; this is the one command
-# that writes docs/img/. Needs the baselines extra (`make test` installs it).
+# (docs/ctv_reporting.md). The docs' own command blocks draw the same figures under out/, so pasting them
+# never touches a tracked file; this is the one command that writes docs/img/. Needs the baselines extra (`make test` installs it).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin="${VENV:-.venv}/bin"
