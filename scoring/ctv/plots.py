@@ -276,7 +276,8 @@ def learning_curves(curves: list[dict], path: Path, fmt: FigureFormat | None = N
 def draw_on_the_line(points: list[dict], fits: list[dict]):
     """Validation (x) against cross-team test accuracy (y) on probit axes, one panel per protocol (TOTO first):
     every (run, epoch) a dot in its architecture's colour, the fitted line, y = x dashed (no gap), R^2 and
-    each architecture's effective robustness in the legend (Miller et al. 2021, ``agrieval.scoring.ctv.on_the_line``)."""
+    each architecture's effective robustness in the legend (Miller et al. 2021,
+    ``agrieval.scoring.ctv.on_the_line``)."""
     from scipy.stats import norm
 
     from agrieval.scoring.ctv.on_the_line import probit

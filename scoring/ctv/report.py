@@ -222,6 +222,7 @@ def build_report(runs_dirs: str | Path | Sequence[str | Path], out_dir: Path, *,
         result.files += sorted(images.values())
 
     ddofs = ", ".join(f"{p} ddof={d}" for p, d in summary.ddof.items())
+    seeded = len(runset.seeds()) > 1
     layouts = sorted({r.layout for r in runs})
     # Every name below comes from the run files: text, never markup (agrieval.scoring.text.markdown).
     renamed = sorted({f"{md_text.code(r.arch_raw)} → {md_text.code(r.arch)}" for r in runs if r.arch_raw != r.arch})
@@ -229,7 +230,13 @@ def build_report(runs_dirs: str | Path | Sequence[str | Path], out_dir: Path, *,
           + ", ".join(md_text.code(d) for d in dirs) + f" (layouts: {', '.join(layouts)}). "
           "Accuracies (%) are recomputed from each run's predictions as 100 × correct / images; "
           f"VTG = val acc − test acc. Every std is sqrt(Σ(x − mean)² / (n − ddof)) with {ddofs} "
-          "(the paper's Table 6 used ddof 0, its Table 7 ddof 1).\n"]
+          "(the paper's Table 6 used ddof 0, its Table 7 ddof 1). "
+          f"Model selection: every number is under the **{PAPER_RULE}** rule (each run's epoch with the best "
+          "validation accuracy on its training team(s), the paper's) unless its table names another rule; "
+          "the rules side by side are in *Replicates, selection rules and worst groups*."
+          + (f" With {len(runset.seeds())} seeds: the per-team tables, the matrices and the Summary use each "
+             "team's mean over its seeds; the Runs table lists every run, and the train/val/test and learning-"
+             "curve tables are over all runs (folds × seeds)." if seeded else "") + "\n"]
     if renamed:
         md.append("Architecture names in one vocabulary: " + ", ".join(renamed) + ".\n")
     md.append("## Numbers stored by the runs\n\n" + summary_line(runset.checks) + " Every check is in "
@@ -240,11 +247,12 @@ def build_report(runs_dirs: str | Path | Sequence[str | Path], out_dir: Path, *,
                                  [[c.file, c.quantity, "" if c.stored is None else repr(c.stored),
                                    "" if c.recomputed is None else repr(c.recomputed), f"{c.difference:.3g}"]
                                   for c in bad]))
+    seed_col = ["Seed"] if seeded else []  # a one-seed report keeps the paper's columns
     md.append("## Runs\n\n" + RUNS_COLUMNS + "\n\n" + markdown_table(
-        ["Protocol", "Arch", "Fold", "Layout", "Train images", "Val images", "Test images", "Train acc", "Val acc",
-         "Test acc", "VTG"],
-        [[r.protocol, r.arch, r.fold, r.layout, r.n["train"] or NO_TRAIN, r.n["val"], r.n["test"],
-          fmt(r.pct("train"), digits), fmt(r.pct("val"), digits), fmt(r.pct("test"), digits),
+        ["Protocol", "Arch", "Fold", *seed_col, "Layout", "Train images", "Val images", "Test images", "Train acc",
+         "Val acc", "Test acc", "VTG"],
+        [[r.protocol, r.arch, r.fold, *([r.seed] if seeded else []), r.layout, r.n["train"] or NO_TRAIN, r.n["val"],
+          r.n["test"], fmt(r.pct("train"), digits), fmt(r.pct("val"), digits), fmt(r.pct("test"), digits),
           fmt(validation_test_gap(r.pct("val"), r.pct("test")), digits)]
          for r in runs]))
     md.append("## Train, val and test accuracy (the paper's Figs 4 and 10)\n\nMean ± std over the runs of each "
@@ -299,7 +307,8 @@ def build_report(runs_dirs: str | Path | Sequence[str | Path], out_dir: Path, *,
 NO_TRAIN = "no train predictions"  # a run without train-split predictions has no train count, not 0 images
 RUNS_COLUMNS = ("Columns: **Protocol** TOTO (train on one team) or LOTO (leave one team out); **Arch** the "
                 "architecture; **Fold** the team the run is named for (TOTO: its training team, LOTO: its held-out "
-                "team); **Layout** which files the run was read from (`agrieval` baselines or `agri_script`, the "
+                "team); **Seed** (only with several seeds) the base seed the run recorded; **Layout** which "
+                "files the run was read from (`agrieval` baselines or `agri_script`, the "
                 "public script's outputs); **Train images**, **Val images**, **Test images** the images with a "
                 f"prediction in that split (\"{NO_TRAIN}\": the run wrote none for the train split, so its train "
                 "accuracy is blank); **Train acc**, **Val acc**, **Test acc** 100 × correct / images of that split, in %; "

@@ -176,8 +176,8 @@ def test_one_seed_gives_no_interval_and_a_rule_without_history_no_number(tmp_pat
 
     for fold in ("a", "b", "c"):
         others = [t for t in ("a", "b", "c") if t != fold]
-        write_run(tmp_path / "runs", "toto", "net", fold, {(fold, "val"): (3, 4), **{(t, "test"): (1, 4) for t in others}},
-                  {"base_seed": 7})
+        outcomes = {(fold, "val"): (3, 4), **{(t, "test"): (1, 4) for t in others}}
+        write_run(tmp_path / "runs", "toto", "net", fold, outcomes, {"base_seed": 7})
     build_report(tmp_path / "runs", tmp_path / "report")
     summary = json.loads((tmp_path / "report" / "summary.json").read_text())
     paper = _entry(summary, "TOTO", "net", "training_team_val")
