@@ -185,3 +185,27 @@ def test_one_seed_gives_no_interval_and_a_rule_without_history_no_number(tmp_pat
     last = _entry(summary, "TOTO", "net", "last_epoch")
     assert last["metrics"] == {} and last["n_runs_without"] == 3
     assert "3 of 3 runs have no per-epoch test accuracy" in (tmp_path / "report" / "report.md").read_text()
+
+
+def test_the_documented_json_names_are_the_reports(study):
+    """docs/ctv_reporting.md lists the stable names of summary.json; each is in the report, and each metric,
+    rule and fit field the report writes is named there."""
+    import re
+
+    from agrieval.scoring.ctv.over_seeds import METRICS
+    from agrieval.scoring.ctv.selection_rules import RULES
+
+    _, summary, _ = study
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "ctv_reporting.md").read_text(encoding="utf-8")
+    table = doc.split("## Stable names", 1)[1]
+    documented = re.findall(r"^\| `([a-z_]+)", table, flags=re.M)
+    assert documented and all(k in summary for k in documented), documented
+    names = set(re.findall(r"`([a-z_0-9.]+)`", table))
+    assert set(METRICS) <= names and set(RULES) <= names
+    entry = summary["over_seeds"][0]
+    per_seed_names = {"worst_team_per_seed", "worst_class_per_seed"}  # documented as over_seeds[].<name>
+    assert set(entry) - {"metrics", "protocol", "arch", "rule"} <= names | per_seed_names
+    assert all(f"over_seeds[].{n}" in table or f"`{n}`" in table for n in per_seed_names)
+    assert set(entry["metrics"]["test_acc"]) <= names
+    fit = summary["accuracy_on_the_line"]["fits"][0]
+    assert set(fit) - {"protocol", "archs"} <= names and set(fit["archs"][0]) <= names
