@@ -222,7 +222,7 @@ def build_report(runs_dirs: str | Path | Sequence[str | Path], out_dir: Path, *,
         result.files += sorted(images.values())
 
     ddofs = ", ".join(f"{p} ddof={d}" for p, d in summary.ddof.items())
-    seeded = len(runset.seeds()) > 1
+    seeded = runset.seeds_per_fold() > 1  # replicates (the two layouts side by side are not)
     layouts = sorted({r.layout for r in runs})
     # Every name below comes from the run files: text, never markup (agrieval.scoring.text.markdown).
     renamed = sorted({f"{md_text.code(r.arch_raw)} → {md_text.code(r.arch)}" for r in runs if r.arch_raw != r.arch})
@@ -234,7 +234,7 @@ def build_report(runs_dirs: str | Path | Sequence[str | Path], out_dir: Path, *,
           f"Model selection: every number is under the **{PAPER_RULE}** rule (each run's epoch with the best "
           "validation accuracy on its training team(s), the paper's) unless its table names another rule; "
           "the rules side by side are in *Replicates, selection rules and worst groups*."
-          + (f" With {len(runset.seeds())} seeds: the per-team tables, the matrices and the Summary use each "
+          + (f" With up to {runset.seeds_per_fold()} seeds per fold: the per-team tables, the matrices and the Summary use each "
              "team's mean over its seeds; the Runs table lists every run, and the train/val/test and learning-"
              "curve tables are over all runs (folds × seeds)." if seeded else "") + "\n"]
     if renamed:

@@ -30,7 +30,7 @@ def interval_cell(stat: dict | None, digits: int) -> str:
 
 
 def over_seeds_section(entries: list[dict], summary: Summary, digits: int) -> str:
-    seeds = sorted({str(s) for e in entries for s in e["seeds"]})
+    seeds = sorted({"not recorded" if s is None else str(s) for e in entries for s in e["seeds"]})
     n = max((len(e["seeds"]) for e in entries), default=0)
     level = next((v["level"] for e in entries for v in e["metrics"].values()), 0.95)
     out = ["## Replicates, selection rules and worst groups\n",

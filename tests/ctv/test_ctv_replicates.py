@@ -209,3 +209,17 @@ def test_the_documented_json_names_are_the_reports(study):
     assert set(entry["metrics"]["test_acc"]) <= names
     fit = summary["accuracy_on_the_line"]["fits"][0]
     assert set(fit) - {"protocol", "archs"} <= names and set(fit["archs"][0]) <= names
+
+
+def test_one_seed_per_fold_keeps_the_paper_tables(tmp_path):
+    """The examples (agrieval runs without a recorded seed beside the public script's tree) are one seed per
+    fold: no Seed column, no interval, and results.csv is the runs' own numbers."""
+    examples = Path(__file__).resolve().parents[2] / "examples" / "ctv" / "runs"
+    build_report(examples, tmp_path / "rep")
+    text = (tmp_path / "rep" / "report.md").read_text()
+    assert "| Seed |" not in text and "seeds per fold" not in text and "Seeds: not recorded (1 per group)" in text
+    summary = json.loads((tmp_path / "rep" / "summary.json").read_text())
+    assert all(e["seeds"] == [None] for e in summary["over_seeds"])
+    runs = {(r["protocol"], r["arch"], r["fold"]): r for r in csv.DictReader((tmp_path / "rep" / "runs.csv").open())}
+    for r in csv.DictReader((tmp_path / "rep" / "results.csv").open()):
+        assert r["test_acc"] == runs[(r["protocol"], r["arch"], r["team"])]["test_acc"]
