@@ -17,7 +17,10 @@ Where things are:
 * ``checkpoint``   ``last.pt`` / ``best.pt``
 * ``outputs``      ``predictions.csv``, ``history.jsonl``, ``run.json``
 * ``runner``       ``run_fold``: one run end to end, with skip and resume
-* ``sweep``, ``slurm``     protocols x archs x folds; the sbatch array script
+* ``run_folders``  where a run's files go and its state (done / partial / pending), without torch
+* ``progress``     progress lines for logs, durations for the sweep's ETA
+* ``replicates``   ``--seeds``: one runs folder per seed (``RUNS_DIR/seed-S``)
+* ``sweep``, ``slurm``     [seeds x] protocols x archs x folds; the sbatch array script
 * ``demo``, ``smoke``      the embedded CPU demo; the CUDA smoke check
 * ``cli``          ``agrieval baselines ctv ...``
 """
