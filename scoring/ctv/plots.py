@@ -20,6 +20,7 @@ import numpy as np
 from agrieval.scoring.ctv.arch_colours import SPLIT_COLOURS, arch_colour
 from agrieval.scoring.ctv.cross_team_matrix import CrossTeamMatrix
 from agrieval.scoring.ctv.results_table import ResultsTable
+from agrieval.scoring.ctv.selection_rules import PAPER_RULE
 from agrieval.scoring.text.plot import MAX_TICK_LABELS, drawing, inches, label, set_ticks
 from agrieval.scoring.text.tables import fmt as number_text
 from agrieval.scoring.writing.figures import FigureFormat, pyplot, save
@@ -27,6 +28,7 @@ from agrieval.scoring.writing.figures import FigureFormat, pyplot, save
 # the box plot's parts, named once (the legend's handles are drawn with the same), in no architecture's colour
 _MEDIAN, _MEAN = "black", "white"
 _OUTSIDE = {"loc": "upper left", "bbox_to_anchor": (1.02, 1.0), "borderaxespad": 0.0}  # right of the axes
+RULE = f"model selection: {PAPER_RULE}"  # every figure of one number per run names the rule that chose its epoch
 
 
 def shared_scale(matrices: Sequence[CrossTeamMatrix]) -> tuple[float, float]:
@@ -64,7 +66,7 @@ def draw_heatmap(m: CrossTeamMatrix, scale: tuple[float, float] | None = None, d
     set_ticks(ax.set_yticks, range(n), m.teams)
     ax.set_xlabel("test team")
     ax.set_ylabel("training team")
-    ax.set_title(f"TOTO cross-team accuracy (%), {label(m.arch)}\n(diagonal: own-team validation, grey)")
+    ax.set_title(f"TOTO cross-team accuracy (%), {label(m.arch)}\n(diagonal: own-team validation, grey; {RULE})")
     fig.colorbar(im, ax=ax, fraction=0.046, pad=0.04, label="accuracy (%), one scale for all the heatmaps")
     return fig
 
@@ -98,7 +100,7 @@ def draw_vtg_distribution(table: ResultsTable):
         ax.scatter(k + rng.uniform(-0.12, 0.12, len(d)), d, s=14, alpha=0.7, color=arch_colour(arch), zorder=3)
     ax.axhline(0, color="0.5", lw=0.8, ls="--")
     ax.set_ylabel("VTG = val acc - test acc (points)")
-    ax.set_title("Validation-test gap per team")
+    ax.set_title(f"Validation-test gap per team ({RULE})")
     ax.grid(axis="y", alpha=0.3)
     handles = [Line2D([], [], ls="", marker="o", color=arch_colour(a), alpha=0.7, markersize=4,
                       label=f"one team (its run), {label(a)}") for a in dict.fromkeys(archs)]
@@ -146,7 +148,7 @@ def draw_team_bars(table: ResultsTable, protocol: str):
     role = "training team" if protocol == "TOTO" else "held-out team"
     ax.set_xlabel(role)
     ax.set_ylabel("accuracy (%)")
-    ax.set_title(f"{protocol}: test accuracy per {role} (bars) and validation accuracy (ticks)")
+    ax.set_title(f"{protocol}: test accuracy per {role} (bars) and validation accuracy (ticks)\n{RULE}")
     ax.legend(fontsize=8, **_OUTSIDE)
     ax.grid(axis="y", alpha=0.3)
     return fig
@@ -180,7 +182,7 @@ def draw_split_bars(split_accuracy: list[dict]):
     ax.set_ylabel("accuracy (%)")
     ax.set_ylim(0, 102)
     ddofs = sorted({f"{g['protocol']} ddof={g['ddof']}" for g in split_accuracy})
-    ax.set_title(f"Train / val / test accuracy, mean ± std over runs ({', '.join(ddofs)})")
+    ax.set_title(f"Train / val / test accuracy, mean ± std over runs ({', '.join(ddofs)})\n{RULE}")
     # the error bars' own legend entry, drawn as they are (an empty error bar: nothing on the axes)
     ax.errorbar([np.nan], [np.nan], yerr=[1.0], fmt="none", ecolor="black", capsize=3, label="± std over runs")
     ax.legend(fontsize=8, **_OUTSIDE)
@@ -309,7 +311,8 @@ def draw_on_the_line(points: list[dict], fits: list[dict]):
         ax.set_ylabel("test accuracy, other team(s) (%, probit scale)")
         n_runs = len({(p["arch"], p["fold"], p["seed"]) for p in pts})
         kind = "final points of" if all(p["epoch"] is None for p in pts) else "epochs of"
-        ax.set_title(f"{fit['protocol']}: {fit['n_points']} points ({kind} {n_runs} runs)")
+        ax.set_title(f"{fit['protocol']}: {fit['n_points']} points ({kind} {n_runs} runs)"
+                     + ("" if kind.startswith("final") else ", no selection"))
         ax.grid(alpha=0.3)
         ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=1)  # below, never over data
     return fig

@@ -223,3 +223,27 @@ def test_one_seed_per_fold_keeps_the_paper_tables(tmp_path):
     runs = {(r["protocol"], r["arch"], r["fold"]): r for r in csv.DictReader((tmp_path / "rep" / "runs.csv").open())}
     for r in csv.DictReader((tmp_path / "rep" / "results.csv").open()):
         assert r["test_acc"] == runs[(r["protocol"], r["arch"], r["team"])]["test_acc"]
+
+
+def test_every_figure_names_its_selection_rule(study):
+    """A figure of one number per run says which rule chose the epoch; the line figure says it has none."""
+    from agrieval.scoring.ctv import plots
+    from agrieval.scoring.ctv.cross_team_matrix import toto_matrices
+    from agrieval.scoring.ctv.on_the_line import fit_lines, line_points
+    from agrieval.scoring.ctv.paper_figures import split_accuracy
+    from agrieval.scoring.ctv.run_set import read_runs
+    from agrieval.scoring.writing.figures import pyplot
+
+    _, _, out = study
+    runset = read_runs(out.parent / "runs")
+    table = runset.results_table()
+    figures = [plots.draw_heatmap(toto_matrices(runset.runs)[0]), plots.draw_vtg_distribution(table),
+               plots.draw_team_bars(table, "LOTO"), plots.draw_split_bars(split_accuracy(runset.runs, {"TOTO": 0,
+                                                                                                      "LOTO": 1}))]
+    for fig in figures:
+        assert any("model selection: training_team_val" in ax.get_title() for ax in fig.axes)
+        pyplot().close(fig)
+    pts = line_points(runset.runs)
+    fig = plots.draw_on_the_line(pts, fit_lines(pts))
+    assert all(ax.get_title().endswith("no selection") for ax in fig.axes)
+    pyplot().close(fig)
