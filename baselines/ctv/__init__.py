@@ -2,7 +2,8 @@
 
 Where things are:
 
-* ``config``       every setting (``TrainConfig``) and the named presets (paper, official, demo)
+* ``config``       every setting (``TrainConfig``, each field with its flag's help) and the named presets
+* ``options``      the training flags, generated from ``TrainConfig`` with every preset's value in the help
 * ``archs``        arch keys -> timm model names
 * ``models``       backbone + head, local weights files
 * ``manifest``     reading ``SPLITS/<protocol>/<fold>.csv`` and ``folds.json``
@@ -16,7 +17,10 @@ Where things are:
 * ``checkpoint``   ``last.pt`` / ``best.pt``
 * ``outputs``      ``predictions.csv``, ``history.jsonl``, ``run.json``
 * ``runner``       ``run_fold``: one run end to end, with skip and resume
-* ``sweep``, ``slurm``     protocols x archs x folds; the sbatch array script
+* ``run_folders``  where a run's files go and its state (done / partial / pending), without torch
+* ``progress``     progress lines for logs, durations for the sweep's ETA
+* ``replicates``   ``--seeds``: one runs folder per seed (``RUNS_DIR/seed-S``)
+* ``sweep``, ``slurm``     [seeds x] protocols x archs x folds; the sbatch array script
 * ``demo``, ``smoke``      the embedded CPU demo; the CUDA smoke check
 * ``cli``          ``agrieval baselines ctv ...``
 

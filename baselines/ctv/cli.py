@@ -17,68 +17,15 @@ from pathlib import Path
 import click
 
 from agrieval.baselines.ctv.errors import CTVError
+from agrieval.baselines.ctv.options import as_flags as _as_flags
+from agrieval.baselines.ctv.options import overrides as _overrides
+from agrieval.baselines.ctv.options import train_options as _run_settings
 from agrieval.scoring.cli.group import ContractGroup, document
 
-# (flag, config field, click kwargs). Defaults are None: "take the preset's value".
-_TRAIN_OPTIONS: list[tuple[str, str, dict]] = [
-    ("--head", "head", dict(type=click.Choice(["linear", "mlp"]), help="linear: dropout+linear; mlp: the public script's 512-unit head.")),
-    ("--head-dropout", "head_dropout", dict(type=float, help="Dropout before the head's linear layer(s) [paper: 0.3].")),
-    ("--head-hidden", "head_hidden", dict(type=int, help="Hidden units of the mlp head [512].")),
-    ("--pretrained/--no-pretrained", "pretrained", dict(default=None, help="Start from ImageNet weights (a local file) or random init.")),
-    ("--weights", "weights", dict(type=click.Path(dir_okay=False), help="Local .safetensors/.pth weights file for the arch.")),
-    ("--allow-download", "allow_download", dict(is_flag=True, default=None, help="Let timm fetch weights from the hub.")),
-    ("--epochs", "epochs", dict(type=int, help="Training epochs [20].")),
-    ("--batch-size", "batch_size", dict(type=int, help="Global batch size, split over DDP ranks [32].")),
-    ("--lr", "lr", dict(type=float, help="AdamW learning rate [1e-4].")),
-    ("--weight-decay", "weight_decay", dict(type=float, help="AdamW weight decay [1e-4].")),
-    ("--min-lr", "min_lr", dict(type=float, help="Cosine annealing floor, stepped per epoch [1e-6].")),
-    ("--grad-clip", "grad_clip", dict(type=float, help="Max gradient L2 norm; 0 = off [1.0].")),
-    ("--patience", "patience", dict(type=int, help="Stop after this many epochs without a better val accuracy; 0 = never [paper: 0; official: 30, the script's].")),
-    ("--label-smoothing", "label_smoothing", dict(type=float, help="Cross-entropy label smoothing [0].")),
-    ("--img-size", "img_size", dict(type=int, help="Input size [224].")),
-    ("--resize-size", "resize_size", dict(type=int, help="Resize before the train crop and the eval centre crop [256].")),
-    ("--resize-square/--no-resize-square", "resize_square", dict(default=None, help="Resize to (size, size) as the script, or (off) the shorter side for eval and nothing before the train crop [on].")),
-    ("--rrc-scale", "rrc_scale", dict(type=float, nargs=2, help="RandomResizedCrop area range [0.8 1.0].")),
-    ("--hflip", "hflip", dict(type=float, help="Horizontal flip probability [0.5].")),
-    ("--vflip", "vflip", dict(type=float, help="Vertical flip probability [0.3].")),
-    ("--rotation", "rotation", dict(type=float, help="Max rotation in degrees [30].")),
-    ("--color-jitter", "color_jitter", dict(type=float, nargs=4, help="Brightness contrast saturation hue [0.2 0.2 0.3 0.1].")),
-    ("--random-erasing", "random_erasing", dict(type=float, help="Random erasing probability [0.2].")),
-    ("--erasing-scale", "erasing_scale", dict(type=float, nargs=2, help="Random erasing area range, fraction of the image [0.02 0.15].")),
-    ("--erasing-ratio", "erasing_ratio", dict(type=float, nargs=2, help="Random erasing aspect ratio range [0.3 3.3].")),
-    ("--drop-last/--no-drop-last", "drop_last", dict(default=None, help="Drop the last incomplete train batch, as the script [on].")),
-    ("--mean", "mean", dict(type=float, nargs=3, help="Normalisation mean [ImageNet].")),
-    ("--std", "std", dict(type=float, nargs=3, help="Normalisation std [ImageNet].")),
-    ("--seed", "seed", dict(type=int, help="Base seed; each fold's seed derives from it and the fold name [42].")),
-    ("--deterministic", "deterministic", dict(is_flag=True, default=None, help="Deterministic kernels: two CPU runs are bit-identical.")),
-    ("--eval-test-every-epoch/--no-eval-test-every-epoch", "eval_test_every_epoch", dict(default=None, help="Record test accuracy per epoch, never used for selection (learning curves) [paper, official: on].")),
-    ("--predict-train/--no-predict-train", "predict_train", dict(default=None, help="Write train-split predictions after training (train accuracy) [on].")),
-    ("--device", "device", dict(help="auto, cpu, cuda [auto].")),
-    ("--amp", "amp", dict(type=click.Choice(["auto", "bf16", "fp16", "script", "none"]), help="Autocast: bf16; fp16 with a GradScaler; script: fp16 + GradScaler on CUDA of compute capability >= 7 [paper auto: bf16 on CUDA; official: script].")),
-    ("--channels-last", "channels_last", dict(type=click.Choice(["auto", "on", "off"]), help="[auto: on CUDA].")),
-    ("--compile/--no-compile", "compile", dict(default=None, help="torch.compile the model [paper: off; official: on, as the script].")),
-    ("--transforms", "transforms", dict(type=click.Choice(["kit", "script"]), help="kit: workers decode and resize to uint8, the augmentation runs batched on the device (agrieval.baselines.ctv.augment); script: the script's v1 ops on PIL images in the workers, erasing after Normalize [paper: kit; official: script].")),
-    ("--unreadable", "unreadable", dict(type=click.Choice(["error", "black"]), help="An undecodable image: stop, or a black image with one warning per file [paper: error; official: black].")),
-    ("--selection", "selection", dict(type=click.Choice(["kit", "script"]), help="Best epoch: kit: highest val accuracy; script: must beat 0 %, else the last epoch [paper: kit; official: script].")),
-    ("--seed-stream", "seed_stream", dict(type=click.Choice(["fold", "sweep"]), help="fold: each fold seeded from its name; sweep: the script's one stream, folds in sorted order [paper: fold; official: sweep].")),
-    ("--num-workers", "num_workers", dict(type=int, help="DataLoader worker processes [0].")),
-    ("--threads", "threads", dict(type=int, help="torch CPU threads; 0 = default [0].")),
-    ("--pin-memory", "pin_memory", dict(type=click.Choice(["auto", "on", "off"]), help="[auto: on CUDA].")),
-    ("--persistent-workers/--no-persistent-workers", "persistent_workers", dict(default=None, help="[on].")),
-    ("--cache", "cache", dict(type=click.Path(file_okay=False), help="Decode images once into a uint8 memmap in DIR.")),
-    ("--cache-size", "cache_size", dict(type=int, help="Side of the cached images [336].")),
-    ("--keep-last", "keep_last", dict(is_flag=True, default=None, help="Keep last.pt after the run finishes.")),
-    ("--dist-timeout", "dist_timeout", dict(type=float, help="Under torchrun: seconds a collective (barrier, gather, gradient all-reduce) waits for the other ranks before the run fails with collective_failed naming the rank and step [900].")),
-]
-_FIELDS = {name.split("/")[0].lstrip("-").replace("-", "_"): field for name, field, _ in _TRAIN_OPTIONS}
-
-
 def train_options(f):
-    for flag, field, kw in reversed(_TRAIN_OPTIONS):
-        decl = [flag]
-        kw = dict(kw)
-        kw.setdefault("default", None)
-        f = click.option(*decl, field, **kw)(f)
+    """The run settings' flags (generated from ``TrainConfig``: ``agrieval.baselines.ctv.options``) and the
+    options every training command shares."""
+    f = _run_settings(f)
     f = click.option("--weights-dir", type=click.Path(file_okay=False),
                      help="Folder with <timm name>.safetensors files (one per arch).")(f)
     f = click.option("--data-root", type=click.Path(file_okay=False),
@@ -91,28 +38,13 @@ def train_options(f):
     return f
 
 
-def _overrides(params: dict) -> dict:
-    return {field: params[field] for _, field, _ in _TRAIN_OPTIONS if params.get(field) is not None}
+RESUME_HINT = ("interrupted: every finished epoch is saved (last.pt in its run folder); rerun the same command to "
+               "resume: finished runs are skipped, the interrupted one goes on from its last finished epoch")
 
 
-def _as_flags(params: dict) -> list[str]:
-    """The given training flags, back as command-line words (for the sbatch script)."""
-    words: list[str] = []
-    for flag, field, kw in _TRAIN_OPTIONS:
-        v = params.get(field)
-        if v is None:
-            continue
-        on, _, off = flag.partition("/")
-        if off:
-            words.append(on if v else off)
-        elif kw.get("is_flag"):
-            if v:
-                words.append(on)
-        elif isinstance(v, (tuple, list)):
-            words += [on, *map(str, v)]
-        else:
-            words += [on, str(v)]
-    return words
+def _interrupted():
+    click.echo(RESUME_HINT, err=True)
+    raise SystemExit(130)  # the shell's code for Ctrl-C (docs: exit codes)
 
 
 def _fail(exc: CTVError):
@@ -139,19 +71,35 @@ def ctv() -> None:
     """
 
 
+SEEDS_HELP = ("Replicates: a count N (seeds --seed .. --seed + N - 1) or a comma list of seeds; seed S goes to "
+              "RUNS_DIR/seed-S/<protocol>/<arch>/<fold>/ [none: one seed, folders directly under RUNS_DIR].")
+
+
+def _seeds_option(f):
+    return click.option("--seeds", "seeds", default=None, metavar="N|S1,S2,...", help=SEEDS_HELP)(f)
+
+
 def _sweep_options(f):
+    f = _seeds_option(f)
     f = click.option("--protocols", default="toto,loto", show_default=True, help="Comma-separated.")(f)
     f = click.option("--archs", default=None, help="Comma-separated arch keys [the preset's archs].")(f)
     f = click.option("--folds", default=None, help="Comma-separated fold names [all].")(f)
     return f
 
 
-def _planned(splits, runs_dir, preset, protocols, archs, folds):
+def _seed_list(seeds: str | None, preset: str, seed: int | None) -> list[int] | None:
+    from agrieval.baselines.ctv.config import make_config
+    from agrieval.baselines.ctv.replicates import parse_seeds
+
+    return parse_seeds(seeds, make_config(preset).seed if seed is None else seed)
+
+
+def _planned(splits, runs_dir, preset, protocols, archs, folds, seeds=None, seed=None):
     from agrieval.baselines.ctv.config import preset_archs
     from agrieval.baselines.ctv.sweep import plan
 
     return plan(splits, runs_dir, _split_list(protocols, ()), _split_list(archs, preset_archs(preset)),
-                _split_list(folds, ()) or None)
+                _split_list(folds, ()) or None, _seed_list(seeds, preset, seed))
 
 
 @ctv.command("plan")
@@ -159,20 +107,22 @@ def _planned(splits, runs_dir, preset, protocols, archs, folds):
 @click.option("--runs-dir", type=click.Path(file_okay=False), default="runs", show_default=True, help='Folder of run outputs: RUNS_DIR/<protocol>/<arch>/<fold>/.')
 @click.option("--preset", default="paper", show_default=True, help='Named defaults: paper, official, demo.')
 @_sweep_options
+@click.option("--seed", type=int, default=None, help="Base seed of --seeds N [the preset's: 42].")
 @click.option("--json", "as_json", is_flag=True, help="One JSON object on stdout.")
-def plan_cmd(splits, runs_dir, preset, protocols, archs, folds, as_json):
-    """List the runs of a sweep (protocols x archs x folds) and their state."""
+def plan_cmd(splits, runs_dir, preset, protocols, archs, folds, seeds, seed, as_json):
+    """List the runs of a sweep ([seeds x] protocols x archs x folds) and their state."""
     try:
-        runs = _planned(splits, runs_dir, preset, protocols, archs, folds)
+        runs = _planned(splits, runs_dir, preset, protocols, archs, folds, seeds, seed)
     except CTVError as exc:
         _fail(exc)
     counts = {s: sum(r.status == s for r in runs) for s in ("done", "partial", "pending")}
     if as_json:
         click.echo(json.dumps({"runs": [r.as_dict() for r in runs], "counts": counts}, indent=2))
         return
-    click.echo(f"{'protocol':8}  {'arch':14}  {'fold':20}  status")
+    seeded = any(r.seed is not None for r in runs)
+    click.echo(("seed  " if seeded else "") + f"{'protocol':8}  {'arch':14}  {'fold':20}  status")
     for r in runs:
-        click.echo(f"{r.protocol:8}  {r.arch:14}  {r.fold:20}  {r.status}")
+        click.echo((f"{r.seed:<4}  " if seeded else "") + f"{r.protocol:8}  {r.arch:14}  {r.fold:20}  {r.status}")
     click.echo(f"{len(runs)} runs: {counts['done']} done, {counts['partial']} partial, {counts['pending']} pending")
 
 
@@ -181,29 +131,43 @@ def plan_cmd(splits, runs_dir, preset, protocols, archs, folds, as_json):
 @click.option("--protocol", type=click.Choice(["toto", "loto"]), required=True, help='TOTO (train on one team) or LOTO (leave one team out).')
 @click.option("--arch", required=True, help="Arch key (densenet121, swin_tiny, swin_base, tiny_cnn...) or timm name.")
 @click.option("--fold", required=True, help="Fold name (the manifest's stem, e.g. the team).")
-def run_cmd(preset, splits, runs_dir, data_root, weights_dir, protocol, arch, fold, **params):
-    """Train one run (skipped if finished, resumed if interrupted)."""
+@_seeds_option
+def run_cmd(preset, splits, runs_dir, data_root, weights_dir, protocol, arch, fold, seeds, **params):
+    """Train one run (skipped if finished, resumed if interrupted); with --seeds, one per seed."""
+    import dataclasses
+
     from agrieval.baselines.ctv.config import make_config
+    from agrieval.baselines.ctv.replicates import parse_seeds, seed_root
     from agrieval.baselines.ctv.runner import run_fold
 
     try:
         cfg = make_config(preset, protocol=protocol, arch=arch, fold=fold, **_overrides(params))
-        run_fold(cfg, splits, runs_dir, data_root=data_root, weights_dir=weights_dir, log=_log)
+        replicates = parse_seeds(seeds, cfg.seed)
+        for seed in replicates or [None]:
+            if seed is None:
+                run_fold(cfg, splits, runs_dir, data_root=data_root, weights_dir=weights_dir, log=_log)
+            else:
+                _log(f"seed {seed}")
+                run_fold(dataclasses.replace(cfg, seed=seed), splits, seed_root(runs_dir, seed),
+                         data_root=data_root, weights_dir=weights_dir, log=_log)
     except CTVError as exc:
         _fail(exc)
+    except KeyboardInterrupt:
+        _interrupted()
 
 
 @ctv.command("run-all")
 @train_options
 @_sweep_options
 @click.option("--keep-going/--stop-on-error", default=None, help="Report a failed run and go on with the next (exit 1 at the end) [paper: stop; official: keep going, as the script].")
-def run_all_cmd(preset, splits, runs_dir, data_root, weights_dir, protocols, archs, folds, keep_going, **params):
+def run_all_cmd(preset, splits, runs_dir, data_root, weights_dir, protocols, archs, folds, seeds, keep_going,
+                **params):
     """Run a sweep in order; finished runs are skipped, partial ones resume."""
     from agrieval.baselines.ctv.config import make_config
     from agrieval.baselines.ctv.sweep import run_all
 
     try:
-        runs = _planned(splits, runs_dir, preset, protocols, archs, folds)
+        runs = _planned(splits, runs_dir, preset, protocols, archs, folds, seeds, params.get("seed"))
         base = make_config(preset, fold="-", **_overrides(params))
         if keep_going is None:
             keep_going = preset == "official"
@@ -211,10 +175,15 @@ def run_all_cmd(preset, splits, runs_dir, data_root, weights_dir, protocols, arc
                           weights_dir=weights_dir, log=_log)
     except CTVError as exc:
         _fail(exc)
+    except KeyboardInterrupt:
+        _interrupted()
     failed = [r for r in records if r.get("status") == "failed"]
     _log(f"{len(records)} runs: {len(records) - len(failed)} finished, {len(failed)} failed")
     if failed:
+        _log("next: fix what failed.json says in each failed run's folder, then rerun this command (finished runs "
+             "are skipped)")
         raise SystemExit(1)
+    _log(f"next: agrieval ctv report {shlex.quote(str(runs_dir))} --out ctv-report --plots")
 
 
 @ctv.command("slurm")
@@ -231,7 +200,7 @@ def run_all_cmd(preset, splits, runs_dir, data_root, weights_dir, protocols, arc
 @click.option("--max-parallel", type=int, help="At most this many array tasks at once.")
 @click.option("--all-runs", is_flag=True, help="Include finished runs (they are skipped at run time anyway).")
 @click.option("--overwrite", is_flag=True, help="Replace an existing --output script.")
-def slurm_cmd(preset, splits, runs_dir, data_root, weights_dir, protocols, archs, folds, output, partition,
+def slurm_cmd(preset, splits, runs_dir, data_root, weights_dir, protocols, archs, folds, seeds, output, partition,
               account, time_limit, gpus_per_task, cpus_per_task, mem, setup, max_parallel, all_runs, overwrite,
               **params):
     """Write an sbatch array script, one task per run of the sweep."""
@@ -252,7 +221,7 @@ def slurm_cmd(preset, splits, runs_dir, data_root, weights_dir, protocols, archs
             raise CTVError("bad_option", "--seed-stream sweep (the official preset's) runs the folds one after "
                            "another in one random stream, which an array of parallel tasks cannot; use run-all, or "
                            "pass --seed-stream fold")
-        runs = _planned(splits, runs_dir, preset, protocols, archs, folds)
+        runs = _planned(splits, runs_dir, preset, protocols, archs, folds, seeds, params.get("seed"))
         gpus_defaulted = gpus_per_task is None
         if gpus_defaulted:
             gpus_per_task = 0 if cfg.device == "cpu" else 1
@@ -267,7 +236,12 @@ def slurm_cmd(preset, splits, runs_dir, data_root, weights_dir, protocols, archs
     if not runs:
         click.echo("nothing to do: every run of the sweep is finished", err=True)
         return
-    common = ["--preset", preset, "--splits", str(Path(splits).resolve()), "--runs-dir", str(Path(runs_dir).resolve())]
+    seeded = any(r.seed is not None for r in runs)
+    common = ["--preset", preset, "--splits", str(Path(splits).resolve())]
+    if seeded:  # each task's --seed and --runs-dir RUNS_DIR/seed-S come from its line of the run list
+        params.pop("seed", None)
+    else:
+        common += ["--runs-dir", str(Path(runs_dir).resolve())]
     if data_root:
         common += ["--data-root", str(Path(data_root).resolve())]
     if weights_dir:
@@ -277,6 +251,7 @@ def slurm_cmd(preset, splits, runs_dir, data_root, weights_dir, protocols, archs
     log_dir = Path(output).resolve().parent / "slurm-logs"
     log_dir.mkdir(parents=True, exist_ok=True)
     text = sbatch_script(runs, common_args=common + _as_flags(params), res=res, partition=partition,
+                         runs_root=str(Path(runs_dir).resolve()) if seeded else None,
                          account=account, time=time_limit, setup=setup, max_parallel=max_parallel,
                          log_dir=str(log_dir))
     write_text(output, text)
@@ -327,13 +302,18 @@ def presets_cmd(markdown):
 @click.option("--epochs", type=int, default=2, show_default=True, help='Training epochs per fold.')
 @click.option("--arch", default="tiny_cnn", show_default=True, help='Architecture of every fold (tiny_cnn runs in seconds on a CPU).')
 @click.option("--threads", type=int, default=1, show_default=True, help="torch CPU threads (0 = torch default).")
-def demo_cmd(out, teams, per_class, epochs, arch, threads):
+@click.option("--seeds", "seeds", default=None, metavar="N|S1,S2,...",
+              help="Replicates: a count N (seeds 42 .. 42 + N - 1) or a seed list; the report gives intervals over "
+                   "them [none: one seed].")
+def demo_cmd(out, teams, per_class, epochs, arch, threads, seeds):
     """Synthetic pool -> TOTO/LOTO splits -> tiny model per fold on CPU -> 'agrieval ctv report'."""
     from agrieval.baselines.ctv.demo import run_demo
 
     try:
+        from agrieval.baselines.ctv.replicates import parse_seeds
+
         code = run_demo(Path(out), teams=teams, per_class=per_class, epochs=epochs, arch=arch, threads=threads,
-                        log=_log)
+                        log=_log, seeds=parse_seeds(seeds, 42))
     except CTVError as exc:
         _fail(exc)
     raise SystemExit(code)

@@ -21,78 +21,100 @@ IMAGENET_STD = (0.229, 0.224, 0.225)
 AMP_CHOICES = ("auto", "bf16", "fp16", "script", "none")
 
 
+def _setting(default, help: str, **cli):
+    """A setting of the run and its command-line flag in one place (``agrieval.baselines.ctv.options`` turns
+    each into a click option whose help ends with every preset's value, read from ``PRESETS``). ``cli`` keys:
+    ``choices``; ``flags`` (a bool's on and off flags); ``flag_only`` (a bool set by its flag alone);
+    ``path`` ("file" or "dir"); ``metavar``."""
+    return field(default=default, metadata={"help": help, **cli})
+
+
 @dataclass
 class TrainConfig:
-    # what to train
+    # what to train (the commands' own options, not flags of the run settings)
     preset: str = "paper"
     protocol: str = "toto"
     arch: str = "densenet121"
     fold: str = ""
     # model
-    head: str = "linear"           # "linear": dropout + linear; "mlp": dropout, 512, ReLU, BN, dropout, linear
-    head_dropout: float = 0.3
-    head_hidden: int = 512
-    pretrained: bool = True
-    weights: str | None = None     # local .safetensors/.pth file
-    allow_download: bool = False
+    head: str = _setting("linear", "linear: dropout + linear; mlp: the public script's Dropout-Linear(512)-ReLU-"
+                         "BatchNorm1d-Dropout-Linear head.", choices=("linear", "mlp"))
+    head_dropout: float = _setting(0.3, "Dropout before the head's linear layer(s).")
+    head_hidden: int = _setting(512, "Hidden units of the mlp head.")
+    pretrained: bool = _setting(True, "Start from ImageNet weights (a local file) or random init.",
+                                flags=("--pretrained", "--no-pretrained"))
+    weights: str | None = _setting(None, "Local .safetensors/.pth weights file for the arch.", path="file")
+    allow_download: bool = _setting(False, "Let timm fetch weights from the hub.", flag_only=True)
     # optimisation
-    epochs: int = 20
-    batch_size: int = 32           # global: split over DDP ranks
-    lr: float = 1e-4
-    weight_decay: float = 1e-4
-    min_lr: float = 1e-6           # cosine annealing floor, stepped once per epoch
-    grad_clip: float = 1.0         # max L2 norm of all gradients; 0 disables
-    patience: int = 0              # stop after this many epochs without a better val accuracy; 0: never
-    #                                (the script's EARLY_STOPPING_PATIENCE = 30: no effect up to 30 epochs)
-    label_smoothing: float = 0.0
+    epochs: int = _setting(20, "Training epochs.")
+    batch_size: int = _setting(32, "Global batch size, split over DDP ranks.")
+    lr: float = _setting(1e-4, "AdamW learning rate.")
+    weight_decay: float = _setting(1e-4, "AdamW weight decay.")
+    min_lr: float = _setting(1e-6, "Cosine annealing floor, stepped once per epoch.")
+    grad_clip: float = _setting(1.0, "Max L2 norm of all gradients; 0 = off.")
+    # the script's EARLY_STOPPING_PATIENCE = 30 has no effect up to 30 epochs
+    patience: int = _setting(0, "Stop after this many epochs without a better val accuracy; 0 = never.")
+    label_smoothing: float = _setting(0.0, "Cross-entropy label smoothing.")
     # input and augmentation: the public script's get_transforms() values (S:320-345)
-    img_size: int = 224
-    resize_size: int = 256
-    resize_square: bool = True     # Resize((r, r)) before the train crop and the eval centre crop, as the script;
-    #                                off: no resize before the train crop, eval resizes the shorter side to r
-    rrc_scale: tuple[float, float] = (0.8, 1.0)
-    hflip: float = 0.5
-    vflip: float = 0.3
-    rotation: float = 30.0
-    color_jitter: tuple[float, float, float, float] = (0.2, 0.2, 0.3, 0.1)
-    random_erasing: float = 0.2
-    erasing_scale: tuple[float, float] = (0.02, 0.15)  # erased area, as a fraction of the image
-    erasing_ratio: tuple[float, float] = (0.3, 3.3)    # aspect ratio range (torchvision's default, the script's)
-    drop_last: bool = True         # drop the last incomplete train batch (the script: avoids BatchNorm on 1 image)
-    mean: tuple[float, float, float] = IMAGENET_MEAN
-    std: tuple[float, float, float] = IMAGENET_STD
-    # "kit": the workers decode and resize to uint8; the augmentation, normalisation and erasing run batched
-    # on the model's device (agrieval.baselines.ctv.augment);
-    # "script": the script's v1 ops on PIL images, ToTensor + Normalize on the CPU, RandomErasing after
-    # Normalize with value 0 (agrieval.baselines.ctv.script_transforms); the eval tensors differ by ~1 grey level
-    transforms: str = "kit"
-    unreadable: str = "error"      # "error": an undecodable image stops the run; "black": the script's black image
-    # "kit": the first epoch with the highest val accuracy (epoch 1 when every epoch scores 0);
-    # "script": an epoch must beat 0 % (best starts at 0.0), and when none does the last epoch is kept
-    selection: str = "kit"
-    # "fold": each fold seeds itself from sha256(seed|protocol|fold) and reseeds per epoch;
-    # "sweep": the script's one stream: seeded once per (protocol, arch) sweep, folds in sorted order,
-    # fold k continuing the random stream where fold k-1 left it (saved in stream_after.pt)
-    seed_stream: str = "fold"
+    img_size: int = _setting(224, "Input size.")
+    resize_size: int = _setting(256, "Resize before the train crop and the eval centre crop.")
+    resize_square: bool = _setting(True, "Resize to (size, size) as the script, or (off) the shorter side for eval "
+                                   "and nothing before the train crop.",
+                                   flags=("--resize-square", "--no-resize-square"))
+    rrc_scale: tuple[float, float] = _setting((0.8, 1.0), "RandomResizedCrop area range.")
+    hflip: float = _setting(0.5, "Horizontal flip probability.")
+    vflip: float = _setting(0.3, "Vertical flip probability.")
+    rotation: float = _setting(30.0, "Max rotation in degrees.")
+    color_jitter: tuple[float, float, float, float] = _setting((0.2, 0.2, 0.3, 0.1),
+                                                               "Brightness contrast saturation hue.")
+    random_erasing: float = _setting(0.2, "Random erasing probability.")
+    erasing_scale: tuple[float, float] = _setting((0.02, 0.15), "Random erasing area range, fraction of the image.")
+    # torchvision's default aspect ratio range, the script's
+    erasing_ratio: tuple[float, float] = _setting((0.3, 3.3), "Random erasing aspect ratio range.")
+    # the script drops it to avoid BatchNorm on 1 image
+    drop_last: bool = _setting(True, "Drop the last incomplete train batch, as the script.",
+                               flags=("--drop-last", "--no-drop-last"))
+    mean: tuple[float, float, float] = _setting(IMAGENET_MEAN, "Normalisation mean (ImageNet's).")
+    std: tuple[float, float, float] = _setting(IMAGENET_STD, "Normalisation std (ImageNet's).")
+    # kit: ~1 grey level from the script's eval tensors (RandomErasing after Normalize with value 0 in script)
+    transforms: str = _setting("kit", "kit: workers decode and resize to uint8, the augmentation runs batched on "
+                               "the device (agrieval.baselines.ctv.augment); script: the script's v1 ops on PIL "
+                               "images in the workers, erasing after Normalize.", choices=("kit", "script"))
+    unreadable: str = _setting("error", "An undecodable image: stop, or a black image with one warning per file.",
+                               choices=("error", "black"))
+    selection: str = _setting("kit", "Best epoch: kit: the first with the highest val accuracy (epoch 1 when every "
+                              "epoch scores 0); script: must beat 0 %, else the last epoch.",
+                              choices=("kit", "script"))
+    # "sweep": fold k continues the random stream where fold k-1 left it (saved in stream_after.pt)
+    seed_stream: str = _setting("fold", "fold: each fold seeded from sha256(seed|protocol|fold), reseeded per "
+                                "epoch; sweep: the script's one stream per (protocol, arch), folds in sorted order.",
+                                choices=("fold", "sweep"))
     # reproducibility and reporting
-    seed: int = 42
-    deterministic: bool = False
-    eval_test_every_epoch: bool = False
-    predict_train: bool = True     # predict the train split after training (train accuracy, the paper's Figs 4, 10)
+    seed: int = _setting(42, "Base seed; each fold's seed derives from it and the fold name.")
+    deterministic: bool = _setting(False, "Deterministic kernels: two CPU runs are bit-identical.", flag_only=True)
+    eval_test_every_epoch: bool = _setting(False, "Record test accuracy per epoch, never used for selection "
+                                           "(learning curves).", flags=("--eval-test-every-epoch",
+                                                                        "--no-eval-test-every-epoch"))
+    # train accuracy: the paper's Figs 4, 10
+    predict_train: bool = _setting(True, "Write train-split predictions after training (train accuracy).",
+                                   flags=("--predict-train", "--no-predict-train"))
     # runtime (do not change the result, apart from floating-point order on GPU)
-    device: str = "auto"
-    amp: str = "auto"              # "bf16", "fp16" (+ GradScaler), "none", "auto" (bf16 on CUDA),
-    #                                "script": fp16 + GradScaler on CUDA of compute capability >= 7, else none
-    channels_last: str = "auto"    # "on", "off", "auto" (on for CUDA)
-    compile: bool = False
-    num_workers: int = 0
-    threads: int = 0               # torch CPU threads; 0 = torch default
-    pin_memory: str = "auto"
-    persistent_workers: bool = True
-    cache: str | None = None
-    cache_size: int = 336
-    keep_last: bool = False        # keep last.pt after the run finishes
-    dist_timeout: float = 900.0    # torchrun: seconds a collective may wait for the other ranks before failing
+    device: str = _setting("auto", "auto, cpu, cuda (or cuda:N).")
+    amp: str = _setting("auto", "Autocast: auto: bf16 on CUDA; bf16; fp16 with a GradScaler; script: fp16 + "
+                        "GradScaler on CUDA of compute capability >= 7; none.", choices=AMP_CHOICES)
+    channels_last: str = _setting("auto", "channels_last memory format; auto: on CUDA.", choices=("auto", "on", "off"))
+    compile: bool = _setting(False, "torch.compile the model.", flags=("--compile", "--no-compile"))
+    num_workers: int = _setting(0, "DataLoader worker processes.")
+    threads: int = _setting(0, "torch CPU threads; 0 = torch default.")
+    pin_memory: str = _setting("auto", "Pinned host memory for batches; auto: on CUDA.", choices=("auto", "on", "off"))
+    persistent_workers: bool = _setting(True, "Keep loader workers between epochs.",
+                                        flags=("--persistent-workers", "--no-persistent-workers"))
+    cache: str | None = _setting(None, "Decode images once into a uint8 memmap in DIR.", path="dir")
+    cache_size: int = _setting(336, "Side of the cached images.")
+    keep_last: bool = _setting(False, "Keep last.pt after the run finishes.", flag_only=True)
+    dist_timeout: float = _setting(900.0, "Under torchrun: seconds a collective (barrier, gather, gradient "
+                                   "all-reduce) waits for the other ranks before the run fails with "
+                                   "collective_failed naming the rank and step.")
     extra: dict = field(default_factory=dict)
 
     # fields that neither change the model nor the predictions' meaning

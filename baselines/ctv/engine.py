@@ -21,6 +21,7 @@ import torch
 from torch import nn
 
 from agrieval.baselines.ctv.distributed import DistInfo, all_gather, all_reduce_sum
+from agrieval.baselines.ctv.progress import LineProgress
 from agrieval.baselines.ctv.transforms import normalize_batch
 from agrieval.scoring.runtime.metrics.multiclass import accuracy_from_counts
 
@@ -54,8 +55,10 @@ class Runtime:
 
 
 def _bar(total: int, desc: str, enabled: bool):
-    if not enabled or not sys.stderr.isatty():
+    if not enabled:
         return None
+    if not sys.stderr.isatty():
+        return LineProgress(total, desc)
     from tqdm import tqdm
 
     return tqdm(total=total, desc=desc, leave=False, file=sys.stderr)

@@ -36,6 +36,7 @@ from agrieval.baselines.ctv.errors import CTVError
 from agrieval.baselines.ctv.manifest import FoldData, load_fold
 from agrieval.baselines.ctv.models import build_model, find_weights
 from agrieval.baselines.ctv.pipelines import pipeline_for
+from agrieval.baselines.ctv.run_folders import run_dir, run_status  # noqa: F401 (run_status: the sweep's way in)
 from agrieval.baselines.ctv.precision import amp_dtype, precision_for  # noqa: F401 (amp_dtype: the tests' way in)
 from agrieval.baselines.ctv.seed_streams import FoldStream, seed_stream_for
 from agrieval.baselines.ctv.seeding import fold_seed, set_deterministic
@@ -47,18 +48,6 @@ STOP_ENV = "AGRIEVAL_CTV_STOP_AFTER_EPOCH"  # test hook: behave as if killed aft
 
 class Interrupted(Exception):
     """Raised by the stop-after-epoch hook, after that epoch's checkpoint is on disk."""
-
-
-def run_dir(runs_dir: str | Path, cfg: TrainConfig) -> Path:
-    return Path(runs_dir) / cfg.protocol / resolve_arch(cfg.arch).key / cfg.fold
-
-
-def run_status(path: Path) -> str:
-    if (path / "run.json").is_file():
-        return "done"
-    if (path / "last.pt").is_file():
-        return "partial"
-    return "pending"
 
 
 def finished_run(out: Path, cfg: TrainConfig) -> dict | None:

@@ -56,7 +56,10 @@ def task_resources(gpus: int, *, cpus: int | None, mem: str | None, workers: int
 
 def sbatch_script(runs: list[PlannedRun], *, common_args: list[str], res: TaskResources, job_name: str = "ctv",
                   partition: str | None = None, account: str | None = None, time: str = "04:00:00",
-                  setup: str | None = None, log_dir: str = "slurm-logs", max_parallel: int | None = None) -> str:
+                  setup: str | None = None, log_dir: str = "slurm-logs", max_parallel: int | None = None,
+                  runs_root: str | None = None) -> str:
+    """``runs_root``: replicates (``--seeds``): each line of the run list also names its seed, and the task
+    trains it with ``--seed S --runs-dir RUNS_ROOT/seed-S`` (``agrieval.baselines.ctv.replicates``)."""
     n = len(runs)
     array = f"0-{n - 1}" + (f"%{max_parallel}" if max_parallel else "")
     lines = ["#!/bin/bash",
@@ -79,13 +82,17 @@ def sbatch_script(runs: list[PlannedRun], *, common_args: list[str], res: TaskRe
               "set -euo pipefail", f"mkdir -p {shlex.quote(log_dir)}"]
     if setup:
         lines.append(setup)
+    seeded = runs_root is not None
+    if seeded:
+        lines.append(f"RUNS_ROOT={shlex.quote(runs_root)}")
     lines.append("RUNS=(")
-    lines += [f"  {shlex.quote(f'{r.protocol} {r.arch} {r.fold}')}" for r in runs]
-    lines += [")", 'read -r PROTOCOL ARCH FOLD <<< "${RUNS[$SLURM_ARRAY_TASK_ID]}"']
+    lines += [f"  {shlex.quote(f'{r.protocol} {r.arch} {r.fold}' + (f' {r.seed}' if seeded else ''))}" for r in runs]
+    lines += [")", f'read -r PROTOCOL ARCH FOLD{" SEED" if seeded else ""} <<< "${{RUNS[$SLURM_ARRAY_TASK_ID]}}"']
     launcher = "agrieval baselines ctv run"
     if res.ranks > 1:  # the same command, one process per GPU
         launcher = f"torchrun --standalone --nproc_per_node={res.ranks} --no-python {launcher}"
     args = " ".join(shlex.quote(a) for a in common_args)
-    lines += [f'{launcher} --protocol "$PROTOCOL" --arch "$ARCH" --fold "$FOLD" \\',
+    replicate = ' --seed "$SEED" --runs-dir "$RUNS_ROOT/seed-$SEED"' if seeded else ""
+    lines += [f'{launcher} --protocol "$PROTOCOL" --arch "$ARCH" --fold "$FOLD"{replicate} \\',
               f"  --num-workers {res.workers} {args}", ""]
     return "\n".join(lines)

@@ -8,14 +8,18 @@ skipped, partial ones resume from their last epoch.
 from __future__ import annotations
 
 import dataclasses
+import time
 from dataclasses import dataclass
+from statistics import mean
 from pathlib import Path
 
 from agrieval.baselines.ctv.archs import resolve_arch
+from agrieval.baselines.ctv.progress import format_duration
 from agrieval.baselines.ctv.config import TrainConfig
 from agrieval.baselines.ctv.errors import CTVError
 from agrieval.baselines.ctv.manifest import list_folds
-from agrieval.baselines.ctv.runner import run_dir, run_fold, run_status
+from agrieval.baselines.ctv.replicates import seed_root
+from agrieval.baselines.ctv.run_folders import run_dir, run_status
 
 
 @dataclass(frozen=True)
@@ -25,14 +29,24 @@ class PlannedRun:
     fold: str
     path: Path
     status: str
+    seed: int | None = None  # a replicate's seed (``--seeds``); None: the settings' --seed, no seed folder
+    root: Path | None = None  # the runs folder that run_fold writes into (``RUNS_DIR/seed-S`` for a replicate)
 
     def as_dict(self) -> dict:
-        return {"protocol": self.protocol, "arch": self.arch, "fold": self.fold, "path": str(self.path),
-                "status": self.status}
+        return {"protocol": self.protocol, "arch": self.arch, "fold": self.fold, "seed": self.seed,
+                "path": str(self.path), "status": self.status}
+
+    @property
+    def name(self) -> str:
+        return f"{self.protocol}/{self.arch}/{self.fold}" + (f" seed {self.seed}" if self.seed is not None else "")
 
 
 def plan(splits_dir: str | Path, runs_dir: str | Path, protocols: list[str], archs: list[str],
-         folds: list[str] | None = None) -> list[PlannedRun]:
+         folds: list[str] | None = None, seeds: list[int] | None = None) -> list[PlannedRun]:
+    """The sweep's runs in order: seeds (replicates), then protocols, archs, folds."""
+    if seeds:
+        return [dataclasses.replace(r, seed=seed) for seed in seeds
+                for r in plan(splits_dir, seed_root(runs_dir, seed), protocols, archs, folds)]
     out = []
     for protocol in protocols:
         available = list_folds(splits_dir, protocol)
@@ -46,7 +60,7 @@ def plan(splits_dir: str | Path, runs_dir: str | Path, protocols: list[str], arc
             key = resolve_arch(arch).key
             for fold in chosen:
                 path = Path(runs_dir) / protocol / key / fold
-                out.append(PlannedRun(protocol, key, fold, path, run_status(path)))
+                out.append(PlannedRun(protocol, key, fold, path, run_status(path), root=Path(runs_dir)))
     return out
 
 
@@ -58,18 +72,30 @@ def run_all(base: TrainConfig, runs: list[PlannedRun], splits_dir, runs_dir, *, 
     ``except Exception: continue`` (S:1021) does, and recorded; the caller exits non-zero at the end.
     With ``--seed-stream sweep`` a fold right after one that ran here continues its random stream.
     """
+    from agrieval.baselines.ctv.runner import run_fold  # torch: only when something trains
+
     records = []
     previous: tuple | None = None
+    trained: list[float] = []  # seconds of each run trained (or resumed) here: the sweep's ETA
     for i, r in enumerate(runs, 1):
-        log(f"[{i}/{len(runs)}] {r.protocol}/{r.arch}/{r.fold} ({r.status})")
-        cfg = dataclasses.replace(base, protocol=r.protocol, arch=r.arch, fold=r.fold)
+        log(f"[{i}/{len(runs)}] {r.name} ({r.status})")
+        started = time.perf_counter()
+        cfg = dataclasses.replace(base, protocol=r.protocol, arch=r.arch, fold=r.fold,
+                                  seed=base.seed if r.seed is None else r.seed)
         # the previous fold of this sweep trained (or failed) here: the generators are where it left them
-        ran_before = previous == (r.protocol, r.arch)
-        previous = (r.protocol, r.arch)
+        ran_before = previous == (r.seed, r.protocol, r.arch)
+        previous = (r.seed, r.protocol, r.arch)
         try:
-            records.append(run_fold(cfg, splits_dir, runs_dir, log=log, continue_stream=ran_before, **kw))
+            records.append(run_fold(cfg, splits_dir, r.root or runs_dir, log=log, continue_stream=ran_before,
+                                    **kw))
             if records[-1].get("status") == "skipped":
                 previous = None  # a finished fold hands its stream on through stream_after.pt only
+            else:
+                trained.append(time.perf_counter() - started)
+                left = sum(q.status != "done" for q in runs[i:])
+                if left:
+                    log(f"sweep: {i}/{len(runs)} runs; {left} to train, ETA {format_duration(left * mean(trained))} "
+                        f"(at the mean {format_duration(mean(trained))} per run so far)")
             stale = r.path / FAILED
             if stale.is_file():
                 stale.unlink()  # our own record of an earlier failure of this run, now finished
@@ -98,8 +124,8 @@ def _failed(r: PlannedRun, code: str, message: str, trace: str = "") -> dict:
 
     from agrieval.scoring.runtime.atomic import write_text
 
-    record = {"protocol": r.protocol, "arch": r.arch, "fold": r.fold, "status": "failed", "error": code,
-              "message": message}
+    record = {"protocol": r.protocol, "arch": r.arch, "fold": r.fold, "seed": r.seed, "status": "failed",
+              "error": code, "message": message}
     if not (r.path / "run.json").is_file():  # never beside a finished run (a settings mismatch, say)
         r.path.mkdir(parents=True, exist_ok=True)
         write_text(r.path / FAILED, json.dumps({**record, "traceback": trace}, indent=2, sort_keys=True) + "\n")

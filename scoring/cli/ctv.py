@@ -138,6 +138,8 @@ def report_cmd(runs_dirs, out_dir, plots, figure_format, dpi, ddof, threshold, d
                    f"{out_path / 'report.html'}")
         for f in result.files:
             click.echo(f"  {one_line(f)}")
+        if not plots:  # the report's figures are one flag away
+            click.echo("figures (heatmaps, learning curves, accuracy on the line): add --plots", err=True)
     sys.stdout.flush()
 
 

@@ -8,7 +8,10 @@ folders and ``script_runs`` the public AgrI script's output trees, with
 number a run stored with the one recomputed from its predictions
 (``weighted_prf`` for the script's precision/recall/F1); ``cross_team_matrix``
 builds the TOTO matrix, ``paper_figures`` the numbers of the paper's other
-figures, ``plots`` draws them and ``report`` writes report.md / report.html.
+figures, ``selection_rules`` the named model-selection rules over a run's history,
+``over_seeds`` the aggregates with intervals over replicate seeds (worst team and class among them),
+``on_the_line`` the accuracy-on-the-line fit, ``seed_sections`` their report sections, ``plots``
+draws them and ``report`` writes report.md / report.html (reporting rules: docs/ctv_reporting.md).
 scipy and matplotlib are imported inside the functions that use them.
 
 Public (``__all__``, imported on first use): ``read_results`` and ``ResultsTable`` (a RESULTS.csv), the

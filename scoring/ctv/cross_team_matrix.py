@@ -1,7 +1,7 @@
 """The TOTO cross-team matrix: rows = training team, columns = test team.
 
 Cell (i, j), i != j: accuracy of the model trained on team i on team j's
-images. The diagonal holds team i's own validation accuracy (its 30 % held-out
+images (with several seeds, the mean over them). The diagonal holds team i's own validation accuracy (its 30 % held-out
 split) and is marked as such; it is left out of every summary:
 
 * row mean_i = mean_{j != i} A_ij (how well team i's data generalises),
@@ -58,10 +58,14 @@ def toto_matrices(runs: list[Run]) -> list[CrossTeamMatrix]:
         arch_runs = [r for r in runs if r.protocol == "TOTO" and r.arch == arch]
         teams = sorted({r.fold for r in arch_runs} | {t for r in arch_runs for t in r.team_acc})
         index = {t: k for k, t in enumerate(teams)}
-        values = np.full((len(teams), len(teams)), np.nan)
-        for r in arch_runs:
-            values[index[r.fold], index[r.fold]] = r.pct("val")
+        total = np.zeros((len(teams), len(teams)))
+        count = np.zeros_like(total)
+        for r in arch_runs:  # several seeds of one fold: each cell is their mean
+            total[index[r.fold], index[r.fold]] += r.pct("val")
+            count[index[r.fold], index[r.fold]] += 1
             for t in r.team_n:
-                values[index[r.fold], index[t]] = r.team_pct(t)
+                total[index[r.fold], index[t]] += r.team_pct(t)
+                count[index[r.fold], index[t]] += 1
+        values = np.where(count > 0, total / np.maximum(count, 1), np.nan)
         out.append(CrossTeamMatrix(arch, teams, values))
     return out

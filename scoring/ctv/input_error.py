@@ -25,6 +25,7 @@ CODES: dict[str, str] = {
     "duplicate_key": "The same key appears on two rows.",
     "keys_mismatch": "Two rankings do not rank the same set of keys.",
     "too_few_items": "Too few items to compute the statistic.",
+    "no_rows": "A row filter (rank-agreement's --where) keeps no row of the table.",
     "bad_run": "A run folder or run file is inconsistent or incomplete.",
     "no_runs": "No run outputs were found under the folder.",
     "bad_json": "A JSON file cannot be parsed or lacks a required field.",

@@ -20,6 +20,7 @@ import numpy as np
 from agrieval.scoring.ctv.arch_colours import SPLIT_COLOURS, arch_colour
 from agrieval.scoring.ctv.cross_team_matrix import CrossTeamMatrix
 from agrieval.scoring.ctv.results_table import ResultsTable
+from agrieval.scoring.ctv.selection_rules import PAPER_RULE
 from agrieval.scoring.text.plot import MAX_TICK_LABELS, drawing, inches, label, set_ticks
 from agrieval.scoring.text.tables import fmt as number_text
 from agrieval.scoring.writing.figures import FigureFormat, pyplot, save
@@ -27,6 +28,7 @@ from agrieval.scoring.writing.figures import FigureFormat, pyplot, save
 # the box plot's parts, named once (the legend's handles are drawn with the same), in no architecture's colour
 _MEDIAN, _MEAN = "black", "white"
 _OUTSIDE = {"loc": "upper left", "bbox_to_anchor": (1.02, 1.0), "borderaxespad": 0.0}  # right of the axes
+RULE = f"model selection: {PAPER_RULE}"  # every figure of one number per run names the rule that chose its epoch
 
 
 def shared_scale(matrices: Sequence[CrossTeamMatrix]) -> tuple[float, float]:
@@ -64,7 +66,7 @@ def draw_heatmap(m: CrossTeamMatrix, scale: tuple[float, float] | None = None, d
     set_ticks(ax.set_yticks, range(n), m.teams)
     ax.set_xlabel("test team")
     ax.set_ylabel("training team")
-    ax.set_title(f"TOTO cross-team accuracy (%), {label(m.arch)}\n(diagonal: own-team validation, grey)")
+    ax.set_title(f"TOTO cross-team accuracy (%), {label(m.arch)}\n(diagonal: own-team validation, grey; {RULE})")
     fig.colorbar(im, ax=ax, fraction=0.046, pad=0.04, label="accuracy (%), one scale for all the heatmaps")
     return fig
 
@@ -98,7 +100,7 @@ def draw_vtg_distribution(table: ResultsTable):
         ax.scatter(k + rng.uniform(-0.12, 0.12, len(d)), d, s=14, alpha=0.7, color=arch_colour(arch), zorder=3)
     ax.axhline(0, color="0.5", lw=0.8, ls="--")
     ax.set_ylabel("VTG = val acc - test acc (points)")
-    ax.set_title("Validation-test gap per team")
+    ax.set_title(f"Validation-test gap per team ({RULE})")
     ax.grid(axis="y", alpha=0.3)
     handles = [Line2D([], [], ls="", marker="o", color=arch_colour(a), alpha=0.7, markersize=4,
                       label=f"one team (its run), {label(a)}") for a in dict.fromkeys(archs)]
@@ -146,7 +148,7 @@ def draw_team_bars(table: ResultsTable, protocol: str):
     role = "training team" if protocol == "TOTO" else "held-out team"
     ax.set_xlabel(role)
     ax.set_ylabel("accuracy (%)")
-    ax.set_title(f"{protocol}: test accuracy per {role} (bars) and validation accuracy (ticks)")
+    ax.set_title(f"{protocol}: test accuracy per {role} (bars) and validation accuracy (ticks)\n{RULE}")
     ax.legend(fontsize=8, **_OUTSIDE)
     ax.grid(axis="y", alpha=0.3)
     return fig
@@ -180,7 +182,7 @@ def draw_split_bars(split_accuracy: list[dict]):
     ax.set_ylabel("accuracy (%)")
     ax.set_ylim(0, 102)
     ddofs = sorted({f"{g['protocol']} ddof={g['ddof']}" for g in split_accuracy})
-    ax.set_title(f"Train / val / test accuracy, mean ± std over runs ({', '.join(ddofs)})")
+    ax.set_title(f"Train / val / test accuracy, mean ± std over runs ({', '.join(ddofs)})\n{RULE}")
     # the error bars' own legend entry, drawn as they are (an empty error bar: nothing on the axes)
     ax.errorbar([np.nan], [np.nan], yerr=[1.0], fmt="none", ecolor="black", capsize=3, label="± std over runs")
     ax.legend(fontsize=8, **_OUTSIDE)
@@ -204,13 +206,22 @@ def draw_learning_curves(curves: list[dict]):
     from matplotlib.ticker import MaxNLocator
 
     plt = pyplot()
-    keys = sorted({(g["protocol"], g["arch"]) for g in curves})
-    fig, axes = plt.subplots(1, len(keys), figsize=(inches(4.5 * len(keys) + 1.6), 3.8), squeeze=False,
-                             sharey=True)
+    order = ("TOTO", "LOTO")  # the paper's order: TOTO (its Fig 5) before LOTO (Fig 11)
+    protocols = sorted({g["protocol"] for g in curves}, key=lambda p: (order.index(p) if p in order else 2, p))
+    archs = sorted({g["arch"] for g in curves})
+    # a grid as the paper's figures: one row per protocol, one column per architecture
+    fig, grid = plt.subplots(len(protocols), len(archs), figsize=(inches(4.2 * len(archs) + 2.2),
+                                                                  3.3 * len(protocols) + 0.4),
+                             squeeze=False, sharey=True, sharex=True)
     drawn: list[str] = []
     lows, highs = [], []
-    for ax, (protocol, arch) in zip(axes[0], keys):
+    for (r, protocol), (c, arch) in ((rc, ac) for rc in enumerate(protocols) for ac in enumerate(archs)):
+        ax = grid[r][c]
         rows = [g for g in curves if (g["protocol"], g["arch"]) == (protocol, arch)]
+        if not rows:
+            ax.text(0.5, 0.5, f"no {protocol} runs of {label(arch)}", transform=ax.transAxes, ha="center",
+                    fontsize=8, color="0.35")
+            continue
         missing = []
         for split in ("train", "val", "test"):
             pts = [(g["epoch"], g[split]["mean"], g[split]["std"]) for g in rows if g[split]["n_runs"]]
@@ -232,8 +243,10 @@ def draw_learning_curves(curves: list[dict]):
         if missing:
             ax.text(0.02, 0.02, "not recorded: " + ", ".join(missing) + (" (run without --eval-test-every-epoch)" if missing == ["test"] else ""), transform=ax.transAxes, fontsize=7,
                     color="0.35", ha="left", va="bottom")
-        ax.set_title(f"{protocol} {label(arch)} (ddof={rows[0]['ddof']})")
-        ax.set_xlabel("epoch")
+        ax.set_title(f"{protocol} {label(arch)} ({len({g['epoch'] for g in rows})} epochs, ddof={rows[0]['ddof']})",
+                     fontsize=10)
+        if r == len(protocols) - 1:
+            ax.set_xlabel("epoch")
         # epochs are whole numbers: ticks at the epochs themselves when few, else whole numbers only (no 1.5)
         epochs = sorted({g["epoch"] for g in rows})
         if len(epochs) <= 12:
@@ -243,18 +256,68 @@ def draw_learning_curves(curves: list[dict]):
         if len(epochs) == 1:
             ax.set_xlim(epochs[0] - 0.5, epochs[0] + 0.5)
         ax.grid(alpha=0.3)
-    axes[0][0].set_ylabel("accuracy (%)")
+    for row in grid:
+        row[0].set_ylabel("accuracy (%)")
     if lows:  # one range for every panel, from the lowest band to the highest, with a margin
         pad = max(1.0, 0.05 * (max(highs) - min(lows)))
-        axes[0][0].set_ylim(max(0.0, min(lows) - pad), max(highs) + pad)
+        grid[0][0].set_ylim(max(0.0, min(lows) - pad), max(highs) + pad)
     # a swatch per split as drawn: its line over its band, in its colour
     handles = [(Patch(facecolor=SPLIT_COLOURS[s], alpha=0.2, lw=0), Line2D([], [], color=SPLIT_COLOURS[s]))
                for s in drawn]
     names = [f"{s}: mean over runs,\nband ± std over runs" for s in drawn]
-    axes[0][-1].legend(handles, names, fontsize=8, **_OUTSIDE)  # one legend, beside the last panel
+    grid[0][-1].legend(handles, names, fontsize=8, **_OUTSIDE)  # one legend, beside the first row
     return fig
 
 
 def learning_curves(curves: list[dict], path: Path, fmt: FigureFormat | None = None) -> Path:
     with drawing():  # mathtext off while the figure is drawn into the file too
         return save(draw_learning_curves(curves), path, fmt)
+
+
+@drawing()
+def draw_on_the_line(points: list[dict], fits: list[dict]):
+    """Validation (x) against cross-team test accuracy (y) on probit axes, one panel per protocol (TOTO first):
+    every (run, epoch) a dot in its architecture's colour, the fitted line, y = x dashed (no gap), R^2 and
+    each architecture's effective robustness in the legend (Miller et al. 2021,
+    ``agrieval.scoring.ctv.on_the_line``)."""
+    from scipy.stats import norm
+
+    from agrieval.scoring.ctv.on_the_line import probit
+
+    plt = pyplot()
+    fig, axes = plt.subplots(1, len(fits), figsize=(inches(5.2 * len(fits) + 2.4), 4.6), squeeze=False)
+    ticks = np.array([1, 5, 10, 20, 30, 50, 70, 80, 90, 95, 99, 99.9])
+    for ax, fit in zip(axes[0], fits):
+        pts = [p for p in points if p["protocol"] == fit["protocol"]]
+        x_all, y_all = probit([p["val"] for p in pts]), probit([p["test"] for p in pts])
+        lo = float(min(x_all.min(), y_all.min())) - 0.25
+        hi = float(max(x_all.max(), y_all.max())) + 0.25
+        er = {a["arch"]: a["effective_robustness"] for a in fit["archs"]}
+        for arch in sorted({p["arch"] for p in pts}):
+            k = np.array([p["arch"] == arch for p in pts])
+            text = f"{label(arch)}: ER {er[arch]:+.2f} pts" if arch in er else label(arch)
+            ax.scatter(x_all[k], y_all[k], s=14, alpha=0.7, color=arch_colour(arch), label=text)
+        grid = np.linspace(lo, hi, 50)
+        ax.plot(grid, grid, color="0.5", lw=1, ls="--", label="y = x (val = test)")
+        if fit["slope"] == fit["slope"]:
+            ax.plot(grid, fit["slope"] * grid + fit["intercept"], color="black", lw=1.5,
+                    label=f"fit: slope {fit['slope']:.2f}, R² {fit['r2']:.2f}")
+        shown = ticks[(norm.ppf(ticks / 100) >= lo) & (norm.ppf(ticks / 100) <= hi)]
+        for setter in (ax.set_xticks, ax.set_yticks):
+            setter(norm.ppf(shown / 100), [f"{t:g}" for t in shown])
+        ax.set_xlim(lo, hi)
+        ax.set_ylim(lo, hi)
+        ax.set_xlabel("validation accuracy, training team(s) (%, probit scale)")
+        ax.set_ylabel("test accuracy, other team(s) (%, probit scale)")
+        n_runs = len({(p["arch"], p["fold"], p["seed"]) for p in pts})
+        kind = "final points of" if all(p["epoch"] is None for p in pts) else "epochs of"
+        ax.set_title(f"{fit['protocol']}: {fit['n_points']} points ({kind} {n_runs} runs)"
+                     + ("" if kind.startswith("final") else ", no selection"))
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=1)  # below, never over data
+    return fig
+
+
+def on_the_line(points: list[dict], fits: list[dict], path: Path, fmt: FigureFormat | None = None) -> Path:
+    with drawing():  # mathtext off while the figure is drawn into the file too
+        return save(draw_on_the_line(points, fits), path, fmt)

@@ -9,11 +9,17 @@ atomically):
 * ``cross_check.csv`` every number the runs stored about themselves against the
   recomputed one (``agrieval.scoring.ctv.cross_check``);
 * ``team_accuracy.csv`` one row per (run, test team);
-* ``results.csv`` the per-team table in ``ctv summarize``'s input format;
+* ``results.csv`` the per-team table in ``ctv summarize``'s input format (with several seeds, each team's
+  mean over its seeds: the paper's rule, whose tables stay exactly those of one seed);
 * ``split_accuracy.csv`` train/val/test mean and std per protocol and arch
   (the paper's Figs 4 and 10); ``learning_curves.csv`` per epoch (Figs 5 and 11);
+* ``over_seeds.csv`` per (protocol, arch, selection rule, metric) the mean, standard error and 95 %
+  Student-t interval over replicate seeds (``agrieval.scoring.ctv.over_seeds``: test/val accuracy, VTG,
+  the gap to the paper's rule, worst target team and worst class accuracy);
+* ``on_the_line.csv`` the (val, test) accuracy of every run and epoch, fitted on probit axes
+  (``agrieval.scoring.ctv.on_the_line``);
 * ``summary.json`` the ``ctv summarize`` statistics plus the above and the
-  Pearson r between architectures' TOTO matrices;
+  Pearson r between architectures' TOTO matrices (stable names: docs/ctv_reporting.md);
 * ``cross_team_<arch>.csv`` the TOTO matrices with row/column means and ranges;
 * ``plots/*.png`` with ``--plots``; ``report.md`` and ``report.html`` (images embedded).
 
@@ -40,7 +46,11 @@ from agrieval.scoring.runtime.atomic import write_text
 from agrieval.scoring.runtime.metrics.multiclass import validation_test_gap
 from agrieval.scoring.ctv.cross_team_matrix import CrossTeamMatrix, toto_matrices
 from agrieval.scoring.ctv.run_set import RunSet, read_runs
+from agrieval.scoring.ctv.on_the_line import fit_lines, line_points
+from agrieval.scoring.ctv.over_seeds import over_seeds
 from agrieval.scoring.ctv.runs import SPLITS
+from agrieval.scoring.ctv.seed_sections import on_the_line_section, over_seeds_rows, over_seeds_section
+from agrieval.scoring.ctv.selection_rules import PAPER_RULE, RULES
 from agrieval.scoring.ctv.summarize import Summary, json_safe, summarize
 from agrieval.scoring.ctv.summary_markdown import format_pvalue, per_team_tables, summary_tables
 from agrieval.scoring.text.tables import csv_text, fmt, markdown_table
@@ -101,7 +111,7 @@ def _planned_files(matrices: list[CrossTeamMatrix], table, plots: bool, curves: 
     """Every file ``build_report`` writes, known before the first is written (the output policy checks them all)."""
     figures = figures or FigureFormat()
     names = ["runs.csv", "cross_check.csv", "team_accuracy.csv", "results.csv", "split_accuracy.csv",
-             "learning_curves.csv", "summary.json"]
+             "learning_curves.csv", "over_seeds.csv", "on_the_line.csv", "summary.json"]
     names += [f"cross_team_{_slug(m.arch)}.csv" for m in matrices]
     if plots:
         names += [figures.name(f"plots/cross_team_{_slug(m.arch)}") for m in matrices]
@@ -109,6 +119,7 @@ def _planned_files(matrices: list[CrossTeamMatrix], table, plots: bool, curves: 
         names += [figures.name(f"plots/team_accuracy_{p}") for p in table.protocols()]
         names += [figures.name("plots/split_accuracy")]
         names += [figures.name("plots/learning_curves")] if curves else []
+        names += [figures.name("plots/accuracy_on_the_line")]
     return names + ["report.md", "report.html"]
 
 
@@ -127,10 +138,14 @@ def build_report(runs_dirs: str | Path | Sequence[str | Path], out_dir: Path, *,
     runset: RunSet = read_runs(dirs, progress)
     table = runset.results_table()
     summary = summarize(table, ddof=ddof, threshold=threshold)
+    points = line_points(runset.runs)
     matrices = toto_matrices(runset.runs)
     extra = {"split_accuracy": paper_figures.split_accuracy(runset.runs, summary.ddof),
              "learning_curves": paper_figures.learning_curves(runset.runs, summary.ddof),
              "matrix_correlation": paper_figures.matrix_correlation(matrices),
+             "selection_rules": dict(RULES), "paper_rule": PAPER_RULE,
+             "over_seeds": over_seeds(runset.runs),
+             "accuracy_on_the_line": {"fits": fit_lines(points)},
              "cross_check": {"n_checked": len(runset.checks), "n_disagree": sum(not c.ok for c in runset.checks)}}
     result = ReportResult(runset.runs, summary, matrices, extra, warnings=runset.warnings + summary.warnings)
     plan = plan or OutputPlan()
@@ -147,9 +162,9 @@ def build_report(runs_dirs: str | Path | Sequence[str | Path], out_dir: Path, *,
 
     runs = runset.runs
     write("runs.csv", csv_text(
-        ["protocol", "arch", "arch_as_written", "fold", "layout", "n_train", "n_val", "n_test", "train_acc", "val_acc",
-         "test_acc", "vtg", "source"],
-        [[r.protocol, r.arch, r.arch_raw, r.fold, r.layout, r.n["train"], r.n["val"], r.n["test"],
+        ["protocol", "arch", "arch_as_written", "fold", "seed", "layout", "n_train", "n_val", "n_test", "train_acc",
+         "val_acc", "test_acc", "vtg", "source"],
+        [[r.protocol, r.arch, r.arch_raw, r.fold, "" if r.seed is None else r.seed, r.layout, r.n["train"], r.n["val"], r.n["test"],
           fmt(r.pct("train"), FULL), fmt(r.pct("val"), FULL), fmt(r.pct("test"), FULL),
           fmt(validation_test_gap(r.pct("val"), r.pct("test")), FULL), r.source] for r in runs]))
     write("cross_check.csv", csv_text(["file", "quantity", "stored", "recomputed", "difference", "agrees"],
@@ -170,6 +185,13 @@ def build_report(runs_dirs: str | Path | Sequence[str | Path], out_dir: Path, *,
         ["protocol", "arch", "epoch", "split", "n_runs", "mean", "std", "ddof"],
         [[g["protocol"], g["arch"], g["epoch"], s, g[s]["n_runs"], fmt(g[s]["mean"], FULL), fmt(g[s]["std"], FULL),
           g["ddof"]] for g in extra["learning_curves"] for s in SPLITS if g[s]["n_runs"]]))
+    write("over_seeds.csv", csv_text(
+        ["protocol", "arch", "rule", "metric", "n_seeds", "mean", "se", "ci_low", "ci_high", "level", "interval"],
+        over_seeds_rows(extra["over_seeds"], FULL)))
+    write("on_the_line.csv", csv_text(["protocol", "arch", "fold", "seed", "epoch", "val_acc", "test_acc"],
+                                      [[p["protocol"], p["arch"], p["fold"], "" if p["seed"] is None else p["seed"],
+                                        "" if p["epoch"] is None else p["epoch"], fmt(p["val"], FULL),
+                                        fmt(p["test"], FULL)] for p in points]))
     write("summary.json", json.dumps(summary.as_dict() | json_safe(extra), indent=2, sort_keys=True) + "\n")
     for m in matrices:
         header, rows = matrix_rows(m, FULL)
@@ -195,9 +217,12 @@ def build_report(runs_dirs: str | Path | Sequence[str | Path], out_dir: Path, *,
         if extra["learning_curves"]:
             images["curves"] = figures.name("plots/learning_curves")
             P.learning_curves(extra["learning_curves"], out_dir / images["curves"], figures)
+        images["line"] = figures.name("plots/accuracy_on_the_line")
+        P.on_the_line(points, extra["accuracy_on_the_line"]["fits"], out_dir / images["line"], figures)
         result.files += sorted(images.values())
 
     ddofs = ", ".join(f"{p} ddof={d}" for p, d in summary.ddof.items())
+    seeded = runset.seeds_per_fold() > 1  # replicates (the two layouts side by side are not)
     layouts = sorted({r.layout for r in runs})
     # Every name below comes from the run files: text, never markup (agrieval.scoring.text.markdown).
     renamed = sorted({f"{md_text.code(r.arch_raw)} → {md_text.code(r.arch)}" for r in runs if r.arch_raw != r.arch})
@@ -205,7 +230,13 @@ def build_report(runs_dirs: str | Path | Sequence[str | Path], out_dir: Path, *,
           + ", ".join(md_text.code(d) for d in dirs) + f" (layouts: {', '.join(layouts)}). "
           "Accuracies (%) are recomputed from each run's predictions as 100 × correct / images; "
           f"VTG = val acc − test acc. Every std is sqrt(Σ(x − mean)² / (n − ddof)) with {ddofs} "
-          "(the paper's Table 6 used ddof 0, its Table 7 ddof 1).\n"]
+          "(the paper's Table 6 used ddof 0, its Table 7 ddof 1). "
+          f"Model selection: every number is under the **{PAPER_RULE}** rule (each run's epoch with the best "
+          "validation accuracy on its training team(s), the paper's) unless its table names another rule; "
+          "the rules side by side are in *Replicates, selection rules and worst groups*."
+          + (f" With up to {runset.seeds_per_fold()} seeds per fold: the per-team tables, the matrices and the Summary use each "
+             "team's mean over its seeds; the Runs table lists every run, and the train/val/test and learning-"
+             "curve tables are over all runs (folds × seeds)." if seeded else "") + "\n"]
     if renamed:
         md.append("Architecture names in one vocabulary: " + ", ".join(renamed) + ".\n")
     md.append("## Numbers stored by the runs\n\n" + summary_line(runset.checks) + " Every check is in "
@@ -216,11 +247,12 @@ def build_report(runs_dirs: str | Path | Sequence[str | Path], out_dir: Path, *,
                                  [[c.file, c.quantity, "" if c.stored is None else repr(c.stored),
                                    "" if c.recomputed is None else repr(c.recomputed), f"{c.difference:.3g}"]
                                   for c in bad]))
+    seed_col = ["Seed"] if seeded else []  # a one-seed report keeps the paper's columns
     md.append("## Runs\n\n" + RUNS_COLUMNS + "\n\n" + markdown_table(
-        ["Protocol", "Arch", "Fold", "Layout", "Train images", "Val images", "Test images", "Train acc", "Val acc",
-         "Test acc", "VTG"],
-        [[r.protocol, r.arch, r.fold, r.layout, r.n["train"] or NO_TRAIN, r.n["val"], r.n["test"],
-          fmt(r.pct("train"), digits), fmt(r.pct("val"), digits), fmt(r.pct("test"), digits),
+        ["Protocol", "Arch", "Fold", *seed_col, "Layout", "Train images", "Val images", "Test images", "Train acc",
+         "Val acc", "Test acc", "VTG"],
+        [[r.protocol, r.arch, r.fold, *([r.seed] if seeded else []), r.layout, r.n["train"] or NO_TRAIN, r.n["val"],
+          r.n["test"], fmt(r.pct("train"), digits), fmt(r.pct("val"), digits), fmt(r.pct("test"), digits),
           fmt(validation_test_gap(r.pct("val"), r.pct("test")), digits)]
          for r in runs]))
     md.append("## Train, val and test accuracy (the paper's Figs 4 and 10)\n\nMean ± std over the runs of each "
@@ -256,6 +288,10 @@ def build_report(runs_dirs: str | Path | Sequence[str | Path], out_dir: Path, *,
                           ["Arch A", "Arch B", "Cells", "Pearson r", "p"],
                           [[c["arch_a"], c["arch_b"], c["n_cells"], fmt(c["pearson"]), format_pvalue(c["pvalue"])]
                            for c in extra["matrix_correlation"]]))
+    md.append(over_seeds_section(extra["over_seeds"], summary, digits))
+    md.append(on_the_line_section(extra["accuracy_on_the_line"]["fits"], len(points), digits))
+    if "line" in images:
+        md.append(f"![Accuracy on the line]({images['line']})\n")
     if result.warnings:
         md.append("## Warnings\n\n" + "\n".join(f"> {md_text.text(w)}" for w in result.warnings) + "\n")
     text = "\n".join(md)
@@ -271,7 +307,8 @@ def build_report(runs_dirs: str | Path | Sequence[str | Path], out_dir: Path, *,
 NO_TRAIN = "no train predictions"  # a run without train-split predictions has no train count, not 0 images
 RUNS_COLUMNS = ("Columns: **Protocol** TOTO (train on one team) or LOTO (leave one team out); **Arch** the "
                 "architecture; **Fold** the team the run is named for (TOTO: its training team, LOTO: its held-out "
-                "team); **Layout** which files the run was read from (`agrieval` baselines or `agri_script`, the "
+                "team); **Seed** (only with several seeds) the base seed the run recorded; **Layout** which "
+                "files the run was read from (`agrieval` baselines or `agri_script`, the "
                 "public script's outputs); **Train images**, **Val images**, **Test images** the images with a "
                 f"prediction in that split (\"{NO_TRAIN}\": the run wrote none for the train split, so its train "
                 "accuracy is blank); **Train acc**, **Val acc**, **Test acc** 100 × correct / images of that split, in %; "

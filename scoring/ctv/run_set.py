@@ -24,10 +24,29 @@ class RunSet:
     warnings: list[str] = field(default_factory=list)
     checks: list = field(default_factory=list)  # agrieval.scoring.ctv.cross_check.Check
 
+    def seeds(self) -> list:
+        """The replicates' seeds, sorted (None: a run that records none, such as the public script's)."""
+        return sorted({r.seed for r in self.runs}, key=lambda s: (s is None, s))
+
+    def seeds_per_fold(self) -> int:
+        """The most runs one (protocol, arch, fold) has: 1 without replicates."""
+        counts: dict[tuple[str, str, str], int] = {}
+        for r in self.runs:
+            counts[(r.protocol, r.arch, r.fold)] = counts.get((r.protocol, r.arch, r.fold), 0) + 1
+        return max(counts.values(), default=0)
+
     def results_table(self) -> ResultsTable:
-        """The per-team table (percent) that ``ctv summarize`` reads."""
-        return ResultsTable([TeamResult(r.protocol, r.arch, r.fold, r.pct("val"), r.pct("test"))
-                             for r in self.runs], "<runs>")
+        """The per-team table (percent) that ``ctv summarize`` reads: with several seeds, each team's
+        accuracies are the mean over its seeds (one seed: the run's own numbers, unchanged)."""
+        folds: dict[tuple[str, str, str], list[Run]] = {}
+        for r in self.runs:
+            folds.setdefault((r.protocol, r.arch, r.fold), []).append(r)
+        return ResultsTable([TeamResult(p, a, f, _mean([r.pct("val") for r in g]), _mean([r.pct("test") for r in g]))
+                             for (p, a, f), g in folds.items()], "<runs>")
+
+
+def _mean(values: list[float]) -> float:
+    return sum(values) / len(values)  # one value comes back exactly itself
 
 
 def _label_side_by_side(runs: list[Run]) -> None:
@@ -90,15 +109,16 @@ def read_runs(runs_dirs: str | Path | Sequence[str | Path],
         checks += cross_check.check_script(script, [r for r in found if r.layout == "agri_script"], warnings)
         runs += found
     _label_side_by_side(runs)
-    seen: dict[tuple[str, str, str], Run] = {}
+    seen: dict[tuple, Run] = {}
     for r in runs:
-        key = (r.protocol, r.arch, r.fold)
+        key = (r.protocol, r.arch, r.fold, r.seed)
         if key in seen:
             first = seen[key]
-            raise InputError("bad_run", f"two runs for {key} (architecture names are compared in one vocabulary: "
+            raise InputError("bad_run", f"two runs for {key[:3]}" + (f" seed {r.seed}" if r.seed is not None else "")
+                             + f" (architecture names are compared in one vocabulary: "
                              f"{first.arch_raw!r} and {r.arch_raw!r} are both {r.arch!r}): {first.source} and "
                              f"{r.source}", file=r.source)
         seen[key] = r
-    runs.sort(key=lambda r: (PROTOCOLS.index(r.protocol), r.arch, r.fold))
+    runs.sort(key=lambda r: (PROTOCOLS.index(r.protocol), r.arch, r.fold, r.seed is None, r.seed or 0))
     warnings += [c.warning() for c in checks if not c.ok]
     return RunSet(runs, warnings, checks)

@@ -53,6 +53,7 @@ class Run:
     history: list[dict] = field(default_factory=list)  # per epoch, accuracies in percent
     stored: dict = field(default_factory=dict)  # numbers the run wrote about itself, for agrieval.scoring.ctv.cross_check
     labels: dict[str, tuple[np.ndarray, np.ndarray]] = field(default_factory=dict, repr=False)  # split -> (true, pred)
+    seed: int | None = None  # the base seed run.json records (replicates differ in it); None: not recorded
 
     def pct(self, split: str) -> float:
         """Accuracy of a split in percent, ``100 * n_correct / n`` (NaN when the split is absent)."""
@@ -232,5 +233,9 @@ def read_agrieval_run(meta_path: Path) -> Run:
                     fold=meta["fold"].strip(), arch=meta["arch"].strip(),
                     train_teams=train if isinstance(train, list) else None)
     run.history = _read_history(meta_path.parent / "history.jsonl")
+    seed = meta.get("base_seed")
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
+        raise InputError("bad_json", f"run.json's base_seed must be an integer, found {seed!r}", file=str(meta_path))
+    run.seed = seed
     run.stored = {k: meta[k] for k in ("train_acc", "val_acc", "test_acc", "per_test_team_acc") if k in meta}
     return run

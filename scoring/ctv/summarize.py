@@ -12,7 +12,8 @@ For each (protocol, arch) group of n teams with accuracies in percent:
 
 ``agreement``: per protocol and metric (test_acc, vtg), Spearman, Pearson and
 Kendall between the per-team values of each pair of architectures, over the
-teams both have (``agrieval.scoring.leaderboard.rank_agreement.correlations``, i.e. scipy).
+teams both have, with their p-values and the method that gave them, computed once for every command by
+``agrieval.scoring.leaderboard.rank_agreement.agreement_stats`` (exact permutation for n <= 8, else scipy's).
 
 ``protocol_change``: per arch present under both protocols,
 
@@ -30,6 +31,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from agrieval.scoring.ctv.results_table import ResultsTable, TeamResult
+from agrieval.scoring.leaderboard.rank_agreement import agreement_stats
 from agrieval.scoring.text.tables import json_number
 
 SCHEMA_VERSION = 2  # 2: ddof is per protocol
@@ -154,27 +156,6 @@ def summarize(table: ResultsTable, *, ddof: int | dict | None = None, threshold:
             warnings.append(f"{arch}: a TOTO value is 0, so a reduction in % is undefined")
         change.append(entry)
     return Summary(ddofs, threshold, groups, agreement, change, warnings)
-
-
-def agreement_stats(x, y) -> tuple[dict[str, tuple[float, float]], str]:
-    """Spearman, Pearson, Kendall with p-values at their real precision, and how the p-values were got.
-
-    n <= 8: exact permutation p-values (``permutation_pvalues``); more teams:
-    scipy's, except that a perfect agreement gets 2/n! instead of 0.
-    """
-    from agrieval.scoring.ctv.permutation_pvalues import MAX_EXACT_N, exact_pvalues, perfect_agreement_pvalue
-    from agrieval.scoring.leaderboard.rank_agreement import correlations
-
-    stats = correlations(x, y)
-    if any(math.isnan(st) for st, _ in stats.values()):
-        return stats, "undefined"
-    if len(x) <= MAX_EXACT_N:
-        exact = exact_pvalues(x, y)
-        method = f"exact permutation ({math.factorial(len(x))} pairings)"
-        return {k: (st, exact[k]) for k, (st, _) in stats.items()}, method
-    floor = perfect_agreement_pvalue(len(x))
-    fixed = {k: (st, p if p > 0 else floor) for k, (st, p) in stats.items()}
-    return fixed, "scipy (asymptotic; a perfect ranking gets 2/n!)"
 
 
 def _reduction(before: float, after: float) -> float | None:

@@ -7,10 +7,15 @@ For paired scores ``x`` and ``y`` over the same keys:
   discordant pairs, T ties in only one of the two;
 * Pearson r on the raw scores.
 
-All three come from scipy.stats (``spearmanr``, ``kendalltau``, ``pearsonr``),
-with their two-sided p-values. The bootstrap interval resamples the keys
-(pairs) with replacement and takes the percentile interval; resamples where a
-statistic is undefined (a constant ranking) are left out and counted.
+The statistics come from scipy.stats (``spearmanr``, ``kendalltau``, ``pearsonr``). Their two-sided
+p-values are computed once, here, by ``agreement_stats`` for every command (``rank-agreement`` and
+``ctv summarize``/``ctv report``), which states its method: for n <= 8 items the exact permutation
+p-value (all n! pairings, ``agrieval.scoring.ctv.permutation_pvalues``; the asymptotic formulas are
+wrong there: for 4 teams scipy's Spearman p is 0.60 where the exact one is 0.75); above, scipy's
+asymptotic p-values, a perfect agreement getting 2/n! instead of 0. The bootstrap interval resamples
+the keys (pairs) with replacement and takes the percentile interval
+(``agrieval.scoring.leaderboard.bootstrap.percentile_interval``, the one interval function of the
+leaderboards); resamples where a statistic is undefined (a constant ranking) are left out and counted.
 """
 
 from __future__ import annotations
@@ -56,11 +61,12 @@ class RankAgreement:
     confidence: float = 0.95
     seed: int | None = None
     warnings: list[str] = field(default_factory=list)
+    pvalue_method: str = ""
 
     def as_dict(self) -> dict:
         return {"n": len(self.keys), "n_resamples": self.n_resamples, "confidence": self.confidence,
-                "seed": self.seed, **{k: v.as_dict() for k, v in self.stats.items()},
-                "warnings": list(self.warnings)}
+                "seed": self.seed, "pvalue_method": self.pvalue_method,
+                **{k: v.as_dict() for k, v in self.stats.items()}, "warnings": list(self.warnings)}
 
 
 def correlations(x, y) -> dict[str, tuple[float, float]]:
@@ -87,6 +93,26 @@ def correlations(x, y) -> dict[str, tuple[float, float]]:
             "kendall": (float(k.statistic), float(k.pvalue))}
 
 
+def agreement_stats(x, y) -> tuple[dict[str, tuple[float, float]], str]:
+    """Spearman, Pearson, Kendall with p-values at their real precision, and how the p-values were got.
+
+    n <= 8: exact permutation p-values (``permutation_pvalues``); more items:
+    scipy's asymptotic ones, except that a perfect agreement gets 2/n! instead of 0.
+    """
+    from agrieval.scoring.ctv.permutation_pvalues import MAX_EXACT_N, exact_pvalues, perfect_agreement_pvalue
+
+    stats = correlations(x, y)
+    if any(math.isnan(st) for st, _ in stats.values()):
+        return stats, "undefined"
+    if len(x) <= MAX_EXACT_N:
+        exact = exact_pvalues(x, y)
+        method = f"exact permutation ({math.factorial(len(x))} pairings)"
+        return {k: (st, exact[k]) for k, (st, _) in stats.items()}, method
+    floor = perfect_agreement_pvalue(len(x))
+    fixed = {k: (st, p if p > 0 else floor) for k, (st, p) in stats.items()}
+    return fixed, "scipy (asymptotic; a perfect ranking gets 2/n!)"
+
+
 def rank_agreement(a: Mapping[str, float], b: Mapping[str, float], *, n_resamples: int = 1000,
                    seed: int | None = 0, confidence: float = 0.95,
                    names: tuple[str, str] = ("A", "B")) -> RankAgreement:
@@ -109,22 +135,22 @@ def rank_agreement(a: Mapping[str, float], b: Mapping[str, float], *, n_resample
         raise InputError("too_few_items", f"rank agreement needs at least 3 common keys, got {len(keys)}")
     x = np.array([float(a[k]) for k in keys])
     y = np.array([float(b[k]) for k in keys])
-    point = correlations(x, y)
+    point, method = agreement_stats(x, y)
     out = RankAgreement(keys, x, y, {k: Correlation(*point[k]) for k in STATISTICS},
-                        n_resamples=n_resamples, confidence=confidence, seed=seed)
+                        n_resamples=n_resamples, confidence=confidence, seed=seed, pvalue_method=method)
     if np.ptp(x) == 0 or np.ptp(y) == 0:
         out.warnings.append("one ranking is constant: the correlations are undefined")
     if n_resamples > 0:
+        from agrieval.scoring.leaderboard.bootstrap import percentile_interval
+
         rng = np.random.default_rng(seed)
         idx = rng.integers(0, len(keys), size=(n_resamples, len(keys)))
         draws = _resample_statistics(x, y, idx)
-        alpha = (1 - confidence) / 2
         for k in STATISTICS:
-            d = draws[k][~np.isnan(draws[k])]
             c = out.stats[k]
-            c.n_valid_resamples = len(d)
-            if len(d):
-                c.ci_low, c.ci_high = (float(v) for v in np.quantile(d, [alpha, 1 - alpha]))
+            c.n_valid_resamples = int(np.count_nonzero(~np.isnan(draws[k])))
+            if c.n_valid_resamples:
+                c.ci_low, c.ci_high = percentile_interval(draws[k], confidence)
         skipped = n_resamples - min(c.n_valid_resamples for c in out.stats.values())
         if skipped:
             out.warnings.append(f"{skipped} of {n_resamples} resamples had a constant ranking and were left out")
@@ -159,18 +185,26 @@ def _preview(keys: list[str], n: int = 5) -> str:
     return shown + (f" and {len(keys) - n} more" if len(keys) > n else "")
 
 
-def read_scores(path: str | Path, key: str, value: str) -> dict[str, float]:
-    """``{key: value}`` from a CSV file; duplicate keys and non-numbers are rejected."""
+def read_scores(path: str | Path, key: str, value: str, where: Mapping[str, str] | None = None) -> dict[str, float]:
+    """``{key: value}`` from a CSV file, over the rows whose ``where`` columns hold the given values (a
+    report's ``results.csv``: ``{"protocol": "LOTO", "arch": "densenet121"}``); duplicate keys among those
+    rows and non-numbers are rejected, and so is a filter that keeps no row."""
     from agrieval.scoring.ctv.csv_input import key_cell, number_cell, read_csv_rows
 
-    table = read_csv_rows(path, [key, value])
+    where = dict(where or {})
+    table = read_csv_rows(path, [key, value, *sorted(set(where) - {key, value})])
     out: dict[str, float] = {}
     first_line: dict[str, int] = {}
     for i in range(len(table.rows)):
+        if any(key_cell(table, i, col) != want for col, want in where.items()):
+            continue
         k = key_cell(table, i, key)
         if k in out:
             raise InputError("duplicate_key", f"{key} {k!r} also appears on line {first_line[k]}",
                              file=table.path, line=table.lines[i], column=table.column_index(key))
         out[k] = number_cell(table, i, value)
         first_line[k] = table.lines[i]
+    if where and not out:
+        shown = ", ".join(f"{c}={v}" for c, v in where.items())
+        raise InputError("no_rows", f"no row has {shown}", file=table.path)
     return out

@@ -132,3 +132,57 @@ def test_cli_json_and_mismatch_exit_code(tmp_path):
     res = CliRunner().invoke(cli, ["rank-agreement", str(a), str(c), "--key", "team", "--value", "test_acc"])
     assert res.exit_code == 1
     assert "[keys_mismatch]" in res.stderr and "'t3'" in res.stderr and "'t9'" in res.stderr
+
+
+def _perm_p(x, y, stat):
+    """Exact two-sided permutation p-value, enumerated here."""
+    obs = abs(stat(x, y))
+    perms = list(itertools.permutations(y))
+    return sum(abs(stat(x, np.array(p))) >= obs - 1e-12 for p in perms) / len(perms)
+
+
+def test_rank_agreement_and_ctv_summarize_state_one_p_value(tmp_path):
+    """For 4 teams scipy's asymptotic Spearman p (0.60) is not the exact one (0.75): both commands give the
+    exact permutation p-value and say so."""
+    from agrieval.scoring.ctv.results_table import ResultsTable, TeamResult
+    from agrieval.scoring.ctv.summarize import summarize
+
+    x, y = [70.0, 80.0, 75.0, 90.0], [60.0, 65.0, 72.0, 71.0]
+    res = rank_agreement(dict(zip("abcd", x)), dict(zip("abcd", y)), n_resamples=0)
+    assert res.pvalue_method.startswith("exact permutation")
+    spearman = lambda u, v: pearson(average_ranks(u), average_ranks(v))  # noqa: E731
+    assert res.stats["spearman"].pvalue == pytest.approx(_perm_p(np.array(x), np.array(y), spearman))
+    assert res.stats["pearson"].pvalue == pytest.approx(_perm_p(np.array(x), np.array(y), pearson))
+    table = ResultsTable([TeamResult("LOTO", arch, t, 90.0, v) for arch, vals in (("A", x), ("B", y))
+                          for t, v in zip("abcd", vals)])
+    entry = next(e for e in summarize(table).agreement if e["metric"] == "test_acc")
+    assert entry["pvalue_method"] == res.pvalue_method
+    for name in ("spearman", "pearson", "kendall"):
+        assert entry[name]["pvalue"] == res.stats[name].pvalue
+
+
+def test_reads_a_ctv_reports_results_with_filters(tmp_path):
+    path = tmp_path / "results.csv"
+    rows = ["protocol,arch,team,val_acc,test_acc"]
+    for protocol in ("TOTO", "LOTO"):
+        for arch, base in (("densenet121", 70), ("swin_tiny", 60)):
+            rows += [f"{protocol},{arch},t{i},90,{base + i * (3 if arch == 'swin_tiny' else 2)}" for i in range(5)]
+    path.write_text("\n".join(rows) + "\n")
+    with pytest.raises(InputError) as info:
+        read_scores(path, "team", "test_acc")
+    assert info.value.code == "duplicate_key"  # without a filter the report's table has one row per group
+    assert read_scores(path, "team", "test_acc", {"protocol": "LOTO", "arch": "swin_tiny"}) == {
+        f"t{i}": 60.0 + 3 * i for i in range(5)}
+    with pytest.raises(InputError) as info:
+        read_scores(path, "team", "test_acc", {"protocol": "loto"})
+    assert info.value.code == "no_rows"
+    res = CliRunner().invoke(cli, ["rank-agreement", str(path), str(path), "--key", "team", "--value", "test_acc",
+                                   "--where", "protocol=LOTO", "--where-a", "arch=densenet121",
+                                   "--where-b", "arch=swin_tiny", "--json", "--resamples", "0"])
+    assert res.exit_code == 0, res.output
+    out = json.loads(res.output)
+    assert out["n"] == 5 and out["spearman"]["statistic"] == 1.0
+    assert out["spearman"]["pvalue"] == pytest.approx(2 / 120) and out["pvalue_method"].startswith("exact")
+    res = CliRunner().invoke(cli, ["rank-agreement", str(path), str(path), "--key", "team", "--value", "test_acc",
+                                   "--where", "protocol"])
+    assert res.exit_code == 2 and "COLUMN=VALUE" in res.output

@@ -23,6 +23,10 @@ def test_demo_sweep_produces_a_report(tmp_path):
     summary = json.loads((report / "summary.json").read_text())
     assert summary  # the report read the 6 runs
     assert (report / "runs.csv").read_text().count("\n") == 7  # header + 6 runs
+    # the demo's report has its figures, the line among them, and a point per epoch (test every epoch)
+    assert (report / "plots" / "accuracy_on_the_line.png").is_file()
+    assert (report / "plots" / "learning_curves.png").is_file()
+    assert summary["accuracy_on_the_line"]["fits"][0]["n_points"] == 3  # 3 TOTO runs x 1 epoch
     # a second call reuses the splits and skips the finished runs
     again = []
     assert run_demo(tmp_path, teams=3, per_class=3, epochs=1, threads=1, log=again.append, report=False) == 0

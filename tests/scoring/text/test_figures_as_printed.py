@@ -146,7 +146,7 @@ def test_epoch_ticks_are_whole_numbers(epochs):
         ticks = [t for t in ax.get_xticks() if lo <= t <= hi]
         assert ticks and all(float(t).is_integer() for t in ticks), (epochs, ticks)
         assert all(label.get_text().lstrip("−-").isdigit() for label in ax.get_xticklabels() if label.get_text())
-    legend = fig.axes[-1].get_legend()
+    legend = next(ax.get_legend() for ax in fig.axes if ax.get_legend())  # one legend, beside the first row
     assert len(legend.get_texts()) == 3  # train, val, test: each its line over its band
     pyplot().close(fig)
 
@@ -161,7 +161,7 @@ def test_learning_curve_swatches_are_the_bands_and_lines_they_label_and_panels_s
     band_colours = {to_rgba(c.get_facecolor()[0]) for ax in axes for c in ax.collections
                     if isinstance(c, PolyCollection)}
     line_colours = {to_rgba(line.get_color()) for ax in axes for line in ax.get_lines()}
-    legend = axes[-1].get_legend()
+    legend = next(ax.get_legend() for ax in axes if ax.get_legend())
     swatch_bands = {to_rgba(h.get_facecolor()) for h in legend.legend_handles}  # each swatch: band under line
     assert len(band_colours) == 3 and swatch_bands == band_colours  # colour and transparency as drawn
     assert {to_rgba(c)[:3] for c in band_colours} == {to_rgba(c)[:3] for c in line_colours}
@@ -286,7 +286,7 @@ def test_ctv_report_in_a_vector_format(tmp_path, fmt):
     res = CliRunner().invoke(cli, ["ctv", "report", str(RUNS), "--out", str(out), "--plots", "--format", fmt])
     assert res.exit_code == 0, res.output
     figures = sorted(out.glob(f"plots/*.{fmt}"))
-    assert len(figures) == 7 and not list(out.glob("plots/*.png"))
+    assert len(figures) == 8 and not list(out.glob("plots/*.png"))  # with accuracy on the line
     assert all(f.read_bytes().startswith(MAGIC[fmt]) for f in figures)
     html = (out / "report.html").read_text()
     if fmt == "svg":
@@ -302,3 +302,14 @@ def test_format_or_dpi_without_plots_is_a_usage_error(tmp_path, command):
     res = CliRunner().invoke(cli, [*command, "--out", str(tmp_path / "o"), "--format", "svg", "--dpi", "300"])
     assert res.exit_code == 2 and "--format and --dpi apply only with --plots" in res.output
     assert not (tmp_path / "o").exists()
+
+
+def test_learning_curves_are_a_grid_with_toto_first():
+    """As the paper's Figs 5 and 11: one row per protocol, TOTO on top, one column per architecture."""
+    curves = [dict(g, protocol=p) for p in ("LOTO", "TOTO") for g in _curves([1, 2, 3], archs=("net_b", "net_a"))]
+    fig = plots.draw_learning_curves(curves)
+    titles = [ax.get_title() for ax in fig.axes]
+    assert [t.split(" (")[0] for t in titles] == ["TOTO net_a", "TOTO net_b", "LOTO net_a", "LOTO net_b"]
+    rows = sorted({round(ax.get_position().y0, 3) for ax in fig.axes}, reverse=True)
+    assert len(rows) == 2 and fig.axes[0].get_position().y0 == pytest.approx(rows[0], abs=1e-3)  # TOTO on top
+    pyplot().close(fig)

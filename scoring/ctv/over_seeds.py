@@ -1,0 +1,127 @@
+"""The study's aggregates over replicate seeds, with intervals, per selection rule; the worst target team and class.
+
+For each (protocol, arch, selection rule) and each seed s, over the folds (teams) of that seed:
+
+* ``test_acc``, ``val_acc``: mean over the folds of the run's accuracy (percent) under the rule
+  (``agrieval.scoring.ctv.selection_rules``); ``vtg`` = val_acc - test_acc;
+* ``gap_to_paper_rule``: test_acc under the rule - test_acc under the paper's rule (same seed; not for the
+  paper's rule itself);
+* under the paper's rule only (they need the predictions): ``worst_team_acc`` = min over target
+  teams t of the mean, over the runs that test on t, of the accuracy on t's images (TOTO: every
+  team but the training one; LOTO: the held-out team), and ``worst_class_acc`` = min over classes c
+  of the mean over runs of the test recall of c (WILDS' worst-group accuracy, groups = teams, classes).
+
+Then over the n seeds (DomainBed's "mean +/- standard error over trials"):
+mean m = (1/n) sum v_s, standard error se = sd(v, ddof=1) / sqrt(n), and the 95 % interval
+m +/- t_{0.975, n-1} se (Student t). With one seed se and the interval are undefined (null).
+The interval is over seeds: training noise. The spread over folds (teams), which mixes team differences
+with training noise, is the std of ``ctv summarize`` over the seed-mean per team, reported apart.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from agrieval.scoring.ctv.runs import Run
+from agrieval.scoring.ctv.selection_rules import PAPER_RULE, RULES, select
+
+__all__ = ["INTERVAL", "LEVEL", "METRICS", "seed_interval", "over_seeds", "worst_class", "worst_team"]
+
+LEVEL = 0.95
+INTERVAL = "student_t_over_seeds"
+METRICS = ("test_acc", "val_acc", "vtg", "gap_to_paper_rule", "worst_team_acc", "worst_class_acc")
+
+
+def seed_interval(values, level: float = LEVEL) -> dict:
+    """Mean, standard error (ddof 1) and the Student-t interval at ``level`` of per-seed values.
+
+    >>> d = seed_interval([80.0, 82.0, 84.0])
+    >>> d["mean"], d["se"], round(d["ci_low"], 3), round(d["ci_high"], 3)
+    (82.0, 1.1547005383792515, 77.032, 86.968)
+    """
+    from scipy import stats
+
+    x = np.asarray(values, dtype=float)
+    n = len(x)
+    mean = float(x.mean()) if n else math.nan
+    if n < 2:
+        return {"n_seeds": n, "mean": mean, "se": math.nan, "ci_low": math.nan, "ci_high": math.nan, "level": level}
+    se = float(x.std(ddof=1) / math.sqrt(n))
+    half = float(stats.t.ppf(0.5 + level / 2, n - 1)) * se
+    return {"n_seeds": n, "mean": mean, "se": se, "ci_low": mean - half, "ci_high": mean + half, "level": level}
+
+
+def worst_team(runs: list[Run]) -> tuple[str, float]:
+    """The target team served worst: min over teams of the mean accuracy (percent) of the runs testing on it."""
+    per_team: dict[str, list[float]] = {}
+    for r in runs:
+        for t in r.team_n:
+            per_team.setdefault(t, []).append(r.team_pct(t))
+    means = {t: float(np.mean(v)) for t, v in sorted(per_team.items())}
+    team = min(means, key=lambda t: (means[t], t))
+    return team, means[team]
+
+
+def worst_class(runs: list[Run]) -> tuple[str, float]:
+    """The class served worst: min over classes of the mean over runs of its test recall (percent)."""
+    per_class: dict[str, list[float]] = {}
+    for r in runs:
+        true, pred = r.labels["test"]
+        for c in sorted(set(true)):
+            hit = true == c
+            per_class.setdefault(str(c), []).append(100.0 * float((pred[hit] == c).sum()) / float(hit.sum()))
+    means = {c: float(np.mean(v)) for c, v in sorted(per_class.items())}
+    cls = min(means, key=lambda c: (means[c], c))
+    return cls, means[cls]
+
+
+def _seed_key(seed) -> tuple:
+    return (seed is None, seed or 0)
+
+
+def over_seeds(runs: list[Run], level: float = LEVEL) -> list[dict]:
+    """One entry per (protocol, arch, rule) with every metric's per-seed values and interval."""
+    groups: dict[tuple[str, str], list[Run]] = {}
+    for r in runs:
+        groups.setdefault((r.protocol, r.arch), []).append(r)
+    out = []
+    for (protocol, arch), group in groups.items():
+        seeds = sorted({r.seed for r in group}, key=_seed_key)
+        by_seed = {s: [r for r in group if r.seed == s] for s in seeds}
+        paper_test = {s: float(np.mean([r.pct("test") for r in rs])) for s, rs in by_seed.items()}
+        for rule in RULES:
+            chosen = {s: [select(r, rule) for r in rs] for s, rs in by_seed.items()}
+            missing = sum(c is None for cs in chosen.values() for c in cs)
+            entry = {"protocol": protocol, "arch": arch, "rule": rule, "seeds": seeds,
+                     "n_folds": len({r.fold for r in group}), "n_runs": len(group), "n_runs_without": missing,
+                     "interval": INTERVAL, "metrics": {}}
+            if missing:  # the rule cannot say for every run: no number rather than a mixed one
+                out.append(entry)
+                continue
+            per_seed: dict[str, list[float]] = {m: [] for m in METRICS}
+            worst_names: dict[str, list[str]] = {"worst_team": [], "worst_class": []}
+            for s in seeds:
+                test = float(np.mean([c.test for c in chosen[s]]))
+                val = float(np.mean([c.val for c in chosen[s]]))
+                per_seed["test_acc"].append(test)
+                per_seed["val_acc"].append(val)
+                per_seed["vtg"].append(val - test)
+                if rule != PAPER_RULE:  # the paper's rule against itself: 0 by definition
+                    per_seed["gap_to_paper_rule"].append(test - paper_test[s])
+                else:
+                    team, acc = worst_team(by_seed[s])
+                    per_seed["worst_team_acc"].append(acc)
+                    worst_names["worst_team"].append(team)
+                    cls, acc = worst_class(by_seed[s])
+                    per_seed["worst_class_acc"].append(acc)
+                    worst_names["worst_class"].append(cls)
+            for m, values in per_seed.items():
+                if values:
+                    entry["metrics"][m] = {"per_seed": values, **seed_interval(values, level)}
+            if rule == PAPER_RULE:
+                entry["worst_team_per_seed"] = worst_names["worst_team"]
+                entry["worst_class_per_seed"] = worst_names["worst_class"]
+            out.append(entry)
+    return out
