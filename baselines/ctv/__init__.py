@@ -30,9 +30,9 @@ Public (``__all__``, imported on first use): ``TrainConfig``, ``make_config`` an
 and ``CTVError``.
 
 Internal (may change without notice): ``archs``, ``augment``, ``cache``, ``checkpoint``, ``cli``, ``dataset``,
-``distributed``, ``fidelity_pool``, ``loader_check``, ``loader_workers``, ``outputs``, ``pipelines``,
-``precision``, ``preset_table``, ``script_transforms``, ``seed_streams``, ``seeding``, ``selection``,
-``smoke``, ``stream``, ``transforms``.
+``distributed``, ``fidelity_pool``, ``loader_check``, ``loader_workers``, ``options``, ``outputs``,
+``pipelines``, ``precision``, ``preset_table``, ``progress``, ``replicates``, ``run_folders``,
+``script_transforms``, ``seed_streams``, ``seeding``, ``selection``, ``smoke``, ``stream``, ``transforms``.
 """
 
 from agrieval.scoring.runtime.lazy_exports import lazy_exports
@@ -45,8 +45,9 @@ _HOME = {"TrainConfig": "config", "make_config": "config", "PRESETS": "config", 
          "list_folds": "manifest", "build_model": "models", "train_one_epoch": "engine", "predict": "engine",
          "run_demo": "demo", "CTVError": "errors"}
 _INTERNAL = ("archs", "augment", "cache", "checkpoint", "cli", "dataset", "distributed", "fidelity_pool",
-             "loader_check", "loader_workers", "outputs", "pipelines", "precision", "preset_table",
-             "script_transforms", "seed_streams", "seeding", "selection", "smoke", "stream", "transforms")
+             "loader_check", "loader_workers", "options", "outputs", "pipelines", "precision", "preset_table",
+             "progress", "replicates", "run_folders", "script_transforms", "seed_streams", "seeding", "selection",
+             "smoke", "stream", "transforms")
 
 __getattr__, __dir__ = lazy_exports(__name__, _HOME)
 del lazy_exports  # (the package offers only its own names)

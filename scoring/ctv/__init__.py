@@ -20,8 +20,8 @@ module ``summarize`` (``summarize.summarize``: the paper's statistics), ``build_
 ``InputError`` (what every reader here raises on a bad input file).
 
 Internal (may change without notice): ``arch_colours``, ``arch_names``, ``cross_check``, ``csv_input``,
-``json_input``, ``markdown_html``, ``paper_figures``, ``permutation_pvalues``, ``plots``, ``script_runs``,
-``summary_markdown``, ``weighted_prf``.
+``json_input``, ``markdown_html``, ``on_the_line``, ``over_seeds``, ``paper_figures``, ``permutation_pvalues``,
+``plots``, ``script_runs``, ``seed_sections``, ``selection_rules``, ``summary_markdown``, ``weighted_prf``.
 """
 
 from agrieval.scoring.runtime.lazy_exports import lazy_exports
@@ -33,7 +33,8 @@ _HOME = {"read_results": "results_table", "ResultsTable": "results_table", "summ
          "build_report": "report", "read_runs": "run_set", "RunSet": "run_set", "read_agrieval_run": "runs",
          "toto_matrices": "cross_team_matrix", "CrossTeamMatrix": "cross_team_matrix", "InputError": "input_error"}
 _INTERNAL = ("arch_colours", "arch_names", "cross_check", "csv_input", "json_input", "markdown_html",
-             "paper_figures", "permutation_pvalues", "plots", "script_runs", "summary_markdown", "weighted_prf")
+             "on_the_line", "over_seeds", "paper_figures", "permutation_pvalues", "plots", "script_runs",
+             "seed_sections", "selection_rules", "summary_markdown", "weighted_prf")
 
 __getattr__, __dir__ = lazy_exports(__name__, _HOME)
 del lazy_exports  # (the package offers only its own names)
