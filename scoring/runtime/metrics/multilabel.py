@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..reading.labelsets import LabelSets
+from ..labelsets import LabelSets
 
 
 def _check_aligned(y_true: LabelSets, y_pred: LabelSets) -> None:

@@ -18,7 +18,7 @@ from . import cell_keys, label_cells, tokenize
 from .bytes_checks import checked_utf8, read_limited
 from .id_cells import CheckedIds, check_ids
 from .id_lengths import refuse_long_ids
-from .labelsets import LabelSets
+from ..labelsets import LabelSets
 
 
 @dataclass

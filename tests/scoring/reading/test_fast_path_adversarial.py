@@ -220,7 +220,7 @@ def test_metrics_by_split_of_a_reordered_prediction_match_sklearn(data, scale, n
     from sklearn.preprocessing import MultiLabelBinarizer
 
     from agrieval.scoring.runtime.metrics.multilabel import metrics_by_split
-    from agrieval.scoring.runtime.reading.labelsets import LabelSets
+    from agrieval.scoring.runtime.labelsets import LabelSets
 
     truth, pred, order, split = data
     truth = [sorted({x * scale for x in r}) for r in truth]
