@@ -21,10 +21,7 @@ labels per prediction. Dialects:
 
 In one process, best of ``--repeat``:
   kit:        ``agrieval.scoring.runtime.scorer.score_file(..., reveal_private=True)``: load and check the
-              solution, read and check the submission, every metric on both splits; by default the
-              solution is read in a second thread while the submission is read (as ``agrieval score``
-              does on two CPUs or more)
-  1 thread:   the same with ``threads=1``: one after the other
+              solution, read and check the submission, every metric on both splits
   reference:  benchmarks/peers/pandas_f1.py: pandas.read_csv (both files) + merge on the id +
               ast.literal_eval + MultiLabelBinarizer(sparse_output=True) + sklearn
               f1_score(average="samples") on the public and on the private rows
@@ -182,10 +179,10 @@ def definition(competition: str):
     return replace(d, limits=replace(d.limits, max_rows=1_000_000, max_bytes=500_000_000))
 
 
-def kit(sol: Path, sub: Path, d, threads: int | None = None) -> tuple[float, float]:
+def kit(sol: Path, sub: Path, d) -> tuple[float, float]:
     from agrieval.scoring.runtime.scorer import score_file
 
-    report = score_file(sub, sol, d, reveal_private=True, threads=threads)
+    report = score_file(sub, sol, d, reveal_private=True)
     assert report.status == "scored", report.errors
     return report.metrics.public["sample_f1"], report.metrics.private["sample_f1"]
 
@@ -286,9 +283,10 @@ def fresh_compare(sol: Path, sub: Path, d, frozen: Path, repeat: int, env: dict
 
 
 def _cpus() -> int:
-    from agrieval.scoring.runtime.scorer import _cpus
+    """CPUs this process may run on (its affinity, as in a container)."""
+    from agrieval.data_tools.parallel import default_workers
 
-    return _cpus()
+    return default_workers()
 
 
 def best_of(fn, repeat: int, *args) -> tuple[float, float]:
@@ -365,7 +363,7 @@ def main() -> int:
     args = ap.parse_args()
     ok = True
     judged = args.rows >= 200_000
-    ratios, one_thread, fresh_rows = {}, {}, []
+    ratios, fresh_rows = {}, []
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         # the fresh processes: this checkout; Python's bytecode cached as for any installed package (a machine
@@ -376,9 +374,8 @@ def main() -> int:
         env.pop("PYTHONDONTWRITEBYTECODE", None)
         frozen = {c: big_definition(c, folder) for c in sorted({DIALECTS[n].competition for n in args.dialects})}
         print(f"{args.rows:,} rows; {_cpus()} CPUs; the kit with numpy only, as the grading platforms run it")
-        print(f"in one process, best of {args.repeat}: kit (the solution read in a second thread when the CPUs "
-              "allow it), 1 thread (threads=1), ref (pandas + ast + MultiLabelBinarizer + scikit-learn)")
-        print(f"{'dialect':<16} {'MB':>5} {'kit s':>7} {'1 thr s':>7} {'ref s':>7} {'ratio':>7} {'1 thr':>6}  "
+        print(f"in one process, best of {args.repeat}: kit, ref (pandas + ast + MultiLabelBinarizer + scikit-learn)")
+        print(f"{'dialect':<16} {'MB':>5} {'kit s':>7} {'ref s':>7} {'ratio':>7}  "
               "sample F1 public, private: kit / reference")
         for name in args.dialects:
             dialect = DIALECTS[name]
@@ -386,16 +383,13 @@ def main() -> int:
             d = definition(dialect.competition)
             kit(sol, sub, d)  # warm imports and the vocabulary lookup
             t_kit, v_kit = best_of(kit, args.repeat, sol, sub, d)
-            t_one, v_one = best_of(kit, args.repeat, sol, sub, d, 1)
             reference(sol, sub, d) if args.rows < 10_000 else None  # warm sklearn's imports
             t_ref, v_ref = best_of(reference, args.repeat, sol, sub, d)
-            agree = max(abs(a - b) for a, b in zip(v_kit, v_ref)) <= 1e-9 and v_one == v_kit
+            agree = max(abs(a - b) for a, b in zip(v_kit, v_ref)) <= 1e-9
             ok &= agree
             ratios[name] = t_ref / t_kit
-            one_thread[name] = t_ref / t_one
             mb = (sol.stat().st_size + sub.stat().st_size) / 1e6
-            print(f"{name:<16} {mb:>5.1f} {t_kit:>7.3f} {t_one:>7.3f} {t_ref:>7.3f} {t_ref / t_kit:>6.1f}x "
-                  f"{t_ref / t_one:>5.1f}x  "
+            print(f"{name:<16} {mb:>5.1f} {t_kit:>7.3f} {t_ref:>7.3f} {t_ref / t_kit:>6.1f}x  "
                   f"{v_kit[0]:.12f}, {v_kit[1]:.12f} / {v_ref[0]:.12f}, {v_ref[1]:.12f}"
                   f"{'' if agree else '  DISAGREE'}", flush=True)
             walls, cpus, values = fresh_compare(sol, sub, d, frozen[dialect.competition], args.fresh_repeat, env)
@@ -405,8 +399,6 @@ def main() -> int:
             sub.unlink()
         worst = min(ratios, key=ratios.get)
         print(f"worst dialect: {worst} {ratios[worst]:.1f}x (not judged: the targets are the fresh processes')")
-        slowest = min(one_thread, key=one_thread.get)
-        print(f"worst dialect in one thread: {slowest} {one_thread[slowest]:.1f}x")
         ok &= print_fresh(fresh_rows, args, judged)
 
         sol, subs = real_case(folder)

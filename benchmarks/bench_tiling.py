@@ -90,7 +90,7 @@ def main() -> None:
         jpeg_stage_report()
         return
 
-    from agrieval.baselines.plantclef.aggregate import AggregationConfig
+    from agrieval.baselines.plantclef.aggregation_config import AggregationConfig
     from agrieval.baselines.plantclef.geometry import parse_level
     from agrieval.baselines.plantclef.inference import TileScorer
     from agrieval.baselines.plantclef.model import PRESETS, build_model, normalisation

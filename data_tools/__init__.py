@@ -9,7 +9,8 @@ One module per stage (``catalog``, ``dedup``, ``resize``, ``splits``,
 (one file: format, size, EXIF device, pHash), ``hamming`` (near-duplicate
 search), ``classes`` (class-name normalisation, data in ``class_map.toml``),
 ``keep_rules`` (which copy of a duplicate group survives), ``tables``
-(CSV/Parquet manifests), ``parallel`` (process pool with progress) and
+(CSV/Parquet manifests), ``parallel`` (process pool with progress), ``progress`` (the kit's one progress
+display, which the baselines use too) and
 ``demo_pool`` (a synthetic pool to try everything on). ``cli`` holds
 ``agrieval data ...``.
 

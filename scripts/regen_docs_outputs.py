@@ -14,30 +14,15 @@ from __future__ import annotations
 
 import argparse
 import os
-import shutil
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO / "tests" / "newcomer"))  # (the reader the test uses: one definition of a block)
+sys.path.insert(0, str(REPO / "tests" / "newcomer"))  # (what the test uses: one definition of a block, a clone)
 
+from clone import copy_tracked, link_platform_venvs  # noqa: E402
 from doc_blocks import all_commands, run_pasted, terminal_text  # noqa: E402
-
-
-def copy_tracked(dest: Path) -> Path:
-    listed = subprocess.run(["git", "ls-files", "--cached", "-z"], cwd=REPO, capture_output=True,
-                            check=True).stdout.decode().split("\0")
-    for name in filter(None, listed):
-        src = REPO / name
-        if src.is_file() and not src.is_symlink():
-            (dest / name).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(src, dest / name)
-    platforms = REPO / ".venv-platforms"
-    if platforms.is_dir():  # built once by `make platform-venvs`; the clone's make target then only lists them
-        (dest / ".venv-platforms").symlink_to(platforms)
-    return dest
 
 
 def main() -> int:
@@ -52,6 +37,7 @@ def main() -> int:
     status = 0
     with tempfile.TemporaryDirectory() as tmp:
         clone = copy_tracked(Path(tmp) / "agrieval")
+        link_platform_venvs(clone)
         env["PYTHONPATH"] = str(clone)
         for command in commands:
             code, output = run_pasted(command, clone, env)

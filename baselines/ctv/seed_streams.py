@@ -7,21 +7,38 @@ around the final predictions, at the end); what each hook does is the stream's.
   initialised from ``(seed, "init")``, each epoch reseeds from ``(seed, "epoch", e, rank)``, and the
   training order is ``EpochBatches`` (one permutation per epoch, split over the ranks without padding).
   A fold's result depends on nothing run before it, so folds run in parallel and resume exactly.
-* ``SweepStream`` (``sweep``, the official preset's): the public script's one stream per sweep
-  (``agrieval.baselines.ctv.stream``): seeded once at the first fold, each fold continuing where the previous left
-  the generators, the script's own loaders (``shuffle=True`` from torch's global generator, its eval batch
-  sizes), its discarded iterator per epoch and its loader draws after training. One process only.
+* ``SweepStream`` (``sweep``, the official preset's): the public script's one stream per sweep:
+  seeded once at the first fold, each fold continuing where the previous left the generators, the script's
+  own loaders (``shuffle=True`` from torch's global generator, its eval batch sizes), its discarded iterator
+  per epoch and its loader draws after training. One process only.
+
+How the sweep stream crosses folds: the script seeds once (``set_random_seeds``: ``random``, numpy, torch,
+CUDA, cuDNN deterministic, no benchmark) and then runs its folds (teams in sorted order) in one process, so
+fold k starts where fold k-1 left the generators: its model init, its loaders' shuffles and its augmentations
+depend on every fold before it. To keep that across separate invocations and resumes, a fold's generator
+states are saved: ``stream_after.pt`` at its end (the next fold starts from it), and inside ``last.pt`` at
+each epoch end.
+
+After training the script makes six more DataLoader passes (S:882-972: the final test evaluation, then
+for train, val and test a prediction pass and a loop over the paths; the train and val ones both), each
+drawing one int64 from torch's generator for the loader's base seed, except the final test pass when
+the test loader's workers are persistent. The kit predicts through its own loaders, so it restores the
+state from before its predictions and makes the script's draws (``_after_training``).
+
+The seeds themselves (``derive_seed``, ``seed_everything``) are ``agrieval.baselines.ctv.seeding``'s.
 """
 
 from __future__ import annotations
 
 import contextlib
+import random
 from pathlib import Path
 
+import numpy as np
 import torch
 from torch.utils.data import DataLoader
 
-from agrieval.baselines.ctv import stream
+from agrieval.baselines.ctv import checkpoint
 from agrieval.baselines.ctv.config import TrainConfig
 from agrieval.baselines.ctv.distributed import DistInfo, EpochBatches
 from agrieval.baselines.ctv.errors import CTVError
@@ -80,6 +97,66 @@ class FoldStream:
         return {"kind": self.kind}
 
 
+# The sweep stream's generator states (module docstring: how the sweep stream crosses folds).
+STREAM_FILE = "stream_after.pt"  # the generators' state a finished fold hands on (sweep stream)
+
+
+def _script_seed(seed: int) -> None:
+    """The script's ``set_random_seeds`` (S:200-207)."""
+    random.seed(seed)
+    np.random.seed(seed)
+    torch.manual_seed(seed)
+    torch.cuda.manual_seed_all(seed)
+    torch.backends.cudnn.deterministic = True
+    torch.backends.cudnn.benchmark = False
+
+
+def _capture() -> dict:
+    state = {"python": random.getstate(), "numpy": np.random.get_state(), "torch": torch.random.get_rng_state()}
+    if torch.cuda.is_available() and torch.cuda.is_initialized():
+        state["cuda"] = torch.cuda.get_rng_state_all()
+    return state
+
+
+def _restore(state: dict) -> None:
+    random.setstate(state["python"])
+    np.random.set_state(state["numpy"])
+    torch.random.set_rng_state(state["torch"])
+    if "cuda" in state and torch.cuda.is_available():
+        torch.cuda.set_rng_state_all(state["cuda"])
+
+
+def _loader_draws(n: int) -> None:
+    """What ``n`` DataLoader passes take from torch's generator (their base seeds)."""
+    for _ in range(n):
+        torch.empty((), dtype=torch.int64).random_()
+
+
+def _after_training(persistent_test_workers: bool) -> None:
+    _loader_draws(5 if persistent_test_workers else 6)
+
+
+def _start_fold(seed: int, folds: list[str], fold: str, prev_dir: Path | None, *, continue_stream: bool) -> str:
+    """Put the generators where the script has them when fold ``fold`` starts; say from where."""
+    i = folds.index(fold)
+    if i == 0:
+        _script_seed(seed)
+        return f"seeded with {seed} (first fold of the sweep)"
+    saved = prev_dir / STREAM_FILE if prev_dir is not None else None
+    if saved is not None and saved.is_file():
+        _restore(checkpoint.load(saved))
+        return f"continues {folds[i - 1]}'s stream ({saved})"
+    if continue_stream:
+        return f"continues the stream left by {folds[i - 1]} in this process"
+    raise CTVError("stream_gap", f"--seed-stream sweep: fold {fold} starts where fold {folds[i - 1]} left the "
+                   f"random stream, but {saved} is missing; run the folds in order (run-all), or pass "
+                   "--seed-stream fold")
+
+
+def _save_after(out: Path) -> None:
+    checkpoint.save(out / STREAM_FILE, _capture())
+
+
 class SweepStream:
     kind = "sweep"
     script_init = True  # the script's model initialisation order
@@ -98,7 +175,7 @@ class SweepStream:
             folds = list_folds(splits_dir, self.cfg.protocol)
             i = folds.index(self.cfg.fold) if self.cfg.fold in folds else 0
             prev = out.parent / folds[i - 1] if i else None
-            note = stream.start(self.cfg.seed, folds, self.cfg.fold, prev, continue_stream=continue_stream)
+            note = _start_fold(self.cfg.seed, folds, self.cfg.fold, prev, continue_stream=continue_stream)
         # the script's cuDNN flags (set_random_seeds), whatever --deterministic says
         torch.backends.cudnn.deterministic, torch.backends.cudnn.benchmark = True, False
         return note
@@ -116,7 +193,7 @@ class SweepStream:
         return 4 * self.cfg.batch_size if self.cfg.protocol == "toto" else self.cfg.batch_size  # S:846-855
 
     def resumed(self, ck: dict) -> str | None:
-        stream.restore(ck["stream"])
+        _restore(ck["stream"])
         return "resumed from the stream saved in last.pt"
 
     def before_epoch(self, epoch: int, loader) -> None:
@@ -129,22 +206,22 @@ class SweepStream:
         return None  # one process: no share to weight
 
     def test_not_evaluated(self) -> None:
-        stream.loader_draws(1)  # the script evaluates the test split every epoch (S:640)
+        _loader_draws(1)  # the script evaluates the test split every epoch (S:640)
 
     def checkpoint_state(self) -> dict | None:
-        return stream.capture()
+        return _capture()
 
     @contextlib.contextmanager
     def predictions(self):
         """The kit predicts through its own loaders: the state from before them, then the script's draws."""
-        before = stream.capture()
+        before = _capture()
         yield
-        stream.restore(before)
-        stream.after_training(persistent_test_workers=self.cfg.num_workers > 0 and self.cfg.persistent_workers
+        _restore(before)
+        _after_training(persistent_test_workers=self.cfg.num_workers > 0 and self.cfg.persistent_workers
                               and not self.cfg.deterministic)
 
     def hand_on(self, out: Path) -> None:
-        stream.save_after(out)  # before run.json: a finished fold always hands its stream on
+        _save_after(out)  # before run.json: a finished fold always hands its stream on
 
     def record(self, note: str) -> dict:
         return {"kind": self.kind, "start": note}

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import torch
 
-from agrieval.baselines.plantclef.aggregate import AggregationConfig
+from agrieval.baselines.plantclef.aggregation_config import AggregationConfig
 from agrieval.baselines.plantclef.geometry import parse_level
 from agrieval.baselines.plantclef.model import PRESETS, build_model
 from agrieval.baselines.plantclef.predict import PredictResult, RunOptions, run_predict

@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 import torch
 
-from agrieval.baselines.plantclef.aggregate import AggregationConfig
+from agrieval.baselines.plantclef.aggregation_config import AggregationConfig
 from agrieval.baselines.plantclef.awkward_logits import N_CLASSES
 from agrieval.baselines.plantclef.recipes import get_recipe
 from agrieval.baselines.plantclef.tie_rules import columns, select_on_device

@@ -18,7 +18,8 @@ import pandas as pd
 import torch
 
 from agrieval.baselines.device import resolve_device
-from agrieval.baselines.plantclef.aggregate import AggregationConfig, aggregate
+from agrieval.baselines.plantclef.aggregate import aggregate
+from agrieval.baselines.plantclef.aggregation_config import AggregationConfig
 from agrieval.baselines.plantclef.classes import load_class_mapping
 from agrieval.baselines.plantclef.full_probs import concat_parts, full_path, write_full
 from agrieval.baselines.plantclef.image_stats import ImageStats, stats_path, write_stats
@@ -28,11 +29,11 @@ from agrieval.baselines.plantclef.model import ModelSpec, build_model, normalisa
 from agrieval.baselines.plantclef.pooling import containment_notes
 from agrieval.baselines.plantclef.preprocess import PreprocessConfig
 from agrieval.baselines.plantclef.prior import file_digest, load_prior
-from agrieval.baselines.plantclef.progress import Progress
 from agrieval.baselines.plantclef.shards import shard_items, shard_path
 from agrieval.baselines.plantclef.submission import write_validated
 from agrieval.baselines.plantclef.tile_scores import PartStore, tile_frame, write_tile_scores
 from agrieval.baselines.plantclef.transects import transect_map
+from agrieval.data_tools.progress import Progress
 from agrieval.scoring.runtime.definition import CompetitionDefinition
 
 

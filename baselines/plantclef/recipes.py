@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, fields
 
-from agrieval.baselines.plantclef.aggregate import AggregationConfig
+from agrieval.baselines.plantclef.aggregation_config import AggregationConfig
 
 PREPROCESS_KEYS = ("tiling", "tile_policy", "border_mode", "resize_filter", "jpeg_quality", "subsampling",
                    "jpeg_stage", "crop_border", "resize_backend", "centre_crop")

@@ -26,7 +26,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--workers", type=int, default=None)
     args = ap.parse_args(argv)
 
-    from agrieval.baselines.plantclef.aggregate import AggregationConfig
+    from agrieval.baselines.plantclef.aggregation_config import AggregationConfig
     from agrieval.baselines.plantclef.geometry import parse_level
     from agrieval.baselines.plantclef.model import PRESETS, build_model
     from agrieval.baselines.device import device_or_exit

@@ -29,7 +29,6 @@ def score(submission: Path, solution: Path, competition: str, as_json: bool, rev
         from agrieval.scoring.runtime.scorer import read_both, score as score_upload
 
         definition = load_definition(competition)
-        # (the solution loads in a second thread while the submission is read)
         sol, sub, refused = read_both(submission, solution, definition, load=load_solution_for)
         from agrieval.scoring.authoring.solution_order import order_warnings
 

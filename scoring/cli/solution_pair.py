@@ -7,13 +7,12 @@ from agrieval.scoring.runtime.definition import CompetitionDefinition
 from agrieval.scoring.runtime.problems import HostError
 
 
-def load_solution_for(path, definition: CompetitionDefinition, *, on_ids=None):
-    """The solution (``on_ids`` as for ``load_solution``), or a host error that says when the file belongs to
-    another competition."""
+def load_solution_for(path, definition: CompetitionDefinition):
+    """The solution, or a host error that says when the file belongs to another competition."""
     from agrieval.scoring.runtime.reading.solution import load_solution
 
     try:
-        return load_solution(path, definition, on_ids=on_ids)
+        return load_solution(path, definition)
     except HostError as exc:
         other = _competition_of_header(path, definition)
         if other is None:

@@ -45,6 +45,7 @@ from agrieval.scoring.ctv.cross_check import summary_line
 from agrieval.scoring.runtime.atomic import write_text
 from agrieval.scoring.runtime.metrics.multiclass import validation_test_gap
 from agrieval.scoring.ctv.cross_team_matrix import CrossTeamMatrix, toto_matrices
+from agrieval.scoring.ctv.results_table import ResultsTable
 from agrieval.scoring.ctv.run_set import RunSet, read_runs
 from agrieval.scoring.ctv.on_the_line import fit_lines, line_points
 from agrieval.scoring.ctv.over_seeds import over_seeds
@@ -134,7 +135,51 @@ def build_report(runs_dirs: str | Path | Sequence[str | Path], out_dir: Path, *,
                  ddof: int | dict | None = None, threshold: float = 95.0, digits: int = 2,
                  progress: Callable[[str], None] | None = None, plan: OutputPlan | None = None,
                  figure_format: FigureFormat | None = None) -> ReportResult:
+    """Read the runs and compute every number, claim every output before the first is written, then write the
+    CSV and JSON tables, the plots (``plots``) and the report pages (module docstring: what each file holds)."""
     dirs = [runs_dirs] if isinstance(runs_dirs, (str, Path)) else list(runs_dirs)
+    study = _compute(dirs, ddof, threshold, progress)
+    figures = figure_format or FigureFormat()
+    out_dir = _claim_outputs(plan or OutputPlan(), dirs, study, out_dir, plots, figures)
+    result = ReportResult(study.runs, study.summary, study.matrices, study.extra,
+                          warnings=study.runset.warnings + study.summary.warnings)
+
+    def write(name: str, text: str) -> None:
+        write_text(out_dir / name, text)
+        result.files.append(name)
+
+    _write_tables(write, study)
+    images = _write_plots(out_dir, study, figures, digits) if plots else {}
+    result.files += sorted(images.values())
+    text = _markdown(dirs, study, images, digits, result.warnings)
+    write("report.md", text)
+    from agrieval.scoring.ctv.markdown_html import to_html
+
+    # Only the figures written above are embedded: never a path named by the Markdown text.
+    write("report.html", to_html(text, "Cross-Team Validation report",
+                                 images={name: out_dir / name for name in images.values()}))
+    return result
+
+
+@dataclass
+class _Study:
+    """Every number the report shows, computed before anything is written."""
+
+    runset: RunSet
+    table: ResultsTable
+    summary: Summary
+    matrices: list[CrossTeamMatrix]
+    points: list[dict]  # (val, test) accuracy of every run and epoch: the accuracy-on-the-line fit's input
+    extra: dict  # split_accuracy, learning_curves, matrix_correlation, selection rules, over_seeds,
+    #              accuracy_on_the_line, cross_check (summary.json beside summary)
+
+    @property
+    def runs(self) -> list:
+        return self.runset.runs
+
+
+def _compute(dirs: list, ddof: int | dict | None, threshold: float,
+             progress: Callable[[str], None] | None) -> _Study:
     runset: RunSet = read_runs(dirs, progress)
     table = runset.results_table()
     summary = summarize(table, ddof=ddof, threshold=threshold)
@@ -147,20 +192,24 @@ def build_report(runs_dirs: str | Path | Sequence[str | Path], out_dir: Path, *,
              "over_seeds": over_seeds(runset.runs),
              "accuracy_on_the_line": {"fits": fit_lines(points)},
              "cross_check": {"n_checked": len(runset.checks), "n_disagree": sum(not c.ok for c in runset.checks)}}
-    result = ReportResult(runset.runs, summary, matrices, extra, warnings=runset.warnings + summary.warnings)
-    plan = plan or OutputPlan()
+    return _Study(runset, table, summary, matrices, points, extra)
+
+
+def _claim_outputs(plan: OutputPlan, dirs: list, study: _Study, out_dir: Path, plots: bool,
+                   figures: FigureFormat) -> Path:
+    """The output folder and every file to write in it, checked by the output policy (module docstring)."""
     plan.add_sources(*dirs)  # the run folders are other people's outputs: nothing is written among them
-    plan.add_inputs(*[r.source for r in runset.runs], *(p for d in dirs for p in _read_files(Path(d))))
+    plan.add_inputs(*[r.source for r in study.runs], *(p for d in dirs for p in _read_files(Path(d))))
     out_dir = plan.claim_dir(out_dir, what="report folder")
-    figures = figure_format or FigureFormat()
-    planned = _planned_files(matrices, table, plots, bool(extra["learning_curves"]), figures)
+    planned = _planned_files(study.matrices, study.table, plots, bool(study.extra["learning_curves"]), figures)
     plan.claim_all([out_dir / n for n in planned], what="report file")
+    return out_dir
 
-    def write(name: str, text: str) -> None:
-        write_text(out_dir / name, text)
-        result.files.append(name)
 
-    runs = runset.runs
+def _write_tables(write: Callable[[str, str], None], study: _Study) -> None:
+    """runs.csv, cross_check.csv, team_accuracy.csv, results.csv, split_accuracy.csv, learning_curves.csv,
+    summary.json and one cross_team_<arch>.csv per matrix, every number with ``FULL`` decimals."""
+    runs, checks, extra = study.runs, study.runset.checks, study.extra
     write("runs.csv", csv_text(
         ["protocol", "arch", "arch_as_written", "fold", "seed", "layout", "n_train", "n_val", "n_test", "train_acc",
          "val_acc", "test_acc", "vtg", "source"],
@@ -170,13 +219,13 @@ def build_report(runs_dirs: str | Path | Sequence[str | Path], out_dir: Path, *,
     write("cross_check.csv", csv_text(["file", "quantity", "stored", "recomputed", "difference", "agrees"],
                                       [[c.file, c.quantity, "" if c.stored is None else repr(c.stored),
                                         "" if c.recomputed is None else repr(c.recomputed), f"{c.difference:.3g}",
-                                        "yes" if c.ok else "no"] for c in runset.checks]))
+                                        "yes" if c.ok else "no"] for c in checks]))
     write("team_accuracy.csv", csv_text(["protocol", "arch", "fold", "test_team", "n_images", "accuracy"],
                                         [[r.protocol, r.arch, r.fold, t, r.team_n[t], fmt(r.team_pct(t), FULL)]
                                          for r in runs for t in r.team_n]))
     write("results.csv", csv_text(["protocol", "arch", "team", "val_acc", "test_acc"],
                                   [[t.protocol, t.arch, t.team, fmt(t.val_acc, FULL), fmt(t.test_acc, FULL)]
-                                   for t in table.rows]))
+                                   for t in study.table.rows]))
     write("split_accuracy.csv", csv_text(
         ["protocol", "arch", "split", "n_runs", "mean", "std", "ddof"],
         [[g["protocol"], g["arch"], s, g[s]["n_runs"], fmt(g[s]["mean"], FULL), fmt(g[s]["std"], FULL), g["ddof"]]
@@ -191,117 +240,142 @@ def build_report(runs_dirs: str | Path | Sequence[str | Path], out_dir: Path, *,
     write("on_the_line.csv", csv_text(["protocol", "arch", "fold", "seed", "epoch", "val_acc", "test_acc"],
                                       [[p["protocol"], p["arch"], p["fold"], "" if p["seed"] is None else p["seed"],
                                         "" if p["epoch"] is None else p["epoch"], fmt(p["val"], FULL),
-                                        fmt(p["test"], FULL)] for p in points]))
-    write("summary.json", json.dumps(summary.as_dict() | json_safe(extra), indent=2, sort_keys=True) + "\n")
-    for m in matrices:
+                                        fmt(p["test"], FULL)] for p in study.points]))
+    write("summary.json", json.dumps(study.summary.as_dict() | json_safe(extra), indent=2, sort_keys=True) + "\n")
+    for m in study.matrices:
         header, rows = matrix_rows(m, FULL)
         write(f"cross_team_{_slug(m.arch)}.csv", csv_text(header, [[c.rstrip("*") for c in r] for r in rows]))
 
+
+def _write_plots(out_dir: Path, study: _Study, figures: FigureFormat, digits: int) -> dict[str, str]:
+    """Every figure, written under ``plots/``; returns {what it shows: its file name} for the report pages."""
+    from agrieval.scoring.ctv import plots as P
+
+    table, matrices, extra = study.table, study.matrices, study.extra
     images: dict[str, str] = {}
-    if plots:
-        from agrieval.scoring.ctv import plots as P
+    scale = P.shared_scale(matrices)  # one colour scale: the architectures' heatmaps compare by colour
+    for m in matrices:
+        name = figures.name(f"plots/cross_team_{_slug(m.arch)}")
+        P.heatmap(m, out_dir / name, figures, scale, digits)
+        images[f"heatmap:{m.arch}"] = name
+    images["vtg"] = figures.name("plots/vtg_distribution")
+    P.vtg_distribution(table, out_dir / images["vtg"], figures)
+    for protocol in table.protocols():
+        name = figures.name(f"plots/team_accuracy_{protocol}")
+        P.team_bars(table, protocol, out_dir / name, figures)
+        images[f"bars:{protocol}"] = name
+    images["splits"] = figures.name("plots/split_accuracy")
+    P.split_bars(extra["split_accuracy"], out_dir / images["splits"], figures)
+    if extra["learning_curves"]:
+        images["curves"] = figures.name("plots/learning_curves")
+        P.learning_curves(extra["learning_curves"], out_dir / images["curves"], figures)
+    images["line"] = figures.name("plots/accuracy_on_the_line")
+    P.on_the_line(study.points, extra["accuracy_on_the_line"]["fits"], out_dir / images["line"], figures)
+    return images
 
-        scale = P.shared_scale(matrices)  # one colour scale: the architectures' heatmaps compare by colour
-        for m in matrices:
-            name = figures.name(f"plots/cross_team_{_slug(m.arch)}")
-            P.heatmap(m, out_dir / name, figures, scale, digits)
-            images[f"heatmap:{m.arch}"] = name
-        images["vtg"] = figures.name("plots/vtg_distribution")
-        P.vtg_distribution(table, out_dir / images["vtg"], figures)
-        for protocol in table.protocols():
-            name = figures.name(f"plots/team_accuracy_{protocol}")
-            P.team_bars(table, protocol, out_dir / name, figures)
-            images[f"bars:{protocol}"] = name
-        images["splits"] = figures.name("plots/split_accuracy")
-        P.split_bars(extra["split_accuracy"], out_dir / images["splits"], figures)
-        if extra["learning_curves"]:
-            images["curves"] = figures.name("plots/learning_curves")
-            P.learning_curves(extra["learning_curves"], out_dir / images["curves"], figures)
-        images["line"] = figures.name("plots/accuracy_on_the_line")
-        P.on_the_line(points, extra["accuracy_on_the_line"]["fits"], out_dir / images["line"], figures)
-        result.files += sorted(images.values())
 
-    ddofs = ", ".join(f"{p} ddof={d}" for p, d in summary.ddof.items())
-    seeded = runset.seeds_per_fold() > 1  # replicates (the two layouts side by side are not)
-    layouts = sorted({r.layout for r in runs})
-    # Every name below comes from the run files: text, never markup (agrieval.scoring.text.markdown).
-    renamed = sorted({f"{md_text.code(r.arch_raw)} → {md_text.code(r.arch)}" for r in runs if r.arch_raw != r.arch})
-    md = [f"# Cross-Team Validation report\n\n{len(runs)} runs read from "
-          + ", ".join(md_text.code(d) for d in dirs) + f" (layouts: {', '.join(layouts)}). "
-          "Accuracies (%) are recomputed from each run's predictions as 100 × correct / images; "
-          f"VTG = val acc − test acc. Every std is sqrt(Σ(x − mean)² / (n − ddof)) with {ddofs} "
-          "(the paper's Table 6 used ddof 0, its Table 7 ddof 1). "
-          f"Model selection: every number is under the **{PAPER_RULE}** rule (each run's epoch with the best "
-          "validation accuracy on its training team(s), the paper's) unless its table names another rule; "
-          "the rules side by side are in *Replicates, selection rules and worst groups*."
-          + (f" With up to {runset.seeds_per_fold()} seeds per fold: the per-team tables, the matrices and the Summary use each "
-             "team's mean over its seeds; the Runs table lists every run, and the train/val/test and learning-"
-             "curve tables are over all runs (folds × seeds)." if seeded else "") + "\n"]
-    if renamed:
-        md.append("Architecture names in one vocabulary: " + ", ".join(renamed) + ".\n")
-    md.append("## Numbers stored by the runs\n\n" + summary_line(runset.checks) + " Every check is in "
-              "`cross_check.csv`.\n")
-    bad = [c for c in runset.checks if not c.ok]
-    if bad:
-        md.append(markdown_table(["File", "Quantity", "Stored", "Recomputed", "Difference"],
-                                 [[c.file, c.quantity, "" if c.stored is None else repr(c.stored),
-                                   "" if c.recomputed is None else repr(c.recomputed), f"{c.difference:.3g}"]
-                                  for c in bad]))
-    seed_col = ["Seed"] if seeded else []  # a one-seed report keeps the paper's columns
-    md.append("## Runs\n\n" + RUNS_COLUMNS + "\n\n" + markdown_table(
-        ["Protocol", "Arch", "Fold", *seed_col, "Layout", "Train images", "Val images", "Test images", "Train acc",
-         "Val acc", "Test acc", "VTG"],
-        [[r.protocol, r.arch, r.fold, *([r.seed] if seeded else []), r.layout, r.n["train"] or NO_TRAIN, r.n["val"],
-          r.n["test"], fmt(r.pct("train"), digits), fmt(r.pct("val"), digits), fmt(r.pct("test"), digits),
-          fmt(validation_test_gap(r.pct("val"), r.pct("test")), digits)]
-         for r in runs]))
-    md.append("## Train, val and test accuracy (the paper's Figs 4 and 10)\n\nMean ± std over the runs of each "
-              "protocol and architecture; train = the train split predicted after training.\n\n" + markdown_table(
-                  ["Protocol", "Arch", "Runs", "Train", "Val", "Test", "ddof"],
-                  [[g["protocol"], g["arch"], g["test"]["n_runs"]]
-                   + [_mean_std_cell(g[s], digits) or f"no {s} predictions" for s in SPLITS]
-                   + [g["ddof"]] for g in extra["split_accuracy"]]))
+def _markdown(dirs: list, study: _Study, images: dict[str, str], digits: int, warnings: list[str]) -> str:
+    """report.md: its sections in order, each figure under the table it draws.
+    Every name below comes from the run files: text, never markup (agrieval.scoring.text.markdown)."""
+    runs, extra = study.runs, study.extra
+    seeded = study.runset.seeds_per_fold() > 1  # replicates (the two layouts side by side are not)
+    md = [_opening(dirs, study, seeded), _checks_section(study.runset.checks), _runs_section(runs, digits, seeded),
+          _splits_section(extra["split_accuracy"], digits)]
     if "splits" in images:
         md.append(f"![Train, val and test accuracy]({images['splits']})\n")
     md.append(_curves_section(extra["learning_curves"], runs, digits))
     if "curves" in images:
         md.append(f"![Mean learning curves]({images['curves']})\n")
-    md.append("## Per-team tables\n\n" + per_team_tables(table, summary, digits))
-    for protocol in table.protocols():
+    md.append("## Per-team tables\n\n" + per_team_tables(study.table, study.summary, digits))
+    for protocol in study.table.protocols():
         if f"bars:{protocol}" in images:
             md.append(f"![{md_text.text(protocol)} per-team accuracy]({images[f'bars:{protocol}']})\n")
-    md.append("## Summary\n\n" + summary_tables(summary, digits))
+    md.append("## Summary\n\n" + summary_tables(study.summary, digits))
     if "vtg" in images:
         md.append(f"![VTG distribution]({images['vtg']})\n")
-    if matrices:
-        md.append("## TOTO cross-team matrices\n\nRows: training team; columns: test team; accuracy in %. "
-                  "The diagonal (marked *) is the team's own validation accuracy and is left out of the means "
-                  "and ranges.\n")
-        for m in matrices:
-            header, rows = matrix_rows(m, digits)
-            md.append(md_text.heading(3, m.arch) + "\n\n" + markdown_table(header, rows))
-            if f"heatmap:{m.arch}" in images:
-                md.append(f"![{md_text.text(m.arch)} cross-team heatmap]({images[f'heatmap:{m.arch}']})\n")
-        if extra["matrix_correlation"]:
-            md.append("### Agreement of the architectures' matrices\n\nPearson r over the off-diagonal cells both "
-                      "matrices have (the paper reports 0.95), two-sided p from scipy.\n\n" + markdown_table(
-                          ["Arch A", "Arch B", "Cells", "Pearson r", "p"],
-                          [[c["arch_a"], c["arch_b"], c["n_cells"], fmt(c["pearson"]), format_pvalue(c["pvalue"])]
-                           for c in extra["matrix_correlation"]]))
-    md.append(over_seeds_section(extra["over_seeds"], summary, digits))
-    md.append(on_the_line_section(extra["accuracy_on_the_line"]["fits"], len(points), digits))
+    if study.matrices:
+        md += _matrices_section(study.matrices, extra["matrix_correlation"], images, digits)
+    md.append(over_seeds_section(extra["over_seeds"], study.summary, digits))
+    md.append(on_the_line_section(extra["accuracy_on_the_line"]["fits"], len(study.points), digits))
     if "line" in images:
         md.append(f"![Accuracy on the line]({images['line']})\n")
-    if result.warnings:
-        md.append("## Warnings\n\n" + "\n".join(f"> {md_text.text(w)}" for w in result.warnings) + "\n")
-    text = "\n".join(md)
-    write("report.md", text)
-    from agrieval.scoring.ctv.markdown_html import to_html
+    if warnings:
+        md.append("## Warnings\n\n" + "\n".join(f"> {md_text.text(w)}" for w in warnings) + "\n")
+    return "\n".join(md)
 
-    # Only the figures written above are embedded: never a path named by the Markdown text.
-    write("report.html", to_html(text, "Cross-Team Validation report",
-                                 images={name: out_dir / name for name in images.values()}))
-    return result
+
+def _opening(dirs: list, study: _Study, seeded: bool) -> str:
+    runs = study.runs
+    ddofs = ", ".join(f"{p} ddof={d}" for p, d in study.summary.ddof.items())
+    layouts = sorted({r.layout for r in runs})
+    renamed = sorted({f"{md_text.code(r.arch_raw)} → {md_text.code(r.arch)}" for r in runs if r.arch_raw != r.arch})
+    text = (f"# Cross-Team Validation report\n\n{len(runs)} runs read from "
+            + ", ".join(md_text.code(d) for d in dirs) + f" (layouts: {', '.join(layouts)}). "
+            "Accuracies (%) are recomputed from each run's predictions as 100 × correct / images; "
+            f"VTG = val acc − test acc. Every std is sqrt(Σ(x − mean)² / (n − ddof)) with {ddofs} "
+            "(the paper's Table 6 used ddof 0, its Table 7 ddof 1). "
+            f"Model selection: every number is under the **{PAPER_RULE}** rule (each run's epoch with the best "
+            "validation accuracy on its training team(s), the paper's) unless its table names another rule; "
+            "the rules side by side are in *Replicates, selection rules and worst groups*."
+            + (f" With up to {study.runset.seeds_per_fold()} seeds per fold: the per-team tables, the matrices and "
+               "the Summary use each team's mean over its seeds; the Runs table lists every run, and the "
+               "train/val/test and learning-curve tables are over all runs (folds × seeds)." if seeded else "")
+            + "\n")
+    if renamed:
+        text += "\nArchitecture names in one vocabulary: " + ", ".join(renamed) + ".\n"
+    return text
+
+
+def _checks_section(checks: list) -> str:
+    text = ("## Numbers stored by the runs\n\n" + summary_line(checks) + " Every check is in "
+            "`cross_check.csv`.\n")
+    bad = [c for c in checks if not c.ok]
+    if bad:
+        text += "\n" + markdown_table(["File", "Quantity", "Stored", "Recomputed", "Difference"],
+                                       [[c.file, c.quantity, "" if c.stored is None else repr(c.stored),
+                                         "" if c.recomputed is None else repr(c.recomputed), f"{c.difference:.3g}"]
+                                        for c in bad])
+    return text
+
+
+def _runs_section(runs: list, digits: int, seeded: bool) -> str:
+    seed_col = ["Seed"] if seeded else []  # a one-seed report keeps the paper's columns
+    return "## Runs\n\n" + RUNS_COLUMNS + "\n\n" + markdown_table(
+        ["Protocol", "Arch", "Fold", *seed_col, "Layout", "Train images", "Val images", "Test images", "Train acc",
+         "Val acc", "Test acc", "VTG"],
+        [[r.protocol, r.arch, r.fold, *([r.seed] if seeded else []), r.layout, r.n["train"] or NO_TRAIN, r.n["val"],
+          r.n["test"],
+          fmt(r.pct("train"), digits), fmt(r.pct("val"), digits), fmt(r.pct("test"), digits),
+          fmt(validation_test_gap(r.pct("val"), r.pct("test")), digits)]
+         for r in runs])
+
+
+def _splits_section(split_accuracy: list[dict], digits: int) -> str:
+    return ("## Train, val and test accuracy (the paper's Figs 4 and 10)\n\nMean ± std over the runs of each "
+            "protocol and architecture; train = the train split predicted after training.\n\n" + markdown_table(
+                ["Protocol", "Arch", "Runs", "Train", "Val", "Test", "ddof"],
+                [[g["protocol"], g["arch"], g["test"]["n_runs"]]
+                 + [_mean_std_cell(g[s], digits) or f"no {s} predictions" for s in SPLITS]
+                 + [g["ddof"]] for g in split_accuracy]))
+
+
+def _matrices_section(matrices: list[CrossTeamMatrix], correlation: list[dict], images: dict[str, str],
+                      digits: int) -> list[str]:
+    md = ["## TOTO cross-team matrices\n\nRows: training team; columns: test team; accuracy in %. "
+          "The diagonal (marked *) is the team's own validation accuracy and is left out of the means "
+          "and ranges.\n"]
+    for m in matrices:
+        header, rows = matrix_rows(m, digits)
+        md.append(md_text.heading(3, m.arch) + "\n\n" + markdown_table(header, rows))
+        if f"heatmap:{m.arch}" in images:
+            md.append(f"![{md_text.text(m.arch)} cross-team heatmap]({images[f'heatmap:{m.arch}']})\n")
+    if correlation:
+        md.append("### Agreement of the architectures' matrices\n\nPearson r over the off-diagonal cells both "
+                  "matrices have (the paper reports 0.95), two-sided p from scipy.\n\n" + markdown_table(
+                      ["Arch A", "Arch B", "Cells", "Pearson r", "p"],
+                      [[c["arch_a"], c["arch_b"], c["n_cells"], fmt(c["pearson"]), format_pvalue(c["pvalue"])]
+                       for c in correlation]))
+    return md
 
 
 NO_TRAIN = "no train predictions"  # a run without train-split predictions has no train count, not 0 images

@@ -7,8 +7,6 @@ The private split is not computed at all unless ``reveal_private`` is set.
 
 from __future__ import annotations
 
-import os
-import threading
 from collections.abc import Callable
 from pathlib import Path
 
@@ -27,108 +25,32 @@ from .report import Metrics, ReportProblem, ScoreReport
 
 def score_file(submission: str | Path | bytes, solution: str | Path | Solution, definition: CompetitionDefinition,
                *, reveal_private: bool = False, own_team: str | None = None,
-               val_accuracy: float | None = None, filename: str | None = None,
-               threads: int | None = None) -> ScoreReport:
-    """Read an upload (a CSV, a zip holding one, a folder holding one) and score it: ``grade`` without the guard.
-
-    ``threads``: 2 reads the solution file in a second thread while this one reads the upload, 1 reads
-    them one after the other; by default 2 when the process may run on two CPUs or more.
-    """
-    sol, sub, refused = read_both(submission, solution, definition, filename=filename, threads=threads)
+               val_accuracy: float | None = None, filename: str | None = None) -> ScoreReport:
+    """Read an upload (a CSV, a zip holding one, a folder holding one) and score it: ``grade`` without the guard."""
+    sol, sub, refused = read_both(submission, solution, definition, filename=filename)
     if refused is not None:
         return refused
     return score(sub, sol, definition, reveal_private=reveal_private, own_team=own_team, val_accuracy=val_accuracy)
 
 
 def read_both(submission: str | Path | bytes, solution: str | Path | bytes | Solution,
-              definition: CompetitionDefinition, *, filename: str | None = None, threads: int | None = None,
+              definition: CompetitionDefinition, *, filename: str | None = None,
               load: Callable[[str | Path | bytes, CompetitionDefinition], Solution] = load_solution
               ) -> tuple[Solution, Submission | None, ScoreReport | None]:
     """The solution (``load``-ed unless already a ``Solution``) and ``read_upload``'s answer for the upload.
 
-    With two threads the solution, the organizer's own file, loads in the second one: the upload, which
-    may be hostile, is read in this thread, where a time limit set by a signal interrupts it. A problem
-    with the solution is raised (``HostError``) whatever the upload holds, as when read one after the other.
-    ``load(path, definition, on_ids=...)`` hands over the solution's checked ids before its labels are read
-    (``load_solution``'s ``on_ids``): the upload's ids are compared with them while the solution's labels
-    are still being read, instead of after.
+    The solution first: a problem with it is raised (``HostError``) whatever the upload holds. (Reading it
+    in a second thread while the upload is read gave no clear gain in one process: 0.85-1.39x on 200,000
+    rows on the 2-core development VM, docs/speed.md.)
     """
-    if isinstance(solution, Solution):
-        return (solution, *read_upload(submission, solution.checked_ids, definition, filename=filename))
-    if threads is None:
-        threads = 2 if _cpus() > 1 else 1
-    if threads < 2:
-        sol = load(solution, definition)
-        return (sol, *read_upload(submission, sol.checked_ids, definition, filename=filename))
-    pending = _InBackground(load, solution, definition)
-    try:
-        sub, refused = read_upload(submission, pending.checked_ids, definition, filename=filename)
-    except BaseException:
-        # read one after the other, a bad solution would have stopped everything before the upload was
-        # read: its error wins over whatever reading the upload raised (a hostile file's time limit too)
-        pending.wait()
-        pending.raise_error()
-        raise
-    return pending.result(), sub, refused
+    sol = solution if isinstance(solution, Solution) else load(solution, definition)
+    return (sol, *read_upload(submission, sol.checked_ids, definition, filename=filename))
 
 
-class _InBackground:
-    """A solution loaded in a second thread; ``result`` waits for it and returns it or raises its error,
-    ``checked_ids`` waits only until its ids are checked (or the load ended).
-    (A plain thread: concurrent.futures would cost the one-shot command 5 ms of imports.)"""
-
-    def __init__(self, load: Callable, *args):
-        self._value = self._error = self._ids = None
-        self._ids_ready = threading.Event()
-        self._thread = threading.Thread(target=self._run, args=(load, args), name="agrieval-solution", daemon=True)
-        self._thread.start()
-
-    def _run(self, load: Callable, args: tuple) -> None:
-        try:
-            self._value = load(*args, on_ids=self._publish_ids)
-        except BaseException as exc:  # noqa: BLE001 - handed to the thread that asks for the result
-            self._error = exc
-        finally:
-            self._ids_ready.set()
-
-    def _publish_ids(self, checked) -> None:
-        self._ids = checked
-        self._ids_ready.set()
-
-    def checked_ids(self):
-        """The solution's checked ids as soon as they are; when the load failed or ended without handing
-        them over, the finished solution's (raising its error)."""
-        self._ids_ready.wait()
-        return self._ids if self._ids is not None else self.result().checked_ids
-
-    def wait(self) -> None:
-        self._thread.join()
-
-    def raise_error(self) -> None:
-        """Raise the call's error, if it raised one (after ``wait``)."""
-        if self._error is not None:
-            raise self._error
-
-    def result(self):
-        self.wait()
-        self.raise_error()
-        return self._value
-
-
-def _cpus() -> int:
-    """CPUs this process may run on (its affinity where the platform tells, as in a container)."""
-    try:
-        return len(os.sched_getaffinity(0))
-    except (AttributeError, OSError):
-        return os.cpu_count() or 1
-
-
-def read_upload(submission: str | Path | bytes, checked_ids: CheckedIds | Callable[[], CheckedIds | None] | None,
-                definition: CompetitionDefinition, *, filename: str | None = None
-                ) -> tuple[Submission | None, ScoreReport | None]:
+def read_upload(submission: str | Path | bytes, checked_ids: CheckedIds | None, definition: CompetitionDefinition,
+                *, filename: str | None = None) -> tuple[Submission | None, ScoreReport | None]:
     """The upload read as a submission, or (None, the rejected report) when the upload itself is refused.
-    ``checked_ids``: the solution's (``Solution.checked_ids``), or a function giving them, called only once
-    the upload's labels are read (``read_submission``)."""
+    ``checked_ids``: the solution's (``Solution.checked_ids``), which only saves work (``read_submission``)."""
     upload = unpack(submission, definition.limits, filename=filename)
     if not upload.ok:
         return None, ScoreReport(competition=definition.name, status="rejected",

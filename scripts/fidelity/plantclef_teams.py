@@ -39,7 +39,8 @@ import torch
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from agrieval.baselines.plantclef.aggregate import AggregationConfig, aggregate  # noqa: E402
+from agrieval.baselines.plantclef.aggregate import aggregate  # noqa: E402
+from agrieval.baselines.plantclef.aggregation_config import AggregationConfig  # noqa: E402
 from agrieval.baselines.plantclef.awkward_logits import N_CLASSES, awkward_quadrats, probabilities  # noqa: E402
 from agrieval.baselines.plantclef.fidelity import (SPECIES, kit_frame, kit_scorer_frame, recipe_config,  # noqa: E402
                                           sha)

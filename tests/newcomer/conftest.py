@@ -8,27 +8,14 @@ from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[2]
-
-
-def copy_clone(dest: Path) -> Path:
-    """What a fresh clone holds: the tracked files only (as in the working tree), never the outputs that
-    commands left in it, ignored or not."""
-    listed = subprocess.run(["git", "ls-files", "--cached", "-z"], cwd=REPO, capture_output=True,
-                            check=True).stdout.decode().split("\0")
-    for name in filter(None, listed):
-        src = REPO / name
-        if src.is_file() and not src.is_symlink():
-            (dest / name).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(src, dest / name)
-    return dest
+from .clone import REPO, copy_tracked
 
 
 @pytest.fixture(scope="session")
 def fresh_clone(tmp_path_factory) -> Path:
     if shutil.which("git") is None or not (REPO / ".git").exists():
         pytest.skip("needs the git checkout to list what a clone holds")
-    return copy_clone(tmp_path_factory.mktemp("clone"))
+    return copy_tracked(tmp_path_factory.mktemp("clone"))
 
 
 @pytest.fixture(scope="session")
@@ -41,7 +28,7 @@ def another_clone(tmp_path_factory):
         base = tmp_path_factory.mktemp("checkout")
         clone = base / "agrieval"
         clone.mkdir()
-        return copy_clone(clone)
+        return copy_tracked(clone)
 
     return make
 

@@ -15,7 +15,7 @@ import pytest
 REPO = Path(__file__).resolve().parents[2]
 README = (REPO / "README.md").read_text(encoding="utf-8")
 
-from . import doc_blocks  # noqa: E402
+from . import clone as clone_module, doc_blocks  # noqa: E402
 
 
 def runnable(cheap: bool) -> list:
@@ -103,11 +103,7 @@ def run_in_order(commands, clone: Path, env: dict, compare: bool = False) -> Non
 def clone_env(env_with, clone: Path) -> dict:
     env = env_with(Path(sys.executable).parent)
     env["PYTHONPATH"] = str(clone)  # the clone's code, with this venv's packages
-    # `make platform-venvs` in the organizers' page: the venvs this checkout built (make test builds them first);
-    # the clone's make target then finds them complete and only prints their paths. Git ignores the link.
-    platforms = REPO / ".venv-platforms"
-    if platforms.is_dir():
-        (clone / ".venv-platforms").symlink_to(platforms)
+    clone_module.link_platform_venvs(clone)  # `make platform-venvs` in the organizers' page
     return env
 
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from agrieval.baselines.plantclef.aggregate import STRATEGIES
+from agrieval.baselines.plantclef.aggregation_config import STRATEGIES
 from agrieval.baselines.plantclef.cli.errors import guard
 from agrieval.baselines.plantclef.cli.options import (aggregation_config, aggregation_options, apply_recipe,
                                              competition_definition, load_genus)
@@ -36,7 +36,7 @@ def aggregate_cmd(ctx, tile_scores, out, competition, overwrite, **kw):
     agg, genus_file = aggregation_config(ctx, kw)
     definition = competition_definition(competition)
     members = dense = None
-    if STRATEGIES[agg.strategy].lists is not None:  # zmerge: the notebook's float32 ensemble of every class
+    if STRATEGIES[agg.strategy].gives_lists:  # zmerge: the notebook's float32 ensemble of every class
         from agrieval.baselines.plantclef.full_probs import full_path, read_full
         from agrieval.baselines.plantclef.tile_scores import read_tile_scores
 

@@ -1,9 +1,9 @@
 """The options shared by several commands: aggregation (generated from ``AggregationConfig``), tiling, recipes.
 
-Each aggregation option is made from one field of ``aggregate.AggregationConfig``: its name, type, default and
-help come from the field, so the dataclass, the command line and the recipes' keys cannot drift apart. A recipe
-sets the options left at their default; an option given on the command line that does nothing with the
-chosen strategy is a usage error (``AggregationConfig.ignored``).
+Each aggregation option is made from one field of ``aggregation_config.AggregationConfig``: its name, type,
+default and help come from the field, so the dataclass, the command line and the recipes' keys cannot drift
+apart. A recipe sets the options left at their default; an option given on the command line that does nothing
+with the chosen strategy is a usage error (``AggregationConfig.ignored``).
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from pathlib import Path
 import click
 from click.core import ParameterSource
 
-from agrieval.baselines.plantclef.aggregate import AggregationConfig
+from agrieval.baselines.plantclef.aggregation_config import AggregationConfig
 from agrieval.baselines.plantclef.geometry import BORDERS
 from agrieval.baselines.plantclef.preprocess import TILE_POLICIES
 from agrieval.baselines.plantclef.recipes import RECIPES, get_recipe

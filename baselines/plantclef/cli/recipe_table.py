@@ -12,7 +12,7 @@ from dataclasses import fields
 
 import click
 
-from agrieval.baselines.plantclef.aggregate import STRATEGIES, AggregationConfig
+from agrieval.baselines.plantclef.aggregation_config import STRATEGIES, AggregationConfig
 from agrieval.baselines.plantclef.recipes import RECIPES, Recipe
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from agrieval.baselines.plantclef.aggregate import STRATEGIES, TIE_RULES, TILE_TRANSFORMS
+from agrieval.baselines.plantclef.aggregation_config import STRATEGIES, TIE_RULES, TILE_TRANSFORMS
 from agrieval.baselines.plantclef.cli.errors import guard
 from agrieval.baselines.plantclef.cli.options import competition_definition, parse_floats
 from agrieval.baselines.plantclef.pooling import MODES as POOL_MODES
@@ -71,7 +71,7 @@ def sweep(tile_scores, solution, competition, strategies, top_ks, thresholds, mi
           tile_transforms, min_species, out_csv, overwrite, as_json):
     """Score aggregation settings of TILE_SCORES (several files: their ensemble) against --solution; print them
     best first. Settings the saved scores cannot give exactly are listed with the reason."""
-    from agrieval.baselines.plantclef.progress import Progress
+    from agrieval.data_tools.progress import Progress
     from agrieval.baselines.plantclef.sweep import OVERFIT_WARNING, SweepGrid, render_table, run_sweep
     from agrieval.baselines.plantclef.tile_scores import load_scores
     from agrieval.scoring.text.tables import csv_text, json_number

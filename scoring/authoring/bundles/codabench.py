@@ -12,7 +12,7 @@ than the runtime: the snippet names ``codalab/codalab-legacy:py39``
 
 from __future__ import annotations
 
-from agrieval.scoring.authoring.bundles.competition_pages import Options, logo_png, pages
+from agrieval.scoring.authoring.bundles.competition_pages import Options, logo_png, pages, validate_command
 from agrieval.scoring.authoring.bundles.files import (Bundle, Inputs, runtime_note, sample_submission, solution_notes,
                                              sorting, under, zip_bytes)
 from agrieval.scoring.authoring.bundles.yaml_text import dump
@@ -84,6 +84,21 @@ def program_zips(inputs: Inputs, metadata_name: str, platform: str) -> dict:
     return out
 
 
+def upload_zip(bundle: Bundle, inputs: Inputs, options: Options, config_text: str, metadata_name: str, *,
+               page_folder: str, kit_readme: str, sample_note: str, upload_how: str) -> bytes:
+    """The zip an organizer uploads (to Codabench or CodaLab): the competition YAML, a logo, the reference data,
+    the starting kit (the sample submission and ``kit_readme``), the pages (under ``page_folder``) and the two
+    scoring programs. ``bundle`` already holds ``reference_data/`` and the sample submission (``shared_files``)."""
+    page_html = pages(inputs, options, sample_note=sample_note, sample_where="in the starting kit",
+                      upload_how=upload_how)
+    kit = {"sample_submission.csv": bundle.files["sample_submission.csv"], "README.md": kit_readme.encode()}
+    upload = {"competition.yaml": config_text.encode(), "logo.png": logo_png(),
+              "reference_data.zip": zip_bytes(under(bundle, "reference_data")), "starting_kit.zip": zip_bytes(kit)}
+    upload.update({f"{page_folder}{name}.html": text.encode() for name, text in page_html.items()})
+    upload.update(program_zips(inputs, metadata_name, bundle.platform))
+    return zip_bytes(upload)
+
+
 def competition(inputs: Inputs, options: Options) -> dict:
     """competition.yaml (version 2) as V2Unpacker reads it (src/apps/competitions/unpackers/v2.py)."""
     d = inputs.definition
@@ -149,18 +164,11 @@ def build(inputs: Inputs, *, split: str = "public", options: Options | None = No
     config = competition(inputs, options)
     config_text = "# Codabench competition bundle (version 2), written by `agrieval bundle codabench`.\n" + dump(config)
     bundle.add("competition.yaml", config_text)
-    validate_cmd = f"agrieval validate submission.csv --competition {d.name}"
-    page_html = pages(inputs, options, validate_cmd=validate_cmd, sample_note=note,
-                      sample_where="in the starting kit",
-                      upload_how="Codabench takes a zip: put the CSV alone in a zip "
-                                 "(<code>zip submission.zip submission.csv</code>) and upload the zip.")
-    kit = {"sample_submission.csv": bundle.files["sample_submission.csv"],
-           "README.md": STARTING_KIT.format(name=d.name, validate=validate_cmd, note=note).encode()}
-    upload = {"competition.yaml": config_text.encode(), "logo.png": logo_png(),
-              "reference_data.zip": zip_bytes(under(bundle, "reference_data")), "starting_kit.zip": zip_bytes(kit)}
-    upload.update({f"pages/{name}.html": text.encode() for name, text in page_html.items()})
-    upload.update(program_zips(inputs, "metadata.yaml", "codabench"))
-    bundle.add(UPLOAD, zip_bytes(upload))
+    bundle.add(UPLOAD, upload_zip(bundle, inputs, options, config_text, "metadata.yaml", page_folder="pages/",
+                                  kit_readme=STARTING_KIT.format(name=d.name, validate=validate_command(d), note=note),
+                                  sample_note=note,
+                                  upload_how="Codabench takes a zip: put the CSV alone in a zip "
+                                             "(<code>zip submission.zip submission.csv</code>) and upload the zip."))
     bundle.add("README.md", _readme(inputs, options, split, note))
     bundle.next_steps = [f"upload {UPLOAD} (Benchmarks -> Management -> Upload)",
                          "set the dates, terms and logo in the editor if the placeholders stay",

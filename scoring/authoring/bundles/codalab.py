@@ -12,9 +12,9 @@ hide_results`` is "blind": its results are shown to the admins only (``Competiti
 
 from __future__ import annotations
 
-from agrieval.scoring.authoring.bundles.codabench import IMAGE, program_zips, shared_files
-from agrieval.scoring.authoring.bundles.competition_pages import Options, logo_png, pages
-from agrieval.scoring.authoring.bundles.files import Bundle, Inputs, runtime_note, solution_notes, under, zip_bytes
+from agrieval.scoring.authoring.bundles.codabench import IMAGE, shared_files, upload_zip
+from agrieval.scoring.authoring.bundles.competition_pages import Options, validate_command
+from agrieval.scoring.authoring.bundles.files import Bundle, Inputs, runtime_note, solution_notes
 from agrieval.scoring.authoring.bundles.yaml_text import dump
 
 NUMERIC_FORMAT = 4
@@ -62,20 +62,14 @@ def build(inputs: Inputs, *, split: str = "public", options: Options | None = No
     config_text = "# CodaLab competition bundle (v1), written by `agrieval bundle codalab`.\n" + dump(
         competition(inputs, options))
     bundle.add("competition.yaml", config_text)
-    validate_cmd = f"agrieval validate submission.csv --competition {d.name}"
-    page_html = pages(inputs, options, validate_cmd=validate_cmd, sample_note=note,
-                      sample_where="in the starting kit",
-                      upload_how="Upload a zip holding the CSV alone (<code>zip submission.zip submission.csv"
-                                 "</code>): CodaLab reads an upload that is not a zip as YAML and fails it.")
-    kit = {"sample_submission.csv": bundle.files["sample_submission.csv"],
-           "README.md": (f"# Starting kit: {d.name}\n\n`sample_submission.csv`: {note}.\n\nCheck a file: "
-                         f"`{validate_cmd}`.\nUpload a zip holding the CSV alone: `zip submission.zip "
-                         "submission.csv` (CodaLab fails a CSV uploaded as it is).\n").encode()}
-    upload = {"competition.yaml": config_text.encode(), "logo.png": logo_png(),
-              "reference_data.zip": zip_bytes(under(bundle, "reference_data")), "starting_kit.zip": zip_bytes(kit)}
-    upload.update({f"{name}.html": text.encode() for name, text in page_html.items()})
-    upload.update(program_zips(inputs, "metadata", "codalab"))
-    bundle.add(UPLOAD, zip_bytes(upload))
+    kit_readme = (f"# Starting kit: {d.name}\n\n`sample_submission.csv`: {note}.\n\nCheck a file: "
+                  f"`{validate_command(d)}`.\nUpload a zip holding the CSV alone: `zip submission.zip "
+                  "submission.csv` (CodaLab fails a CSV uploaded as it is).\n")
+    bundle.add(UPLOAD, upload_zip(bundle, inputs, options, config_text, "metadata", page_folder="",
+                                  kit_readme=kit_readme, sample_note=note,
+                                  upload_how="Upload a zip holding the CSV alone (<code>zip submission.zip "
+                                             "submission.csv</code>): CodaLab reads an upload that is not a zip as "
+                                             "YAML and fails it."))
     dev_start, _dev_end, final_start, end = options.text_dates()
     bundle.add("README.md", f"""# CodaLab (legacy) competition for `{d.name}`
 

@@ -90,8 +90,12 @@ def _e(text) -> str:
     return html.escape(str(text), quote=True)
 
 
-def pages(inputs: Inputs, options: Options, *, upload_how: str, validate_cmd: str, sample_note: str,
-          sample_where: str) -> dict:
+def validate_command(definition) -> str:
+    """The check a participant runs before uploading, as every bundle's pages and starting kit name it."""
+    return f"agrieval validate submission.csv --competition {definition.name}"
+
+
+def pages(inputs: Inputs, options: Options, *, upload_how: str, sample_note: str, sample_where: str) -> dict:
     """``{page: html}`` for overview, evaluation, data and terms."""
     d = inputs.definition
     dev_start, dev_end, final_start, end = options.text_dates()
@@ -119,7 +123,8 @@ def pages(inputs: Inputs, options: Options, *, upload_how: str, validate_cmd: st
                 f"<p><code>sample_submission.csv</code> ({_e(sample_where)}) is a valid file: "
                 f"{_e(sample_note)}.</p>\n"
                 f"<p>{upload_how}</p>\n"
-                f"<p>Check a file before uploading it, with the agrieval kit:</p>\n<pre>{_e(validate_cmd)}</pre>\n",
+                "<p>Check a file before uploading it, with the agrieval kit:</p>\n"
+                f"<pre>{_e(validate_command(d))}</pre>\n",
         "terms": "<h2>Terms and conditions</h2>\n<p>Organizers: replace this text with your terms (data licence, "
                  "team rules, prizes). Participants agree to them when they register.</p>\n",
     }

@@ -117,9 +117,7 @@ def build(inputs: Inputs, *, options: Options | None = None, **_options) -> Bund
     config = challenge_config(inputs, options)
     config_text = "# EvalAI challenge configuration, written by `agrieval bundle evalai`.\n" + dump(config)
     bundle.add("challenge_config.yaml", config_text)
-    validate_cmd = f"agrieval validate submission.csv --competition {d.name}"
-    page = pages(inputs, options, validate_cmd=validate_cmd, sample_note=note,
-                      sample_where="published with the test data",
+    page = pages(inputs, options, sample_note=note, sample_where="published with the test data",
                  upload_how="Upload the CSV itself (a zip holding it is read too).")
     upload = {"challenge_config.yaml": config_text.encode(), "logo.png": logo_png(),
               "evaluation_script.zip": zip_bytes(under(bundle, "evaluation_script")),

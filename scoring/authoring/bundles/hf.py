@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 
 from agrieval.scoring.authoring import vendoring
-from agrieval.scoring.authoring.bundles.competition_pages import Options
+from agrieval.scoring.authoring.bundles.competition_pages import Options, validate_command
 from agrieval.scoring.authoring.bundles.files import Bundle, Inputs, runtime_note, sample_submission, solution_notes
 from agrieval.scoring.runtime.definition import freeze
 
@@ -66,7 +66,7 @@ def build(inputs: Inputs, *, options: Options | None = None, **_options) -> Bund
     bundle.add("sample_submission.csv", sample)
     conf = json.dumps(conf_json(inputs, options), indent=4) + "\n"
     bundle.add("conf.json", conf)
-    validate_cmd = f"agrieval validate submission.csv --competition {d.name}"
+    validate_cmd = validate_command(d)
     better = "higher" if d.higher_is_better else "lower"
     bundle.add("COMPETITION_DESC.md", f"# {options.title_of(inputs)}\n\n{d.title or d.name}\n\nRanked on "
                f"`{inputs.keys[0]}` ({better} is better); the private leaderboard is shown after the end.\n")

@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..reading.labelsets import LabelSets
+from ..labelsets import LabelSets
 
 __all__ = ["transect_f1", "sample_f1", "sample_precision", "sample_recall", "micro_f1", "macro_f1", "all_metrics",
            "metrics_by_split", "sample_scores", "grouped_mean"]

@@ -21,7 +21,7 @@ from ..definition import CompetitionDefinition
 from ..problems import ProblemLog
 from . import digit_lists
 from .csv_spans import decode_spans
-from .labelsets import LabelSets
+from ..labelsets import LabelSets
 
 if TYPE_CHECKING:
     from .tokenize import Table

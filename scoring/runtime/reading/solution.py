@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -16,7 +16,7 @@ from . import cell_keys, csv_spans, label_cells, tokenize
 from .bytes_checks import checked_utf8, read_limited
 from .id_cells import CheckedIds, check_ids  # the same id rules as for submissions
 from .id_lengths import refuse_long_ids
-from .labelsets import LabelSets
+from ..labelsets import LabelSets
 
 SPLITS = ("public", "private", "ignored")
 SPLIT_DTYPE = "<U7"
@@ -62,11 +62,8 @@ class Solution:
         return self.split == split
 
 
-def load_solution(source: str | Path | bytes, definition: CompetitionDefinition, *,
-                  on_ids: Callable[[CheckedIds], None] | None = None) -> Solution:
-    """The solution (a path, or the file's bytes); a ``HostError`` for any problem. ``on_ids``: called with
-    the id column once its ids are checked and valid, before the labels are read (a submission read at
-    the same time can then be compared with them; see ``scorer.read_both``)."""
+def load_solution(source: str | Path | bytes, definition: CompetitionDefinition) -> Solution:
+    """The solution (a path, or the file's bytes); a ``HostError`` for any problem."""
     name = Path(source).name if not isinstance(source, bytes) else "solution.csv"
     log = ProblemLog(file=name, per_code=5)
     big = 10 * 1024**3  # the solution is trusted; the byte limit protects against submissions
@@ -95,8 +92,6 @@ def load_solution(source: str | Path | bytes, definition: CompetitionDefinition,
     if not checked.plainly_valid():
         ids = checked.ids
         check_ids(ids, tab.lines, id_col, definition, log)
-    if on_ids is not None and not log.has_errors:
-        on_ids(checked)
     labels = classes = None
     if definition.task == "multilabel":
         labels = label_cells.parse_multilabel_column(tab, definition, log)

@@ -6,7 +6,6 @@ solution (id checks against the solution live in ``scoring/runtime/matching.py``
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -18,7 +17,7 @@ from . import cell_keys, label_cells, tokenize
 from .bytes_checks import checked_utf8, read_limited
 from .id_cells import CheckedIds, check_ids
 from .id_lengths import refuse_long_ids
-from .labelsets import LabelSets
+from ..labelsets import LabelSets
 
 
 @dataclass
@@ -69,10 +68,9 @@ class Submission:
 
 def read_submission(source: str | Path | bytes, definition: CompetitionDefinition, *,
                     filename: str | None = None,
-                    checked_ids: CheckedIds | Callable[[], CheckedIds | None] | None = None) -> Submission:
+                    checked_ids: CheckedIds | None = None) -> Submission:
     """Parse and check a submission. Nothing here depends on a solution's content: ``checked_ids``
-    only saves work when the id column repeats ids known to be valid. It may be a function giving
-    them, called once the labels are read (the solution may still be loading meanwhile)."""
+    only saves work when the id column repeats ids known to be valid."""
     name = filename or (Path(source).name if not isinstance(source, bytes) else "submission.csv")
     log = ProblemLog(file=name)
     limits = definition.limits
@@ -101,8 +99,6 @@ def read_submission(source: str | Path | bytes, definition: CompetitionDefinitio
         pred_col = tab.header.index(definition.prediction_column) + 1
         classes = label_cells.parse_multiclass(tab.column(definition.prediction_column), tab.lines, pred_col,
                                                definition, log)
-    if callable(checked_ids):
-        checked_ids = checked_ids()
     id_col = tab.header.index(definition.id_column) + 1
     cells = tab.spans(definition.id_column)
     # an id that is the column's name: _repeated_header may have a problem to name

@@ -19,7 +19,6 @@ import csv
 import difflib
 import io
 import itertools
-import threading
 from collections.abc import Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -197,19 +196,14 @@ def _cells_of_rows(header: list[str], rows: list[list[str]], lines: np.ndarray) 
                  ends[n_fields:].reshape(-1, n_fields), lines)
 
 
-# csv.field_size_limit is one setting for the whole process: the solution may be read in another thread
-# (scorer.read_both) with another limit, so whoever changes it holds this lock until it is put back.
-_CSV_LIMIT = threading.Lock()
-
-
 @contextmanager
 def _field_limit(max_cell_chars: int):
-    with _CSV_LIMIT:
-        old = csv.field_size_limit(max_cell_chars)
-        try:
-            yield
-        finally:
-            csv.field_size_limit(old)
+    """``csv.field_size_limit`` (one setting for the whole process) for this read only."""
+    old = csv.field_size_limit(max_cell_chars)
+    try:
+        yield
+    finally:
+        csv.field_size_limit(old)
 
 
 _CHUNK_ROWS = 4096

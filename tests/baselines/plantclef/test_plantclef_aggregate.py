@@ -10,7 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agrieval.baselines.plantclef.aggregate import AggregationConfig, NotExact, aggregate
+from agrieval.baselines.plantclef.aggregate import NotExact, aggregate
+from agrieval.baselines.plantclef.aggregation_config import AggregationConfig
 from agrieval.baselines.plantclef.geometry import parse_level
 from agrieval.baselines.plantclef.image_stats import ImageStats
 from agrieval.baselines.plantclef.model import ModelSpec

@@ -138,7 +138,8 @@ def test_sweep_ranks_settings_and_warns(workspace):
     table = pd.read_csv(folder / "sweep.csv")
     assert len(table) == 4 and table["transect_f1"].is_monotonic_decreasing
     # Independent check of one row: score the aggregated file with the scorer directly.
-    from agrieval.baselines.plantclef.aggregate import AggregationConfig, aggregate
+    from agrieval.baselines.plantclef.aggregate import aggregate
+    from agrieval.baselines.plantclef.aggregation_config import AggregationConfig
     from agrieval.baselines.plantclef.submission import write_validated
     from agrieval.scoring.runtime.scorer import score_file
 
@@ -425,7 +426,8 @@ def test_shards_merge_to_the_bytes_of_one_process(workspace, tmp_path, monkeypat
 
 
 def test_full_probabilities_sidecar_feeds_the_merge_rule_and_merges_across_shards(workspace, tmp_path):
-    from agrieval.baselines.plantclef.aggregate import AggregationConfig, aggregate
+    from agrieval.baselines.plantclef.aggregate import aggregate
+    from agrieval.baselines.plantclef.aggregation_config import AggregationConfig
     from agrieval.baselines.plantclef.full_probs import full_path, read_full
     from agrieval.baselines.plantclef.threshold_search import TargetUnreachable
     from agrieval.baselines.plantclef.tile_scores import read_tile_scores

@@ -11,7 +11,7 @@ def test_the_generated_tables_of_the_docs_are_current():
 def test_every_recipe_and_every_option_is_in_the_docs():
     from dataclasses import fields
 
-    from agrieval.baselines.plantclef.aggregate import AggregationConfig
+    from agrieval.baselines.plantclef.aggregation_config import AggregationConfig
     from agrieval.baselines.plantclef.recipes import RECIPES
 
     text = DOC.read_text(encoding="utf-8")

@@ -8,7 +8,8 @@ import click
 import pytest
 from click.testing import CliRunner
 
-from agrieval.baselines.plantclef.aggregate import STRATEGIES, AggregationConfig, aggregate
+from agrieval.baselines.plantclef.aggregate import aggregate
+from agrieval.baselines.plantclef.aggregation_config import STRATEGIES, AggregationConfig
 from agrieval.baselines.plantclef.cli.aggregate import aggregate_cmd
 from agrieval.baselines.plantclef.cli.options import aggregation_config, apply_recipe, flag_of
 from agrieval.baselines.plantclef.cli.predict import predict
@@ -162,8 +163,18 @@ def test_an_option_the_strategy_does_not_read_is_a_usage_error(tiles, args, flag
     assert "[bad_option]" in res.output and flag in res.output and "does nothing with" in res.output
 
 
+def test_every_strategy_of_the_table_is_computed_one_way():
+    """aggregation_config declares the strategies, aggregate computes them: each by a score and a keep rule, or
+    (those that give lists) by a whole algorithm, never both, none missing."""
+    from agrieval.baselines.plantclef import aggregate as computed
+
+    assert not set(computed.SCORE_AND_KEEP) & set(computed.LISTS)
+    assert set(computed.SCORE_AND_KEEP) | set(computed.LISTS) == set(STRATEGIES)
+    assert {name for name, s in STRATEGIES.items() if s.gives_lists} == set(computed.LISTS)
+
+
 def test_zmerge_is_an_entry_of_the_strategy_table_and_reads_the_probabilities_variant(tiles):
-    assert STRATEGIES["zmerge"].lists is not None and "use_z" in STRATEGIES["zmerge"].reads
+    assert STRATEGIES["zmerge"].gives_lists and "use_z" in STRATEGIES["zmerge"].reads
     # The tiny random model gives every tile of a quadrat one top-1: a target between 0 and 1 species.
     z = _aggregate(tiles, "--recipe", "chlorophyll-2025", "--target-mean", "0.5", "--min-species", "0")
     assert z.exit_code == 0, z.output

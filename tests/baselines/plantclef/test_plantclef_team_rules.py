@@ -11,7 +11,8 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agrieval.baselines.plantclef.aggregate import AggregationConfig, NotExact, aggregate
+from agrieval.baselines.plantclef.aggregate import NotExact, aggregate
+from agrieval.baselines.plantclef.aggregation_config import AggregationConfig
 from agrieval.baselines.plantclef.bma import bma_vectors
 from agrieval.baselines.plantclef.ensemble import ensemble_tiles, tile_zscores
 from agrieval.baselines.plantclef.image_stats import ImageStats

@@ -5,7 +5,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from agrieval.baselines.plantclef.aggregate import AggregationConfig, NotExact, aggregate
+from agrieval.baselines.plantclef.aggregate import NotExact, aggregate
+from agrieval.baselines.plantclef.aggregation_config import AggregationConfig
 from agrieval.baselines.plantclef.awkward_logits import awkward_quadrats, probabilities
 from agrieval.baselines.plantclef.tile_scores import tile_frame
 

@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 from sklearn.metrics import balanced_accuracy_score, confusion_matrix, f1_score, precision_score, recall_score
 from sklearn.preprocessing import MultiLabelBinarizer
 
-from agrieval.scoring.runtime.reading.labelsets import LabelSets
+from agrieval.scoring.runtime.labelsets import LabelSets
 from agrieval.scoring.runtime.metrics import multiclass, multilabel
 
 label_lists = st.lists(st.lists(st.integers(0, 30), max_size=6), min_size=1, max_size=40)

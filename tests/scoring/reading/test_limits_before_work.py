@@ -17,7 +17,7 @@ import pytest
 
 from agrieval.scoring.authoring.definitions import load_competition
 from agrieval.scoring.runtime.reading import digit_lists, label_cells
-from agrieval.scoring.runtime.reading.labelsets import LabelSets
+from agrieval.scoring.runtime.labelsets import LabelSets
 from agrieval.scoring.runtime.reading.submission import read_submission
 from strict_reading import strict_reading
 

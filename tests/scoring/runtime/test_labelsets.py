@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from agrieval.scoring.runtime.metrics import multilabel
-from agrieval.scoring.runtime.reading.labelsets import LabelSets
+from agrieval.scoring.runtime.labelsets import LabelSets
 
 small = st.integers(0, 40)
 huge = st.integers(0, 10**18)  # (row, label) no longer fits one int64 key: the lexsort path

@@ -1,0 +1,36 @@
+"""A fresh clone as a newcomer gets one: the tracked files only, copied from this checkout.
+
+One definition for the tests (``conftest.fresh_clone``, ``another_clone``) and for
+scripts/regen_docs_outputs.py, which runs the docs' commands in such a copy.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+
+__all__ = ["copy_tracked", "link_platform_venvs"]
+
+
+def copy_tracked(dest: Path) -> Path:
+    """Copy what a fresh clone holds into ``dest``: the tracked files (as in the working tree), never the
+    outputs that commands left in this checkout, ignored or not."""
+    listed = subprocess.run(["git", "ls-files", "--cached", "-z"], cwd=REPO, capture_output=True,
+                            check=True).stdout.decode().split("\0")
+    for name in filter(None, listed):
+        src = REPO / name
+        if src.is_file() and not src.is_symlink():
+            (dest / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(src, dest / name)
+    return dest
+
+
+def link_platform_venvs(clone: Path) -> None:
+    """Let the clone see the platform venvs this checkout built (`make platform-venvs`, which `make test` runs
+    first): the clone's make target then finds them complete and only prints their paths. Git ignores the link."""
+    platforms = REPO / ".venv-platforms"
+    if platforms.is_dir():
+        (clone / ".venv-platforms").symlink_to(platforms)
