@@ -14,8 +14,9 @@ Where things live (one concept per module):
 ``bma``               Bayesian model averaging weights over tiles (NEUON)
 ``tile_scores``       Parquet of per-tile top-k (re-aggregation without a GPU)
 ``image_stats``       per-image max / sum / BMA over every class (exactness)
-``aggregate``         named strategies (union, max, mean, vote, pairs, bma,
-                      multiscale), exact or refused, tie rules
+``aggregation_config`` the aggregation settings (``AggregationConfig``) and the strategy table
+``aggregate``         how each named strategy (union, max, mean, vote, pairs, bma,
+                      multiscale) computes, exact or refused, tie rules
 ``ensemble``          mean of several models' tiles; per-tile z-scores
 ``threshold_search``  the threshold for a target mean species count (calc_seuil)
 ``pooling``           sharing predictions across the images of one transect
@@ -37,7 +38,7 @@ end-to-end run), ``AggregationConfig`` and the module ``aggregate`` (``aggregate
 
 Internal (may change without notice): ``awkward_logits``, ``bma``, ``cli``, ``draw``, ``ensemble``,
 ``exactness``, ``fidelity``, ``full_probs``, ``genus``, ``image_stats``, ``jpeg``, ``loader``, ``pooling``,
-``prior``, ``progress``, ``shards``, ``smoke``, ``synthetic``, ``threshold_search``, ``tie_rules``,
+``prior``, ``shards``, ``smoke``, ``synthetic``, ``threshold_search``, ``tie_rules``,
 ``zmerge``.
 """
 
@@ -49,13 +50,13 @@ __all__ = ["run_predict", "RunOptions", "PredictResult", "AggregationConfig", "a
            "SweepGrid", "run_demo"]
 
 _HOME = {"run_predict": "predict", "RunOptions": "predict", "PredictResult": "predict",
-         "AggregationConfig": "aggregate", "aggregate": "aggregate", "Recipe": "recipes", "get_recipe": "recipes",
+         "AggregationConfig": "aggregation_config", "aggregate": "aggregate", "Recipe": "recipes", "get_recipe": "recipes",
          "register": "recipes", "read_tile_scores": "tile_scores", "write_tile_scores": "tile_scores",
          "load_class_mapping": "classes", "build_model": "model", "ModelSpec": "model", "TileScorer": "inference",
          "PreprocessConfig": "preprocess", "tile_boxes": "geometry", "transect_map": "transects",
          "write_validated": "submission", "run_sweep": "sweep", "SweepGrid": "sweep", "run_demo": "demo"}
 _INTERNAL = ("awkward_logits", "bma", "cli", "draw", "ensemble", "exactness", "fidelity", "full_probs", "genus",
-             "image_stats", "jpeg", "loader", "pooling", "prior", "progress", "shards", "smoke", "synthetic",
+             "image_stats", "jpeg", "loader", "pooling", "prior", "shards", "smoke", "synthetic",
              "threshold_search", "tie_rules", "zmerge")
 
 __getattr__, __dir__ = lazy_exports(__name__, _HOME)

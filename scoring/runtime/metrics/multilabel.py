@@ -107,7 +107,7 @@ def sample_scores(y_true: LabelSets, y_pred: LabelSets, *, empty_both: float = 1
 
     Examples
     --------
-    >>> from agrieval.scoring.runtime.reading import LabelSets
+    >>> from agrieval.scoring.runtime import LabelSets
     >>> y_true = LabelSets.from_lists([[1, 2], [3], [4, 5]])
     >>> y_pred = LabelSets.from_lists([[1], [3, 6], []])
     >>> precision, recall, f1 = sample_scores(y_true, y_pred)
@@ -159,7 +159,7 @@ def transect_f1(y_true: LabelSets, y_pred: LabelSets, group_codes: np.ndarray, *
 
     Examples
     --------
-    >>> from agrieval.scoring.runtime.reading import LabelSets
+    >>> from agrieval.scoring.runtime import LabelSets
     >>> y_true = LabelSets.from_lists([[1, 2], [3], [4, 5]])
     >>> y_pred = LabelSets.from_lists([[1], [3, 6], []])
     >>> import numpy as np
@@ -176,7 +176,7 @@ def sample_f1(y_true: LabelSets, y_pred: LabelSets, *, empty_both: float = 1.0) 
 
     Examples
     --------
-    >>> from agrieval.scoring.runtime.reading import LabelSets
+    >>> from agrieval.scoring.runtime import LabelSets
     >>> y_true = LabelSets.from_lists([[1, 2], [3], [4, 5]])
     >>> y_pred = LabelSets.from_lists([[1], [3, 6], []])
     >>> round(sample_f1(y_true, y_pred), 4)  # (2/3 + 2/3 + 0) / 3
@@ -192,7 +192,7 @@ def sample_precision(y_true: LabelSets, y_pred: LabelSets, *, empty_both: float 
 
     Examples
     --------
-    >>> from agrieval.scoring.runtime.reading import LabelSets
+    >>> from agrieval.scoring.runtime import LabelSets
     >>> y_true = LabelSets.from_lists([[1, 2], [3], [4, 5]])
     >>> y_pred = LabelSets.from_lists([[1], [3, 6], []])
     >>> sample_precision(y_true, y_pred)  # (1/1 + 1/2 + 0) / 3
@@ -206,7 +206,7 @@ def sample_recall(y_true: LabelSets, y_pred: LabelSets, *, empty_both: float = 1
 
     Examples
     --------
-    >>> from agrieval.scoring.runtime.reading import LabelSets
+    >>> from agrieval.scoring.runtime import LabelSets
     >>> y_true = LabelSets.from_lists([[1, 2], [3], [4, 5]])
     >>> y_pred = LabelSets.from_lists([[1], [3, 6], []])
     >>> sample_recall(y_true, y_pred)  # (1/2 + 1/1 + 0/2) / 3
@@ -220,7 +220,7 @@ def micro_f1(y_true: LabelSets, y_pred: LabelSets, *, empty_both: float = 1.0) -
 
     Examples
     --------
-    >>> from agrieval.scoring.runtime.reading import LabelSets
+    >>> from agrieval.scoring.runtime import LabelSets
     >>> y_true = LabelSets.from_lists([[1, 2], [3], [4, 5]])
     >>> y_pred = LabelSets.from_lists([[1], [3, 6], []])
     >>> micro_f1(y_true, y_pred)  # 2 * 2 / (5 + 3)
@@ -235,7 +235,7 @@ def macro_f1(y_true: LabelSets, y_pred: LabelSets, *, empty_both: float = 1.0) -
 
     Examples
     --------
-    >>> from agrieval.scoring.runtime.reading import LabelSets
+    >>> from agrieval.scoring.runtime import LabelSets
     >>> y_true = LabelSets.from_lists([[1, 2], [3], [4, 5]])
     >>> y_pred = LabelSets.from_lists([[1], [3, 6], []])
     >>> round(macro_f1(y_true, y_pred), 4)  # classes 1..6; F1_c = 1 for 1 and 3, 0 for 2, 4, 5, 6: 2 / 6
@@ -260,7 +260,7 @@ def all_metrics(y_true: LabelSets, y_pred: LabelSets, group_codes: np.ndarray, *
 
     Examples
     --------
-    >>> from agrieval.scoring.runtime.reading import LabelSets
+    >>> from agrieval.scoring.runtime import LabelSets
     >>> y_true = LabelSets.from_lists([[1, 2], [3], [4, 5]])
     >>> y_pred = LabelSets.from_lists([[1], [3, 6], []])
     >>> import numpy as np
@@ -285,7 +285,7 @@ def metrics_by_split(y_true: LabelSets, y_pred: LabelSets, group_codes: np.ndarr
 
     Examples
     --------
-    >>> from agrieval.scoring.runtime.reading import LabelSets
+    >>> from agrieval.scoring.runtime import LabelSets
     >>> y_true = LabelSets.from_lists([[1, 2], [3], [4, 5]])
     >>> y_pred = LabelSets.from_lists([[1], [3, 6], []])
     >>> import numpy as np

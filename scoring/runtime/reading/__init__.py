@@ -1,8 +1,8 @@
 """Reading what graders are handed: uploads (zip, folder), CSV tables, ids, label cells, solution, submission.
 
 Public (``__all__``, imported on first use): ``read_submission`` and its ``Submission``, ``load_solution``
-and its ``Solution``, ``read_id_list`` and ``IdListError`` (a sample submission or a list of ids), and
-``LabelSets`` (one label set per row, sparse).
+and its ``Solution``, and ``read_id_list`` and ``IdListError`` (a sample submission or a list of ids). The label sets the
+reader gives are ``agrieval.scoring.runtime.LabelSets``.
 
 Internal (may change without notice), the reader's layers in the order they run: ``uploads``,
 ``bytes_checks``, ``tokenize`` (with ``csv_spans`` and ``quote_trouble``), ``id_lengths``, ``digit_lists``,
@@ -11,11 +11,10 @@ Internal (may change without notice), the reader's layers in the order they run:
 
 from ..lazy_exports import lazy_exports
 
-__all__ = ["read_submission", "Submission", "load_solution", "Solution", "read_id_list", "IdListError",
-           "LabelSets"]
+__all__ = ["read_submission", "Submission", "load_solution", "Solution", "read_id_list", "IdListError"]
 
 _HOME = {"read_submission": "submission", "Submission": "submission", "load_solution": "solution",
-         "Solution": "solution", "read_id_list": "id_list", "IdListError": "id_list", "LabelSets": "labelsets"}
+         "Solution": "solution", "read_id_list": "id_list", "IdListError": "id_list"}
 _INTERNAL = ("uploads", "bytes_checks", "tokenize", "csv_spans", "quote_trouble", "id_lengths", "digit_lists",
              "id_cells", "label_cells", "cell_keys")
 
