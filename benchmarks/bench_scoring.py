@@ -68,7 +68,7 @@ from pathlib import Path
 
 import numpy as np
 
-from agrieval.scoring.cli.extras import exit_unless_installed
+from agrieval.scoring.cli.failures import exit_unless_installed
 
 # The reference pipeline is pandas + scikit-learn (the `test` extra); the peers polars and duckdb (`bench`).
 exit_unless_installed("python benchmarks/bench_scoring.py", "pandas", "sklearn", "polars", "duckdb")

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import click
 
-from agrieval.scoring.cli.competition_option import load_definition
-from agrieval.scoring.cli.errors import error_line, refuse_input
+from agrieval.scoring.cli.failures import error_line, refuse_input
 from agrieval.scoring.cli.group import epilog
+from agrieval.scoring.cli.options import load_definition
 
 
 @click.command(epilog=epilog(

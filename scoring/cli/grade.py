@@ -44,9 +44,9 @@ def grade(submission: Path, solution: Path, competition: str, reveal_private: bo
     Exit codes: 0 scored; 1 rejected (forward "errors" as they are); 2 usage error (missing file, unknown
     competition: the JSON object is still printed); 3 host-side problem (bad solution or definition, crash).
     """
-    from agrieval.scoring.cli.common import check_solution_pair
-    from agrieval.scoring.cli.competition_option import load_definition as load_competition
-    from agrieval.scoring.cli.errors import CommandError, error_line
+    from agrieval.scoring.cli.failures import CommandError, error_line
+    from agrieval.scoring.cli.options import check_solution_pair
+    from agrieval.scoring.cli.options import load_definition as load_competition
     from agrieval.scoring.runtime.guard import grade as grade_upload
     from agrieval.scoring.runtime.guard import host_failure
     from agrieval.scoring.runtime.problems import HostError

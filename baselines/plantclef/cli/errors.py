@@ -7,7 +7,7 @@ import sys
 
 import click
 
-from agrieval.scoring.cli.errors import CommandError, error_line, report
+from agrieval.scoring.cli.failures import CommandError, error_line, report
 
 
 class InputProblem(click.ClickException):
