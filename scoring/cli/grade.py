@@ -11,13 +11,14 @@ from pathlib import Path
 
 import click
 
+from agrieval.scoring.cli.options import competition_option
+
 
 @click.command()
 @click.argument("submission", type=click.Path(path_type=Path))
 @click.option("--solution", "-s", required=True, type=click.Path(path_type=Path),
               help="Ground truth CSV (id, labels, Usage or split column, optional transect_id / team).")
-@click.option("--competition", "-c", required=True, metavar="NAME_OR_TOML",
-              help="A shipped competition (see `agrieval competitions`) or a path to your own TOML definition.")
+@competition_option
 @click.option("--reveal-private", is_flag=True, help="Also compute and print the private split (organizers only).")
 @click.option("--participant-only", is_flag=True,
               help="Leave out the host key: print only what may be forwarded to the participant.")
