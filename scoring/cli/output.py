@@ -32,8 +32,8 @@ from agrieval.scoring.runtime.whole_writes import OutputIncomplete, write_all
 from agrieval.scoring.text.tables import fmt as _fmt
 from agrieval.scoring.text.terminal import one_line
 
-__all__ = ["checked_stdout", "finish", "held", "promise_json", "json_failure", "library_warnings", "fmt",
-           "render_problems", "render_report"]
+__all__ = ["checked_stdout", "finish", "held", "promise_json", "forget_json_promise", "json_failure",
+           "library_warnings", "fmt", "render_problems", "render_report"]
 
 
 # --- stdout written whole ------------------------------------------------------------------------------------
