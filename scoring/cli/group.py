@@ -4,13 +4,15 @@ contract's line and exit code, and the end of every command's ``--help``.
 A ``ContractGroup`` run as the root of a command line (``agrieval``, or ``agrieval.data_tools.cli.data`` called
 on its own) catches every failure of every command under it, once, in ``main``: the line and exit code of
 ``agrieval.scoring.cli.failures``, and the JSON object where ``--json`` promised one
-(``agrieval.scoring.cli.output``). Commands raise; none of them catches what it cannot handle better. Its command
+(``agrieval.scoring.cli.output``). Commands raise; none of them catches what it cannot handle better. (``invoke``
+translates one thing on the way, a broken pipe, which click's own ``main`` would end with exit 1.) Its command
 list shows whole summaries; ``epilog`` and ``document`` give each command an example and its exit codes in
 ``--help`` (a test checks that each one has them); ``lazy_import`` loads a subcommand only when it runs.
 """
 
 from __future__ import annotations
 
+import errno
 import sys
 from contextvars import ContextVar
 
@@ -18,6 +20,7 @@ import click
 
 from agrieval.scoring.cli.failures import missing_extra, report
 from agrieval.scoring.cli.output import checked_stdout, finish, forget_json_promise, json_failure, library_warnings
+from agrieval.scoring.runtime.whole_writes import OutputIncomplete
 
 __all__ = ["ContractGroup", "EXIT_CODES_HELP", "epilog", "document", "summary_of", "lazy_import"]
 
@@ -61,7 +64,14 @@ class ContractGroup(click.Group):
     def invoke(self, ctx: click.Context):
         sub = ctx.invoked_subcommand
         _dispatched.set(f"{ctx.command_path} {sub}" if sub else ctx.command_path)
-        return super().invoke(ctx)
+        try:
+            return super().invoke(ctx)
+        except OSError as exc:  # not a catch-all: one translation, then on to ``main``
+            if exc.errno != errno.EPIPE:
+                raise
+            # click's own main ends a broken pipe (stderr's, or a pipe a command writes) with exit 1, the code of
+            # a rejected input; the contract says 3, as for stdout (``output.checked_stdout``)
+            raise OutputIncomplete("output", exc) from exc
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         rows = [(name, self.summary(ctx, name)) for name in self.list_commands(ctx)]

@@ -88,3 +88,16 @@ def test_a_usage_error_under_json_prints_no_object_and_names_the_command():
                                       "--ids", SOL], prog_name="agrieval")
     assert result.exit_code == 2 and result.stdout == ""
     assert "error [bad_option] give --solution or --ids, not both (see 'agrieval validate --help')" in result.stderr
+
+
+def test_a_broken_pipe_inside_a_command_is_exit_3_not_click_s_exit_1(monkeypatch):
+    import errno
+
+    import agrieval.scoring.runtime.scorer as scorer
+
+    def gone(*args, **kwargs):
+        raise BrokenPipeError(errno.EPIPE, "Broken pipe")
+
+    monkeypatch.setattr(scorer, "score", gone)
+    result = CliRunner().invoke(cli, ["score", GOOD, "-s", SOL, "-c", "plantclef2025"])
+    assert result.exit_code == 3 and "error [output_incomplete] output: not written whole (Broken pipe)" in result.stderr
