@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import click
 
-from agrieval.scoring.cli.extras import lazy_import
-from agrieval.scoring.cli.group import ContractGroup, epilog
+from agrieval.scoring.cli.group import ContractGroup, epilog, lazy_import
 
 _GROUPS = {
     "ctv": ("agrieval.baselines.ctv.cli:ctv", "DenseNet121 / Swin cross-team validation runs (TOTO, LOTO)."),

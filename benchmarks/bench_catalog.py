@@ -30,7 +30,7 @@ import time
 from multiprocessing import get_context
 from pathlib import Path
 
-from agrieval.scoring.cli.extras import exit_unless_installed
+from agrieval.scoring.cli.failures import exit_unless_installed
 
 # Before the imports below: a missing extra is one line naming its pip install, not a traceback.
 exit_unless_installed("python benchmarks/bench_catalog.py", "PIL", "imagehash", "sklearn", "skimage")

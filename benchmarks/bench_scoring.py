@@ -30,8 +30,9 @@ In fresh processes, the median of ``--fresh-repeat`` runs (the scorers taken in 
 moment of the machine falls on all of them), each given the same two files:
   kit:        ``agrieval score SUB -s SOL -c big.json --json --reveal-private``, where big.json is the
               shipped TOML definition with room for the stress case (1,000,000 rows, 500 MB), frozen by
-              ``agrieval competitions freeze`` as an organiser does for a grading server (a TOML would be
-              validated with pydantic on every run)
+              ``agrieval competitions freeze`` as an organiser does for a grading server
+  kit toml:   the same with ``-c big.toml``, the TOML itself, as a participant passes their own definition:
+              read and validated on every run (the fixed cost of imports plus a TOML definition)
   polars:     benchmarks/peers/polars_f1.py: scan_csv, str.extract_all, list.set_intersection, sample F1
   duckdb:     benchmarks/peers/duckdb_f1.py: read_csv, regexp_extract_all, list_intersect, sample F1
   pandas:     benchmarks/peers/pandas_f1.py (one run: it takes seconds)
@@ -45,7 +46,7 @@ this one), and the warm path (``agrieval.scoring.runtime.warm.Grader``: the solu
 submissions scored one after the other, as ``agrieval leaderboard`` does).
 
 The kit is numpy only, as the grading platforms run it (``scoring/runtime``). Targets at 200,000 rows, in
-fresh processes on every dialect: the kit at least as fast as polars (>= 1.0x) and >= 20x pandas; the
+fresh processes on every dialect: the kit (frozen and TOML) at least as fast as polars (>= 1.0x) and >= 20x pandas; the
 in-process and duckdb ratios are shown, not judged. On the real case: a fresh process no slower than
 the baseline checkout's (when given) and < 0.3 s; warm >= 250 submissions/s. Every F1 within 1e-9.
 """
@@ -65,7 +66,7 @@ from pathlib import Path
 
 import numpy as np
 
-from agrieval.scoring.cli.extras import exit_unless_installed
+from agrieval.scoring.cli.failures import exit_unless_installed
 
 # The reference pipeline is pandas + scikit-learn (the `test` extra); the peers polars and duckdb (`bench`).
 exit_unless_installed("python benchmarks/bench_scoring.py", "pandas", "sklearn", "polars", "duckdb")
@@ -201,9 +202,9 @@ def reference(sol: Path, sub: Path, d) -> tuple[float, float]:
     return by_split(pandas_f1.sample_f1(*peer_args(sol, sub, d)), d)
 
 
-def big_definition(competition: str, folder: Path) -> Path:
+def big_definition(competition: str, folder: Path) -> tuple[Path, Path]:
     """The shipped TOML definition with room for the stress case, as an organiser writes their own (limits
-    raised, the vocabulary file beside it), frozen to JSON as for a grading server."""
+    raised, the vocabulary file beside it), and that TOML frozen to JSON as for a grading server."""
     import re
     import shutil
 
@@ -223,7 +224,7 @@ def big_definition(competition: str, folder: Path) -> Path:
     subprocess.run([str(Path(sys.executable).with_name("agrieval")), "competitions", "freeze", str(out), "-o",
                     str(frozen)], check=True, capture_output=True)
     assert load_definition(str(frozen)).limits.max_rows == 1_000_000
-    return frozen
+    return frozen, out
 
 
 def _children_cpu() -> float:
@@ -243,12 +244,13 @@ def run_json(cmd: list[str], env: dict) -> tuple[float, float, dict]:
     return wall, cpu, json.loads(done.stdout)
 
 
-def fresh_scorers(sol: Path, sub: Path, d, frozen: Path) -> dict[str, list[str]]:
+def fresh_scorers(sol: Path, sub: Path, d, frozen: tuple[Path, Path]) -> dict[str, list[str]]:
     agrieval = str(Path(sys.executable).with_name("agrieval"))
     args = peer_args(sol, sub, d)
+    kit = [agrieval, "score", str(sub), "--solution", str(sol), "--json", "--reveal-private", "--competition"]
     return {
-        "kit": [agrieval, "score", str(sub), "--solution", str(sol), "--competition", str(frozen), "--json",
-                "--reveal-private"],
+        "kit": [*kit, str(frozen[0])],
+        "kit toml": [*kit, str(frozen[1])],
         "polars": [sys.executable, str(PEERS / "polars_f1.py"), *args],
         "duckdb": [sys.executable, str(PEERS / "duckdb_f1.py"), *args],
         "pandas": [sys.executable, str(PEERS / "pandas_f1.py"), *args],
@@ -256,17 +258,17 @@ def fresh_scorers(sol: Path, sub: Path, d, frozen: Path) -> dict[str, list[str]]
 
 
 def fresh_values(name: str, out: dict, d) -> tuple[float, float]:
-    if name == "kit":
+    if name.startswith("kit"):
         assert out["status"] == "scored", out["errors"]
         return out["metrics"]["public"]["sample_f1"], out["metrics"]["private"]["sample_f1"]
     return by_split(out, d)
 
 
-def fresh_compare(sol: Path, sub: Path, d, frozen: Path, repeat: int, env: dict
+def fresh_compare(sol: Path, sub: Path, d, frozen: tuple[Path, Path], repeat: int, env: dict
                   ) -> tuple[dict[str, float], dict[str, float], dict[str, tuple[float, float]]]:
     """Median wall and CPU time of each scorer in fresh processes (pandas once), the F1s."""
     cmds = fresh_scorers(sol, sub, d, frozen)
-    run_json(cmds["kit"], env)  # untimed: the kit's bytecode compiled and cached, as for an installed package
+    run_json(cmds["kit toml"], env)  # untimed: the kit's bytecode compiled and cached, as for an installed package
     values = {}
     walls: dict[str, list[float]] = {name: [] for name in cmds}
     cpus: dict[str, list[float]] = {name: [] for name in cmds}
@@ -429,21 +431,26 @@ def main() -> int:
 def print_fresh(rows: list, args, judged: bool) -> bool:
     """The fresh-process table and its targets; True when every one is met (or not judged at this size)."""
     print(f"\nin fresh processes, median of {args.fresh_repeat} (pandas: 1 run); kit: agrieval score --json "
-          "--reveal-private with a custom definition frozen to JSON; peers: sample F1 only")
-    print(f"{'dialect':<16} {'kit s':>6} {'in-proc':>7} {'polars':>7} {'duckdb':>7} {'pandas':>7}  "
-          f"{'polars/kit':>10} {'duckdb/kit':>10} {'pandas/kit':>10}  F1 gap   CPU s: kit polars duckdb")
+          "--reveal-private with a custom definition frozen to JSON; toml: the same with the TOML itself; "
+          "peers: sample F1 only")
+    print(f"{'dialect':<16} {'kit s':>6} {'toml s':>6} {'in-proc':>7} {'polars':>7} {'duckdb':>7} {'pandas':>7}  "
+          f"{'polars/kit':>10} {'polars/toml':>11} {'duckdb/kit':>10} {'pandas/kit':>10}  F1 gap   "
+          "CPU s: kit toml polars duckdb")
     ok = True
     for name, walls, cpus, gap, in_process in rows:
-        kit_s = walls["kit"]
+        kit_s, toml_s = walls["kit"], walls["kit toml"]
         r = {peer: walls[peer] / kit_s for peer in ("polars", "duckdb", "pandas")}
-        met = (r["polars"] >= 1.0 and r["pandas"] >= 20) or not judged
+        r_toml = walls["polars"] / toml_s
+        met = (min(r["polars"], r_toml) >= 1.0 and walls["pandas"] / max(kit_s, toml_s) >= 20) or not judged
         agree = gap <= 1e-9
         ok &= met and agree
-        print(f"{name:<16} {kit_s:>6.3f} {in_process:>7.3f} {walls['polars']:>7.3f} "
-              f"{walls['duckdb']:>7.3f} {walls['pandas']:>7.2f}  {r['polars']:>9.2f}x {r['duckdb']:>9.2f}x "
-              f"{r['pandas']:>9.1f}x  {gap:.1e}  {cpus['kit']:>5.2f} {cpus['polars']:>5.2f} {cpus['duckdb']:>5.2f}"
+        print(f"{name:<16} {kit_s:>6.3f} {toml_s:>6.3f} {in_process:>7.3f} {walls['polars']:>7.3f} "
+              f"{walls['duckdb']:>7.3f} {walls['pandas']:>7.2f}  {r['polars']:>9.2f}x {r_toml:>10.2f}x "
+              f"{r['duckdb']:>9.2f}x {r['pandas']:>9.1f}x  {gap:.1e}  {cpus['kit']:>5.2f} {cpus['kit toml']:>5.2f} "
+              f"{cpus['polars']:>5.2f} {cpus['duckdb']:>5.2f}"
               f"{'' if agree else '  DISAGREE'}{'' if met else '  BELOW TARGET'}", flush=True)
-    print("targets in fresh processes (wall): kit >= 1.0x polars, >= 20x pandas, on every dialect (duckdb shown)"
+    print("targets in fresh processes (wall): kit and toml >= 1.0x polars, >= 20x pandas, on every dialect "
+          "(duckdb shown)"
           f"{'' if judged else ' (not judged at this size)'}; CPU s: user + system time of all a process's threads "
           "(medians; on a busy machine the wall follows it)")
     return ok

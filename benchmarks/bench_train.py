@@ -28,7 +28,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from agrieval.scoring.cli.extras import exit_unless_installed
+from agrieval.scoring.cli.failures import exit_unless_installed
 
 # Before the imports below: a missing extra is one line naming its pip install, not a traceback.
 exit_unless_installed("python benchmarks/bench_train.py", "torch", "timm", "PIL")

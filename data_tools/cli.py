@@ -1,6 +1,6 @@
 """``agrieval data ...``: the curation pipeline, one subcommand per stage.
 
-Exit codes (``agrieval.scoring.cli.exit_codes``): 0 done; 1 an input was rejected or a
+Exit codes (``agrieval.scoring.cli.failures``): 0 done; 1 an input was rejected or a
 check failed (leaks found, unknown class folders); 2 usage error, including a
 refused output path; 3 host-side (a missing extra, an internal error). The
 message is ``error [<code>] ...`` and names the file. Every output path is
@@ -10,17 +10,14 @@ path built from a table cell by ``agrieval.scoring.writing.table_paths`` (``unsa
 
 from __future__ import annotations
 
-import functools
 import sys
 from pathlib import Path
 
 import click
 
-from agrieval.data_tools.errors import DataError
-from agrieval.scoring.cli.errors import report
 from agrieval.scoring.cli.group import ContractGroup, document
 from agrieval.scoring.text.file_names import display_name, unescape_name
-from agrieval.scoring.writing.policy import OutputPlan, OutputRefused
+from agrieval.scoring.writing.policy import OutputPlan
 
 WORKERS = click.option("--workers", type=click.IntRange(min=1), default=None,
                        help="Processes to use (default: all cores).")
@@ -33,17 +30,6 @@ MAX_PIXELS = click.option("--max-pixels", type=click.IntRange(min=1), default=No
                                "decoded reduced, other larger files are reported unreadable.")
 CLASS_MAP = click.option("--class-map", type=click.Path(dir_okay=False, path_type=Path), default=None,
                          help="A TOML laid over the shipped class map (see `agrieval data classes`).")
-
-
-def _input_errors(func):
-    """Known errors -> the contract's one line and exit code (also when ``data`` is invoked on its own)."""
-    @functools.wraps(func)
-    def wrapper(*args, **kwargs):
-        try:
-            return func(*args, **kwargs)
-        except (DataError, OutputRefused) as exc:
-            sys.exit(report(exc, "agrieval data"))
-    return wrapper
 
 
 @click.group(cls=ContractGroup, context_settings={"help_option_names": ["-h", "--help"]})
@@ -67,7 +53,6 @@ def data() -> None:
 @OVERWRITE
 @MAX_PIXELS
 @PROGRESS
-@_input_errors
 def catalog(root, output, workers, resume, fast, class_map, overwrite, max_pixels, progress):
     """Catalog every image of ROOT/<team>/<class>/[<sub-category>/]<image>.
 
@@ -104,7 +89,6 @@ def catalog(root, output, workers, resume, fast, class_map, overwrite, max_pixel
               help="Symlink dropped files into DIR for review (dry run unless --apply).")
 @click.option("--apply", "do_apply", is_flag=True, help="Really move or link (default: print what would happen).")
 @OVERWRITE
-@_input_errors
 def dedup_cmd(catalog_file, output, preset, radius, team_order, deprioritise, order, move_to, link_to, do_apply,
               overwrite):
     """Group duplicate images and decide which copy to keep (writes keep/drop, never deletes).
@@ -172,7 +156,6 @@ def _version_warnings(stage: str, catalog_file: Path | None = None) -> None:
 @OVERWRITE
 @MAX_PIXELS
 @PROGRESS
-@_input_errors
 def resize(table, out, size, resume, exif_transpose, manifest, preset, workers, overwrite, max_pixels, progress):
     """Resize the kept files of a dedup table (or all readable files of a catalog) into OUT.
 
@@ -196,7 +179,6 @@ def resize(table, out, size, resume, exif_transpose, manifest, preset, workers, 
 @data.command()
 @click.argument("source", required=False, type=click.Path(exists=True, path_type=Path))
 @CLASS_MAP
-@_input_errors
 def classes(source, class_map):
     """Show the class normalisation map, or how SOURCE's class folders map (a pool folder or a catalog).
 
@@ -260,7 +242,6 @@ def _class_folders(root: Path) -> set[tuple[str, str]]:
               help="official only: the image order the script saw (one path per line, its Path.iterdir order); "
                    "default: sorted.")
 @OVERWRITE
-@_input_errors
 def splits(catalog_file, protocol, output, seed, val_fraction, preset, stratify, listing, overwrite):
     """TOTO/LOTO split manifests (image_id, path, team, class, split) of a clean catalog.
 
@@ -288,7 +269,6 @@ def splits(catalog_file, protocol, output, seed, val_fraction, preset, stratify,
 @click.option("--boundary", "boundaries", type=click.Choice(["train/test", "train/val", "val/test"]), multiple=True,
               help="Check only these boundaries (repeat the option). Default: all three; val/test matters because "
                    "val picks the checkpoint.")
-@_input_errors
 def check_leakage_cmd(splits_dir, catalog_file, radius, show, boundaries):
     """Fail (exit 1) when an image or a copy of it sits on both sides of train/test, train/val or val/test."""
     from agrieval.data_tools.catalog import read_catalog
@@ -315,7 +295,6 @@ def check_leakage_cmd(splits_dir, catalog_file, radius, show, boundaries):
               help="Photos per team and class.")
 @click.option("--size", type=click.IntRange(min=32), default=96, show_default=True, help="Photo side in pixels.")
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the synthetic photos.")
-@_input_errors
 def demo_pool(out, teams, per_class, size, seed):
     """Write a small synthetic multi-team pool (all six classes, with real-world quirks) to OUT."""
     from agrieval.data_tools.demo_pool import make_demo_pool

@@ -3,7 +3,7 @@
 * ``runtime/``: what a grading run executes, in one bounded place (definitions as frozen dataclasses, readers,
   checks, metrics, the report, the guard, one adapter per grading platform). Python 3.8+, numpy only, relative
   imports only: ``agrieval bundle`` copies it as it is into every platform's scoring program.
-* ``authoring/``: for organizers: TOML definitions validated with pydantic, JSON Schemas, the bundle writers.
+* ``authoring/``: for organizers: TOML definitions validated, JSON Schemas (pydantic), the bundle writers.
 * ``cli/``: the ``agrieval`` command (click), loaded lazily so that ``agrieval score`` starts fast.
 * ``writing/``: where and how the kit writes files (the output policy, paths built from table cells, figures,
   submissions in a competition's format).

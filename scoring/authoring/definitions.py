@@ -1,14 +1,18 @@
 """Competition definitions written by people (TOML), validated on every load and handed to the runtime as dataclasses.
 
-pydantic checks what a person wrote (types, unknown keys, each problem named
-by its key path); the value rules themselves are the runtime dataclasses' own
-(``scoring/runtime/definition.py``), so there is one implementation of each.
+``validate`` checks what a person wrote against the runtime dataclasses' annotations (types, unknown
+keys, each problem named by its key path); the value rules themselves are the dataclasses' own
+(``scoring/runtime/definition.py``), so there is one implementation of each. pydantic reads the same
+annotations for the JSON Schema (``agrieval.scoring.authoring.schemas``) and, in the tests, as the oracle of
+``validate``.
 TOML is read with ``tomllib`` (Python 3.11+) or ``tomli``.
 """
 
 from __future__ import annotations
 
-import json
+import dataclasses
+import functools
+import typing
 from dataclasses import replace
 from pathlib import Path
 
@@ -52,8 +56,8 @@ def load_competition(name_or_path: str | Path | CompetitionDefinition) -> Compet
 
 
 def load_toml(path: Path) -> CompetitionDefinition:
-    """A person's TOML definition, validated on every call (nothing is cached: ``agrieval competitions freeze``
-    is the way to a frozen JSON that later runs read without pydantic)."""
+    """A person's TOML definition, validated on every call (nothing is cached; ``agrieval competitions freeze``
+    writes the frozen JSON that a grading platform reads without a TOML parser)."""
     definition = _validate_toml(path, _read(path))
     object.__setattr__(definition, "source_path", str(path.resolve()))
     return definition
@@ -81,21 +85,95 @@ def _validate_toml(path: Path, raw: bytes) -> CompetitionDefinition:
 
 
 def validate(data: dict, where: str) -> CompetitionDefinition:
-    """Plain data (from TOML) -> a runtime definition, or one ``HostError`` listing every bad key."""
-    from pydantic import TypeAdapter, ValidationError
+    """Plain data (from TOML) -> a runtime definition, or one ``HostError`` listing every bad key.
 
+    Strict, as the JSON Schema (``docs/definition.schema.json``) says: "5" is not an integer and 1 is not
+    true, an array is a tuple, an unknown key is an error. The types come from the dataclasses' annotations
+    (``_problems``); the value rules are their own ``__post_init__``. No pydantic here: building its
+    validator took most of a fresh ``agrieval score -c my.toml`` run's fixed cost (docs/speed.md);
+    tests/scoring/authoring/test_definition_types.py keeps the two in agreement, pydantic as the oracle.
+    """
+    problems: list[tuple[str, str]] = []
+    definition = _build(CompetitionDefinition, data, (), problems)
+    if problems:
+        lines = [f"  {key or '(top level)'}: {msg}" for key, msg in problems]
+        raise HostError("definition_invalid", f"{where}: invalid competition definition\n" + "\n".join(lines))
+    return definition
+
+
+UNKNOWN_KEY = "unknown key (check its spelling against docs/definition.schema.json)"
+
+
+def _build(cls, data, loc: tuple, problems: list):
+    """An instance of the dataclass ``cls`` from ``data``, or None with each problem appended (key path, message)."""
+    if not isinstance(data, dict):
+        problems.append((".".join(loc), "Input should be an object"))
+        return None
+    hints = _hints(cls)
+    fields = {f.name: f for f in dataclasses.fields(cls) if f.init}
+    before = len(problems)
+    values = {}
+    for key, value in data.items():
+        if key not in fields:
+            problems.append((".".join(loc + (str(key),)), UNKNOWN_KEY))
+            continue
+        values[key] = _value(hints[key], value, loc + (key,), problems)
+    for name, f in fields.items():
+        if name not in data and f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
+            problems.append((".".join(loc + (name,)), "Field required"))
+    if len(problems) > before:
+        return None
     try:
-        # JSON mode and strict: "5" is not an integer and 1 is not true, but an array is a tuple.
-        return TypeAdapter(CompetitionDefinition).validate_json(json.dumps(data), strict=True)
-    except ValidationError as exc:
-        lines = []
-        for err in exc.errors():
-            key = ".".join(str(x) for x in err["loc"]) or "(top level)"
-            msg = err["msg"].replace("Value error, ", "")
-            if err["type"] == "unexpected_keyword_argument":
-                msg = "unknown key (check its spelling against docs/definition.schema.json)"
-            lines.append(f"  {key}: {msg}")
-        raise HostError("definition_invalid", f"{where}: invalid competition definition\n" + "\n".join(lines)) from None
+        return cls(**values)
+    except ValueError as exc:  # a value rule of __post_init__
+        problems.append((".".join(loc), str(exc)))
+        return None
+
+
+def _value(tp, value, loc: tuple, problems: list):
+    """``value`` checked against the annotation ``tp`` (and converted: arrays to tuples, tables to dataclasses)."""
+    origin, args = typing.get_origin(tp), typing.get_args(tp)
+    if dataclasses.is_dataclass(tp):
+        return _build(tp, value, loc, problems)
+    if origin is typing.Union:  # Optional[X]
+        if value is None:
+            return None
+        (inner,) = [a for a in args if a is not type(None)]
+        return _value(inner, value, loc, problems)
+    if origin is typing.Literal:
+        if any(type(value) is type(a) and value == a for a in args):
+            return value
+        choices = " or ".join(", ".join(repr(a) for a in args).rsplit(", ", 1))
+        return _wrong(loc, f"Input should be {choices}", problems)
+    if origin is tuple:  # Tuple[X, ...]
+        if not isinstance(value, (list, tuple)):
+            return _wrong(loc, "Input should be a valid tuple", problems)
+        return tuple(_value(args[0], v, loc + (str(i),), problems) for i, v in enumerate(value))
+    if origin is dict:  # Dict[str, X]
+        if not isinstance(value, dict):
+            return _wrong(loc, "Input should be a valid dictionary", problems)
+        return {k: _value(args[1], v, loc + (str(k),), problems) for k, v in value.items()}
+    if tp is bool:
+        return value if isinstance(value, bool) else _wrong(loc, "Input should be a valid boolean", problems)
+    if tp is int:
+        ok = isinstance(value, int) and not isinstance(value, bool)
+        return value if ok else _wrong(loc, "Input should be a valid integer", problems)
+    if tp is float:
+        ok = isinstance(value, (int, float)) and not isinstance(value, bool)
+        return float(value) if ok else _wrong(loc, "Input should be a valid number", problems)
+    if tp is str:
+        return value if isinstance(value, str) else _wrong(loc, "Input should be a valid string", problems)
+    raise TypeError(f"no check for the annotation {tp!r}")  # a new field type: teach _value about it
+
+
+def _wrong(loc: tuple, message: str, problems: list) -> None:
+    problems.append((".".join(loc), message))
+    return None
+
+
+@functools.lru_cache(maxsize=None)
+def _hints(cls) -> dict:
+    return typing.get_type_hints(cls)
 
 
 def _resolve_vocabulary(definition: CompetitionDefinition, base: Path, where: str) -> CompetitionDefinition:

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import click
 
-from agrieval.scoring.cli.competition_option import load_definition
-from agrieval.scoring.cli.errors import error_line, refuse_input
+from agrieval.scoring.cli.failures import error_line, refuse_input
 from agrieval.scoring.cli.group import epilog
+from agrieval.scoring.cli.options import competition_option, load_definition
 
 
 @click.command(epilog=epilog(
@@ -21,8 +21,7 @@ from agrieval.scoring.cli.group import epilog
 @click.argument("log", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.option("--solution", "-s", required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path),
               help="Ground truth CSV with the public/private split column.")
-@click.option("--competition", "-c", required=True, metavar="NAME_OR_TOML",
-              help="A shipped competition (see `agrieval competitions`) or a path to your own TOML definition.")
+@competition_option
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout, nothing else.")
 @click.option("--alpha", default=0.01, show_default=True, type=click.FloatRange(0.0001, 0.5),
               help="Level of Holm's correction across teams: a team is flagged when its adjusted p-value is at "

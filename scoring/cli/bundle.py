@@ -7,9 +7,10 @@ from pathlib import Path
 import click
 
 from agrieval.scoring.authoring.bundles.competition_pages import DEFAULT_DEV_START, DEFAULT_END, DEFAULT_FINAL_START, Options
-from agrieval.scoring.cli.errors import CommandError
+from agrieval.scoring.cli.failures import EXIT_OK, CommandError
+from agrieval.scoring.cli.options import check_solution_pair, competition_option, load_definition
+from agrieval.scoring.cli.output import held
 from agrieval.scoring.runtime.problems import HostError
-from agrieval.scoring.cli.common import EXIT_OK, check_solution_pair, competition_option, load_definition, run_guarded
 
 PLATFORM_NAMES = ("codabench", "codalab", "evalai", "hf", "kaggle")
 
@@ -44,9 +45,10 @@ PLATFORM_NAMES = ("codabench", "codalab", "evalai", "hf", "kaggle")
 @click.option("--require-approval", is_flag=True, default=False,
               help="codabench: participants wait for the organizer's approval (default: approved on registering).")
 @click.argument("out_dir", type=click.Path(file_okay=False, path_type=Path))
+@held
 def bundle(platform: str, competition: str, solution: Path, split: str, title: str | None, dev_start: str,
            final_start: str, end: str, dev_phase_name: str, final_phase_name: str, reveal_phase_name: str,
-           public_precision: str, reveal_end: str, order_key: str, require_approval: bool, out_dir: Path) -> None:
+           public_precision: str, reveal_end: str, order_key: str, require_approval: bool, out_dir: Path) -> int:
     """Write OUT_DIR: the one file the organizer uploads to PLATFORM, a README of the remaining clicks, a
     sample_submission.csv (every id, no label) and the parts of the upload, to read or try.
 
@@ -78,33 +80,30 @@ def bundle(platform: str, competition: str, solution: Path, split: str, title: s
     except HostError as exc:  # the command line's dates: a usage error, before anything is read or written
         raise CommandError("bad_option", str(exc)) from None
 
-    def body() -> int:
-        from agrieval.scoring.authoring.bundles import PLATFORMS
-        import dataclasses
+    from agrieval.scoring.authoring.bundles import PLATFORMS
+    import dataclasses
 
-        from agrieval.scoring.authoring.bundles.files import check_inputs, write
-        from agrieval.scoring.authoring.public_precision import readme_section, with_public_precision
+    from agrieval.scoring.authoring.bundles.files import check_inputs, write
+    from agrieval.scoring.authoring.public_precision import readme_section, with_public_precision
 
-        definition = load_definition(competition)
-        check_solution_pair(solution, definition)
-        inputs = check_inputs(definition, solution, splits=("public", "private"), order_key=order_key)
-        for warning in inputs.warnings:
-            click.echo(f"{solution}: warning [{warning.code}] {warning.message}", err=True)
-        inputs = dataclasses.replace(inputs, definition=with_public_precision(inputs.definition, inputs.solution,
-                                                                                public_precision))
-        made = PLATFORMS[platform](inputs, split=split, options=options)
-        made.files["README.md"] += readme_section(inputs.definition, platform).encode("utf-8")
-        written = write(made, out_dir)
-        size = sum(p.stat().st_size for p in written)
-        click.echo(f"wrote {len(written)} files ({size / 1e6:.1f} MB) to {out_dir} for {platform}: "
-                   f"{definition.name}, {len(inputs.solution.ids):,} solution rows, leaderboard keys "
-                   f"{', '.join(inputs.keys)}")
-        for i, step in enumerate(made.next_steps, start=1):
-            click.echo(f"next {i}: {step}")
-        click.echo(f"details: {out_dir / 'README.md'}")
-        return EXIT_OK
-
-    run_guarded(competition, False, body)
+    definition = load_definition(competition)
+    check_solution_pair(solution, definition)
+    inputs = check_inputs(definition, solution, splits=("public", "private"), order_key=order_key)
+    for warning in inputs.warnings:
+        click.echo(f"{solution}: warning [{warning.code}] {warning.message}", err=True)
+    inputs = dataclasses.replace(inputs, definition=with_public_precision(inputs.definition, inputs.solution,
+                                                                            public_precision))
+    made = PLATFORMS[platform](inputs, split=split, options=options)
+    made.files["README.md"] += readme_section(inputs.definition, platform).encode("utf-8")
+    written = write(made, out_dir)
+    size = sum(p.stat().st_size for p in written)
+    click.echo(f"wrote {len(written)} files ({size / 1e6:.1f} MB) to {out_dir} for {platform}: "
+               f"{definition.name}, {len(inputs.solution.ids):,} solution rows, leaderboard keys "
+               f"{', '.join(inputs.keys)}")
+    for i, step in enumerate(made.next_steps, start=1):
+        click.echo(f"next {i}: {step}")
+    click.echo(f"details: {out_dir / 'README.md'}")
+    return EXIT_OK
 
 
 def _precision(value: str) -> str:

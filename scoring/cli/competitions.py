@@ -28,7 +28,7 @@ def show(name: str) -> None:
     from pathlib import Path
 
     from agrieval.scoring.authoring.definitions import TOML_DIR, available_competitions
-    from agrieval.scoring.cli.competition_option import load_definition as competition
+    from agrieval.scoring.cli.options import load_definition as competition
 
     d = competition(name)  # an unknown name: exit 2 with a suggestion; a bad definition: exit 3
     # A shipped competition is shown as its TOML source, not as the frozen JSON the runtime reads.

@@ -13,12 +13,11 @@ import sys
 
 import click
 
-from agrieval.scoring.cli.errors import refuse_input
-from agrieval.scoring.cli.extras import require
+from agrieval.scoring.cli.failures import refuse_input, require
 from agrieval.scoring.cli.group import ContractGroup, document
+from agrieval.scoring.cli.options import figure_options
 from agrieval.scoring.ctv.input_error import InputError
 from agrieval.scoring.text.file_names import display_name
-from agrieval.scoring.cli.figure_options import figure_options
 from agrieval.scoring.text.terminal import one_line
 from agrieval.scoring.writing.policy import OutputPlan, OutputRefused
 
@@ -111,10 +110,10 @@ def report_cmd(runs_dirs, out_dir, plots, figure_format, dpi, ddof, threshold, d
     """
     from pathlib import Path
 
-    from agrieval.scoring.cli.figure_options import chosen
+    from agrieval.scoring.cli.options import chosen_figure_format
     from agrieval.scoring.ctv.report import build_report
 
-    fmt = chosen(figure_format, dpi, plots)
+    fmt = chosen_figure_format(figure_format, dpi, plots)
     if plots:
         require("agrieval ctv report --plots", "matplotlib")
     out_path = Path(out_dir)

@@ -11,13 +11,14 @@ from pathlib import Path
 
 import click
 
+from agrieval.scoring.cli.options import competition_option
+
 
 @click.command()
 @click.argument("submission", type=click.Path(path_type=Path))
 @click.option("--solution", "-s", required=True, type=click.Path(path_type=Path),
               help="Ground truth CSV (id, labels, Usage or split column, optional transect_id / team).")
-@click.option("--competition", "-c", required=True, metavar="NAME_OR_TOML",
-              help="A shipped competition (see `agrieval competitions`) or a path to your own TOML definition.")
+@competition_option
 @click.option("--reveal-private", is_flag=True, help="Also compute and print the private split (organizers only).")
 @click.option("--participant-only", is_flag=True,
               help="Leave out the host key: print only what may be forwarded to the participant.")
@@ -44,9 +45,9 @@ def grade(submission: Path, solution: Path, competition: str, reveal_private: bo
     Exit codes: 0 scored; 1 rejected (forward "errors" as they are); 2 usage error (missing file, unknown
     competition: the JSON object is still printed); 3 host-side problem (bad solution or definition, crash).
     """
-    from agrieval.scoring.cli.common import check_solution_pair
-    from agrieval.scoring.cli.competition_option import load_definition as load_competition
-    from agrieval.scoring.cli.errors import CommandError, error_line
+    from agrieval.scoring.cli.failures import CommandError, error_line
+    from agrieval.scoring.cli.options import check_solution_pair
+    from agrieval.scoring.cli.options import load_definition as load_competition
     from agrieval.scoring.runtime.guard import grade as grade_upload
     from agrieval.scoring.runtime.guard import host_failure
     from agrieval.scoring.runtime.problems import HostError

@@ -7,11 +7,10 @@ from pathlib import Path
 
 import click
 
-from agrieval.scoring.cli.errors import error_line
-from agrieval.scoring.cli.extras import require
+from agrieval.scoring.cli.failures import EXIT_OK, EXIT_USAGE, error_line, require
 from agrieval.scoring.cli.group import epilog
-from agrieval.scoring.cli.common import EXIT_OK, EXIT_USAGE, competition_option, load_definition, run_guarded
-from agrieval.scoring.cli.figure_options import figure_options
+from agrieval.scoring.cli.options import competition_option, figure_options, json_option, load_definition
+from agrieval.scoring.cli.output import held
 from agrieval.scoring.text.terminal import one_line
 
 
@@ -38,7 +37,7 @@ from agrieval.scoring.text.terminal import one_line
 @click.option("--plots", is_flag=True, help="Also write the scores chart (and the ranks chart with --reveal-private), "
                                            "scores.png and ranks.png unless --format says otherwise.")
 @figure_options
-@click.option("--json", "as_json", is_flag=True, help="Print leaderboard.json on stdout, nothing else.")
+@json_option(help="Print leaderboard.json on stdout, nothing else.")
 @click.option("--overwrite", is_flag=True, help="Replace the files of an earlier leaderboard in --out.")
 @click.option("--audit", "audit_json", type=click.Path(exists=True, dir_okay=False, path_type=Path), default=None,
               help="The JSON of `agrieval audit --json`: mark the entries of flagged teams (a submission belongs "
@@ -49,10 +48,11 @@ from agrieval.scoring.text.terminal import one_line
 @click.option("--no-limits", "no_limits", is_flag=True,
               help="Read and score every file in this process, without the competition's time and memory limits "
                    "(by default each file gets them, as with `agrieval grade`; for trusted files only).")
+@held
 def leaderboard(submissions_dir: Path, solution: Path, competition: str, out_dir: Path, reveal_private: bool,
                 metric: str | None, unit: str, resamples: int, seed: int, confidence: float, alpha: float,
                 recursive: bool, plots: bool, figure_format: str, dpi: int, as_json: bool, overwrite: bool,
-                audit_json: Path | None, ladder_states: Path | None, no_limits: bool) -> None:
+                audit_json: Path | None, ladder_states: Path | None, no_limits: bool) -> int:
     """Score every *.csv in SUBMISSIONS_DIR into a ranked leaderboard.
 
     A rejected file is listed with its error codes and never stops the others.
@@ -60,61 +60,56 @@ def leaderboard(submissions_dir: Path, solution: Path, competition: str, out_dir
     an --out that the output policy refuses: inside SUBMISSIONS_DIR, or existing
     files without --overwrite), 3 host-side problem (bad solution or definition).
     """
+    from agrieval.scoring.cli.options import chosen_figure_format
+    from agrieval.scoring.leaderboard.build import build_leaderboard, list_submissions
+    from agrieval.scoring.leaderboard.outputs import OUTPUT_NAMES, to_dict, to_markdown, write_outputs
+    from agrieval.scoring.writing.policy import OutputPlan, OutputRefused
 
-    from agrieval.scoring.cli.figure_options import chosen
+    fmt = chosen_figure_format(figure_format, dpi, plots)  # (a usage error: exit 2 before anything is read)
 
-    fmt = chosen(figure_format, dpi, plots)  # (a usage error: exit 2 before anything is read)
+    # The submissions are the participants' data, and a leaderboard.csv among them would be scored next time.
+    if plots:  # before any work: a missing matplotlib is one line, not a traceback after scoring
+        require("agrieval leaderboard --plots", "matplotlib")
+    plan = OutputPlan(overwrite=overwrite, sources=[submissions_dir], inputs=[solution])
+    charts = ["scores"] + (["ranks"] if reveal_private else []) if plots else []
+    names = list(OUTPUT_NAMES) + [fmt.name(c) for c in charts]
+    try:
+        plan.claim_all([plan.claim_dir(out_dir, what="--out folder") / n for n in names],
+                       what="leaderboard file")
+    except OutputRefused as exc:
+        click.echo(error_line(exc.code, exc.message), err=True)
+        return EXIT_USAGE
+    definition = load_definition(competition)
+    if not list_submissions(submissions_dir, recursive):
+        click.echo(error_line("no_submissions", f"no .csv files in {submissions_dir}"
+                                       + ("" if recursive else " (try --recursive)")), err=True)
+        return EXIT_USAGE
+    progress = None if as_json else (lambda msg: click.echo(one_line(msg), err=True))
+    try:
+        board = build_leaderboard(submissions_dir, solution, definition, reveal_private=reveal_private,
+                                  metric=metric, unit=unit, n_resamples=resamples, seed=seed,
+                                  confidence=confidence, alpha=alpha, recursive=recursive, progress=progress,
+                                  limits=not no_limits)
+    except ValueError as exc:
+        click.echo(error_line("bad_option", str(exc)), err=True)
+        return EXIT_USAGE
+    if audit_json is not None or ladder_states is not None:
+        from agrieval.scoring.leaderboard.marks import mark_flagged, mark_held
 
-    def body() -> int:
-        from agrieval.scoring.leaderboard.build import build_leaderboard, list_submissions
-        from agrieval.scoring.leaderboard.outputs import OUTPUT_NAMES, to_dict, to_markdown, write_outputs
-        from agrieval.scoring.writing.policy import OutputPlan, OutputRefused
+        if audit_json is not None:
+            mark_flagged(board, audit_json)
+        if ladder_states is not None:
+            mark_held(board, ladder_states)
+    written = write_outputs(board, out_dir)
+    if plots:
+        from agrieval.scoring.leaderboard.plots import rank_chart, scores_chart
 
-        # The submissions are the participants' data, and a leaderboard.csv among them would be scored next time.
-        if plots:  # before any work: a missing matplotlib is one line, not a traceback after scoring
-            require("agrieval leaderboard --plots", "matplotlib")
-        plan = OutputPlan(overwrite=overwrite, sources=[submissions_dir], inputs=[solution])
-        charts = ["scores"] + (["ranks"] if reveal_private else []) if plots else []
-        names = list(OUTPUT_NAMES) + [fmt.name(c) for c in charts]
-        try:
-            plan.claim_all([plan.claim_dir(out_dir, what="--out folder") / n for n in names],
-                           what="leaderboard file")
-        except OutputRefused as exc:
-            click.echo(error_line(exc.code, exc.message), err=True)
-            return EXIT_USAGE
-        definition = load_definition(competition)
-        if not list_submissions(submissions_dir, recursive):
-            click.echo(error_line("no_submissions", f"no .csv files in {submissions_dir}"
-                                           + ("" if recursive else " (try --recursive)")), err=True)
-            return EXIT_USAGE
-        progress = None if as_json else (lambda msg: click.echo(one_line(msg), err=True))
-        try:
-            board = build_leaderboard(submissions_dir, solution, definition, reveal_private=reveal_private,
-                                      metric=metric, unit=unit, n_resamples=resamples, seed=seed,
-                                      confidence=confidence, alpha=alpha, recursive=recursive, progress=progress,
-                                      limits=not no_limits)
-        except ValueError as exc:
-            click.echo(error_line("bad_option", str(exc)), err=True)
-            return EXIT_USAGE
-        if audit_json is not None or ladder_states is not None:
-            from agrieval.scoring.leaderboard.marks import mark_flagged, mark_held
-
-            if audit_json is not None:
-                mark_flagged(board, audit_json)
-            if ladder_states is not None:
-                mark_held(board, ladder_states)
-        written = write_outputs(board, out_dir)
-        if plots:
-            from agrieval.scoring.leaderboard.plots import rank_chart, scores_chart
-
-            written.append(scores_chart(board, out_dir / fmt.name("scores"), fmt))
-            if reveal_private:
-                written.append(rank_chart(board, out_dir / fmt.name("ranks"), fmt))
-        if as_json:
-            click.echo(json.dumps(to_dict(board), indent=2, sort_keys=True))
-        else:
-            click.echo(to_markdown(board))
-            click.echo("written: " + ", ".join(str(p) for p in written))
-        return EXIT_OK
-
-    run_guarded(competition, as_json, body)
+        written.append(scores_chart(board, out_dir / fmt.name("scores"), fmt))
+        if reveal_private:
+            written.append(rank_chart(board, out_dir / fmt.name("ranks"), fmt))
+    if as_json:
+        click.echo(json.dumps(to_dict(board), indent=2, sort_keys=True))
+    else:
+        click.echo(to_markdown(board))
+        click.echo("written: " + ", ".join(str(p) for p in written))
+    return EXIT_OK

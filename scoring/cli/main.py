@@ -3,21 +3,17 @@
 Subcommands are resolved lazily from ``SUBCOMMANDS`` so that ``agrieval score``
 imports neither torch nor PIL, and so that each package owns its own commands:
 ``agrieval data ...`` lives in ``agrieval.data_tools.cli`` and ``agrieval baselines ...``
-in ``agrieval.baselines.cli``; the scoring core only knows their import paths.
+in ``agrieval.baselines.cli``; the scoring core only knows their import paths. Every failure of every
+command ends in one place, ``ContractGroup.main`` (``agrieval.scoring.cli.group``).
 """
 
 from __future__ import annotations
 
-import sys
-
 import click
 
 from agrieval.scoring import __version__
-from agrieval.scoring.cli.errors import report, set_debug
-from agrieval.scoring.cli.extras import lazy_import
-from agrieval.scoring.cli.group import EXIT_CODES_HELP, ContractGroup
-from agrieval.scoring.cli.library_warnings import library_warnings
-from agrieval.scoring.cli.stdout import checked_stdout, finish
+from agrieval.scoring.cli.failures import set_debug
+from agrieval.scoring.cli.group import EXIT_CODES_HELP, ContractGroup, lazy_import
 
 # name -> "module:attribute" of a click command or group.
 SUBCOMMANDS: dict[str, tuple[str, str]] = {
@@ -47,23 +43,6 @@ class LazyGroup(ContractGroup):
 
     def summary(self, ctx: click.Context, name: str) -> str:
         return SUBCOMMANDS[name][1]  # help must not import every subcommand (that would pull in torch)
-
-    def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
-        """Every failure, including those of parsing the root's own options and of writing stdout, keeps the
-        contract."""
-        stdout = checked_stdout()
-        try:
-            with library_warnings():  # numpy's, Pillow's, matplotlib's warnings: one line of ours each
-                rv = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
-            code = rv if isinstance(rv, int) and not isinstance(rv, bool) and rv in (0, 1, 2, 3) else 0
-        except SystemExit as exc:
-            code = exc.code
-        except BaseException as exc:  # noqa: BLE001
-            code = report(exc, "agrieval")
-        code = finish(stdout, code)
-        if standalone_mode:
-            sys.exit(code)
-        return code
 
 
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]}, epilog=EXIT_CODES_HELP)

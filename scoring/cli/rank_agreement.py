@@ -8,7 +8,7 @@ import click
 
 from agrieval.scoring.text.terminal import one_line
 
-from agrieval.scoring.cli.errors import refuse_input
+from agrieval.scoring.cli.failures import refuse_input
 from agrieval.scoring.cli.group import epilog
 from agrieval.scoring.ctv.input_error import InputError
 

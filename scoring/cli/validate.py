@@ -9,8 +9,10 @@ import click
 
 from agrieval.scoring.text.terminal import one_line
 
+from agrieval.scoring.cli.failures import EXIT_OK, EXIT_REJECTED
 from agrieval.scoring.cli.group import epilog
-from agrieval.scoring.cli.common import EXIT_OK, EXIT_REJECTED, competition_option, json_option, load_definition, run_guarded
+from agrieval.scoring.cli.options import competition_option, json_option, load_definition
+from agrieval.scoring.cli.output import held
 
 
 @click.command(epilog=epilog("agrieval validate reference_submissions/plantclef2025/submissions/malformed/float_labels.csv -c plantclef2025", 'Exit codes: 0 valid; 1 invalid (every problem listed, with file, line and column); 2 usage error (bad option, missing file, unknown competition); 3 host-side problem (bad --solution or definition, internal error).'))
@@ -21,44 +23,41 @@ from agrieval.scoring.cli.common import EXIT_OK, EXIT_REJECTED, competition_opti
 @click.option("--ids", "ids_file", type=click.Path(exists=True, dir_okay=False, path_type=Path),
               help="Check the ids without the solution: the organizers' sample submission (a CSV with the id "
                    "column) or a list of the test ids, one per line.")
-@json_option
+@json_option()
+@held
 def validate(submission: Path, competition: str, solution: Path | None, ids_file: Path | None,
-             as_json: bool) -> None:
+             as_json: bool) -> int:
     """Check SUBMISSION's format (and its ids, given --solution or --ids) and list every problem."""
+    from agrieval.scoring.runtime.report import SCHEMA_VERSION, ReportProblem
+    from agrieval.scoring.cli.options import load_solution_for as load_solution
+    from agrieval.scoring.runtime.validate import validate_and_say
 
-    def body() -> int:
-        from agrieval.scoring.runtime.report import SCHEMA_VERSION, ReportProblem
-        from agrieval.scoring.cli.common import load_solution_for as load_solution
-        from agrieval.scoring.runtime.validate import validate_and_say
-
-        if solution and ids_file:
-            raise click.UsageError("give --solution or --ids, not both")
-        definition = load_definition(competition)
-        sol = load_solution(solution, definition) if solution else None
-        test_ids = _read_ids(ids_file, definition) if ids_file else None
-        problems, ids_checked = validate_and_say(submission, definition, sol, test_ids=test_ids)
-        errors = [p for p in problems if p.severity == "error"]
-        warnings = [p for p in problems if p.severity == "warning"]
-        if as_json:
-            click.echo(json.dumps({
-                "schema_version": SCHEMA_VERSION, "competition": definition.name,
-                "status": "rejected" if errors else "valid",
-                "errors": [ReportProblem.of(p).to_dict() for p in errors],
-                "warnings": [ReportProblem.of(p).to_dict() for p in warnings]}, indent=2))
-        else:
-            for p in problems:
-                click.echo(one_line(p.render()))  # the file name is the participant's: one line
-            name = one_line(submission.name)
-            if (solution or ids_file) and not ids_checked:
-                click.echo(f"{name}: ids not checked: no row could be read")
-            verdict = (f"{name}: INVALID ({len(errors)} error(s), {len(warnings)} warning(s))" if errors
-                       else f"{name}: valid for {definition.name} ({len(warnings)} warning(s))")
-            if not (solution or ids_file):
-                verdict += f"; {IDS_NOT_CHECKED}"
-            click.echo(verdict)
-        return EXIT_REJECTED if errors else EXIT_OK
-
-    run_guarded(competition, as_json, body)
+    if solution and ids_file:
+        raise click.UsageError("give --solution or --ids, not both")
+    definition = load_definition(competition)
+    sol = load_solution(solution, definition) if solution else None
+    test_ids = _read_ids(ids_file, definition) if ids_file else None
+    problems, ids_checked = validate_and_say(submission, definition, sol, test_ids=test_ids)
+    errors = [p for p in problems if p.severity == "error"]
+    warnings = [p for p in problems if p.severity == "warning"]
+    if as_json:
+        click.echo(json.dumps({
+            "schema_version": SCHEMA_VERSION, "competition": definition.name,
+            "status": "rejected" if errors else "valid",
+            "errors": [ReportProblem.of(p).to_dict() for p in errors],
+            "warnings": [ReportProblem.of(p).to_dict() for p in warnings]}, indent=2))
+    else:
+        for p in problems:
+            click.echo(one_line(p.render()))  # the file name is the participant's: one line
+        name = one_line(submission.name)
+        if (solution or ids_file) and not ids_checked:
+            click.echo(f"{name}: ids not checked: no row could be read")
+        verdict = (f"{name}: INVALID ({len(errors)} error(s), {len(warnings)} warning(s))" if errors
+                   else f"{name}: valid for {definition.name} ({len(warnings)} warning(s))")
+        if not (solution or ids_file):
+            verdict += f"; {IDS_NOT_CHECKED}"
+        click.echo(verdict)
+    return EXIT_REJECTED if errors else EXIT_OK
 
 
 # Said in the verdict when no test ids were given: a file missing ids is otherwise "valid" here and refused

@@ -7,7 +7,7 @@ import sys
 
 import click
 
-from agrieval.scoring.cli.errors import CommandError, error_line, report
+from agrieval.scoring.cli.failures import error_line
 
 
 class InputProblem(click.ClickException):
@@ -49,16 +49,15 @@ def guard(fn):
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
         from agrieval.baselines.plantclef.submission import SubmissionFailsValidation
-        from agrieval.scoring.runtime.problems import HostError
-        from agrieval.scoring.writing.policy import OutputRefused
+        from agrieval.scoring.runtime.coded_error import CodedError
 
         try:
             return fn(*args, **kwargs)
         except SubmissionFailsValidation as exc:
             click.echo(error_line("submission_rejected", str(exc)), err=True)
             sys.exit(1)
-        except (HostError, OutputRefused, CommandError) as exc:
-            sys.exit(report(exc, "agrieval baselines plantclef"))
+        except CodedError:
+            raise  # its code and exit code are its own: the root's one mapping prints it (scoring/cli/group.py)
         except Exception as exc:
             code = code_of(exc, input_codes())
             if code is None:

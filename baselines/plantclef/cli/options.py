@@ -141,6 +141,6 @@ def load_genus(path: Path | None):
 
 def competition_definition(name: str):
     """The competition's definition (a name or a .toml), read when the command runs."""
-    from agrieval.scoring.cli.competition_option import load_definition as competition
+    from agrieval.scoring.cli.options import load_definition as competition
 
     return competition(name)
