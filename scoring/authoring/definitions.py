@@ -88,14 +88,15 @@ def validate(data: dict, where: str) -> CompetitionDefinition:
         # JSON mode and strict: "5" is not an integer and 1 is not true, but an array is a tuple.
         return TypeAdapter(CompetitionDefinition).validate_json(json.dumps(data), strict=True)
     except ValidationError as exc:
-        lines = []
+        lines, code = [], "definition_invalid"
         for err in exc.errors():
+            code = getattr(err.get("ctx", {}).get("error"), "code", code)  # a value rule's own code (the name)
             key = ".".join(str(x) for x in err["loc"]) or "(top level)"
             msg = err["msg"].replace("Value error, ", "")
             if err["type"] == "unexpected_keyword_argument":
                 msg = "unknown key (check its spelling against docs/definition.schema.json)"
             lines.append(f"  {key}: {msg}")
-        raise HostError("definition_invalid", f"{where}: invalid competition definition\n" + "\n".join(lines)) from None
+        raise HostError(code, f"{where}: invalid competition definition\n" + "\n".join(lines)) from None
 
 
 def _resolve_vocabulary(definition: CompetitionDefinition, base: Path, where: str) -> CompetitionDefinition:
