@@ -49,24 +49,24 @@ _STRICT = {"extra": "forbid"}
 # JSON, the pydantic schema, the runtime loader), since all of them build the dataclass below.
 NAME_PATTERN = "[A-Za-z0-9][A-Za-z0-9_.-]*"
 NAME_MAX_CHARS = 64
-NAME_CODE = "competition_name_invalid"
+NAME_CODE = "name_invalid"
 _NAME = re.compile(NAME_PATTERN)
 
 
 class NameInvalid(ValueError):
-    """A competition name that is not a slug; ``code`` is the stable code every entry point reports."""
+    """A name of a definition that is not a slug; ``code`` is the stable code every entry point reports."""
 
     code = NAME_CODE
 
 
-def check_name(name: object) -> str:
+def check_name(name: object, what: str = "name") -> str:
     """``name`` if it is a slug: 1 to 64 ASCII letters, digits, ``_``, ``.`` or ``-``, starting with a letter
-    or a digit (no option-like ``-x``, no hidden ``.x``); ``NameInvalid`` otherwise."""
+    or a digit (no option-like ``-x``, no hidden ``.x``); ``NameInvalid`` otherwise. ``what`` names the key."""
     if not isinstance(name, str) or len(name) > NAME_MAX_CHARS or not _NAME.fullmatch(name):
         shown = repr(name[:NAME_MAX_CHARS] + "...") if isinstance(name, str) and len(name) > NAME_MAX_CHARS \
             else repr(name)
-        raise NameInvalid(f"name {shown} is not a competition name: use 1 to {NAME_MAX_CHARS} letters, digits, "
-                          "'_', '.' or '-', starting with a letter or a digit (the title holds any text)")
+        raise NameInvalid(f"{what} {shown} is not a name: use 1 to {NAME_MAX_CHARS} letters, digits, '_', '.' or "
+                          "'-', starting with a letter or a digit (a title or a description holds any text)")
     return name
 
 
@@ -114,6 +114,7 @@ class SplitSpec:
         if len(set(names)) != len(names):
             raise ValueError(f"split: the public, private and ignored values must differ (got {names})")
         for phase, split in self.phases.items():
+            check_name(phase, "split.phases codename")  # it names files of the EvalAI bundle
             if split not in ("public", "private"):
                 raise ValueError(f"split.phases.{phase} must be 'public' or 'private' (got {split!r})")
 

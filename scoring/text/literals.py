@@ -13,7 +13,7 @@ Python         ``python``               ``repr`` of a str, int, float, bool or N
                                         evaluates to the value (newlines, quotes, NUL, U+2028 escaped)
 YAML           ``yaml``                 a double-quoted scalar that reads back as the text
 POSIX shell    ``shell_word``           ``shlex.quote``: one word, nothing expanded
-               ``shell_line``           words quoted and joined by spaces; refuses a line break
+               ``shell_line``           words quoted and joined by spaces
 HTML           ``html``                 text or attribute value, ``& < > " '`` escaped, control
                                         characters ``%XX`` (``agrieval.scoring.text.html``)
                ``html_link``            ``<a href>`` only for ``http``/``https`` URLs, else the text alone
@@ -21,8 +21,9 @@ Markdown       ``markdown``             inline text that is never markup (``agri
                ``markdown_code``        a code span that holds the text as it is
 =============  =======================  ==============================================================
 
-``#SBATCH`` lines are not a shell: their values take no quoting at all, so they must hold no line break (a
-generated job script should refuse such a value; ``shell_line`` does the same for one command line).
+``#SBATCH`` lines are not a shell: sbatch reads their values without shell quoting, so a value must hold no line
+break (a generated job script refuses such a value, then writes the rest of the script's lines with
+``shell_word``/``shell_line``).
 """
 
 from __future__ import annotations
@@ -43,8 +44,8 @@ LINK_SCHEMES = ("http", "https")
 # What a YAML reader refuses in a stream (PyYAML's reader.py NON_PRINTABLE), plus the line breaks that a
 # double-quoted scalar folds into a space (NEL, LS, PS): written as escapes instead.
 _YAML_ESCAPE = re.compile("[^\x09\x0a\x0d\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+_ORDERED = re.compile(r"[0-9]{1,9}[.)]")  # an ordered list item's marker, where a line starts
 _URL_UNSAFE = re.compile("[\x00-\x20\x7f-\x9f\u2028\u2029]")
-_LINE_BREAK = re.compile("[\n\r\x0b\x0c\x1c-\x1e\x85\u2028\u2029]")
 
 
 def python(value) -> str:
@@ -67,12 +68,9 @@ def shell_word(text: str) -> str:
 
 
 def shell_line(*words: str) -> str:
-    """A command line of ``words``, each one shell word; a word with a line break is refused (ValueError):
-    a line break inside quotes is legal shell, but the line would no longer be one line where it lands (an
-    indented Markdown block, a ``#SBATCH`` script)."""
-    for word in words:
-        if _LINE_BREAK.search(str(word)):
-            raise ValueError(f"a command-line word holds a line break: {word!r}")
+    """A command line of ``words``, each one shell word (``shell_word``), joined by spaces. A word may hold a
+    line break (legal inside quotes): where the line lands in Markdown or HTML, show it with ``markdown_code``
+    or ``html``, which write a line break as ``%0A``, never as an indented block that a break would end."""
     return " ".join(shell_word(w) for w in words)
 
 
@@ -97,10 +95,25 @@ def html_link(url: str, label: str | None = None) -> str:
 
 
 def markdown(text) -> str:
-    """``text`` as inline Markdown that renders as exactly its (one-line) text."""
-    return str(_markdown.text(text))
+    """``text`` as inline Markdown that renders as exactly its (one-line) text, also where it starts or ends a
+    line: a leading ``-``, ``+``, ``=`` or ``1.`` is escaped (no list item, rule or setext heading), and leading
+    or trailing spaces are written ``&#32;`` (no indented code block, no hard line break)."""
+    s = str(_markdown.text(text))
+    body = s.strip(" ")
+    head, tail = s[:len(s) - len(s.lstrip(" "))], s[len(s.rstrip(" ")):] if body else ""
+    if body[:1] in ("-", "+", "="):
+        body = "\\" + body
+    else:
+        number = _ORDERED.match(body)
+        if number:
+            body = body[:number.end() - 1] + "\\" + body[number.end() - 1:]
+    return "&#32;" * len(head) + body + "&#32;" * len(tail)
 
 
 def markdown_code(text) -> str:
-    """``text`` as a Markdown code span (one line; the fence longer than any run of backticks inside)."""
+    """``text`` as a Markdown code span (one line; the fence longer than any run of backticks inside). Text
+    holding two backticks in a row is written as ``markdown`` text instead: its fence would be three backticks,
+    which open a fenced code block where the span starts a line."""
+    if "``" in str(text):
+        return markdown(text)
     return str(_markdown.code(text))

@@ -66,8 +66,8 @@ def program_files(bundle: Bundle, inputs: Inputs, split: str, metadata_name: str
     bundle.add(f"{folder}/competition.json", freeze(d))
     bundle.add(f"{folder}/score.py", SCORE_PY.format(platform=lit.python(bundle.platform), name=lit.python(d.name),
                                                      split=lit.python(split), image=lit.python(IMAGE)))
-    bundle.add(f"{folder}/{metadata_name}", dump({"command": command,
-                                                  "description": f"agrieval scoring program for {d.name} ({split} split)"}))
+    description = f"agrieval scoring program for {d.name} ({split} split)"
+    bundle.add(f"{folder}/{metadata_name}", dump({"command": command, "description": description}))
 
 
 def shared_files(bundle: Bundle, inputs: Inputs, split: str, metadata_name: str) -> str:
@@ -163,7 +163,8 @@ def build(inputs: Inputs, *, split: str = "public", options: Options | None = No
                       upload_how="Codabench takes a zip: put the CSV alone in a zip "
                                  "(<code>zip submission.zip submission.csv</code>) and upload the zip.")
     kit = {"sample_submission.csv": bundle.files["sample_submission.csv"],
-           "README.md": STARTING_KIT.format(name=lit.markdown(d.name), validate=validate_cmd, note=note).encode()}
+           "README.md": STARTING_KIT.format(name=lit.markdown(d.name), validate=lit.markdown_code(validate_cmd),
+                                            note=note).encode()}
     upload = {"competition.yaml": config_text.encode(), "logo.png": logo_png(),
               "reference_data.zip": zip_bytes(under(bundle, "reference_data")), "starting_kit.zip": zip_bytes(kit)}
     upload.update({f"pages/{name}.html": text.encode() for name, text in page_html.items()})
@@ -185,9 +186,7 @@ STARTING_KIT = """# Starting kit: {name}
 `sample_submission.csv` holds every id of the test set with a valid prediction that says nothing of the truth
 ({note}). Replace the predictions with yours, keep the header, the ids and the format.
 
-Check your file before uploading it, with the agrieval kit:
-
-    {validate}
+Check your file before uploading it, with the agrieval kit: {validate}
 
 Codabench takes a zip: `zip submission.zip submission.csv`, then upload `submission.zip`. A rejected file fails
 with the reason (line, column, a stable code) in the submission's logs.

@@ -23,8 +23,8 @@ from agrieval.scoring.text import literals as lit
 # worker saves that traceback as the challenge's evaluation_module_error (submission_worker.py ~486-507): make
 # it say what to change.
 # Each hole is one Python literal (agrieval.scoring.text.literals.python).
-INIT_PY = '''"""EvalAI evaluation script written by `agrieval bundle evalai` for the competition COMPETITION. Do not edit:
-rebuild it."""
+INIT_PY = '''"""EvalAI evaluation script written by `agrieval bundle evalai` for the competition COMPETITION.
+Do not edit: rebuild it."""
 import sys
 
 COMPETITION = {name}
@@ -37,7 +37,8 @@ if sys.version_info < (3, 8):
 from .main import evaluate  # noqa: E402,F401
 '''
 
-MAIN_PY = '''"""``evaluate``: the agrieval runtime vendored next to this file, the definition frozen in competition.json."""
+MAIN_PY = '''"""``evaluate``: the agrieval runtime vendored next to this file, the definition frozen in
+competition.json."""
 import os
 
 from .agrieval_runtime.platforms.evalai import make_evaluate

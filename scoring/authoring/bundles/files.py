@@ -144,7 +144,8 @@ def order_note(inputs: Inputs) -> str:
     found = [w for w in inputs.warnings if getattr(w, "code", "") in ("order_reveals_labels", "order_reveals_split")]
     warn = "".join(f"\n**Warning ({lit.markdown_code(w.code)}):** {lit.markdown(w.message)}.\n" for w in found)
     return (f"\n**Order of the published ids.** `sample_submission.csv` (and every copy of it in this bundle) lists "
-            f"the ids by `{ORDER_HASH}(KEY + \"\\n\" + id)` with KEY {lit.markdown_code(inputs.key)} (`--order-key`), not in the "
+            f"the ids by `{ORDER_HASH}(KEY + \"\\n\" + id)` with KEY {lit.markdown_code(inputs.key)} (`--order-key`), "
+            "not in the "
             "solution's order, which may follow its classes or its split, nor sorted, which keeps what the ids' "
             "spelling says: a row's position then tells nothing its id does not. Rebuild it with "
             "`agrieval.scoring.authoring.bundles.files.publication_order(ids, KEY)`. The solution's row order and its "
@@ -202,7 +203,8 @@ def leak_note(inputs: Inputs) -> str:
     found = [w for w in inputs.warnings if getattr(w, "code", "") == "ids_reveal_labels"]
     if not found:
         return ""
-    return ("\n**Warning (`ids_reveal_labels`):** " + lit.markdown(found[0].message) + ". Every participant could read the truth "
+    return ("\n**Warning (`ids_reveal_labels`):** " + lit.markdown(found[0].message) + ". Every participant could "
+            "read the truth "
             "from the ids in this bundle's `sample_submission.csv`; fix the ids before publishing.\n")
 
 

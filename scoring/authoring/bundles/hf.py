@@ -19,8 +19,8 @@ from agrieval.scoring.runtime.definition import freeze
 from agrieval.scoring.text import literals as lit
 
 # Each hole is one Python literal (agrieval.scoring.text.literals.python), or the vendored runtime's own code.
-METRIC_PY = '''"""Custom metric for Hugging Face competitions, written by `agrieval bundle hf` for the competition COMPETITION.
-Do not edit: rebuild it.
+METRIC_PY = '''"""Custom metric for Hugging Face competitions, written by `agrieval bundle hf` for the competition
+COMPETITION. Do not edit: rebuild it.
 
 The agrieval grading runtime and the competition definition are embedded below, so that this one file is all the
 platform needs to download. ``compute(params)`` fetches solution.csv and the upload from the competition repository.
@@ -73,11 +73,13 @@ def build(inputs: Inputs, *, options: Options | None = None, **_options) -> Bund
     bundle.add("conf.json", conf)
     validate_cmd = validate_command(d)
     better = "higher" if d.higher_is_better else "lower"
-    bundle.add("COMPETITION_DESC.md", f"# {lit.markdown(options.title_of(inputs))}\n\n{lit.markdown(d.title or d.name)}\n\nRanked on "
-               f"{lit.markdown_code(inputs.keys[0])} ({better} is better); the private leaderboard is shown after the end.\n")
+    bundle.add("COMPETITION_DESC.md", f"# {lit.markdown(options.title_of(inputs))}\n\n{lit.markdown(d.title or d.name)}"
+               f"\n\nRanked on {lit.markdown_code(inputs.keys[0])} ({better} is better); the private leaderboard is "
+               "shown after the end.\n")
     bundle.add("DATASET_DESC.md", f"# Data\n\n`sample_submission.csv` holds every id of the test set: {note}.\n")
-    bundle.add("SUBMISSION_DESC.md", f"# Submissions\n\nA CSV with the header {lit.markdown_code(d.delimiter.join(d.expected_columns))}"
-               f", one row per id (or a zip holding it). Check it first with the agrieval kit:\n\n    {validate_cmd}\n")
+    header = lit.markdown_code(d.delimiter.join(d.expected_columns))
+    bundle.add("SUBMISSION_DESC.md", f"# Submissions\n\nA CSV with the header {header}"
+               f", one row per id (or a zip holding it). Check it first with the agrieval kit: {lit.markdown_code(validate_cmd)}\n")
     bundle.add("RULES.md", "# Rules\n\nOrganizers: replace this text with your rules.\n")
     bundle.add("README.md", f"""# Hugging Face competition repository files for {lit.markdown_code(d.name)}
 

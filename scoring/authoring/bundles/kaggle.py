@@ -18,7 +18,8 @@ from agrieval.scoring.runtime.definition import freeze
 from agrieval.scoring.text import literals as lit
 
 # Each hole is one Python literal (agrieval.scoring.text.literals.python), or the vendored runtime's own code.
-METRIC_PY = '''"""Kaggle metric for the competition COMPETITION, written by `agrieval bundle kaggle`. Do not edit: rebuild it.
+METRIC_PY = '''"""Kaggle metric for the competition COMPETITION, written by `agrieval bundle kaggle`. Do not edit:
+rebuild it.
 
 Publish this file as a Kaggle utility script and attach it to the metric notebook (see the bundle's README).
 ``score`` is the metric;
@@ -42,8 +43,8 @@ def score(solution: pd.DataFrame, submission: pd.DataFrame, row_id_column_name: 
 '''
 
 
-NOTEBOOK_PY = '''"""Metric notebook: its only cell. `agrieval_metric` is the attached utility script (its COMPETITION names the
-competition)."""
+NOTEBOOK_PY = '''"""Metric notebook: its only cell. `agrieval_metric` is the attached utility script (its
+COMPETITION names the competition)."""
 import pandas as pd
 
 from agrieval_metric import ParticipantVisibleError, score  # noqa: F401 - Kaggle looks both names up here
