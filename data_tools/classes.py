@@ -65,7 +65,7 @@ def _parse(text: str, source: str) -> dict:
 
 def load_class_map(user_map: str | Path | None = None) -> ClassMap:
     """The shipped map, with ``user_map`` (a TOML path) laid over it."""
-    text = resources.files("data_tools").joinpath("class_map.toml").read_text(encoding="utf-8")
+    text = resources.files("agrieval.data_tools").joinpath("class_map.toml").read_text(encoding="utf-8")
     base = _parse(text, "data_tools/class_map.toml")
     classes = list(base["classes"])
     aliases = {canonical(k): v for k, v in base.get("aliases", {}).items()}

@@ -315,4 +315,7 @@ def summarize_splits(paths: list[Path]) -> str:
     for team, fold in info["folds"].items():
         c = fold["counts"]
         lines.append(f"  {team}: train={c['train']} val={c['val']} test={c['test']} -> {paths[0].parent / fold['file']}")
+    key_file = (info.get("image_id") or {}).get("key_file")
+    if key_file:
+        lines.append(f"  image ids keyed by {key_file} (keep it private; reuse it for the same ids)")
     return "\n".join(lines)
