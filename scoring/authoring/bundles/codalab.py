@@ -70,9 +70,9 @@ def build(inputs: Inputs, *, split: str = "public", options: Options | None = No
                       upload_how="Upload a zip holding the CSV alone (<code>zip submission.zip submission.csv"
                                  "</code>): CodaLab reads an upload that is not a zip as YAML and fails it.")
     kit = {"sample_submission.csv": bundle.files["sample_submission.csv"],
-           "README.md": (f"# Starting kit: {lit.markdown(d.name)}\n\n`sample_submission.csv`: {note}.\n\nCheck a file: "
-                         f"{lit.markdown_code(validate_cmd)}.\nUpload a zip holding the CSV alone: `zip submission.zip "
-                         "submission.csv` (CodaLab fails a CSV uploaded as it is).\n").encode()}
+           "README.md": (f"# Starting kit: {lit.markdown(d.name)}\n\n`sample_submission.csv`: {note}.\n\n"
+                         f"Check a file: {lit.markdown_code(validate_cmd)}.\nUpload a zip holding the CSV alone: "
+                         "`zip submission.zip submission.csv` (CodaLab fails a CSV uploaded as it is).\n").encode()}
     upload = {"competition.yaml": config_text.encode(), "logo.png": logo_png(),
               "reference_data.zip": zip_bytes(under(bundle, "reference_data")), "starting_kit.zip": zip_bytes(kit)}
     upload.update({f"{name}.html": text.encode() for name, text in page_html.items()})
