@@ -8,7 +8,8 @@ generated file is tested on its own: were the name rule ever loosened, no bundle
 For each platform and each file of the bundle (zips opened, nested zips too):
 - Python: compiles, and its AST is the plain build's with every string constant blanked (no value became code,
   a comment or part of a docstring that ends early);
-- YAML (pyyaml) and JSON: load, with the plain build's keys and value types at every level;
+- YAML (pyyaml, two equal keys refused) and JSON: load, with the plain build's keys and value types at every
+  level, and in YAML every value that no input made unchanged;
 - HTML pages, and Markdown rendered by GitHub's own parser (cmarkgfm, raw HTML allowed): the plain build's
   elements (links aside), no ``on*`` attribute, and every link ``http(s)``;
 - the participant's command line: shell-split, the same words, the name one word.
@@ -85,12 +86,37 @@ def py_shape(data: bytes) -> str:
     return ast.dump(_Blank().visit(ast.parse(data.decode("utf-8"))))
 
 
-def data_shape(value):
+class _Plain:
+    """A value made from one of the plain build's values: the hostile build may hold any text there."""
+
+    def __eq__(self, other):
+        return isinstance(other, (str, _Plain))
+
+    def __repr__(self):
+        return "<value>"
+
+
+def data_shape(value, exact: bool = False):
+    """Keys, list lengths and value types at every level; with ``exact``, every value the inputs did not make
+    as it is (a line break in a value must not add a ``command:`` that overrides the program's own)."""
     if isinstance(value, dict):
-        return {k: data_shape(v) for k, v in value.items()}
+        return {k: data_shape(v, exact) for k, v in value.items()}
     if isinstance(value, list):
-        return [data_shape(v) for v in value]
-    return type(value).__name__
+        return [data_shape(v, exact) for v in value]
+    if not exact:
+        return type(value).__name__
+    if isinstance(value, str) and any(p in value for p in PLAIN.values()):
+        return _Plain()
+    return value
+
+
+class _UniqueKeys(yaml.SafeLoader):
+    """PyYAML keeps the last of two equal keys; a generated file has none."""
+
+    def construct_mapping(self, node, deep=False):
+        keys = [self.construct_object(k, deep=deep) for k, _ in node.value]
+        assert len(keys) == len(set(keys)), f"duplicate YAML key in {keys}"
+        return super().construct_mapping(node, deep=deep)
 
 
 class Page(html.parser.HTMLParser):
@@ -134,7 +160,7 @@ def _shape(name: str, data: bytes):
     if name.endswith(".py"):
         return py_shape(data)
     if name.endswith(".yaml") or name == "metadata":
-        return data_shape(yaml.safe_load(data.decode("utf-8")))
+        return data_shape(yaml.load(data.decode("utf-8"), Loader=_UniqueKeys), exact=True)  # noqa: S506 - safe
     if name.endswith(".json"):
         return data_shape(json.loads(data))
     if name.endswith((".html", ".md")):
