@@ -241,12 +241,18 @@ def _class_folders(root: Path) -> set[tuple[str, str]]:
 @click.option("--listing", type=click.Path(exists=True, dir_okay=False, path_type=Path), default=None,
               help="official only: the image order the script saw (one path per line, its Path.iterdir order); "
                    "default: sorted.")
+@click.option("--id-key", "id_key", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="The pool's secret key of the image ids (created there, mode 0600, on first use; reused so "
+                   "that reruns give the same ids). Keep it private, never publish it. Default: "
+                   "CLEAN_CATALOG.id-key, beside the catalog.")
 @OVERWRITE
-def splits(catalog_file, protocol, output, seed, val_fraction, preset, stratify, listing, overwrite):
+def splits(catalog_file, protocol, output, seed, val_fraction, preset, stratify, listing, id_key, overwrite):
     """TOTO/LOTO split manifests (image_id, path, team, class, split) of a clean catalog.
 
-    image_id is <team>/<hash of the path>: it never carries the class (the path column does).
+    image_id is img-<keyed hash of the path>: it carries neither the class nor the team (their columns do),
+    and without the key nobody can compute it from a guessed path.
     """
+    from agrieval.data_tools.keyed_ids import default_key_path
     from agrieval.data_tools.catalog import read_catalog
     from agrieval.data_tools.splits import SPLIT_PRESETS, make_splits, summarize_splits
 
@@ -255,7 +261,8 @@ def splits(catalog_file, protocol, output, seed, val_fraction, preset, stratify,
     plan = OutputPlan(overwrite=overwrite, inputs=[catalog_file])
     for proto in (["toto", "loto"] if protocol == "both" else [protocol]):
         paths = make_splits(df, proto, output, seed=seed, val_fraction=val_fraction, stratify=stratify,
-                            method=SPLIT_PRESETS[preset]["method"], listing=listing, plan=plan)
+                            method=SPLIT_PRESETS[preset]["method"], listing=listing, plan=plan,
+                            id_key=id_key or default_key_path(catalog_file))
         click.echo(summarize_splits(paths))
 
 

@@ -30,6 +30,8 @@ CODES: dict[str, str] = {
     "source_changed": "A source file changed since it was catalogued (size or mtime).",
     "split_too_small": "A fold's pool is too small for the public script's stratified split (2+ images per class).",
     "bad_listing": "A --listing file names an image that is not in the pool, names one twice, or misses one.",
+    "id_key_invalid": "The id key file (--id-key) cannot be read or written, or is not an agrieval id key.",
+    "id_key_exposed": "The id key file may be read by group or others: chmod 600 it (a shared key makes ids guessable).",
 }
 
 

@@ -24,18 +24,18 @@ order the script saw) reproduces it, and without one the images are taken in
 sorted order.
 
 Files: ``OUT/<protocol>/<fold>.csv`` with ``image_id, path, team, class, split``
-(rows by split, then by image_id, an order independent of the classes since the id's tail is a hash of the
-path; under ``script``, train and val rows in the order ``train_test_split`` returns them, the order of the
+(rows by split, then by image_id, an order independent of the classes since the id is a keyed hash of
+the path; under ``script``, train and val rows in the order ``train_test_split`` returns them, the order of the
 script's datasets, whose indices its loaders shuffle; its test rows are by image_id too, not in the script's
 order, which lists teams then ``team/class/file`` paths and so lines the classes up; ``path`` relative to
 ``root``) and ``OUT/<protocol>/folds.json`` (parameters, root, counts per fold and split, and ``row_order``:
 each split's order, ``ROW_ORDER``).
 
-``image_id`` never contains the class: it is ``<team>/<16 hex digits of
-sha256(path)>`` (``image_id_of``), because an id that carries the truth (the
-pool's ``<team>/<class>/<file>`` paths) lets anyone who sees the ids, e.g. a
-participant scored on them, read the labels. The path, which does name the
-class folder, is in its own column. Written through ``agrieval.scoring.writing.policy``:
+``image_id`` reveals nothing: it is ``img-<16 hex digits of HMAC-SHA256(key, path)>``
+(``agrieval.data_tools.keyed_ids``), with a per-pool secret key kept in a key file that is created once and
+reused. An id that carries the truth (the pool's ``<team>/<class>/<file>`` paths), or a plain hash of such a
+guessable path, lets anyone who sees the ids, e.g. a participant scored on them, read the labels. The path,
+which does name the class folder, is in its own column, and so is the team. Written through ``agrieval.scoring.writing.policy``:
 an existing fold file or ``folds.json`` is refused unless ``--overwrite``, and
 the folder may not be inside the catalogued root.
 """
@@ -45,11 +45,13 @@ from __future__ import annotations
 import hashlib
 import json
 from pathlib import Path
+from typing import Union
 
 import numpy as np
 import pandas as pd
 
 from agrieval.data_tools.errors import DataError
+from agrieval.data_tools.keyed_ids import keyed_id, load_or_create_key
 from agrieval.data_tools.shuffle_split import stratified_train_test_split
 from agrieval.data_tools.tables import table_row, write_table
 from agrieval.data_tools.versions import STAGE_LIBRARIES, library_versions
@@ -64,7 +66,7 @@ PROTOCOLS = ("toto", "loto")
 STRATIFY = ("team_class", "class")
 METHODS = ("per_fold", "script")
 # The order of each split's rows in a fold file, per method (folds.json "row_order"): "image_id" is sorted by
-# image_id, i.e. by team then by a hash of the path, an order independent of the classes; "train_test_split"
+# image_id, a keyed hash of the path, an order independent of the classes and of the teams; "train_test_split"
 # is the order the public script's train_test_split returns (its datasets' order; nothing of it is published).
 ROW_ORDER = {"per_fold": {"train": "image_id", "val": "image_id", "test": "image_id"},
              "script": {"train": "train_test_split", "val": "train_test_split", "test": "image_id"}}
@@ -106,13 +108,11 @@ def stratified_val(pool: pd.DataFrame, *, val_fraction: float, by_team: bool, se
     return is_val
 
 
-def image_id_of(team: str, path: str) -> str:
-    """``<team>/<first 16 hex digits of sha256(path)>``: stable, unique in practice, and free of the class."""
-    return f"{team}/{hashlib.sha256(path.encode('utf-8')).hexdigest()[:16]}"
+KEY_FILE = "id.key"  # the key's place when make_splits is given none: beside the fold folders
 
 
 def prepare_pool(df: pd.DataFrame) -> tuple[pd.DataFrame, str]:
-    """Kept, readable rows with a known class, as ``image_id, path, team, class``; and the root."""
+    """Kept, readable rows with a known class, as ``path, team, class``; and the root."""
     rows = df[df["readable"]]
     if "keep" in rows.columns:
         rows = rows[rows["keep"]]
@@ -126,13 +126,18 @@ def prepare_pool(df: pd.DataFrame) -> tuple[pd.DataFrame, str]:
                         f"splits need the images of one root, the catalog has {len(roots)}: {roots[:3]}")
     if rows["team"].nunique() < 2:
         raise DataError("bad_option", "cross-team splits need at least 2 teams")
-    ids = [image_id_of(t, p) for t, p in zip(rows["team"], rows["path"])]
-    pool = pd.DataFrame({"image_id": ids, "path": rows["path"], "team": rows["team"], "class": rows["class"]})
+    pool = pd.DataFrame({"path": rows["path"], "team": rows["team"], "class": rows["class"]})
+    return pool.sort_values("path", kind="stable").reset_index(drop=True), roots[0]
+
+
+def with_ids(pool: pd.DataFrame, key: bytes) -> pd.DataFrame:
+    """``pool`` with its ``image_id`` column first: the keyed id of each path (``keyed_ids.keyed_id``)."""
+    pool = pool.assign(image_id=[keyed_id(key, p) for p in pool["path"]])
     if not pool["image_id"].is_unique:  # 64-bit digests: not seen in practice, but never a silent merge
         dup = pool[pool["image_id"].duplicated(keep=False)].sort_values("path")
         raise DataError("name_collision", f"{dup['path'].iloc[0]} and {dup['path'].iloc[1]} get the same "
                         f"image_id {dup['image_id'].iloc[0]}")
-    return pool.sort_values("path", kind="stable").reset_index(drop=True), roots[0]
+    return pool[["image_id", *[c for c in pool.columns if c != "image_id"]]]
 
 
 def read_listing(path: str | Path, image_paths) -> dict[str, int]:
@@ -224,13 +229,16 @@ def fold_manifest(pool: pd.DataFrame, protocol: str, fold: str, *, seed: int, va
 
 def make_splits(clean_catalog_df: pd.DataFrame, protocol: str, out_dir, *, seed: int = 42,
                 val_fraction: float = 0.3, stratify: str = "team_class", method: str = "per_fold",
-                listing: str | Path | None = None, plan: OutputPlan | None = None) -> list[Path]:
+                listing: str | Path | None = None, plan: OutputPlan | None = None,
+                id_key: Union[bytes, str, Path, None] = None) -> list[Path]:
     """Write every fold of ``protocol`` under ``out_dir/<protocol>/``; return the fold CSV paths (team order).
 
     ``method`` is ``per_fold`` (the paper preset: seeded per fold and stratum)
     or ``script`` (the official preset: the public script's split, in the
     order of ``listing`` or, without one, sorted order). ``plan`` carries
-    ``--overwrite`` and the files the command reads.
+    ``--overwrite`` and the files the command reads. ``id_key`` is the key of the
+    image ids (``keyed_ids``): the key itself, or its file (created there on first
+    use); default ``out_dir/id.key``. Keep it private and reuse it: same key, same ids.
     """
     if method not in METHODS:
         raise DataError("bad_option", f"method must be one of {METHODS}, got {method!r}")
@@ -261,6 +269,9 @@ def make_splits(clean_catalog_df: pd.DataFrame, protocol: str, out_dir, *, seed:
     plan.add_sources(unescape_name(root))
     target = plan.claim_dir(target, what="splits folder")
     plan.claim_all([target / f.name for f in files] + [target / "folds.json"], what="split file")
+    # The key once the outputs are known to be allowed: a refused run leaves nothing, not even a new key.
+    key_file = None if isinstance(id_key, bytes) else Path(out_dir) / KEY_FILE if id_key is None else Path(id_key)
+    pool = with_ids(pool, id_key if isinstance(id_key, bytes) else load_or_create_key(key_file))
     # Every fold is computed before the first file is written: a fold that fails leaves no partial output.
     manifests = [fold_manifest(pool, protocol, team, seed=seed, val_fraction=val_fraction, stratify=stratify,
                                method=method) for team in teams]
@@ -282,6 +293,9 @@ def make_splits(clean_catalog_df: pd.DataFrame, protocol: str, out_dir, *, seed:
         "order": (str(Path(listing).resolve()) if listing is not None else "sorted") if method == "script" else None,
         "versions": library_versions(STAGE_LIBRARIES["splits"]),
         "row_order": ROW_ORDER[method],
+        # how the ids were made, and where the key is (never the key: this file is no secret store)
+        "image_id": {"scheme": "img-<16 hex digits of HMAC-SHA256(key, path)>",
+                     "key_file": str(key_file.resolve()) if key_file is not None else None},
         "seed_per_fold": method == "per_fold", "root": str(Path(root).resolve()),
         "path_relative_to": "root", "n_images": int(len(pool)), "teams": teams,
         "classes": sorted(pool["class"].unique()), "folds": folds,
@@ -301,4 +315,7 @@ def summarize_splits(paths: list[Path]) -> str:
     for team, fold in info["folds"].items():
         c = fold["counts"]
         lines.append(f"  {team}: train={c['train']} val={c['val']} test={c['test']} -> {paths[0].parent / fold['file']}")
+    key_file = (info.get("image_id") or {}).get("key_file")
+    if key_file:
+        lines.append(f"  image ids keyed by {key_file} (keep it private; reuse it for the same ids)")
     return "\n".join(lines)

@@ -96,8 +96,9 @@ def validate(data: dict, where: str) -> CompetitionDefinition:
     problems: list[tuple[str, str]] = []
     definition = _build(CompetitionDefinition, data, (), problems)
     if problems:
-        lines = [f"  {key or '(top level)'}: {msg}" for key, msg in problems]
-        raise HostError("definition_invalid", f"{where}: invalid competition definition\n" + "\n".join(lines))
+        lines = [f"  {p[0] or '(top level)'}: {p[1]}" for p in problems]
+        code = next((p[2] for p in problems if len(p) > 2 and p[2]), "definition_invalid")
+        raise HostError(code, f"{where}: invalid competition definition\n" + "\n".join(lines))
     return definition
 
 
@@ -125,8 +126,8 @@ def _build(cls, data, loc: tuple, problems: list):
         return None
     try:
         return cls(**values)
-    except ValueError as exc:  # a value rule of __post_init__
-        problems.append((".".join(loc), str(exc)))
+    except ValueError as exc:  # a value rule of __post_init__ (with its own code where it has one: the name's)
+        problems.append((".".join(loc), str(exc), getattr(exc, "code", None)))
         return None
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from agrieval.scoring.runtime.definition import CompetitionDefinition
+from agrieval.scoring.runtime.definition import NAME_MAX_CHARS, NAME_PATTERN, CompetitionDefinition
 from agrieval.scoring.runtime.report import ScoreReport
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
@@ -31,6 +31,8 @@ def definition_schema() -> dict:
     """Schema of a competition definition (the keys a TOML file may hold)."""
     schema = _schema(CompetitionDefinition)
     schema["properties"].pop("source_path", None)
+    # The name rule is the runtime's (check_name, run by every loader); the schema states it for editors.
+    schema["properties"]["name"].update(pattern=f"^{NAME_PATTERN}$", maxLength=NAME_MAX_CHARS, minLength=1)
     return schema
 
 

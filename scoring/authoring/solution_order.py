@@ -172,7 +172,7 @@ ADVICE = {
     "before sharing anything else made from it",
     ("order_reveals_labels", "sorted_ids"): "The ids themselves give the labels away (numbered class by class?), "
     "whatever order they are published in: give the images ids that do not follow the classes (`agrieval data "
-    "splits` writes <team>/<hash of the path>)",
+    "splits` writes img-<keyed hash of the path>)",
     ("order_reveals_split", "sorted_ids"): "The ids themselves give the split away (public and private ids "
     "numbered apart, or the split alternating along the ids?), whatever order they are published in: draw the "
     "split at random, independently of the ids' order",

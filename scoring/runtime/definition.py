@@ -44,6 +44,31 @@ MULTICLASS_METRICS = ("accuracy", "balanced_accuracy", "macro_f1", "group_accura
 # pydantic reads this attribute of a stdlib dataclass (a plain dict: no pydantic import needed here).
 _STRICT = {"extra": "forbid"}
 
+# A competition's name is a name, never text: it lands in file names, command lines and generated programs, so
+# it is a short ASCII slug (DESIGN.md, trust rules: "names are names"). One rule, checked by every way in (TOML,
+# JSON, the pydantic schema, the runtime loader), since all of them build the dataclass below.
+NAME_PATTERN = "[A-Za-z0-9][A-Za-z0-9_.-]*"
+NAME_MAX_CHARS = 64
+NAME_CODE = "name_invalid"
+_NAME = re.compile(NAME_PATTERN)
+
+
+class NameInvalid(ValueError):
+    """A name of a definition that is not a slug; ``code`` is the stable code every entry point reports."""
+
+    code = NAME_CODE
+
+
+def check_name(name: object, what: str = "name") -> str:
+    """``name`` if it is a slug: 1 to 64 ASCII letters, digits, ``_``, ``.`` or ``-``, starting with a letter
+    or a digit (no option-like ``-x``, no hidden ``.x``); ``NameInvalid`` otherwise. ``what`` names the key."""
+    if not isinstance(name, str) or len(name) > NAME_MAX_CHARS or not _NAME.fullmatch(name):
+        shown = repr(name[:NAME_MAX_CHARS] + "...") if isinstance(name, str) and len(name) > NAME_MAX_CHARS \
+            else repr(name)
+        raise NameInvalid(f"{what} {shown} is not a name: use 1 to {NAME_MAX_CHARS} letters, digits, '_', '.' or "
+                          "'-', starting with a letter or a digit (a title or a description holds any text)")
+    return name
+
 
 def _positive(owner: str, values: Dict[str, float]) -> None:
     for key, value in values.items():
@@ -89,6 +114,7 @@ class SplitSpec:
         if len(set(names)) != len(names):
             raise ValueError(f"split: the public, private and ignored values must differ (got {names})")
         for phase, split in self.phases.items():
+            check_name(phase, "split.phases codename")  # it names files of the EvalAI bundle
             if split not in ("public", "private"):
                 raise ValueError(f"split.phases.{phase} must be 'public' or 'private' (got {split!r})")
 
@@ -157,6 +183,7 @@ class CompetitionDefinition:
     source_path: Optional[str] = field(default=None, compare=False)  # where it was read from; not frozen
 
     def __post_init__(self) -> None:
+        check_name(self.name)
         if len(self.delimiter) != 1 or self.delimiter in ('"', "\n", "\r") or self.delimiter.isalnum():
             raise ValueError(f"delimiter {self.delimiter!r} cannot be used")
         if self.id_pattern is not None:
@@ -323,7 +350,7 @@ def thaw(text: str, where: str) -> CompetitionDefinition:
     try:
         definition = from_plain(plain)
     except (TypeError, ValueError) as exc:
-        raise HostError("definition_invalid", f"{where}: {exc}") from None
+        raise HostError(getattr(exc, "code", "definition_invalid"), f"{where}: {exc}") from None
     return _with_source(definition, where)
 
 

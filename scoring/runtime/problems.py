@@ -74,6 +74,9 @@ CODES: dict[str, str] = {
     # host side (solution / definition); never shown to participants as such
     "solution_invalid": "The solution file is invalid (host-side problem).",
     "definition_invalid": "The competition definition is invalid (host-side problem).",
+    "name_invalid": ("A name in the competition definition (its `name`, an EvalAI phase codename) is not a slug: 1 "
+                     "to 64 ASCII letters, digits, '_', '.' or '-', starting with a letter or a digit; the title "
+                     "holds any text (host-side problem)."),
     "ids_reveal_labels": ("Host-side warning: the solution's ids contain their own class label (e.g. "
                           "team_a/caroubier/img.jpg): a submission can read the truth from the ids."),
     # the Ladder (ladder.py) and the audit; host side except the warning

@@ -4,7 +4,8 @@ One module per format: ``terminal`` (one printable line), ``markdown`` (inline t
 markup), ``html`` (text and attribute values), ``plot`` (matplotlib labels with mathtext off); and the
 two that build on them: ``tables`` (output tables with stable numbers and cells that never become
 spreadsheet formulas, as CSV and Markdown) and ``file_names`` (file names that are not UTF-8, as text that
-survives CSV, Parquet and JSON). Every sink of untrusted text goes through one of them. Stdlib only
+survives CSV, Parquet and JSON); and ``literals``, one quoting function per language of a generated file
+(Python, YAML, shell, HTML, Markdown), the only way a value enters a program, config or page the kit writes. Every sink of untrusted text goes through one of them. Stdlib only
 (matplotlib inside ``plot``'s functions).
 
 Public (``__all__``): the six modules, used through their name (``markdown.text``, ``html.text``: one

@@ -14,6 +14,8 @@ from agrieval.data_tools.catalog import CATALOG_COLUMNS
 from agrieval.data_tools.errors import DataError
 from agrieval.data_tools.splits import SPLIT_COLUMNS, make_splits, stratified_val
 
+KEY = bytes(range(32))  # one pool's id key, shared by the runs a test compares
+
 
 def pool(counts: dict[tuple[str, str], int]) -> pd.DataFrame:
     out = []
@@ -63,10 +65,10 @@ def test_manifests(tmp_path, protocol, stratify):
 
 def test_identical_across_runs_and_shuffled_order(tmp_path):
     df = pool(COUNTS)
-    a = make_splits(df, "loto", tmp_path / "a")
+    a = make_splits(df, "loto", tmp_path / "a", id_key=KEY)
     shuffled = df.sample(frac=1.0, random_state=3).reset_index(drop=True)
-    b = make_splits(shuffled, "loto", tmp_path / "b")
-    c = make_splits(df, "loto", tmp_path / "c", seed=7)
+    b = make_splits(shuffled, "loto", tmp_path / "b", id_key=KEY)
+    c = make_splits(df, "loto", tmp_path / "c", seed=7, id_key=KEY)
     for pa, pb in zip(a, b):
         assert pa.read_bytes() == pb.read_bytes()
     assert any(pa.read_bytes() != pc.read_bytes() for pa, pc in zip(a, c))
@@ -76,8 +78,8 @@ def test_folds_do_not_depend_on_other_teams_rows(tmp_path):
     """TOTO fold t1 only depends on t1's images and the seed."""
     df = pool(COUNTS)
     fewer = df[df["team"] != "t3"]
-    a = pd.read_csv(make_splits(df, "toto", tmp_path / "a")[0])
-    b = pd.read_csv(make_splits(fewer, "toto", tmp_path / "b")[0])
+    a = pd.read_csv(make_splits(df, "toto", tmp_path / "a", id_key=KEY)[0])
+    b = pd.read_csv(make_splits(fewer, "toto", tmp_path / "b", id_key=KEY)[0])
     dev = lambda m: m[m["split"] != "test"].reset_index(drop=True)  # noqa: E731
     pd.testing.assert_frame_equal(dev(a), dev(b))
 

@@ -308,7 +308,7 @@ def test_the_upload_holds_zips_with_what_the_worker_reads_at_their_root(bundles,
     with zipfile.ZipFile(bundles[platform] / name) as outer:  # the private split's program scores the private split
         if "scoring_program_private.zip" in outer.namelist():
             with zipfile.ZipFile(io.BytesIO(outer.read("scoring_program_private.zip"))) as zf:
-                assert "[\"--split\", 'private']" in zf.read("score.py").decode()
+                    assert "SPLIT = 'private'\n" in zf.read("score.py").decode()
     assert "zip -r" not in (bundles[platform] / "README.md").read_text()
 
 

@@ -12,26 +12,33 @@ than the runtime: the snippet names ``codalab/codalab-legacy:py39``
 
 from __future__ import annotations
 
-from agrieval.scoring.authoring.bundles.competition_pages import Options, logo_png, pages, validate_command
+from agrieval.scoring.authoring.bundles.competition_pages import Options, logo_png, pages
 from agrieval.scoring.authoring.bundles.files import (Bundle, Inputs, runtime_note, sample_submission, solution_notes,
-                                             sorting, under, zip_bytes)
+                                             sorting, under, validate_command, zip_bytes)
 from agrieval.scoring.authoring.bundles.yaml_text import dump
 from agrieval.scoring.runtime.definition import freeze
+from agrieval.scoring.text import literals as lit
 
 IMAGE = "codalab/codalab-legacy:py39"
 COMMAND = "python3 $program/score.py $input $output"
 PRECISION = 4
 
 # score.py, written into the bundle: a version check first (the default images are Python 3.7), then the runtime.
-SCORE_PY = '''"""Scoring program written by `agrieval bundle {platform}` for {name} ({split} split). Do not edit: rebuild it."""
+# Each hole is one Python literal (agrieval.scoring.text.literals.python): no value is ever formatted into code.
+SCORE_PY = '''"""Scoring program written by `agrieval bundle` (PLATFORM) for the competition COMPETITION, scored on
+the SPLIT split. Do not edit: rebuild it."""
 import sys
 
+PLATFORM = {platform}
+COMPETITION = {name}
+SPLIT = {split}
+DOCKER_IMAGE = {image}
 HOST_FAILURE = ("the scoring program failed on the organizers' side; this is not your submission's fault "
                 "(the organizers have been given the code below)")
 
 if sys.version_info < (3, 8):
     sys.stderr.write(HOST_FAILURE + ": [internal_error] the docker image runs Python %d.%d; this program needs "
-                     "3.8 or newer (organizers: set docker_image to {image})\\n" % sys.version_info[:2])
+                     "3.8 or newer (organizers: set docker_image to %s)\\n" % (sys.version_info[:2] + (DOCKER_IMAGE,)))
     sys.exit(3)
 
 from pathlib import Path
@@ -43,11 +50,11 @@ try:
     from agrieval_runtime.platforms.codabench import main
 except Exception as exc:  # noqa: BLE001 - the participant must see a clean line, not a traceback
     sys.stderr.write(HOST_FAILURE + ": [internal_error] the scoring program cannot start (%s: %s); organizers: "
-                     "use docker_image {image} or an image with numpy >= 1.21\\n" % (type(exc).__name__, exc))
+                     "use docker_image %s or an image with numpy >= 1.21\\n" % (type(exc).__name__, exc, DOCKER_IMAGE))
     sys.exit(3)
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:3] + ["--split", {split!r}] + sys.argv[3:], competition=str(HERE / "competition.json")))
+    sys.exit(main(sys.argv[1:3] + ["--split", SPLIT] + sys.argv[3:], competition=str(HERE / "competition.json")))
 '''
 
 
@@ -57,9 +64,10 @@ def program_files(bundle: Bundle, inputs: Inputs, split: str, metadata_name: str
     d = inputs.definition
     bundle.add_runtime(folder)
     bundle.add(f"{folder}/competition.json", freeze(d))
-    bundle.add(f"{folder}/score.py", SCORE_PY.format(platform=bundle.platform, name=d.name, split=split, image=IMAGE))
-    bundle.add(f"{folder}/{metadata_name}", f"command: {command}\n"
-               f"description: agrieval scoring program for {d.name} ({split} split)\n")
+    bundle.add(f"{folder}/score.py", SCORE_PY.format(platform=lit.python(bundle.platform), name=lit.python(d.name),
+                                                     split=lit.python(split), image=lit.python(IMAGE)))
+    description = f"agrieval scoring program for {d.name} ({split} split)"
+    bundle.add(f"{folder}/{metadata_name}", dump({"command": command, "description": description}))
 
 
 def shared_files(bundle: Bundle, inputs: Inputs, split: str, metadata_name: str) -> str:
@@ -165,7 +173,9 @@ def build(inputs: Inputs, *, split: str = "public", options: Options | None = No
     config_text = "# Codabench competition bundle (version 2), written by `agrieval bundle codabench`.\n" + dump(config)
     bundle.add("competition.yaml", config_text)
     bundle.add(UPLOAD, upload_zip(bundle, inputs, options, config_text, "metadata.yaml", page_folder="pages/",
-                                  kit_readme=STARTING_KIT.format(name=d.name, validate=validate_command(d), note=note),
+                                  kit_readme=STARTING_KIT.format(name=lit.markdown(d.name),
+                                                                 validate=lit.markdown_code(validate_command(d)),
+                                                                 note=note),
                                   sample_note=note,
                                   upload_how="Codabench takes a zip: put the CSV alone in a zip "
                                              "(<code>zip submission.zip submission.csv</code>) and upload the zip."))
@@ -185,9 +195,7 @@ STARTING_KIT = """# Starting kit: {name}
 `sample_submission.csv` holds every id of the test set with a valid prediction that says nothing of the truth
 ({note}). Replace the predictions with yours, keep the header, the ids and the format.
 
-Check your file before uploading it, with the agrieval kit:
-
-    {validate}
+Check your file before uploading it, with the agrieval kit: {validate}
 
 Codabench takes a zip: `zip submission.zip submission.csv`, then upload `submission.zip`. A rejected file fails
 with the reason (line, column, a stable code) in the submission's logs.
@@ -207,27 +215,27 @@ def _readme(inputs: Inputs, options: Options, split: str, note: str) -> str:
         approval = ("3. Participants are approved as they register (`registration_auto_approve: true`); to approve "
                     "each one by hand instead, rebuild with `--require-approval` (or untick \"Auto approve "
                     "registration requests\" in the editor's participation tab).")
-    return f"""# Codabench competition for `{d.name}`
+    return f"""# Codabench competition for {lit.markdown_code(d.name)}
 
 Written by `agrieval bundle codabench`. {runtime_note()}
 {solution_notes(inputs)}
 **Upload `{UPLOAD}`** on Codabench's bundle upload page (Benchmarks -> Management -> Upload; Codabench's docs:
 Organizers/Benchmark_Creation/Competition-Creation-Bundle.md). Its
-`competition.yaml` (copy next to this README) names the title "{options.title_of(inputs)}", the docker image
+`competition.yaml` (copy next to this README) names the title "{lit.markdown(options.title_of(inputs))}", the docker image
 `{IMAGE}` (Python 3.9, numpy 1.22; the default `codalab/codalab-legacy:py37` is too old), the pages (overview,
 evaluation, data, terms), a logo, two tasks (the same program for the public and the private split, one
-`reference_data.zip`), three phases and one leaderboard (`{inputs.keys[0]}` first, {PRECISION} decimals).
+`reference_data.zip`), three phases and one leaderboard ({lit.markdown_code(inputs.keys[0])} first, {PRECISION} decimals).
 
 Then, in the competition's editor:
-1. Dates (UTC; `--dev-start/--final-start/--end/--reveal-end`, or the editor): `{options.dev_name}` {dev_start}
-   to {dev_end}, `{options.final_name}` {final_start} to {end}, `{options.reveal_name}` {reveal} to
+1. Dates (UTC; `--dev-start/--final-start/--end/--reveal-end`, or the editor): {lit.markdown_code(options.dev_name)} {dev_start}
+   to {dev_end}, {lit.markdown_code(options.final_name)} {final_start} to {end}, {lit.markdown_code(options.reveal_name)} {reveal} to
    {reveal_end}. Replace the terms page and the logo.
 2. Publish the competition. The first two phases score the public split: participants see public scores only.
 {approval}
 4. Participants zip their CSV (`zip submission.zip submission.csv`; Codabench unzips every upload itself).
    The starting kit holds `sample_submission.csv` ({note}) and the `agrieval validate` command.
-5. The reveal is automatic: when `{options.reveal_name}` starts ({reveal}, one minute after the end), Codabench
-   re-runs each participant's last `{options.final_name}` submission (the one on its leaderboard; choose
+5. The reveal is automatic: when {lit.markdown_code(options.reveal_name)} starts ({reveal}, one minute after the end), Codabench
+   re-runs each participant's last {lit.markdown_code(options.final_name)} submission (the one on its leaderboard; choose
    "Force_Best" in the editor's leaderboard to take each participant's best public score instead) on the
    private split. That phase's leaderboard is the private ranking. It takes one submission per person and the
    re-run one counts, but a participant with no final-phase submission can still make one there after the end:

@@ -13,9 +13,10 @@ hide_results`` is "blind": its results are shown to the admins only (``Competiti
 from __future__ import annotations
 
 from agrieval.scoring.authoring.bundles.codabench import IMAGE, shared_files, upload_zip
-from agrieval.scoring.authoring.bundles.competition_pages import Options, validate_command
-from agrieval.scoring.authoring.bundles.files import Bundle, Inputs, runtime_note, solution_notes
+from agrieval.scoring.authoring.bundles.competition_pages import Options
+from agrieval.scoring.authoring.bundles.files import Bundle, Inputs, runtime_note, solution_notes, validate_command
 from agrieval.scoring.authoring.bundles.yaml_text import dump
+from agrieval.scoring.text import literals as lit
 
 NUMERIC_FORMAT = 4
 UPLOAD = "codalab_competition.zip"
@@ -62,8 +63,8 @@ def build(inputs: Inputs, *, split: str = "public", options: Options | None = No
     config_text = "# CodaLab competition bundle (v1), written by `agrieval bundle codalab`.\n" + dump(
         competition(inputs, options))
     bundle.add("competition.yaml", config_text)
-    kit_readme = (f"# Starting kit: {d.name}\n\n`sample_submission.csv`: {note}.\n\nCheck a file: "
-                  f"`{validate_command(d)}`.\nUpload a zip holding the CSV alone: `zip submission.zip "
+    kit_readme = (f"# Starting kit: {lit.markdown(d.name)}\n\n`sample_submission.csv`: {note}.\n\nCheck a file: "
+                  f"{lit.markdown_code(validate_command(d))}.\nUpload a zip holding the CSV alone: `zip submission.zip "
                   "submission.csv` (CodaLab fails a CSV uploaded as it is).\n")
     bundle.add(UPLOAD, upload_zip(bundle, inputs, options, config_text, "metadata", page_folder="",
                                   kit_readme=kit_readme, sample_note=note,
@@ -71,14 +72,14 @@ def build(inputs: Inputs, *, split: str = "public", options: Options | None = No
                                              "submission.csv</code>): CodaLab reads an upload that is not a zip as "
                                              "YAML and fails it."))
     dev_start, _dev_end, final_start, end = options.text_dates()
-    bundle.add("README.md", f"""# CodaLab (legacy) competition for `{d.name}`
+    bundle.add("README.md", f"""# CodaLab (legacy) competition for {lit.markdown_code(d.name)}
 
 Written by `agrieval bundle codalab`. {runtime_note()}
 {solution_notes(inputs)}
 **Upload `{UPLOAD}`**: CodaLab -> My Competitions -> Create Competition -> upload the bundle. Its
-`competition.yaml` (v1; copy next to this README) names the title "{options.title_of(inputs)}", the docker image
+`competition.yaml` (v1; copy next to this README) names the title "{lit.markdown(options.title_of(inputs))}", the docker image
 `{IMAGE}`, the html pages (overview, evaluation, terms, data), a logo, and two phases:
-`{options.dev_name}` from {dev_start} (public split, results shown) and `{options.final_name}` from {final_start}
+{lit.markdown_code(options.dev_name)} from {dev_start} (public split, results shown) and {lit.markdown_code(options.final_name)} from {final_start}
 (private split, `leaderboard_management_mode: hide_results`: results shown to the organizers only); the
 competition ends {end} (UTC; `--dev-start/--final-start/--end`).
 
@@ -87,7 +88,7 @@ Then:
 2. **Participants must zip their CSV** (`zip submission.zip submission.csv`): the v1 worker reads an upload that
    is not a zip as YAML and the submission fails before the scoring program runs. The starting kit says so and
    holds `sample_submission.csv` ({note}).
-3. After the end, publish the final phase's results: edit the phase `{options.final_name}` and set its
+3. After the end, publish the final phase's results: edit the phase {lit.markdown_code(options.final_name)} and set its
    leaderboard mode to the default (results shown).
 
 What CodaLab does with the dates: a phase takes submissions from its start date until the next phase starts,

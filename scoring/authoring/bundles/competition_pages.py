@@ -8,13 +8,13 @@ definition; every value of the organizer's or of the definition is escaped where
 from __future__ import annotations
 
 import datetime as dt
-import html
 import struct
 import zlib
 from dataclasses import dataclass
 
-from agrieval.scoring.authoring.bundles.files import Inputs
+from agrieval.scoring.authoring.bundles.files import Inputs, validate_command
 from agrieval.scoring.runtime.problems import HostError
+from agrieval.scoring.text import literals as lit
 
 DATE_FORMAT = "%Y-%m-%d %H:%M:%S"
 # Placeholder dates (the README says to set them): fixed, so that the same inputs give the same bundle.
@@ -87,12 +87,7 @@ class Options:
 
 
 def _e(text) -> str:
-    return html.escape(str(text), quote=True)
-
-
-def validate_command(definition) -> str:
-    """The check a participant runs before uploading, as every bundle's pages and starting kit name it."""
-    return f"agrieval validate submission.csv --competition {definition.name}"
+    return lit.html(text)
 
 
 def pages(inputs: Inputs, options: Options, *, upload_how: str, sample_note: str, sample_where: str) -> dict:
@@ -101,7 +96,7 @@ def pages(inputs: Inputs, options: Options, *, upload_how: str, sample_note: str
     dev_start, dev_end, final_start, end = options.text_dates()
     better = "higher" if d.higher_is_better else "lower"
     columns = "".join(f"<li><code>{_e(k)}</code></li>" for k in inputs.keys)
-    link = f'<p>Source: <a href="{_e(d.url)}">{_e(d.url)}</a></p>' if d.url else ""
+    link = f"<p>Source: {lit.html_link(d.url)}</p>" if d.url else ""  # a link only to an http(s) URL
     if d.task == "multiclass":
         fmt = f"one class of the vocabulary per row in <code>{_e(d.prediction_column)}</code>"
     else:

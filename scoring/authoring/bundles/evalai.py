@@ -14,15 +14,20 @@ from __future__ import annotations
 
 from agrieval.scoring.authoring.bundles.competition_pages import Options, logo_png, pages
 from agrieval.scoring.authoring.bundles.files import (MIN_NUMPY, Bundle, Inputs, runtime_note, sample_submission,
-                                             solution_notes, under, zip_bytes)
+                                             solution_notes, under, validate_command, zip_bytes)
 from agrieval.scoring.authoring.bundles.yaml_text import dump
 from agrieval.scoring.runtime.definition import freeze
+from agrieval.scoring.text import literals as lit
 
 # A 3.7 worker (EvalAI allows 3.7-3.9: apps/challenges/constants.py) fails the import deep in the runtime; the
 # worker saves that traceback as the challenge's evaluation_module_error (submission_worker.py ~486-507): make
 # it say what to change.
-INIT_PY = '''"""EvalAI evaluation script written by `agrieval bundle evalai` for {name}. Do not edit: rebuild it."""
+# Each hole is one Python literal (agrieval.scoring.text.literals.python).
+INIT_PY = '''"""EvalAI evaluation script written by `agrieval bundle evalai` for the competition COMPETITION.
+Do not edit: rebuild it."""
 import sys
+
+COMPETITION = {name}
 
 if sys.version_info < (3, 8):
     raise ImportError("the agrieval evaluation script needs Python 3.8 or newer; this EvalAI worker runs Python "
@@ -32,7 +37,8 @@ if sys.version_info < (3, 8):
 from .main import evaluate  # noqa: E402,F401
 '''
 
-MAIN_PY = '''"""``evaluate`` for {name}: the agrieval runtime vendored next to this file, the definition frozen in it."""
+MAIN_PY = '''"""``evaluate``: the agrieval runtime vendored next to this file, the definition frozen in
+competition.json."""
 import os
 
 from .agrieval_runtime.platforms.evalai import make_evaluate
@@ -107,8 +113,8 @@ def build(inputs: Inputs, *, options: Options | None = None, **_options) -> Bund
                         "private) in the competition definition")
     bundle = Bundle("evalai", d)
     bundle.add_runtime("evaluation_script")
-    bundle.add("evaluation_script/__init__.py", INIT_PY.format(name=d.name))
-    bundle.add("evaluation_script/main.py", MAIN_PY.format(name=d.name))
+    bundle.add("evaluation_script/__init__.py", INIT_PY.format(name=lit.python(d.name)))
+    bundle.add("evaluation_script/main.py", MAIN_PY)
     bundle.add("evaluation_script/competition.json", freeze(d))
     bundle.add("evaluation_script/requirements.txt", f"numpy>={MIN_NUMPY}\n")
     bundle.add("annotations/solution.csv", inputs.solution_path.read_bytes())
@@ -130,13 +136,13 @@ def build(inputs: Inputs, *, options: Options | None = None, **_options) -> Bund
     upload.update({f"evaluation_script/{rel}": data for rel, data in under(bundle, "evaluation_script").items()})
     for codename, split in _phases(d):
         upload[f"annotations/{codename}.csv"] = inputs.solution_path.read_bytes()
-        upload[f"phase_{codename}.html"] = (f"<p>Phase <code>{codename}</code>: scored on the {split} split"
+        upload[f"phase_{codename}.html"] = (f"<p>Phase <code>{lit.html(codename)}</code>: scored on the {split} split"
                                             + (" (host-only until published)" if split == "private" else "")
                                             + ".</p>\n").encode()
     bundle.add(UPLOAD, zip_bytes(upload))
-    phases = ", ".join(f"`{k}` -> {v}" for k, v in sorted(d.split.phases.items()))
+    phases = ", ".join(f"{lit.markdown_code(k)} -> {v}" for k, v in sorted(d.split.phases.items()))
     dev_start, dev_end, final_start, end = options.text_dates()
-    bundle.add("README.md", f"""# EvalAI challenge for `{d.name}`
+    bundle.add("README.md", f"""# EvalAI challenge for {lit.markdown_code(d.name)}
 
 Written by `agrieval bundle evalai`. {runtime_note()} EvalAI workers run Python 3.7-3.9 (the challenge's
 `worker_python_version`, default 3.9); use 3.8 or 3.9: under 3.7 the import stops with a message naming that setting.
@@ -149,23 +155,23 @@ template's action rebuilds `evaluation_script.zip`), put your host token, team i
 `validate_challenge_config_util` (what `scripts/platform_checks/evalai_config.py` runs) and the action opens an
 issue listing any error. The zip can also be posted to the host API's `zip_upload/` endpoint, whose own checks
 were not run here. Its `challenge_config.yaml`
-(copy next to this README) holds the title "{options.title_of(inputs)}", the HTML pages (description, evaluation
+(copy next to this README) holds the title "{lit.markdown(options.title_of(inputs))}", the HTML pages (description, evaluation
 details, terms, submission guidelines, one per phase), a logo, `evaluation_script.zip` (zipped from inside the package),
-one annotation file per phase (`annotations/<codename>.csv`), one leaderboard (`{inputs.keys[0]}` first), the
-dataset splits `public` and `private`, and the phases of the definition ({phases}): `{options.dev_name}`
-{dev_start} to {dev_end}, `{options.final_name}` {final_start} to {end} (UTC; `--dev-start/--final-start/--end`).
+one annotation file per phase (`annotations/<codename>.csv`), one leaderboard ({lit.markdown_code(inputs.keys[0])} first), the
+dataset splits `public` and `private`, and the phases of the definition ({phases}): {lit.markdown_code(options.dev_name)}
+{dev_start} to {dev_end}, {lit.markdown_code(options.final_name)} {final_start} to {end} (UTC; `--dev-start/--final-start/--end`).
 
 Then:
 1. Wait for EvalAI's admins to approve the challenge; replace the terms page and the logo.
 2. Participants upload the CSV itself. Publish `sample_submission.csv` ({note}) with your test data
    (EvalAI hosts no participant files in the challenge zip); the submission guidelines page describes it.
-3. After the end, show the private ranking: Host -> the phase `{options.final_name}` -> leaderboard -> set the
+3. After the end, show the private ranking: Host -> the phase {lit.markdown_code(options.final_name)} -> leaderboard -> set the
    private split's visibility to public.
 
 What EvalAI does with the phases. A phase takes submissions from its start date to its end date; no other
 status is set by hand. Every submission is public on the leaderboard unless its author hides it
 (`is_submission_public: true`); with `false` the leaderboard would list only the submissions their authors made
-public one by one, and would stay empty by default. `{options.final_name}` is scored on both splits: its public
+public one by one, and would stay empty by default. {lit.markdown_code(options.final_name)} is scored on both splits: its public
 split's scores are shown to everyone as they come, its private split's only to you until step 3.
 
 `submission_result` (the participant's "Result file") holds the public split only. A rejected submission fails

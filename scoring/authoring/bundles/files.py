@@ -12,6 +12,7 @@ from agrieval.scoring.runtime.definition import CompetitionDefinition
 from agrieval.scoring.runtime.guard import grade
 from agrieval.scoring.runtime.problems import HostError
 from agrieval.scoring.runtime.reading.solution import Solution, load_solution
+from agrieval.scoring.text import literals as lit
 
 # The oldest Python and numpy the runtime claims (tested in CI: .ci/interpreters).
 MIN_PYTHON = "3.8"
@@ -106,6 +107,11 @@ def write(bundle: Bundle, out_dir: Path) -> list:
     return written
 
 
+def validate_command(definition: CompetitionDefinition) -> str:
+    """The command line a participant runs to check a file: every word a shell literal (``literals.shell_line``)."""
+    return lit.shell_line("agrieval", "validate", "submission.csv", "--competition", definition.name)
+
+
 def sorting(definition: CompetitionDefinition) -> str:
     return "desc" if definition.higher_is_better else "asc"
 
@@ -136,9 +142,10 @@ def publication_order(ids: list, key: str) -> list:
 def order_note(inputs: Inputs) -> str:
     """README paragraph: the order of the published ids, its key, why; and any warning about the order."""
     found = [w for w in inputs.warnings if getattr(w, "code", "") in ("order_reveals_labels", "order_reveals_split")]
-    warn = "".join(f"\n**Warning (`{w.code}`):** {w.message}.\n" for w in found)
+    warn = "".join(f"\n**Warning ({lit.markdown_code(w.code)}):** {lit.markdown(w.message)}.\n" for w in found)
     return (f"\n**Order of the published ids.** `sample_submission.csv` (and every copy of it in this bundle) lists "
-            f"the ids by `{ORDER_HASH}(KEY + \"\\n\" + id)` with KEY `{inputs.key}` (`--order-key`), not in the "
+            f"the ids by `{ORDER_HASH}(KEY + \"\\n\" + id)` with KEY {lit.markdown_code(inputs.key)} (`--order-key`), "
+            "not in the "
             "solution's order, which may follow its classes or its split, nor sorted, which keeps what the ids' "
             "spelling says: a row's position then tells nothing its id does not. Rebuild it with "
             "`agrieval.scoring.authoring.bundles.files.publication_order(ids, KEY)`. The solution's row order and its "
@@ -162,8 +169,9 @@ def sample_submission(inputs: Inputs) -> tuple:
         if not labels:
             raise HostError("definition_invalid", f"{d.name}: a multiclass sample submission needs the vocabulary")
         first = labels[0]
-        note = (f"every row predicts `{first}`, the first class in sorted order: a {d.name} row must hold exactly "
-                "one class, and one class repeated says nothing of the truth")
+        note = (f"every row predicts {lit.markdown_code(first)}, the first class in sorted order: a row of "
+                f"{lit.markdown_code(d.name)} must hold exactly one class, and one class repeated says nothing of "
+                "the truth")
         return format_submission(ids, [str(first)] * len(ids), d), note
     note = "every row predicts the empty list, a valid prediction that says nothing of the truth"
     return format_submission(ids, [[] for _ in ids], d), note
@@ -195,7 +203,8 @@ def leak_note(inputs: Inputs) -> str:
     found = [w for w in inputs.warnings if getattr(w, "code", "") == "ids_reveal_labels"]
     if not found:
         return ""
-    return ("\n**Warning (`ids_reveal_labels`):** " + found[0].message + ". Every participant could read the truth "
+    return ("\n**Warning (`ids_reveal_labels`):** " + lit.markdown(found[0].message) + ". Every participant could "
+            "read the truth "
             "from the ids in this bundle's `sample_submission.csv`; fix the ids before publishing.\n")
 
 

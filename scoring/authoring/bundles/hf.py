@@ -12,17 +12,22 @@ from __future__ import annotations
 import json
 
 from agrieval.scoring.authoring import vendoring
-from agrieval.scoring.authoring.bundles.competition_pages import Options, validate_command
-from agrieval.scoring.authoring.bundles.files import Bundle, Inputs, runtime_note, sample_submission, solution_notes
+from agrieval.scoring.authoring.bundles.competition_pages import Options
+from agrieval.scoring.authoring.bundles.files import (Bundle, Inputs, runtime_note, sample_submission, solution_notes,
+                                             validate_command)
 from agrieval.scoring.runtime.definition import freeze
+from agrieval.scoring.text import literals as lit
 
-METRIC_PY = '''"""Custom metric for Hugging Face competitions, written by `agrieval bundle hf` for {name}. Do not edit: rebuild it.
+# Each hole is one Python literal (agrieval.scoring.text.literals.python), or the vendored runtime's own code.
+METRIC_PY = '''"""Custom metric for Hugging Face competitions, written by `agrieval bundle hf` for the competition
+COMPETITION. Do not edit: rebuild it.
 
 The agrieval grading runtime and the competition definition are embedded below, so that this one file is all the
 platform needs to download. ``compute(params)`` fetches solution.csv and the upload from the competition repository.
 """
 {embedded}
-_DEFINITION_JSON = {definition!r}
+COMPETITION = {name}
+_DEFINITION_JSON = {definition}
 
 
 def _definition():
@@ -59,8 +64,8 @@ def build(inputs: Inputs, *, options: Options | None = None, **_options) -> Bund
     options = options or Options()
     d = inputs.definition
     bundle = Bundle("hf", d)
-    bundle.add("metric.py", METRIC_PY.format(name=d.name, embedded=vendoring.embedded_runtime(),
-                                             definition=freeze(d)))
+    bundle.add("metric.py", METRIC_PY.format(name=lit.python(d.name), embedded=vendoring.embedded_runtime(),
+                                             definition=lit.python(freeze(d))))
     bundle.add("solution.csv", inputs.solution_path.read_bytes())
     sample, note = sample_submission(inputs)
     bundle.add("sample_submission.csv", sample)
@@ -68,13 +73,15 @@ def build(inputs: Inputs, *, options: Options | None = None, **_options) -> Bund
     bundle.add("conf.json", conf)
     validate_cmd = validate_command(d)
     better = "higher" if d.higher_is_better else "lower"
-    bundle.add("COMPETITION_DESC.md", f"# {options.title_of(inputs)}\n\n{d.title or d.name}\n\nRanked on "
-               f"`{inputs.keys[0]}` ({better} is better); the private leaderboard is shown after the end.\n")
+    bundle.add("COMPETITION_DESC.md", f"# {lit.markdown(options.title_of(inputs))}\n\n{lit.markdown(d.title or d.name)}"
+               f"\n\nRanked on {lit.markdown_code(inputs.keys[0])} ({better} is better); the private leaderboard is "
+               "shown after the end.\n")
     bundle.add("DATASET_DESC.md", f"# Data\n\n`sample_submission.csv` holds every id of the test set: {note}.\n")
-    bundle.add("SUBMISSION_DESC.md", f"# Submissions\n\nA CSV with the header `{d.delimiter.join(d.expected_columns)}`"
-               f", one row per id (or a zip holding it). Check it first with the agrieval kit:\n\n    {validate_cmd}\n")
+    header = lit.markdown_code(d.delimiter.join(d.expected_columns))
+    bundle.add("SUBMISSION_DESC.md", f"# Submissions\n\nA CSV with the header {header}"
+               f", one row per id (or a zip holding it). Check it first with the agrieval kit: {lit.markdown_code(validate_cmd)}\n")
     bundle.add("RULES.md", "# Rules\n\nOrganizers: replace this text with your rules.\n")
-    bundle.add("README.md", f"""# Hugging Face competition repository files for `{d.name}`
+    bundle.add("README.md", f"""# Hugging Face competition repository files for {lit.markdown_code(d.name)}
 
 Written by `agrieval bundle hf`. {runtime_note()} The Space image runs Python 3.10 with huggingface_hub.
 {solution_notes(inputs)}
@@ -83,7 +90,7 @@ Space reads; its layout: https://huggingface.co/docs/competitions/competition_re
 
     huggingface-cli upload ORG/NAME . . --repo-type=dataset --exclude README.md
 
-- `conf.json`: every key `CompetitionInfo` reads; `EVAL_METRIC` "custom", `SCORING_METRIC` `{inputs.keys[0]}` (the
+- `conf.json`: every key `CompetitionInfo` reads; `EVAL_METRIC` "custom", `SCORING_METRIC` {lit.markdown_code(inputs.keys[0])} (the
   leaderboard sorts on it; without it the competition does not start), `END_DATE`
   {conf_json(inputs, options)["END_DATE"]} (`--end`), `SUBMISSION_ROWS` {len(inputs.solution.ids)}.
 - `metric.py`: the metric (runtime and definition embedded: the platform downloads only this file).
@@ -103,7 +110,7 @@ team) ranked by private score, or, if it selected none, its best public submissi
 (huggingface/competitions at d887d2ec: `submissions.py` `_is_submission_allowed`, `app.py` ~207-208,
 `leaderboard.py` `_process_private_lb`.)
 
-`compute(params)` returns `public_score` and `private_score` with identical keys, `{inputs.keys[0]}` first. A
+`compute(params)` returns `public_score` and `private_score` with identical keys, {lit.markdown_code(inputs.keys[0])} first. A
 rejected upload raises with the participant-safe reason (the platform shows participants only "failed" and keeps
 the message in the Space log).
 """)

@@ -12,10 +12,14 @@ on which rows a call was handed).
 from __future__ import annotations
 
 from agrieval.scoring.authoring import vendoring
-from agrieval.scoring.authoring.bundles.files import Bundle, Inputs, runtime_note, sample_submission, solution_notes
+from agrieval.scoring.authoring.bundles.files import (Bundle, Inputs, runtime_note, sample_submission, solution_notes,
+                                             validate_command)
 from agrieval.scoring.runtime.definition import freeze
+from agrieval.scoring.text import literals as lit
 
-METRIC_PY = '''"""Kaggle metric for {name}, written by `agrieval bundle kaggle`. Do not edit: rebuild it.
+# Each hole is one Python literal (agrieval.scoring.text.literals.python), or the vendored runtime's own code.
+METRIC_PY = '''"""Kaggle metric for the competition COMPETITION, written by `agrieval bundle kaggle`. Do not edit:
+rebuild it.
 
 Publish this file as a Kaggle utility script and attach it to the metric notebook (see the bundle's README).
 ``score`` is the metric;
@@ -27,17 +31,20 @@ import pandas as pd
 import agrieval_runtime.platforms.kaggle as _kaggle
 from agrieval_runtime.definition import thaw as _thaw
 
-_DEFINITION = _thaw({definition!r}, "the metric's embedded definition")
+COMPETITION = {name}
+_DEFINITION = _thaw({definition}, "the metric's embedded definition")
 ParticipantVisibleError = _kaggle.ParticipantVisibleError
 
 
 def score(solution: pd.DataFrame, submission: pd.DataFrame, row_id_column_name: str) -> float:
-    """{primary} of the submission on the rows Kaggle hands over ({name}); higher is {better}."""
+    """The definition's primary metric (``_DEFINITION.primary_metric``; ``_DEFINITION.higher_is_better`` says
+    which way is better) of the submission on the rows Kaggle hands over."""
     return _kaggle.score(solution, submission, row_id_column_name, competition=_DEFINITION)
 '''
 
 
-NOTEBOOK_PY = '''"""Metric notebook for {name}: its only cell. `agrieval_metric` is the attached utility script."""
+NOTEBOOK_PY = '''"""Metric notebook: its only cell. `agrieval_metric` is the attached utility script (its
+COMPETITION names the competition)."""
 import pandas as pd
 
 from agrieval_metric import ParticipantVisibleError, score  # noqa: F401 - Kaggle looks both names up here
@@ -47,15 +54,14 @@ from agrieval_metric import ParticipantVisibleError, score  # noqa: F401 - Kaggl
 def build(inputs: Inputs, **_options) -> Bundle:
     d = inputs.definition
     bundle = Bundle("kaggle", d)
-    bundle.add("agrieval_metric.py", METRIC_PY.format(
-        name=d.name, embedded=vendoring.embedded_runtime(), definition=freeze(d),
-        primary=d.primary_metric, better="better" if d.higher_is_better else "worse"))
-    bundle.add("metric_notebook.py", NOTEBOOK_PY.format(name=d.name))
+    bundle.add("agrieval_metric.py", METRIC_PY.format(name=lit.python(d.name), embedded=vendoring.embedded_runtime(),
+                                                      definition=lit.python(freeze(d))))
+    bundle.add("metric_notebook.py", NOTEBOOK_PY)
     bundle.add("solution.csv", inputs.solution_path.read_bytes())
     sample, note = sample_submission(inputs)
     bundle.add("sample_submission.csv", sample)
     size = len(bundle.files["agrieval_metric.py"]) // 1000
-    bundle.add("README.md", f"""# Kaggle metric for `{d.name}`
+    bundle.add("README.md", f"""# Kaggle metric for {lit.markdown_code(d.name)}
 
 Written by `agrieval bundle kaggle`. {runtime_note()} Kaggle's image has them.
 {solution_notes(inputs)}
@@ -68,9 +74,9 @@ The metric is one file, `agrieval_metric.py` ({size} KB: the runtime and the def
 2. New Notebook (the metric notebook): File -> Add utility script -> `agrieval_metric`; its one cell is
    `metric_notebook.py` (`from agrieval_metric import ParticipantVisibleError, score`). Save Version.
 3. In the competition's host settings, Evaluation: choose this notebook as the metric; solution file `solution.csv`
-   (`row_id_column_name` `{d.id_column}`; its `{d.split.column}` column holds {d.split.public!r}/{d.split.private!r},
+   (`row_id_column_name` {lit.markdown_code(d.id_column)}; its {lit.markdown_code(d.split.column)} column holds {lit.markdown_code(d.split.public)}/{lit.markdown_code(d.split.private)},
    which Kaggle removes before calling `score`), sample submission `sample_submission.csv` ({note}).
-4. Primary metric: `{d.primary_metric}` ({'higher' if d.higher_is_better else 'lower'} is better); Kaggle keeps the
+4. Primary metric: {lit.markdown_code(d.primary_metric)} ({'higher' if d.higher_is_better else 'lower'} is better); Kaggle keeps the
    one float `score` returns.
 
 These steps follow what Kaggle's metric runner does (docs/facts/platforms.md: `score(solution, submission,
@@ -83,7 +89,7 @@ ends (the `Usage` column decides which rows count where).
 
 Messages never depend on which rows a call is handed (Kaggle scores the public and the private rows in separate
 calls): a problem of the header is named; any problem in the rows is one message that names no line, count,
-cell or code and asks the participant to run `agrieval validate SUBMISSION.csv --competition {d.name}` locally,
+cell or code and asks the participant to run {lit.markdown_code(validate_command(d))} locally,
 which lists every problem with its line and column. That is a choice against leaking the split; participants
 lose the position in the Kaggle message, not the information.
 """)

@@ -7,20 +7,15 @@ are plain words or integers (CodaLab v1 numbers its phases ``1:``, ``2:``), quot
 
 from __future__ import annotations
 
-import json
 import re
+
+from agrieval.scoring.text.literals import yaml as quoted  # the one YAML quoting function (``text/literals``)
+
+__all__ = ["dump", "quoted", "scalar"]
 
 _PLAIN_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 # Plain words a YAML 1.1 reader resolves to a boolean or null (PyYAML's resolver.py): quoted when keys.
 _RESERVED = {"y", "yes", "n", "no", "true", "false", "on", "off", "null"}
-# What a YAML reader refuses in a stream (PyYAML's reader.py NON_PRINTABLE), plus the line breaks that a
-# double-quoted scalar folds into a space (NEL, LS, PS): written as escapes instead.
-_ESCAPE = re.compile("[^\x09\x0a\x0d\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
-
-
-def quoted(text: str) -> str:
-    """``text`` as a YAML double-quoted scalar that reads back as ``text``."""
-    return _ESCAPE.sub(lambda m: "\\u%04x" % ord(m.group()), json.dumps(text, ensure_ascii=False))
 
 
 def dump(value, indent: int = 0) -> str:
