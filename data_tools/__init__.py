@@ -23,7 +23,8 @@ and what a user's own stage builds on: ``probe_file`` and ``ProbeResult``, ``wal
 ``library_versions``, ``DataError``.
 
 Internal (may change without notice): ``cli`` (``agrieval data ...`` is the contract), ``hamming``, ``heif``,
-``keep_rules``, ``notebook_versions``, ``parallel``, ``pillow_warnings``, ``progress``, ``shuffle_split``.
+``keep_rules``, ``keyed_ids`` (the keyed image ids of ``splits``), ``notebook_versions``, ``parallel``,
+``pillow_warnings``, ``progress``, ``shuffle_split``.
 """
 
 from agrieval.scoring.runtime.lazy_exports import lazy_exports
@@ -37,8 +38,8 @@ _HOME = {"build_catalog": "catalog", "read_catalog": "catalog", "dedup": "dedup"
          "walk_pool": "walk", "ClassMap": "classes", "load_class_map": "classes", "canonical": "classes",
          "read_table": "tables", "write_table": "tables", "make_demo_pool": "demo_pool",
          "library_versions": "versions", "DataError": "errors"}
-_INTERNAL = ("cli", "hamming", "heif", "keep_rules", "notebook_versions", "parallel", "pillow_warnings", "progress",
-             "shuffle_split")
+_INTERNAL = ("cli", "hamming", "heif", "keep_rules", "keyed_ids", "notebook_versions", "parallel", "pillow_warnings",
+             "progress", "shuffle_split")
 
 __getattr__, __dir__ = lazy_exports(__name__, _HOME)
 del lazy_exports  # (the package offers only its own names)

@@ -5,16 +5,17 @@ markup), ``html`` (text and attribute values), ``plot`` (matplotlib labels with 
 two that build on them: ``tables`` (output tables with stable numbers and cells that never become
 spreadsheet formulas, as CSV and Markdown) and ``file_names`` (file names that are not UTF-8, as text that
 survives CSV, Parquet and JSON); and ``literals``, one quoting function per language of a generated file
-(Python, YAML, shell, HTML, Markdown), the only way a value enters a program, config or page the kit writes. Every sink of untrusted text goes through one of them. Stdlib only
+(Python, YAML, shell, HTML, Markdown), the only way a value enters a program, config or page the kit
+writes. Every sink of untrusted text goes through one of them. Stdlib only
 (matplotlib inside ``plot``'s functions).
 
-Public (``__all__``): the six modules, used through their name (``markdown.text``, ``html.text``: one
+Public (``__all__``): the seven modules, used through their name (``markdown.text``, ``html.text``: one
 function name per format). There is no internal module.
 """
 
 from agrieval.scoring.runtime.lazy_exports import lazy_exports
 
-__all__ = ["terminal", "markdown", "html", "plot", "tables", "file_names"]
+__all__ = ["terminal", "markdown", "html", "plot", "tables", "file_names", "literals"]
 
 _HOME = {name: name for name in __all__}
 _INTERNAL = ()
