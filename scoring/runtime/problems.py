@@ -71,6 +71,8 @@ CODES: dict[str, str] = {
     "zip_too_large": "A zip member expands past the competition's unzipped-size limit (a zip bomb?).",
     "time_limit_exceeded": "Grading took longer than the competition's time limit; the submission is refused.",
     "memory_limit_exceeded": "Grading needed more memory than the competition's limit; the submission is refused.",
+    "submission_limit_reached": ("The team has used its submissions for today (UTC) or for the whole competition; the "
+                                 "message says when the next one is accepted. Not graded, and it costs nothing."),
     # host side (solution / definition); never shown to participants as such
     "solution_invalid": "The solution file is invalid (host-side problem).",
     "definition_invalid": "The competition definition is invalid (host-side problem).",
@@ -85,6 +87,8 @@ CODES: dict[str, str] = {
     "ladder_lock_unavailable": "Host-side: this system has no file lock (fcntl) for the Ladder's state.",
     "ladder_metric_unsupported": "Host-side: the metric is not a mean over units, which the Ladder and the audit need.",
     "ladder_too_few_units": "Host-side: the public split has fewer than 2 units for the Ladder's test.",
+    "log_corrupt": "Host-side: the own server's submission log cannot be read as one; it is left as it is.",
+    "log_unwritable": "Host-side: the own server's submission log or its lock cannot be written.",
     "order_reveals_labels": ("Host-side warning: the solution's row order (or its ids, once sorted) follows its classes "
                              "within each group: a list in that order tells the labels by position."),
     "order_reveals_split": ("Host-side warning: the solution's row order (or its ids, once sorted) follows its split "
