@@ -12,6 +12,7 @@ than the runtime: the snippet names ``codalab/codalab-legacy:py39``
 
 from __future__ import annotations
 
+from agrieval.scoring.authoring.bundles.submission_limits import resolved
 from agrieval.scoring.authoring.bundles.competition_pages import Options, logo_png, pages
 from agrieval.scoring.authoring.bundles.files import (Bundle, Inputs, runtime_note, sample_submission, solution_notes,
                                              sorting, under, zip_bytes)
@@ -91,7 +92,9 @@ def competition(inputs: Inputs, options: Options) -> dict:
     reveal = options.reveal_text()
     columns = [{"title": k, "key": k, "index": i, "sorting": sorting(d), "precision": PRECISION, "hidden": False}
                for i, k in enumerate(inputs.keys)]
-    phase = {"max_submissions_per_day": 5, "max_submissions": 100, "execution_time_limit": 600,
+    limits = resolved("codabench", options)
+    phase = {"max_submissions_per_day": limits.per_day, "max_submissions": limits.total,
+             "execution_time_limit": limits.time_limit,
              "starting_kit": "starting_kit.zip", "hide_output": False, "hide_prediction_output": False,
              "hide_score_output": False}
     return {

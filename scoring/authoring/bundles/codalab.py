@@ -13,6 +13,7 @@ hide_results`` is "blind": its results are shown to the admins only (``Competiti
 from __future__ import annotations
 
 from agrieval.scoring.authoring.bundles.codabench import IMAGE, program_zips, shared_files
+from agrieval.scoring.authoring.bundles.submission_limits import resolved
 from agrieval.scoring.authoring.bundles.competition_pages import Options, logo_png, pages
 from agrieval.scoring.authoring.bundles.files import Bundle, Inputs, runtime_note, solution_notes, under, zip_bytes
 from agrieval.scoring.authoring.bundles.yaml_text import dump
@@ -28,8 +29,9 @@ def competition(inputs: Inputs, options: Options) -> dict:
     board = {"label": "Results", "rank": 1}
     columns = {k: dict({"leaderboard": board, "label": k, "rank": i + 1, "numeric_format": NUMERIC_FORMAT},
                        **({} if d.higher_is_better else {"sort": "asc"})) for i, k in enumerate(inputs.keys)}
-    common = {"max_submissions": 100, "max_submissions_per_day": 5, "is_scoring_only": True,
-              "execution_time_limit": 600, "reference_data": "reference_data.zip",
+    limits = resolved("codalab", options)
+    common = {"max_submissions": limits.total, "max_submissions_per_day": limits.per_day, "is_scoring_only": True,
+              "execution_time_limit": limits.time_limit, "reference_data": "reference_data.zip",
               "starting_kit": "starting_kit.zip"}
     return {
         "title": options.title_of(inputs),

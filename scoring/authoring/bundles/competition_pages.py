@@ -37,6 +37,10 @@ class Options:
     reveal_name: str = "Private leaderboard"
     require_approval: bool = False  # codabench: registration_auto_approve false
     reveal_end: str = ""  # codabench: end of the private-leaderboard phase; "" is REVEAL_DAYS after the end
+    # Submission limits and the time limit (seconds); None: the platform's default (submission_limits.py)
+    per_day: int | None = None
+    total: int | None = None
+    time_limit: int | None = None
 
     def dates(self) -> tuple:
         """(dev start, dev end, final start, end) as datetimes: the development phase ends one minute before the

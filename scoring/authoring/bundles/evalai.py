@@ -12,6 +12,7 @@ every split codename in ``result`` must be linked to the phase
 
 from __future__ import annotations
 
+from agrieval.scoring.authoring.bundles.submission_limits import resolved
 from agrieval.scoring.authoring.bundles.competition_pages import Options, logo_png, pages
 from agrieval.scoring.authoring.bundles.files import (MIN_NUMPY, Bundle, Inputs, runtime_note, sample_submission,
                                              solution_notes, under, zip_bytes)
@@ -55,6 +56,7 @@ def challenge_config(inputs: Inputs, options: Options) -> dict:
     d = inputs.definition
     dev_start, dev_end, final_start, end = options.text_dates()
     phases = _phases(d)
+    limits = resolved("evalai", options)
     out_phases, links = [], []
     for i, (codename, split) in enumerate(phases, start=1):
         public = split == "public"
@@ -67,8 +69,9 @@ def challenge_config(inputs: Inputs, options: Options) -> dict:
             # public submissions on a public split).
             "is_submission_public": True, "start_date": dev_start if public else final_start,
             "end_date": dev_end if public else end, "test_annotation_file": f"annotations/{codename}.csv",
-            "codename": codename, "max_submissions_per_day": 5, "max_submissions_per_month": 100,
-            "max_submissions": 100, "allowed_submission_file_types": ".csv, .zip"})
+            "codename": codename, "max_submissions_per_day": limits.per_day,
+            "max_submissions_per_month": limits.total, "max_submissions": limits.total,
+            "allowed_submission_file_types": ".csv, .zip"})
         link = {"challenge_phase_id": i, "leaderboard_id": 1, "leaderboard_decimal_precision": 4,
                 "is_leaderboard_order_descending": bool(d.higher_is_better)}
         links.append(dict(link, dataset_split_id=1, visibility=3))

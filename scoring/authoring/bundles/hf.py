@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 
 from agrieval.scoring.authoring import vendoring
+from agrieval.scoring.authoring.bundles.submission_limits import resolved
 from agrieval.scoring.authoring.bundles.competition_pages import Options
 from agrieval.scoring.authoring.bundles.files import Bundle, Inputs, runtime_note, sample_submission, solution_notes
 from agrieval.scoring.runtime.definition import freeze
@@ -43,7 +44,9 @@ def conf_json(inputs: Inputs, options: Options) -> dict:
     order competitions/create.py writes them."""
     d = inputs.definition
     end = options.dates()[3]
-    return {"COMPETITION_TYPE": "generic", "SUBMISSION_LIMIT": 5, "TIME_LIMIT": 600, "SELECTION_LIMIT": 2,
+    limits = resolved("hf", options)
+    return {"COMPETITION_TYPE": "generic", "SUBMISSION_LIMIT": limits.per_day, "TIME_LIMIT": limits.time_limit,
+            "SELECTION_LIMIT": 2,
             "HARDWARE": "cpu-basic", "END_DATE": end.strftime("%Y-%m-%d"),
             "EVAL_HIGHER_IS_BETTER": bool(d.higher_is_better), "SUBMISSION_ID_COLUMN": d.id_column,
             "SUBMISSION_COLUMNS": ",".join(d.expected_columns), "SUBMISSION_ROWS": len(inputs.solution.ids),
