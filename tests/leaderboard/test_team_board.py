@@ -243,3 +243,21 @@ def test_a_team_name_is_refused_or_round_trips_and_lands_escaped(tmp_path_factor
     page = to_html(board)
     body = page.split("<tbody>")[1].split("</tbody>")[0]
     assert body.count("<") == body.count(">") == 2 * 8 + 2  # only our own tags: 8 cells and the row
+
+
+def test_a_malformed_audit_json_is_a_coded_error_naming_the_file(tmp_path):
+    bad = tmp_path / "audit.json"
+    bad.write_text('{"teams": [')
+    r = CliRunner().invoke(cli, ["leaderboard", str(REF / "submissions"), "-s", str(SOL), "-c", "plantclef2025",
+                                 "--resamples", "0", "--out", str(tmp_path / "lb"), "--audit", str(bad)])
+    assert r.exit_code == 1 and f"{bad}: error [bad_json]" in r.stderr
+
+
+def test_the_default_output_folder_is_under_out(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    sub = _write(tmp_path / "a.csv", "H", "H")
+    CliRunner().invoke(cli, ["grade", str(sub), "-s", str(SOL), "-c", "plantclef2025", "--team", "t", "--log",
+                             str(tmp_path / "log.csv")], catch_exceptions=False)
+    r = CliRunner().invoke(cli, ["leaderboard", str(tmp_path / "log.csv"), "-c", "plantclef2025"])
+    assert r.exit_code == 0, r.output
+    assert (tmp_path / "out" / "leaderboard" / "leaderboard.html").is_file()
