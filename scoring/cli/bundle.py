@@ -110,6 +110,12 @@ def bundle(platform: str, competition: str, solution: Path, split: str, title: s
         made = PLATFORMS[platform](inputs, split=split, options=options)
         made.files["README.md"] += readme_section(inputs.definition, platform).encode("utf-8")
         made.files["README.md"] += limits_section(platform, options).encode("utf-8")
+        from agrieval.scoring.authoring.bundles.starting_kit import VALIDATOR_NAME, validator_py
+
+        made.files[VALIDATOR_NAME] = validator_py(inputs).encode("utf-8")  # for participants, beside the sample
+        made.files["README.md"] += (f"\n`{VALIDATOR_NAME}` (give it to participants with `sample_submission.csv`): "
+                                    "`python validate.py submission.csv` checks a file's format and ids as the "
+                                    "grader reads them, with Python 3.8+ and numpy alone.\n").encode("utf-8")
         written = write(made, out_dir)
         size = sum(p.stat().st_size for p in written)
         click.echo(f"wrote {len(written)} files ({size / 1e6:.1f} MB) to {out_dir} for {platform}: "

@@ -12,6 +12,7 @@ than the runtime: the snippet names ``codalab/codalab-legacy:py39``
 
 from __future__ import annotations
 
+from agrieval.scoring.authoring.bundles.starting_kit import VALIDATE_CMD, validator_py
 from agrieval.scoring.authoring.bundles.submission_limits import resolved
 from agrieval.scoring.authoring.bundles.competition_pages import Options, logo_png, pages
 from agrieval.scoring.authoring.bundles.files import (Bundle, Inputs, runtime_note, sample_submission, solution_notes,
@@ -152,13 +153,14 @@ def build(inputs: Inputs, *, split: str = "public", options: Options | None = No
     config = competition(inputs, options)
     config_text = "# Codabench competition bundle (version 2), written by `agrieval bundle codabench`.\n" + dump(config)
     bundle.add("competition.yaml", config_text)
-    validate_cmd = f"agrieval validate submission.csv --competition {d.name}"
+    validate_cmd = VALIDATE_CMD  # the starting kit's validate.py: Python and numpy, nothing to install
     page_html = pages(inputs, options, validate_cmd=validate_cmd, sample_note=note,
                       sample_where="in the starting kit",
                       upload_how="Codabench takes a zip: put the CSV alone in a zip "
                                  "(<code>zip submission.zip submission.csv</code>) and upload the zip.")
     kit = {"sample_submission.csv": bundle.files["sample_submission.csv"],
            "README.md": STARTING_KIT.format(name=d.name, validate=validate_cmd, note=note).encode()}
+    kit["validate.py"] = validator_py(inputs).encode()
     upload = {"competition.yaml": config_text.encode(), "logo.png": logo_png(),
               "reference_data.zip": zip_bytes(under(bundle, "reference_data")), "starting_kit.zip": zip_bytes(kit)}
     upload.update({f"pages/{name}.html": text.encode() for name, text in page_html.items()})
@@ -180,7 +182,8 @@ STARTING_KIT = """# Starting kit: {name}
 `sample_submission.csv` holds every id of the test set with a valid prediction that says nothing of the truth
 ({note}). Replace the predictions with yours, keep the header, the ids and the format.
 
-Check your file before uploading it, with the agrieval kit:
+Check your file before uploading it, with the validator in this kit (Python 3.8+ and numpy, nothing else; it
+checks the format and the ids as the grader reads them):
 
     {validate}
 
@@ -220,7 +223,7 @@ Then, in the competition's editor:
 2. Publish the competition. The first two phases score the public split: participants see public scores only.
 {approval}
 4. Participants zip their CSV (`zip submission.zip submission.csv`; Codabench unzips every upload itself).
-   The starting kit holds `sample_submission.csv` ({note}) and the `agrieval validate` command.
+   The starting kit holds `sample_submission.csv` ({note}) and `validate.py` (Python and numpy alone).
 5. The reveal is automatic: when `{options.reveal_name}` starts ({reveal}, one minute after the end), Codabench
    re-runs each participant's last `{options.final_name}` submission (the one on its leaderboard; choose
    "Force_Best" in the editor's leaderboard to take each participant's best public score instead) on the

@@ -13,6 +13,7 @@ hide_results`` is "blind": its results are shown to the admins only (``Competiti
 from __future__ import annotations
 
 from agrieval.scoring.authoring.bundles.codabench import IMAGE, program_zips, shared_files
+from agrieval.scoring.authoring.bundles.starting_kit import VALIDATE_CMD, validator_py
 from agrieval.scoring.authoring.bundles.submission_limits import resolved
 from agrieval.scoring.authoring.bundles.competition_pages import Options, logo_png, pages
 from agrieval.scoring.authoring.bundles.files import Bundle, Inputs, runtime_note, solution_notes, under, zip_bytes
@@ -64,7 +65,7 @@ def build(inputs: Inputs, *, split: str = "public", options: Options | None = No
     config_text = "# CodaLab competition bundle (v1), written by `agrieval bundle codalab`.\n" + dump(
         competition(inputs, options))
     bundle.add("competition.yaml", config_text)
-    validate_cmd = f"agrieval validate submission.csv --competition {d.name}"
+    validate_cmd = VALIDATE_CMD  # the starting kit's validate.py: Python and numpy, nothing to install
     page_html = pages(inputs, options, validate_cmd=validate_cmd, sample_note=note,
                       sample_where="in the starting kit",
                       upload_how="Upload a zip holding the CSV alone (<code>zip submission.zip submission.csv"
@@ -73,6 +74,7 @@ def build(inputs: Inputs, *, split: str = "public", options: Options | None = No
            "README.md": (f"# Starting kit: {d.name}\n\n`sample_submission.csv`: {note}.\n\nCheck a file: "
                          f"`{validate_cmd}`.\nUpload a zip holding the CSV alone: `zip submission.zip "
                          "submission.csv` (CodaLab fails a CSV uploaded as it is).\n").encode()}
+    kit["validate.py"] = validator_py(inputs).encode()
     upload = {"competition.yaml": config_text.encode(), "logo.png": logo_png(),
               "reference_data.zip": zip_bytes(under(bundle, "reference_data")), "starting_kit.zip": zip_bytes(kit)}
     upload.update({f"{name}.html": text.encode() for name, text in page_html.items()})

@@ -12,6 +12,7 @@ every split codename in ``result`` must be linked to the phase
 
 from __future__ import annotations
 
+from agrieval.scoring.authoring.bundles.starting_kit import VALIDATE_CMD, validator_py
 from agrieval.scoring.authoring.bundles.submission_limits import resolved
 from agrieval.scoring.authoring.bundles.competition_pages import Options, logo_png, pages
 from agrieval.scoring.authoring.bundles.files import (MIN_NUMPY, Bundle, Inputs, runtime_note, sample_submission,
@@ -120,7 +121,7 @@ def build(inputs: Inputs, *, options: Options | None = None, **_options) -> Bund
     config = challenge_config(inputs, options)
     config_text = "# EvalAI challenge configuration, written by `agrieval bundle evalai`.\n" + dump(config)
     bundle.add("challenge_config.yaml", config_text)
-    validate_cmd = f"agrieval validate submission.csv --competition {d.name}"
+    validate_cmd = VALIDATE_CMD  # the starting kit's validate.py: Python and numpy, nothing to install
     page = pages(inputs, options, validate_cmd=validate_cmd, sample_note=note,
                       sample_where="published with the test data",
                  upload_how="Upload the CSV itself (a zip holding it is read too).")

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 
 from agrieval.scoring.authoring import vendoring
+from agrieval.scoring.authoring.bundles.starting_kit import VALIDATE_CMD, validator_py
 from agrieval.scoring.authoring.bundles.submission_limits import resolved
 from agrieval.scoring.authoring.bundles.competition_pages import Options
 from agrieval.scoring.authoring.bundles.files import Bundle, Inputs, runtime_note, sample_submission, solution_notes
@@ -69,13 +70,13 @@ def build(inputs: Inputs, *, options: Options | None = None, **_options) -> Bund
     bundle.add("sample_submission.csv", sample)
     conf = json.dumps(conf_json(inputs, options), indent=4) + "\n"
     bundle.add("conf.json", conf)
-    validate_cmd = f"agrieval validate submission.csv --competition {d.name}"
+    validate_cmd = VALIDATE_CMD  # the starting kit's validate.py: Python and numpy, nothing to install
     better = "higher" if d.higher_is_better else "lower"
     bundle.add("COMPETITION_DESC.md", f"# {options.title_of(inputs)}\n\n{d.title or d.name}\n\nRanked on "
                f"`{inputs.keys[0]}` ({better} is better); the private leaderboard is shown after the end.\n")
     bundle.add("DATASET_DESC.md", f"# Data\n\n`sample_submission.csv` holds every id of the test set: {note}.\n")
     bundle.add("SUBMISSION_DESC.md", f"# Submissions\n\nA CSV with the header `{d.delimiter.join(d.expected_columns)}`"
-               f", one row per id (or a zip holding it). Check it first with the agrieval kit:\n\n    {validate_cmd}\n")
+               f", one row per id (or a zip holding it). Check it first with `validate.py` (Python and numpy alone):\n\n    {validate_cmd}\n")
     bundle.add("RULES.md", "# Rules\n\nOrganizers: replace this text with your rules.\n")
     bundle.add("README.md", f"""# Hugging Face competition repository files for `{d.name}`
 
