@@ -25,7 +25,6 @@ CODES: dict[str, str] = {
     "not_text": "The file is binary (an image, archive, spreadsheet...), not a CSV text file.",
     "wrong_encoding": "The file is not UTF-8 (e.g. UTF-16 or Latin-1); save it as UTF-8.",
     "utf8_bom": "Warning: the file starts with a UTF-8 byte-order mark; it is accepted and ignored.",
-    "crlf_line_endings": "Warning: Windows (CRLF) line endings; accepted.",
     "mixed_line_endings": "Warning: the file mixes line-ending styles; accepted.",
     "malformed_csv": "The CSV cannot be tokenised (e.g. an unterminated quote).",
     "space_after_quote": ("A space (or tab) follows a closing quote: remove it; the problem is named with line and "
