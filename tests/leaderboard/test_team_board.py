@@ -261,3 +261,26 @@ def test_the_default_output_folder_is_under_out(tmp_path, monkeypatch):
     r = CliRunner().invoke(cli, ["leaderboard", str(tmp_path / "log.csv"), "-c", "plantclef2025"])
     assert r.exit_code == 0, r.output
     assert (tmp_path / "out" / "leaderboard" / "leaderboard.html").is_file()
+
+
+def test_concurrent_uploads_of_a_team_cannot_both_pass_the_limit(tmp_path):
+    """Six `agrieval grade --log` processes at once, a limit of 4 a day: the lock lets exactly 4 be scored."""
+    import os
+    import subprocess
+    import sys
+
+    sub = _write(tmp_path / "a.csv", "H", "H")
+    log = tmp_path / "log.csv"
+    cmd = [sys.executable, "-m", "agrieval.scoring.cli.main", "grade", str(sub), "-s", str(SOL), "-c", "plantclef2025",
+           "--team", "t", "--log", str(log), "--per-day", "4", "--now", "2026-05-01T10:00:00Z", "--participant-only"]
+    procs = [subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=dict(os.environ))
+             for _ in range(6)]
+    codes = sorted(p.wait(timeout=180) for p in procs)
+    for p in procs:
+        p.stdout.close()
+        p.stderr.close()
+    assert codes == [0, 0, 0, 0, 1, 1]
+    rows = read_log(log)
+    assert sorted(r.status for r in rows) == ["refused"] * 2 + ["scored"] * 4
+    assert sorted(r.submission for r in rows if r.status == "scored") == [1, 2, 3, 4]  # no number lost or doubled
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.csv", "log.csv", "log.csv.lock"]  # no temporary left
