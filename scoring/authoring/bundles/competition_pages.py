@@ -109,8 +109,10 @@ def pages(inputs: Inputs, options: Options, *, upload_how: str, validate_cmd: st
                f"<code>{'[1, 2, 3]' if d.list_syntax == 'python-list' else '1 2 3'}</code>; an empty list is a "
                "valid prediction")
     extra = _participant_blocks(inputs, options)
+    # the definition's title under the page's title only where it says something else (not the title twice)
+    subtitle = f"<p>{_e(d.title or d.name)}</p>\n" if (d.title or d.name) != options.title_of(inputs) else ""
     return {
-        "overview": f"<h2>{_e(options.title_of(inputs))}</h2>\n<p>{_e(d.title or d.name)}</p>\n{link}\n"
+        "overview": f"<h2>{_e(options.title_of(inputs))}</h2>\n{subtitle}{link}\n"
                     f"<p>Phases: <b>{_e(options.dev_name)}</b> ({_e(dev_start)} to {_e(dev_end)} UTC) scores the "
                     f"public part of the test set; <b>{_e(options.final_name)}</b> ({_e(final_start)} to "
                     f"{_e(end)} UTC) ranks on the private part; the private ranking is shown after the end.</p>\n",
