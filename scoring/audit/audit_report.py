@@ -32,6 +32,7 @@ class Audit:
     near_duplicate_rows: int
     rejected: list[dict] = field(default_factory=list)
     best_files: dict[str, str] = field(default_factory=dict)
+    selection: list = field(default_factory=list)  # selection_cost.SelectionCost per team
 
     def to_dict(self) -> dict:
         return {
@@ -42,6 +43,7 @@ class Audit:
             "rank_movement": [asdict(r) for r in self.ranks],
             "near_duplicate_runs": [asdict(r) for r in self.near_duplicates],
             "rejected": list(self.rejected),
+            "selection": [c.to_dict() for c in self.selection],
             "settings": {"competition": self.competition, "metric": self.metric, "unit": self.unit,
                          "alpha": self.alpha, "permutations": self.n_permutations, "seed": self.seed,
                          "near_duplicate_rows": self.near_duplicate_rows,
@@ -70,8 +72,11 @@ def audit(values: np.ndarray, units: np.ndarray, split: np.ndarray, team_names: 
         for i, team in enumerate(teams):
             mine = np.flatnonzero(team_of == i)
             runs.extend(near_duplicate_runs(team, [files[s] for s in mine], [keys[s] for s in mine], max_rows))
+    from agrieval.scoring.audit.selection_cost import selection_costs
+
     return Audit(competition, metric, unit, alpha, n_permutations, seed, tests, ranks, runs, max_rows,
-                 rejected or [], {t: files[s] for t, s in zip(teams, chosen)})
+                 rejected or [], {t: files[s] for t, s in zip(teams, chosen)},
+                 selection_costs(values, units, split, team_names, files))
 
 
 def can_flag(a: Audit) -> bool:
@@ -94,6 +99,15 @@ def to_text(a: Audit) -> str:
         for r in sorted(a.ranks, key=lambda r: (r.private_rank, r.team)):
             lines.append(f"{r.team[:24]:<24} {r.private_score:>8.4f} {r.private_rank:>5} "
                          f"{f'{r.rank_low}-{r.rank_high}':>10} {r.p_moved:>8.3f}")
+    if a.selection:
+        lines += ["", "which submission counts: the private score each rule gives the team, and what it lost against "
+                  "the team's best private (host-only)",
+                  f"{'team':<24} {'best priv':>9} {'best pub':>9} {'lost':>8} {'top2 pub':>9} {'lost':>8} "
+                  f"{'last':>8} {'lost':>8}"]
+        for c in a.selection:
+            cells = " ".join(f"{c.counted[r]['private']:>{w}.5f} {c.counted[r]['lost']:>8.5f}"
+                             for r, w in (("best_public", 9), ("top2_public", 9), ("last", 8)))
+            lines.append(f"{c.team[:24]:<24} {c.best_private:>9.5f} {cells}")
     if not can_flag(a):
         lines += ["", f"note: with {len(a.teams)} teams the smallest Holm-adjusted p-value is "
                   f"{len(a.teams)} / (1 + {a.n_permutations}) > alpha {a.alpha}: no team can be flagged; "

@@ -3,7 +3,8 @@
 Each ``file`` is relative to the log's folder and must stay inside it (no absolute path, no ``..``
 leading out, no link leading out): the log is an export, and its paths are data. ``submitted_at``
 is ISO 8601 (``2025-05-01T12:30:00``, a trailing ``Z`` or an offset allowed, all with a time zone or
-none). Entries are ordered by team, then time, then line.
+none). Entries are ordered by team, then time, then line. The own server's log (``agrieval grade --log``)
+is such a CSV: its ``refused`` and ``selected`` rows are not submissions and are skipped.
 """
 
 from __future__ import annotations
@@ -34,6 +35,10 @@ def read_log(path: str | Path) -> list[LoggedSubmission]:
     entries = []
     aware = None
     for i, line in enumerate(table.lines):
+        # the own server's log (`agrieval grade --log`) also records refused uploads and final selections:
+        # neither is a graded submission
+        if table.rows[i].get("status", "").strip() in ("refused", "selected"):
+            continue
         team = key_cell(table, i, "team")
         raw_time = key_cell(table, i, "submitted_at")
         when = _timestamp(raw_time, table, i)

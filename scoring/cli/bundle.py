@@ -13,10 +13,12 @@ from agrieval.scoring.cli.output import held
 from agrieval.scoring.runtime.problems import HostError
 
 PLATFORM_NAMES = ("codabench", "codalab", "evalai", "hf", "kaggle")
+ALIASES = {"huggingface": "hf"}  # accepted on the command line, written as the canonical name
 
 
 @click.command()
-@click.argument("platform", type=click.Choice(PLATFORM_NAMES))
+@click.argument("platform", type=click.Choice(PLATFORM_NAMES + tuple(ALIASES)),
+                callback=lambda ctx, param, value: ALIASES.get(value, value))
 @competition_option
 @click.option("--solution", "-s", required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path),
               help="Ground truth CSV; checked (it must score perfectly against itself) and copied into the bundle.")
@@ -44,11 +46,19 @@ PLATFORM_NAMES = ("codabench", "codalab", "evalai", "hf", "kaggle")
               "sha256(KEY + newline + id); default: the competition's name. The README records it.")
 @click.option("--require-approval", is_flag=True, default=False,
               help="codabench: participants wait for the organizer's approval (default: approved on registering).")
+@click.option("--per-day", "per_day", type=click.IntRange(min=1), default=None,
+              help="Submissions per participant and day [default: the platform's own; the README names it].")
+@click.option("--total", "total", type=click.IntRange(min=1), default=None,
+              help="Submissions per participant in all [default: the platform's own; hf has no such setting].")
+@click.option("--time-limit", "time_limit", type=click.IntRange(min=1), default=None,
+              help="Seconds one grading may take: the platform's setting and the scorer's own guard [default: "
+                   "the platform's, and the definition's limits.max_seconds].")
 @click.argument("out_dir", type=click.Path(file_okay=False, path_type=Path))
 @held
 def bundle(platform: str, competition: str, solution: Path, split: str, title: str | None, dev_start: str,
            final_start: str, end: str, dev_phase_name: str, final_phase_name: str, reveal_phase_name: str,
-           public_precision: str, reveal_end: str, order_key: str, require_approval: bool, out_dir: Path) -> int:
+           public_precision: str, reveal_end: str, order_key: str, require_approval: bool, per_day: int | None,
+           total: int | None, time_limit: int | None, out_dir: Path) -> int:
     """Write OUT_DIR: the one file the organizer uploads to PLATFORM, a README of the remaining clicks, a
     sample_submission.csv (every id, no label) and the parts of the upload, to read or try.
 
@@ -73,7 +83,8 @@ def bundle(platform: str, competition: str, solution: Path, split: str, title: s
 
     options = Options(title=title, dev_start=dev_start, final_start=final_start, end=end,
                       dev_name=dev_phase_name, final_name=final_phase_name, reveal_name=reveal_phase_name,
-                      require_approval=require_approval, reveal_end=reveal_end)
+                      require_approval=require_approval, reveal_end=reveal_end, per_day=per_day, total=total,
+                      time_limit=time_limit)
     try:
         options.dates()
         options.reveal_end_text()
@@ -84,9 +95,14 @@ def bundle(platform: str, competition: str, solution: Path, split: str, title: s
     import dataclasses
 
     from agrieval.scoring.authoring.bundles.files import check_inputs, write
+    from agrieval.scoring.authoring.bundles.starting_kit import VALIDATOR_NAME, validator_py
+    from agrieval.scoring.authoring.bundles.submission_limits import readme_section as limits_section
     from agrieval.scoring.authoring.public_precision import readme_section, with_public_precision
 
     definition = load_definition(competition)
+    if time_limit is not None:  # the guard in the bundled scorer gets the same limit as the platform
+        definition = dataclasses.replace(definition, limits=dataclasses.replace(definition.limits,
+                                                                                max_seconds=float(time_limit)))
     check_solution_pair(solution, definition)
     inputs = check_inputs(definition, solution, splits=("public", "private"), order_key=order_key)
     for warning in inputs.warnings:
@@ -95,6 +111,11 @@ def bundle(platform: str, competition: str, solution: Path, split: str, title: s
                                                                             public_precision))
     made = PLATFORMS[platform](inputs, split=split, options=options)
     made.files["README.md"] += readme_section(inputs.definition, platform).encode("utf-8")
+    made.files["README.md"] += limits_section(platform, options).encode("utf-8")
+    made.files[VALIDATOR_NAME] = validator_py(inputs).encode("utf-8")  # for participants, beside the sample
+    made.files["README.md"] += (f"\n`{VALIDATOR_NAME}` (give it to participants with `sample_submission.csv`): "
+                                "`python validate.py submission.csv` checks a file's format and ids as the "
+                                "grader reads them, with Python 3.8+ and numpy alone.\n").encode("utf-8")
     written = write(made, out_dir)
     size = sum(p.stat().st_size for p in written)
     click.echo(f"wrote {len(written)} files ({size / 1e6:.1f} MB) to {out_dir} for {platform}: "

@@ -198,6 +198,14 @@ COMMAND_CODES: dict[str, str] = {
     "output_incomplete": "Exit code 3: a report or result could not be written whole (a full disk, a file-size "
                          "limit, a closed stdout, a reader that went away); a file is then not kept under its "
                          "final name.",
+    # the own server (`grade --log`, `select`, `leaderboard --per-team`): scoring/server/submission_log.py
+    "folder_not_found": "Exit code 3: the folder of `grade --ladder` or `--log` does not exist; create it (nothing "
+                        "was graded).",
+    "bad_team": "Exit code 2: a `--team` name is empty, longer than 100 characters or not one printable line.",
+    "bad_selection": "Exit code 1: `agrieval select` names a submission the team has no scored one for, or more "
+                     "than `--selection-limit`.",
+    "no_submission_log": "`leaderboard --per-team` was given a file or folder without the submission log of "
+                         "`agrieval grade --log` (its header).",
 }
 
 

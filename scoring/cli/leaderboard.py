@@ -15,12 +15,23 @@ from agrieval.scoring.text.terminal import one_line
 
 
 @click.command(epilog=epilog("agrieval leaderboard reference_submissions/agrichallenge2024/submissions -s reference_submissions/agrichallenge2024/solution.csv -c agrichallenge2024 --out lb", "Exit codes: 0 written (rejected files are listed in it); 2 usage error (no CSV files, bad option, missing file, unknown competition, refused --out); 3 host-side problem (bad solution or definition, missing matplotlib for --plots)."))
-@click.argument("submissions_dir", type=click.Path(exists=True, file_okay=False, path_type=Path))
-@click.option("--solution", "-s", required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path),
-              help="Ground truth CSV with the public/private split column.")
+@click.argument("submissions_dir", metavar="SUBMISSIONS_DIR_OR_LOG", type=click.Path(exists=True, path_type=Path))
+@click.option("--solution", "-s", default=None, type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help="Ground truth CSV with the public/private split column (a folder of submissions needs it; "
+                   "a per-team board reads the scores from the log).")
 @competition_option
-@click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), default=Path("leaderboard"),
-              show_default=True, help="Folder for leaderboard.csv/.json/.md (and PNGs with --plots).")
+@click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), default=Path("out/leaderboard"),
+              show_default=True, help="Folder for leaderboard.csv/.json/.md (.html for a per-team board; PNGs "
+                                      "with --plots).")
+@click.option("--per-team", "per_team", type=click.Choice(["best", "last", "selected"]), default=None,
+              help="One row per team from the own server's submission log (`agrieval grade --log`; the argument "
+                   "is the log, or a folder holding it): which submission of a team counts on the private board. "
+                   "best: its best public one; last: its last one; selected: the best private of its selected "
+                   "ones (its best public ones when it selected none). The public board shows what each team "
+                   "was shown (the Ladder's released value when the server runs it). See docs/own_server.md.")
+@click.option("--selection-limit", default=2, show_default=True, type=click.IntRange(min=1),
+              help="With --per-team selected: how many submissions count (those selected, or the best public).")
+@click.option("--title", default=None, help="With --per-team: the page's title [default: the competition's].")
 @click.option("--reveal-private", is_flag=True,
               help="Also score the private split: private rank, rank shift, public-vs-private agreement.")
 @click.option("--metric", default=None, help="Rank by this metric [default: the competition's primary metric].")
@@ -52,7 +63,8 @@ from agrieval.scoring.text.terminal import one_line
 def leaderboard(submissions_dir: Path, solution: Path, competition: str, out_dir: Path, reveal_private: bool,
                 metric: str | None, unit: str, resamples: int, seed: int, confidence: float, alpha: float,
                 recursive: bool, plots: bool, figure_format: str, dpi: int, as_json: bool, overwrite: bool,
-                audit_json: Path | None, ladder_states: Path | None, no_limits: bool) -> int:
+                audit_json: Path | None, ladder_states: Path | None, no_limits: bool, per_team: str | None,
+                selection_limit: int, title: str | None) -> int:
     """Score every *.csv in SUBMISSIONS_DIR into a ranked leaderboard.
 
     A rejected file is listed with its error codes and never stops the others.
@@ -67,6 +79,11 @@ def leaderboard(submissions_dir: Path, solution: Path, competition: str, out_dir
 
     fmt = chosen_figure_format(figure_format, dpi, plots)  # (a usage error: exit 2 before anything is read)
 
+    if per_team is not None or submissions_dir.is_file():
+        return _per_team_board(submissions_dir, competition, out_dir, per_team or "best", selection_limit,
+                               reveal_private, title, as_json, overwrite)
+    if solution is None:
+        raise click.UsageError("a folder of submissions needs --solution (or --per-team with the server's log)")
     # The submissions are the participants' data, and a leaderboard.csv among them would be scored next time.
     if plots:  # before any work: a missing matplotlib is one line, not a traceback after scoring
         require("agrieval leaderboard --plots", "matplotlib")
@@ -107,6 +124,45 @@ def leaderboard(submissions_dir: Path, solution: Path, competition: str, out_dir
         written.append(scores_chart(board, out_dir / fmt.name("scores"), fmt))
         if reveal_private:
             written.append(rank_chart(board, out_dir / fmt.name("ranks"), fmt))
+    if as_json:
+        click.echo(json.dumps(to_dict(board), indent=2, sort_keys=True))
+    else:
+        click.echo(to_markdown(board))
+        click.echo("written: " + ", ".join(str(p) for p in written))
+    return EXIT_OK
+
+
+def _per_team_board(source: Path, competition: str, out_dir: Path, rule: str, k: int, reveal_private: bool,
+                    title: str | None, as_json: bool, overwrite: bool) -> int:
+    """The per-team board of the own server's log (``SOURCE`` is the log, or a folder holding exactly one)."""
+    from agrieval.scoring.cli.failures import CommandError
+    from agrieval.scoring.leaderboard.team_board import OUTPUT_NAMES, team_board, to_dict, to_markdown, \
+        write_team_board
+    from agrieval.scoring.server.submission_log import is_submission_log, read_log
+    from agrieval.scoring.writing.policy import OutputPlan, OutputRefused
+
+    log = source
+    if source.is_dir():
+        logs = [p for p in sorted(source.glob("*.csv")) if is_submission_log(p)]
+        if len(logs) != 1:
+            raise CommandError("no_submission_log" if not logs else "bad_option",
+                               f"{source} holds {len(logs)} submission logs (CSV files with the header of "
+                               "`agrieval grade --log`); name the log itself")
+        log = logs[0]
+    elif not is_submission_log(source):
+        raise CommandError("no_submission_log", f"{source} is not a submission log of `agrieval grade --log` "
+                                                "(its header differs); a folder of submissions is scored "
+                                                "without --per-team", exit_code=1)
+    plan = OutputPlan(overwrite=overwrite, sources=[], inputs=[log])  # (the board never replaces the log)
+    try:
+        plan.claim_all([plan.claim_dir(out_dir, what="--out folder") / n for n in OUTPUT_NAMES],
+                       what="leaderboard file")
+    except OutputRefused as exc:
+        click.echo(error_line(exc.code, exc.message), err=True)
+        return EXIT_USAGE
+    definition = load_definition(competition)
+    board = team_board(read_log(log), definition, rule=rule, k=k, reveal_private=reveal_private, title=title)
+    written = write_team_board(board, out_dir)
     if as_json:
         click.echo(json.dumps(to_dict(board), indent=2, sort_keys=True))
     else:

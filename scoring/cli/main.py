@@ -24,6 +24,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "grade": ("agrieval.scoring.cli.grade:grade", "Grade a submission for a server: always one JSON object."),
     "bundle": ("agrieval.scoring.cli.bundle:bundle", "Write what a grading platform runs: codabench, codalab, evalai, hf, kaggle."),
     "leaderboard": ("agrieval.scoring.cli.leaderboard:leaderboard", "Score a folder of submissions into a leaderboard."),
+    "select": ("agrieval.scoring.cli.select:select", "Record a team's final selection in the own server's log."),
     "rank-agreement": ("agrieval.scoring.cli.rank_agreement:rank_agreement", "Agreement between two rankings."),
     "audit": ("agrieval.scoring.cli.audit:audit", "Audit a competition's submissions: teams whose public gap selection cannot explain."),
     "ctv": ("agrieval.scoring.cli.ctv:ctv", "Cross-Team Validation tables and reports."),

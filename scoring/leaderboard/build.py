@@ -101,8 +101,12 @@ def board_name(relative: str, used: set[str]) -> str:
 
 
 def list_submissions(folder: Path, recursive: bool) -> list[Path]:
+    """The CSV files of ``folder``, sorted; the own server's submission log kept there is never one of them."""
+    from agrieval.scoring.server.submission_log import is_submission_log
+
     pattern = "**/*.csv" if recursive else "*.csv"
-    return sorted((p for p in folder.glob(pattern) if p.is_file()), key=lambda p: p.relative_to(folder).as_posix())
+    return sorted((p for p in folder.glob(pattern) if p.is_file() and not is_submission_log(p)),
+                  key=lambda p: p.relative_to(folder).as_posix())
 
 
 def build_leaderboard(folder: str | Path, solution_path: str | Path, definition, *, reveal_private: bool = False,

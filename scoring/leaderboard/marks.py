@@ -12,11 +12,20 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from agrieval.scoring.ctv.input_error import InputError
 from agrieval.scoring.leaderboard.build import Entry, Leaderboard
 
 FLAGGED = "flagged"
 HELD = "held"
 DESCRIPTIONS = {FLAGGED: "team flagged by the audit", HELD: "held by the Ladder (not released)"}
+
+
+def _json(path: str | Path, what: str):
+    """The parsed file, or an ``InputError`` (exit 1) naming it: the host's file, read with its name."""
+    try:
+        return json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        raise InputError("bad_json", f"cannot read {what}: {exc}", file=str(path)) from None
 
 
 def team_of(entry: Entry, teams: set[str]) -> str | None:
@@ -28,9 +37,13 @@ def team_of(entry: Entry, teams: set[str]) -> str | None:
 
 def mark_flagged(board: Leaderboard, audit_json: str | Path) -> set[str]:
     """Mark the entries of the teams ``audit_json`` flags; returns the flagged teams."""
-    data = json.loads(Path(audit_json).read_text(encoding="utf-8"))
-    teams = {str(t["team"]) for t in data["teams"]}
-    flagged = {str(t["team"]) for t in data["teams"] if t["flagged"] is True}
+    data = _json(audit_json, "the JSON of `agrieval audit --json`")
+    try:
+        teams = {str(t["team"]) for t in data["teams"]}
+        flagged = {str(t["team"]) for t in data["teams"] if t["flagged"] is True}
+    except (KeyError, TypeError) as exc:
+        raise InputError("bad_json", f"not the JSON of `agrieval audit --json`: no teams with team and flagged "
+                                     f"({type(exc).__name__}: {exc})", file=str(audit_json)) from None
     for e in board.entries:
         if team_of(e, teams) in flagged and FLAGGED not in e.marks:
             e.marks.append(FLAGGED)
@@ -41,9 +54,13 @@ def mark_held(board: Leaderboard, states_dir: str | Path) -> int:
     """Mark the entries whose file a team's Ladder state records as not released; returns how many."""
     held: dict[str, set[str]] = {}
     for path in sorted(Path(states_dir).glob("*.json")):
-        state = json.loads(path.read_text(encoding="utf-8"))
-        held[path.stem] = {Path(h["file"]).name for h in state.get("history", [])
-                           if not h.get("released") and h.get("file")}
+        state = _json(path, "a Ladder state")
+        try:
+            held[path.stem] = {Path(h["file"]).name for h in state.get("history", [])
+                               if not h.get("released") and h.get("file")}
+        except (AttributeError, KeyError, TypeError) as exc:
+            raise InputError("bad_json", f"not a Ladder state of `agrieval grade --ladder` ({type(exc).__name__}: "
+                                         f"{exc})", file=str(path)) from None
     n = 0
     for e in board.entries:
         team = team_of(e, set(held))

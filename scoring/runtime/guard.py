@@ -221,4 +221,4 @@ def host_failure(name: str, code: str, message: str, started: float | None = Non
 _HOST_CODES = ("solution_invalid", "definition_invalid", "internal_error", "time_limit_exceeded",
                "ladder_state_corrupt", "ladder_state_foreign", "ladder_state_unwritable", "ladder_lock_unavailable",
                "ladder_metric_unsupported", "ladder_too_few_units",
-               "memory_limit_exceeded")
+               "memory_limit_exceeded", "log_corrupt", "log_unwritable")

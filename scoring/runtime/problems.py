@@ -25,7 +25,6 @@ CODES: dict[str, str] = {
     "not_text": "The file is binary (an image, archive, spreadsheet...), not a CSV text file.",
     "wrong_encoding": "The file is not UTF-8 (e.g. UTF-16 or Latin-1); save it as UTF-8.",
     "utf8_bom": "Warning: the file starts with a UTF-8 byte-order mark; it is accepted and ignored.",
-    "crlf_line_endings": "Warning: Windows (CRLF) line endings; accepted.",
     "mixed_line_endings": "Warning: the file mixes line-ending styles; accepted.",
     "malformed_csv": "The CSV cannot be tokenised (e.g. an unterminated quote).",
     "space_after_quote": ("A space (or tab) follows a closing quote: remove it; the problem is named with line and "
@@ -71,6 +70,8 @@ CODES: dict[str, str] = {
     "zip_too_large": "A zip member expands past the competition's unzipped-size limit (a zip bomb?).",
     "time_limit_exceeded": "Grading took longer than the competition's time limit; the submission is refused.",
     "memory_limit_exceeded": "Grading needed more memory than the competition's limit; the submission is refused.",
+    "submission_limit_reached": ("The team has used its submissions for today (UTC) or for the whole competition; the "
+                                 "message says when the next one is accepted. Not graded, and it costs nothing."),
     # host side (solution / definition); never shown to participants as such
     "solution_invalid": "The solution file is invalid (host-side problem).",
     "definition_invalid": "The competition definition is invalid (host-side problem).",
@@ -88,6 +89,8 @@ CODES: dict[str, str] = {
     "ladder_lock_unavailable": "Host-side: this system has no file lock (fcntl) for the Ladder's state.",
     "ladder_metric_unsupported": "Host-side: the metric is not a mean over units, which the Ladder and the audit need.",
     "ladder_too_few_units": "Host-side: the public split has fewer than 2 units for the Ladder's test.",
+    "log_corrupt": "Host-side: the own server's submission log cannot be read as one; it is left as it is.",
+    "log_unwritable": "Host-side: the own server's submission log or its lock cannot be written.",
     "order_reveals_labels": ("Host-side warning: the solution's row order (or its ids, once sorted) follows its classes "
                              "within each group: a list in that order tells the labels by position."),
     "order_reveals_split": ("Host-side warning: the solution's row order (or its ids, once sorted) follows its split "

@@ -127,6 +127,10 @@ def main(repo: str, upload: str) -> dict:
                              "status": p.get("status"), "is_final_phase": p.get("is_final_phase", False),
                              "auto_migrate_to_this_phase": p["auto_migrate_to_this_phase"],
                              "max_submissions_per_person": p["max_submissions_per_person"],
+                             # the limits `agrieval bundle --per-day/--total/--time-limit` set, as unpacked
+                             "max_submissions_per_day": p["max_submissions_per_day"],
+                             "execution_time_limit": p.get("execution_time_limit"),
+                             "has_max_submissions": p.get("has_max_submissions", False),
                              "starting_kit": (p["starting_kit"] or {}).get("file_name")} for p in comp["phases"]],
                     leaderboard_columns=[c["key"] for c in comp["leaderboards"][0]["columns"]],
                     registration_auto_approve=comp.get("registration_auto_approve"),

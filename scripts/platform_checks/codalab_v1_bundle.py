@@ -115,7 +115,10 @@ def main(repo: str, upload: str) -> dict:
                     zipfile.ZipFile(io.BytesIO(zf.read(spec[kind]))).namelist()
         phases.append({"phasenumber": spec["phasenumber"], "label": spec.get("label"), "start": str(start),
                        "scoring_program": spec.get("scoring_program"),
-                       "blind": spec.get("leaderboard_management_mode") == modes.HIDE_RESULTS})
+                       "blind": spec.get("leaderboard_management_mode") == modes.HIDE_RESULTS,
+                       # CompetitionPhase fields (models.py ~887-898), passed as they are by create_competition
+                       **{k: spec.get(k) for k in ("max_submissions", "max_submissions_per_day",
+                                                   "execution_time_limit")}})
     board = comp_spec.get("leaderboard") or {}
     labels = {v["label"].strip() for v in (board.get("leaderboards") or {}).values()}
     columns = list((board.get("columns") or {}).keys())

@@ -87,7 +87,10 @@ def main(repo: str, upload: str) -> dict:
                       phases=[{"codename": p.get("codename"), "annotation": p.get("test_annotation_file"),
                                "description_chars": len(p.get("description") or ""),
                                # the default visibility of a new submission (apps/jobs/views.py ~359-361)
-                               "is_submission_public": p.get("is_submission_public")}
+                               "is_submission_public": p.get("is_submission_public"),
+                               # ChallengePhase fields (apps/challenges/models.py ~1000-1008)
+                               **{k: p.get(k) for k in ("max_submissions_per_day", "max_submissions_per_month",
+                                                        "max_submissions")}}
                               for p in data.get("challenge_phases", [])],
                       dataset_splits=[s.get("codename") for s in data.get("dataset_splits", [])],
                       phase_splits=[(s["challenge_phase_id"], s["dataset_split_id"], s["visibility"])

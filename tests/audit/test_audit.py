@@ -153,3 +153,47 @@ def test_rank_movement_is_tight_for_separated_teams_and_loose_for_close_ones():
     close = np.vstack([rng.random(500) < 0.6 for _ in range(2)]).astype(float)
     moves = rank_movement(close, ["x", "y"], n_resamples=200)
     assert all(m.rank_low == 1 and m.rank_high == 2 and 0.05 < m.p_moved < 0.95 for m in moves)
+
+
+def test_selection_costs_by_hand():
+    from agrieval.scoring.audit.selection_cost import selection_costs
+
+    # rows 0-1 public, 2-3 private, each its own unit: a split's score is the plain mean of its rows
+    split = np.array(["public", "public", "private", "private"])
+    units = np.arange(4)
+    values = np.array([[0.2, 0.2, 0.9, 0.9],   # a1: public 0.2, private 0.9 (its best private)
+                       [1.0, 1.0, 0.1, 0.1],   # a2: public 1.0, private 0.1 (its best public)
+                       [0.6, 0.6, 0.5, 0.5],   # a3: public 0.6, private 0.5 (last)
+                       [0.5, 0.5, 0.5, 0.5]])  # b1: one submission: nothing to lose
+    costs = selection_costs(values, units, split, ["a", "a", "a", "b"], ["a1", "a2", "a3", "b1"])
+    a, b = costs
+    assert a.best_private == pytest.approx(0.9) and a.best_private_file == "a1"
+    assert a.counted["best_public"] == {"private": pytest.approx(0.1), "file": "a2", "lost": pytest.approx(0.8)}
+    assert a.counted["top2_public"]["file"] == "a3" and a.counted["top2_public"]["lost"] == pytest.approx(0.4)
+    assert a.counted["last"]["file"] == "a3" and a.counted["last"]["lost"] == pytest.approx(0.4)
+    assert all(b.counted[r]["lost"] == 0 for r in b.counted)
+
+
+def test_the_audit_reads_the_own_servers_log_and_simulates_selection(tmp_path):
+    import datetime as dt
+
+    from agrieval.scoring.authoring.definitions import load_competition
+    from agrieval.scoring.server.intake import grade_logged, select
+    from agrieval.scoring.server.limits import SubmissionLimits
+
+    d = load_competition("plantclef2025")
+    log = tmp_path / "log.csv"
+    t0 = dt.datetime(2026, 5, 1, tzinfo=dt.timezone.utc)
+    for i, name in enumerate(["partial", "perfect", "baseline_top5_common", "over_predicting"]):
+        shutil.copy(PC / "submissions" / f"{name}.csv", tmp_path / f"{name}.csv")
+        grade_logged(tmp_path / f"{name}.csv", PC / "solution.csv", d, log=log, team="a" if i < 3 else "b",
+                     now=t0 + dt.timedelta(hours=i), limits=SubmissionLimits(total=2))  # a's 3rd is refused
+    select(log, "a", [1], now=t0 + dt.timedelta(days=1))
+    r = CliRunner().invoke(cli, ["audit", str(log), "-s", str(PC / "solution.csv"), "-c", "plantclef2025", "--json",
+                                 "--permutations", "199", "--resamples", "50"])
+    assert r.exit_code == 0, r.output
+    obj = json.loads(r.stdout)
+    assert [(t["team"], t["n_submissions"]) for t in obj["teams"]] == [("a", 2), ("b", 1)]
+    a = obj["selection"][0]
+    assert a["best_private_file"] == "perfect.csv" and a["rules"]["best_public"]["lost"] == 0.0
+    assert a["rules"]["last"]["file"] == "perfect.csv"

@@ -73,8 +73,8 @@ def test_codabench_upload_is_a_whole_competition(built):
     columns = y["leaderboards"][0]["columns"]
     assert columns[0]["key"] == "transect_f1" and columns[0]["index"] == y["leaderboards"][0]["primary_index"] == 0
     kit = zipfile.ZipFile(io.BytesIO(zipfile.ZipFile(io.BytesIO(upload)).read("starting_kit.zip")))
-    assert set(kit.namelist()) == {"README.md", "sample_submission.csv"}
-    assert f"agrieval validate submission.csv --competition {COMPETITION}" in kit.read("README.md").decode()
+    assert set(kit.namelist()) == {"README.md", "sample_submission.csv", "validate.py"}
+    assert "python validate.py submission.csv" in kit.read("README.md").decode()
 
 
 @pytest.mark.parametrize("breaks", ["no terms", "empty page", "no scoring program", "phases overlap",

@@ -32,15 +32,21 @@ def test_a_title_cannot_change_the_structure_or_the_pages(tmp_path):
     title = 'x"\nleaderboards: []\n<script>alert(1)</script>'
     assert yaml.safe_load(dump({"title": title, "version": 2})) == {"title": title, "version": 2}
 
+    from agrieval.scoring.runtime.definition import Limits
+
     class _Def:
         name, url, task, list_syntax = "demo", "", "multilabel", "python-list"
         prediction_column, delimiter, expected_columns, primary_metric, higher_is_better = (
-            "p", ",", ["id", "p"], "f1", True)
+            "p", ",", ["id", "p"], "sample_f1", True)
+        vocabulary, label_type, quoting, limits = None, "int", "minimal", Limits()
 
     _Def.title = title
 
+    class _Solution:
+        ids = ["q1", "q2"]
+
     class _Inputs:
-        definition, keys = _Def(), ["f1"]
+        definition, keys, solution = _Def(), ["sample_f1"], _Solution()
 
     html = pages(_Inputs(), Options(title=title), upload_how="", validate_cmd="agrieval validate x",
                  sample_note="n", sample_where="w")

@@ -12,9 +12,11 @@ than the runtime: the snippet names ``codalab/codalab-legacy:py39``
 
 from __future__ import annotations
 
+from agrieval.scoring.authoring.bundles.starting_kit import VALIDATE_CMD, validator_py
+from agrieval.scoring.authoring.bundles.submission_limits import resolved
 from agrieval.scoring.authoring.bundles.competition_pages import Options, logo_png, pages
 from agrieval.scoring.authoring.bundles.files import (Bundle, Inputs, runtime_note, sample_submission, solution_notes,
-                                             sorting, under, validate_command, zip_bytes)
+                                             sorting, under, zip_bytes)
 from agrieval.scoring.authoring.bundles.yaml_text import dump
 from agrieval.scoring.runtime.definition import freeze
 from agrieval.scoring.text import literals as lit
@@ -95,11 +97,13 @@ def program_zips(inputs: Inputs, metadata_name: str, platform: str) -> dict:
 def upload_zip(bundle: Bundle, inputs: Inputs, options: Options, config_text: str, metadata_name: str, *,
                page_folder: str, kit_readme: str, sample_note: str, upload_how: str) -> bytes:
     """The zip an organizer uploads (to Codabench or CodaLab): the competition YAML, a logo, the reference data,
-    the starting kit (the sample submission and ``kit_readme``), the pages (under ``page_folder``) and the two
+    the starting kit (the sample submission, ``kit_readme`` and ``validate.py``), the pages (under ``page_folder``) and the two
     scoring programs. ``bundle`` already holds ``reference_data/`` and the sample submission (``shared_files``)."""
-    page_html = pages(inputs, options, sample_note=sample_note, sample_where="in the starting kit",
-                      upload_how=upload_how)
-    kit = {"sample_submission.csv": bundle.files["sample_submission.csv"], "README.md": kit_readme.encode()}
+    page_html = pages(inputs, options, validate_cmd=VALIDATE_CMD, sample_note=sample_note,
+                      sample_where="in the starting kit", upload_how=upload_how)
+    # the starting kit's validate.py: the grader's own reading, with Python and numpy alone
+    kit = {"sample_submission.csv": bundle.files["sample_submission.csv"], "README.md": kit_readme.encode(),
+           "validate.py": validator_py(inputs).encode()}
     upload = {"competition.yaml": config_text.encode(), "logo.png": logo_png(),
               "reference_data.zip": zip_bytes(under(bundle, "reference_data")), "starting_kit.zip": zip_bytes(kit)}
     upload.update({f"{page_folder}{name}.html": text.encode() for name, text in page_html.items()})
@@ -114,7 +118,9 @@ def competition(inputs: Inputs, options: Options) -> dict:
     reveal = options.reveal_text()
     columns = [{"title": k, "key": k, "index": i, "sorting": sorting(d), "precision": PRECISION, "hidden": False}
                for i, k in enumerate(inputs.keys)]
-    phase = {"max_submissions_per_day": 5, "max_submissions": 100, "execution_time_limit": 600,
+    limits = resolved("codabench", options)
+    phase = {"max_submissions_per_day": limits.per_day, "max_submissions": limits.total,
+             "execution_time_limit": limits.time_limit,
              "starting_kit": "starting_kit.zip", "hide_output": False, "hide_prediction_output": False,
              "hide_score_output": False}
     return {
@@ -173,8 +179,7 @@ def build(inputs: Inputs, *, split: str = "public", options: Options | None = No
     config_text = "# Codabench competition bundle (version 2), written by `agrieval bundle codabench`.\n" + dump(config)
     bundle.add("competition.yaml", config_text)
     bundle.add(UPLOAD, upload_zip(bundle, inputs, options, config_text, "metadata.yaml", page_folder="pages/",
-                                  kit_readme=STARTING_KIT.format(name=lit.markdown(d.name),
-                                                                 validate=lit.markdown_code(validate_command(d)),
+                                  kit_readme=STARTING_KIT.format(name=lit.markdown(d.name), validate=VALIDATE_CMD,
                                                                  note=note),
                                   sample_note=note,
                                   upload_how="Codabench takes a zip: put the CSV alone in a zip "
@@ -195,7 +200,10 @@ STARTING_KIT = """# Starting kit: {name}
 `sample_submission.csv` holds every id of the test set with a valid prediction that says nothing of the truth
 ({note}). Replace the predictions with yours, keep the header, the ids and the format.
 
-Check your file before uploading it, with the agrieval kit: {validate}
+Check your file before uploading it, with the validator in this kit (Python 3.8+ and numpy, nothing else; it
+checks the format and the ids as the grader reads them):
+
+    {validate}
 
 Codabench takes a zip: `zip submission.zip submission.csv`, then upload `submission.zip`. A rejected file fails
 with the reason (line, column, a stable code) in the submission's logs.
@@ -233,7 +241,7 @@ Then, in the competition's editor:
 2. Publish the competition. The first two phases score the public split: participants see public scores only.
 {approval}
 4. Participants zip their CSV (`zip submission.zip submission.csv`; Codabench unzips every upload itself).
-   The starting kit holds `sample_submission.csv` ({note}) and the `agrieval validate` command.
+   The starting kit holds `sample_submission.csv` ({note}) and `validate.py` (Python and numpy alone).
 5. The reveal is automatic: when {lit.markdown_code(options.reveal_name)} starts ({reveal}, one minute after the end), Codabench
    re-runs each participant's last {lit.markdown_code(options.final_name)} submission (the one on its leaderboard; choose
    "Force_Best" in the editor's leaderboard to take each participant's best public score instead) on the

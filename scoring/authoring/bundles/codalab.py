@@ -13,8 +13,10 @@ hide_results`` is "blind": its results are shown to the admins only (``Competiti
 from __future__ import annotations
 
 from agrieval.scoring.authoring.bundles.codabench import IMAGE, shared_files, upload_zip
+from agrieval.scoring.authoring.bundles.starting_kit import VALIDATE_CMD
+from agrieval.scoring.authoring.bundles.submission_limits import resolved
 from agrieval.scoring.authoring.bundles.competition_pages import Options
-from agrieval.scoring.authoring.bundles.files import Bundle, Inputs, runtime_note, solution_notes, validate_command
+from agrieval.scoring.authoring.bundles.files import Bundle, Inputs, runtime_note, solution_notes
 from agrieval.scoring.authoring.bundles.yaml_text import dump
 from agrieval.scoring.text import literals as lit
 
@@ -29,8 +31,9 @@ def competition(inputs: Inputs, options: Options) -> dict:
     board = {"label": "Results", "rank": 1}
     columns = {k: dict({"leaderboard": board, "label": k, "rank": i + 1, "numeric_format": NUMERIC_FORMAT},
                        **({} if d.higher_is_better else {"sort": "asc"})) for i, k in enumerate(inputs.keys)}
-    common = {"max_submissions": 100, "max_submissions_per_day": 5, "is_scoring_only": True,
-              "execution_time_limit": 600, "reference_data": "reference_data.zip",
+    limits = resolved("codalab", options)
+    common = {"max_submissions": limits.total, "max_submissions_per_day": limits.per_day, "is_scoring_only": True,
+              "execution_time_limit": limits.time_limit, "reference_data": "reference_data.zip",
               "starting_kit": "starting_kit.zip"}
     return {
         "title": options.title_of(inputs),
@@ -64,7 +67,7 @@ def build(inputs: Inputs, *, split: str = "public", options: Options | None = No
         competition(inputs, options))
     bundle.add("competition.yaml", config_text)
     kit_readme = (f"# Starting kit: {lit.markdown(d.name)}\n\n`sample_submission.csv`: {note}.\n\nCheck a file: "
-                  f"{lit.markdown_code(validate_command(d))}.\nUpload a zip holding the CSV alone: `zip submission.zip "
+                  f"`{VALIDATE_CMD}`.\nUpload a zip holding the CSV alone: `zip submission.zip "
                   "submission.csv` (CodaLab fails a CSV uploaded as it is).\n")
     bundle.add(UPLOAD, upload_zip(bundle, inputs, options, config_text, "metadata", page_folder="",
                                   kit_readme=kit_readme, sample_note=note,

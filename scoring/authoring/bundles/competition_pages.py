@@ -12,7 +12,7 @@ import struct
 import zlib
 from dataclasses import dataclass
 
-from agrieval.scoring.authoring.bundles.files import Inputs, validate_command
+from agrieval.scoring.authoring.bundles.files import Inputs
 from agrieval.scoring.runtime.problems import HostError
 from agrieval.scoring.text import literals as lit
 
@@ -37,6 +37,10 @@ class Options:
     reveal_name: str = "Private leaderboard"
     require_approval: bool = False  # codabench: registration_auto_approve false
     reveal_end: str = ""  # codabench: end of the private-leaderboard phase; "" is REVEAL_DAYS after the end
+    # Submission limits and the time limit (seconds); None: the platform's default (submission_limits.py)
+    per_day: int | None = None
+    total: int | None = None
+    time_limit: int | None = None
 
     def dates(self) -> tuple:
         """(dev start, dev end, final start, end) as datetimes: the development phase ends one minute before the
@@ -90,7 +94,8 @@ def _e(text) -> str:
     return lit.html(text)
 
 
-def pages(inputs: Inputs, options: Options, *, upload_how: str, sample_note: str, sample_where: str) -> dict:
+def pages(inputs: Inputs, options: Options, *, upload_how: str, validate_cmd: str, sample_note: str,
+          sample_where: str) -> dict:
     """``{page: html}`` for overview, evaluation, data and terms."""
     d = inputs.definition
     dev_start, dev_end, final_start, end = options.text_dates()
@@ -103,26 +108,52 @@ def pages(inputs: Inputs, options: Options, *, upload_how: str, sample_note: str
         fmt = (f"the list of predicted labels per row in <code>{_e(d.prediction_column)}</code>, written "
                f"<code>{'[1, 2, 3]' if d.list_syntax == 'python-list' else '1 2 3'}</code>; an empty list is a "
                "valid prediction")
+    extra = _participant_blocks(inputs, options)
+    # the definition's title under the page's title only where it says something else (not the title twice)
+    subtitle = f"<p>{_e(d.title or d.name)}</p>\n" if (d.title or d.name) != options.title_of(inputs) else ""
     return {
-        "overview": f"<h2>{_e(options.title_of(inputs))}</h2>\n<p>{_e(d.title or d.name)}</p>\n{link}\n"
+        "overview": f"<h2>{_e(options.title_of(inputs))}</h2>\n{subtitle}{link}\n"
                     f"<p>Phases: <b>{_e(options.dev_name)}</b> ({_e(dev_start)} to {_e(dev_end)} UTC) scores the "
                     f"public part of the test set; <b>{_e(options.final_name)}</b> ({_e(final_start)} to "
-                    f"{_e(end)} UTC) ranks on the private part, shown when the organizers publish it.</p>\n",
+                    f"{_e(end)} UTC) ranks on the private part; the private ranking is shown after the end.</p>\n",
         "evaluation": f"<h2>Evaluation</h2>\n<p>Primary metric: <code>{_e(d.primary_metric)}</code> ({better} is "
                       f"better). Leaderboard columns:</p>\n<ul>{columns}</ul>\n"
                       "<p>A submission with any problem is rejected with the reason (file, line, column, a "
-                      "stable code) and is not scored.</p>\n",
+                      "stable code) and is not scored.</p>\n" + extra["evaluation"],
         "data": f"<h2>Submission format</h2>\n<p>A CSV file with the header <code>"
                 f"{_e(d.delimiter.join(d.expected_columns))}</code> (delimiter <code>{_e(repr(d.delimiter))}</code>), "
                 f"one row per id of the test set, {fmt}.</p>\n"
                 f"<p><code>sample_submission.csv</code> ({_e(sample_where)}) is a valid file: "
                 f"{_e(sample_note)}.</p>\n"
                 f"<p>{upload_how}</p>\n"
-                "<p>Check a file before uploading it, with the agrieval kit:</p>\n"
-                f"<pre>{_e(validate_command(d))}</pre>\n",
+                f"<p>Check a file before uploading it with <code>validate.py</code> (Python 3.8+ and numpy, nothing "
+                f"else; it checks the format and the ids as the grader reads them):</p>\n<pre>{_e(validate_cmd)}</pre>\n"
+                + extra["data"],
         "terms": "<h2>Terms and conditions</h2>\n<p>Organizers: replace this text with your terms (data licence, "
                  "team rules, prizes). Participants agree to them when they register.</p>\n",
     }
+
+
+def _participant_blocks(inputs: Inputs, options: Options) -> dict:
+    """The metric definitions (evaluation page), the format examples, limits and timeline (data page)."""
+    from agrieval.scoring.authoring.bundles.metric_pages import definitions_html, participant_html
+
+    d = inputs.definition
+    dev_start, dev_end, final_start, end = options.text_dates()
+    vocabulary = sorted(d.vocabulary or (), key=lambda v: (len(str(v)), str(v)))
+    labels = ((str(vocabulary[0]), str(vocabulary[1])) if len(vocabulary) > 1
+              else ("1", "2") if d.label_type == "int" else ("a", "b"))
+    per_day = (f"at most {options.per_day} submissions a day" if options.per_day is not None
+               else "the platform's daily submission limit")
+    total = f", {options.total} in total" if options.total is not None else ""
+    limits = (f"{per_day}{total}; a file of at most {d.limits.max_bytes:,} bytes and {d.limits.max_rows:,} rows; "
+              f"grading stops after {options.time_limit or d.limits.max_seconds:g} seconds. A rejected file is "
+              "not scored.")
+    timeline = (f"{options.dev_name}: {dev_start} to {dev_end} UTC, scored on the public part of the test set. "
+                f"{options.final_name}: {final_start} to {end} UTC, ranked on the private part after the end "
+                f"(the private ranking appears from {options.reveal_text()} UTC).")
+    return {"evaluation": definitions_html(list(inputs.keys), d.primary_metric),
+            "data": participant_html(d, sorted(inputs.solution.ids), labels, limits, timeline)}
 
 
 def logo_png() -> bytes:

@@ -12,9 +12,11 @@ every split codename in ``result`` must be linked to the phase
 
 from __future__ import annotations
 
+from agrieval.scoring.authoring.bundles.starting_kit import VALIDATE_CMD
+from agrieval.scoring.authoring.bundles.submission_limits import resolved
 from agrieval.scoring.authoring.bundles.competition_pages import Options, logo_png, pages
 from agrieval.scoring.authoring.bundles.files import (MIN_NUMPY, Bundle, Inputs, runtime_note, sample_submission,
-                                             solution_notes, under, validate_command, zip_bytes)
+                                             solution_notes, under, zip_bytes)
 from agrieval.scoring.authoring.bundles.yaml_text import dump
 from agrieval.scoring.runtime.definition import freeze
 from agrieval.scoring.text import literals as lit
@@ -61,6 +63,7 @@ def challenge_config(inputs: Inputs, options: Options) -> dict:
     d = inputs.definition
     dev_start, dev_end, final_start, end = options.text_dates()
     phases = _phases(d)
+    limits = resolved("evalai", options)
     out_phases, links = [], []
     for i, (codename, split) in enumerate(phases, start=1):
         public = split == "public"
@@ -73,8 +76,9 @@ def challenge_config(inputs: Inputs, options: Options) -> dict:
             # public submissions on a public split).
             "is_submission_public": True, "start_date": dev_start if public else final_start,
             "end_date": dev_end if public else end, "test_annotation_file": f"annotations/{codename}.csv",
-            "codename": codename, "max_submissions_per_day": 5, "max_submissions_per_month": 100,
-            "max_submissions": 100, "allowed_submission_file_types": ".csv, .zip"})
+            "codename": codename, "max_submissions_per_day": limits.per_day,
+            "max_submissions_per_month": limits.total, "max_submissions": limits.total,
+            "allowed_submission_file_types": ".csv, .zip"})
         link = {"challenge_phase_id": i, "leaderboard_id": 1, "leaderboard_decimal_precision": 4,
                 "is_leaderboard_order_descending": bool(d.higher_is_better)}
         links.append(dict(link, dataset_split_id=1, visibility=3))
@@ -123,7 +127,9 @@ def build(inputs: Inputs, *, options: Options | None = None, **_options) -> Bund
     config = challenge_config(inputs, options)
     config_text = "# EvalAI challenge configuration, written by `agrieval bundle evalai`.\n" + dump(config)
     bundle.add("challenge_config.yaml", config_text)
-    page = pages(inputs, options, sample_note=note, sample_where="published with the test data",
+    validate_cmd = VALIDATE_CMD  # the starting kit's validate.py: Python and numpy, nothing to install
+    page = pages(inputs, options, validate_cmd=validate_cmd, sample_note=note,
+                      sample_where="published with the test data",
                  upload_how="Upload the CSV itself (a zip holding it is read too).")
     upload = {"challenge_config.yaml": config_text.encode(), "logo.png": logo_png(),
               "evaluation_script.zip": zip_bytes(under(bundle, "evaluation_script")),

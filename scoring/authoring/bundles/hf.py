@@ -12,9 +12,10 @@ from __future__ import annotations
 import json
 
 from agrieval.scoring.authoring import vendoring
+from agrieval.scoring.authoring.bundles.starting_kit import VALIDATE_CMD
+from agrieval.scoring.authoring.bundles.submission_limits import resolved
 from agrieval.scoring.authoring.bundles.competition_pages import Options
-from agrieval.scoring.authoring.bundles.files import (Bundle, Inputs, runtime_note, sample_submission, solution_notes,
-                                             validate_command)
+from agrieval.scoring.authoring.bundles.files import Bundle, Inputs, runtime_note, sample_submission, solution_notes
 from agrieval.scoring.runtime.definition import freeze
 from agrieval.scoring.text import literals as lit
 
@@ -48,7 +49,9 @@ def conf_json(inputs: Inputs, options: Options) -> dict:
     order competitions/create.py writes them."""
     d = inputs.definition
     end = options.dates()[3]
-    return {"COMPETITION_TYPE": "generic", "SUBMISSION_LIMIT": 5, "TIME_LIMIT": 600, "SELECTION_LIMIT": 2,
+    limits = resolved("hf", options)
+    return {"COMPETITION_TYPE": "generic", "SUBMISSION_LIMIT": limits.per_day, "TIME_LIMIT": limits.time_limit,
+            "SELECTION_LIMIT": 2,
             "HARDWARE": "cpu-basic", "END_DATE": end.strftime("%Y-%m-%d"),
             "EVAL_HIGHER_IS_BETTER": bool(d.higher_is_better), "SUBMISSION_ID_COLUMN": d.id_column,
             "SUBMISSION_COLUMNS": ",".join(d.expected_columns), "SUBMISSION_ROWS": len(inputs.solution.ids),
@@ -71,7 +74,7 @@ def build(inputs: Inputs, *, options: Options | None = None, **_options) -> Bund
     bundle.add("sample_submission.csv", sample)
     conf = json.dumps(conf_json(inputs, options), indent=4) + "\n"
     bundle.add("conf.json", conf)
-    validate_cmd = validate_command(d)
+    validate_cmd = VALIDATE_CMD  # the starting kit's validate.py: Python and numpy, nothing to install
     better = "higher" if d.higher_is_better else "lower"
     bundle.add("COMPETITION_DESC.md", f"# {lit.markdown(options.title_of(inputs))}\n\n{lit.markdown(d.title or d.name)}"
                f"\n\nRanked on {lit.markdown_code(inputs.keys[0])} ({better} is better); the private leaderboard is "
@@ -79,7 +82,7 @@ def build(inputs: Inputs, *, options: Options | None = None, **_options) -> Bund
     bundle.add("DATASET_DESC.md", f"# Data\n\n`sample_submission.csv` holds every id of the test set: {note}.\n")
     header = lit.markdown_code(d.delimiter.join(d.expected_columns))
     bundle.add("SUBMISSION_DESC.md", f"# Submissions\n\nA CSV with the header {header}"
-               f", one row per id (or a zip holding it). Check it first with the agrieval kit: {lit.markdown_code(validate_cmd)}\n")
+               f", one row per id (or a zip holding it). Check it first with `validate.py` (Python and numpy alone):\n\n    {validate_cmd}\n")
     bundle.add("RULES.md", "# Rules\n\nOrganizers: replace this text with your rules.\n")
     bundle.add("README.md", f"""# Hugging Face competition repository files for {lit.markdown_code(d.name)}
 

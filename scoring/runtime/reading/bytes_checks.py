@@ -78,7 +78,7 @@ def checked_utf8(data: bytes, log: ProblemLog) -> bytes | None:
 
 def report_line_endings(data: bytes, log: ProblemLog, *, crlf_records: int | None = None,
                         n_records: int | None = None) -> None:
-    """Warn about CRLF or mixed line endings. ``crlf_records`` of ``n_records`` line ends: what the
+    """Warn about mixed line endings (CRLF alone is accepted silently). ``crlf_records`` of ``n_records`` line ends: what the
     tokenizer found (every CR then ended a record), so the bytes need no second look."""
     if b"\r" not in data:
         return  # LF line ends only: nothing to report
@@ -93,5 +93,5 @@ def report_line_endings(data: bytes, log: ProblemLog, *, crlf_records: int | Non
     styles = sum(x > 0 for x in (n_crlf, n_cr, n_lf))
     if styles > 1:
         log.warning("mixed_line_endings", f"the file mixes line endings ({n_crlf} CRLF, {n_lf} LF, {n_cr} CR); accepted")
-    elif n_crlf:
-        log.warning("crlf_line_endings", "the file has Windows (CRLF) line endings; accepted")
+    # CRLF alone is accepted without a word: it is what Python's own csv.writer writes by default, so a warning
+    # would ask every such participant to change something that is right (DESIGN.md, Conventions)

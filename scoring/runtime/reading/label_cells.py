@@ -210,6 +210,11 @@ def _parse_int_token(tok: str, cell: str, log: ProblemLog, line: int, column: in
         log.error("non_integer_label", f"label {_show(tok)} is quoted text; write the bare integer id{named}",
                   line, column)
         return None
+    if re.fullmatch(r"\d+(\s+\d+)+", tok):  # what writing a numpy array gives: [1355868 1355869]
+        log.error("non_integer_label", f"label {_show(tok)} is several ids separated by spaces, as a numpy array "
+                                       "prints; separate them with commas, e.g. [1, 2, 3] (write "
+                                       "str(list(map(int, arr))) for an array arr, not str(arr))", line, column)
+        return None
     log.error("non_integer_label", f"label {_show(tok)} is not an integer species id{named}", line, column)
     return None
 

@@ -139,6 +139,8 @@ def _parse(raw: bytes, *, delimiter: str, required: Sequence[str], optional: Seq
         first_bytes = raw if end < 0 else raw[:end]
         raw = first_line.encode("utf-8") + raw[len(first_bytes.rstrip(b"\r")):]
     if not _check_header(header, required, optional, allow_extra, expected_delimiter, log):
+        if end >= 0 and raw[end + 1:].strip():
+            _rows_not_checked(log)
         return None, None
     n_fields = len(header)
     # Bound the work before tokenising (memory too: numpy's spans cost several int64 per field): with more
@@ -329,6 +331,19 @@ def _mend_quote(source: _Lines, first: int, delimiter: str, msg: str, log: Probl
     source.lines[first + k] = text[:offset] + text[offset + trouble.length:]
     source.i = first
     return True
+
+
+def _rows_not_checked(log: ProblemLog) -> None:
+    """Say, on the header's last error, that the rows were not read: a participant who fixes only the header
+    would otherwise expect the file to pass in the next round."""
+    from dataclasses import replace
+
+    for k in range(len(log.problems) - 1, -1, -1):
+        p = log.problems[k]
+        if p.line == 1 and p.severity == "error":
+            log.problems[k] = replace(p, message=p.message + "; the rows were not checked: fix the header, then "
+                                                             "check the file again")
+            return
 
 
 # A header wider than this is refused in one message, before any per-field work (a 19 MB header of commas

@@ -30,25 +30,29 @@ def test_a_file_in_the_wrong_delimiter_is_read_with_its_own_and_its_other_proble
     assert _errors(data) == [("wrong_delimiter", 1, None), ("float_label", 3, 2), ("duplicate_id", 4, 1)]
 
 
+ROWS_NOT_CHECKED = "; the rows were not checked: fix the header, then check the file again"
+
+
 def test_the_real_2024_file_under_2025_names_its_delimiter_and_its_renamed_id_column():
     sub = read_submission(REAL / "plantclef2024_submission_dsgt_run_v1.csv", PC25)
     assert [p.code for p in sub.errors] == ["wrong_delimiter", "missing_column"]
     assert sub.errors[1].message == ("required column 'quadrat_id' is missing; found 'plot_id' instead: rename it "
-                                     "to 'quadrat_id'")
+                                     "to 'quadrat_id'" + ROWS_NOT_CHECKED)
 
 
 def test_every_renamed_column_gets_its_hint():
     sub = read_submission(b'"id","species"\n"CBN-PdlC-A1-20230512","[1355868]"\n', PC25)
     assert [p.message for p in sub.errors] == [
         "required column 'quadrat_id' is missing; found 'id' instead: rename it to 'quadrat_id'",
-        "required column 'species_ids' is missing; found 'species' instead: rename it to 'species_ids'"]
+        "required column 'species_ids' is missing; found 'species' instead: rename it to 'species_ids'"
+        + ROWS_NOT_CHECKED]  # said once, on the header's last problem
 
 
 def test_a_column_in_its_place_is_not_also_called_an_extra_column():
     sub = read_submission(b"key,species_ids,notes\nq1,[1355868],x\n", PC25)
     assert [(p.code, p.message) for p in sub.errors] == [
         ("missing_column", "required column 'quadrat_id' is missing; found 'key' instead: rename it to 'quadrat_id'"),
-        ("extra_column", "column 'notes' is not accepted; the columns are quadrat_id, species_ids")]
+        ("extra_column", "column 'notes' is not accepted; the columns are quadrat_id, species_ids" + ROWS_NOT_CHECKED)]
 
 
 def test_thirteen_rows_of_the_same_species_names_say_it_three_times_then_count_the_rest():

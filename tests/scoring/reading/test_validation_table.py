@@ -83,9 +83,9 @@ def test_utf8_bom_accepted_with_warning(solution):
     assert codes(ps) == [] and codes(ps, "warning") == ["utf8_bom"]
 
 
-def test_crlf_accepted_with_warning(solution):
+def test_crlf_accepted_without_a_warning(solution):
     ps = problems("crlf.csv", solution=solution)
-    assert codes(ps) == [] and codes(ps, "warning") == ["crlf_line_endings"]
+    assert codes(ps) == [] and codes(ps, "warning") == []
 
 
 def test_ragged_row_located():

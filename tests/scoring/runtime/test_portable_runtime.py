@@ -34,7 +34,7 @@ SOLUTION = REFERENCE / "plantclef2025" / "solution.csv"
 
 
 def test_shipped_frozen_definitions_load_and_check_their_fingerprint(tmp_path):
-    assert shipped_competitions() == ["agrichallenge2024", "plantclef2024", "plantclef2025"]
+    assert shipped_competitions() == ["agrichallenge2024", "plantclef2024", "plantclef2025", "plantclef2026"]
     assert len(load_definition("plantclef2025").labels) == 7806
     tampered = json.loads((FROZEN_DIR / "plantclef2025.json").read_text())
     tampered["definition"]["limits"]["max_rows"] = 10**9

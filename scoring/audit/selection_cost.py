@@ -1,0 +1,74 @@
+"""What a rule for "which submission counts" costs each team: the private score it lost against its best private.
+
+For each team, with its submissions' public and private scores (``split_scores``), each rule picks the
+submissions that count, and the team's final score is the best private among them:
+
+``best_public``   its best public submission (EvalAI's default, Codabench when a team re-submits its best);
+``top2_public``   its ``k`` best public submissions (Kaggle and Hugging Face when a team selects none; k = 2);
+``last``          its last submission (EvalAI ranked "by latest", Codabench's ``Force_Last`` migration).
+
+``lost = best_private - counted_private`` (>= 0): what choosing on the public split, or by time, cost the
+team. Ties on the public score keep the earlier submission. Example: a team whose best public pick scored
+0.40283 private where its best private submission scored 0.40600 lost 0.00317 under ``best_public``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from agrieval.scoring.audit.split_permutation import split_scores
+
+__all__ = ["SelectionCost", "selection_costs", "RULES"]
+
+RULES = ("best_public", "top2_public", "last")
+
+
+@dataclass
+class SelectionCost:
+    team: str
+    n_submissions: int
+    best_private: float
+    best_private_file: str
+    counted: dict = field(default_factory=dict)  # rule -> {"private", "file", "lost"}
+
+    def to_dict(self) -> dict:
+        return {"team": self.team, "n_submissions": self.n_submissions, "best_private": self.best_private,
+                "best_private_file": self.best_private_file, "rules": self.counted}
+
+
+def _picks(public: np.ndarray, rule: str, k: int = 2) -> list:
+    """Indices (into the team's submissions, in time order) that ``rule`` lets count."""
+    order = sorted(range(len(public)), key=lambda i: (-public[i], i))  # best public first; ties: the earlier
+    if rule == "best_public":
+        return order[:1]
+    if rule == "top2_public":
+        return order[:k]
+    if rule == "last":
+        return [len(public) - 1]
+    raise ValueError(f"unknown rule {rule!r}")
+
+
+def selection_costs(values: np.ndarray, units: np.ndarray, split: np.ndarray, team_names: list, files: list,
+                    k: int = 2) -> list:
+    """One ``SelectionCost`` per team (in order of first appearance); ``values`` (S, N) per-row parts of the
+    primary metric of the S scored submissions, grouped by team in time order, as ``audit`` takes them."""
+    masks = np.stack([split == "public", split == "private"], axis=1)
+    if not masks[:, 1].any():
+        return []
+    scores = split_scores(values, units, masks)
+    teams = list(dict.fromkeys(team_names))
+    out = []
+    for team in teams:
+        mine = [s for s, t in enumerate(team_names) if t == team]
+        public, private = scores[mine, 0], scores[mine, 1]
+        best = int(np.argmax(private))  # the first of the best
+        cost = SelectionCost(team, len(mine), float(private[best]), files[mine[best]])
+        for rule in RULES:
+            picks = _picks(public, rule, k)
+            top = max(picks, key=lambda i: (private[i], -i))
+            cost.counted[rule] = {"private": float(private[top]), "file": files[mine[top]],
+                                  "lost": float(private[best] - private[top])}
+        out.append(cost)
+    return out

@@ -1,0 +1,86 @@
+"""What a participant needs on the pages besides the scorer: each metric's definition, the file format with a
+right and a wrong example, the limits, the timeline and the reveal.
+
+``definitions_html``, ``format_examples`` and ``participant_html`` write HTML with every value escaped
+(``html.escape``); the examples are made from the sample submission's first ids, and a test validates each
+with the grader (the right one accepted, the wrong one rejected with the code the page names).
+The metric formulas restate ``scoring/runtime/metrics`` (one implementation each; this is their prose).
+"""
+
+from __future__ import annotations
+
+import html
+from typing import Dict, List, Tuple
+
+__all__ = ["METRICS", "definitions_html", "format_examples", "participant_html"]
+
+# key -> (name, formula, what it means); P_i: the predicted set of row i, T_i: the true set.
+METRICS: Dict[str, Tuple[str, str]] = {
+    "transect_f1": ("F1_i = 2 |P_i ∩ T_i| / (|P_i| + |T_i|) for each quadrat i (1 when P_i and T_i are both "
+                    "empty); transect F1 = (1 / |G|) Σ_g (1 / |g|) Σ_{i ∈ g} F1_i",
+                    "the F1 of each quadrat, averaged within each transect g, then across the transects G: a "
+                    "transect surveyed several times counts once"),
+    "sample_f1": ("(1 / n) Σ_i F1_i", "the F1 of each row, averaged over the n rows (scikit-learn's "
+                  "f1_score(average='samples'))"),
+    "sample_precision": ("(1 / n) Σ_i |P_i ∩ T_i| / |P_i|", "the share of each row's predicted labels that are "
+                         "right, averaged over rows (an empty prediction: 0, or 1 when the truth is empty too)"),
+    "sample_recall": ("(1 / n) Σ_i |P_i ∩ T_i| / |T_i|", "the share of each row's true labels that were "
+                      "predicted, averaged over rows (an empty truth: 0, or 1 when the prediction is empty too)"),
+    "micro_f1": ("2 Σ_i |P_i ∩ T_i| / (Σ_i |P_i| + Σ_i |T_i|)", "F1 over all (row, label) pairs pooled"),
+    "macro_f1": ("(1 / |C|) Σ_c 2 tp_c / (true_c + predicted_c)", "the F1 of each class c, averaged over the "
+                 "classes C present in the truth or the predictions"),
+    "accuracy": ("(1 / n) Σ_i [ŷ_i = y_i]", "the fraction of rows whose predicted class is the true class"),
+    "balanced_accuracy": ("(1 / |C|) Σ_c tp_c / true_c", "the recall of each class, averaged over the classes C "
+                          "present in the truth (scikit-learn's balanced_accuracy_score)"),
+    "group_accuracy": ("(1 / |G|) Σ_g accuracy on the rows of g", "the accuracy within each group (team), "
+                       "averaged over the groups"),
+}
+
+
+def _e(value) -> str:
+    return html.escape(str(value), quote=True)
+
+
+def definitions_html(keys: List[str], primary: str) -> str:
+    """A definition list of every metric in ``keys`` (a ``KeyError`` for one without a definition: a test
+    keeps ``METRICS`` complete)."""
+    items = []
+    for k in keys:
+        formula, meaning = METRICS[k]
+        role = " (the ranking metric)" if k == primary else ""
+        items.append(f"<dt><code>{_e(k)}</code>{_e(role)}</dt>\n<dd><code>{_e(formula)}</code>: {_e(meaning)}.</dd>")
+    return "<h3>Metric definitions</h3>\n<dl>\n" + "\n".join(items) + "\n</dl>\n"
+
+
+def format_examples(definition, ids: List[str], labels: Tuple[str, str]) -> Tuple[str, str, str]:
+    """(a right file, a wrong file, the code the wrong one is rejected with), two rows each, from real ids."""
+    d = definition
+    label, other = labels
+    sep = d.delimiter
+    head = sep.join(f'"{c}"' for c in d.expected_columns) if d.quoting == "all" else sep.join(d.expected_columns)
+    if d.task == "multiclass":
+        right = f"{head}\n" + "".join(f"{i}{sep}{label}\n" for i in ids[:2])
+        wrong = f"{head}\n" + "".join(f"{i}{sep}{label} {other}\n" for i in ids[:2])
+        return right, wrong, "unknown_label"
+    if d.list_syntax == "python-list" and sep == ",":
+        # a list holds commas: the cell must be quoted, or the row splits into more fields than the header
+        right = f"{head}\n" + "".join(f'"{i}","[{label}, {other}]"\n' for i in ids[:2])
+        wrong = f"{head}\n" + "".join(f"{i},[{label}, {other}]\n" for i in ids[:2])
+        return right, wrong, "ragged_row"
+    items = f"[{label}, {other}]" if d.list_syntax == "python-list" else f"{label} {other}"
+    right = f"{head}\n" + "".join(f"{i}{sep}{items}\n" for i in ids[:2])
+    wrong = f"{head}\n" + "".join(f"{i}{sep}[{label} {other}]\n" for i in ids[:2])
+    return right, wrong, "non_integer_label" if d.label_type == "int" else "list_syntax"
+
+
+def participant_html(definition, ids: List[str], labels: Tuple[str, str], limits_text: str,
+                     timeline_text: str) -> str:
+    """The format examples, the limits and the timeline, as a block of the data page."""
+    right, wrong, code = format_examples(definition, ids, labels)
+    return (f"<h3>A file that is accepted</h3>\n<pre>{_e(right)}</pre>\n"
+            f"<h3>A file that is rejected (<code>{_e(code)}</code>)</h3>\n<pre>{_e(wrong)}</pre>\n"
+            + ("<p>A list holds commas, so its cell must be quoted: <code>df.to_csv(..., quoting=csv.QUOTE_ALL)"
+               "</code> or pandas' default quoting does it; write each list as <code>[1, 2, 3]</code>, not as a "
+               "numpy array prints (<code>[1 2 3]</code>).</p>\n"
+               if definition.task == "multilabel" and definition.delimiter == "," else "")
+            + f"<h3>Limits</h3>\n<p>{_e(limits_text)}</p>\n<h3>Timeline and reveal</h3>\n<p>{_e(timeline_text)}</p>\n")

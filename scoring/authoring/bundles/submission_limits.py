@@ -1,0 +1,112 @@
+"""Submission limits and the time limit of a bundle: the organizer's (``agrieval bundle --per-day/--total/
+--time-limit``) or, left unset, the platform's own defaults, read from each platform's code.
+
+``resolved(platform, options)`` gives the three values a builder writes into the platform's configuration;
+``readme_section(platform, options)`` the README's account of them and of which submission counts, with the
+steps the configuration cannot express (each citing the platform's code).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional
+
+__all__ = ["Limits", "PLATFORM_DEFAULTS", "resolved", "readme_section"]
+
+
+@dataclass(frozen=True)
+class Limits:
+    per_day: Optional[int]  # scored submissions per participant and day; None: the platform has no such setting
+    total: Optional[int]
+    time_limit: Optional[int]  # seconds of one grading on the platform's worker
+    source: str = ""  # where the platform's defaults come from
+
+
+# Each platform's defaults, from its code (repository at the commit read, file, line).
+PLATFORM_DEFAULTS = {
+    "codabench": Limits(5, 100, 600, "codalab/codabench c7dbc75 src/apps/competitions/unpackers/v2.py ~197-198 "
+                        "(max_submissions_per_day 5, max_submissions 100 when absent), src/apps/competitions/"
+                        "models.py ~297 (execution_time_limit 600 s); failed submissions do not count "
+                        "(Phase.can_user_make_submissions ~327-345: a day is the server's calendar date)"),
+    "codalab": Limits(999, 100, 300, "codalab/codalab-competitions c7ef5e2 codalab/apps/web/models.py ~887-898 "
+                      "(max_submissions 100, max_submissions_per_day 999, execution_time_limit 300 s)"),
+    "evalai": Limits(100000, 100000, None, "Cloud-CV/EvalAI 0f04039 apps/challenges/models.py ~1000-1008 "
+                     "(max_submissions_per_day, max_submissions_per_month and max_submissions 100000: no limit in "
+                     "effect); a phase has no time limit of its own"),
+    "hf": Limits(5, None, 3600, "huggingface/competitions d887d2e competitions/create.py ~302-312 (the creation "
+                 "form's SUBMISSION_LIMIT 5 a day, SELECTION_LIMIT 2, TIME_LIMIT 3600 s, used by script "
+                 "competitions only); no total limit exists (submissions.py _is_submission_allowed)"),
+    "kaggle": Limits(None, None, None, "Kaggle's host settings (no file of this bundle holds them)"),
+}
+
+
+def resolved(platform: str, options) -> Limits:
+    """The values the ``platform``'s configuration gets: the organizer's where set, else the platform's."""
+    base = PLATFORM_DEFAULTS[platform]
+    return Limits(per_day=options.per_day if getattr(options, "per_day", None) is not None else base.per_day,
+                  total=options.total if getattr(options, "total", None) is not None else base.total,
+                  time_limit=(options.time_limit if getattr(options, "time_limit", None) is not None
+                              else base.time_limit), source=base.source)
+
+
+def _value(platform: str, options, name: str) -> str:
+    set_by_organizer = getattr(options, name, None) is not None
+    value = getattr(resolved(platform, options), name)
+    unit = " s" if name == "time_limit" else ""
+    if getattr(PLATFORM_DEFAULTS[platform], name) is None:  # nothing in the platform's configuration says it
+        if platform == "kaggle":
+            return (f"{value}{unit}: enter it in Kaggle's host settings" if set_by_organizer
+                    else "Kaggle's host settings (no file of this bundle sets it)")
+        if name == "time_limit":
+            return (f"{value}{unit}, enforced by the bundled scorer's own guard (the platform has no such setting)"
+                    if set_by_organizer else "none on the platform (the bundled scorer's own guard applies)")
+        return (f"{value}{unit} asked, but the platform has no such setting: not enforced" if set_by_organizer
+                else "none (the platform has no such setting)")
+    return f"{value}{unit}" + ("" if set_by_organizer else " (the platform's default: set it with --"
+                               + name.replace("_", "-") + ")")
+
+
+# What the configuration cannot say about which submission counts: the host's step, with the platform's code.
+SELECTION_STEPS = {
+    "codabench": (
+        "Which submission counts: the private leaderboard phase re-scores each participant's **last** finished "
+        "final-phase submission (`submission_rule: Force_Last`; Competition.apply_phase_migration, "
+        "src/apps/competitions/models.py ~116-170). Close that phase to latecomers: Codabench's upload page "
+        "accepts submissions for any phase whose status is `Current`, and with `registration_auto_approve: "
+        "true` someone who registers after the end is approved at once and ranked on the private split. After "
+        "the migration, in the editor: untick auto-approval (or use --require-approval), and set the private "
+        "phase's max submissions to 0 or end it (src/apps/competitions/models.py Phase.can_user_make_submissions "
+        "~327-345; src/apps/api/views/competitions.py register ~351-375)."),
+    "codalab": (
+        "Which submission counts: CodaLab ranks each participant's submission that is on the leaderboard; with "
+        "`force_submission_to_leaderboard: true` every finished submission replaces it, so the **latest** counts "
+        "(codalab/apps/web/tasks.py ~618-628); the Final phase is blind (`hide_results`) until you publish it."),
+    "evalai": (
+        "Which submission counts: with submissions public by default, EvalAI ranks each team's **best** score "
+        "over all its public submissions of the phase, on the private split too (apps/jobs/utils.py "
+        "calculate_distinct_sorted_leaderboard_data; a 0.0-public/1.0-private file is ranked at 1.0). The "
+        "challenge config cannot set \"rank by the latest\" (the upload ignores it). **At the reveal**, in the "
+        "same host request that makes the private split public, set the final phase's private split to rank by "
+        "the latest submission (`show_leaderboard_by_latest_submission`, apps/challenges/models.py "
+        "ChallengePhaseSplit ~1148, read by apps/jobs/utils.py ~533), so that each team's last Final "
+        "submission counts."),
+    "hf": (
+        "Which submission counts: each team selects up to `SELECTION_LIMIT` (2) submissions; the private board "
+        "ranks the best private score of them, or, if it selected none, its best public submission "
+        "(competitions/leaderboard.py _process_private_lb). Nothing to do at the reveal."),
+    "kaggle": (
+        "Which submission counts: each team selects up to its number of final submissions (2 by default on "
+        "Kaggle); with none selected the best public ones count. Set the daily limit and the number of final "
+        "submissions in the competition's host settings."),
+}
+
+
+def readme_section(platform: str, options) -> str:
+    """The README's section on limits and on which submission counts."""
+    lines = ["", "## Submission limits and which submission counts", "",
+             f"- submissions per participant and day: {_value(platform, options, 'per_day')}",
+             f"- submissions in total: {_value(platform, options, 'total')}",
+             f"- time limit of one grading on the platform: {_value(platform, options, 'time_limit')}",
+             f"- where the platform's defaults come from: {PLATFORM_DEFAULTS[platform].source}", "",
+             SELECTION_STEPS[platform], ""]
+    return "\n".join(lines)
