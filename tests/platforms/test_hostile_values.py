@@ -30,7 +30,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from hypothesis import HealthCheck, example, given, settings
+from hypothesis import assume, HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from agrieval.scoring.authoring.bundles import PLATFORMS
@@ -218,6 +218,10 @@ def check(inputs, plain, v: dict) -> None:
          dev="{}", final="%s", reveal="\r")
 def test_hostile_values_change_no_generated_file_shape(inputs, plain, name, title, url, key, option_title, dev,
                                                         final, reveal):
+    # The overview shows the definition's title under the page's title only where the two differ (never the
+    # title twice): equal titles drop a paragraph by design, whatever the text, so the plain build's shape is
+    # that of two different titles.
+    assume(title != option_title)
     check(inputs, plain, {"name": name, "title": title, "url": url, "key": key, "option_title": option_title,
                           "dev": dev, "final": final, "reveal": reveal})
 

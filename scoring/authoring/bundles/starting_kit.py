@@ -3,13 +3,14 @@
 One file holds the grading runtime (embedded, ``vendoring.embedded_runtime``), the competition's frozen
 definition and the test ids (sorted: the sample submission already lists them all), so the participant
 checks a file exactly as the grader reads it, ids included, without installing anything but numpy.
-Every value lands in the generated Python through ``repr``.
+Every value lands in the generated Python as a literal (``agrieval.scoring.text.literals.python``).
 """
 
 from __future__ import annotations
 
 from agrieval.scoring.authoring import vendoring
 from agrieval.scoring.runtime.definition import freeze
+from agrieval.scoring.text import literals as lit
 
 __all__ = ["validator_py", "VALIDATOR_NAME", "VALIDATE_CMD"]
 
@@ -50,8 +51,10 @@ if __name__ == "__main__":
 def validator_py(inputs) -> str:
     """The text of ``validate.py`` for ``inputs`` (``files.Inputs``)."""
     d = inputs.definition
-    head = (f'"""Check a submission for {d.name} before uploading it: python validate.py submission.csv\n\n'
+    # No value in the docstring or any comment: the name and the ids are literals (scoring.text.literals).
+    head = ('"""Check a submission for the competition _NAME names before uploading it:\n'
+            'python validate.py submission.csv\n\n'
             'Needs Python 3.8 or later and numpy; nothing else. Written by `agrieval bundle`: the grader\'s own\n'
             'reading rules, the competition\'s definition and the test ids are inside this file.\n"""\n')
-    return (head + vendoring.embedded_runtime() + f"\n_NAME = {d.name!r}\n_FROZEN = {freeze(d)!r}\n"
-            f"_TEST_IDS = {sorted(inputs.solution.ids)!r}\n" + _MAIN)
+    return (head + vendoring.embedded_runtime() + f"\n_NAME = {lit.python(d.name)}\n_FROZEN = {lit.python(freeze(d))}\n"
+            "_TEST_IDS = [" + ", ".join(lit.python(i) for i in sorted(inputs.solution.ids)) + "]\n" + _MAIN)
