@@ -106,20 +106,26 @@ def directive(option: str, value: str | int | None = None) -> str:
     return f"#SBATCH --{option}={shlex.quote(value)}"
 
 
-def requeue_trap() -> list[str]:
+def requeue_trap(interrupt: bool = False) -> list[str]:
     """The first lines after ``set -euo pipefail``: from here on SLURM's USR1 warning creates the stop file
-    (before the trap, USR1 would end the shell). A requeued attempt keeps its job id: its stale file goes."""
+    (before the trap, USR1 would end the shell). A requeued attempt keeps its job id: its stale file goes.
+    ``interrupt``: the warning also sends SIGINT to the run (a command that saves its work on Ctrl-C and has
+    no stop file of its own, such as ``plantclef predict``, which flushes its tile parts)."""
+    action = 'touch "$AGRIEVAL_STOP_FILE"'
+    if interrupt:
+        action += '; if [ -n "${run:-}" ]; then kill -INT "$run" 2>/dev/null || true; fi'
     return [
         'export AGRIEVAL_STOP_FILE="${TMPDIR:-/tmp}/agrieval-stop-$SLURM_JOB_ID"',
         'rm -f "$AGRIEVAL_STOP_FILE"',
         "# SLURM's warning (--signal=B:USR1) reaches this shell only: ask the run to stop at its next checkpoint",
-        "trap 'touch \"$AGRIEVAL_STOP_FILE\"' USR1",
+        f"trap {shlex.quote(action)} USR1",
     ]
 
 
 def run_with_requeue(command: str) -> list[str]:
     """Shell lines that run ``command`` (already quoted) so that SLURM's USR1 warning (``requeue_trap``) ends it
-    at a checkpoint and requeues the task; any other exit status is the task's."""
+    at a checkpoint and requeues the task: a run that did not finish (exit status not 0) after the warning
+    came is requeued; any other exit status is the task's."""
     return [
         f"{command} &",
         "run=$!",
@@ -128,12 +134,13 @@ def run_with_requeue(command: str) -> list[str]:
         '  wait "$run" && status=0 || status=$?',
         '  kill -0 "$run" 2>/dev/null || break',
         "done",
-        'rm -f "$AGRIEVAL_STOP_FILE"',
-        f'if [ "$status" -eq {EXIT_REQUEUE} ]; then',
-        '  echo "== checkpointed on SLURM\'s warning: requeueing job $SLURM_JOB_ID"',
+        f'if [ "$status" -ne 0 ] && [ -e "$AGRIEVAL_STOP_FILE" ]; then  # warned and stopped (ctv run: {EXIT_REQUEUE})',
+        '  rm -f "$AGRIEVAL_STOP_FILE"',
+        '  echo "== stopped on SLURM\'s warning (exit $status): requeueing job $SLURM_JOB_ID"',
         '  scontrol requeue "$SLURM_JOB_ID"',
         "  exit 0",
         "fi",
+        'rm -f "$AGRIEVAL_STOP_FILE"',
         'exit "$status"',
     ]
 

@@ -174,8 +174,11 @@ def run_fold(cfg: TrainConfig, splits_dir: str | Path, runs_dir: str | Path, *, 
             say(f"removed {removed} temporary file(s) an interrupted attempt left in {out}")
     run = _set_up(cfg, splits_dir, out, data_root, weights_dir, info, say, progress, continue_stream, on_batch)
     _resume(run)
-    for epoch in range(run.state["epoch"] + 1, cfg.epochs + 1):
-        if stop_requested(info):
+    first = run.state["epoch"] + 1
+    for epoch in range(first, cfg.epochs + 1):
+        # each attempt trains at least one epoch: a warning that comes too early (a --signal lead longer than
+        # the attempt's time) still makes progress instead of requeueing forever
+        if epoch > first and stop_requested(info):
             raise StopRequested(f"stop requested ({os.environ.get(STOP_FILE_ENV)}) before epoch {epoch}; "
                                 f"{run.last if run.state['epoch'] else 'nothing'} holds the run so far")
         if cfg.patience and run.state["epoch"] - run.state["best_epoch"] >= cfg.patience:

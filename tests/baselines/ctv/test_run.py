@@ -179,16 +179,19 @@ def test_a_stop_request_checkpoints_and_the_requeued_run_ends_identical(referenc
 
 
 def test_the_run_command_exits_75_on_a_stop_request(ctv_data, tmp_path, monkeypatch):
+    """A warning before the run even started: the attempt still trains one epoch (so that every attempt makes
+    progress, whatever the --signal lead), checkpoints, and exits 75 for the job script to requeue it."""
     from click.testing import CliRunner
 
     from agrieval.baselines.ctv.runner import STOP_FILE_ENV
     from agrieval.scoring.cli.main import cli
 
     stop = tmp_path / "stop"
-    stop.touch()  # already there: the run stops before its first epoch, nothing trained, nothing lost
+    stop.touch()
     monkeypatch.setenv(STOP_FILE_ENV, str(stop))
     res = CliRunner().invoke(cli, ["baselines", "ctv", "run", "--splits", str(ctv_data[1]), "--runs-dir",
                                    str(tmp_path / "runs"), "--preset", "demo", "--protocol", "toto", "--arch",
-                                   "tiny_cnn", "--fold", "alpha", "--threads", "1"])
-    assert res.exit_code == 75 and "stop requested" in res.output
-    assert not (tmp_path / "runs" / "toto" / "tiny_cnn" / "alpha" / "last.pt").exists()
+                                   "tiny_cnn", "--fold", "alpha", "--threads", "1", "--epochs", "3"])
+    assert res.exit_code == 75 and "stop requested" in res.output and "before epoch 2" in res.output
+    part = tmp_path / "runs" / "toto" / "tiny_cnn" / "alpha"
+    assert (part / "last.pt").is_file() and len(_history(part)) == 1 and not (part / "run.json").exists()
