@@ -1,7 +1,7 @@
 """``agrieval baselines ctv slurm`` and ``status``: the script's text, its sizing, the checks made when it is
 written, and (property test) that no value can change its directives or its command.
 
-The same scripts run on a real SLURM in ``tests/baselines/slurm/test_real_slurm.py``.
+The same scripts run on a real SLURM in ``tests/baselines/ctv/test_ctv_on_slurm.py``.
 """
 
 from __future__ import annotations
