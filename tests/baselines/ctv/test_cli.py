@@ -69,6 +69,8 @@ def test_paper_preset_without_weights_says_which_file(ctv_data, tmp_path):
 
 # the torchrun (DDP) path: tests/baselines/ctv/test_distributed.py; ctv slurm: test_slurm_script.py
 
+
+@pytest.mark.parametrize("command", ["run", "run-all"])
 def test_device_cuda_without_a_gpu_is_one_line_and_exit_2(ctv_data, tmp_path, monkeypatch, command):
     monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
     _, splits = ctv_data

@@ -41,7 +41,7 @@ def _reference(splits, tmp_path, fold: str, epochs: int) -> bytes:
     return (tmp_path / "ref" / "toto" / "tiny_cnn" / fold / "predictions.csv").read_bytes()
 
 
-def _release_until_done(job: str, timeout: float = 420) -> None:
+def _release_until_done(job: str, timeout: float = 900) -> None:
     """Wait for the array to leave the queue, starting each requeued task at once (not after SLURM's 120 s)."""
     import time
 
@@ -97,7 +97,7 @@ def test_time_limit_warning_checkpoints_and_requeues(ctv_data, tmp_path):
     every 30 s); the run stops at the next epoch boundary, the script requeues the task, and the attempts add
     up to the uninterrupted run (no TIMEOUT)."""
     _, splits = ctv_data
-    epochs = 120  # about 40 s of training on one core: longer than the first warning
+    epochs = 75  # about 25 s of training on one core, longer than the latest first warning (30 s) with start-up
     script = _write(splits, tmp_path, "--folds", "gamma", "--epochs", str(epochs), "--time", "1",
                     "--signal-lead", "45")
     reference = _reference(splits, tmp_path, "gamma", epochs)
