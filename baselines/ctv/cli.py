@@ -187,14 +187,33 @@ def run_cmd(preset, splits, runs_dir, data_root, weights_dir, protocol, arch, fo
     from agrieval.baselines.ctv.config import make_config
     from agrieval.baselines.ctv.runner import EXIT_REQUEUE, StopRequested, run_fold
 
+    cfg = None
     try:
         cfg = make_config(preset, protocol=protocol, arch=arch, fold=fold, **_overrides(params))
         run_fold(cfg, splits, runs_dir, data_root=data_root, weights_dir=weights_dir, log=_log)
+        if os.environ.get("RANK", "0") == "0":
+            from agrieval.baselines.ctv.runner import run_dir
+            from agrieval.baselines.ctv.sweep import FAILED
+
+            (run_dir(runs_dir, cfg) / FAILED).unlink(missing_ok=True)  # our record of an earlier failure
     except CTVError as exc:
+        if cfg is not None and os.environ.get("RANK", "0") == "0":
+            _record_failure(cfg, runs_dir, exc)  # failed.json, as run-all writes: `ctv status` shows the code
         _fail(exc)
     except StopRequested as exc:  # a scheduler's warning: the job script requeues this run, which resumes
         _log(f"stopped: {exc}")
         raise SystemExit(EXIT_REQUEUE) from None
+
+
+def _record_failure(cfg, runs_dir, exc: CTVError) -> None:
+    from agrieval.baselines.ctv.runner import run_dir
+    from agrieval.baselines.ctv.sweep import PlannedRun, _failed
+
+    try:
+        path = run_dir(runs_dir, cfg)
+    except CTVError:
+        return  # an arch that does not resolve has no run folder
+    _failed(PlannedRun(cfg.protocol, path.parent.name, cfg.fold, path, "failed"), exc.code, exc.message)
 
 
 @ctv.command("run-all")

@@ -280,3 +280,23 @@ def test_a_hostile_value_stays_one_literal(tmp_path_factory, value):
         assert argv == ["baselines", "ctv", "run", "--protocol", protocol, "--arch", arch, "--fold", fold,
                         "--splits", f"/data/{value}/splits", "--runs-dir", value, "--num-workers", "0",
                         "--threads", "2"]
+
+
+def test_a_failed_single_run_leaves_failed_json_for_status(ctv_data, tmp_path):
+    """A task's run that stops on an input error records it, as run-all does, so `ctv status` can say why;
+    the same run finishing later removes the record."""
+    _, splits = ctv_data
+    runs = tmp_path / "runs"
+    base = ["run", "--splits", str(splits), "--runs-dir", str(runs), "--protocol", "toto", "--fold", "alpha"]
+    res = _invoke([*base, "--arch", "swin_tiny"])  # paper preset, no weights
+    assert res.exit_code == 2 and "[weights_missing]" in res.output
+    failed = runs / "toto" / "swin_tiny" / "alpha" / "failed.json"
+    assert json.loads(failed.read_text())["error"] == "weights_missing"
+    res = _invoke([*base, "--arch", "tiny_cnn", "--preset", "demo", "--epochs", "1", "--threads", "1",
+                   "--bad-flag"])
+    assert res.exit_code == 2 and not (runs / "toto" / "tiny_cnn").exists()  # a usage error: no run folder
+    (runs / "toto" / "tiny_cnn" / "alpha").mkdir(parents=True)
+    (runs / "toto" / "tiny_cnn" / "alpha" / "failed.json").write_text('{"error": "image_unreadable"}')
+    res = _invoke([*base, "--arch", "tiny_cnn", "--preset", "demo", "--epochs", "1", "--threads", "1"])
+    assert res.exit_code == 0, res.output
+    assert not (runs / "toto" / "tiny_cnn" / "alpha" / "failed.json").exists()
