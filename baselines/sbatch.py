@@ -15,10 +15,23 @@ stop file, the run stops at its next checkpoint and exits ``75``, and the script
 
 from __future__ import annotations
 
+import os
 import re
 import shlex
 
 EXIT_REQUEUE = 75  # what a run exits with when it stopped at a checkpoint on request (EX_TEMPFAIL)
+# The job script's trap creates this file on SLURM's warning; a run checks it at its safe points (the CTV run
+# between epochs, plantclef predict between batches), stops there with its work saved and exits EXIT_REQUEUE.
+STOP_FILE_ENV = "AGRIEVAL_STOP_FILE"
+
+
+class StopRequested(Exception):
+    """The stop file appeared: the run stopped at a safe point with its work saved; requeued, it resumes."""
+
+
+def stop_file_present() -> bool:
+    path = os.environ.get(STOP_FILE_ENV)
+    return bool(path) and os.path.exists(path)
 
 # SLURM's --time formats (sbatch(1)): minutes, minutes:seconds, hours:minutes:seconds, days-hours,
 # days-hours:minutes, days-hours:minutes:seconds; "UNLIMITED"/"INFINITE" are not accepted here (the warning
@@ -106,19 +119,16 @@ def directive(option: str, value: str | int | None = None) -> str:
     return f"#SBATCH --{option}={shlex.quote(value)}"
 
 
-def requeue_trap(interrupt: bool = False) -> list[str]:
+def requeue_trap() -> list[str]:
     """The first lines after ``set -euo pipefail``: from here on SLURM's USR1 warning creates the stop file
     (before the trap, USR1 would end the shell). A requeued attempt keeps its job id: its stale file goes.
-    ``interrupt``: the warning also sends SIGINT to the run (a command that saves its work on Ctrl-C and has
-    no stop file of its own, such as ``plantclef predict``, which flushes its tile parts)."""
-    action = 'touch "$AGRIEVAL_STOP_FILE"'
-    if interrupt:
-        action += '; if [ -n "${run:-}" ]; then kill -INT "$run" 2>/dev/null || true; fi'
+    (A file, not a signal to the run: bash starts a background command with SIGINT ignored, and torchrun would
+    not pass USR1 on to its ranks.)"""
     return [
-        'export AGRIEVAL_STOP_FILE="${TMPDIR:-/tmp}/agrieval-stop-$SLURM_JOB_ID"',
-        'rm -f "$AGRIEVAL_STOP_FILE"',
+        f'export {STOP_FILE_ENV}="${{TMPDIR:-/tmp}}/agrieval-stop-$SLURM_JOB_ID"',
+        f'rm -f "${STOP_FILE_ENV}"',
         "# SLURM's warning (--signal=B:USR1) reaches this shell only: ask the run to stop at its next checkpoint",
-        f"trap {shlex.quote(action)} USR1",
+        f"trap 'touch \"${STOP_FILE_ENV}\"' USR1",
     ]
 
 
@@ -136,8 +146,12 @@ def run_with_requeue(command: str) -> list[str]:
         "done",
         f'if [ "$status" -ne 0 ] && [ -e "$AGRIEVAL_STOP_FILE" ]; then  # warned and stopped (ctv run: {EXIT_REQUEUE})',
         '  rm -f "$AGRIEVAL_STOP_FILE"',
-        '  echo "== stopped on SLURM\'s warning (exit $status): requeueing job $SLURM_JOB_ID"',
-        '  scontrol requeue "$SLURM_JOB_ID"',
+        # an array's first task has SLURM_JOB_ID equal to the array's id, which `scontrol requeue` takes for
+        # every task of the array (seen on SLURM 22.05): name this task as ARRAY_INDEX
+        '  task="${SLURM_ARRAY_JOB_ID:+${SLURM_ARRAY_JOB_ID}_${SLURM_ARRAY_TASK_ID}}"',
+        '  task="${task:-$SLURM_JOB_ID}"',
+        '  echo "== stopped on SLURM\'s warning (exit $status): requeueing $task"',
+        '  scontrol requeue "$task"',
         "  exit 0",
         "fi",
         'rm -f "$AGRIEVAL_STOP_FILE"',
@@ -152,5 +166,5 @@ def attempt_header() -> str:
             '$(date -u +%Y-%m-%dT%H:%M:%SZ)"')
 
 
-__all__ = ["EXIT_REQUEUE", "RESERVED", "DirectiveError", "attempt_header", "check_mem", "check_name",
+__all__ = ["EXIT_REQUEUE", "RESERVED", "STOP_FILE_ENV", "DirectiveError", "StopRequested", "stop_file_present", "attempt_header", "check_mem", "check_name",
            "check_printable", "directive", "parse_extra", "requeue_trap", "run_with_requeue", "time_seconds"]

@@ -66,13 +66,20 @@ def scancel(*args: str) -> None:
     assert p.returncode == 0, p.stderr
 
 
+# slurmd refuses to launch a task it has just killed ("Job N already killed, do not launch batch job", and the
+# task ends FAILED) when the requeued task is started again within a second or so: release after this long.
+SETTLE_S = 5.0
+
+
 def release_requeued(task: str, timeout: float = 120) -> None:
     """A requeued task waits about 120 s before it may start again (SLURM 22.05 sets its begin time); the
-    tests start it now rather than wait."""
+    tests start it after ``SETTLE_S`` rather than wait."""
     deadline = time.monotonic() + timeout
+    state = None
     while time.monotonic() < deadline:
         state = states(task.split("_")[0]).get(task)
         if state == "PENDING":
+            time.sleep(SETTLE_S)
             scontrol("update", f"jobid={task}", "starttime=now")
             return
         time.sleep(0.5)

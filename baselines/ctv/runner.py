@@ -34,7 +34,7 @@ from agrieval.baselines.ctv.distributed import (DistInfo, Shard, all_reduce_sum,
                                                 init_distributed)
 from agrieval.baselines.ctv.engine import Runtime, accuracy, predict, train_one_epoch
 from agrieval.baselines.ctv.errors import CTVError
-from agrieval.baselines.sbatch import EXIT_REQUEUE  # noqa: F401 (what a StopRequested run exits with)
+from agrieval.baselines.sbatch import EXIT_REQUEUE, STOP_FILE_ENV, StopRequested, stop_file_present  # noqa: F401
 from agrieval.baselines.ctv.manifest import FoldData, load_fold
 from agrieval.baselines.ctv.models import build_model, find_weights
 from agrieval.baselines.ctv.pipelines import pipeline_for
@@ -46,9 +46,9 @@ from agrieval.scoring.runtime.atomic import remove_leftover_temporaries
 from agrieval.scoring.runtime.metrics.multiclass import validation_test_gap
 
 STOP_ENV = "AGRIEVAL_CTV_STOP_AFTER_EPOCH"  # test hook: behave as if killed after this epoch
-# A scheduler's warning (SLURM's --signal=B:USR1@N, trapped by the job script) creates this file: the run stops
-# at its next epoch boundary, where last.pt holds everything, and exits EXIT_REQUEUE so the script requeues it.
-STOP_FILE_ENV = "AGRIEVAL_STOP_FILE"
+# A scheduler's warning (SLURM's --signal=B:USR1@N, trapped by the job script) creates the stop file
+# (STOP_FILE_ENV): the run stops at its next epoch boundary, where last.pt holds everything, and exits
+# EXIT_REQUEUE so that the script requeues it.
 # What a run folder holds when finished or interrupted: a killed write leaves a temporary of one of these.
 RUN_FILES = ("last.pt", "best.pt", "run.json", "predictions.csv", "history.jsonl", "stream_after.pt", "failed.json")
 
@@ -57,15 +57,9 @@ class Interrupted(Exception):
     """Raised by the stop-after-epoch hook, after that epoch's checkpoint is on disk."""
 
 
-class StopRequested(Exception):
-    """The stop file appeared (a time-limit warning): the last epoch's checkpoint is on disk, the run can
-    be requeued and resumes exactly."""
-
-
 def stop_requested(info: DistInfo) -> bool:
     """Whether the stop file exists, agreed by every rank (rank 0's view, so that no rank stops alone)."""
-    path = os.environ.get(STOP_FILE_ENV)
-    seen = 1.0 if (path and info.is_main and os.path.exists(path)) else 0.0
+    seen = 1.0 if (info.is_main and stop_file_present()) else 0.0
     return all_reduce_sum([seen], info, "stop request")[0] > 0
 
 

@@ -9,7 +9,8 @@ before it is written. ``submit_script`` submits both, the merge with ``--depende
 ``--kill-on-invalid-dep=yes`` (a failed shard cancels the merge instead of leaving it pending forever).
 
 The array has the CTV script's survival lines (``--requeue``, append-mode logs, the ``--signal=B:USR1``
-warning: here it interrupts ``predict``, which flushes its parts, and the task is requeued). Every value is
+warning: ``predict`` stops after its current batch, flushes its parts and exits 75, and the task is
+requeued). Every value is
 checked and quoted by ``agrieval.baselines.sbatch``.
 """
 
@@ -96,7 +97,7 @@ def shard_script(job: ShardJob) -> str:
     q = shlex.quote
     lines = _head(job, job.job_name, "%x-%a.out", array=True)
     lines += ["", "# Written by 'agrieval baselines plantclef slurm': task I predicts shard I of "
-              f"{job.shards}; the merge job joins them.", "set -euo pipefail", *sbatch.requeue_trap(interrupt=True),
+              f"{job.shards}; the merge job joins them.", "set -euo pipefail", *sbatch.requeue_trap(),
               sbatch.attempt_header()]
     if job.setup:
         lines.append(job.setup)  # the user's own shell line, run as written

@@ -46,11 +46,17 @@ def _release_until_done(job: str, timeout: float = 900) -> None:
     import time
 
     deadline = time.monotonic() + timeout
+    pending_since: dict[str, float] = {}
     while sc.states(job):
         assert time.monotonic() < deadline, f"job {job} still queued: {sc.states(job)}"
+        now = time.monotonic()
         for task, state in sc.states(job).items():
-            if state == "PENDING" and "_" in task and not task.endswith("]"):
+            if state != "PENDING" or "_" not in task or task.endswith("]"):
+                pending_since.pop(task, None)
+                continue
+            if now - pending_since.setdefault(task, now) >= sc.SETTLE_S:
                 sc.scontrol("update", f"jobid={task}", "starttime=now")
+                pending_since.pop(task)
         time.sleep(1)
 
 
@@ -104,6 +110,6 @@ def test_time_limit_warning_checkpoints_and_requeues(ctv_data, tmp_path):
     job = sc.submit(script)
     _release_until_done(job)
     log = (tmp_path / "job" / "slurm-logs" / "ctv-0.out").read_text()
-    assert "stopped on SLURM's warning (exit 75): requeueing job" in log, log
+    assert "stopped on SLURM's warning (exit 75): requeueing" in log, log
     assert len(sc.attempts(tmp_path / "job" / "slurm-logs" / "ctv-0.out")) >= 2 and "TIME LIMIT" not in log
     assert (tmp_path / "runs" / "toto" / "tiny_cnn" / "gamma" / "predictions.csv").read_bytes() == reference

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import shlex
 import subprocess
+import time
 
 import pytest
 import slurm_cluster as sc
@@ -16,7 +17,7 @@ from agrieval.scoring.cli.main import cli
 
 PREDICT = ["--preset", "tiny", "--tiling", "grid:2", "--tiling", "full", "--strategy", "union", "--top-k", "1",
            "--max-species", "4", "--save-top-k", "5", "--competition", "plantclef2025", "--device", "cpu",
-           "--workers", "0"]
+           "--workers", "0", "--batch-size", "5"]  # one quadrat (5 tiles) per batch: several batches per shard
 AGGREGATE = ["--strategy", "union", "--top-k", "1", "--max-species", "4", "--competition", "plantclef2025"]
 
 
@@ -84,14 +85,24 @@ def test_shards_on_slurm_survive_a_requeue_and_equal_one_process(demo, tmp_path)
                        env=sc.environment(), cwd=tmp_path, timeout=60)
     assert p.returncode == 0, p.stderr
     array, merge = p.stdout.split("shards: job ")[1].split(";")[0], p.stdout.split("merge: job ")[1].split()[0]
-    # shard 0 is requeued while it runs (a node failure, a pre-emption): it starts again and resumes
+    # shard 0 is requeued while it runs (a node failure, a pre-emption): it starts again
     sc.wait_for(lambda: sc.states(array).get(f"{array}_0") == "RUNNING", "shard 0 to start")
     sc.scontrol("requeue", f"{array}_0")
     sc.release_requeued(f"{array}_0")
+    # shard 1 gets SLURM's warning (what --signal=B:USR1 sends, here at once) while it predicts: predict is
+    # interrupted, flushes the quadrats it finished, and the task requeues itself and resumes from them
+    parts = tmp_path / "work" / ".tiles.shard-1-of-2.parquet.parts"
+    sc.wait_for(parts.is_dir, "shard 1 to start predicting", poll=0.1)
+    time.sleep(1.0)
+    sc.scancel("--batch", "--signal=USR1", f"{array}_1")
+    sc.release_requeued(f"{array}_1")
     sc.wait_done(array)
     sc.wait_done(merge)
     work = tmp_path / "work"
     logs = tmp_path / "job" / "slurm-logs"
     assert sc.attempts(logs / "plantclef-0.out") == ["1", "2"], (logs / "plantclef-0.out").read_text()
+    warned = (logs / "plantclef-1.out").read_text()
+    assert sc.attempts(logs / "plantclef-1.out") == ["1", "2"] and "stopped on SLURM's warning" in warned, warned
+    assert "predicted 4 quadrats (" in warned
     assert (work / "tiles.parquet").read_bytes() == (ref / "tiles.parquet").read_bytes()
     assert (work / "submission.csv").read_bytes() == (ref / "submission.csv").read_bytes()
