@@ -101,9 +101,9 @@ def shard_script(job: ShardJob) -> str:
               sbatch.attempt_header()]
     if job.setup:
         lines.append(job.setup)  # the user's own shell line, run as written
-    shard = q(str(job.work)) + '/tiles.shard-"$SLURM_ARRAY_TASK_ID"-of-' + str(job.shards) + ".parquet"
-    lines += [f"if [ -f {shard} ]; then",
-              f'  echo "shard $SLURM_ARRAY_TASK_ID/{job.shards}: already written ({shard}); nothing to do"',
+    lines += ["shard_file=" + q(str(job.work)) + '/tiles.shard-"$SLURM_ARRAY_TASK_ID"-of-' + f"{job.shards}.parquet",
+              'if [ -f "$shard_file" ]; then',
+              f'  echo "shard $SLURM_ARRAY_TASK_ID/{job.shards}: already written ($shard_file); nothing to do"',
               "  exit 0", "fi"]
     words = ["agrieval", "baselines", "plantclef", "predict", str(job.images), *job.predict_args,
              "--save-tile-scores", str(job.work / TILES), "--out", str(job.work / SUBMISSION), "--resume",

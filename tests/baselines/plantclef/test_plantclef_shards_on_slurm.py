@@ -8,10 +8,13 @@ from __future__ import annotations
 import shlex
 import subprocess
 import time
+from pathlib import Path
 
 import pytest
 import slurm_cluster as sc
 from click.testing import CliRunner
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from agrieval.scoring.cli.main import cli
 
@@ -106,3 +109,56 @@ def test_shards_on_slurm_survive_a_requeue_and_equal_one_process(demo, tmp_path)
     assert "predicted 4 quadrats (" in warned
     assert (work / "tiles.parquet").read_bytes() == (ref / "tiles.parquet").read_bytes()
     assert (work / "submission.csv").read_bytes() == (ref / "submission.csv").read_bytes()
+
+
+# quotes, backslashes, newlines, $() and backticks, '#', unicode line separators, sbatch's '%'
+_PIECES = list("ab '\"\\$()`#;&|<>*?~!{}%\n\u2028=,-/.:_") + ["$(id)", "`id`", "'\"'\"'"]
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(value=st.lists(st.sampled_from(_PIECES), min_size=1, max_size=10).map("".join))
+def test_a_hostile_path_or_value_stays_one_literal(tmp_path_factory, value):
+    """Image and work folders, predict and aggregate words and an extra directive drawn from a hostile
+    alphabet: refused with a DirectiveError, or the scripts keep their directive lines and each command gets
+    the value back as one argument (run under bash with a stand-in agrieval that records its argv)."""
+    import json
+    import os
+    import sys
+
+    from agrieval.baselines import sbatch
+    from agrieval.baselines.plantclef.slurm import ShardJob, merge_script, shard_script
+
+    tmp = tmp_path_factory.mktemp("hostile")
+
+    def job(v):
+        return ShardJob(images=Path(f"/data/{v}/img"), work=tmp / f"w{v}", log_dir=tmp / f"logs{v}", shards=2,
+                        predict_args=("--model", v), aggregate_args=("--recipe", v), extra=(f"--comment={v}",))
+
+    plain = job("plain")
+    try:
+        texts = shard_script(job(value)), merge_script(job(value))
+    except sbatch.DirectiveError:
+        assert not value.isprintable() or "%" in value or "\\" in value
+        return
+    for text, plain_text in zip(texts, (shard_script(plain), merge_script(plain))):
+        keys = [line.split("=")[0] for line in text.splitlines() if line.startswith("#SBATCH")]
+        assert keys == [line.split("=")[0] for line in plain_text.splitlines() if line.startswith("#SBATCH")]
+        assert len(text.splitlines()) == len(plain_text.splitlines())
+    fake = tmp / "bin" / "agrieval"
+    fake.parent.mkdir()
+    fake.write_text(f"#!{sys.executable}\nimport json, os, sys\n"
+                    "open(os.environ['ARGV_OUT'], 'a').write(json.dumps(sys.argv[1:]) + '\\n')\n")
+    fake.chmod(0o755)
+    env = {"PATH": f"{fake.parent}{os.pathsep}/usr/bin:/bin", "SLURM_ARRAY_TASK_ID": "1", "SLURM_JOB_ID": "1",
+           "ARGV_OUT": str(tmp / "argv.jsonl"), "TMPDIR": str(tmp)}
+    for text in texts:
+        (tmp / "job.sh").write_text(text)
+        p = subprocess.run(["bash", str(tmp / "job.sh")], env=env, capture_output=True, text=True, timeout=30)
+        assert p.returncode == 0, p.stderr
+    calls = [json.loads(line) for line in (tmp / "argv.jsonl").read_text().splitlines()]
+    work = tmp / f"w{value}"
+    assert calls[0] == ["baselines", "plantclef", "predict", str(Path(f"/data/{value}/img")), "--model", value,
+                        "--save-tile-scores", str(work / "tiles.parquet"), "--out", str(work / "submission.csv"),
+                        "--resume", "--quiet", "--shard", "1/2"]
+    assert calls[1][3:5] == [str(work / "tiles.shard-0-of-2.parquet"), str(work / "tiles.shard-1-of-2.parquet")]
+    assert calls[2][4:6] == ["--recipe", value]
