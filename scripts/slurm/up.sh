@@ -42,9 +42,10 @@ fi
 cpus="$(nproc)"
 mem_mb="$(awk '/MemTotal/ {print int($2 / 1024 * 0.9)}' /proc/meminfo)"
 want="$(cat <<CONF
-# Written by agrieval's scripts/slurm/up.sh: one node, no accounting, no cgroups.
+# Written by agrieval's scripts/slurm/up.sh: one node, no accounting, no cgroups; addressed as 127.0.0.1
+# (a fresh machine's host name need not resolve).
 ClusterName=agrieval
-SlurmctldHost=$node
+SlurmctldHost=$node(127.0.0.1)
 SlurmUser=root
 AuthType=auth/munge
 StateSaveLocation=/var/lib/slurm/slurmctld
@@ -66,7 +67,7 @@ MinJobAge=600
 AccountingStorageType=accounting_storage/none
 JobAcctGatherType=jobacct_gather/none
 JobCompType=jobcomp/none
-NodeName=$node CPUs=$cpus RealMemory=$mem_mb State=UNKNOWN
+NodeName=$node NodeAddr=127.0.0.1 CPUs=$cpus RealMemory=$mem_mb State=UNKNOWN
 PartitionName=debug Nodes=$node Default=YES MaxTime=INFINITE State=UP
 CONF
 )"
