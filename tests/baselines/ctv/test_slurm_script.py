@@ -300,3 +300,15 @@ def test_a_failed_single_run_leaves_failed_json_for_status(ctv_data, tmp_path):
     res = _invoke([*base, "--arch", "tiny_cnn", "--preset", "demo", "--epochs", "1", "--threads", "1"])
     assert res.exit_code == 0, res.output
     assert not (runs / "toto" / "tiny_cnn" / "alpha" / "failed.json").exists()
+
+
+def test_without_slurm_the_cluster_tests_skip_with_the_reason_or_fail_when_required(monkeypatch):
+    import slurm_cluster as sc
+
+    monkeypatch.setattr(sc.shutil, "which", lambda name: None)  # a laptop: no sbatch
+    monkeypatch.delenv("AGRIEVAL_REQUIRE_SLURM", raising=False)
+    with pytest.raises(pytest.skip.Exception, match=r"no SLURM here .*scripts/slurm/up.sh installs and starts one"):
+        sc.cluster()
+    monkeypatch.setenv("AGRIEVAL_REQUIRE_SLURM", "1")  # make test where it can install SLURM, and CI
+    with pytest.raises(pytest.fail.Exception, match="no SLURM here"):
+        sc.cluster()
