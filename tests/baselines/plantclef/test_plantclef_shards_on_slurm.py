@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import shlex
 import subprocess
-import time
 from pathlib import Path
 
 import pytest
@@ -88,16 +87,16 @@ def test_shards_on_slurm_survive_a_requeue_and_equal_one_process(demo, tmp_path)
                        env=sc.environment(), cwd=tmp_path, timeout=60)
     assert p.returncode == 0, p.stderr
     array, merge = p.stdout.split("shards: job ")[1].split(";")[0], p.stdout.split("merge: job ")[1].split()[0]
+    # shard 1 gets SLURM's warning (what --signal=B:USR1 sends) as soon as its trap is set (the attempt line is
+    # printed after it), while predict still starts: predict stops after its first batch, with that quadrat
+    # saved, and the task requeues itself and resumes from it
+    log1 = tmp_path / "job" / "slurm-logs" / "plantclef-1.out"
+    sc.wait_for(lambda: sc.attempts(log1), "shard 1 to start", poll=0.05)
+    sc.scancel("--batch", "--signal=USR1", f"{array}_1")
     # shard 0 is requeued while it runs (a node failure, a pre-emption): it starts again
     sc.wait_for(lambda: sc.states(array).get(f"{array}_0") == "RUNNING", "shard 0 to start")
     sc.scontrol("requeue", f"{array}_0")
     sc.release_requeued(f"{array}_0")
-    # shard 1 gets SLURM's warning (what --signal=B:USR1 sends, here at once) while it predicts: predict is
-    # interrupted, flushes the quadrats it finished, and the task requeues itself and resumes from them
-    parts = tmp_path / "work" / ".tiles.shard-1-of-2.parquet.parts"
-    sc.wait_for(parts.is_dir, "shard 1 to start predicting", poll=0.1)
-    time.sleep(1.0)
-    sc.scancel("--batch", "--signal=USR1", f"{array}_1")
     sc.release_requeued(f"{array}_1")
     sc.wait_done(array)
     sc.wait_done(merge)
@@ -106,7 +105,7 @@ def test_shards_on_slurm_survive_a_requeue_and_equal_one_process(demo, tmp_path)
     assert sc.attempts(logs / "plantclef-0.out") == ["1", "2"], (logs / "plantclef-0.out").read_text()
     warned = (logs / "plantclef-1.out").read_text()
     assert sc.attempts(logs / "plantclef-1.out") == ["1", "2"] and "stopped on SLURM's warning" in warned, warned
-    assert "predicted 4 quadrats (" in warned
+    assert "stop requested after 1 of 4 images" in warned and "predicted 4 quadrats (1 resumed)" in warned
     assert (work / "tiles.parquet").read_bytes() == (ref / "tiles.parquet").read_bytes()
     assert (work / "submission.csv").read_bytes() == (ref / "submission.csv").read_bytes()
 
