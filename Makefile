@@ -8,7 +8,7 @@ SCORING := $(VENV)/.agrieval-scoring
 ALL := $(VENV)/.agrieval-all
 BENCH := $(VENV)/.agrieval-bench
 
-.PHONY: demo test test-runtime platform-venvs bench magick clean-venv
+.PHONY: demo test test-runtime platform-venvs slurm bench magick clean-venv
 
 $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
@@ -28,14 +28,25 @@ demo: $(SCORING)
 	@echo "next: put agrieval on your PATH in this shell with   . $(VENV)/bin/activate"
 	@echo "      then try   agrieval --help   (the extras: pip install -e '.[data]', '.[baselines]', '.[plots]')"
 
+# Where this is root with apt-get (CI, a fresh Debian machine), a one-node SLURM is installed and started for the
+# tests that submit the generated job scripts, and those tests must pass; elsewhere (a laptop) they skip and say
+# how to start one. Set AGRIEVAL_REQUIRE_SLURM=1 or 0 to decide yourself.
+CAN_SLURM := $(shell [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null && echo 1 || echo 0)
+AGRIEVAL_REQUIRE_SLURM ?= $(CAN_SLURM)
+
 # The whole suite on this Python, then the grading runtime's own tests under every interpreter of
 # .ci/interpreters (the grading platforms' Pythons, numpy only), each in its own venv.
-test: $(ALL) platform-venvs
-	AGRIEVAL_REQUIRE_PLATFORMS=1 $(BIN)/python -m pytest -q -p no:cacheprovider
+test: $(ALL) platform-venvs slurm
+	AGRIEVAL_REQUIRE_PLATFORMS=1 AGRIEVAL_REQUIRE_SLURM=$(AGRIEVAL_REQUIRE_SLURM) $(BIN)/python -m pytest -q -p no:cacheprovider
 	$(MAKE) --no-print-directory test-runtime
 
 platform-venvs:
 	scripts/platform_venvs.sh
+
+slurm:
+	@if [ "$(CAN_SLURM)" = 1 ]; then scripts/slurm/up.sh; \
+	elif [ "$(AGRIEVAL_REQUIRE_SLURM)" = 1 ]; then echo "error: AGRIEVAL_REQUIRE_SLURM=1 but SLURM cannot be installed here (scripts/slurm/up.sh needs root and apt-get)" >&2; exit 1; \
+	else echo "note: no SLURM here (scripts/slurm/up.sh needs root and apt-get): the tests that submit job scripts will skip"; fi
 
 test-runtime: platform-venvs
 	@for venv in .venv-platforms/*/; do \

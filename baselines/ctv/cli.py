@@ -65,6 +65,7 @@ def ctv() -> None:
     agrieval baselines ctv run     --splits SPLITS --protocol toto --arch densenet121 --fold TEAM
     agrieval baselines ctv run-all --splits SPLITS               the sweep, in order, with resume
     agrieval baselines ctv slurm   --splits SPLITS -o ctv.sbatch one SLURM array task per run
+    agrieval baselines ctv status  ctv.sbatch --job JOBID       each task's run and scheduler state
     agrieval baselines ctv demo                                 tiny synthetic sweep + report (CPU)
     agrieval baselines ctv presets --markdown                   what paper and official set differently
     agrieval baselines ctv loader-check --splits SPLITS --protocol toto --fold TEAM   CPUs per GPU
@@ -138,22 +139,44 @@ def run_cmd(preset, splits, runs_dir, data_root, weights_dir, protocol, arch, fo
 
     from agrieval.baselines.ctv.config import make_config
     from agrieval.baselines.ctv.replicates import parse_seeds, seed_root
-    from agrieval.baselines.ctv.runner import run_fold
+    from agrieval.baselines.ctv.run_folders import run_dir
+    from agrieval.baselines.ctv.runner import EXIT_REQUEUE, StopRequested, run_fold
+    from agrieval.baselines.ctv.sweep import FAILED
 
+    cfg = failure_at = None
     try:
         cfg = make_config(preset, protocol=protocol, arch=arch, fold=fold, **_overrides(params))
         replicates = parse_seeds(seeds, cfg.seed)
         for seed in replicates or [None]:
             if seed is None:
-                run_fold(cfg, splits, runs_dir, data_root=data_root, weights_dir=weights_dir, log=_log)
+                one, root = cfg, runs_dir
             else:
                 _log(f"seed {seed}")
-                run_fold(dataclasses.replace(cfg, seed=seed), splits, seed_root(runs_dir, seed),
-                         data_root=data_root, weights_dir=weights_dir, log=_log)
+                one, root = dataclasses.replace(cfg, seed=seed), seed_root(runs_dir, seed)
+            failure_at = (one, root)
+            run_fold(one, splits, root, data_root=data_root, weights_dir=weights_dir, log=_log)
+            if os.environ.get("RANK", "0") == "0":
+                (run_dir(root, one) / FAILED).unlink(missing_ok=True)  # our record of an earlier failure
     except CTVError as exc:
+        if failure_at is not None and os.environ.get("RANK", "0") == "0":
+            _record_failure(*failure_at, exc)  # failed.json, as run-all writes: `ctv status` shows the code
         _fail(exc)
     except KeyboardInterrupt:
         _interrupted()
+    except StopRequested as exc:  # a scheduler's warning: the job script requeues this run, which resumes
+        _log(f"stopped: {exc}")
+        raise SystemExit(EXIT_REQUEUE) from None
+
+
+def _record_failure(cfg, runs_dir, exc: CTVError) -> None:
+    from agrieval.baselines.ctv.run_folders import run_dir
+    from agrieval.baselines.ctv.sweep import PlannedRun, _failed
+
+    try:
+        path = run_dir(runs_dir, cfg)
+    except CTVError:
+        return  # an arch that does not resolve has no run folder
+    _failed(PlannedRun(cfg.protocol, path.parent.name, cfg.fold, path, "failed"), exc.code, exc.message)
 
 
 @ctv.command("run-all")
@@ -189,28 +212,33 @@ def run_all_cmd(preset, splits, runs_dir, data_root, weights_dir, protocols, arc
 @ctv.command("slurm")
 @train_options
 @_sweep_options
-@click.option("-o", "--output", type=click.Path(dir_okay=False), required=True, help="sbatch script to write.")
-@click.option("--partition", help="Slurm partition (#SBATCH --partition); default: the cluster's.")
+@click.option("-o", "--output", type=click.Path(dir_okay=False), required=True, help="sbatch script to write (runs.tsv and slurm-logs/ go beside it).")
+@click.option("--partition", help="Slurm partition(s) (#SBATCH --partition); default: the cluster's.")
 @click.option("--account", help='Slurm account to charge (#SBATCH --account).')
-@click.option("--time", "time_limit", default="04:00:00", show_default=True, help='Wall-clock limit of one array task (#SBATCH --time).')
+@click.option("--time", "time_limit", default="04:00:00", show_default=True, help='Wall-clock limit of one attempt of a task (#SBATCH --time); a run that needs longer checkpoints and requeues itself.')
+@click.option("--signal-lead", type=int, default=600, show_default=True, help="Seconds before --time at which SLURM warns the task (#SBATCH --signal=B:USR1@N): more than one epoch's time, so the run reaches a checkpoint.")
 @click.option("--gpus-per-task", type=int, default=None, help="GPUs per task; 0: a CPU partition (no --gres line); >1 launches torchrun, one rank per GPU [1; 0 with --device cpu].")
-@click.option("--cpus-per-task", type=int, default=None, help="CPU cores per task [ranks x (--num-workers + 1)]; given alone, it sets --num-workers to cpus / ranks - 1.")
+@click.option("--ranks-per-task", type=int, default=None, help="CPU tasks only: DDP ranks per task, under torchrun (no GPU asked for) [1].")
+@click.option("--cpus-per-task", type=int, default=None, help="CPU cores per task [ranks x (--num-workers + 1)]; given alone, each rank gets the preset's loader workers and the rest as torch threads.")
 @click.option("--mem", default=None, help="Memory per task (#SBATCH --mem) [4G per CPU + 8G per GPU].")
 @click.option("--setup", help="Shell line run before training, e.g. 'source .venv/bin/activate'.")
 @click.option("--max-parallel", type=int, help="At most this many array tasks at once.")
+@click.option("--sbatch-extra", multiple=True, help="One more #SBATCH line, --name=value or --name (repeatable), e.g. --mail-type=END, --qos=long.")
 @click.option("--all-runs", is_flag=True, help="Include finished runs (they are skipped at run time anyway).")
-@click.option("--overwrite", is_flag=True, help="Replace an existing --output script.")
+@click.option("--overwrite", is_flag=True, help="Replace an existing --output script (and its runs.tsv).")
 def slurm_cmd(preset, splits, runs_dir, data_root, weights_dir, protocols, archs, folds, seeds, output, partition,
-              account, time_limit, gpus_per_task, cpus_per_task, mem, setup, max_parallel, all_runs, overwrite,
-              **params):
-    """Write an sbatch array script, one task per run of the sweep."""
+              account, time_limit, signal_lead, gpus_per_task, ranks_per_task, cpus_per_task, mem, setup,
+              max_parallel, sbatch_extra, all_runs, overwrite, **params):
+    """Write an sbatch array script, one task per run of the sweep (of each seed), and runs.tsv beside it."""
     from agrieval.baselines.ctv.config import make_config
-    from agrieval.baselines.ctv.slurm import sbatch_script, task_resources
+    from agrieval.baselines.ctv.slurm import RUNS_TSV, preflight, runs_table, sbatch_script, task_resources
     from agrieval.scoring.writing.policy import OutputPlan, OutputRefused
     from agrieval.scoring.runtime.atomic import write_text
 
+    table = Path(output).resolve().parent / RUNS_TSV
     try:
         OutputPlan(overwrite=overwrite).claim(output, what="sbatch script")
+        OutputPlan(overwrite=overwrite).claim(str(table), what="run table")
     except OutputRefused as exc:
         click.echo(exc.render(), err=True)
         raise SystemExit(2) from None
@@ -222,44 +250,79 @@ def slurm_cmd(preset, splits, runs_dir, data_root, weights_dir, protocols, archs
                            "another in one random stream, which an array of parallel tasks cannot; use run-all, or "
                            "pass --seed-stream fold")
         runs = _planned(splits, runs_dir, preset, protocols, archs, folds, seeds, params.get("seed"))
+        on_cpu = cfg.device == "cpu" or gpus_per_task == 0 or ranks_per_task is not None
+        if ranks_per_task is not None and gpus_per_task:
+            raise CTVError("bad_option", "--ranks-per-task is for CPU tasks; with GPUs there is one rank per GPU "
+                           "(--gpus-per-task)")
         gpus_defaulted = gpus_per_task is None
-        if gpus_defaulted:
-            gpus_per_task = 0 if cfg.device == "cpu" else 1
+        if on_cpu:
+            if cfg.device not in ("cpu", "auto"):
+                raise CTVError("bad_option", f"--device {cfg.device} on a task with no GPU; pass --device cpu")
+            # CPU ranks: `--gpus-per-task 2 --device cpu` (the old spelling) means 2 ranks, no GPU asked for
+            cpu_ranks = ranks_per_task or max(1, gpus_per_task or 0)
+            gpus_per_task = 0
+        else:
+            cpu_ranks = None
+            if gpus_defaulted:
+                gpus_per_task = 1
+        explicit_threads = params.get("threads")
         res = task_resources(gpus_per_task, cpus=cpus_per_task, mem=mem, workers=params.pop("num_workers", None),
-                             preset_workers=cfg.num_workers)
+                             preset_workers=cfg.num_workers, cpu_ranks=cpu_ranks)
+        if res.gpus == 0 and params.get("device") is None:
+            params["device"] = "cpu"
+        if not all_runs:
+            runs = [r for r in runs if r.status != "done"]
+        if not runs:
+            click.echo("nothing to do: every run of the sweep is finished", err=True)
+            return
+        preflight(cfg, runs, splits, runs_dir, weights_dir=weights_dir, data_root=data_root)
+        seeded = any(r.seed is not None for r in runs)
+        common = ["--preset", preset, "--splits", str(Path(splits).resolve())]
+        if seeded:  # each task's --seed and --runs-dir RUNS_DIR/seed-S come from its line of the run list
+            params.pop("seed", None)
+        else:
+            common += ["--runs-dir", str(Path(runs_dir).resolve())]
+        if data_root:
+            common += ["--data-root", str(Path(data_root).resolve())]
+        if weights_dir:
+            common += ["--weights-dir", str(Path(weights_dir).resolve())]
+        # Slurm opens --output before the job starts: the log folder must exist at submission, so it is made
+        # now, next to the script, and named by its absolute path (sbatch may be run from another folder).
+        log_dir = Path(output).resolve().parent / "slurm-logs"
+        text = sbatch_script(runs, common_args=common + _as_flags(params), res=res, partition=partition,
+                             account=account, time=time_limit, signal_lead=signal_lead, setup=setup,
+                             max_parallel=max_parallel, log_dir=str(log_dir), extra=tuple(sbatch_extra),
+                             pass_threads=explicit_threads is None,
+                             runs_root=str(Path(runs_dir).resolve()) if seeded else None)
     except CTVError as exc:
         _fail(exc)
-    if res.gpus == 0 and params.get("device") is None:
-        params["device"] = "cpu"
-    if not all_runs:
-        runs = [r for r in runs if r.status != "done"]
-    if not runs:
-        click.echo("nothing to do: every run of the sweep is finished", err=True)
-        return
-    seeded = any(r.seed is not None for r in runs)
-    common = ["--preset", preset, "--splits", str(Path(splits).resolve())]
-    if seeded:  # each task's --seed and --runs-dir RUNS_DIR/seed-S come from its line of the run list
-        params.pop("seed", None)
-    else:
-        common += ["--runs-dir", str(Path(runs_dir).resolve())]
-    if data_root:
-        common += ["--data-root", str(Path(data_root).resolve())]
-    if weights_dir:
-        common += ["--weights-dir", str(Path(weights_dir).resolve())]
-    # Slurm opens --output before the job starts: the log folder must exist at submission, so it is made
-    # now, next to the script, and named by its absolute path (sbatch may be run from another folder).
-    log_dir = Path(output).resolve().parent / "slurm-logs"
     log_dir.mkdir(parents=True, exist_ok=True)
-    text = sbatch_script(runs, common_args=common + _as_flags(params), res=res, partition=partition,
-                         runs_root=str(Path(runs_dir).resolve()) if seeded else None,
-                         account=account, time=time_limit, setup=setup, max_parallel=max_parallel,
-                         log_dir=str(log_dir))
+    write_text(table, runs_table(runs, log_dir))
     write_text(output, text)
     click.echo(f"wrote {output}: {len(runs)} array tasks of {res.gpus} GPU(s), {res.cpus} CPUs, {res.mem} "
-               f"({res.ranks} process(es) x {res.workers} loader workers), logs in {log_dir}/; submit with: "
-               f"sbatch {shlex.quote(str(output))}")
+               f"({res.ranks} process(es) x ({res.workers} loader workers + {res.threads} threads)), logs in "
+               f"{log_dir}/, index -> run in {table}; submit with: sbatch {shlex.quote(str(output))}")
     if gpus_defaulted and res.gpus:
         click.echo("note: 1 GPU per task by default; a CPU partition: --gpus-per-task 0 (or --device cpu)", err=True)
+
+
+@ctv.command("status")
+@click.argument("script", type=click.Path(dir_okay=False, exists=True))
+@click.option("--job", "job_id", help="The array's job id (sbatch printed it) to join the scheduler's states.")
+@click.option("--json", "as_json", is_flag=True, help="One JSON object on stdout.")
+def status_cmd(script, job_id, as_json):
+    """Each task of a written array (its runs.tsv): the run's state (done/partial/pending/failed) and, with
+    --job, the scheduler's (sacct where accounting runs, else squeue)."""
+    from agrieval.baselines.ctv.slurm_status import format_status, task_status
+
+    try:
+        rows = task_status(script, job_id)
+    except CTVError as exc:
+        _fail(exc)
+    if as_json:
+        click.echo(json.dumps({"tasks": rows}, indent=2, sort_keys=True))
+    else:
+        click.echo(format_status(rows), nl=False)
 
 
 @ctv.command("loader-check")
@@ -336,6 +399,7 @@ document(ctv, {name: (example, "Exit codes: 0 done; 1 an input was rejected (a m
     "run": "agrieval baselines ctv run --splits splits --weights-dir weights --protocol toto --arch densenet121 --fold team01",
     "run-all": "agrieval baselines ctv run-all --splits splits --weights-dir weights --runs-dir runs",
     "slurm": "agrieval baselines ctv slurm --splits splits --weights-dir weights --runs-dir runs -o ctv.sbatch",
+    "status": "agrieval baselines ctv status ctv.sbatch --job 1234",
     "demo": "agrieval baselines ctv demo --out ctv-demo",
     "presets": "agrieval baselines ctv presets --markdown",
     "loader-check": "agrieval baselines ctv loader-check --splits splits --protocol toto --fold team01 --json",

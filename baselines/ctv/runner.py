@@ -30,9 +30,11 @@ from agrieval.baselines.ctv.archs import ArchSpec, resolve_arch
 from agrieval.baselines.ctv.cache import build_cache
 from agrieval.baselines.ctv.config import PRESET_SOURCES, TrainConfig
 from agrieval.baselines.ctv.dataset import SplitDataset, unreadable_paths
-from agrieval.baselines.ctv.distributed import DistInfo, Shard, barrier, broadcast_buffers, collective, init_distributed
+from agrieval.baselines.ctv.distributed import (DistInfo, Shard, all_reduce_sum, barrier, broadcast_buffers, collective,
+                                                init_distributed)
 from agrieval.baselines.ctv.engine import Runtime, accuracy, predict, train_one_epoch
 from agrieval.baselines.ctv.errors import CTVError
+from agrieval.baselines.sbatch import EXIT_REQUEUE, STOP_FILE_ENV, StopRequested, stop_file_present  # noqa: F401
 from agrieval.baselines.ctv.manifest import FoldData, load_fold
 from agrieval.baselines.ctv.models import build_model, find_weights
 from agrieval.baselines.ctv.pipelines import pipeline_for
@@ -41,13 +43,25 @@ from agrieval.baselines.ctv.precision import amp_dtype, precision_for  # noqa: F
 from agrieval.baselines.ctv.seed_streams import FoldStream, seed_stream_for
 from agrieval.baselines.ctv.seeding import fold_seed, set_deterministic
 from agrieval.baselines.ctv.selection import SELECTIONS, BestKeeper, Selection
+from agrieval.scoring.runtime.atomic import remove_leftover_temporaries
 from agrieval.scoring.runtime.metrics.multiclass import validation_test_gap
 
 STOP_ENV = "AGRIEVAL_CTV_STOP_AFTER_EPOCH"  # test hook: behave as if killed after this epoch
+# A scheduler's warning (SLURM's --signal=B:USR1@N, trapped by the job script) creates the stop file
+# (STOP_FILE_ENV): the run stops at its next epoch boundary, where last.pt holds everything, and exits
+# EXIT_REQUEUE so that the script requeues it.
+# What a run folder holds when finished or interrupted: a killed write leaves a temporary of one of these.
+RUN_FILES = ("last.pt", "best.pt", "run.json", "predictions.csv", "history.jsonl", "stream_after.pt", "failed.json")
 
 
 class Interrupted(Exception):
     """Raised by the stop-after-epoch hook, after that epoch's checkpoint is on disk."""
+
+
+def stop_requested(info: DistInfo) -> bool:
+    """Whether the stop file exists, agreed by every rank (rank 0's view, so that no rank stops alone)."""
+    seen = 1.0 if (info.is_main and stop_file_present()) else 0.0
+    return all_reduce_sum([seen], info, "stop request")[0] > 0
 
 
 def finished_run(out: Path, cfg: TrainConfig) -> dict | None:
@@ -137,9 +151,19 @@ def run_fold(cfg: TrainConfig, splits_dir: str | Path, runs_dir: str | Path, *, 
         else "cpu"
     info = init_distributed(device_kind, cfg.dist_timeout)
     say = log if info.is_main else (lambda *_: None)
+    if info.is_main:  # a killed or requeued attempt may have died mid-write: its temporaries go first
+        removed = remove_leftover_temporaries(out / name for name in RUN_FILES)
+        if removed:
+            say(f"removed {removed} temporary file(s) an interrupted attempt left in {out}")
     run = _set_up(cfg, splits_dir, out, data_root, weights_dir, info, say, progress, continue_stream, on_batch)
     _resume(run)
-    for epoch in range(run.state["epoch"] + 1, cfg.epochs + 1):
+    first = run.state["epoch"] + 1
+    for epoch in range(first, cfg.epochs + 1):
+        # each attempt trains at least one epoch: a warning that comes too early (a --signal lead longer than
+        # the attempt's time) still makes progress instead of requeueing forever
+        if epoch > first and stop_requested(info):
+            raise StopRequested(f"stop requested ({os.environ.get(STOP_FILE_ENV)}) before epoch {epoch}; "
+                                f"{run.last if run.state['epoch'] else 'nothing'} holds the run so far")
         if cfg.patience and run.state["epoch"] - run.state["best_epoch"] >= cfg.patience:
             break  # the script's early stop (S:662): `patience` epochs in a row without a better val accuracy
         _epoch(run, epoch)

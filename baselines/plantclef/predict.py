@@ -18,6 +18,7 @@ import pandas as pd
 import torch
 
 from agrieval.baselines.device import resolve_device
+from agrieval.baselines.sbatch import StopRequested, stop_file_present
 from agrieval.baselines.plantclef.aggregate import aggregate
 from agrieval.baselines.plantclef.aggregation_config import AggregationConfig
 from agrieval.baselines.plantclef.classes import load_class_mapping
@@ -189,6 +190,9 @@ def predict_tiles(images: Path, out: Path, *, checkpoint: Path | None, class_map
                 if n_pending >= opts.flush_images:
                     flush()
                     pending, pending_stats, pending_full, n_pending = [], [], [], 0
+                if stop_file_present():  # SLURM's warning (the job script's trap): save what is done, stop
+                    raise StopRequested(f"stop requested after {bar.done} "
+                                        f"of {len(todo)} images; --resume continues from the saved parts")
         finally:
             if pending:  # keep what was computed, also on Ctrl-C
                 flush()

@@ -1,4 +1,4 @@
-"""``agrieval baselines plantclef``: predict, merge-tiles, aggregate, sweep, recipes, tiles, demo.
+"""``agrieval baselines plantclef``: predict, merge-tiles, aggregate, sweep, recipes, tiles, demo, slurm.
 
 One module per command; ``options`` holds the options they share (the aggregation options generated from
 ``AggregationConfig``), ``errors`` the mapping of known errors to codes and exit codes.
@@ -14,6 +14,7 @@ from agrieval.baselines.plantclef.cli.aggregate import aggregate_cmd
 from agrieval.baselines.plantclef.cli.demo import demo
 from agrieval.baselines.plantclef.cli.predict import merge_tiles, predict
 from agrieval.baselines.plantclef.cli.recipes import recipes
+from agrieval.baselines.plantclef.cli.slurm import slurm
 from agrieval.baselines.plantclef.cli.sweep import sweep
 from agrieval.baselines.plantclef.cli.tiles import tiles
 
@@ -23,7 +24,7 @@ def plantclef() -> None:
     """DINOv2 tiling predictor for PlantCLEF quadrats: images -> validated submission."""
 
 
-for _command in (predict, merge_tiles, aggregate_cmd, sweep, recipes, tiles, demo):
+for _command in (predict, merge_tiles, aggregate_cmd, sweep, recipes, tiles, demo, slurm):
     plantclef.add_command(_command)
 
 _PROBLEMS = ("2 usage or input problem (bad option, missing file or checkpoint, unreadable image, a device that is "
@@ -45,4 +46,7 @@ document(plantclef, {
     "recipes": ("agrieval baselines plantclef recipes --markdown", NO_SUBMISSION),
     "tiles": ("agrieval baselines plantclef tiles quadrat.jpg --tiling grid:4 --out tiles.jpg", NO_SUBMISSION),
     "demo": ("agrieval baselines plantclef demo --out plantclef-demo --quiet", BUILDS_SUBMISSION),
+    "slurm": ("agrieval baselines plantclef slurm test_images/ --shards 8 --work out -o plantclef.sbatch "
+              "--predict-args '--checkpoint model.pth.tar --class-mapping class_mapping.txt' --aggregate-args "
+              "'--recipe dsgt-2025-vote'", NO_SUBMISSION),
 })

@@ -49,10 +49,14 @@ def guard(fn):
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
         from agrieval.baselines.plantclef.submission import SubmissionFailsValidation
+        from agrieval.baselines.sbatch import EXIT_REQUEUE, StopRequested
         from agrieval.scoring.runtime.coded_error import CodedError
 
         try:
             return fn(*args, **kwargs)
+        except StopRequested as exc:  # a scheduler's warning: the job script requeues the task, which resumes
+            click.echo(f"stopped: {exc}", err=True)
+            sys.exit(EXIT_REQUEUE)
         except SubmissionFailsValidation as exc:
             click.echo(error_line("submission_rejected", str(exc)), err=True)
             sys.exit(1)

@@ -232,7 +232,8 @@ def test_slurm_refuses_the_sweep_stream(ctv_data, tmp_path):
                                    str(tmp_path / "x.sbatch"), "--archs", "tiny_cnn"])
     assert res.exit_code == 2 and "--seed-stream fold" in res.output
     res = CliRunner().invoke(ctv, ["slurm", "--splits", str(ctv_data[1]), "--preset", "official", "-o",
-                                   str(tmp_path / "y.sbatch"), "--archs", "tiny_cnn", "--seed-stream", "fold"])
+                                   str(tmp_path / "y.sbatch"), "--archs", "tiny_cnn", "--seed-stream", "fold",
+                                   "--no-pretrained"])  # (weights are checked when the script is written)
     assert res.exit_code == 0, res.output
 
 

@@ -139,3 +139,59 @@ def test_changed_settings_name_each_flag_and_ignore_runtime_ones():
     assert changed == "--epochs 3 (the run) vs 2 (now); --lr 0.001 (the run) vs 0.0005 (now)"
     assert "agree" in tiny_config(device="cpu").changed_settings(old)  # device is a runtime setting
     assert "does not record" in tiny_config().changed_settings(None)
+
+
+def test_a_stop_request_checkpoints_and_the_requeued_run_ends_identical(reference, ctv_data, tmp_path,
+                                                                         monkeypatch):
+    """SLURM's warning (the job script's USR1 trap creates the stop file): the run stops at the next epoch
+    boundary with last.pt written; the requeued attempt first removes the temporaries a killed write left,
+    then resumes to the uninterrupted result."""
+    from agrieval.baselines.ctv.runner import STOP_FILE_ENV, StopRequested
+    from agrieval.scoring.runtime.atomic import TEMP_SUFFIX
+
+    out, _ = reference
+    stop = tmp_path / "stop"
+    monkeypatch.setenv(STOP_FILE_ENV, str(stop))
+    cfg = tiny_config(eval_test_every_epoch=True)
+    runs = tmp_path / "runs"
+
+    def log(line):
+        if line.startswith("epoch 1/"):
+            stop.touch()  # the warning arrives during epoch 1's evaluation
+
+    with pytest.raises(StopRequested, match="before epoch 2"):
+        run_fold(cfg, ctv_data[1], runs, log=log, progress=False)
+    part = runs / "toto" / "tiny_cnn" / "alpha"
+    assert (part / "last.pt").is_file() and len(_history(part)) == 1 and not (part / "run.json").exists()
+    # a write that was killed mid-way (as a node failure or KILL does) left temporaries; another file stays
+    left = [part / f".last.pt.abcd1234{TEMP_SUFFIX}", part / f".predictions.csv.0123wxyz{TEMP_SUFFIX}"]
+    for p in left:
+        p.write_bytes(b"x" * 1000)
+    mine = part / f".notes.txt.abcd1234{TEMP_SUFFIX}"
+    mine.write_bytes(b"user's")
+    stop.unlink()  # the job script removes it when the attempt starts
+    lines = []
+    run_fold(cfg, ctv_data[1], runs, log=lines.append, progress=False)
+    assert f"removed 2 temporary file(s) an interrupted attempt left in {part}" in lines
+    assert not any(p.exists() for p in left) and mine.read_bytes() == b"user's"
+    assert (part / "predictions.csv").read_bytes() == (out / "predictions.csv").read_bytes()
+    assert _history(part) == _history(out)
+
+
+def test_the_run_command_exits_75_on_a_stop_request(ctv_data, tmp_path, monkeypatch):
+    """A warning before the run even started: the attempt still trains one epoch (so that every attempt makes
+    progress, whatever the --signal lead), checkpoints, and exits 75 for the job script to requeue it."""
+    from click.testing import CliRunner
+
+    from agrieval.baselines.ctv.runner import STOP_FILE_ENV
+    from agrieval.scoring.cli.main import cli
+
+    stop = tmp_path / "stop"
+    stop.touch()
+    monkeypatch.setenv(STOP_FILE_ENV, str(stop))
+    res = CliRunner().invoke(cli, ["baselines", "ctv", "run", "--splits", str(ctv_data[1]), "--runs-dir",
+                                   str(tmp_path / "runs"), "--preset", "demo", "--protocol", "toto", "--arch",
+                                   "tiny_cnn", "--fold", "alpha", "--threads", "1", "--epochs", "3"])
+    assert res.exit_code == 75 and "stop requested" in res.output and "before epoch 2" in res.output
+    part = tmp_path / "runs" / "toto" / "tiny_cnn" / "alpha"
+    assert (part / "last.pt").is_file() and len(_history(part)) == 1 and not (part / "run.json").exists()
