@@ -124,6 +124,9 @@ class Problem:
         return f"{locate(self.file, self.line, self.column)}: {self.severity} [{self.code}] {self.message}"
 
 
+_LINES_SHOWN = 10  # of a message said many times, the lines named in its summary
+
+
 @dataclass
 class ProblemLog:
     """Collects problems, keeping at most ``per_code`` of each code, and at most ``same_shown`` of one message.
@@ -141,7 +144,8 @@ class ProblemLog:
     problems: list[Problem] = field(default_factory=list)
     _counts: dict[str, int] = field(default_factory=dict)
     _listable: dict[str, int] = field(default_factory=dict)
-    # (code, severity, message) -> the lines of that message beyond its first ``same_shown``
+    # (code, severity, message) -> how many times that message was said beyond its first ``same_shown``, and
+    # the first lines of those (as many as are shown: a file of blank lines must not keep one per line)
     _same: dict[tuple, list] = field(default_factory=dict)
     _said: dict[tuple, int] = field(default_factory=dict)
 
@@ -152,7 +156,10 @@ class ProblemLog:
         said = self._said.get(key, 0)
         self._said[key] = said + 1
         if said >= self.same_shown:
-            self._same.setdefault(key, []).append(line)
+            more = self._same.setdefault(key, [0, []])
+            more[0] += 1
+            if len(more[1]) < _LINES_SHOWN:
+                more[1].append(line)
             return
         n = self._listable.get(code, 0) + 1
         self._listable[code] = n
@@ -176,12 +183,12 @@ class ProblemLog:
                 out.append(Problem("too_many_problems",
                                    f"{listable - self.per_code} more [{code}] problems not listed ({n} in all).",
                                    sev, None, None, self.file))
-        for (code, sev, message), lines in self._same.items():
-            shown = ", ".join(str(x) for x in lines[:10] if x is not None)
-            more = f" and {len(lines) - 10:,} more" if len(lines) > 10 else ""
+        for (code, sev, message), (n_more, lines) in self._same.items():
+            shown = ", ".join(str(x) for x in lines if x is not None)
+            more = f" and {n_more - _LINES_SHOWN:,} more" if n_more > _LINES_SHOWN else ""
             where = f" (lines {shown}{more})" if shown else ""
             out.append(Problem("too_many_problems",
-                               f"the same [{code}] message as above on {len(lines):,} more line(s){where}.",
+                               f"the same [{code}] message as above on {n_more:,} more line(s){where}.",
                                sev, None, None, self.file))
         return sorted(out, key=lambda p: (p.severity != "error", p.code == "too_many_problems",
                                           p.line or 0, p.column or 0, p.code))
