@@ -19,6 +19,7 @@ from pathlib import Path
 import numpy as np
 
 from agrieval.baselines.ctv.errors import CTVError
+from agrieval.data_tools.untrusted_images import ImageUnreadable, decode_image
 from agrieval.scoring.runtime.atomic import commit, write_text
 
 
@@ -32,19 +33,21 @@ def cache_key(paths: list[str], size: int) -> str:
 def decode_square(path: str, size: int) -> np.ndarray:
     from PIL import Image
 
-    try:
-        with Image.open(path) as im:
-            im = im.convert("RGB")
-            w, h = im.size
-            if (w, h) != (size, size):
-                scale = size / min(w, h)
-                nw, nh = max(size, round(w * scale)), max(size, round(h * scale))
-                im = im.resize((nw, nh), Image.BICUBIC)
-                left, top = (nw - size) // 2, (nh - size) // 2
-                im = im.crop((left, top, left + size, top + size))
-            return np.asarray(im, dtype=np.uint8)
-    except OSError as exc:
-        raise CTVError("image_unreadable", f"{path}: cannot decode ({exc})") from exc
+    def square(im) -> np.ndarray:
+        im = im.convert("RGB")
+        w, h = im.size
+        if (w, h) != (size, size):
+            scale = size / min(w, h)
+            nw, nh = max(size, round(w * scale)), max(size, round(h * scale))
+            im = im.resize((nw, nh), Image.BICUBIC)
+            left, top = (nw - size) // 2, (nh - size) // 2
+            im = im.crop((left, top, left + size, top + size))
+        return np.asarray(im, dtype=np.uint8)
+
+    try:  # (a decompression bomb too: the one opening rule for images, data_tools/untrusted_images.py)
+        return decode_image(path, square)
+    except ImageUnreadable as exc:
+        raise CTVError("image_unreadable", exc.message) from exc
 
 
 def _decode_chunk(args) -> tuple[int, np.ndarray]:
