@@ -97,12 +97,17 @@ def leaderboard(submissions_dir: Path, solution: Path, competition: str, out_dir
             click.echo(error_line("bad_option", str(exc)), err=True)
             return EXIT_USAGE
         if audit_json is not None or ladder_states is not None:
+            from agrieval.scoring.cli.errors import refuse_input
             from agrieval.scoring.leaderboard.marks import mark_flagged, mark_held
+            from agrieval.scoring.runtime.untrusted import UntrustedFileError
 
-            if audit_json is not None:
-                mark_flagged(board, audit_json)
-            if ladder_states is not None:
-                mark_held(board, ladder_states)
+            try:  # (read by the one opening rule: a FIFO, a device, an over-large or over-deep file is refused)
+                if audit_json is not None:
+                    mark_flagged(board, audit_json)
+                if ladder_states is not None:
+                    mark_held(board, ladder_states)
+            except UntrustedFileError as exc:
+                refuse_input(exc, as_json)
         written = write_outputs(board, out_dir)
         if plots:
             from agrieval.scoring.leaderboard.plots import rank_chart, scores_chart

@@ -9,10 +9,13 @@ belongs to team T when its name is T or starts with ``T/`` (a folder per team, `
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from agrieval.scoring.leaderboard.build import Entry, Leaderboard
+from agrieval.scoring.runtime.ladder import MAX_STATE_BYTES
+from agrieval.scoring.runtime.untrusted import read_json
+
+MAX_JSON_BYTES = 256 << 20  # an audit report: kilobytes per team
 
 FLAGGED = "flagged"
 HELD = "held"
@@ -28,7 +31,7 @@ def team_of(entry: Entry, teams: set[str]) -> str | None:
 
 def mark_flagged(board: Leaderboard, audit_json: str | Path) -> set[str]:
     """Mark the entries of the teams ``audit_json`` flags; returns the flagged teams."""
-    data = json.loads(Path(audit_json).read_text(encoding="utf-8"))
+    data = read_json(audit_json, max_bytes=MAX_JSON_BYTES, what="audit report")  # (the one opening rule)
     teams = {str(t["team"]) for t in data["teams"]}
     flagged = {str(t["team"]) for t in data["teams"] if t["flagged"] is True}
     for e in board.entries:
@@ -41,7 +44,7 @@ def mark_held(board: Leaderboard, states_dir: str | Path) -> int:
     """Mark the entries whose file a team's Ladder state records as not released; returns how many."""
     held: dict[str, set[str]] = {}
     for path in sorted(Path(states_dir).glob("*.json")):
-        state = json.loads(path.read_text(encoding="utf-8"))
+        state = read_json(path, max_bytes=MAX_STATE_BYTES, what="Ladder state")  # (a FIFO there must not hang us)
         held[path.stem] = {Path(h["file"]).name for h in state.get("history", [])
                            if not h.get("released") and h.get("file")}
     n = 0
