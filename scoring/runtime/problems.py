@@ -125,6 +125,8 @@ class Problem:
 
 
 _LINES_SHOWN = 10  # of a message said many times, the lines named in its summary
+# distinct messages of one code that are told apart (and counted each); others are counted with the code only
+_DISTINCT_TRACKED = 10_000
 
 
 @dataclass
@@ -148,12 +150,22 @@ class ProblemLog:
     # the first lines of those (as many as are shown: a file of blank lines must not keep one per line)
     _same: dict[tuple, list] = field(default_factory=dict)
     _said: dict[tuple, int] = field(default_factory=dict)
+    _distinct: dict[str, int] = field(default_factory=dict)  # code -> distinct messages in ``_said``
 
     def add(self, code: str, message: str, *, severity: Severity = "error",
             line: int | None = None, column: int | None = None) -> None:
         self._counts[code] = self._counts.get(code, 0) + 1
         key = (code, severity, message)
-        said = self._said.get(key, 0)
+        said = self._said.get(key)
+        if said is None:
+            # a message not seen before: past _DISTINCT_TRACKED of one code (19 MB of '"a" ,' is 2.7 million
+            # messages, each naming its character) it is only counted, never listed nor kept
+            n_distinct = self._distinct.get(code, 0)
+            if n_distinct >= _DISTINCT_TRACKED:
+                self._listable[code] = self._listable.get(code, 0) + 1
+                return
+            self._distinct[code] = n_distinct + 1
+            said = 0
         self._said[key] = said + 1
         if said >= self.same_shown:
             more = self._same.setdefault(key, [0, []])

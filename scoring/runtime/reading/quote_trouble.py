@@ -73,15 +73,14 @@ def space_message(trouble: QuoteTrouble, character: int) -> str:
 
 class MendedRecord(NamedTuple):
     """What ``mend_record`` found in one record: its lines with every blank after a closing quote taken out,
-    the blanks (line index in the record, character in the mended line, 0-based, and the trouble), and the
-    first other character after a closing quote (line index, character in the mended line, the trouble) or
-    None."""
+    how many such blanks it found (each handed to ``on_space`` as found), and the first other character
+    after a closing quote (line index, character in the mended line, the trouble) or None."""
     lines: list
-    spaces: list  # [(k, offset, QuoteTrouble("space", ...))]
+    spaces: int
     text: Optional[tuple]  # (k, offset, QuoteTrouble("text", ...))
 
 
-def mend_record(lines: list, pull, delimiter: str, max_field: int, quote: str = '"') -> MendedRecord:
+def mend_record(lines: list, pull, delimiter: str, max_field: int, on_space, quote: str = '"') -> MendedRecord:
     """Every blank after a closing quote in the record that starts at ``lines[0]``, found in one pass.
 
     ``after_closing_quote`` finds the first such trouble; reading a record again after removing each one
@@ -90,9 +89,11 @@ def mend_record(lines: list, pull, delimiter: str, max_field: int, quote: str = 
     are those of the mended line, as a reader would see them one after the other. ``pull()`` appends the
     record's next line to ``lines`` (a quoted field may run over several), False at the end of the file.
     The walk stops at the first field longer than ``max_field`` characters, where the csv module stops
-    too, so that the troubles named are those a record-by-record reading would have reached.
+    too, so that the troubles named are those a record-by-record reading would have reached. Each blank
+    is handed to ``on_space(k, offset, trouble)`` as it is found (line index in the record, character in
+    the mended line, 0-based), never kept: one record may hold millions.
     """
-    mended, spaces = [], []
+    mended, spaces = [], 0
     k, i, field = 0, 0, 1
     line = lines[0]
     pieces, seg, removed = [], 0, 0  # the current line's mended parts, where its unmended rest starts, blanks out
@@ -147,7 +148,8 @@ def mend_record(lines: list, pull, delimiter: str, max_field: int, quote: str = 
                 b += 1
             if not (b > i and (b >= n or line[b] == delimiter or line[b] in "\r\n")):
                 return finish((k, i - removed, QuoteTrouble("text", i - removed, 0, field)))
-            spaces.append((k, i - removed, QuoteTrouble("space", i - removed, b - i, field)))
+            on_space(k, i - removed, QuoteTrouble("space", i - removed, b - i, field))
+            spaces += 1
             pieces.append(line[seg:i])
             seg, removed = b, removed + b - i
             i = b

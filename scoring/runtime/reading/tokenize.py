@@ -368,10 +368,12 @@ def _mend_record(source: _Lines, delimiter: str, max_cell_chars: int, msg: str, 
     first = source.first
     if not source.record:
         source.pull()
-    found = quote_trouble.mend_record(source.record, source.pull, delimiter, max_cell_chars)
-    for k, offset, trouble in found.spaces:
+
+    def on_space(k: int, offset: int, trouble: quote_trouble.QuoteTrouble) -> None:
         log.error("space_after_quote", quote_trouble.space_message(trouble, offset + 1), line=first + 1 + k,
                   column=trouble.field)
+
+    found = quote_trouble.mend_record(source.record, source.pull, delimiter, max_cell_chars, on_space)
     if found.text is not None:
         k, offset, trouble = found.text
         line, column = first + 1 + k, offset + 1
