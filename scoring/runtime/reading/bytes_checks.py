@@ -9,9 +9,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import numpy as np
-
 from ..problems import ProblemLog
+from .csv_spans import count_byte, count_crlf
 
 _MAGIC = {
     b"\x89PNG": "a PNG image",
@@ -85,11 +84,10 @@ def report_line_endings(data: bytes, log: ProblemLog, *, crlf_records: int | Non
     if crlf_records is not None:
         n_crlf, n_cr, n_lf = crlf_records, 0, n_records - crlf_records
     else:
-        a = np.frombuffer(data, dtype=np.uint8)
-        cr = np.flatnonzero(a == ord("\r"))
-        n_crlf = int((a[cr[cr + 1 < len(a)] + 1] == ord("\n")).sum())
-        n_cr = len(cr) - n_crlf
-        n_lf = int(np.count_nonzero(a == ord("\n"))) - n_crlf  # (numpy counts bytes faster than bytes.count)
+        # counted, never located: an index per CR of 19 MB of lone CRs was 300 MB and 2.8 s
+        n_crlf = count_crlf(data)
+        n_cr = count_byte(data, 13) - n_crlf
+        n_lf = count_byte(data, 10) - n_crlf  # (numpy counts bytes faster than bytes.count)
     styles = sum(x > 0 for x in (n_crlf, n_cr, n_lf))
     if styles > 1:
         log.warning("mixed_line_endings", f"the file mixes line endings ({n_crlf} CRLF, {n_lf} LF, {n_cr} CR); accepted")

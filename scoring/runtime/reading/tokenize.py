@@ -150,7 +150,7 @@ def _parse(raw: bytes, *, delimiter: str, required: Sequence[str], optional: Seq
     # lone CRs must meet this bound as a file of LFs does.
     n_lines = csv_spans.count_byte(raw, 10)
     if b"\r" in raw:
-        n_lines += csv_spans.count_byte(raw, 13) - raw.count(b"\r\n")
+        n_lines += csv_spans.count_byte(raw, 13) - csv_spans.count_crlf(raw)
     if n_lines > 2 * max_rows + 2:
         log.error("too_many_rows", f"the file has {n_lines:,} lines, far more than the {max_rows:,} data rows "
                   "this competition accepts", line=2 * max_rows + 3)
