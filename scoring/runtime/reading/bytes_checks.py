@@ -7,9 +7,11 @@ fields, headers or labels.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from ..problems import ProblemLog
+from ..untrusted import UntrustedFileError, open_regular
 from .csv_spans import count_byte, count_crlf
 
 _MAGIC = {
@@ -24,13 +26,23 @@ _MAGIC = {
 }
 
 def read_limited(path: str | Path, max_bytes: int, log: ProblemLog) -> bytes | None:
-    """Read a file, refusing (before reading it) one over ``max_bytes``."""
+    """Read a file, refusing (before reading it) one over ``max_bytes``, and one that is not a regular file
+    (opened by the one opening rule, ``untrusted.py``: a FIFO swapped in after a check would block)."""
     path = Path(path)
-    size = path.stat().st_size
+    try:
+        fh = open_regular(path, max_bytes=1 << 62, what="file")  # (the byte limit is said below, as before)
+    except UntrustedFileError as exc:
+        if exc.code != "not_regular_file":
+            raise OSError(exc.message) from None
+        log.error("not_text", f"{path.name!r} is not a regular file (a named pipe, socket or device); upload the "
+                  "CSV file itself")
+        return None
+    size = os.fstat(fh.fileno()).st_size
     if size > max_bytes:
+        fh.close()
         log.error("file_too_large", f"the file is {size:,} bytes; this competition accepts at most {max_bytes:,} bytes")
         return None
-    with path.open("rb") as fh:
+    with fh:
         # (read(n) reserves n bytes first: with n = the limit, 10 GB for a solution, that is slow and may fail)
         data = fh.read(min(size, max_bytes) + 1)
         if len(data) > size:  # grew since stat: read on, up to the limit

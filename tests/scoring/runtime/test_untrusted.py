@@ -126,3 +126,18 @@ def test_a_ladder_state_behind_a_link_stays_a_link_and_is_the_one_updated(tmp_pa
     assert data["n_submissions"] == 2
     # one lock for both names: the lock is taken on the file that is written
     assert (real.parent / "team.json.lock").exists() and not (tmp_path / "team-link.json.lock").exists()
+
+
+def test_the_csv_readers_open_by_the_rule(tmp_path):
+    """``read_limited`` (submissions, solutions, id lists) opens through the rule: a FIFO given as a path
+    (not only one found by the upload check, which a swap after it would pass) is refused, not waited on."""
+    from agrieval.scoring.authoring.definitions import load_competition
+    from agrieval.scoring.runtime.reading.solution import load_solution
+    from agrieval.scoring.runtime.reading.submission import read_submission
+
+    definition = load_competition("plantclef2025")
+    fifo = _fifo(tmp_path)
+    sub = read_submission(fifo, definition)
+    assert [(p.code, "not a regular file" in p.message) for p in sub.errors] == [("not_text", True)]
+    with pytest.raises(HostError):
+        load_solution(fifo, definition)
