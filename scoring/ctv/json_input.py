@@ -16,7 +16,7 @@ import math
 from pathlib import Path
 
 from agrieval.scoring.ctv.input_error import InputError
-from agrieval.scoring.runtime.untrusted import UntrustedFileError, open_regular, read_bytes
+from agrieval.scoring.runtime.untrusted import UntrustedFileError, read_bytes
 
 MAX_JSON_BYTES = 64 * 1024 * 1024  # a run.json or history.jsonl is kilobytes
 
@@ -26,16 +26,6 @@ def read_regular(path: Path, limit: int, what: str = "file") -> bytes:
     one opening rule (``scoring/runtime/untrusted.py``), its refusals as ``unreadable_file``."""
     try:
         return read_bytes(path, max_bytes=limit, what=what)
-    except FileNotFoundError as exc:
-        raise InputError("unreadable_file", f"cannot open the {what}: {exc.strerror}", file=str(path)) from None
-    except UntrustedFileError as exc:
-        raise InputError("unreadable_file", exc.message, file=str(path)) from None
-
-
-def check_regular(path: Path, limit: int, what: str = "file") -> None:
-    """Refuse (as ``read_regular``) a path that is not a regular file of at most ``limit`` bytes."""
-    try:
-        open_regular(path, max_bytes=limit, what=what).close()
     except FileNotFoundError as exc:
         raise InputError("unreadable_file", f"cannot open the {what}: {exc.strerror}", file=str(path)) from None
     except UntrustedFileError as exc:
