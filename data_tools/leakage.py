@@ -14,7 +14,6 @@ longer measured on unseen images.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -24,7 +23,7 @@ import pandas as pd
 from agrieval.data_tools.errors import DataError
 from agrieval.data_tools.hamming import hamming, hex_to_uint64, pairs_within
 from agrieval.data_tools.splits import SPLIT_COLUMNS
-from agrieval.data_tools.tables import read_table
+from agrieval.data_tools.tables import read_folds_json, read_table
 from agrieval.scoring.writing.table_paths import inside
 
 BOUNDARIES = {"train/test": frozenset({"train", "test"}), "train/val": frozenset({"train", "val"}),
@@ -67,7 +66,7 @@ def check_leakage(splits_dir, catalog_df: pd.DataFrame, *, radius: int = 0,
     checked = [BOUNDARIES[b] for b in boundaries]
     folds = []
     for folder in find_fold_sets(splits_dir):
-        info = json.loads((folder / "folds.json").read_text(encoding="utf-8"))
+        info = read_folds_json(folder / "folds.json")
         root = Path(info["root"])
         for fold, meta in sorted(info["folds"].items()):
             name = meta.get("file") if isinstance(meta, dict) else None

@@ -53,7 +53,7 @@ import pandas as pd
 from agrieval.data_tools.errors import DataError
 from agrieval.data_tools.keyed_ids import keyed_id, load_or_create_key
 from agrieval.data_tools.shuffle_split import stratified_train_test_split
-from agrieval.data_tools.tables import table_row, write_table
+from agrieval.data_tools.tables import read_folds_json, table_row, write_table
 from agrieval.data_tools.versions import STAGE_LIBRARIES, library_versions
 from agrieval.scoring.text.file_names import unescape_name
 from agrieval.scoring.writing.policy import OutputPlan
@@ -307,7 +307,7 @@ def make_splits(clean_catalog_df: pd.DataFrame, protocol: str, out_dir, *, seed:
 def summarize_splits(paths: list[Path]) -> str:
     if not paths:
         return "no folds"
-    info = json.loads((paths[0].parent / "folds.json").read_text(encoding="utf-8"))
+    info = read_folds_json(paths[0].parent / "folds.json")
     lines = [f"{info['protocol'].upper()}: {len(paths)} folds, seed {info['seed']}, val fraction "
              f"{info['val_fraction']}, stratified by {info['stratify']}, root {info['root']}"]
     if info.get("method") == "script":

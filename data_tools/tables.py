@@ -23,6 +23,7 @@ import pandas as pd
 from agrieval.data_tools.errors import DataError
 from agrieval.scoring.text.file_names import display_name, has_undecodable
 from agrieval.scoring.runtime.atomic import atomic_write
+from agrieval.scoring.runtime.untrusted import UntrustedFileError, read_bytes, read_json
 
 INT_COLUMNS = ("width", "height", "bytes", "mtime_ns", "group_id", "group_size",
                "out_width", "out_height")
@@ -52,15 +53,35 @@ def write_table(df: pd.DataFrame, path: str | Path) -> Path:
     return path
 
 
+MAX_TABLE_BYTES = 4 << 30  # a catalog or manifest is ~100-300 bytes a row: tens of millions of images
+
+
+def read_folds_json(path: Path) -> dict:
+    """A split folder's ``folds.json`` through the one opening rule; ``DataError bad_table`` naming it."""
+    try:
+        data = read_json(path, max_bytes=64 << 20, what="folds.json")
+    except FileNotFoundError:
+        raise DataError("bad_table", f"{path}: no such file") from None
+    except UntrustedFileError as exc:
+        raise DataError("bad_table", f"{path}: {exc.message}") from None
+    if not isinstance(data, dict):
+        raise DataError("bad_table", f"{path}: expected a JSON object at the top level")
+    return data
+
+
 def read_table(path: str | Path, required: tuple[str, ...] = ()) -> pd.DataFrame:
     path = Path(path)
-    if not path.is_file():
-        raise DataError("bad_table", f"{path}: no such file")
+    try:  # the one opening rule (scoring/runtime/untrusted.py): a FIFO or a device is refused, not read
+        data = read_bytes(path, max_bytes=MAX_TABLE_BYTES, what="table")
+    except FileNotFoundError:
+        raise DataError("bad_table", f"{path}: no such file") from None
+    except UntrustedFileError as exc:
+        raise DataError("bad_table", f"{path}: {exc.message}") from None
     try:
         if path.suffix.lower() == ".parquet":
-            df = pd.read_parquet(path)
+            df = pd.read_parquet(io.BytesIO(data))
         else:
-            df = pd.read_csv(path, dtype=str, keep_default_na=False, encoding="utf-8")
+            df = pd.read_csv(io.BytesIO(data), dtype=str, keep_default_na=False, encoding="utf-8")
             df = df.astype(object)  # plain Python strings, whatever pandas' default string dtype
     except Exception as exc:  # noqa: BLE001 - pandas/pyarrow raise many types
         raise DataError("bad_table", f"{path}: cannot be read as a table ({exc})") from None

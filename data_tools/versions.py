@@ -17,6 +17,8 @@ import sys
 from importlib import metadata
 from pathlib import Path
 
+from agrieval.scoring.runtime.untrusted import UntrustedFileError, read_json
+
 # import name -> distribution name, for the libraries whose names differ
 _DISTRIBUTION = {"PIL": "pillow", "Pillow": "pillow", "sklearn": "scikit-learn", "pillow_heif": "pillow-heif"}
 _MODULE = {"Pillow": "PIL", "scikit-learn": "sklearn", "pillow-heif": "pillow_heif"}
@@ -88,9 +90,9 @@ def read_versions(output) -> dict[str, str] | None:
     path = sidecar(output)
     if not path.is_file():
         return None
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (json.JSONDecodeError, UnicodeDecodeError):
+    try:  # (the one opening rule; a sidecar that is not one is no record of versions)
+        data = read_json(path, max_bytes=16 << 20, what="versions sidecar")
+    except (UntrustedFileError, FileNotFoundError):
         return None
     versions = data.get("versions") if isinstance(data, dict) else None
     return versions if isinstance(versions, dict) else None

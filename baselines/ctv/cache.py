@@ -19,7 +19,9 @@ from pathlib import Path
 import numpy as np
 
 from agrieval.baselines.ctv.errors import CTVError
+from agrieval.data_tools.untrusted_images import ImageUnreadable, decode_image
 from agrieval.scoring.runtime.atomic import commit, write_text
+from agrieval.scoring.runtime.untrusted import UntrustedFileError, read_json
 
 
 def cache_key(paths: list[str], size: int) -> str:
@@ -32,19 +34,21 @@ def cache_key(paths: list[str], size: int) -> str:
 def decode_square(path: str, size: int) -> np.ndarray:
     from PIL import Image
 
-    try:
-        with Image.open(path) as im:
-            im = im.convert("RGB")
-            w, h = im.size
-            if (w, h) != (size, size):
-                scale = size / min(w, h)
-                nw, nh = max(size, round(w * scale)), max(size, round(h * scale))
-                im = im.resize((nw, nh), Image.BICUBIC)
-                left, top = (nw - size) // 2, (nh - size) // 2
-                im = im.crop((left, top, left + size, top + size))
-            return np.asarray(im, dtype=np.uint8)
-    except OSError as exc:
-        raise CTVError("image_unreadable", f"{path}: cannot decode ({exc})") from exc
+    def square(im) -> np.ndarray:
+        im = im.convert("RGB")
+        w, h = im.size
+        if (w, h) != (size, size):
+            scale = size / min(w, h)
+            nw, nh = max(size, round(w * scale)), max(size, round(h * scale))
+            im = im.resize((nw, nh), Image.BICUBIC)
+            left, top = (nw - size) // 2, (nh - size) // 2
+            im = im.crop((left, top, left + size, top + size))
+        return np.asarray(im, dtype=np.uint8)
+
+    try:  # (a decompression bomb too: the one opening rule for images, data_tools/untrusted_images.py)
+        return decode_image(path, square)
+    except ImageUnreadable as exc:
+        raise CTVError("image_unreadable", exc.message) from exc
 
 
 def _decode_chunk(args) -> tuple[int, np.ndarray]:
@@ -61,8 +65,12 @@ def build_cache(paths: list[str], cache_dir: str | Path, size: int = 336, *, wor
     key = cache_key(ordered, size)
     data, index = cache_dir / f"ctv-{key}.u8", cache_dir / f"ctv-{key}.json"
     if data.is_file() and index.is_file():
-        meta = json.loads(index.read_text(encoding="utf-8"))
-        if meta.get("paths") != ordered or meta.get("size") != size or \
+        try:  # (the one opening rule: a cache folder may be shared)
+            meta = read_json(index, max_bytes=1 << 30, what="cache index")
+        except UntrustedFileError as exc:
+            raise CTVError("cache_invalid", f"{index}: {exc.message}; remove {data.name} and {index.name} to "
+                           "rebuild") from None
+        if not isinstance(meta, dict) or meta.get("paths") != ordered or meta.get("size") != size or \
                 data.stat().st_size != len(ordered) * size * size * 3:
             raise CTVError("cache_invalid", f"{index}: does not match the manifest; remove "
                            f"{data.name} and {index.name} to rebuild")

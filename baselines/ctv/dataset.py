@@ -20,17 +20,16 @@ from torch.utils.data import Dataset
 
 from agrieval.baselines.ctv.cache import open_cache
 from agrieval.baselines.ctv.errors import CTVError
+from agrieval.data_tools.untrusted_images import ImageUnreadable, decode_image
 
 
 def load_image(path: str) -> torch.Tensor:
-    from PIL import Image
     from torchvision.transforms.v2.functional import pil_to_tensor
 
-    try:
-        with Image.open(path) as im:
-            return pil_to_tensor(im.convert("RGB"))
-    except OSError as exc:
-        raise CTVError("image_unreadable", f"{path}: cannot decode ({exc})") from exc
+    try:  # (a decompression bomb too: the one opening rule for images, data_tools/untrusted_images.py)
+        return decode_image(path, lambda im: pil_to_tensor(im.convert("RGB")))
+    except ImageUnreadable as exc:
+        raise CTVError("image_unreadable", exc.message) from exc
 
 
 SCRIPT_BLACK_SIZE = (224, 224)  # S:256: Image.new('RGB', (224, 224), (0, 0, 0)), whatever the input size
@@ -40,10 +39,11 @@ def load_pil(path: str, unreadable: str = "error", unreadable_dir: Path | None =
     from PIL import Image
 
     try:
-        return Image.open(path).convert("RGB")
+        return decode_image(path, lambda im: im.convert("RGB"))
     except Exception as exc:  # the script catches everything here (S:254), so do we under "black"
         if unreadable != "black":
-            raise CTVError("image_unreadable", f"{path}: cannot decode ({exc})") from exc
+            message = exc.message if isinstance(exc, ImageUnreadable) else f"{path}: cannot decode ({exc})"
+            raise CTVError("image_unreadable", message) from exc
         note_unreadable(path, exc, unreadable_dir)
         return Image.new("RGB", SCRIPT_BLACK_SIZE, (0, 0, 0))
 

@@ -11,13 +11,14 @@ the data elsewhere). Every problem is an error naming the file and line.
 
 from __future__ import annotations
 
-import json
+import io
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import pandas as pd
 
 from agrieval.baselines.ctv.errors import CTVError
+from agrieval.scoring.runtime.untrusted import UntrustedFileError, read_bytes, read_json
 from agrieval.scoring.text.file_names import unescape_name
 from agrieval.scoring.writing.table_paths import UnsafePath, inside
 
@@ -54,15 +55,19 @@ def list_folds(splits_dir: str | Path, protocol: str) -> list[str]:
     return folds
 
 
+MAX_FOLDS_JSON_BYTES = 64 << 20  # kilobytes in practice
+MAX_MANIFEST_BYTES = 4 << 30  # ~100 bytes a row: tens of millions of images
+
+
 def read_folds_json(splits_dir: str | Path, protocol: str) -> dict:
     path = Path(splits_dir) / protocol / "folds.json"
     if not path.is_file():
         raise CTVError("folds_json_invalid", f"{path}: missing; it records the data root the manifests' "
                        "paths are relative to (or pass --data-root)")
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise CTVError("folds_json_invalid", f"{path}: not valid JSON ({exc})") from exc
+    try:  # the one opening rule: a regular file, capped, JSON nested shallowly
+        data = read_json(path, max_bytes=MAX_FOLDS_JSON_BYTES, what="folds.json")
+    except UntrustedFileError as exc:
+        raise CTVError("folds_json_invalid", f"{path}: {exc.message}") from None
     if not isinstance(data, dict):
         raise CTVError("folds_json_invalid", f"{path}: expected a JSON object at the top level")
     return data
@@ -116,8 +121,11 @@ def _maybe_folds_json(splits_dir, protocol) -> dict:
 
 
 def _read_manifest(path: Path) -> pd.DataFrame:
-    try:
-        frame = pd.read_csv(path, dtype=str, keep_default_na=False, encoding="utf-8")
+    try:  # (through the one opening rule: a FIFO or /dev/zero named fold.csv is refused, not read forever)
+        data = read_bytes(path, max_bytes=MAX_MANIFEST_BYTES, what="fold manifest")
+        frame = pd.read_csv(io.BytesIO(data), dtype=str, keep_default_na=False, encoding="utf-8")
+    except UntrustedFileError as exc:
+        raise CTVError("manifest_invalid", f"{path}: {exc.message}") from None
     except (pd.errors.ParserError, UnicodeDecodeError) as exc:
         raise CTVError("manifest_invalid", f"{path}: cannot parse as UTF-8 CSV ({exc})") from exc
     missing = [c for c in COLUMNS if c not in frame.columns]

@@ -16,7 +16,6 @@ transform pipeline (``agrieval.baselines.ctv.pipelines``: kit or script), the mi
 
 from __future__ import annotations
 
-import json
 import os
 import time
 from dataclasses import dataclass, field
@@ -26,6 +25,7 @@ import torch
 from torch.utils.data import DataLoader
 
 from agrieval.baselines.ctv import checkpoint, outputs
+from agrieval.scoring.runtime.untrusted import UntrustedFileError, read_json
 from agrieval.baselines.ctv.archs import ArchSpec, resolve_arch
 from agrieval.baselines.ctv.cache import build_cache
 from agrieval.baselines.ctv.config import PRESET_SOURCES, TrainConfig
@@ -64,12 +64,20 @@ def stop_requested(info: DistInfo) -> bool:
     return all_reduce_sum([seen], info, "stop request")[0] > 0
 
 
+MAX_RUN_JSON_BYTES = 64 << 20  # a run.json is kilobytes
+
+
 def finished_run(out: Path, cfg: TrainConfig) -> dict | None:
     """The finished run's record if ``run.json`` exists with the same settings, else None."""
     path = out / "run.json"
     if not path.is_file():
         return None
-    data = json.loads(path.read_text(encoding="utf-8"))
+    try:  # the one opening rule: a regular file, capped, JSON nested shallowly
+        data = read_json(path, max_bytes=MAX_RUN_JSON_BYTES, what="run record")
+    except UntrustedFileError as exc:
+        raise CTVError("run_config_mismatch", f"{path}: {exc.message}; move the folder away to retrain") from None
+    if not isinstance(data, dict):
+        data = {}  # (not a record of ours: other settings)
     if data.get("identity_hash") != cfg.identity_hash():
         raise CTVError("run_config_mismatch", f"{path}: this run was made with other settings: "
                        f"{cfg.changed_settings(data.get('settings'))}; use another --runs-dir, or move the "

@@ -112,7 +112,10 @@ def _script_seed(seed: int) -> None:
 
 
 def _capture() -> dict:
-    state = {"python": random.getstate(), "numpy": np.random.get_state(), "torch": torch.random.get_rng_state()}
+    # numpy's state as plain data (its array as a list of ints): a checkpoint loads with weights_only=True
+    name, keys, pos, has_gauss, cached = np.random.get_state(legacy=True)
+    state = {"python": random.getstate(), "numpy": [name, keys.tolist(), int(pos), int(has_gauss), float(cached)],
+             "torch": torch.random.get_rng_state()}
     if torch.cuda.is_available() and torch.cuda.is_initialized():
         state["cuda"] = torch.cuda.get_rng_state_all()
     return state
@@ -120,7 +123,8 @@ def _capture() -> dict:
 
 def _restore(state: dict) -> None:
     random.setstate(state["python"])
-    np.random.set_state(state["numpy"])
+    name, keys, pos, has_gauss, cached = state["numpy"]
+    np.random.set_state((name, np.asarray(keys, dtype=np.uint32), pos, has_gauss, cached))
     torch.random.set_rng_state(state["torch"])
     if "cuda" in state and torch.cuda.is_available():
         torch.cuda.set_rng_state_all(state["cuda"])

@@ -44,6 +44,7 @@ import pyarrow.parquet as pq
 
 from agrieval.baselines.plantclef.tie_rules import COLUMN as TIE_COLUMN
 from agrieval.scoring.runtime.atomic import atomic_write
+from agrieval.scoring.runtime.untrusted import UntrustedFileError, read_json
 
 META_KEY = b"agrieval.plantclef"
 SCHEMA = pa.schema([
@@ -141,7 +142,12 @@ class PartStore:
 
     def settings(self) -> dict | None:
         p = self.folder / "settings.json"
-        return json.loads(p.read_text(encoding="utf-8")) if p.is_file() else None
+        if not p.is_file():
+            return None
+        try:  # (the one opening rule: a parts folder may come from another machine or person)
+            return read_json(p, max_bytes=64 << 20, what="tile-scores settings")
+        except UntrustedFileError as exc:
+            raise TileScoresError(f"{p}: {exc.message}") from None
 
     def parts(self) -> list[Path]:
         return sorted(self.folder.glob("part-*.parquet"))

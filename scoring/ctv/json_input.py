@@ -13,45 +13,23 @@ from __future__ import annotations
 
 import json
 import math
-import os
-import stat
 from pathlib import Path
 
 from agrieval.scoring.ctv.input_error import InputError
+from agrieval.scoring.runtime.untrusted import UntrustedFileError, read_bytes
 
 MAX_JSON_BYTES = 64 * 1024 * 1024  # a run.json or history.jsonl is kilobytes
 
 
 def read_regular(path: Path, limit: int, what: str = "file") -> bytes:
-    """The bytes of ``path`` when it is a regular file of at most ``limit`` bytes (links followed)."""
-    name = str(path)
+    """The bytes of ``path`` when it is a regular file of at most ``limit`` bytes (links followed): the kit's
+    one opening rule (``scoring/runtime/untrusted.py``), its refusals as ``unreadable_file``."""
     try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
-    except OSError as exc:
-        raise InputError("unreadable_file", f"cannot open the {what}: {exc.strerror}", file=name) from None
-    with os.fdopen(fd, "rb") as f:
-        st = os.fstat(f.fileno())
-        if not stat.S_ISREG(st.st_mode):
-            raise InputError("unreadable_file", f"the {what} is not a regular file (a device, FIFO or socket)", file=name)
-        if st.st_size > limit:
-            raise InputError("unreadable_file", f"the {what} has {st.st_size:,} bytes; at most {limit:,} are read", file=name)
-        data = f.read(limit + 1)
-    if len(data) > limit:
-        raise InputError("unreadable_file", f"the {what} grew past {limit:,} bytes while read", file=name)
-    return data
-
-
-def check_regular(path: Path, limit: int, what: str = "file") -> None:
-    """Refuse (as ``read_regular``) a path that is not a regular file of at most ``limit`` bytes."""
-    try:
-        st = os.stat(path)
-    except OSError as exc:
+        return read_bytes(path, max_bytes=limit, what=what)
+    except FileNotFoundError as exc:
         raise InputError("unreadable_file", f"cannot open the {what}: {exc.strerror}", file=str(path)) from None
-    if not stat.S_ISREG(st.st_mode):
-        raise InputError("unreadable_file", f"the {what} is not a regular file (a device, FIFO or socket)", file=str(path))
-    if st.st_size > limit:
-        raise InputError("unreadable_file", f"the {what} has {st.st_size:,} bytes; at most {limit:,} are read",
-                         file=str(path))
+    except UntrustedFileError as exc:
+        raise InputError("unreadable_file", exc.message, file=str(path)) from None
 
 
 class _NotFinite(ValueError):

@@ -100,14 +100,17 @@ def read_predictions(path: Path, columns: Sequence[str], confidence_max: float):
     """The predictions table, every cell checked; ``confidence`` within [0, confidence_max]."""
     import pandas as pd
 
-    from agrieval.scoring.ctv.json_input import check_regular
+    import io
+
+    from agrieval.scoring.ctv.json_input import read_regular
 
     name = str(path)
     if not path.exists():
         raise InputError("bad_run", f"predictions file missing: {name}", file=name)
-    check_regular(path, MAX_PREDICTIONS_BYTES, "predictions file")  # not a link to /dev/zero or a FIFO
+    # read by the one opening rule (not a link to /dev/zero or a FIFO), and parsed from what was read
+    data = read_regular(path, MAX_PREDICTIONS_BYTES, "predictions file")
     try:
-        frame = pd.read_csv(path, dtype=str, keep_default_na=False, encoding="utf-8")
+        frame = pd.read_csv(io.BytesIO(data), dtype=str, keep_default_na=False, encoding="utf-8")
     except (UnicodeDecodeError, pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
         raise InputError("unreadable_csv", f"cannot read predictions: {exc}", file=name) from None
     frame.columns = [c.strip() for c in frame.columns]

@@ -9,23 +9,24 @@ belongs to team T when its name is T or starts with ``T/`` (a folder per team, `
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from agrieval.scoring.ctv.input_error import InputError
 from agrieval.scoring.leaderboard.build import Entry, Leaderboard
+from agrieval.scoring.runtime.ladder import MAX_STATE_BYTES
+from agrieval.scoring.runtime.untrusted import read_json
+
+MAX_JSON_BYTES = 256 << 20  # an audit report: kilobytes per team
 
 FLAGGED = "flagged"
 HELD = "held"
 DESCRIPTIONS = {FLAGGED: "team flagged by the audit", HELD: "held by the Ladder (not released)"}
 
 
-def _json(path: str | Path, what: str):
-    """The parsed file, or an ``InputError`` (exit 1) naming it: the host's file, read with its name."""
-    try:
-        return json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError) as exc:
-        raise InputError("bad_json", f"cannot read {what}: {exc}", file=str(path)) from None
+def _json(path: str | Path, max_bytes: int, what: str):
+    """The parsed file, read by the one opening rule (``scoring/runtime/untrusted.py``: a FIFO, a device, an
+    over-large or over-deep file is refused with its own code, exit 1); what it holds is checked by the caller."""
+    return read_json(path, max_bytes=max_bytes, what=what)
 
 
 def team_of(entry: Entry, teams: set[str]) -> str | None:
@@ -37,7 +38,7 @@ def team_of(entry: Entry, teams: set[str]) -> str | None:
 
 def mark_flagged(board: Leaderboard, audit_json: str | Path) -> set[str]:
     """Mark the entries of the teams ``audit_json`` flags; returns the flagged teams."""
-    data = _json(audit_json, "the JSON of `agrieval audit --json`")
+    data = _json(audit_json, MAX_JSON_BYTES, "audit report")
     try:
         teams = {str(t["team"]) for t in data["teams"]}
         flagged = {str(t["team"]) for t in data["teams"] if t["flagged"] is True}
@@ -54,7 +55,7 @@ def mark_held(board: Leaderboard, states_dir: str | Path) -> int:
     """Mark the entries whose file a team's Ladder state records as not released; returns how many."""
     held: dict[str, set[str]] = {}
     for path in sorted(Path(states_dir).glob("*.json")):
-        state = _json(path, "a Ladder state")
+        state = _json(path, MAX_STATE_BYTES, "Ladder state")  # (a FIFO there must not hang us)
         try:
             held[path.stem] = {Path(h["file"]).name for h in state.get("history", [])
                                if not h.get("released") and h.get("file")}

@@ -45,9 +45,12 @@ import numpy as np
 
 from .atomic import write_text
 from .problems import HostError
+from .untrusted import UntrustedFileError, read_json, resolve
 
 STATE_FORMAT = "agrieval-ladder-state"
 STATE_VERSION = 1
+# a state grows by ~200 bytes per submission: a million submissions of one team stay under this
+MAX_STATE_BYTES = 256 << 20
 
 
 def released_value(value: float, n_units: int) -> float:
@@ -136,14 +139,14 @@ def read_state(path: Union[str, Path], *, competition: str, metric: str, n_units
     """The team's state, None if the file does not exist; a ``HostError`` if it is not ours or not this
     competition's."""
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
+    try:  # the opening rule of untrusted.py: a regular file (a FIFO would hang us), capped, nested shallowly
+        data = read_json(path, max_bytes=MAX_STATE_BYTES, what="Ladder state")
     except FileNotFoundError:
         return None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise HostError("ladder_state_corrupt", f"cannot read the Ladder state {str(path)!r}: {exc}") from None
+    except UntrustedFileError as exc:
+        raise HostError("ladder_state_corrupt", f"cannot read the Ladder state {str(path)!r}: {exc.message}; it "
+                        "was left as it is") from None
     try:
-        data = json.loads(text)
         if not isinstance(data, dict) or data.get("format") != STATE_FORMAT:
             raise ValueError("not an agrieval Ladder state file")
         if data.get("version") != STATE_VERSION:
@@ -203,6 +206,9 @@ def submit(path: Union[str, Path], unit_values: Sequence[float], public: Dict[st
     the lock)."""
     values = [float(v) for v in unit_values]
     n = len(values)
+    # a state that is a link: the file it leads to is locked, read and replaced (resolved once), so that graders
+    # given either name exclude each other and the link stays a link
+    path = resolve(path)
     with locked(path):
         state = read_state(path, competition=competition, metric=metric, n_units=n,
                            solution_sha256=solution_sha256)

@@ -130,6 +130,11 @@ class Problem:
         return f"{locate(self.file, self.line, self.column)}: {self.severity} [{self.code}] {self.message}"
 
 
+_LINES_SHOWN = 10  # of a message said many times, the lines named in its summary
+# distinct messages of one code that are told apart (and counted each); others are counted with the code only
+_DISTINCT_TRACKED = 10_000
+
+
 @dataclass
 class ProblemLog:
     """Collects problems, keeping at most ``per_code`` of each code, and at most ``same_shown`` of one message.
@@ -147,18 +152,32 @@ class ProblemLog:
     problems: list[Problem] = field(default_factory=list)
     _counts: dict[str, int] = field(default_factory=dict)
     _listable: dict[str, int] = field(default_factory=dict)
-    # (code, severity, message) -> the lines of that message beyond its first ``same_shown``
+    # (code, severity, message) -> how many times that message was said beyond its first ``same_shown``, and
+    # the first lines of those (as many as are shown: a file of blank lines must not keep one per line)
     _same: dict[tuple, list] = field(default_factory=dict)
     _said: dict[tuple, int] = field(default_factory=dict)
+    _distinct: dict[str, int] = field(default_factory=dict)  # code -> distinct messages in ``_said``
 
     def add(self, code: str, message: str, *, severity: Severity = "error",
             line: int | None = None, column: int | None = None) -> None:
         self._counts[code] = self._counts.get(code, 0) + 1
         key = (code, severity, message)
-        said = self._said.get(key, 0)
+        said = self._said.get(key)
+        if said is None:
+            # a message not seen before: past _DISTINCT_TRACKED of one code (19 MB of '"a" ,' is 2.7 million
+            # messages, each naming its character) it is only counted, never listed nor kept
+            n_distinct = self._distinct.get(code, 0)
+            if n_distinct >= _DISTINCT_TRACKED:
+                self._listable[code] = self._listable.get(code, 0) + 1
+                return
+            self._distinct[code] = n_distinct + 1
+            said = 0
         self._said[key] = said + 1
         if said >= self.same_shown:
-            self._same.setdefault(key, []).append(line)
+            more = self._same.setdefault(key, [0, []])
+            more[0] += 1
+            if len(more[1]) < _LINES_SHOWN:
+                more[1].append(line)
             return
         n = self._listable.get(code, 0) + 1
         self._listable[code] = n
@@ -182,12 +201,12 @@ class ProblemLog:
                 out.append(Problem("too_many_problems",
                                    f"{listable - self.per_code} more [{code}] problems not listed ({n} in all).",
                                    sev, None, None, self.file))
-        for (code, sev, message), lines in self._same.items():
-            shown = ", ".join(str(x) for x in lines[:10] if x is not None)
-            more = f" and {len(lines) - 10:,} more" if len(lines) > 10 else ""
+        for (code, sev, message), (n_more, lines) in self._same.items():
+            shown = ", ".join(str(x) for x in lines if x is not None)
+            more = f" and {n_more - _LINES_SHOWN:,} more" if n_more > _LINES_SHOWN else ""
             where = f" (lines {shown}{more})" if shown else ""
             out.append(Problem("too_many_problems",
-                               f"the same [{code}] message as above on {len(lines):,} more line(s){where}.",
+                               f"the same [{code}] message as above on {n_more:,} more line(s){where}.",
                                sev, None, None, self.file))
         return sorted(out, key=lambda p: (p.severity != "error", p.code == "too_many_problems",
                                           p.line or 0, p.column or 0, p.code))

@@ -91,3 +91,30 @@ def test_leaderboard_command_marks(teams):
     assert r.exit_code == 0, r.output
     data = json.loads((out / "leaderboard.json").read_text())
     assert {e["name"]: e.get("marks", []) for e in data["entries"]}["alpha/partial"] == ["flagged"]
+
+
+@pytest.mark.parametrize("attack", ["fifo state", "deep audit"])
+def test_marks_files_are_read_by_the_one_opening_rule(teams, attack):
+    """Issue 43: a Ladder state that is a FIFO hung the leaderboard; a deeply nested audit was a traceback."""
+    import os
+    import signal
+
+    if attack == "fifo state":
+        os.mkfifo(teams / "states" / "gamma.json")
+        expected = "[not_regular_file]"
+    else:
+        (teams / "audit.json").write_text("[" * 100_000 + "]" * 100_000)
+        expected = "[json_too_deep]"
+
+    def hung(*_):
+        raise AssertionError("the leaderboard hung on a marks file")
+    old = signal.signal(signal.SIGALRM, hung)
+    signal.alarm(60)
+    try:
+        r = CliRunner().invoke(cli, ["leaderboard", str(teams / "subs"), "-s", str(SOL), "-c", "plantclef2025",
+                                     "--recursive", "--out", str(teams / "board"), "--audit",
+                                     str(teams / "audit.json"), "--ladder-states", str(teams / "states")])
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, old)
+    assert r.exit_code == 1 and expected in r.output, r.output

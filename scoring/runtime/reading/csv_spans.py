@@ -134,6 +134,23 @@ def count_byte(raw: bytes, byte: int) -> int:
     return found
 
 
+def count_crlf(raw: bytes) -> int:
+    """How many CRLF pairs ``raw`` holds: a block at a time, as ``count_byte`` (``bytes.count(b"\\r\\n")``
+    takes 90 ms on 19 MB of lone CRs, each a partial match)."""
+    a = np.frombuffer(raw, dtype=np.uint8)
+    n = len(a) - 1
+    mask = np.empty(min(max(n, 0), _SCAN_BLOCK), dtype=bool)
+    other = np.empty_like(mask)
+    found = 0
+    for lo in range(0, max(n, 0), _SCAN_BLOCK):
+        hi = min(lo + _SCAN_BLOCK, n)
+        m, o = mask[:hi - lo], other[:hi - lo]
+        np.equal(a[lo:hi], _CR, out=m)
+        m &= np.equal(a[lo + 1:hi + 1], _LF, out=o)
+        found += int(np.count_nonzero(m))
+    return found
+
+
 def _per_field(running: np.ndarray) -> np.ndarray:
     """Counts per field from running totals taken at the end of each field (in file order)."""
     out = np.empty_like(running)

@@ -48,7 +48,8 @@ class Table:
     header: list[str]
     cells: Cells
     delimiter: str = ","
-    # rows left out for having another number of fields than the header (ragged_row): (line, fields)
+    # rows left out for having another number of fields than the header (ragged_row): (line, fields), of
+    # the fields only as many as the header has (where the id is)
     skipped: list[tuple[int, list[str]]] = field(default_factory=list)
 
     @property
@@ -146,7 +147,11 @@ def _parse(raw: bytes, *, delimiter: str, required: Sequence[str], optional: Seq
     # Bound the work before tokenising (memory too: numpy's spans cost several int64 per field): with more
     # than twice the row limit in lines, the file has too many rows however many of them are blank or
     # continue a quoted field (those are problems of their own).
+    # Every kind of line end counts (LF, CRLF and a lone CR each end a line for the csv module): a file of
+    # lone CRs must meet this bound as a file of LFs does.
     n_lines = csv_spans.count_byte(raw, 10)
+    if b"\r" in raw:
+        n_lines += csv_spans.count_byte(raw, 13) - csv_spans.count_crlf(raw)
     if n_lines > 2 * max_rows + 2:
         log.error("too_many_rows", f"the file has {n_lines:,} lines, far more than the {max_rows:,} data rows "
                   "this competition accepts", line=2 * max_rows + 3)
@@ -174,28 +179,57 @@ def _read_irregular(raw: bytes, header: list[str], delimiter: str, max_rows: int
             log.error("malformed_csv", f"the header cannot be read as CSV ({exc})", line=1)
             return None
         skipped: list[tuple[int, list[str]]] = []
-        rows, lines = _read_rows(reader, text, len(header), max_rows, max_cell_chars, delimiter, log, skipped)
-    if rows is None:
+        cells = _read_rows(reader, text, header, max_rows, max_cell_chars, delimiter, log, skipped)
+    if cells is None:
         return None
-    if not rows and not log.has_errors:
+    if not len(cells.lines) and not log.has_errors:
         log.error("header_only", "the file has a header but no data rows", line=1)
         return None
-    return Table(header, _cells_of_rows(header, rows, lines), delimiter, skipped)
+    return Table(header, cells, delimiter, skipped)
 
 
-def _cells_of_rows(header: list[str], rows: list[list[str]], lines: np.ndarray) -> Cells:
-    """The rows' fields as ``Cells``: their UTF-8 bytes one after the other (the header's first, as in the
-    file, each field followed by a LF), and the spans into them."""
-    fields = [f.encode("utf-8") for f in header]
-    for row in rows:
-        fields.extend(f.encode("utf-8") for f in row)
-    length = np.fromiter(map(len, fields), dtype=np.int64, count=len(fields))
-    starts = np.zeros(len(fields), dtype=np.int64)
-    np.cumsum(length[:-1] + 1, out=starts[1:])
-    ends = starts + length
-    n_fields = len(header)
-    return Cells(b"\n".join(fields) + b"\n", starts[n_fields:].reshape(-1, n_fields),
-                 ends[n_fields:].reshape(-1, n_fields), lines)
+class _CellWriter:
+    """The rows' fields as ``Cells``, added a chunk of rows at a time: their UTF-8 bytes one after the other
+    (the header's first, as in the file, each field followed by a LF), and the spans into them. Rows are
+    held as lists of strings only a chunk at a time (a list of 2-byte strings costs ~50 bytes per field)."""
+
+    def __init__(self, header: list[str]):
+        self.n_fields = len(header)
+        self.n_rows = 0
+        self._parts: list[bytes] = []
+        self._lengths: list[np.ndarray] = []
+        self._pending: list[list[str]] = []
+        self._add([header])
+
+    def append(self, row: list[str]) -> None:
+        self._pending.append(row)
+        self.n_rows += 1
+        if len(self._pending) >= _CHUNK_ROWS:
+            self._add(self._pending)
+            self._pending = []
+
+    def extend(self, rows: list[list[str]]) -> None:
+        self._add(self._pending + rows)
+        self._pending = []
+        self.n_rows += len(rows)
+
+    def _add(self, rows: list[list[str]]) -> None:
+        fields = [f.encode("utf-8") for row in rows for f in row]
+        if fields:
+            self._parts.append(b"\n".join(fields) + b"\n")
+            self._lengths.append(np.fromiter(map(len, fields), dtype=np.int64, count=len(fields)))
+
+    def cells(self, lines: np.ndarray) -> Cells:
+        self._add(self._pending)
+        self._pending = []
+        length = np.concatenate(self._lengths)
+        starts = np.zeros(len(length), dtype=np.int64)
+        np.cumsum(length[:-1] + 1, out=starts[1:])
+        ends = starts + length
+        n = self.n_fields
+        raw = b"".join(self._parts)
+        self._parts = []
+        return Cells(raw, starts[n:].reshape(-1, n), ends[n:].reshape(-1, n), lines)
 
 
 @contextmanager
@@ -208,24 +242,28 @@ def _field_limit(max_cell_chars: int):
         csv.field_size_limit(old)
 
 
-_CHUNK_ROWS = 4096
+_CHUNK_ROWS = 256  # (rows of 200 fields: 256 of them as lists of strings are ~3 MB)
 
 
-def _read_rows(reader, text: str, n_fields: int, max_rows: int, max_cell_chars: int, delimiter: str,
-               log: ProblemLog, skipped: list[tuple[int, list[str]]]) -> tuple[list[list[str]] | None, np.ndarray]:
-    """Data rows and the line each starts on.
+def _read_rows(reader, text: str, header: list[str], max_rows: int, max_cell_chars: int, delimiter: str,
+               log: ProblemLog, skipped: list[tuple[int, list[str]]]) -> Cells | None:
+    """The data rows' cells and the line each starts on.
 
     Fast path: read every record at C speed; when there are as many records as
     lines and all have the right width, record i starts on line i + 2. Anything
     else (blank lines, fields spanning lines, ragged rows, lone CR line ends) is
-    re-read record by record to locate each problem.
+    re-read record by record to locate each problem, in one pass per record.
+    Memory stays a small multiple of the file: rows are turned into bytes a
+    chunk at a time, and of a ragged row only as many fields as the header has
+    are kept (its id is present, not missing).
     """
-    rows: list | None = []
+    n_fields = len(header)
+    rows: _CellWriter | None = _CellWriter(header)
     try:
         # In chunks, stopping at the first chunk with a ragged row: a file whose rows all have many fields
         # must not be held as lists of strings (~50 bytes per 2-byte field) before it is refused.
-        while len(rows) <= max_rows:
-            chunk = list(itertools.islice(reader, min(_CHUNK_ROWS, max_rows + 1 - len(rows))))
+        while rows.n_rows <= max_rows:
+            chunk = list(itertools.islice(reader, min(_CHUNK_ROWS, max_rows + 1 - rows.n_rows)))
             if not chunk:
                 break
             if not all(len(r) == n_fields for r in chunk):
@@ -235,14 +273,15 @@ def _read_rows(reader, text: str, n_fields: int, max_rows: int, max_cell_chars: 
     except csv.Error:
         rows = None  # located below
     n_lines = text.count("\n") + (0 if text.endswith("\n") else 1)
-    if (rows is not None and len(rows) <= max_rows and len(rows) == n_lines - 1
-            and "\r" not in text.replace("\r\n", "")):
-        return rows, np.arange(2, len(rows) + 2, dtype=np.int64)
-    source = _Lines(list(io.StringIO(text, newline="")))  # the lines as the csv module splits them
+    if (rows is not None and rows.n_rows <= max_rows and rows.n_rows == n_lines - 1
+            and text.count("\r") == text.count("\r\n")):
+        return rows.cells(np.arange(2, rows.n_rows + 2, dtype=np.int64))
+    rows = _CellWriter(header)
+    source = _Lines(text)  # the lines as the csv module splits them
     reader = csv.reader(source, delimiter=delimiter, strict=True)
     next(reader)
-    rows, lines = [], []
-    prev_end = source.i
+    source.next_record()
+    lines = []
     while True:
         try:
             rec = next(reader)
@@ -252,14 +291,14 @@ def _read_rows(reader, text: str, n_fields: int, max_rows: int, max_cell_chars: 
             msg = str(exc)
             if "field larger than field limit" in msg:
                 log.error("malformed_csv", f"a field is longer than {max_cell_chars:,} characters",
-                          line=prev_end + 1)
-                return None, np.zeros(0, dtype=np.int64)
-            if not _mend_quote(source, prev_end, delimiter, msg, log):
-                return None, np.zeros(0, dtype=np.int64)
+                          line=source.first + 1)
+                return None
+            if not _mend_record(source, delimiter, max_cell_chars, msg, log):
+                return None
             reader = csv.reader(source, delimiter=delimiter, strict=True)  # the same record again, mended
             continue
-        start = prev_end + 1
-        prev_end = source.i
+        start = source.first + 1
+        source.next_record()
         if not rec:
             log.warning("blank_line", "empty line skipped", line=start)
             continue
@@ -267,69 +306,91 @@ def _read_rows(reader, text: str, n_fields: int, max_rows: int, max_cell_chars: 
             log.error("ragged_row", f"this row has {len(rec)} fields but the header has {n_fields} "
                       f"(separator {delimiter_name(delimiter)}; a list with commas must be quoted)",
                       line=start, column=n_fields + 1 if len(rec) > n_fields else len(rec) + 1)
-            skipped.append((start, rec))
+            skipped.append((start, rec[:n_fields]))
             continue
-        if len(rows) >= max_rows:
+        if rows.n_rows >= max_rows:
             log.error("too_many_rows", f"the file has more than {max_rows:,} data rows, the limit of this competition",
                       line=start)
-            return None, np.zeros(0, dtype=np.int64)
+            return None
         rows.append(rec)
         lines.append(start)
-    return rows, np.asarray(lines, dtype=np.int64)
+    return rows.cells(np.asarray(lines, dtype=np.int64))
 
 
 class _Lines:
-    """The file's lines for ``csv.reader``, with the position of the next one (``i``, the lines read so
-    far): a record the reader refused can be mended in place and read again from its first line."""
+    """The file's lines for ``csv.reader``, one at a time, with the lines of the record being read
+    (``record``, after the ``first`` lines of the records before it): a record the reader refused can be
+    mended and read again from its first line, and only that record's lines are held."""
 
-    def __init__(self, lines: list[str]):
-        self.lines = lines
-        self.i = 0
+    def __init__(self, text: str):
+        # (one at a time: a list of the lines costs ~50 bytes per line, 50 times a file of blank lines)
+        self._lines = iter(io.StringIO(text, newline=""))
+        self._again: list[str] = []  # mended lines to read again, the next one last
+        self.record: list[str] = []
+        self.first = 0
 
     def __iter__(self):
         return self
 
     def __next__(self) -> str:
-        if self.i >= len(self.lines):
-            raise StopIteration
-        self.i += 1
-        return self.lines[self.i - 1]
+        line = self._again.pop() if self._again else next(self._lines)
+        self.record.append(line)
+        return line
+
+    def next_record(self) -> None:
+        """The record read so far is done: the next line starts the next one."""
+        self.first += len(self.record)
+        self.record = []
+
+    def pull(self) -> bool:
+        """One more line into ``record`` for a look ahead of the reader; False at the end of the file."""
+        try:
+            next(self)
+        except StopIteration:
+            return False
+        return True
+
+    def read_again(self, lines: list[str]) -> None:
+        """Read the current record again, from ``lines``."""
+        self._again.extend(reversed(lines))
+        self.record = []
 
 
-def _mend_quote(source: _Lines, first: int, delimiter: str, msg: str, log: ProblemLog) -> bool:
-    """Name the problem of the record starting at line ``first + 1`` that the csv module refused (``msg``).
-    Blanks after a closing quote are an error of their own, with line and column: they are removed from the
-    lines and ``source`` is set back to the record, so the rest of the file is still checked (True).
-    Anything else stops the reading (False)."""
-    record_lines = source.lines[first:source.i]
-    trouble = quote_trouble.after_closing_quote("".join(record_lines), delimiter)
-    if trouble is None:
+def _mend_record(source: _Lines, delimiter: str, max_cell_chars: int, msg: str, log: ProblemLog) -> bool:
+    """Name the problems of the record the csv module refused (``msg``), starting at line ``source.first +
+    1``. Blanks after a closing quote are an error of their own, with line and column: all of the record's
+    are found in one pass (``quote_trouble.mend_record``) and removed, and the record is set to be read
+    again (True), so the rest of the file is still checked. Anything else stops the reading (False)."""
+    first = source.first
+    if not source.record:
+        source.pull()
+
+    def on_space(k: int, offset: int, trouble: quote_trouble.QuoteTrouble) -> None:
+        log.error("space_after_quote", quote_trouble.space_message(trouble, offset + 1), line=first + 1 + k,
+                  column=trouble.field)
+
+    found = quote_trouble.mend_record(source.record, source.pull, delimiter, max_cell_chars, on_space)
+    if found.text is not None:
+        k, offset, trouble = found.text
+        line, column = first + 1 + k, offset + 1
+        after = found.lines[k][offset:].rstrip("\r\n")[:20]
+        if k > 0:
+            # the record ran on over line ends inside quotes: most likely a quote left open on its first line
+            log.error("malformed_csv", f"a double quote on this line is never closed on it: the quoted field runs "
+                      f"on to line {line}, where {after!r} follows its closing quote; close the quote (a quote "
+                      "inside a quoted field is written twice: \"\"); the CSV cannot be read from here on",
+                      line=first + 1)
+        else:
+            log.error("malformed_csv", f"{after!r} follows the closing quote of field {trouble.field} (character "
+                      f"{column} of the line); after a quoted field comes {delimiter_name(delimiter)} or the end "
+                      "of the line (a quote inside a quoted field is written twice: \"\"); the CSV cannot be "
+                      "read from here on", line=line, column=trouble.field)
+        return False
+    if not found.spaces:
         log.error("malformed_csv", f"the CSV cannot be read from here on ({msg}); "
                   "check for an unterminated or stray double quote", line=first + 1)
         return False
-    k, offset = 0, trouble.start
-    while offset >= len(record_lines[k]):  # the line of the record holding the trouble
-        offset -= len(record_lines[k])
-        k += 1
-    line, column = first + 1 + k, offset + 1
-    if trouble.kind == "text" and k > 0:
-        # the record ran on over line ends inside quotes: most likely a quote left open on its first line
-        after = record_lines[k][offset:].rstrip("\r\n")[:20]
-        log.error("malformed_csv", f"a double quote on this line is never closed on it: the quoted field runs on "
-                  f"to line {line}, where {after!r} follows its closing quote; close the quote (a quote inside a "
-                  "quoted field is written twice: \"\"); the CSV cannot be read from here on", line=first + 1)
-        return False
-    if trouble.kind == "text":
-        after = record_lines[k][offset:].rstrip("\r\n")[:20]
-        log.error("malformed_csv", f"{after!r} follows the closing quote of field {trouble.field} (character "
-                  f"{column} of the line); after a quoted field comes {delimiter_name(delimiter)} or the end of "
-                  "the line (a quote inside a quoted field is written twice: \"\"); the CSV cannot be read from "
-                  "here on", line=line, column=trouble.field)
-        return False
-    log.error("space_after_quote", quote_trouble.space_message(trouble, column), line=line, column=trouble.field)
-    text = record_lines[k]
-    source.lines[first + k] = text[:offset] + text[offset + trouble.length:]
-    source.i = first
+    source.read_again(found.lines + source.record[len(found.lines):])
     return True
 
 

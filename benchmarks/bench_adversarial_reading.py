@@ -1,0 +1,151 @@
+"""Reading time and memory of adversarial shapes against a regular file of the same size (issue 43).
+
+    python benchmarks/bench_adversarial_reading.py [--mb 4] [--repeat 3] [--shipped-limits]
+
+Each shape is a PlantCLEF 2025 submission of about --mb MB read by ``read_submission`` (the code every
+entry point runs). The competition's row and byte limits are raised so that every file is read to its
+end (with the shipped limits most shapes are refused early by the pre-checks, which is also timed with
+--shipped-limits). For each shape the benchmark prints the seconds per MB (best of --repeat), the ratio
+to the regular file's seconds per MB, the peak of the memory traced while reading (``tracemalloc``, in
+a separate run), and that peak minus the regular file's, as a multiple of the file's size.
+
+Shapes:
+
+  regular          ``Q-00000001,"[1355868, 1355869]"`` rows, LF line ends (the numpy tokenizer's file)
+  blank-lf         the regular rows, each followed by a blank line (LF)
+  blank-cr         the regular rows and a blank line after each, every line ended by a lone CR
+  blank-crlf       the same with CRLF
+  only-blank-lf    the header, then nothing but blank lines (LF)
+  only-blank-cr    the header, then nothing but blank lines (lone CR)
+  space-after-quote  every row ``"Q-00000001" ,"[1355868, 1355869]"``: a blank after a closing quote
+  spaces-one-record  one record of ``"Q-1" ,`` repeated (a blank after every closing quote of one line)
+  ragged           every row with three more fields than the header
+  ragged-short     every row a single field
+  long-cells       rows whose label cell is a 19,000-character quoted text
+  many-columns     rows of 200 fields each
+
+The bounds of issue 43: no shape above 3x the regular file's time per MB, and no shape's traced peak
+more than 3x the file's size above the regular file's.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import gc
+import os
+import platform
+import sys
+import time
+import tracemalloc
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from agrieval.scoring.authoring.definitions import load_competition  # noqa: E402
+from agrieval.scoring.runtime.reading.submission import read_submission  # noqa: E402
+
+HEAD = b"quadrat_id,species_ids\n"
+
+
+def _rows(size: int, row) -> bytes:
+    """Rows made by ``row(i)`` up to ``size`` bytes."""
+    out, n, i = [HEAD], len(HEAD), 0
+    while n < size:
+        r = row(i)
+        out.append(r)
+        n += len(r)
+        i += 1
+    return b"".join(out)
+
+
+SHAPES = {
+    "regular": lambda s: _rows(s, lambda i: b'Q-%08d,"[1355868, 1355869]"\n' % i),
+    "blank-lf": lambda s: _rows(s, lambda i: b'Q-%08d,"[1355868, 1355869]"\n\n' % i),
+    "blank-cr": lambda s: HEAD[:-1] + b"\r" + _rows(s, lambda i: b'Q-%08d,"[1355868, 1355869]"\r\r' % i)[len(HEAD):],
+    "blank-crlf": lambda s: _rows(s, lambda i: b'Q-%08d,"[1355868, 1355869]"\r\n\r\n' % i),
+    "only-blank-lf": lambda s: HEAD + b"\n" * (s - len(HEAD)),
+    "only-blank-cr": lambda s: HEAD + b"\r" * (s - len(HEAD)),
+    "space-after-quote": lambda s: _rows(s, lambda i: b'"Q-%08d" ,"[1355868, 1355869]"\n' % i),
+    "spaces-one-record": lambda s: HEAD + b'"Q-1" ,' * ((s - len(HEAD)) // 7) + b'"[1]"\n',
+    "ragged": lambda s: _rows(s, lambda i: b'Q-%08d,"[1355868, 1355869]",a,b,c\n' % i),
+    "ragged-short": lambda s: _rows(s, lambda i: b"Q-%08d\n" % i),
+    "long-cells": lambda s: _rows(s, lambda i: b'Q-%08d,"%s"\n' % (i, b"x" * 19_000)),
+    "many-columns": lambda s: _rows(s, lambda i: b'Q-%08d,"[1355868]"' % i + b",x" * 198 + b"\n"),
+}
+
+
+def _definition(shipped: bool):
+    definition = load_competition("plantclef2025")
+    if shipped:
+        return definition
+    limits = dataclasses.replace(definition.limits, max_bytes=1 << 31, max_rows=1 << 26)
+    return dataclasses.replace(definition, limits=limits)
+
+
+def _seconds(data: bytes, definition, repeat: int) -> float:
+    best = float("inf")
+    for _ in range(repeat):
+        gc.collect()
+        t = time.perf_counter()
+        read_submission(data, definition)
+        best = min(best, time.perf_counter() - t)
+    return best
+
+
+def _peak(data: bytes, definition) -> int:
+    gc.collect()
+    tracemalloc.start()
+    try:
+        read_submission(data, definition)
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+def measure(mb: float, repeat: int, shipped: bool, shapes=None) -> list[dict]:
+    """One record per shape: size, seconds, seconds per MB, ratio to regular, traced peak, extra peak."""
+    definition = _definition(shipped)
+    size = int(mb * 1e6)
+    out = []
+    for name in shapes or SHAPES:
+        data = SHAPES[name](size)
+        seconds = _seconds(data, definition, repeat)
+        peak = _peak(data, definition)
+        out.append({"shape": name, "bytes": len(data), "seconds": seconds, "s_per_mb": seconds / (len(data) / 1e6),
+                    "peak": peak})
+    regular = next((r for r in out if r["shape"] == "regular"), None)
+    for r in out:
+        if regular is not None:
+            r["time_ratio"] = r["s_per_mb"] / regular["s_per_mb"]
+            r["extra_x_size"] = (r["peak"] - regular["peak"] * r["bytes"] / regular["bytes"]) / r["bytes"]
+    return out
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--mb", type=float, default=4.0)
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--shapes", nargs="+", choices=list(SHAPES), help="these shapes only (regular is always read)")
+    parser.add_argument("--shipped-limits", action="store_true",
+                        help="the shipped plantclef2025 limits (100,000 rows, 20 MB): most shapes refused early")
+    args = parser.parse_args(argv)
+    print(f"# {platform.python_implementation()} {platform.python_version()}, {os.cpu_count()} CPUs, "
+          f"{'shipped' if args.shipped_limits else 'raised'} limits, {args.mb} MB per file, best of {args.repeat}")
+    print(f"{'shape':<20} {'MB':>6} {'s':>7} {'s/MB':>7} {'x regular':>9} {'peak MiB':>9} {'extra x size':>12}")
+    shapes = ["regular"] + [s for s in args.shapes or SHAPES if s != "regular"]
+    rows = measure(args.mb, args.repeat, args.shipped_limits, shapes)
+    worst_time = worst_mem = 0.0
+    for r in rows:
+        print(f"{r['shape']:<20} {r['bytes'] / 1e6:>6.2f} {r['seconds']:>7.3f} {r['s_per_mb']:>7.3f} "
+              f"{r['time_ratio']:>9.2f} {r['peak'] / 2**20:>9.1f} {r['extra_x_size']:>12.2f}")
+        worst_time, worst_mem = max(worst_time, r["time_ratio"]), max(worst_mem, r["extra_x_size"])
+    ok = worst_time <= 3 and worst_mem <= 3
+    print(f"# worst: {worst_time:.2f}x the regular file's time per MB, {worst_mem:.2f}x the file's size in extra "
+          f"traced memory: {'within' if ok else 'OVER'} issue 43's bounds (3x, 3x)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
