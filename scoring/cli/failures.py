@@ -220,11 +220,15 @@ def markdown() -> str:
     command line's own (``COMMAND_CODES``)."""
     from agrieval.scoring.ctv.input_error import CODES as INPUT_CODES
     from agrieval.scoring.runtime.problems import errors_markdown
+    from agrieval.scoring.runtime.untrusted import CODES as UNTRUSTED_CODES
     from agrieval.scoring.writing.policy import CODES as OUTPUT_CODES
 
     lines = [errors_markdown().rstrip("\n"), "",
              "## Analysis inputs (`ctv`, `rank-agreement`)", "",
              "Exit code 1; from `scoring/ctv/input_error.py`.", ""] + _table(INPUT_CODES)
+    lines += ["", "## Files others wrote", "", "Exit code 1 (a caller with its own catalogue keeps its code and "
+              "this message); from `scoring/runtime/untrusted.py`, the one opening rule "
+              "([untrusted input](untrusted_input.md)).", ""] + _table(UNTRUSTED_CODES)
     lines += ["", "## Output paths", "", "Exit code 2; from `scoring/writing/policy.py`.", ""] + _table(OUTPUT_CODES)
     lines += ["", "## Command line", "", "From `scoring/cli/failures.py`.", ""] + _table(COMMAND_CODES)
     return "\n".join(lines) + "\n"
