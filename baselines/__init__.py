@@ -3,7 +3,8 @@ PlantCLEF DINOv2 tiling predictor (``agrieval.baselines.plantclef``). Needs the
 ``baselines`` extra (torch, timm).
 
 Public (``__all__``): the packages ``ctv`` and ``plantclef``, each with its own ``__all__``. Internal: ``cli``
-(``agrieval baselines ...`` is the contract) and ``device``.
+(``agrieval baselines ...`` is the contract), ``device`` and ``sbatch`` (the job scripts' one rule for
+values and the scheduler's warning signal).
 """
 
 from agrieval.scoring.runtime.lazy_exports import lazy_exports
@@ -11,7 +12,7 @@ from agrieval.scoring.runtime.lazy_exports import lazy_exports
 __all__ = ["ctv", "plantclef"]
 
 _HOME = {"ctv": "ctv", "plantclef": "plantclef"}
-_INTERNAL = ("cli", "device")
+_INTERNAL = ("cli", "device", "sbatch")
 
 __getattr__, __dir__ = lazy_exports(__name__, _HOME)
 del lazy_exports  # (the package offers only its own names)

@@ -24,7 +24,8 @@ and what a user's own stage builds on: ``probe_file`` and ``ProbeResult``, ``wal
 
 Internal (may change without notice): ``cli`` (``agrieval data ...`` is the contract), ``hamming``, ``heif``,
 ``keep_rules``, ``keyed_ids`` (the keyed image ids of ``splits``), ``notebook_versions``, ``parallel``,
-``pillow_warnings``, ``progress``, ``shuffle_split``.
+``pillow_warnings``, ``progress``, ``shuffle_split``, ``untrusted_images`` (images opened as the one
+opening rule says).
 """
 
 from agrieval.scoring.runtime.lazy_exports import lazy_exports
@@ -39,7 +40,7 @@ _HOME = {"build_catalog": "catalog", "read_catalog": "catalog", "dedup": "dedup"
          "read_table": "tables", "write_table": "tables", "make_demo_pool": "demo_pool",
          "library_versions": "versions", "DataError": "errors"}
 _INTERNAL = ("cli", "hamming", "heif", "keep_rules", "keyed_ids", "notebook_versions", "parallel", "pillow_warnings",
-             "progress", "shuffle_split")
+             "progress", "shuffle_split", "untrusted_images")
 
 __getattr__, __dir__ = lazy_exports(__name__, _HOME)
 del lazy_exports  # (the package offers only its own names)

@@ -13,7 +13,9 @@
 
 Public (``__all__``): ``__version__`` and the packages ``runtime``, ``authoring``, ``writing``, ``leaderboard``,
 ``ctv``, ``audit`` and ``text``, each with its own ``__all__`` (``docs/scoring_api.md`` lists them all).
-Internal: ``cli`` (the ``agrieval`` command line is the contract, not its Python modules).
+Internal: ``cli`` (the ``agrieval`` command line is the contract, not its Python modules) and ``server`` (the
+own server's log, limits and selection, used through ``agrieval grade --log``, ``select`` and ``leaderboard
+--per-team``).
 
 This package never imports ``data_tools`` or ``baselines``, nor torch or PIL.
 """
@@ -25,7 +27,7 @@ __version__ = "0.1.0"
 __all__ = ["__version__", "runtime", "authoring", "writing", "leaderboard", "ctv", "audit", "text"]
 
 _HOME = {name: name for name in __all__[1:]}
-_INTERNAL = ("cli",)
+_INTERNAL = ("cli", "server")
 
 __getattr__, __dir__ = lazy_exports(__name__, _HOME)
 del lazy_exports  # (the package offers only its own names)

@@ -32,7 +32,8 @@ and ``CTVError``.
 Internal (may change without notice): ``archs``, ``augment``, ``cache``, ``checkpoint``, ``cli``, ``dataset``,
 ``distributed``, ``fidelity_pool``, ``loader_check``, ``loader_workers``, ``options``, ``outputs``,
 ``pipelines``, ``precision``, ``preset_table``, ``progress``, ``replicates``, ``run_folders``,
-``script_transforms``, ``seed_streams``, ``seeding``, ``selection``, ``smoke``, ``transforms``.
+``script_transforms``, ``seed_streams``, ``seeding``, ``selection``, ``slurm_status``, ``smoke``,
+``transforms``.
 """
 
 from agrieval.scoring.runtime.lazy_exports import lazy_exports
@@ -47,7 +48,7 @@ _HOME = {"TrainConfig": "config", "make_config": "config", "PRESETS": "config", 
 _INTERNAL = ("archs", "augment", "cache", "checkpoint", "cli", "dataset", "distributed", "fidelity_pool",
              "loader_check", "loader_workers", "options", "outputs", "pipelines", "precision", "preset_table",
              "progress", "replicates", "run_folders", "script_transforms", "seed_streams", "seeding", "selection",
-             "smoke", "transforms")
+             "slurm_status", "smoke", "transforms")
 
 __getattr__, __dir__ = lazy_exports(__name__, _HOME)
 del lazy_exports  # (the package offers only its own names)

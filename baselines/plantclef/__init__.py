@@ -38,7 +38,7 @@ end-to-end run), ``AggregationConfig`` and the module ``aggregate`` (``aggregate
 
 Internal (may change without notice): ``awkward_logits``, ``bma``, ``cli``, ``draw``, ``ensemble``,
 ``exactness``, ``fidelity``, ``full_probs``, ``genus``, ``image_stats``, ``jpeg``, ``loader``, ``pooling``,
-``prior``, ``shards``, ``smoke``, ``synthetic``, ``threshold_search``, ``tie_rules``,
+``prior``, ``shards``, ``slurm``, ``smoke``, ``synthetic``, ``threshold_search``, ``tie_rules``,
 ``zmerge``.
 """
 
@@ -56,7 +56,7 @@ _HOME = {"run_predict": "predict", "RunOptions": "predict", "PredictResult": "pr
          "PreprocessConfig": "preprocess", "tile_boxes": "geometry", "transect_map": "transects",
          "write_validated": "submission", "run_sweep": "sweep", "SweepGrid": "sweep", "run_demo": "demo"}
 _INTERNAL = ("awkward_logits", "bma", "cli", "draw", "ensemble", "exactness", "fidelity", "full_probs", "genus",
-             "image_stats", "jpeg", "loader", "pooling", "prior", "shards", "smoke", "synthetic",
+             "image_stats", "jpeg", "loader", "pooling", "prior", "shards", "slurm", "smoke", "synthetic",
              "threshold_search", "tie_rules", "zmerge")
 
 __getattr__, __dir__ = lazy_exports(__name__, _HOME)

@@ -8,7 +8,8 @@ finds runs of submissions that differ in a few rows, ``audit_report`` puts them 
 Public (``__all__``, imported on first use): ``audit`` and its ``Audit`` (with ``to_text``), ``read_log`` and
 ``LoggedSubmission``, ``score_log`` and ``ScoredLog``.
 
-Internal (may change without notice): ``near_duplicates``, ``rank_movement``, ``split_permutation``.
+Internal (may change without notice): ``near_duplicates``, ``rank_movement``, ``selection_cost``,
+``split_permutation``.
 """
 
 from agrieval.scoring.runtime.lazy_exports import lazy_exports
@@ -17,7 +18,7 @@ __all__ = ["audit", "Audit", "to_text", "read_log", "LoggedSubmission", "score_l
 
 _HOME = {"audit": "audit_report", "Audit": "audit_report", "to_text": "audit_report", "read_log": "submission_log",
          "LoggedSubmission": "submission_log", "score_log": "scored_log", "ScoredLog": "scored_log"}
-_INTERNAL = ("near_duplicates", "rank_movement", "split_permutation")
+_INTERNAL = ("near_duplicates", "rank_movement", "selection_cost", "split_permutation")
 
 __getattr__, __dir__ = lazy_exports(__name__, _HOME)
 del lazy_exports  # (the package offers only its own names)

@@ -10,7 +10,8 @@ Public (``__all__``, imported on first use): ``grade`` and its ``GradeResult`` (
 entry point), ``score_file`` and ``score`` with their ``ScoreReport``, ``validate_file``, ``Grader`` (the
 solution loaded once), the definition (``CompetitionDefinition``, ``Limits``, ``SplitSpec``,
 ``GroupingSpec``, ``load_definition``, ``freeze``, ``thaw``, ``shipped_competitions``), ``Problem``,
-``HostError`` and ``CodedError``, ``LabelSets`` (one label set per row, sparse: what the reader gives and
+``HostError`` and ``CodedError``, the one opening rule for files others wrote (``read_bytes``,
+``read_json``, ``UntrustedFileError``), ``LabelSets`` (one label set per row, sparse: what the reader gives and
 the metrics take), ``group_ids`` (the transect rules), the atomic writes (``atomic_write``,
 ``write_text``, ``write_bytes``), and the packages ``metrics`` and ``reading``.
 
@@ -23,7 +24,7 @@ from . import lazy_exports as _lazy  # (the module: the function's name would hi
 
 __all__ = ["grade", "GradeResult", "score_file", "score", "ScoreReport", "validate_file", "Grader",
            "CompetitionDefinition", "Limits", "SplitSpec", "GroupingSpec", "load_definition", "freeze", "thaw",
-           "shipped_competitions", "Problem", "HostError", "CodedError", "LabelSets", "group_ids",
+           "shipped_competitions", "Problem", "HostError", "CodedError", "read_bytes", "read_json", "UntrustedFileError", "LabelSets", "group_ids",
            "atomic_write", "write_text", "write_bytes", "metrics", "reading"]
 
 _HOME = {"grade": "guard", "GradeResult": "result", "score_file": "scorer", "score": "scorer",
@@ -31,7 +32,8 @@ _HOME = {"grade": "guard", "GradeResult": "result", "score_file": "scorer", "sco
          "CompetitionDefinition": "definition", "Limits": "definition", "SplitSpec": "definition",
          "GroupingSpec": "definition", "load_definition": "definition", "freeze": "definition",
          "thaw": "definition", "shipped_competitions": "definition", "Problem": "problems",
-         "HostError": "problems", "CodedError": "coded_error", "LabelSets": "labelsets",
+         "HostError": "problems", "CodedError": "coded_error", "read_bytes": "untrusted",
+         "read_json": "untrusted", "UntrustedFileError": "untrusted", "LabelSets": "labelsets",
          "group_ids": "grouping",
          "atomic_write": "atomic", "write_text": "atomic", "write_bytes": "atomic",
          "metrics": "metrics", "reading": "reading"}
