@@ -77,7 +77,7 @@ def test_a_checkpoint_that_is_a_fifo_is_refused_at_once(tmp_path):
 
 
 def test_what_the_kit_saves_loads_with_weights_only(tmp_path):
-    from agrieval.baselines.ctv import stream
+    from agrieval.baselines.ctv.seed_streams import _capture, _restore
 
     model = torch.nn.Linear(3, 2)
     opt = torch.optim.AdamW(model.parameters(), lr=1e-4)
@@ -85,12 +85,12 @@ def test_what_the_kit_saves_loads_with_weights_only(tmp_path):
     opt.step()
     sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=3, eta_min=1e-6)
     state = {"model": model.state_dict(), "optimizer": opt.state_dict(), "scheduler": sched.state_dict(),
-             "state": {"epoch": 1, "history": [{"val_acc": 0.5}]}, "stream": stream.capture(),
+             "state": {"epoch": 1, "history": [{"val_acc": 0.5}]}, "stream": _capture(),
              "scaler": None, "identity_hash": "abc", "identity": {"arch": "x", "epochs": 3}}
     checkpoint.save(tmp_path / "last.pt", state)
     back = checkpoint.load(tmp_path / "last.pt")
     assert back["identity"] == state["identity"] and back["state"] == state["state"]
-    stream.restore(back["stream"])
+    _restore(back["stream"])
 
 
 # Pillow warns past MAX_IMAGE_PIXELS and raises past twice it: a 64x64 image (4,096 pixels) under a lowered limit

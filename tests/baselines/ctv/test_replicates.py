@@ -77,8 +77,8 @@ def test_slurm_array_covers_every_seed(ctv_data, tmp_path):
     text = out.read_text()
     assert "#SBATCH --array=0-5" in text  # 3 folds x 2 seeds
     assert f"RUNS_ROOT={tmp_path / 'runs'}" in text
-    assert "'loto tiny_cnn alpha 10'" in text and "'loto tiny_cnn gamma 11'" in text
-    assert '--seed "$SEED" --runs-dir "$RUNS_ROOT/seed-$SEED"' in text
+    assert "SEEDS=(10 10 10 11 11 11)" in text and "FOLDS=(alpha beta gamma alpha beta gamma)" in text
+    assert '--seed "${SEEDS[$i]}" --runs-dir "$RUNS_ROOT/seed-${SEEDS[$i]}"' in text
     assert text.count("--runs-dir") == 1 and " --seed 10" not in text  # the task's own seed only
     assert subprocess.run(["bash", "-n", str(out)]).returncode == 0
     # what task 5 runs, as bash expands it
