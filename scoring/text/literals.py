@@ -112,8 +112,9 @@ def markdown(text) -> str:
 
 def markdown_code(text) -> str:
     """``text`` as a Markdown code span (one line; the fence longer than any run of backticks inside). Text
-    holding two backticks in a row is written as ``markdown`` text instead: its fence would be three backticks,
-    which open a fenced code block where the span starts a line."""
+    holding two backticks in a row gets an HTML ``<code>`` element around its ``markdown`` text instead (a fence
+    of three backticks would open a fenced code block where the span starts a line): still a code element, its
+    backticks and markup escaped."""
     if "``" in str(text):
-        return markdown(text)
+        return f"<code>{markdown(text)}</code>"
     return str(_markdown.code(text))
