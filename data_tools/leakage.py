@@ -98,7 +98,7 @@ def check_leakage(splits_dir, catalog_df: pd.DataFrame, *, radius: int = 0,
     for protocol, fold, m in folds:
         where = dict(zip(m["image_id"], m["path"]))
         dup = m[m.duplicated("image_id", keep=False)]
-        for image_id, rows in dup.groupby("image_id", sort=True):
+        for image_id, rows in sorted(dup.groupby("image_id"), key=lambda g: where[g[0]]):  # by path, not keyed id
             splits = sorted(set(rows["split"]))
             for a in splits:
                 for b in splits:
@@ -110,11 +110,15 @@ def check_leakage(splits_dir, catalog_df: pd.DataFrame, *, radius: int = 0,
         left = rows[["image_id", "split", "h"]].rename(columns={"image_id": "ia", "split": "sa", "h": "ha"})
         right = rows[["image_id", "split", "h"]].rename(columns={"image_id": "ib", "split": "sb", "h": "hb"})
         pairs = near.merge(left, on="ha").merge(right, on="hb")
+        # ordered and oriented by path, never by id: ids are keyed (data_tools/keyed_ids.py), so an order by id
+        # would change with each pool's key
+        pairs["pa"] = [where[i] for i in pairs["ia"]]
+        pairs["pb"] = [where[i] for i in pairs["ib"]]
         # a pair of different images, counted once, across a checked boundary
-        pairs = pairs[(pairs["ia"] != pairs["ib"]) & ((pairs["ha"] != pairs["hb"]) | (pairs["ia"] < pairs["ib"]))]
+        pairs = pairs[(pairs["ia"] != pairs["ib"]) & ((pairs["ha"] != pairs["hb"]) | (pairs["pa"] < pairs["pb"]))]
         crossing = [({a, b} in checked) for a, b in zip(pairs["sa"], pairs["sb"])]
         pairs = pairs[np.array(crossing, dtype=bool)] if len(pairs) else pairs
-        for r in pairs.sort_values(["ia", "ib"]).itertuples():
+        for r in pairs.sort_values(["pa", "pb"]).itertuples():
             kind = "same pHash" if r.distance == 0 else "near pHash"
             leaks.append(Leak(protocol, fold, kind, int(r.distance), r.sa, where[r.ia], r.sb, where[r.ib]))
     return leaks

@@ -10,21 +10,19 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from agrieval.baselines.ctv.errors import CTVError
 
 DEMO_SIZE = 48  # side of the resized demo images (the real pipeline uses 336)
 
 
 def _data_tools():
-    try:
-        from agrieval.data_tools.catalog import build_catalog
-        from agrieval.data_tools.dedup import dedup
-        from agrieval.data_tools.demo_pool import make_demo_pool
-        from agrieval.data_tools.resize import resize_tree
-        from agrieval.data_tools.splits import make_splits
-    except ImportError as exc:
-        raise CTVError("splits_missing", f"the demo needs data_tools ({exc}); install agrieval with the "
-                       "'data' extra, or make splits with 'agrieval data splits' and use 'run-all'") from exc
+    # A missing third-party module (Pillow, imagehash...) is left to the command line's one error path: the
+    # contract's one missing_dependency line, naming the extra to install (the baselines extra holds data's).
+    from agrieval.data_tools.catalog import build_catalog
+    from agrieval.data_tools.dedup import dedup
+    from agrieval.data_tools.demo_pool import make_demo_pool
+    from agrieval.data_tools.resize import resize_tree
+    from agrieval.data_tools.splits import make_splits
+
     return make_demo_pool, build_catalog, dedup, resize_tree, make_splits
 
 

@@ -13,7 +13,6 @@ NEEDS_AN_EXTRA = [
     (["data", "catalog", "{clone}/reference_submissions", "-o", "{tmp}/catalog.csv"], "data"),
     (["data", "dedup", "{clone}/reference_submissions/plantclef2025/solution.csv", "-o", "{tmp}/d.csv"], "data"),
     (["baselines", "ctv", "demo", "--out", "{tmp}/ctv"], "baselines"),
-    (["baselines", "ctv", "plan", "--splits", "{tmp}", "--runs-dir", "{tmp}/runs"], "baselines"),
     (["baselines", "plantclef", "demo", "--out", "{tmp}/pc"], "baselines"),
     (["baselines", "plantclef", "recipes"], "baselines"),
     (["leaderboard", "{clone}/reference_submissions/agrichallenge2024/submissions", "-s",
@@ -57,5 +56,10 @@ def test_the_scoring_install_scores_validates_and_shows_help(env_with, scoring_v
     assert out.returncode == 0 and "transect_f1           0.5511 *" in out.stdout
     for words in (["--help"], ["data", "--help"], ["baselines", "--help"]):
         assert agrieval(env_with, scoring_venv, fresh_clone, tmp_path, *words).returncode == 0
+    # `ctv plan` reads run folders without torch (issue 46): with the scoring install it runs, and here says
+    # what is missing in the splits folder, not which extra to install
+    plan = agrieval(env_with, scoring_venv, fresh_clone, tmp_path, "baselines", "ctv", "plan", "--splits",
+                    str(tmp_path), "--runs-dir", str(tmp_path / "runs"))
+    assert plan.returncode == 2 and plan.stderr.startswith("error [splits_missing] "), plan.stderr
     imported = subprocess.run([str(scoring_venv / "python"), "-c", "import torch"], capture_output=True)
     assert imported.returncode != 0  # the scoring install really is light

@@ -103,7 +103,9 @@ def test_time_limit_warning_checkpoints_and_requeues(ctv_data, tmp_path):
     every 30 s); the run stops at the next epoch boundary, the script requeues the task, and the attempts add
     up to the uninterrupted run (no TIMEOUT)."""
     _, splits = ctv_data
-    epochs = 300  # 40 s or more of training on one core: longer than the latest first warning seen (30 s)
+    # well over a minute of training on one quiet core: 300 epochs took 16 s on a quiet machine and ended
+    # before the first warning, which SLURM may send up to 45 s into an attempt; this many is warned every time
+    epochs = 1500
     script = _write(splits, tmp_path, "--folds", "gamma", "--epochs", str(epochs), "--time", "1",
                     "--signal-lead", "45")
     reference = _reference(splits, tmp_path, "gamma", epochs)
