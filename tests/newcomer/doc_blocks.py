@@ -12,7 +12,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 # Commands that name your own data, weights, a GPU or a cluster, or that are benchmarks: not run as pasted.
-NEEDS_YOURS = re.compile(r"\bSPLITS\b|\bWEIGHTS\b|test_images/|\btiles\.parquet|torchrun|sbatch|--device cuda|"
+NEEDS_YOURS = re.compile(r"\bSPLITS\b|\bWEIGHTS\b|test_images/|\btiles\.parquet|torchrun|sbatch|-submit\.sh\b|"
+                         r"--device cuda|"
                          r"make_examples|/fast/|\bruns\b --plots|benchmarks/|--rows")
 # Cheap commands: the scoring side (seconds); the rest (data, baselines, reports, platform venvs) is slow.
 CHEAP = re.compile(r"^agrieval (score|validate|competitions|grade|rank-agreement|ctv summarize|bundle|demo)\b|"
