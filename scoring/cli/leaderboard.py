@@ -75,7 +75,7 @@ def leaderboard(submissions_dir: Path, solution: Path, competition: str, out_dir
     from agrieval.scoring.cli.options import chosen_figure_format
     from agrieval.scoring.leaderboard.build import build_leaderboard, list_submissions
     from agrieval.scoring.leaderboard.outputs import OUTPUT_NAMES, to_dict, to_markdown, write_outputs
-    from agrieval.scoring.writing.policy import OutputPlan, OutputRefused
+    from agrieval.scoring.writing.policy import OutputPlan
 
     fmt = chosen_figure_format(figure_format, dpi, plots)  # (a usage error: exit 2 before anything is read)
 
@@ -89,12 +89,7 @@ def leaderboard(submissions_dir: Path, solution: Path, competition: str, out_dir
         require("agrieval leaderboard --plots", "matplotlib")
     plan = OutputPlan(overwrite=overwrite, sources=[submissions_dir], inputs=[solution])
     charts = ["scores"] + (["ranks"] if reveal_private else []) if plots else []
-    names = list(OUTPUT_NAMES) + [fmt.name(c) for c in charts]
-    try:
-        plan.claim_all([plan.claim_dir(out_dir, what="--out folder") / n for n in names],
-                       what="leaderboard file")
-    except OutputRefused as exc:
-        click.echo(error_line(exc.code, exc.message), err=True)
+    if not _claimed(plan, out_dir, list(OUTPUT_NAMES) + [fmt.name(c) for c in charts]):
         return EXIT_USAGE
     definition = load_definition(competition)
     if not list_submissions(submissions_dir, recursive):
@@ -139,7 +134,7 @@ def _per_team_board(source: Path, competition: str, out_dir: Path, rule: str, k:
     from agrieval.scoring.leaderboard.team_board import OUTPUT_NAMES, team_board, to_dict, to_markdown, \
         write_team_board
     from agrieval.scoring.server.submission_log import is_submission_log, read_log
-    from agrieval.scoring.writing.policy import OutputPlan, OutputRefused
+    from agrieval.scoring.writing.policy import OutputPlan
 
     log = source
     if source.is_dir():
@@ -154,11 +149,7 @@ def _per_team_board(source: Path, competition: str, out_dir: Path, rule: str, k:
                                                 "(its header differs); a folder of submissions is scored "
                                                 "without --per-team", exit_code=1)
     plan = OutputPlan(overwrite=overwrite, sources=[], inputs=[log])  # (the board never replaces the log)
-    try:
-        plan.claim_all([plan.claim_dir(out_dir, what="--out folder") / n for n in OUTPUT_NAMES],
-                       what="leaderboard file")
-    except OutputRefused as exc:
-        click.echo(error_line(exc.code, exc.message), err=True)
+    if not _claimed(plan, out_dir, OUTPUT_NAMES):
         return EXIT_USAGE
     definition = load_definition(competition)
     board = team_board(read_log(log), definition, rule=rule, k=k, reveal_private=reveal_private, title=title)
@@ -169,3 +160,16 @@ def _per_team_board(source: Path, competition: str, out_dir: Path, rule: str, k:
         click.echo(to_markdown(board))
         click.echo("written: " + ", ".join(str(p) for p in written))
     return EXIT_OK
+
+
+def _claimed(plan, out_dir: Path, names) -> bool:
+    """Every output file of a board claimed by the output policy before any is written; a refusal is one line
+    on stderr (the caller exits 2)."""
+    from agrieval.scoring.writing.policy import OutputRefused
+
+    try:
+        plan.claim_all([plan.claim_dir(out_dir, what="--out folder") / n for n in names], what="leaderboard file")
+    except OutputRefused as exc:
+        click.echo(error_line(exc.code, exc.message), err=True)
+        return False
+    return True
