@@ -2,10 +2,11 @@
 
 One rule for every value that lands in a job script (DESIGN.md, "names are names, values are literals"): each
 value is checked against SLURM's own syntax where it has one (``--time``, ``--mem``, partition and account
-names) and then passed through ``shlex.quote`` where it lands, in a directive or in a command. sbatch reads
-directive values with the shell's quoting rules (a quoted ``--output='/a b/%a.out'`` is one path: checked on
-Debian's sbatch 22.05), so a quoted value stays one value; a value that is not printable (a newline, a line or
-paragraph separator, a control character) is refused, since sbatch reads the script line by line.
+names) and then passed through ``agrieval.scoring.text.literals.shell_word`` (the trust rule's one home for shell
+words) where it lands, in a directive or in a command. sbatch reads directive values with the shell's quoting
+rules (a quoted ``--output='/a b/%a.out'`` is one path: checked on Debian's sbatch 22.05), so a quoted value stays
+one value; a value that is not printable (a newline, a line or paragraph separator, a control character) is
+refused, since sbatch reads the script line by line.
 
 ``run_with_requeue`` runs the task's command in the background so that the batch shell can take SLURM's warning
 (``#SBATCH --signal=B:USR1@N``: USR1 to the batch shell only, N seconds before ``--time``): the trap creates a
@@ -17,7 +18,8 @@ from __future__ import annotations
 
 import os
 import re
-import shlex
+
+from agrieval.scoring.text.literals import shell_word
 
 EXIT_REQUEUE = 75  # what a run exits with when it stopped at a checkpoint on request (EX_TEMPFAIL)
 # The job script's trap creates this file on SLURM's warning; a run checks it at its safe points (the CTV run
@@ -116,7 +118,7 @@ def directive(option: str, value: str | int | None = None) -> str:
     if value is None:
         return f"#SBATCH --{option}"
     value = check_printable(str(value), f"--{option}")
-    return f"#SBATCH --{option}={shlex.quote(value)}"
+    return f"#SBATCH --{option}={shell_word(value)}"
 
 
 def requeue_trap() -> list[str]:

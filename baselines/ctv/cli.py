@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import os
-import shlex
 import sys
 from pathlib import Path
 
@@ -21,6 +20,7 @@ from agrieval.baselines.ctv.options import as_flags as _as_flags
 from agrieval.baselines.ctv.options import overrides as _overrides
 from agrieval.baselines.ctv.options import train_options as _run_settings
 from agrieval.scoring.cli.group import ContractGroup, document
+from agrieval.scoring.text.literals import shell_word
 
 def train_options(f):
     """The run settings' flags (generated from ``TrainConfig``: ``agrieval.baselines.ctv.options``) and the
@@ -206,7 +206,7 @@ def run_all_cmd(preset, splits, runs_dir, data_root, weights_dir, protocols, arc
         _log("next: fix what failed.json says in each failed run's folder, then rerun this command (finished runs "
              "are skipped)")
         raise SystemExit(1)
-    _log(f"next: agrieval ctv report {shlex.quote(str(runs_dir))} --out ctv-report --plots")
+    _log(f"next: agrieval ctv report {shell_word(str(runs_dir))} --out ctv-report --plots")
 
 
 @ctv.command("slurm")
@@ -301,7 +301,7 @@ def slurm_cmd(preset, splits, runs_dir, data_root, weights_dir, protocols, archs
     write_text(output, text)
     click.echo(f"wrote {output}: {len(runs)} array tasks of {res.gpus} GPU(s), {res.cpus} CPUs, {res.mem} "
                f"({res.ranks} process(es) x ({res.workers} loader workers + {res.threads} threads)), logs in "
-               f"{log_dir}/, index -> run in {table}; submit with: sbatch {shlex.quote(str(output))}")
+               f"{log_dir}/, index -> run in {table}; submit with: sbatch {shell_word(str(output))}")
     if gpus_defaulted and res.gpus:
         click.echo("note: 1 GPU per task by default; a CPU partition: --gpus-per-task 0 (or --device cpu)", err=True)
 

@@ -29,13 +29,13 @@ from __future__ import annotations
 
 import csv
 import io
-import shlex
 from dataclasses import dataclass
 from pathlib import Path
 
 from agrieval.baselines import sbatch
 from agrieval.baselines.ctv.errors import CTVError
 from agrieval.baselines.ctv.sweep import PlannedRun
+from agrieval.scoring.text.literals import shell_word
 
 MEM_PER_CPU_GB = 4
 MEM_PER_GPU_GB = 8
@@ -145,10 +145,10 @@ def sbatch_script(runs: list[PlannedRun], *, common_args: list[str], res: TaskRe
     columns = [("PROTOCOLS", [r.protocol for r in runs]), ("ARCHS", [r.arch for r in runs]),
                ("FOLDS", [r.fold for r in runs])]
     if seeded:
-        lines.append(f"RUNS_ROOT={shlex.quote(runs_root)}")
+        lines.append(f"RUNS_ROOT={shell_word(runs_root)}")
         columns.append(("SEEDS", [str(r.seed) for r in runs]))
     for name, values in columns:
-        lines.append(f"{name}=({' '.join(shlex.quote(v) for v in values)})")
+        lines.append(f"{name}=({' '.join(shell_word(v) for v in values)})")
     lines.append("i=$SLURM_ARRAY_TASK_ID")
     launcher = "agrieval baselines ctv run"
     if res.ranks > 1:  # the same command, one process per rank
@@ -158,7 +158,7 @@ def sbatch_script(runs: list[PlannedRun], *, common_args: list[str], res: TaskRe
         args += ["--threads", str(res.threads)]
     replicate = ' --seed "${SEEDS[$i]}" --runs-dir "$RUNS_ROOT/seed-${SEEDS[$i]}"' if seeded else ""
     command = (f'{launcher} --protocol "${{PROTOCOLS[$i]}}" --arch "${{ARCHS[$i]}}" --fold "${{FOLDS[$i]}}"'
-               + replicate + " " + " ".join(shlex.quote(a) for a in args))
+               + replicate + " " + " ".join(shell_word(a) for a in args))
     lines += sbatch.run_with_requeue(command)
     return "\n".join(lines) + "\n"
 

@@ -16,11 +16,11 @@ checked and quoted by ``agrieval.baselines.sbatch``.
 
 from __future__ import annotations
 
-import shlex
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from agrieval.baselines import sbatch
+from agrieval.scoring.text.literals import shell_word
 
 TILES = "tiles.parquet"
 SUBMISSION = "submission.csv"
@@ -94,7 +94,7 @@ def _head(job: ShardJob, name: str, log: str, *, array: bool) -> list[str]:
 
 def shard_script(job: ShardJob) -> str:
     job.check()
-    q = shlex.quote
+    q = shell_word
     lines = _head(job, job.job_name, "%x-%a.out", array=True)
     lines += ["", "# Written by 'agrieval baselines plantclef slurm': task I predicts shard I of "
               f"{job.shards}; the merge job joins them.", "set -euo pipefail", *sbatch.requeue_trap(),
@@ -115,7 +115,7 @@ def shard_script(job: ShardJob) -> str:
 
 def merge_script(job: ShardJob) -> str:
     job.check()
-    q = shlex.quote
+    q = shell_word
     lines = _head(job, f"{job.job_name}-merge", "%x.out", array=False)
     lines += ["", "# Written by 'agrieval baselines plantclef slurm': runs after every shard ended well "
               "(afterok), joins them, aggregates, validates.", "set -euo pipefail", sbatch.attempt_header()]
@@ -131,7 +131,7 @@ def merge_script(job: ShardJob) -> str:
 
 
 def submit_script(array_script: Path, merge: Path) -> str:
-    q = shlex.quote
+    q = shell_word
     return "\n".join([
         "#!/bin/bash",
         "# Written by 'agrieval baselines plantclef slurm': submits the shard array, then the merge job that",

@@ -8,8 +8,19 @@ submissions that count, and the team's final score is the best private among the
 ``last``          its last submission (EvalAI ranked "by latest", Codabench's ``Force_Last`` migration).
 
 ``lost = best_private - counted_private`` (>= 0): what choosing on the public split, or by time, cost the
-team. Ties on the public score keep the earlier submission. Example: a team whose best public pick scored
-0.40283 private where its best private submission scored 0.40600 lost 0.00317 under ``best_public``.
+team. Ties on the public score keep the earlier submission.
+
+Example: one team, three submissions in time order, four test rows (two public, two private), each row its
+own unit. The first scores 1.0 public and 0.5 private, the second 0.5 and 1.0, the third 0.0 and 0.5; so its
+best private is the second, its best public the first:
+
+>>> values = np.array([[1, 1, 1, 0], [1, 0, 1, 1], [0, 0, 0, 1]], dtype=float)
+>>> split = np.array(["public", "public", "private", "private"])
+>>> cost, = selection_costs(values, np.arange(4), split, ["team-a"] * 3, ["s1.csv", "s2.csv", "s3.csv"])
+>>> cost.best_private, cost.best_private_file
+(1.0, 's2.csv')
+>>> {rule: (c["file"], c["lost"]) for rule, c in cost.counted.items()}
+{'best_public': ('s1.csv', 0.5), 'top2_public': ('s2.csv', 0.0), 'last': ('s3.csv', 0.5)}
 """
 
 from __future__ import annotations

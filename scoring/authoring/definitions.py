@@ -63,11 +63,20 @@ def load_toml(path: Path) -> CompetitionDefinition:
     return definition
 
 
-def _read(path: Path) -> bytes:
+# A definition and its vocabulary are read by the one opening rule (scoring/runtime/untrusted.py): a FIFO or a
+# device named as one is refused, not read; PlantCLEF's 7,806 species take 63 KB, so the cap leaves ample room.
+MAX_DEFINITION_BYTES = 64 * 2**20
+
+
+def _read(path: Path, what: str = "competition definition") -> bytes:
+    from agrieval.scoring.runtime.untrusted import UntrustedFileError, read_bytes
+
     try:
-        return path.read_bytes()
+        return read_bytes(path, max_bytes=MAX_DEFINITION_BYTES, what=what)
+    except UntrustedFileError as exc:
+        raise HostError("definition_invalid", f"{str(path)!r}: {exc.message}") from None
     except OSError as exc:
-        raise HostError("definition_invalid", f"cannot read competition definition {str(path)!r}: {exc}") from None
+        raise HostError("definition_invalid", f"cannot read {what} {str(path)!r}: {exc}") from None
 
 
 def _validate_toml(path: Path, raw: bytes) -> CompetitionDefinition:
@@ -178,14 +187,21 @@ def _hints(cls) -> dict:
 
 
 def _resolve_vocabulary(definition: CompetitionDefinition, base: Path, where: str) -> CompetitionDefinition:
-    """Inline ``vocabulary_file`` (one label per line, relative to the TOML file)."""
+    """Inline ``vocabulary_file`` (one label per line, relative to the TOML file and inside its folder: the
+    path is data, joined by the one rule for paths read from files, ``scoring/writing/table_paths.py``)."""
     if not definition.vocabulary_file:
         return definition
-    path = base / definition.vocabulary_file
+    from agrieval.scoring.writing.table_paths import UnsafePath, inside
+
     try:
-        text = path.read_bytes().decode("utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise HostError("definition_invalid", f"{where}: vocabulary_file {str(path)!r} cannot be read ({exc})") from None
+        path = inside(base, definition.vocabulary_file, where=f"{where}: vocabulary_file", nested=(0,),
+                      follow=True, escaped=False)
+    except UnsafePath as exc:
+        raise HostError("definition_invalid", str(exc)) from None
+    try:
+        text = _read(path, "vocabulary_file").decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise HostError("definition_invalid", f"{where}: vocabulary_file {str(path)!r} is not UTF-8 ({exc})") from None
     items = tuple(ln.strip() for ln in text.splitlines() if ln.strip())
     try:
         return replace(definition, vocabulary_file=None, vocabulary=items)

@@ -53,12 +53,15 @@ ALIASES = {"huggingface": "hf"}  # accepted on the command line, written as the 
 @click.option("--time-limit", "time_limit", type=click.IntRange(min=1), default=None,
               help="Seconds one grading may take: the platform's setting and the scorer's own guard [default: "
                    "the platform's, and the definition's limits.max_seconds].")
+@click.option("--selection-limit", "selection_limit", type=click.IntRange(min=1), default=None,
+              help="Final submissions each team may select: hf's SELECTION_LIMIT, kaggle's host setting [default: "
+                   "the platform's, 2; the other platforms have no selection and their README says which counts].")
 @click.argument("out_dir", type=click.Path(file_okay=False, path_type=Path))
 @held
 def bundle(platform: str, competition: str, solution: Path, split: str, title: str | None, dev_start: str,
            final_start: str, end: str, dev_phase_name: str, final_phase_name: str, reveal_phase_name: str,
            public_precision: str, reveal_end: str, order_key: str, require_approval: bool, per_day: int | None,
-           total: int | None, time_limit: int | None, out_dir: Path) -> int:
+           total: int | None, time_limit: int | None, selection_limit: int | None, out_dir: Path) -> int:
     """Write OUT_DIR: the one file the organizer uploads to PLATFORM, a README of the remaining clicks, a
     sample_submission.csv (every id, no label) and the parts of the upload, to read or try.
 
@@ -84,7 +87,7 @@ def bundle(platform: str, competition: str, solution: Path, split: str, title: s
     options = Options(title=title, dev_start=dev_start, final_start=final_start, end=end,
                       dev_name=dev_phase_name, final_name=final_phase_name, reveal_name=reveal_phase_name,
                       require_approval=require_approval, reveal_end=reveal_end, per_day=per_day, total=total,
-                      time_limit=time_limit)
+                      time_limit=time_limit, selection_limit=selection_limit)
     try:
         options.dates()
         options.reveal_end_text()
@@ -94,7 +97,8 @@ def bundle(platform: str, competition: str, solution: Path, split: str, title: s
     from agrieval.scoring.authoring.bundles import PLATFORMS
     import dataclasses
 
-    from agrieval.scoring.authoring.bundles.files import check_inputs, write
+    from agrieval.scoring.authoring.bundles.files import BUNDLE_HOLE, check_inputs, write
+    from agrieval.scoring.text.literals import shell_word
     from agrieval.scoring.authoring.bundles.starting_kit import VALIDATOR_NAME, validator_py
     from agrieval.scoring.authoring.bundles.submission_limits import readme_section as limits_section
     from agrieval.scoring.authoring.public_precision import readme_section, with_public_precision
@@ -121,8 +125,9 @@ def bundle(platform: str, competition: str, solution: Path, split: str, title: s
     click.echo(f"wrote {len(written)} files ({size / 1e6:.1f} MB) to {out_dir} for {platform}: "
                f"{definition.name}, {len(inputs.solution.ids):,} solution rows, leaderboard keys "
                f"{', '.join(inputs.keys)}")
+    here = shell_word(str(out_dir.resolve()))
     for i, step in enumerate(made.next_steps, start=1):
-        click.echo(f"next {i}: {step}")
+        click.echo(f"next {i}: {step.replace(BUNDLE_HOLE, here)}")
     click.echo(f"details: {out_dir / 'README.md'}")
     return EXIT_OK
 

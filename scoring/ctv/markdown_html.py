@@ -15,12 +15,13 @@ text is ever opened.
 from __future__ import annotations
 
 import base64
-import html
 import os
 import re
 import stat
 from collections.abc import Mapping
 from pathlib import Path
+
+from agrieval.scoring.text import literals as lit
 
 MAX_IMAGE_BYTES = 32 * 1024 * 1024  # our figures are well under 1 MB
 _IMAGE_TYPES = {".png": "image/png", ".svg": "image/svg+xml", ".jpg": "image/jpeg", ".jpeg": "image/jpeg"}
@@ -88,13 +89,13 @@ def _inline(text: str) -> str:
     out = []
     for k, (kind, value) in enumerate(tokens):
         if kind == "code":
-            out.append(f"<code>{html.escape(value)}</code>")
+            out.append(f"<code>{lit.html(value)}</code>")
         elif k in opening:
             out.append("<strong>")
         elif k in closing:
             out.append("</strong>")
         else:  # text, or an unpaired ** shown as written
-            out.append(html.escape(value))
+            out.append(lit.html(value))
     return "".join(out)
 
 
@@ -126,11 +127,11 @@ def _figure(alt: str, name: str, images: Mapping[str, Path]) -> str:
     plain = "".join(value for kind, value in _tokens(alt) if kind != "strong")  # an attribute holds text only
     kind = _IMAGE_TYPES.get(Path(name).suffix.lower())
     if kind is None:  # a PDF figure (one of ours, by name): no browser shows it inline; linked, next to the report
-        return f"<p><a href=\"{html.escape(name)}\">{html.escape(plain)} (PDF)</a></p>"
+        return f"<p><a href=\"{lit.html(name)}\">{lit.html(plain)} (PDF)</a></p>"
     data = _read_figure(Path(path))
     if data is None:
-        return f"<p><em>(figure {html.escape(name)} is not available)</em></p>"
-    return (f"<p><img alt=\"{html.escape(plain)}\" "
+        return f"<p><em>(figure {lit.html(name)} is not available)</em></p>"
+    return (f"<p><img alt=\"{lit.html(plain)}\" "
             f"src=\"data:{kind};base64,{base64.b64encode(data).decode('ascii')}\"></p>")
 
 
@@ -150,7 +151,7 @@ def _read_figure(path: Path) -> bytes | None:
 def to_html(markdown: str, title: str, images: Mapping[str, Path] | None = None) -> str:
     """The page for ``markdown``; ``images`` maps each figure name the Markdown may use to its file."""
     images = dict(images or {})
-    out = [f"<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>{html.escape(title)}</title>",
+    out = [f"<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>{lit.html(title)}</title>",
            "<style>body{font-family:sans-serif;max-width:1200px;margin:2em auto;padding:0 1em}"
            "table{border-collapse:collapse;margin:1em 0;font-size:0.9em}td,th{border:1px solid #ccc;padding:3px 7px}"
            "td.r,th.r{text-align:right}blockquote{color:#8a4b00}img{max-width:100%}</style></head><body>"]

@@ -35,6 +35,7 @@ from typing import Dict, FrozenSet, Literal, Optional, Tuple, Union
 from .problems import HostError
 
 FROZEN_DIR = Path(__file__).parent / "competitions"
+MAX_FROZEN_BYTES = 64 * 2**20  # a frozen PlantCLEF definition, its 7,806 species inlined, is 111 KB
 FROZEN_FORMAT = "agrieval-definition"
 FROZEN_VERSION = 1
 
@@ -383,9 +384,13 @@ def load_definition(name_or_path: Union[str, Path, CompetitionDefinition]) -> Co
         if path.suffix != ".json" and not path.exists():
             raise HostError("definition_invalid", f"unknown competition {text!r}{_did_you_mean(text)}; shipped: "
                             f"{', '.join(shipped_competitions())}, or pass a path to a frozen .json definition")
-    try:
-        raw = path.read_text(encoding="utf-8")
-    except OSError as exc:
+    from .untrusted import UntrustedFileError, read_bytes
+
+    try:  # the one opening rule: a FIFO or a device named as a definition is refused, not read
+        raw = read_bytes(path, max_bytes=MAX_FROZEN_BYTES, what="competition definition").decode("utf-8")
+    except UntrustedFileError as exc:
+        raise HostError("definition_invalid", f"{str(path)!r}: {exc.message}") from None
+    except (OSError, UnicodeDecodeError) as exc:
         raise HostError("definition_invalid", f"cannot read competition definition {str(path)!r}: {exc}") from None
     return thaw(raw, str(path))
 

@@ -61,7 +61,7 @@ CODES: dict[str, str] = {
     "too_many_problems": ("Only the first problems of this kind are listed; a message said word for word on many "
                           "lines is shown on its first three, then once with the count and the other lines."),
     "rows_invalid": ("Some rows break the format; said instead of the row-level problems where a grader is handed "
-                     "one split at a time (Kaggle), so that no message reveals the split: run `agrieval validate`."),
+                     "one split at a time (Kaggle), so that no message reveals the split: run `python validate.py`."),
     # uploads (zip archives and upload folders, reading/uploads.py) and the grading guard (guard.py)
     "zip_invalid": "The upload looks like a zip archive but cannot be opened as one.",
     "zip_empty": "The upload (zip archive or folder) holds no file.",

@@ -10,7 +10,8 @@ each row through the code alone. So, for such platforms:
 * problems of the header (``HEADER_CODES``) are kept: the header is the same in
   every call; their messages talk about column names only, and lose positions;
 * every other problem becomes one constant ``rows_invalid`` message, which names
-  no row, count, cell or code and points to ``agrieval validate`` for details;
+  no row, count, cell or code and points to the starting kit's ``validate.py`` (or ``agrieval validate``) for
+  details;
 * warnings are dropped (they are row-level too); metrics are kept.
 """
 
@@ -25,8 +26,9 @@ HEADER_CODES = ("wrong_delimiter", "missing_column", "extra_column", "duplicate_
 
 ROWS_INVALID_MESSAGE = (
     "at least one row of the submission breaks the competition's format; this grader never says which rows or "
-    "why, since it is handed one part of the test set at a time: run `agrieval validate SUBMISSION.csv "
-    "--competition {competition}` locally to see every problem with its line and column")
+    "why, since it is handed one part of the test set at a time: run `python validate.py SUBMISSION.csv` (the "
+    "competition's data holds validate.py; Python and numpy are all it needs) or `agrieval validate "
+    "SUBMISSION.csv --competition {competition}` locally to see every problem with its line and column")
 
 
 def split_independent(result: GradeResult) -> GradeResult:

@@ -16,6 +16,7 @@ POSIX shell    ``shell_word``           ``shlex.quote``: one word, nothing expan
                ``shell_line``           words quoted and joined by spaces
 HTML           ``html``                 text or attribute value, ``& < > " '`` escaped, control
                                         characters ``%XX`` (``agrieval.scoring.text.html``)
+               ``html_block``           the same with line breaks kept: the content of a ``<pre>``
                ``html_link``            ``<a href>`` only for ``http``/``https`` URLs, else the text alone
 Markdown       ``markdown``             inline text that is never markup (``agrieval.scoring.text.markdown``)
                ``markdown_code``        a code span that holds the text as it is
@@ -36,7 +37,7 @@ from urllib.parse import urlsplit
 from agrieval.scoring.text import html as _html
 from agrieval.scoring.text import markdown as _markdown
 
-__all__ = ["LINK_SCHEMES", "html", "html_link", "markdown", "markdown_code", "python", "shell_line", "shell_word",
+__all__ = ["LINK_SCHEMES", "html", "html_block", "html_link", "markdown", "markdown_code", "python", "shell_line", "shell_word",
            "yaml"]
 
 LINK_SCHEMES = ("http", "https")
@@ -77,6 +78,12 @@ def shell_line(*words: str) -> str:
 def html(text) -> str:
     """``text`` as HTML element content or a quoted attribute value (one line)."""
     return _html.text(text)
+
+
+def html_block(text) -> str:
+    """``text`` as the content of a ``<pre>`` element: ``html`` with its line breaks kept (each line's control
+    characters still ``%XX``)."""
+    return _html.text(text, one_line=False)
 
 
 def html_link(url: str, label: str | None = None) -> str:

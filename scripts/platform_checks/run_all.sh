@@ -34,7 +34,7 @@ for v in 3.7.16 3.8.18 3.9.18; do venv "evalai${v%.*}" "$PY/$v/bin/python" reque
 
 rm -rf "$OUT/bundles" && mkdir -p "$OUT/bundles"
 # Set limits (not the platforms' defaults): each loader's report shows them as the platform reads them.
-LIMITS=(--per-day 3 --total 30 --time-limit 120)
+LIMITS=(--per-day 3 --total 30 --time-limit 120 --selection-limit 3)
 for p in codabench codalab evalai hf kaggle; do
   "$AGRIEVAL" bundle $p -c plantclef2025 -s reference_submissions/plantclef2025/solution.csv "${LIMITS[@]}" \
     "$OUT/bundles/$p" >/dev/null

@@ -174,6 +174,15 @@ def test_selection_costs_by_hand():
     assert all(b.counted[r]["lost"] == 0 for r in b.counted)
 
 
+def test_the_worked_example_in_the_selection_rules_docstring_holds():
+    import doctest
+
+    from agrieval.scoring.audit import selection_cost
+
+    results = doctest.testmod(selection_cost)
+    assert results.attempted >= 4 and results.failed == 0
+
+
 def test_the_audit_reads_the_own_servers_log_and_simulates_selection(tmp_path):
     import datetime as dt
 

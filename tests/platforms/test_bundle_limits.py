@@ -101,3 +101,21 @@ def test_every_readme_says_which_submission_counts_with_the_platforms_code(tmp_p
 def test_huggingface_is_an_alias_of_hf(tmp_path):
     out = _build(tmp_path, "huggingface")
     assert (out / "conf.json").exists() and (out / "metric.py").exists()
+
+
+@pytest.mark.parametrize("platform", ["hf", "kaggle", "codabench"])
+def test_the_selection_limit_is_the_platforms_setting_where_it_has_one(tmp_path, platform):
+    out = _build(tmp_path, platform, "--selection-limit", "3")
+    readme = " ".join((out / "README.md").read_text().split())
+    if platform == "hf":
+        assert json.loads((out / "conf.json").read_text())["SELECTION_LIMIT"] == 3
+        assert "final submissions a team may select: 3 " in readme and "`SELECTION_LIMIT` (3)" in readme
+    elif platform == "kaggle":
+        assert "final submissions a team may select: 3: enter it in Kaggle's host settings" in readme
+    else:  # no selection on Codabench: said, not silently dropped
+        assert "final submissions a team may select: 3 asked, but none: the platform has no selection" in readme
+
+
+def test_unset_selection_limit_is_the_platforms_default(tmp_path):
+    out = _build(tmp_path, "hf")
+    assert json.loads((out / "conf.json").read_text())["SELECTION_LIMIT"] == PLATFORM_DEFAULTS["hf"].selection_limit == 2

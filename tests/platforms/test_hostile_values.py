@@ -250,6 +250,9 @@ def test_each_literal_reads_back_as_its_value(text):
     if "\x00" not in text:
         assert shlex.split(lit.shell_line("cmd", text, "--flag")) == ["cmd", text, "--flag"]
     assert "\n" not in lit.html(text) and "<" not in lit.html(text) and '"' not in lit.html(text)
+    block = lit.html_block(text)  # a <pre>'s content: the same lines, each inert
+    assert block.count("\n") == text.count("\n") and "<" not in block and "\r" not in block
+    assert [lit.html(line) for line in text.split("\n")] == block.split("\n")
 
 
 @settings(max_examples=300, deadline=None)

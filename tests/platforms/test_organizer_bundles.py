@@ -311,7 +311,7 @@ def test_kaggle_metric_is_an_attachable_module(built, tmp_path):
                          capture_output=True, text=True, timeout=120, cwd=tmp_path)
     assert res.returncode == 0, res.stderr
     assert float(res.stdout) == pytest.approx(EXPECTED["public"]["transect_f1"])
-    assert "Utility Script" in (built["kaggle"] / "README.md").read_text()
+    assert "utility script" in (built["kaggle"] / "README.md").read_text()
 
 
 # --- every bundle -------------------------------------------------------------------------------------------
@@ -397,3 +397,41 @@ def test_every_readme_says_what_the_platform_does_with_the_dates_and_the_reveal(
         assert " ".join(phrase.split()) in flat, phrase
     assert "(1)" not in readme
 
+
+
+# Where each README's steps start: the platform's own place to create a competition, named with its source.
+CREATES = {"codabench": ("Benchmarks -> Management -> Upload", "Competition-Creation-Bundle.md"),
+           "codalab": ("Create Competition", "templates/web/my/index.html"),
+           "evalai": ("EvalAI-Starters", "host-challenge.md"),
+           "hf": ("https://huggingface.co/spaces/competitions/create", "competitions/create.py"),
+           "kaggle": ("https://www.kaggle.com/c/about/community", "docs/facts/platforms.md")}
+
+
+@pytest.mark.parametrize("platform", PLATFORMS)
+def test_every_readme_starts_from_creating_the_competition_and_cites_where_its_steps_come_from(built, platform):
+    flat = " ".join((built[platform] / "README.md").read_text().split())
+    where, source = CREATES[platform]
+    assert where in flat and source in flat
+    assert flat.index(where) < flat.index("## Submission limits")  # before anything else is to be set
+    for hedge in ("unconfirmed", "was not found", "check the names of the buttons"):
+        assert hedge not in flat
+
+
+def test_the_hf_upload_line_works_from_any_folder(tmp_path, monkeypatch):
+    """The printed upload command names the bundle by its absolute path, one shell word even when the path
+    holds a blank and a quote, so that it runs from wherever the organizer is."""
+    import shlex
+
+    work = tmp_path / "organizer's files"
+    work.mkdir()
+    monkeypatch.chdir(work)
+    res = CliRunner().invoke(cli, ["bundle", "huggingface", "-c", COMPETITION, "-s", str(SOLUTION), "my bundle"])
+    assert res.exit_code == 0, res.output
+    line = next(l for l in res.output.splitlines() if "huggingface-cli upload" in l)
+    words = shlex.split(line.split(": ", 1)[1].split("upload: ", 1)[-1])
+    assert words[:3] == ["huggingface-cli", "upload", "ORG/NAME"]
+    assert Path(words[3]).is_absolute() and Path(words[3]) == work / "my bundle"
+    assert (Path(words[3]) / "conf.json").is_file() and words[4] == "."
+    assert words[5:] == ["--repo-type=dataset", "--exclude", "README.md"]
+    readme = (work / "my bundle" / "README.md").read_text()
+    assert "huggingface-cli upload ORG/NAME BUNDLE . --repo-type=dataset --exclude README.md" in readme

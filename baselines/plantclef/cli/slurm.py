@@ -8,6 +8,7 @@ from pathlib import Path
 import click
 
 from agrieval.baselines.plantclef.cli.errors import InputProblem, guard
+from agrieval.scoring.text.literals import shell_word
 
 
 def _words(text: str | None, option: str) -> tuple[str, ...]:
@@ -99,7 +100,7 @@ def slurm(images, shards, work, predict_args, aggregate_args, output, time_limit
         write_text(path, text)
     submit_out.chmod(0o755)
     click.echo(f"wrote {output} ({shards} shards), {merge_out} (merge-tiles + aggregate -> {work / SUBMISSION}, "
-               f"via {work / TILES}); submit both with: bash {shlex.quote(str(submit_out))}")
+               f"via {work / TILES}); submit both with: bash {shell_word(str(submit_out))}")
     if stale:
         click.echo(f"note: {len(stale)} shard file(s) already in {work}: those tasks will do nothing; move them "
                    "away to predict again", err=True)

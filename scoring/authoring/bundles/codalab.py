@@ -79,7 +79,10 @@ def build(inputs: Inputs, *, split: str = "public", options: Options | None = No
 
 Written by `agrieval bundle codalab`. {runtime_note()}
 {solution_notes(inputs)}
-**Upload `{UPLOAD}`**: CodaLab -> My Competitions -> Create Competition -> upload the bundle. Its
+**Upload `{UPLOAD}`**: sign in to the CodaLab site (an account is all an organizer needs), then My Competitions ->
+Create Competition -> upload the bundle (codalab/codalab-competitions at c7ef5e28: the menu, `templates/base.html`
+~94; the button, `templates/web/my/index.html` ~57; the upload page, `web/competitions/upload_competition.html`;
+the site unpacks it with `CompetitionDefBundle.unpack`, `codalab/apps/web/models.py` ~1875). Its
 `competition.yaml` (v1; copy next to this README) names the title "{lit.markdown(options.title_of(inputs))}", the docker image
 `{IMAGE}`, the html pages (overview, evaluation, terms, data), a logo, and two phases:
 {lit.markdown_code(options.dev_name)} from {dev_start} (public split, results shown) and {lit.markdown_code(options.final_name)} from {final_start}

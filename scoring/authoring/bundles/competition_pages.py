@@ -41,6 +41,7 @@ class Options:
     per_day: int | None = None
     total: int | None = None
     time_limit: int | None = None
+    selection_limit: int | None = None  # final submissions a team may select (hf, kaggle)
 
     def dates(self) -> tuple:
         """(dev start, dev end, final start, end) as datetimes: the development phase ends one minute before the

@@ -19,6 +19,10 @@ MIN_PYTHON = "3.8"
 MIN_NUMPY = "1.21"
 
 
+# Where a next step names the bundle's own folder: the command line puts the folder there, as one shell word.
+BUNDLE_HOLE = "{bundle}"
+
+
 @dataclass
 class Bundle:
     """A bundle before it is written: relative path -> bytes, and what to tell the organizer."""

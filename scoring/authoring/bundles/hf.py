@@ -15,7 +15,8 @@ from agrieval.scoring.authoring import vendoring
 from agrieval.scoring.authoring.bundles.starting_kit import VALIDATE_CMD
 from agrieval.scoring.authoring.bundles.submission_limits import resolved
 from agrieval.scoring.authoring.bundles.competition_pages import Options
-from agrieval.scoring.authoring.bundles.files import Bundle, Inputs, runtime_note, sample_submission, solution_notes
+from agrieval.scoring.authoring.bundles.files import (BUNDLE_HOLE, Bundle, Inputs, runtime_note, sample_submission,
+                                                      solution_notes)
 from agrieval.scoring.runtime.definition import freeze
 from agrieval.scoring.text import literals as lit
 
@@ -51,7 +52,7 @@ def conf_json(inputs: Inputs, options: Options) -> dict:
     end = options.dates()[3]
     limits = resolved("hf", options)
     return {"COMPETITION_TYPE": "generic", "SUBMISSION_LIMIT": limits.per_day, "TIME_LIMIT": limits.time_limit,
-            "SELECTION_LIMIT": 2,
+            "SELECTION_LIMIT": limits.selection_limit,
             "HARDWARE": "cpu-basic", "END_DATE": end.strftime("%Y-%m-%d"),
             "EVAL_HIGHER_IS_BETTER": bool(d.higher_is_better), "SUBMISSION_ID_COLUMN": d.id_column,
             "SUBMISSION_COLUMNS": ",".join(d.expected_columns), "SUBMISSION_ROWS": len(inputs.solution.ids),
@@ -84,28 +85,54 @@ def build(inputs: Inputs, *, options: Options | None = None, **_options) -> Bund
     bundle.add("SUBMISSION_DESC.md", f"# Submissions\n\nA CSV with the header {header}"
                f", one row per id (or a zip holding it). Check it first with `validate.py` (Python and numpy alone):\n\n    {validate_cmd}\n")
     bundle.add("RULES.md", "# Rules\n\nOrganizers: replace this text with your rules.\n")
-    bundle.add("README.md", f"""# Hugging Face competition repository files for {lit.markdown_code(d.name)}
+    end_date = conf_json(inputs, options)["END_DATE"]
+    k = resolved("hf", options).selection_limit
+    bundle.add("README.md", f"""# Hugging Face competition for {lit.markdown_code(d.name)}
 
 Written by `agrieval bundle hf`. {runtime_note()} The Space image runs Python 3.10 with huggingface_hub.
 {solution_notes(inputs)}
-**Upload these files to the competition's private dataset repository** (`ORG/NAME`, the one the competition
-Space reads; its layout: https://huggingface.co/docs/competitions/competition_repo), README.md excepted:
+## From nothing to a running competition
 
-    huggingface-cli upload ORG/NAME . . --repo-type=dataset --exclude README.md
+The steps follow huggingface/competitions' own documentation and code (at d887d2e: `docs/source/create_competition.mdx`,
+`docs/source/competition_repo.mdx`, `docs/source/custom_metric.mdx`, `competitions/create.py` `_create`).
+
+1. **Account, token, organization.** A Hugging Face account, a **write** token (https://huggingface.co/settings/tokens)
+   and an organization you belong to (https://huggingface.co/organizations/new). The competition's Space keeps the
+   token as its `HF_TOKEN` secret for the whole competition: do not refresh it, or put the new one in the Space's
+   settings at once (participants could not submit otherwise).
+2. **Create the competition** with the competition creator, https://huggingface.co/spaces/competitions/create (or
+   `pip install competitions`, then `competitions create`): your token, the organization, a name (the creator
+   keeps only its letters and digits), type `generic`, hardware `cpu-basic` (free). Leave the other fields: step 3
+   replaces the `conf.json` they make. The creator makes two **private** repositories, both `ORG/NAME`: the
+   **dataset** that holds the competition's files (the solution among them: it stays private) and the **Space**
+   participants use, with its secrets `HF_TOKEN` and `COMPETITION_ID` (`create.py` `_create` ~117-285).
+3. **Upload this folder's files** to that dataset, over the creator's samples, README.md excepted. From any
+   folder, BUNDLE being this README's folder (`agrieval bundle` printed the line with its path):
+
+       huggingface-cli upload ORG/NAME BUNDLE . --repo-type=dataset --exclude README.md
+
+4. **Publish the test data** (the images and `sample_submission.csv`) where participants can download it, a public
+   dataset for instance, and say where in `DATASET_DESC.md` (upload it again). `conf.json`'s `DATASET` is for script
+   competitions only and stays empty.
+5. **Try it**: open the Space, register as a participant, upload `sample_submission.csv`, see it scored on the
+   public leaderboard. Then make the **Space** public (its settings); never the dataset
+   (`competition_repo.mdx`: "Competition repo must always be kept private").
+
+## What each file is
 
 - `conf.json`: every key `CompetitionInfo` reads; `EVAL_METRIC` "custom", `SCORING_METRIC` {lit.markdown_code(inputs.keys[0])} (the
-  leaderboard sorts on it; without it the competition does not start), `END_DATE`
-  {conf_json(inputs, options)["END_DATE"]} (`--end`), `SUBMISSION_ROWS` {len(inputs.solution.ids)}.
+  leaderboard sorts on it; without it the competition does not start), `END_DATE` {end_date} (`--end`),
+  `SUBMISSION_ROWS` {len(inputs.solution.ids)}, `SELECTION_LIMIT` {k} (`--selection-limit`).
 - `metric.py`: the metric (runtime and definition embedded: the platform downloads only this file).
 - `solution.csv`: the truth. Its split column may be the platform's own lowercase `split` (`public`/`private`,
   as its built-in metrics read it) or Kaggle's `Usage` (`Public`/`Private`); `metric.py` reads either.
 - `COMPETITION_DESC.md`, `DATASET_DESC.md` (both required), `SUBMISSION_DESC.md`, `RULES.md`: the pages.
-- `sample_submission.csv` ({note}): put it in the public dataset participants download.
+- `sample_submission.csv` ({note}): for the participants' data (step 4).
 
 Uploads may be the CSV or a zip holding it; the platform keeps the uploaded file's extension (`sub.CSV`, `.txt`,
 `.zip`...): the usual spellings are fetched by name, any other through the repository listing.
 
-What the platform does with the date and the reveal: one date, `END_DATE` ({conf_json(inputs, options)["END_DATE"]},
+What the platform does with the date and the reveal: one date, `END_DATE` ({end_date},
 midnight at its start, the Space's clock). Before it, participants submit (`SUBMISSION_LIMIT` a day) and see the
 public leaderboard; from it on, submissions are refused and the private leaderboard appears by itself, made of
 submissions made before it: for each team its selected submissions (up to `SELECTION_LIMIT`, chosen by the
@@ -117,6 +144,8 @@ team) ranked by private score, or, if it selected none, its best public submissi
 rejected upload raises with the participant-safe reason (the platform shows participants only "failed" and keeps
 the message in the Space log).
 """)
-    bundle.next_steps = ["upload the files (README.md excepted) to the competition's dataset repository",
-                         "put sample_submission.csv in the participants' dataset"]
+    bundle.next_steps = ["create the competition: https://huggingface.co/spaces/competitions/create (README step 2)",
+                         f"upload: huggingface-cli upload ORG/NAME {BUNDLE_HOLE} . --repo-type=dataset "
+                         "--exclude README.md",
+                         "publish sample_submission.csv with the test data; try a submission; make the Space public"]
     return bundle

@@ -12,6 +12,7 @@ on which rows a call was handed).
 from __future__ import annotations
 
 from agrieval.scoring.authoring import vendoring
+from agrieval.scoring.authoring.bundles.starting_kit import VALIDATE_CMD
 from agrieval.scoring.authoring.bundles.files import (Bundle, Inputs, runtime_note, sample_submission, solution_notes,
                                              validate_command)
 from agrieval.scoring.runtime.definition import freeze
@@ -65,23 +66,34 @@ def build(inputs: Inputs, **_options) -> Bundle:
 
 Written by `agrieval bundle kaggle`. {runtime_note()} Kaggle's image has them.
 {solution_notes(inputs)}
-The metric is one file, `agrieval_metric.py` ({size} KB: the runtime and the definition embedded), published as a
-**utility script** and attached to the metric notebook, so that nothing is pasted:
+## From nothing to a running competition
 
-1. Kaggle -> Code -> New Notebook; File -> Upload (or paste) `agrieval_metric.py` as its code; in the notebook's
-   settings mark it as a **Utility Script**; Save Version (it must run once without error: it only defines
-   functions). Its name becomes the module name: keep `agrieval_metric`.
-2. New Notebook (the metric notebook): File -> Add utility script -> `agrieval_metric`; its one cell is
-   `metric_notebook.py` (`from agrieval_metric import ParticipantVisibleError, score`). Save Version.
-3. In the competition's host settings, Evaluation: choose this notebook as the metric; solution file `solution.csv`
-   (`row_id_column_name` {lit.markdown_code(d.id_column)}; its {lit.markdown_code(d.split.column)} column holds {lit.markdown_code(d.split.public)}/{lit.markdown_code(d.split.private)},
-   which Kaggle removes before calling `score`), sample submission `sample_submission.csv` ({note}).
-4. Primary metric: {lit.markdown_code(d.primary_metric)} ({'higher' if d.higher_is_better else 'lower'} is better); Kaggle keeps the
-   one float `score` returns.
+Kaggle hosts community competitions from its own site (https://www.kaggle.com/c/about/community); its host pages
+are not public documentation or code, so the steps below say what to set, each with where that fact comes from,
+and leave the labels of Kaggle's buttons to its pages. The metric is one file, `agrieval_metric.py` ({size} KB:
+the runtime and the definition embedded), kept as a notebook, as Kaggle keeps every metric (its own are public
+notebooks under https://www.kaggle.com/code/metric, e.g. https://www.kaggle.com/code/metric/santa-2023-metric).
 
-These steps follow what Kaggle's metric runner does (docs/facts/platforms.md: `score(solution, submission,
-row_id_column_name)` called once per split, only `ParticipantVisibleError` shown to participants); Kaggle's own
-page on custom metrics was not found in the references searched, so check the names of the buttons there.
+1. **Create the competition** as its host, from the Community Competitions page above: its title, its pages (the
+   overview, evaluation and data text, with every metric's formula: `agrieval bundle codabench` writes them from
+   the same definition as `pages/*.html`, to paste), the dates, and the data participants download: your test
+   images, `sample_submission.csv` ({note}) and `validate.py` (`{VALIDATE_CMD}` checks a file as this metric
+   reads it, with Python and numpy alone).
+2. **Publish the metric**: a new notebook whose code is `agrieval_metric.py`, marked as a **utility script** in its
+   settings and saved (it must run once without error: it only defines functions). Its name is the module name:
+   keep `agrieval_metric`.
+3. **The metric notebook**: a second notebook with `agrieval_metric` attached as a utility script; its one cell is
+   `metric_notebook.py` (`from agrieval_metric import ParticipantVisibleError, score`). Save it.
+4. **Evaluation**, in the competition's host settings: that notebook as the metric (Kaggle calls `score(solution,
+   submission, row_id_column_name)` once for the public rows and once for the private rows, and shows a
+   participant only a `ParticipantVisibleError`'s message: docs/facts/platforms.md, `kaggle_metric_utilities`);
+   the solution file `solution.csv` (`row_id_column_name` {lit.markdown_code(d.id_column)}; its {lit.markdown_code(d.split.column)} column holds
+   {lit.markdown_code(d.split.public)}/{lit.markdown_code(d.split.private)}, which Kaggle removes before calling `score`); the sample
+   submission `sample_submission.csv`; {lit.markdown_code(d.primary_metric)} is {'higher' if d.higher_is_better else 'lower'}-is-better
+   (Kaggle keeps the one float `score` returns).
+5. **Limits and final submissions** (the section below gives the values): the daily limit and the number of
+   final submissions a team selects.
+6. **Try it**: submit `sample_submission.csv` yourself; it must be scored, not rejected.
 
 Dates and the reveal are Kaggle's competition settings, not this bundle's: the metric scores every submission on
 both splits, the public score is shown at once, and Kaggle shows the private leaderboard when the competition
@@ -89,10 +101,12 @@ ends (the `Usage` column decides which rows count where).
 
 Messages never depend on which rows a call is handed (Kaggle scores the public and the private rows in separate
 calls): a problem of the header is named; any problem in the rows is one message that names no line, count,
-cell or code and asks the participant to run {lit.markdown_code(validate_command(d))} locally,
-which lists every problem with its line and column. That is a choice against leaking the split; participants
+cell or code and asks the participant to run `{VALIDATE_CMD}` (publish `validate.py` with the data, step 1) or
+{lit.markdown_code(validate_command(d))} locally, which lists every problem with its line and column. That is a choice against leaking the split; participants
 lose the position in the Kaggle message, not the information.
 """)
-    bundle.next_steps = ["publish agrieval_metric.py as a utility script", "attach it to the metric notebook",
-                         "choose that notebook as the metric; upload solution.csv and sample_submission.csv"]
+    bundle.next_steps = ["create the competition: https://www.kaggle.com/c/about/community (README step 1)",
+                         "publish agrieval_metric.py as a utility script; attach it to the metric notebook",
+                         "choose that notebook as the metric; upload solution.csv and sample_submission.csv; "
+                         "set the limits; try a submission"]
     return bundle

@@ -2,15 +2,16 @@
 right and a wrong example, the limits, the timeline and the reveal.
 
 ``definitions_html``, ``format_examples`` and ``participant_html`` write HTML with every value escaped
-(``html.escape``); the examples are made from the sample submission's first ids, and a test validates each
+(``agrieval.scoring.text.literals.html``); the examples are made from the sample submission's first ids, and a test validates each
 with the grader (the right one accepted, the wrong one rejected with the code the page names).
 The metric formulas restate ``scoring/runtime/metrics`` (one implementation each; this is their prose).
 """
 
 from __future__ import annotations
 
-import html
 from typing import Dict, List, Tuple
+
+from agrieval.scoring.text import literals as lit
 
 __all__ = ["METRICS", "definitions_html", "format_examples", "participant_html"]
 
@@ -38,7 +39,7 @@ METRICS: Dict[str, Tuple[str, str]] = {
 
 
 def _e(value) -> str:
-    return html.escape(str(value), quote=True)
+    return lit.html(str(value))
 
 
 def definitions_html(keys: List[str], primary: str) -> str:
@@ -77,8 +78,8 @@ def participant_html(definition, ids: List[str], labels: Tuple[str, str], limits
                      timeline_text: str) -> str:
     """The format examples, the limits and the timeline, as a block of the data page."""
     right, wrong, code = format_examples(definition, ids, labels)
-    return (f"<h3>A file that is accepted</h3>\n<pre>{_e(right)}</pre>\n"
-            f"<h3>A file that is rejected (<code>{_e(code)}</code>)</h3>\n<pre>{_e(wrong)}</pre>\n"
+    return (f"<h3>A file that is accepted</h3>\n<pre>{lit.html_block(right)}</pre>\n"
+            f"<h3>A file that is rejected (<code>{_e(code)}</code>)</h3>\n<pre>{lit.html_block(wrong)}</pre>\n"
             + ("<p>A list holds commas, so its cell must be quoted: <code>df.to_csv(..., quoting=csv.QUOTE_ALL)"
                "</code> or pandas' default quoting does it; write each list as <code>[1, 2, 3]</code>, not as a "
                "numpy array prints (<code>[1 2 3]</code>).</p>\n"

@@ -1,7 +1,8 @@
-"""Submission limits and the time limit of a bundle: the organizer's (``agrieval bundle --per-day/--total/
---time-limit``) or, left unset, the platform's own defaults, read from each platform's code.
+"""Submission limits, the time limit and the selection limit of a bundle: the organizer's (``agrieval bundle
+--per-day/--total/--time-limit/--selection-limit``) or, left unset, the platform's own defaults, read from each
+platform's code.
 
-``resolved(platform, options)`` gives the three values a builder writes into the platform's configuration;
+``resolved(platform, options)`` gives the values a builder writes into the platform's configuration;
 ``readme_section(platform, options)`` the README's account of them and of which submission counts, with the
 steps the configuration cannot express (each citing the platform's code).
 """
@@ -19,44 +20,69 @@ class Limits:
     per_day: Optional[int]  # scored submissions per participant and day; None: the platform has no such setting
     total: Optional[int]
     time_limit: Optional[int]  # seconds of one grading on the platform's worker
+    selection_limit: Optional[int] = None  # final submissions a team may select; None: the platform has no selection
     source: str = ""  # where the platform's defaults come from
+
+    # The Options fields of the same names (competition_pages.Options) set them.
+    NAMES = ("per_day", "total", "time_limit", "selection_limit")
 
 
 # Each platform's defaults, from its code (repository at the commit read, file, line).
 PLATFORM_DEFAULTS = {
-    "codabench": Limits(5, 100, 600, "codalab/codabench c7dbc75 src/apps/competitions/unpackers/v2.py ~197-198 "
-                        "(max_submissions_per_day 5, max_submissions 100 when absent), src/apps/competitions/"
-                        "models.py ~297 (execution_time_limit 600 s); failed submissions do not count "
-                        "(Phase.can_user_make_submissions ~327-345: a day is the server's calendar date)"),
-    "codalab": Limits(999, 100, 300, "codalab/codalab-competitions c7ef5e2 codalab/apps/web/models.py ~887-898 "
-                      "(max_submissions 100, max_submissions_per_day 999, execution_time_limit 300 s)"),
-    "evalai": Limits(100000, 100000, None, "Cloud-CV/EvalAI 0f04039 apps/challenges/models.py ~1000-1008 "
-                     "(max_submissions_per_day, max_submissions_per_month and max_submissions 100000: no limit in "
-                     "effect); a phase has no time limit of its own"),
-    "hf": Limits(5, None, 3600, "huggingface/competitions d887d2e competitions/create.py ~302-312 (the creation "
-                 "form's SUBMISSION_LIMIT 5 a day, SELECTION_LIMIT 2, TIME_LIMIT 3600 s, used by script "
-                 "competitions only); no total limit exists (submissions.py _is_submission_allowed)"),
-    "kaggle": Limits(None, None, None, "Kaggle's host settings (no file of this bundle holds them)"),
+    "codabench": Limits(
+        per_day=5, total=100, time_limit=600,
+        source="codalab/codabench c7dbc75 src/apps/competitions/unpackers/v2.py ~197-198 (max_submissions_per_day "
+               "5, max_submissions 100 when absent), src/apps/competitions/models.py ~297 (execution_time_limit "
+               "600 s); failed submissions do not count (Phase.can_user_make_submissions ~327-345: a day is the "
+               "server's calendar date)"),
+    "codalab": Limits(
+        per_day=999, total=100, time_limit=300,
+        source="codalab/codalab-competitions c7ef5e2 codalab/apps/web/models.py ~887-898 (max_submissions 100, "
+               "max_submissions_per_day 999, execution_time_limit 300 s)"),
+    "evalai": Limits(
+        per_day=100000, total=100000, time_limit=None,
+        source="Cloud-CV/EvalAI 0f04039 apps/challenges/models.py ~1000-1008 (max_submissions_per_day, "
+               "max_submissions_per_month and max_submissions 100000: no limit in effect); a phase has no time "
+               "limit of its own"),
+    "hf": Limits(
+        per_day=5, total=None, time_limit=3600, selection_limit=2,
+        source="huggingface/competitions d887d2e competitions/create.py ~302-312 (the creation form's "
+               "SUBMISSION_LIMIT 5 a day, SELECTION_LIMIT 2, TIME_LIMIT 3600 s, used by script competitions "
+               "only); no total limit exists (submissions.py _is_submission_allowed)"),
+    "kaggle": Limits(
+        per_day=None, total=None, time_limit=None, selection_limit=2,
+        source="Kaggle's host settings (no file of this bundle holds them); two final submissions by default "
+               "(docs/facts/platforms.md)"),
 }
 
 
 def resolved(platform: str, options) -> Limits:
-    """The values the ``platform``'s configuration gets: the organizer's where set, else the platform's."""
+    """The values the ``platform``'s configuration gets: the organizer's where set, else the platform's (a
+    selection limit only where the platform has a selection)."""
     base = PLATFORM_DEFAULTS[platform]
-    return Limits(per_day=options.per_day if getattr(options, "per_day", None) is not None else base.per_day,
-                  total=options.total if getattr(options, "total", None) is not None else base.total,
-                  time_limit=(options.time_limit if getattr(options, "time_limit", None) is not None
-                              else base.time_limit), source=base.source)
+    values = {}
+    for name in Limits.NAMES:
+        asked = getattr(options, name, None)
+        values[name] = getattr(base, name) if asked is None else asked
+    if base.selection_limit is None:
+        values["selection_limit"] = None
+    return Limits(**values, source=base.source)
 
 
 def _value(platform: str, options, name: str) -> str:
     set_by_organizer = getattr(options, name, None) is not None
     value = getattr(resolved(platform, options), name)
+    default = getattr(PLATFORM_DEFAULTS[platform], name)
     unit = " s" if name == "time_limit" else ""
-    if getattr(PLATFORM_DEFAULTS[platform], name) is None:  # nothing in the platform's configuration says it
-        if platform == "kaggle":
-            return (f"{value}{unit}: enter it in Kaggle's host settings" if set_by_organizer
-                    else "Kaggle's host settings (no file of this bundle sets it)")
+    if name == "selection_limit" and default is None:
+        return ((f"{getattr(options, name)} asked, but " if set_by_organizer else "")
+                + "none: the platform has no selection (the rule below says which submission counts)")
+    if platform == "kaggle":  # no file of the bundle holds Kaggle's settings: the host enters them
+        if set_by_organizer:
+            return f"{value}{unit}: enter it in Kaggle's host settings"
+        return ("Kaggle's host settings (no file of this bundle sets it)" if default is None
+                else f"{default}{unit} (Kaggle's default; change it in the host settings)")
+    if default is None:  # nothing in the platform's configuration says it
         if name == "time_limit":
             return (f"{value}{unit}, enforced by the bundled scorer's own guard (the platform has no such setting)"
                     if set_by_organizer else "none on the platform (the bundled scorer's own guard applies)")
@@ -91,12 +117,12 @@ SELECTION_STEPS = {
         "ChallengePhaseSplit ~1148, read by apps/jobs/utils.py ~533), so that each team's last Final "
         "submission counts."),
     "hf": (
-        "Which submission counts: each team selects up to `SELECTION_LIMIT` (2) submissions; the private board "
+        "Which submission counts: each team selects up to `SELECTION_LIMIT` ({k}) submissions; the private board "
         "ranks the best private score of them, or, if it selected none, its best public submission "
         "(competitions/leaderboard.py _process_private_lb). Nothing to do at the reveal."),
     "kaggle": (
-        "Which submission counts: each team selects up to its number of final submissions (2 by default on "
-        "Kaggle); with none selected the best public ones count. Set the daily limit and the number of final "
+        "Which submission counts: each team selects up to its number of final submissions ({k}; Kaggle's default is 2"
+        "); with none selected its best public ones count. Set the daily limit and the number of final "
         "submissions in the competition's host settings."),
 }
 
@@ -107,6 +133,7 @@ def readme_section(platform: str, options) -> str:
              f"- submissions per participant and day: {_value(platform, options, 'per_day')}",
              f"- submissions in total: {_value(platform, options, 'total')}",
              f"- time limit of one grading on the platform: {_value(platform, options, 'time_limit')}",
+             f"- final submissions a team may select: {_value(platform, options, 'selection_limit')}",
              f"- where the platform's defaults come from: {PLATFORM_DEFAULTS[platform].source}", "",
-             SELECTION_STEPS[platform], ""]
+             SELECTION_STEPS[platform].format(k=resolved(platform, options).selection_limit), ""]
     return "\n".join(lines)

@@ -84,3 +84,31 @@ def test_score_validate_grade_write_nothing_in_home_or_cache_folders(tmp_path, t
         assert done.returncode == 0, done.stderr
         assert (_tree(home), _tree(xdg), _tree(cwd)) == ([".cache"], [], []), argv
     assert _tree(toml.parent) == before
+
+
+@pytest.mark.parametrize("where", ["../outside.txt", "/etc/hostname", "sub/../../outside.txt", "link.txt"])
+def test_the_vocabulary_file_stays_inside_the_definitions_folder(toml, where):
+    """``vocabulary_file`` is data: the one rule for paths read from files (table_paths.inside) joins it, so a
+    definition cannot read a file outside its folder, directly, through '..' or through a link."""
+    (toml.parent.parent / "outside.txt").write_text("1\n2\n")
+    (toml.parent / "link.txt").symlink_to(toml.parent.parent / "outside.txt")
+    toml.write_text(toml.read_text().replace('"plantclef_species.txt"', f'"{where}"'))
+    with pytest.raises(HostError) as err:
+        load_toml(toml)
+    assert err.value.code == "definition_invalid" and "vocabulary_file" in str(err.value)
+
+
+@pytest.mark.parametrize("name", ["mine.toml", "plantclef_species.txt"])
+def test_a_fifo_named_as_a_definition_or_its_vocabulary_is_refused_not_waited_on(toml, name):
+    """Both files are opened by the one opening rule (scoring/runtime/untrusted.py): a FIFO would block a plain
+    read for ever; here it is refused at once."""
+    fifo = toml.parent / "fifo"
+    os.mkfifo(fifo)
+    if name == "mine.toml":
+        target = fifo
+    else:
+        toml.write_text(toml.read_text().replace('"plantclef_species.txt"', '"fifo"'))
+        target = toml
+    with pytest.raises(HostError) as err:
+        load_toml(target)
+    assert err.value.code == "definition_invalid" and "FIFO" in str(err.value)
