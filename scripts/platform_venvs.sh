@@ -21,8 +21,12 @@ grep -v '^\s*#' .ci/interpreters | grep -v '^\s*$' | while read -r label python 
     # The runtime as the tests import it (agrieval.scoring.runtime) without installing the kit: a link to this
     # checkout's scoring/ under an `agrieval` namespace folder (the platform Pythons get no pandas or pydantic,
     # and the runtime imports none of them).
-    site="$("$venv/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')"
-    mkdir -p "$site/agrieval"
-    ln -sfn "$PWD/scoring" "$site/agrieval/scoring"
+    # .venv-platforms may be a link to another checkout's venvs (tests/newcomer/clone.py lends them to a clone):
+    # those keep pointing at their own checkout, never at a clone that is deleted after the test.
+    if [ ! -L .venv-platforms ]; then
+        site="$("$venv/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')"
+        mkdir -p "$site/agrieval"
+        ln -sfn "$PWD/scoring" "$site/agrieval/scoring"
+    fi
     echo "$label: $venv/bin/python ($("$venv/bin/python" -c 'import sys, numpy; print("Python", sys.version.split()[0] + ", numpy", numpy.__version__)'))"
 done

@@ -31,7 +31,8 @@ CODES: dict[str, str] = {
                           "column and the rest of the file is still checked."),
     "header_only": "The file has a header but no data rows.",
     "wrong_delimiter": "The header is split by another delimiter than the competition's.",
-    "missing_column": "A required column is absent (the message suggests the closest header found).",
+    "missing_column": "A required column is absent (the message suggests the closest header found; when every "
+                      "required column has one standing for it, the rows are checked under its name too).",
     "extra_column": "The header has a column the competition does not accept.",
     "duplicate_column": "The same column name appears twice in the header.",
     "blank_line": "Warning: an empty line inside the file; it is skipped.",

@@ -12,7 +12,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
 
-__all__ = ["copy_tracked", "link_platform_venvs"]
+__all__ = ["copy_tracked", "link_platform_venvs", "platform_links"]
 
 
 def copy_tracked(dest: Path) -> Path:
@@ -34,3 +34,12 @@ def link_platform_venvs(clone: Path) -> None:
     platforms = REPO / ".venv-platforms"
     if platforms.is_dir():
         (clone / ".venv-platforms").symlink_to(platforms)
+
+
+def platform_links() -> dict:
+    """Where each platform venv's ``agrieval/scoring`` link points: a clone that borrows the venvs must leave
+    them pointing at this checkout (scripts/platform_venvs.sh does not relink borrowed venvs)."""
+    import os
+
+    return {str(link): os.readlink(link) for link in sorted(REPO.glob(".venv-platforms/*/lib/python3*/site-packages/"
+                                                                      "agrieval/scoring"))}

@@ -113,16 +113,20 @@ def test_the_cheap_commands_run_as_pasted_print_what_the_pages_show_and_leave_th
     assert len(commands) >= 10
     clone = another_clone()
     git_snapshot(clone)
+    links = clone_module.platform_links()
     run_in_order(commands, clone, clone_env(env_with, clone), compare=True)
     assert left_in_tree(clone) == ""
+    assert clone_module.platform_links() == links  # the borrowed venvs still run this checkout's runtime
 
 
 @pytest.mark.slow
 def test_every_runnable_command_runs_as_pasted_prints_what_the_pages_show_and_leaves_the_tree_clean(another_clone, env_with):
     clone = another_clone()
     git_snapshot(clone)
+    links = clone_module.platform_links()
     run_in_order(runnable(cheap=False), clone, clone_env(env_with, clone), compare=True)
     assert left_in_tree(clone) == ""
+    assert clone_module.platform_links() == links  # the borrowed venvs still run this checkout's runtime
 
 
 @pytest.mark.slow

@@ -139,10 +139,19 @@ def _parse(raw: bytes, *, delimiter: str, required: Sequence[str], optional: Seq
     if removed:  # read the rest of the file after the mended header
         first_bytes = raw if end < 0 else raw[:end]
         raw = first_line.encode("utf-8") + raw[len(first_bytes.rstrip(b"\r")):]
+    read_as = header  # the names the rows are read under
     if not _check_header(header, required, optional, allow_extra, expected_delimiter, log):
-        if end >= 0 and raw[end + 1:].strip():
-            _rows_not_checked(log)
-        return None, None
+        stands_for = _standing_in(header, required, optional)
+        has_rows = end >= 0 and bool(raw[end + 1:].strip())
+        if stands_for is None:
+            if has_rows:
+                _rows_not_checked(log)
+            return None, None
+        # every required column has a column standing for it: the rows are checked under the names they stand
+        # for, so that one round names the header's problems and the rows' (the file stays rejected)
+        read_as = [stands_for.get(h, h) for h in header]
+        if has_rows:
+            _rows_checked_as(log, stands_for)
     n_fields = len(header)
     # Bound the work before tokenising (memory too: numpy's spans cost several int64 per field): with more
     # than twice the row limit in lines, the file has too many rows however many of them are blank or
@@ -162,9 +171,9 @@ def _parse(raw: bytes, *, delimiter: str, required: Sequence[str], optional: Seq
         n_rows = len(starts) - 1
         if (0 < n_rows <= max_rows and int((ends - starts).max()) <= max_cell_chars
                 and csv_spans.decode_spans(raw, starts[0], ends[0]) == header):
-            return Table(header, Cells(raw, starts[1:], ends[1:], np.arange(2, n_rows + 2, dtype=np.int64)),
+            return Table(read_as, Cells(raw, starts[1:], ends[1:], np.arange(2, n_rows + 2, dtype=np.int64)),
                          delimiter), spans.crlf_records
-    return _read_irregular(raw, header, delimiter, max_rows, max_cell_chars, log), None
+    return _read_irregular(raw, read_as, delimiter, max_rows, max_cell_chars, log), None
 
 
 def _read_irregular(raw: bytes, header: list[str], delimiter: str, max_rows: int, max_cell_chars: int,
@@ -404,6 +413,41 @@ def _rows_not_checked(log: ProblemLog) -> None:
         if p.line == 1 and p.severity == "error":
             log.problems[k] = replace(p, message=p.message + "; the rows were not checked: fix the header, then "
                                                              "check the file again")
+            return
+
+
+def _standing_in(header: list[str], required: Sequence[str], optional: Sequence[str]) -> dict[str, str] | None:
+    """For a header that failed its check: {header column: the required column it stands for}, when every
+    missing required column has one (``_renamed_columns``) and no name is repeated; None when the rows cannot
+    be read under the right names (a repeated name, a missing column with no stand-in, a first line that is
+    no header at all, a header too wide)."""
+    if len(header) > MAX_HEADER_FIELDS or len(set(header)) != len(header):
+        return None
+    known = set(required) | set(optional)
+    extras = [h for h in header if h not in known]
+    missing = [r for r in required if r not in header]
+    if not any(h in known for h in header) and not any(difflib.get_close_matches(r, header, n=1, cutoff=0.5)
+                                                       for r in required):
+        if not any(r.lower() in {h.strip().lower() for h in header} for r in required):
+            return None  # "not a header": its first line is most likely a row
+    renamed = _renamed_columns(header, required, missing, extras)
+    if set(renamed) != set(missing):
+        return None
+    back = {column: name for name, column in renamed.items()}
+    return {column: back[column] for column in header if column in back}  # in the header's order
+
+
+def _rows_checked_as(log: ProblemLog, stands_for: dict[str, str]) -> None:
+    """Say, on the header's last error, how the rows were read: a participant then knows that the rows'
+    problems below are all there are once the header is fixed."""
+    from dataclasses import replace
+
+    how = " and ".join(f"{column!r} as {name!r}" for column, name in stands_for.items())
+    note = f"; the rows were checked reading {how}" if how else "; the rows were checked too"
+    for k in range(len(log.problems) - 1, -1, -1):
+        p = log.problems[k]
+        if p.line == 1 and p.severity == "error":
+            log.problems[k] = replace(p, message=p.message + note)
             return
 
 

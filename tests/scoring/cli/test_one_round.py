@@ -33,11 +33,15 @@ def test_a_file_in_the_wrong_delimiter_is_read_with_its_own_and_its_other_proble
 ROWS_NOT_CHECKED = "; the rows were not checked: fix the header, then check the file again"
 
 
+def _checked_reading(*pairs: str) -> str:
+    return "; the rows were checked reading " + " and ".join(pairs)
+
+
 def test_the_real_2024_file_under_2025_names_its_delimiter_and_its_renamed_id_column():
     sub = read_submission(REAL / "plantclef2024_submission_dsgt_run_v1.csv", PC25)
     assert [p.code for p in sub.errors] == ["wrong_delimiter", "missing_column"]
     assert sub.errors[1].message == ("required column 'quadrat_id' is missing; found 'plot_id' instead: rename it "
-                                     "to 'quadrat_id'" + ROWS_NOT_CHECKED)
+                                     "to 'quadrat_id'" + _checked_reading("'plot_id' as 'quadrat_id'"))
 
 
 def test_every_renamed_column_gets_its_hint():
@@ -45,14 +49,37 @@ def test_every_renamed_column_gets_its_hint():
     assert [p.message for p in sub.errors] == [
         "required column 'quadrat_id' is missing; found 'id' instead: rename it to 'quadrat_id'",
         "required column 'species_ids' is missing; found 'species' instead: rename it to 'species_ids'"
-        + ROWS_NOT_CHECKED]  # said once, on the header's last problem
+        + _checked_reading("'id' as 'quadrat_id'", "'species' as 'species_ids'")]  # once, on the header's last
 
 
 def test_a_column_in_its_place_is_not_also_called_an_extra_column():
     sub = read_submission(b"key,species_ids,notes\nq1,[1355868],x\n", PC25)
     assert [(p.code, p.message) for p in sub.errors] == [
         ("missing_column", "required column 'quadrat_id' is missing; found 'key' instead: rename it to 'quadrat_id'"),
-        ("extra_column", "column 'notes' is not accepted; the columns are quadrat_id, species_ids" + ROWS_NOT_CHECKED)]
+        ("extra_column", "column 'notes' is not accepted; the columns are quadrat_id, species_ids"
+         + _checked_reading("'key' as 'quadrat_id'"))]
+
+
+def test_a_file_with_a_misnamed_column_and_four_bad_rows_is_told_everything_in_one_round():
+    """Issue 44: a file with five mistakes took three rounds, the header's problem hiding the rows'. The rows
+    are now read under the names their columns stand for, and each of their problems is named too."""
+    data = (b"quadrat,species_ids\n"
+            b'CBN-PdlC-A1-20230512,"[1355868 1355869]"\n'  # numpy's way of writing a list
+            b'CBN-PdlC-A1-20230706,"[1.5]"\n'
+            b'CBN-PdlC-A1-20230706,"[]"\n'
+            b'CBN-PdlC-A2-20230512,"Poa annua"\n')
+    assert _errors(data) == [("missing_column", 1, 1), ("non_integer_label", 2, 2), ("float_label", 3, 2),
+                             ("duplicate_id", 4, 1), ("list_syntax", 5, 2)]
+
+
+def test_rows_that_cannot_be_read_under_the_right_names_are_said_to_be_unchecked():
+    """A repeated column, or a missing one with nothing standing for it: no reading is safe, and the message
+    says the rows were not checked (so that fixing the header alone is not expected to pass)."""
+    repeated = read_submission(b"quadrat_id,quadrat_id\nq1,q1\n", PC25)
+    assert [p.message.endswith(ROWS_NOT_CHECKED) for p in repeated.errors].count(True) == 1
+    alone = read_submission(b"quadrat_id\nq1\n", PC25)
+    assert [p.code for p in alone.errors] == ["missing_column"]
+    assert alone.errors[0].message.endswith(ROWS_NOT_CHECKED)
 
 
 def test_thirteen_rows_of_the_same_species_names_say_it_three_times_then_count_the_rest():
