@@ -63,6 +63,9 @@ def _parse(text: str, source: str) -> dict:
     return data
 
 
+MAX_CLASS_MAP_BYTES = 1 << 20  # a few classes and their folder-name aliases: kilobytes
+
+
 def load_class_map(user_map: str | Path | None = None) -> ClassMap:
     """The shipped map, with ``user_map`` (a TOML path) laid over it."""
     text = resources.files("agrieval.data_tools").joinpath("class_map.toml").read_text(encoding="utf-8")
@@ -72,8 +75,14 @@ def load_class_map(user_map: str | Path | None = None) -> ClassMap:
     source = "data_tools/class_map.toml"
     if user_map is not None:
         path = Path(user_map)
-        try:
-            user_text = path.read_text(encoding="utf-8")
+        from agrieval.scoring.runtime.untrusted import UntrustedFileError, read_bytes
+
+        try:  # the one opening rule (scoring/runtime/untrusted.py): a FIFO or a device is refused, not read
+            user_text = read_bytes(path, max_bytes=MAX_CLASS_MAP_BYTES, what="class map").decode("utf-8")
+        except UntrustedFileError as exc:
+            raise DataError("bad_class_map", f"{path}: {exc.message}") from None
+        except UnicodeDecodeError as exc:
+            raise DataError("bad_class_map", f"{path}: not UTF-8 ({exc})") from None
         except OSError as exc:
             raise DataError("bad_class_map", f"{path}: cannot read ({exc.strerror})") from None
         user = _parse(user_text, str(path))

@@ -62,18 +62,20 @@ def read_key(path: str | Path) -> bytes:
     """The key in ``path``; refused (``id_key_invalid``) when it is not a regular file in the key format, and
     (``id_key_exposed``) when group or others may read or write it."""
     path = Path(path)
-    try:
-        info = path.stat()
+    from agrieval.scoring.runtime.untrusted import UntrustedFileError, open_regular
+
+    try:  # the one opening rule: the mode is read from what was opened (fstat), not from a name checked before
+        with open_regular(path, max_bytes=4096, what="id key") as fh:
+            info = os.fstat(fh.fileno())
+            raw = fh.read(4097)
+    except UntrustedFileError as exc:
+        raise DataError("id_key_invalid", f"{path}: {exc.message}") from None
     except OSError as exc:
         raise DataError("id_key_invalid", f"{path}: cannot read the id key ({exc.strerror})") from None
-    if not stat.S_ISREG(info.st_mode):
-        raise DataError("id_key_invalid", f"{path}: the id key is not a regular file")
     if os.name == "posix" and info.st_mode & 0o077:
         raise DataError("id_key_exposed", f"{path}: the id key may be read by others (mode "
                         f"{stat.S_IMODE(info.st_mode):04o}); make it private (chmod 600 {path}); if it was "
                         "ever shared, its ids are guessable: make a new key and new splits")
-    with open(path, "rb") as fh:
-        raw = fh.read(4096)
     try:
         lines = [ln for ln in raw.decode("ascii").splitlines(keepends=True) if not ln.startswith("#")]
     except UnicodeDecodeError:

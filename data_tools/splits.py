@@ -140,6 +140,9 @@ def with_ids(pool: pd.DataFrame, key: bytes) -> pd.DataFrame:
     return pool[["image_id", *[c for c in pool.columns if c != "image_id"]]]
 
 
+MAX_LISTING_BYTES = 256 << 20  # one relative path per line: a pool of millions of images fits
+
+
 def read_listing(path: str | Path, image_paths) -> dict[str, int]:
     """``path -> position`` from a listing file: one image path per line, in the order the script saw.
 
@@ -151,8 +154,12 @@ def read_listing(path: str | Path, image_paths) -> dict[str, int]:
     ids = set(image_paths)
     depths = sorted({i.count("/") + 1 for i in ids})
     position: dict[str, int] = {}
-    try:
-        lines = Path(path).read_text(encoding="utf-8").splitlines()
+    from agrieval.scoring.runtime.untrusted import UntrustedFileError, read_bytes
+
+    try:  # the one opening rule (scoring/runtime/untrusted.py): a FIFO or a device is refused, not read
+        lines = read_bytes(path, max_bytes=MAX_LISTING_BYTES, what="listing").decode("utf-8").splitlines()
+    except UntrustedFileError as exc:
+        raise DataError("bad_listing", f"{path}: {exc.message}") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise DataError("bad_listing", f"{path}: cannot read the listing ({exc})") from None
     for number, line in enumerate(lines, 1):

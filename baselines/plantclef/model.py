@@ -84,6 +84,24 @@ def checkpoint_weights_key(path: str | Path) -> str:
     return "(flat)"
 
 
+# The DINOv2 ViT-B checkpoint is 0.35 GB, a ViT-g one about 4.5 GB: this cap only stops a device or a runaway file.
+MAX_CHECKPOINT_BYTES = 64 << 30
+
+
+def _check_opening(path: Path) -> None:
+    """The checkpoint by the one opening rule (``scoring/runtime/untrusted.py``) before torch or timm open it:
+    a FIFO, a device or a folder is named as such, not waited on or reported as missing."""
+    from agrieval.scoring.runtime.untrusted import UntrustedFileError, open_regular
+
+    try:
+        with open_regular(path, max_bytes=MAX_CHECKPOINT_BYTES, what="checkpoint"):
+            pass
+    except FileNotFoundError:
+        raise CheckpointError(f"checkpoint {path} not found: {DOWNLOAD_HINT}") from None
+    except UntrustedFileError as exc:
+        raise CheckpointError(f"checkpoint {path}: {exc.message}") from None
+
+
 def _torch_load(path: Path, mmap: bool):
     # timm's training script stores its argparse.Namespace next to the weights.
     with torch.serialization.safe_globals([argparse.Namespace]):
@@ -103,8 +121,7 @@ def build_model(spec: ModelSpec, num_classes: int, checkpoint: str | Path | None
         model = timm.create_model(spec.name, pretrained=False, **kwargs)
         return model.eval(), info
     path = Path(checkpoint)
-    if not path.is_file():
-        raise CheckpointError(f"checkpoint {path} not found: {DOWNLOAD_HINT}")
+    _check_opening(path)
     if path.suffix not in (".safetensors",) and not path.name.endswith((".pth.tar", ".pth", ".pt", ".bin", ".tar")):
         raise CheckpointError(f"checkpoint {path}: expected a .pth.tar/.pth/.pt or .safetensors file")
     try:

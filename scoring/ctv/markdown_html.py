@@ -15,9 +15,7 @@ text is ever opened.
 from __future__ import annotations
 
 import base64
-import os
 import re
-import stat
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -136,16 +134,14 @@ def _figure(alt: str, name: str, images: Mapping[str, Path]) -> str:
 
 
 def _read_figure(path: Path) -> bytes | None:
+    """A figure's bytes, by the one opening rule (``scoring/runtime/untrusted.py``): a regular file of at most
+    ``MAX_IMAGE_BYTES``, and not a link (the report's figures are files it wrote); None otherwise."""
+    from agrieval.scoring.runtime.untrusted import UntrustedFileError, read_bytes
+
     try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
-    except OSError:
+        return read_bytes(path, max_bytes=MAX_IMAGE_BYTES, what="figure", follow_links=False)
+    except (UntrustedFileError, OSError):
         return None
-    with os.fdopen(fd, "rb") as f:
-        st = os.fstat(f.fileno())
-        if not stat.S_ISREG(st.st_mode) or st.st_size > MAX_IMAGE_BYTES:
-            return None
-        data = f.read(MAX_IMAGE_BYTES + 1)
-    return data if len(data) <= MAX_IMAGE_BYTES else None
 
 
 def to_html(markdown: str, title: str, images: Mapping[str, Path] | None = None) -> str:

@@ -221,4 +221,7 @@ def host_failure(name: str, code: str, message: str, started: float | None = Non
 _HOST_CODES = ("solution_invalid", "definition_invalid", "internal_error", "time_limit_exceeded",
                "ladder_state_corrupt", "ladder_state_foreign", "ladder_state_unwritable", "ladder_lock_unavailable",
                "ladder_metric_unsupported", "ladder_too_few_units",
-               "memory_limit_exceeded", "log_corrupt", "log_unwritable")
+               "memory_limit_exceeded", "log_corrupt", "log_unwritable",
+               # the command line's own host-side codes (scoring/cli/failures.py): the operator's diagnostics
+               # keep them rather than a vaguer internal_error
+               "folder_not_found", "file_not_found", "bad_option")

@@ -55,13 +55,17 @@ def resolve(path: PathLike) -> str:
     return os.path.realpath(os.fspath(path))
 
 
-def open_regular(path: PathLike, *, max_bytes: int, what: str = "file") -> IO[bytes]:
+def open_regular(path: PathLike, *, max_bytes: int, what: str = "file", follow_links: bool = True) -> IO[bytes]:
     """``path`` opened for reading in binary, when it is a regular file of at most ``max_bytes`` bytes.
 
     ``FileNotFoundError`` passes through (a missing file is the caller's business: often "start afresh").
+    ``follow_links=False``: a symbolic link at ``path`` itself is refused (``file_unreadable``), for a file
+    that must be the one written there (a report's own figure), not something a link leads to.
     """
     name = os.fspath(path)
     flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOCTTY", 0)
+    if not follow_links:
+        flags |= getattr(os, "O_NOFOLLOW", 0)
     try:
         fd = os.open(name, flags)
     except FileNotFoundError:
@@ -96,9 +100,9 @@ def _not_regular(name: str, what: str, mode: int) -> UntrustedFileError:
                               file=name)
 
 
-def read_bytes(path: PathLike, *, max_bytes: int, what: str = "file") -> bytes:
+def read_bytes(path: PathLike, *, max_bytes: int, what: str = "file", follow_links: bool = True) -> bytes:
     """The bytes of a regular file of at most ``max_bytes`` (checked before and while reading)."""
-    with open_regular(path, max_bytes=max_bytes, what=what) as fh:
+    with open_regular(path, max_bytes=max_bytes, what=what, follow_links=follow_links) as fh:
         try:
             data = fh.read(max_bytes + 1)
         except OSError as exc:

@@ -219,6 +219,9 @@ def test_grade_command_refuses_over_the_limit_with_exit_1(tmp_path):
     assert json.loads(second.stdout)["errors"][0]["code"] == "submission_limit_reached"
     missing = CliRunner().invoke(cli, args[:6] + ["--ladder", str(tmp_path / "nowhere" / "s.json")])
     assert missing.exit_code == 3 and "folder_not_found" in missing.stderr
+    report = json.loads(missing.stdout)  # the participant's side says nothing of it; the operator's names it
+    assert report["errors"][0]["code"] == "internal_error"
+    assert report["host"]["diagnostics"][0]["code"] == "folder_not_found"
 
 
 from hypothesis import given, settings

@@ -40,6 +40,17 @@ def test_missing_checkpoint_says_what_to_download_and_where(tmp_path):
     assert "model_best.pth.tar not found" in msg and "class_mapping.txt" in msg and "--checkpoint" in msg
 
 
+@pytest.mark.parametrize("shape", ["fifo", "folder"])
+def test_a_checkpoint_that_is_no_regular_file_is_named_as_such_not_waited_on(tmp_path, shape):
+    import os
+
+    path = tmp_path / "model_best.pth.tar"
+    os.mkfifo(path) if shape == "fifo" else path.mkdir()
+    with pytest.raises(CheckpointError) as exc:
+        build_model(PRESETS["tiny"], 5, path)
+    assert f"is {'a FIFO' if shape == 'fifo' else 'a folder'}, not a regular file" in str(exc.value)
+
+
 def test_checkpoint_for_another_class_count_is_explained(tiny_checkpoint):
     path, _ = tiny_checkpoint
     with pytest.raises(CheckpointError, match="does not fit .* with 7 classes"):

@@ -91,6 +91,30 @@ def test_the_html_step_embeds_only_images_the_report_wrote(tmp_path):
     assert [base64.b64decode(s.split(",", 1)[1]) for s in srcs] == [b"\x89PNG-OURS"]
 
 
+@pytest.mark.parametrize("shape", ["link", "fifo", "folder", "over the cap"])
+def test_a_figure_of_ours_replaced_by_another_shape_is_not_embedded(tmp_path, shape):
+    """The figure is read by the opening rule (a regular file under the cap, not a link): a link to a secret,
+    a FIFO (a plain read would hang), a folder or a huge file in its place leaves the figure out."""
+    import os
+
+    from agrieval.scoring.ctv import markdown_html
+
+    secret = tmp_path / "secret.png"
+    secret.write_bytes(b"\x89PNG-SECRET")
+    figure = tmp_path / "a.png"
+    if shape == "link":
+        figure.symlink_to(secret)
+    elif shape == "fifo":
+        os.mkfifo(figure)
+    elif shape == "folder":
+        figure.mkdir()
+    else:
+        with open(figure, "wb") as fh:
+            fh.truncate(markdown_html.MAX_IMAGE_BYTES + 1)
+    page = markdown_html.to_html("# t\n\n![a](a.png)\n", "t", images={"a.png": figure})
+    assert "<img" not in page and "SECRET" not in page and "not available" in page
+
+
 HOSTILE_ARCHS = ["<img src=x onerror=alert(1)>", "[x](javascript:alert(1))", "<script>alert(1)</script>",
                  "a|b|c", "**bold** `code` ~~s~~", "x\n# heading\n| a | b |", "$^^^$", "\x1b[31mred\u202e"]
 
