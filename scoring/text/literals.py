@@ -20,6 +20,7 @@ HTML           ``html``                 text or attribute value, ``& < > " '`` e
                ``html_link``            ``<a href>`` only for ``http``/``https`` URLs, else the text alone
 Markdown       ``markdown``             inline text that is never markup (``agrieval.scoring.text.markdown``)
                ``markdown_code``        a code span that holds the text as it is
+               ``markdown_block``       an indented code block: the text's lines, each shown as written
 =============  =======================  ==============================================================
 
 ``#SBATCH`` lines are not a shell: sbatch reads their values without shell quoting, so a value must hold no line
@@ -36,8 +37,9 @@ from urllib.parse import urlsplit
 
 from agrieval.scoring.text import html as _html
 from agrieval.scoring.text import markdown as _markdown
+from agrieval.scoring.text.terminal import one_line as _one_line
 
-__all__ = ["LINK_SCHEMES", "html", "html_block", "html_link", "markdown", "markdown_code", "python", "shell_line", "shell_word",
+__all__ = ["LINK_SCHEMES", "html", "html_block", "html_link", "markdown", "markdown_block", "markdown_code", "python", "shell_line", "shell_word",
            "yaml"]
 
 LINK_SCHEMES = ("http", "https")
@@ -115,6 +117,14 @@ def markdown(text) -> str:
         if number:
             body = body[:number.end() - 1] + "\\" + body[number.end() - 1:]
     return "&#32;" * len(head) + body + "&#32;" * len(tail)
+
+
+def markdown_block(text) -> str:
+    """``text`` as an indented Markdown code block (each line after four blanks, its control characters
+    ``%XX``): no line can end the block or become markup, since every one of them is indented. Blank lines
+    inside are kept (they do not end an indented block); the block is preceded and followed by a blank line."""
+    lines = str(text).rstrip("\n").split("\n")
+    return "\n" + "\n".join(("    " + _one_line(line)) if line else "" for line in lines) + "\n\n"
 
 
 def markdown_code(text) -> str:

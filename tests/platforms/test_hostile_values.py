@@ -253,6 +253,10 @@ def test_each_literal_reads_back_as_its_value(text):
     block = lit.html_block(text)  # a <pre>'s content: the same lines, each inert
     assert block.count("\n") == text.count("\n") and "<" not in block and "\r" not in block
     assert [lit.html(line) for line in text.split("\n")] == block.split("\n")
+    md = lit.markdown_block(text)  # an indented code block: no line of it can leave the block
+    inside = md.strip("\n").split("\n")
+    assert md.startswith("\n") and md.endswith("\n\n")
+    assert all(line.startswith("    ") or line == "" for line in inside) and "\r" not in md
 
 
 @settings(max_examples=300, deadline=None)

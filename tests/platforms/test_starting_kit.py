@@ -116,7 +116,7 @@ def test_every_metric_named_is_defined_and_every_example_validates_as_the_page_s
     assert wrong_code in got
     # the limits and the reveal the pages state agree with the README
     readme = (out / "README.md").read_text()
-    assert "at most 4 submissions a day" in pages["data"] and "submissions per participant and day: 4" in readme
+    assert "At most 4 submissions a day" in pages["data"] and "submissions per participant and day: 4" in readme
     assert "shown after the end" in pages["overview"] and "when the organizers publish it" not in pages["overview"]
 
 
@@ -133,3 +133,42 @@ def test_plantclef2026_is_the_2025_test_set_and_metric():
         b = grade(sub, SOLUTION, "plantclef2026", reveal_private=True)
         assert (a.status, a.metrics.to_dict(), [e.code for e in a.errors]) == \
             (b.status, b.metrics.to_dict(), [e.code for e in b.errors])
+
+
+@pytest.mark.parametrize("competition, solution", [("plantclef2025", REF / "plantclef2025" / "solution.csv"),
+                                                   ("agrichallenge2024", REF / "agrichallenge2024" / "solution.csv")])
+def test_the_hugging_face_pages_define_every_metric_and_their_examples_validate_as_they_say(tmp_path, competition,
+                                                                                           solution):
+    """The Markdown pages of `bundle hf` say what the other platforms' HTML pages say: each leaderboard key
+    defined with its formula, an accepted and a rejected file (checked with the grader), the limits and the
+    reveal, agreeing with the README and conf.json."""
+    import json
+    import re
+
+    from agrieval.scoring.authoring.bundles.metric_pages import METRICS
+    from agrieval.scoring.runtime.definition import load_definition
+    from agrieval.scoring.runtime.validate import validate_file
+
+    out = tmp_path / "hf"
+    res = CliRunner().invoke(cli, ["bundle", "hf", "-c", competition, "-s", str(solution), "--per-day", "4",
+                                   "--selection-limit", "3", str(out)])
+    assert res.exit_code == 0, res.output
+    overview = (out / "COMPETITION_DESC.md").read_text()
+    submission = (out / "SUBMISSION_DESC.md").read_text()
+    conf = json.loads((out / "conf.json").read_text())
+    defined = set(re.findall(r"^- `([a-z_0-9]+)`", overview, re.M))
+    keys = [line.strip("`") for line in re.findall(r"`([a-z_0-9]+)`", overview)]
+    assert conf["SCORING_METRIC"] in defined and defined <= set(METRICS) and set(keys) <= defined | {"validate"}
+
+    def block(title: str) -> tuple:
+        m = re.search(rf"## {title}( \(`([a-z_]+)`\))?\n\n((?:    .*\n)+)", submission)
+        return m[2], "".join(line[4:] + "\n" for line in m[3].splitlines())
+
+    _, right = block("A file that is accepted")
+    code, wrong = block("A file that is rejected")
+    definition = load_definition(competition)
+    assert [p.code for p in validate_file(right.encode(), definition) if p.severity == "error"] == []
+    assert code in [p.code for p in validate_file(wrong.encode(), definition) if p.severity == "error"]
+    assert "At most 4 submissions a day" in submission and conf["SUBMISSION_LIMIT"] == 4
+    assert f"up to 3, chosen" in submission and conf["SELECTION_LIMIT"] == 3
+    assert f"until {conf['END_DATE']}" in submission and "shown after the end" in overview

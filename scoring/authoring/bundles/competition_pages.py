@@ -141,15 +141,8 @@ def _participant_blocks(inputs: Inputs, options: Options) -> dict:
 
     d = inputs.definition
     dev_start, dev_end, final_start, end = options.text_dates()
-    vocabulary = sorted(d.vocabulary or (), key=lambda v: (len(str(v)), str(v)))
-    labels = ((str(vocabulary[0]), str(vocabulary[1])) if len(vocabulary) > 1
-              else ("1", "2") if d.label_type == "int" else ("a", "b"))
-    per_day = (f"at most {options.per_day} submissions a day" if options.per_day is not None
-               else "the platform's daily submission limit")
-    total = f", {options.total} in total" if options.total is not None else ""
-    limits = (f"{per_day}{total}; a file of at most {d.limits.max_bytes:,} bytes and {d.limits.max_rows:,} rows; "
-              f"grading stops after {options.time_limit or d.limits.max_seconds:g} seconds. A rejected file is "
-              "not scored.")
+    labels = example_labels(d)
+    limits = limits_sentence(d, options.per_day, options.total, options.time_limit)
     timeline = (f"{options.dev_name}: {dev_start} to {dev_end} UTC, scored on the public part of the test set. "
                 f"{options.final_name}: {final_start} to {end} UTC, ranked on the private part after the end "
                 f"(the private ranking appears from {options.reveal_text()} UTC).")
@@ -167,3 +160,19 @@ def logo_png() -> bytes:
 
     return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0))
             + chunk(b"IDAT", zlib.compress(raw, 9)) + chunk(b"IEND", b""))
+
+
+def example_labels(d) -> tuple:
+    """Two labels of the vocabulary for the pages' example files (the shortest, for short lines)."""
+    vocabulary = sorted(d.vocabulary or (), key=lambda v: (len(str(v)), str(v)))
+    return ((str(vocabulary[0]), str(vocabulary[1])) if len(vocabulary) > 1
+            else ("1", "2") if d.label_type == "int" else ("a", "b"))
+
+
+def limits_sentence(d, per_day: int | None, total: int | None, time_limit: int | None) -> str:
+    """What the pages say of the limits (the README's section gives the platform's defaults and sources)."""
+    day = (f"At most {per_day} submissions a day" if per_day is not None
+           else "The platform's daily submission limit")
+    all_ = f", {total} in total" if total is not None else ""
+    return (f"{day}{all_}; a file of at most {d.limits.max_bytes:,} bytes and {d.limits.max_rows:,} rows; "
+            f"grading stops after {time_limit or d.limits.max_seconds:g} seconds. A rejected file is not scored.")

@@ -2,7 +2,9 @@
 right and a wrong example, the limits, the timeline and the reveal.
 
 ``definitions_html``, ``format_examples`` and ``participant_html`` write HTML with every value escaped
-(``agrieval.scoring.text.literals.html``); the examples are made from the sample submission's first ids, and a test validates each
+(``agrieval.scoring.text.literals.html``), ``definitions_markdown`` and ``participant_markdown`` the same
+blocks in Markdown (Hugging Face's pages), every value through ``literals.markdown``/``markdown_code``/
+``markdown_block``; the examples are made from the sample submission's first ids, and a test validates each
 with the grader (the right one accepted, the wrong one rejected with the code the page names).
 The metric formulas restate ``scoring/runtime/metrics`` (one implementation each; this is their prose).
 """
@@ -13,7 +15,8 @@ from typing import Dict, List, Tuple
 
 from agrieval.scoring.text import literals as lit
 
-__all__ = ["METRICS", "definitions_html", "format_examples", "participant_html"]
+__all__ = ["METRICS", "definitions_html", "definitions_markdown", "format_examples", "participant_html",
+           "participant_markdown"]
 
 # key -> (name, formula, what it means); P_i: the predicted set of row i, T_i: the true set.
 METRICS: Dict[str, Tuple[str, str]] = {
@@ -85,3 +88,30 @@ def participant_html(definition, ids: List[str], labels: Tuple[str, str], limits
                "numpy array prints (<code>[1 2 3]</code>).</p>\n"
                if definition.task == "multilabel" and definition.delimiter == "," else "")
             + f"<h3>Limits</h3>\n<p>{_e(limits_text)}</p>\n<h3>Timeline and reveal</h3>\n<p>{_e(timeline_text)}</p>\n")
+
+
+_QUOTING_ADVICE = ("A list holds commas, so its cell must be quoted: `df.to_csv(..., quoting=csv.QUOTE_ALL)` or "
+                   "pandas' default quoting does it; write each list as `[1, 2, 3]`, not as a numpy array prints "
+                   "(`[1 2 3]`).")
+
+
+def definitions_markdown(keys: List[str], primary: str) -> str:
+    """``definitions_html`` in Markdown: a list of every metric in ``keys`` with its formula and meaning."""
+    items = []
+    for k in keys:
+        formula, meaning = METRICS[k]
+        role = " (the ranking metric)" if k == primary else ""  # our words, not a value: no escaping
+        items.append(f"- {lit.markdown_code(k)}{role}: {lit.markdown_code(formula)}: "
+                     f"{lit.markdown(meaning)}.")
+    return "## Metric definitions\n\n" + "\n".join(items) + "\n"
+
+
+def participant_markdown(definition, ids: List[str], labels: Tuple[str, str], limits_text: str,
+                         timeline_text: str) -> str:
+    """``participant_html`` in Markdown: the format examples, the limits and the timeline."""
+    right, wrong, code = format_examples(definition, ids, labels)
+    advice = (_QUOTING_ADVICE + "\n\n" if definition.task == "multilabel" and definition.delimiter == "," else "")
+    return (f"## A file that is accepted\n{lit.markdown_block(right)}"
+            f"## A file that is rejected ({lit.markdown_code(code)})\n{lit.markdown_block(wrong)}"
+            f"{advice}## Limits\n\n{lit.markdown(limits_text)}\n\n"
+            f"## Timeline and reveal\n\n{lit.markdown(timeline_text)}\n")
