@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 
 from agrieval.scoring.authoring import vendoring
+from agrieval.scoring.authoring.bundles import markdown_pages
 from agrieval.scoring.authoring.bundles.starting_kit import VALIDATE_CMD
 from agrieval.scoring.authoring.bundles.submission_limits import resolved
 from agrieval.scoring.authoring.bundles.competition_pages import Options
@@ -64,43 +65,6 @@ def conf_json(inputs: Inputs, options: Options) -> dict:
 DESC_FILES = ("COMPETITION_DESC.md", "DATASET_DESC.md", "SUBMISSION_DESC.md", "RULES.md")
 
 
-def participant_pages(inputs: Inputs, options: Options, sample_note: str, validate_cmd: str) -> dict:
-    """COMPETITION_DESC.md (the overview, every metric defined), DATASET_DESC.md, SUBMISSION_DESC.md (the format
-    with an accepted and a rejected example, the limits, the timeline and the reveal): what the other
-    platforms' HTML pages say, in Markdown, with Hugging Face's own limits and reveal."""
-    from agrieval.scoring.authoring.bundles.competition_pages import example_labels, limits_sentence
-    from agrieval.scoring.authoring.bundles.metric_pages import definitions_markdown, participant_markdown
-
-    d = inputs.definition
-    limits = resolved("hf", options)
-    end = options.dates()[3].strftime("%Y-%m-%d")
-    better = "higher" if d.higher_is_better else "lower"
-    title = options.title_of(inputs)
-    subtitle = f"{lit.markdown(d.title or d.name)}\n\n" if (d.title or d.name) != title else ""
-    timeline = (f"Submissions are accepted until {end} (00:00, the Space's clock) and scored at once on the public "
-                "part of the test set; from then on, submissions are refused and the private leaderboard appears "
-                f"by itself: for each team, the best private score among its selected submissions (up to "
-                f"{limits.selection_limit}, chosen on the Space's submissions page), or of its best public "
-                "submission if it selected none.")
-    # TIME_LIMIT is for script competitions (create.py's form); a generic one's grading is bounded by the
-    # scorer's own guard: --time-limit, else the definition's limits.max_seconds
-    sentence = limits_sentence(d, limits.per_day, None, options.time_limit)
-    header = lit.markdown_code(d.delimiter.join(d.expected_columns))
-    return {
-        "COMPETITION_DESC.md": f"# {lit.markdown(title)}\n\n{subtitle}Ranked on {lit.markdown_code(d.primary_metric)} "
-                               f"({better} is better) on the public part of the test set until {end}; the private "
-                               "leaderboard is shown after the end.\n\n"
-                               + definitions_markdown(list(inputs.keys), d.primary_metric),
-        "DATASET_DESC.md": f"# Data\n\n`sample_submission.csv` holds every id of the test set: "
-                           f"{lit.markdown(sample_note)}. `validate.py` checks a file before you upload it.\n",
-        "SUBMISSION_DESC.md": f"# Submissions\n\nA CSV with the header {header}, one row per id (or a zip holding "
-                              "it). Check it first with `validate.py` (Python 3.8+ and numpy, nothing else; it "
-                              f"checks the format and the ids as the grader reads them):\n\n    {validate_cmd}\n\n"
-                              + participant_markdown(d, sorted(inputs.solution.ids), example_labels(d), sentence,
-                                                     timeline),
-    }
-
-
 def build(inputs: Inputs, *, options: Options | None = None, **_options) -> Bundle:
     options = options or Options()
     d = inputs.definition
@@ -113,8 +77,17 @@ def build(inputs: Inputs, *, options: Options | None = None, **_options) -> Bund
     conf = json.dumps(conf_json(inputs, options), indent=4) + "\n"
     bundle.add("conf.json", conf)
     validate_cmd = VALIDATE_CMD  # the starting kit's validate.py: Python and numpy, nothing to install
-    for name, text in participant_pages(inputs, options, note, validate_cmd).items():
-        bundle.add(name, text)
+    k = resolved("hf", options).selection_limit
+    end = options.dates()[3].strftime("%Y-%m-%d")
+    reveal = (f"Submissions are accepted until {end} (00:00, the Space's clock) and scored at once on the public "
+              "part of the test set; from then on, submissions are refused and the private leaderboard appears by "
+              f"itself: for each team, the best private score among its selected submissions (up to {k}, chosen "
+              "on the Space's submissions page), or of its best public submission if it selected none.")
+    pages = markdown_pages.pages(inputs, options, "hf", sample_note=note, validate_cmd=validate_cmd,
+                                 until=f" until {end}", timeline=reveal)
+    for name, page in (("COMPETITION_DESC.md", "overview"), ("DATASET_DESC.md", "data"),
+                       ("SUBMISSION_DESC.md", "submission")):
+        bundle.add(name, pages[page])
     bundle.add("RULES.md", "# Rules\n\nOrganizers: replace this text with your rules.\n")
     end_date = conf_json(inputs, options)["END_DATE"]
     k = resolved("hf", options).selection_limit

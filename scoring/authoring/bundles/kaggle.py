@@ -12,6 +12,9 @@ on which rows a call was handed).
 from __future__ import annotations
 
 from agrieval.scoring.authoring import vendoring
+from agrieval.scoring.authoring.bundles import markdown_pages
+from agrieval.scoring.authoring.bundles.competition_pages import Options
+from agrieval.scoring.authoring.bundles.submission_limits import resolved
 from agrieval.scoring.authoring.bundles.starting_kit import VALIDATE_CMD
 from agrieval.scoring.authoring.bundles.files import (Bundle, Inputs, runtime_note, sample_submission, solution_notes,
                                              validate_command)
@@ -52,7 +55,8 @@ from agrieval_metric import ParticipantVisibleError, score  # noqa: F401 - Kaggl
 '''
 
 
-def build(inputs: Inputs, **_options) -> Bundle:
+def build(inputs: Inputs, *, options: Options | None = None, **_options) -> Bundle:
+    options = options or Options()
     d = inputs.definition
     bundle = Bundle("kaggle", d)
     bundle.add("agrieval_metric.py", METRIC_PY.format(name=lit.python(d.name), embedded=vendoring.embedded_runtime(),
@@ -61,6 +65,14 @@ def build(inputs: Inputs, **_options) -> Bundle:
     bundle.add("solution.csv", inputs.solution_path.read_bytes())
     sample, note = sample_submission(inputs)
     bundle.add("sample_submission.csv", sample)
+    k = resolved("kaggle", options).selection_limit
+    reveal = ("The public leaderboard ranks every submission on the public part of the test set as it is scored; "
+              "at the end, Kaggle ranks each team on the private part with its selected submissions (up to "
+              f"{k}), or with its best public ones if it selected none. The dates are on the Overview page.")
+    pages = markdown_pages.pages(inputs, options, "kaggle", sample_note=note, validate_cmd=VALIDATE_CMD, until="",
+                                 timeline=reveal)
+    for page, text in pages.items():
+        bundle.add(f"pages/{page}.md", text)
     size = len(bundle.files["agrieval_metric.py"]) // 1000
     bundle.add("README.md", f"""# Kaggle metric for {lit.markdown_code(d.name)}
 
@@ -74,11 +86,11 @@ and leave the labels of Kaggle's buttons to its pages. The metric is one file, `
 the runtime and the definition embedded), kept as a notebook, as Kaggle keeps every metric (its own are public
 notebooks under https://www.kaggle.com/code/metric, e.g. https://www.kaggle.com/code/metric/santa-2023-metric).
 
-1. **Create the competition** as its host, from the Community Competitions page above: its title, its pages (the
-   overview, evaluation and data text, with every metric's formula: `agrieval bundle codabench` writes them from
-   the same definition as `pages/*.html`, to paste), the dates, and the data participants download: your test
-   images, `sample_submission.csv` ({note}) and `validate.py` (`{VALIDATE_CMD}` checks a file as this metric
-   reads it, with Python and numpy alone).
+1. **Create the competition** as its host, from the Community Competitions page above: its title, its pages (paste
+   `pages/overview.md`, every metric defined with its formula; `pages/data.md`; `pages/submission.md`, the format
+   with a file that is accepted and one that is rejected, the limits and the reveal), the dates, and the data
+   participants download: your test images, `sample_submission.csv` ({note}) and `validate.py`
+   (`{VALIDATE_CMD}` checks a file as this metric reads it, with Python and numpy alone).
 2. **Publish the metric**: a new notebook whose code is `agrieval_metric.py`, marked as a **utility script** in its
    settings and saved (it must run once without error: it only defines functions). Its name is the module name:
    keep `agrieval_metric`.
