@@ -24,6 +24,24 @@ TRUTH_LABELS = sorted({lab.strip() for r in solution_rows() for lab in r["specie
 FULL_CODES = {"grade_function", "grade_cli", "codabench", "evalai", "hf_competitions"}
 
 
+def test_the_committed_corpus_is_what_its_generator_writes():
+    """``make_corpus.py`` rebuilds every committed file byte for byte from the shipped solution (rows in id
+    order, fixed zip dates), so a change of the generator or of the solution shows here, not as a corpus that
+    no longer matches its description."""
+    import importlib.util
+    import json
+    from pathlib import Path
+
+    here = Path(__file__).parent / "corpus"
+    spec = importlib.util.spec_from_file_location("make_corpus", here / "make_corpus.py")
+    make_corpus = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(make_corpus)
+    built = make_corpus.build()
+    stale = sorted(name for name, (data, _) in built.items() if (here / name).read_bytes() != data)
+    assert not stale, f"run tests/platforms/corpus/make_corpus.py: {stale}"
+    assert json.loads((here / "cases.json").read_text()) == {name: meta for name, (_, meta) in built.items()}
+
+
 def test_corpus_has_at_least_40_rejections():
     rejected = [n for n, m in {**CASES, **BIG_CASES}.items() if m.get("expect")]
     assert len(rejected) >= 40
