@@ -70,7 +70,7 @@ def bundle(platform: str, competition: str, solution: Path, split: str, title: s
     codalab    codalab_competition.zip (competition.yaml v1, html pages, logo, phases, leaderboard)
     evalai     evalai_challenge.zip (challenge_config.yaml, HTML pages, evaluation_script.zip, annotations)
     hf         the dataset repository's files: conf.json, metric.py, solution.csv, *_DESC.md, RULES.md
-    kaggle     agrieval_metric.py (a utility script), metric_notebook.py, solution.csv
+    kaggle     agrieval_metric.py (a utility script), metric_notebook.py, solution.csv, pages/*.md
 
     \b
     Example:
