@@ -153,15 +153,22 @@ def build(inputs: Inputs, *, options: Options | None = None, **_options) -> Bund
 Written by `agrieval bundle evalai`. {runtime_note()} EvalAI workers run Python 3.7-3.9 (the challenge's
 `worker_python_version`, default 3.9); use 3.8 or 3.9: under 3.7 the import stops with a message naming that setting.
 {solution_notes(inputs)}
-**Upload `{UPLOAD}`.** EvalAI's hosting guide (docs/source/02-for-challenge-hosts/hosting-guide/host-challenge.md)
-describes the GitHub route: make a repository from the EvalAI-Starters template, replace its challenge files by
-the content of `{UPLOAD}` (unzip it at the repository's root; it holds `evaluation_script/`, from which the
-template's action rebuilds `evaluation_script.zip`), put your host token, team id and EvalAI URL in
-`github/host_config.json`, and push to the branch `challenge`. EvalAI checks the configuration with
-`validate_challenge_config_util` (what `scripts/platform_checks/evalai_config.py` runs) and the action opens an
-issue listing any error. The zip can also be posted to the host API's `zip_upload/` endpoint, whose own checks
-were not run here. Its `challenge_config.yaml`
-(copy next to this README) holds the title "{lit.markdown(options.title_of(inputs))}", the HTML pages (description, evaluation
+**From nothing to the challenge**, by the GitHub route of EvalAI's hosting guide (Cloud-CV/EvalAI at 0f040392,
+docs/source/02-for-challenge-hosts/hosting-guide/host-challenge.md, steps 1-6):
+
+1. An account on https://eval.ai and a **host team** (https://eval.ai/web/challenge-host-teams): its `ID` is the
+   `host_team_pk`; your auth token is on https://eval.ai/web/profile ("Get your Auth Token").
+2. A GitHub repository made from the EvalAI-Starters template (https://github.com/Cloud-CV/EvalAI-Starters), with
+   a GitHub personal access token in its secrets as `AUTH_TOKEN`.
+3. In it, a branch `challenge` from `master` (only that branch is synchronized with EvalAI); replace the
+   template's challenge files by the content of `{UPLOAD}` (unzip it at the repository's root; it holds
+   `evaluation_script/`, from which the template's action rebuilds `evaluation_script.zip`); put the auth token,
+   `host_team_pk` and `evalai_host_url` (`https://eval.ai`) in `github/host_config.json`.
+4. Push to `challenge`. EvalAI checks the configuration with `validate_challenge_config_util` (what
+   `scripts/platform_checks/evalai_config.py` runs) and the action opens an issue listing any error. (The zip can
+   also be posted to the host API's `zip_upload/` endpoint, whose own checks were not run here.)
+
+`challenge_config.yaml` (copy next to this README) holds the title "{lit.markdown(options.title_of(inputs))}", the HTML pages (description, evaluation
 details, terms, submission guidelines, one per phase), a logo, `evaluation_script.zip` (zipped from inside the package),
 one annotation file per phase (`annotations/<codename>.csv`), one leaderboard ({lit.markdown_code(inputs.keys[0])} first), the
 dataset splits `public` and `private`, and the phases of the definition ({phases}): {lit.markdown_code(options.dev_name)}
