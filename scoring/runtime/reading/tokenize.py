@@ -426,15 +426,21 @@ def _standing_in(header: list[str], required: Sequence[str], optional: Sequence[
     known = set(required) | set(optional)
     extras = [h for h in header if h not in known]
     missing = [r for r in required if r not in header]
-    if not any(h in known for h in header) and not any(difflib.get_close_matches(r, header, n=1, cutoff=0.5)
-                                                       for r in required):
-        if not any(r.lower() in {h.strip().lower() for h in header} for r in required):
-            return None  # "not a header": its first line is most likely a row
+    if _is_no_header(header, required, known):
+        return None  # its first line is most likely a row
     renamed = _renamed_columns(header, required, missing, extras)
     if set(renamed) != set(missing):
         return None
     back = {column: name for name, column in renamed.items()}
     return {column: back[column] for column in header if column in back}  # in the header's order
+
+
+def _is_no_header(header: list[str], required: Sequence[str], known: set) -> bool:
+    """The first line names no expected column, in any case or spacing, nor one spelled closely: it is not a
+    header (most likely a row: the file has none)."""
+    folded = {h.strip().lower() for h in header}
+    return (not any(h in known for h in header) and not any(r.lower() in folded for r in required)
+            and not any(difflib.get_close_matches(r, header, n=1, cutoff=0.5) for r in required))
 
 
 def _rows_checked_as(log: ProblemLog, stands_for: dict[str, str]) -> None:
@@ -472,9 +478,7 @@ def _check_header(header: list[str], required: Sequence[str], optional: Sequence
         seen.setdefault(name, j)
     known = set(required) | set(optional)
     extras = [h for h in header if h not in known]
-    folded = {h.strip().lower() for h in header}
-    if header and not any(h in known for h in header) and not any(r.lower() in folded for r in required) and not any(
-            difflib.get_close_matches(r, header, n=1, cutoff=0.5) for r in required):
+    if header and _is_no_header(header, required, known):
         log.error("missing_column", f"the first line reads {delimiter.join(header)[:80]!r}, not a header: the file "
                   f"must start with the header line {delimiter.join(required)!r}", line=1)
         return False
