@@ -187,7 +187,8 @@ def build(inputs: Inputs, *, split: str = "public", options: Options | None = No
     bundle.add("README.md", _readme(inputs, options, split, note))
     bundle.next_steps = [f"upload {UPLOAD} (Benchmarks -> Management -> Upload)",
                          "set the dates, terms and logo in the editor if the placeholders stay",
-                         "nothing after the end: the private ranking appears by itself (README step 5)"]
+                         "after the end: the private ranking appears by itself (README step 5); close its phase "
+                         "to latecomers (README: which submission counts)"]
     if options.require_approval:
         bundle.next_steps.insert(2, "approve each participant who registers (Participants button; README step 3)")
     return bundle

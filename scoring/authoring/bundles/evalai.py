@@ -197,6 +197,7 @@ public, `apps/challenges/models.py` ~1127-1146. Details: the agrieval docs, `doc
 """)
 
     bundle.next_steps = [f"put the content of {UPLOAD} in an EvalAI-Starters repository, push to `challenge`",
-                         "after the end: publish the private split"]
+                         "at the reveal: rank the private split by each team's latest submission and make it "
+                         "public (README: which submission counts)"]
     return bundle
 
