@@ -404,15 +404,19 @@ def _mend_record(source: _Lines, delimiter: str, max_cell_chars: int, msg: str, 
 
 
 def _rows_not_checked(log: ProblemLog) -> None:
-    """Say, on the header's last error, that the rows were not read: a participant who fixes only the header
-    would otherwise expect the file to pass in the next round."""
+    """Say that the rows were not read: a participant who fixes only the header would otherwise expect the
+    file to pass in the next round."""
+    _note_on_header(log, "; the rows were not checked: fix the header, then check the file again")
+
+
+def _note_on_header(log: ProblemLog, note: str) -> None:
+    """``note`` appended to the header's last error (said once, where the header's problems end)."""
     from dataclasses import replace
 
     for k in range(len(log.problems) - 1, -1, -1):
         p = log.problems[k]
         if p.line == 1 and p.severity == "error":
-            log.problems[k] = replace(p, message=p.message + "; the rows were not checked: fix the header, then "
-                                                             "check the file again")
+            log.problems[k] = replace(p, message=p.message + note)
             return
 
 
@@ -444,17 +448,10 @@ def _is_no_header(header: list[str], required: Sequence[str], known: set) -> boo
 
 
 def _rows_checked_as(log: ProblemLog, stands_for: dict[str, str]) -> None:
-    """Say, on the header's last error, how the rows were read: a participant then knows that the rows'
-    problems below are all there are once the header is fixed."""
-    from dataclasses import replace
-
+    """Say how the rows were read: a participant then knows that the rows' problems below are all there are
+    once the header is fixed."""
     how = " and ".join(f"{column!r} as {name!r}" for column, name in stands_for.items())
-    note = f"; the rows were checked reading {how}" if how else "; the rows were checked too"
-    for k in range(len(log.problems) - 1, -1, -1):
-        p = log.problems[k]
-        if p.line == 1 and p.severity == "error":
-            log.problems[k] = replace(p, message=p.message + note)
-            return
+    _note_on_header(log, f"; the rows were checked reading {how}" if how else "; the rows were checked too")
 
 
 # A header wider than this is refused in one message, before any per-field work (a 19 MB header of commas
