@@ -245,8 +245,13 @@ def _class_folders(root: Path) -> set[tuple[str, str]]:
               help="The pool's secret key of the image ids (created there, mode 0600, on first use; reused so "
                    "that reruns give the same ids). Keep it private, never publish it. Default: "
                    "CLEAN_CATALOG.id-key, beside the catalog.")
+@click.option("--without-team", "without_team", default=None, metavar="TEAM",
+              help="Leave TEAM out of the pool first: the folds of the other teams alone, for leave-one-team-out "
+                   "model selection within a LOTO fold whose test team is TEAM (docs/ctv_reporting.md). Same "
+                   "key, same ids.")
 @OVERWRITE
-def splits(catalog_file, protocol, output, seed, val_fraction, preset, stratify, listing, id_key, overwrite):
+def splits(catalog_file, protocol, output, seed, val_fraction, preset, stratify, listing, id_key, without_team,
+           overwrite):
     """TOTO/LOTO split manifests (image_id, path, team, class, split) of a clean catalog.
 
     image_id is img-<keyed hash of the path>: it carries neither the class nor the team (their columns do),
@@ -257,6 +262,10 @@ def splits(catalog_file, protocol, output, seed, val_fraction, preset, stratify,
     from agrieval.data_tools.splits import SPLIT_PRESETS, make_splits, summarize_splits
 
     df = read_catalog(catalog_file)
+    if without_team is not None:
+        from agrieval.data_tools.splits import without
+
+        df = without(df, without_team)
     stratify = stratify or SPLIT_PRESETS[preset]["stratify"]
     plan = OutputPlan(overwrite=overwrite, inputs=[catalog_file])
     for proto in (["toto", "loto"] if protocol == "both" else [protocol]):

@@ -234,6 +234,21 @@ def fold_manifest(pool: pd.DataFrame, protocol: str, fold: str, *, seed: int, va
     return out[SPLIT_COLUMNS].reset_index(drop=True)
 
 
+def without(clean_catalog_df: pd.DataFrame, team: str) -> pd.DataFrame:
+    """The catalog without ``team``'s rows: the pool of a LOTO fold's training teams, whose own LOTO folds
+    (each training team held out in turn) select a model without looking at the fold's test team (DomainBed's
+    leave-one-domain-out). Refused (``bad_option``) when ``team`` is not a team of the catalog, or leaves fewer
+    than two teams."""
+    teams = sorted(clean_catalog_df["team"].unique())
+    if team not in teams:
+        raise DataError("bad_option", f"--without-team {team!r} is not a team of the catalog; its teams: "
+                        f"{', '.join(teams)}")
+    if len(teams) < 3:
+        raise DataError("bad_option", f"--without-team {team!r} leaves {len(teams) - 1} team: leave-one-team-out "
+                        "selection needs at least two training teams")
+    return clean_catalog_df[clean_catalog_df["team"] != team]
+
+
 def make_splits(clean_catalog_df: pd.DataFrame, protocol: str, out_dir, *, seed: int = 42,
                 val_fraction: float = 0.3, stratify: str = "team_class", method: str = "per_fold",
                 listing: str | Path | None = None, plan: OutputPlan | None = None,

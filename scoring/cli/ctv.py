@@ -98,7 +98,11 @@ def summarize_cmd(results_csv, ddof, threshold, digits, as_json, out, overwrite)
 @click.option("--digits", type=click.IntRange(0, 10), default=2, show_default=True, help="Decimals in the tables.")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as one JSON object on stdout.")
 @click.option("--overwrite", is_flag=True, help="Replace the files of an earlier report in the --out folder.")
-def report_cmd(runs_dirs, out_dir, plots, figure_format, dpi, ddof, threshold, digits, as_json, overwrite):
+@click.option("--lodo", type=click.Path(exists=True, file_okay=False), default=None, metavar="DIR",
+              help="Held-out runs for leave-one-team-out selection of the LOTO runs: DIR/<test team>/ is the runs "
+                   "folder of the splits made with `agrieval data splits --without-team <test team>` "
+                   "(docs/ctv_reporting.md). Adds the rule leave_one_team_out.")
+def report_cmd(runs_dirs, out_dir, plots, figure_format, dpi, ddof, threshold, digits, as_json, overwrite, lodo):
     """Read run outputs under each RUNS_DIR and write the CTV report.
 
     Reads agrieval baselines runs (<protocol>/<arch>/<fold>/run.json +
@@ -121,7 +125,7 @@ def report_cmd(runs_dirs, out_dir, plots, figure_format, dpi, ddof, threshold, d
     try:
         result = build_report(list(runs_dirs), out_path, plots=plots, ddof=None if ddof == "paper" else int(ddof),
                               threshold=threshold, digits=digits, progress=progress,
-                              plan=OutputPlan(overwrite=overwrite), figure_format=fmt)
+                              plan=OutputPlan(overwrite=overwrite), figure_format=fmt, lodo=lodo)
     except InputError as exc:
         refuse_input(exc, as_json)
     except OutputRefused as exc:

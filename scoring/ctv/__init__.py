@@ -8,7 +8,8 @@ folders and ``script_runs`` the public AgrI script's output trees, with
 number a run stored with the one recomputed from its predictions
 (``weighted_prf`` for the script's precision/recall/F1); ``cross_team_matrix``
 builds the TOTO matrix, ``paper_figures`` the numbers of the paper's other
-figures, ``selection_rules`` the named model-selection rules over a run's history,
+figures, ``selection_rules`` the named model-selection rules over a run's history (``held_out`` reads
+the held-out runs of leave-one-team-out selection, ``ctv report --lodo``),
 ``over_seeds`` the aggregates with intervals over replicate seeds (worst team and class among them),
 ``on_the_line`` the accuracy-on-the-line fit, ``seed_sections`` their report sections, ``plots``
 draws them and ``report`` writes report.md / report.html (reporting rules: docs/ctv_reporting.md).
@@ -20,7 +21,7 @@ module ``summarize`` (``summarize.summarize``: the paper's statistics), ``build_
 ``InputError`` (what every reader here raises on a bad input file).
 
 Internal (may change without notice): ``arch_colours``, ``arch_names``, ``cross_check``, ``csv_input``,
-``json_input``, ``markdown_html``, ``on_the_line``, ``over_seeds``, ``paper_figures``, ``permutation_pvalues``,
+``held_out``, ``json_input``, ``markdown_html``, ``on_the_line``, ``over_seeds``, ``paper_figures``, ``permutation_pvalues``,
 ``plots``, ``script_runs``, ``seed_sections``, ``selection_rules``, ``summary_markdown``, ``weighted_prf``.
 """
 
@@ -32,7 +33,7 @@ __all__ = ["read_results", "ResultsTable", "summarize", "build_report", "read_ru
 _HOME = {"read_results": "results_table", "ResultsTable": "results_table", "summarize": "summarize",
          "build_report": "report", "read_runs": "run_set", "RunSet": "run_set", "read_agrieval_run": "runs",
          "toto_matrices": "cross_team_matrix", "CrossTeamMatrix": "cross_team_matrix", "InputError": "input_error"}
-_INTERNAL = ("arch_colours", "arch_names", "cross_check", "csv_input", "json_input", "markdown_html",
+_INTERNAL = ("arch_colours", "arch_names", "cross_check", "csv_input", "held_out", "json_input", "markdown_html",
              "on_the_line", "over_seeds", "paper_figures", "permutation_pvalues", "plots", "script_runs",
              "seed_sections", "selection_rules", "summary_markdown", "weighted_prf")
 

@@ -25,7 +25,7 @@ import math
 import numpy as np
 
 from agrieval.scoring.ctv.runs import Run
-from agrieval.scoring.ctv.selection_rules import PAPER_RULE, RULES, select
+from agrieval.scoring.ctv.selection_rules import PAPER_RULE, rules_for, select
 
 __all__ = ["INTERVAL", "LEVEL", "METRICS", "seed_interval", "over_seeds", "worst_class", "worst_team"]
 
@@ -91,7 +91,7 @@ def over_seeds(runs: list[Run], level: float = LEVEL) -> list[dict]:
         seeds = sorted({r.seed for r in group}, key=_seed_key)
         by_seed = {s: [r for r in group if r.seed == s] for s in seeds}
         paper_test = {s: float(np.mean([r.pct("test") for r in rs])) for s, rs in by_seed.items()}
-        for rule in RULES:
+        for rule in rules_for(group, protocol):
             chosen = {s: [select(r, rule) for r in rs] for s, rs in by_seed.items()}
             missing = sum(c is None for cs in chosen.values() for c in cs)
             entry = {"protocol": protocol, "arch": arch, "rule": rule, "seeds": seeds,

@@ -51,7 +51,7 @@ from agrieval.scoring.ctv.on_the_line import fit_lines, line_points
 from agrieval.scoring.ctv.over_seeds import over_seeds
 from agrieval.scoring.ctv.runs import SPLITS
 from agrieval.scoring.ctv.seed_sections import on_the_line_section, over_seeds_rows, over_seeds_section
-from agrieval.scoring.ctv.selection_rules import PAPER_RULE, RULES
+from agrieval.scoring.ctv.selection_rules import PAPER_RULE, rules_for
 from agrieval.scoring.ctv.summarize import Summary, json_safe, summarize
 from agrieval.scoring.ctv.summary_markdown import format_pvalue, per_team_tables, summary_tables
 from agrieval.scoring.text.tables import csv_text, fmt, markdown_table
@@ -134,13 +134,15 @@ def _read_files(root: Path) -> list[Path]:
 def build_report(runs_dirs: str | Path | Sequence[str | Path], out_dir: Path, *, plots: bool = False,
                  ddof: int | dict | None = None, threshold: float = 95.0, digits: int = 2,
                  progress: Callable[[str], None] | None = None, plan: OutputPlan | None = None,
-                 figure_format: FigureFormat | None = None) -> ReportResult:
+                 figure_format: FigureFormat | None = None, lodo: str | Path | None = None) -> ReportResult:
     """Read the runs and compute every number, claim every output before the first is written, then write the
-    CSV and JSON tables, the plots (``plots``) and the report pages (module docstring: what each file holds)."""
+    CSV and JSON tables, the plots (``plots``) and the report pages (module docstring: what each file holds).
+    ``lodo``: the held-out runs of leave-one-team-out selection (``agrieval.scoring.ctv.held_out``)."""
     dirs = [runs_dirs] if isinstance(runs_dirs, (str, Path)) else list(runs_dirs)
-    study = _compute(dirs, ddof, threshold, progress)
+    study = _compute(dirs, ddof, threshold, progress, lodo)
     figures = figure_format or FigureFormat()
-    out_dir = _claim_outputs(plan or OutputPlan(), dirs, study, out_dir, plots, figures)
+    out_dir = _claim_outputs(plan or OutputPlan(), dirs + ([lodo] if lodo is not None else []), study, out_dir,
+                             plots, figures)
     result = ReportResult(study.runs, study.summary, study.matrices, study.extra,
                           warnings=study.runset.warnings + study.summary.warnings)
 
@@ -179,8 +181,12 @@ class _Study:
 
 
 def _compute(dirs: list, ddof: int | dict | None, threshold: float,
-             progress: Callable[[str], None] | None) -> _Study:
+             progress: Callable[[str], None] | None, lodo: str | Path | None = None) -> _Study:
     runset: RunSet = read_runs(dirs, progress)
+    if lodo is not None:
+        from agrieval.scoring.ctv.held_out import attach_held_out
+
+        runset.warnings += attach_held_out(runset.runs, lodo)
     table = runset.results_table()
     summary = summarize(table, ddof=ddof, threshold=threshold)
     points = line_points(runset.runs)
@@ -188,7 +194,7 @@ def _compute(dirs: list, ddof: int | dict | None, threshold: float,
     extra = {"split_accuracy": paper_figures.split_accuracy(runset.runs, summary.ddof),
              "learning_curves": paper_figures.learning_curves(runset.runs, summary.ddof),
              "matrix_correlation": paper_figures.matrix_correlation(matrices),
-             "selection_rules": dict(RULES), "paper_rule": PAPER_RULE,
+             "selection_rules": rules_for(runset.runs), "paper_rule": PAPER_RULE,
              "over_seeds": over_seeds(runset.runs),
              "accuracy_on_the_line": {"fits": fit_lines(points)},
              "cross_check": {"n_checked": len(runset.checks), "n_disagree": sum(not c.ok for c in runset.checks)}}

@@ -54,6 +54,9 @@ class Run:
     stored: dict = field(default_factory=dict)  # numbers the run wrote about itself, for agrieval.scoring.ctv.cross_check
     labels: dict[str, tuple[np.ndarray, np.ndarray]] = field(default_factory=dict, repr=False)  # split -> (true, pred)
     seed: int | None = None  # the base seed run.json records (replicates differ in it); None: not recorded
+    # A LOTO run's held-out runs (``ctv report --lodo``): one per training team, trained on the others and tested
+    # on it, whose histories the leave_one_team_out rule reads (agrieval.scoring.ctv.selection_rules)
+    held_out: list = field(default_factory=list, repr=False)
 
     def pct(self, split: str) -> float:
         """Accuracy of a split in percent, ``100 * n_correct / n`` (NaN when the split is absent)."""

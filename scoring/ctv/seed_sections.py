@@ -5,7 +5,7 @@ on the line (the numbers: ``over_seeds``, ``selection_rules``, ``on_the_line``).
 from __future__ import annotations
 
 from agrieval.scoring.ctv.over_seeds import METRICS
-from agrieval.scoring.ctv.selection_rules import PAPER_RULE, RULES
+from agrieval.scoring.ctv.selection_rules import ALL_RULES, LODO_RULE, PAPER_RULE
 from agrieval.scoring.ctv.summarize import Summary
 from agrieval.scoring.text.tables import fmt, markdown_table
 
@@ -40,7 +40,8 @@ def over_seeds_section(entries: list[dict], summary: Summary, digits: int) -> st
            "**over folds** (teams), which mixes team differences with training noise, is the std column (the "
            "Summary's, over the per-team mean over seeds, with the protocol's ddof). "
            "A rule that cannot say for every run of a group (no per-epoch test accuracy) gives no number.\n",
-           "Selection rules: " + "; ".join(f"**{name}** {text}" for name, text in RULES.items())
+           "Selection rules: " + "; ".join(f"**{name}** {text}" for name, text in ALL_RULES.items()
+                                           if any(e["rule"] == name for e in entries))
            + f". The paper's tables are the **{PAPER_RULE}** rule's. Gap = test acc under the rule − test acc "
            "under the paper's rule.\n"]
     rows = []
@@ -51,9 +52,10 @@ def over_seeds_section(entries: list[dict], summary: Summary, digits: int) -> st
             g = summary.group(e["protocol"], e["arch"])
             spread = f"{fmt(g['test_acc']['std'], digits)} (ddof {g['ddof']}, {g['n_teams']} folds)"
         if not m:
+            lacking = ("no held-out run for every training team, or no epoch they all recorded"
+                       if e["rule"] == LODO_RULE else "no per-epoch test accuracy")
             rows.append([e["protocol"], e["arch"], e["rule"], len(e["seeds"]),
-                         f"{e['n_runs_without']} of {e['n_runs']} runs have no per-epoch test accuracy", "", "", "",
-                         spread])
+                         f"{e['n_runs_without']} of {e['n_runs']} runs have {lacking}", "", "", "", spread])
             continue
         rows.append([e["protocol"], e["arch"], e["rule"], len(e["seeds"]), interval_cell(m["test_acc"], digits),
                      interval_cell(m["val_acc"], digits), interval_cell(m["vtg"], digits),

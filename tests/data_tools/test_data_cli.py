@@ -48,6 +48,17 @@ def test_pipeline_end_to_end_leaves_sources_untouched(tmp_path):
     assert "TOTO: 3 folds" in out and "LOTO: 3 folds" in out
     out = run("check-leakage", tmp_path / "splits", "--catalog", tmp_path / "clean.csv", "--radius", "2")
     assert "no leakage" in out
+    # the held-out runs of leave-one-team-out selection for the LOTO fold team01: the pool without team01
+    out = run("splits", tmp_path / "clean.csv", "--protocol", "loto", "--without-team", "team01", "-o",
+              tmp_path / "lodo" / "team01")
+    assert "LOTO: 2 folds" in out
+    import pandas as pd
+
+    main = pd.read_csv(tmp_path / "splits" / "loto" / "team01.csv")
+    held = pd.concat(pd.read_csv(f) for f in sorted((tmp_path / "lodo" / "team01" / "loto").glob("*.csv")))
+    assert "team01" not in set(held["team"])
+    same = main.merge(held, on="path", suffixes=("", "_held"))
+    assert len(same) and (same["image_id"] == same["image_id_held"]).all()  # same key, same ids
     assert tree_digest(demo) == before
     run("classes", demo)
     # a pool folder with an unknown class is listed and fails
