@@ -54,6 +54,17 @@ class Runtime:
         return x
 
 
+
+# Batch norm layers of every kind: one image per step gives them one value per channel where the feature map is
+# 1x1 (BatchNorm1d always; BatchNorm2d after the last pooling of a small input, as timm's test_resnet at 32 px),
+# and training stops with "Expected more than 1 value per channel".
+_BATCH_NORMS = (nn.BatchNorm1d, nn.BatchNorm2d, nn.BatchNorm3d, nn.SyncBatchNorm)
+
+
+def needs_two_per_step(model: nn.Module) -> bool:
+    """Whether ``model`` has a batch norm layer, so that no training step may hold a single image."""
+    return any(isinstance(m, _BATCH_NORMS) for m in model.modules())
+
 def _bar(total: int, desc: str, enabled: bool):
     if not enabled:
         return None
@@ -74,14 +85,14 @@ def train_one_epoch(model: nn.Module, loader, optimizer, criterion, rt: Runtime,
     model.train()
     loss_sum = correct = n = 0.0
     skipped = 0
-    has_bn1d = any(isinstance(m, nn.BatchNorm1d) for m in model.modules())
+    has_bn = needs_two_per_step(model)
     bar = _bar(len(loader), desc, progress and info.is_main)
     start = time.perf_counter()
     sizes = iter(global_sizes) if global_sizes is not None else None
     for x, y, _ in loader:
         global_n = next(sizes) if sizes is not None else None
-        if has_bn1d and len(y) == 1:
-            skipped += 1  # BatchNorm1d cannot train on one sample; counted in the history
+        if has_bn and len(y) == 1:
+            skipped += 1  # batch norm cannot train on one sample; counted in the history
             continue
         if augment is not None:
             x = augment(x.to(rt.device, non_blocking=True))

@@ -32,7 +32,7 @@ from agrieval.baselines.ctv.config import PRESET_SOURCES, TrainConfig
 from agrieval.baselines.ctv.dataset import SplitDataset, unreadable_paths
 from agrieval.baselines.ctv.distributed import (DistInfo, Shard, all_reduce_sum, barrier, broadcast_buffers, collective,
                                                 init_distributed)
-from agrieval.baselines.ctv.engine import Runtime, accuracy, predict, train_one_epoch
+from agrieval.baselines.ctv.engine import Runtime, accuracy, needs_two_per_step, predict, train_one_epoch
 from agrieval.baselines.ctv.errors import CTVError
 from agrieval.baselines.sbatch import EXIT_REQUEUE, STOP_FILE_ENV, StopRequested, stop_file_present  # noqa: F401
 from agrieval.baselines.ctv.manifest import FoldData, load_fold
@@ -250,8 +250,9 @@ def _set_up(cfg, splits_dir, out: Path, data_root, weights_dir, info: DistInfo, 
     if unreadable_dir is not None and unreadable_dir.is_dir() and not last.is_file():
         for marker in unreadable_dir.iterdir():  # our own markers of an earlier start: warn again on this one
             marker.unlink()
-    # BatchNorm1d cannot train on one image: with it, every rank gets at least two per step
-    min_per_rank = 2 if any(isinstance(m, torch.nn.BatchNorm1d) for m in model.modules()) else 1
+    # batch norm cannot train on one image: with it, every rank gets at least two per step (a last batch of one
+    # joins the one before it; engine.needs_two_per_step)
+    min_per_rank = 2 if needs_two_per_step(model) else 1
     train_loader, eval_loaders, parts = _loaders(cfg, data, info, device, log, unreadable_dir, min_per_rank,
                                                  seed_stream)
     optimizer = torch.optim.AdamW(model.parameters(), lr=cfg.lr, weight_decay=cfg.weight_decay)

@@ -104,3 +104,22 @@ def test_one_training_step_lowers_the_loss_on_a_fixed_batch():
     nn.utils.clip_grad_norm_(model.parameters(), 1.0)
     opt.step()
     assert eval_loss() < before
+
+
+def test_a_model_with_batch_norm_never_gets_a_step_of_one_image():
+    """timm's test_resnet (the demo's tiny_cnn) at 32 px reaches a 1x1 map before BatchNorm2d: one image per
+    step stops training ("Expected more than 1 value per channel"). It happened with 49 training images in
+    batches of 16 (a leave-one-team-out pool of the demo); the runner now asks two images per step of any
+    model with batch norm, and the sampler joins a last batch of one to the one before it."""
+    import timm
+    import torch
+
+    from agrieval.baselines.ctv.distributed import DistInfo, EpochBatches
+    from agrieval.baselines.ctv.engine import needs_two_per_step
+
+    model = timm.create_model("test_resnet", pretrained=False, num_classes=6).train()
+    with pytest.raises(ValueError, match="more than 1 value per channel"):
+        model(torch.zeros(1, 3, 32, 32))  # the premise: one image cannot train
+    assert needs_two_per_step(model) and not needs_two_per_step(torch.nn.Linear(3, 2))
+    sizes = EpochBatches(49, 16, 7, DistInfo(), drop_last=False, min_per_rank=2).global_sizes()
+    assert sizes == [16, 16, 17] and sum(sizes) == 49
