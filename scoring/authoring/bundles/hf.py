@@ -115,6 +115,10 @@ The steps follow huggingface/competitions' own documentation and code (at d887d2
 
        huggingface-cli upload ORG/NAME BUNDLE . --repo-type=dataset --exclude README.md
 
+   (`hf upload` from huggingface_hub 0.34 on, which renamed the command: https://huggingface.co/blog/hf-cli.
+   Or from Python, the same call before and after the rename (`ignore_patterns` read in the Space's pin, 0.24.6):
+   `HfApi().upload_folder(repo_id="ORG/NAME", repo_type="dataset", folder_path="BUNDLE", ignore_patterns=["README.md"])`.)
+
 4. **Publish the test data** (the images and `sample_submission.csv`) where participants can download it, a public
    dataset for instance, and say where in `DATASET_DESC.md` (upload it again). `conf.json`'s `DATASET` is for script
    competitions only and stays empty.
