@@ -119,12 +119,7 @@ def leaderboard(submissions_dir: Path, solution: Path, competition: str, out_dir
         written.append(scores_chart(board, out_dir / fmt.name("scores"), fmt))
         if reveal_private:
             written.append(rank_chart(board, out_dir / fmt.name("ranks"), fmt))
-    if as_json:
-        click.echo(json.dumps(to_dict(board), indent=2, sort_keys=True))
-    else:
-        click.echo(to_markdown(board))
-        click.echo("written: " + ", ".join(str(p) for p in written))
-    return EXIT_OK
+    return _shown(board, to_dict if as_json else None, to_markdown, written)
 
 
 def _per_team_board(source: Path, competition: str, out_dir: Path, rule: str, k: int, reveal_private: bool,
@@ -154,10 +149,15 @@ def _per_team_board(source: Path, competition: str, out_dir: Path, rule: str, k:
     definition = load_definition(competition)
     board = team_board(read_log(log), definition, rule=rule, k=k, reveal_private=reveal_private, title=title)
     written = write_team_board(board, out_dir)
-    if as_json:
-        click.echo(json.dumps(to_dict(board), indent=2, sort_keys=True))
+    return _shown(board, to_dict if as_json else None, to_markdown, written)
+
+
+def _shown(board, as_dict, as_markdown, written: list) -> int:
+    """A board on stdout: its JSON (``as_dict`` given: ``--json``), or its Markdown and the files written."""
+    if as_dict is not None:
+        click.echo(json.dumps(as_dict(board), indent=2, sort_keys=True))
     else:
-        click.echo(to_markdown(board))
+        click.echo(as_markdown(board))
         click.echo("written: " + ", ".join(str(p) for p in written))
     return EXIT_OK
 

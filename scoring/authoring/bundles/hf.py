@@ -74,23 +74,20 @@ def build(inputs: Inputs, *, options: Options | None = None, **_options) -> Bund
     bundle.add("solution.csv", inputs.solution_path.read_bytes())
     sample, note = sample_submission(inputs)
     bundle.add("sample_submission.csv", sample)
-    conf = json.dumps(conf_json(inputs, options), indent=4) + "\n"
-    bundle.add("conf.json", conf)
-    validate_cmd = VALIDATE_CMD  # the starting kit's validate.py: Python and numpy, nothing to install
-    k = resolved("hf", options).selection_limit
-    end = options.dates()[3].strftime("%Y-%m-%d")
+    settings = conf_json(inputs, options)
+    bundle.add("conf.json", json.dumps(settings, indent=4) + "\n")
+    end, k = settings["END_DATE"], settings["SELECTION_LIMIT"]
     reveal = (f"Submissions are accepted until {end} (00:00, the Space's clock) and scored at once on the public "
               "part of the test set; from then on, submissions are refused and the private leaderboard appears by "
               f"itself: for each team, the best private score among its selected submissions (up to {k}, chosen "
               "on the Space's submissions page), or of its best public submission if it selected none.")
-    pages = markdown_pages.pages(inputs, options, "hf", sample_note=note, validate_cmd=validate_cmd,
+    # the starting kit's validate.py: Python and numpy, nothing to install
+    pages = markdown_pages.pages(inputs, options, "hf", sample_note=note, validate_cmd=VALIDATE_CMD,
                                  until=f" until {end}", timeline=reveal)
     for name, page in (("COMPETITION_DESC.md", "overview"), ("DATASET_DESC.md", "data"),
                        ("SUBMISSION_DESC.md", "submission")):
         bundle.add(name, pages[page])
     bundle.add("RULES.md", "# Rules\n\nOrganizers: replace this text with your rules.\n")
-    end_date = conf_json(inputs, options)["END_DATE"]
-    k = resolved("hf", options).selection_limit
     bundle.add("README.md", f"""# Hugging Face competition for {lit.markdown_code(d.name)}
 
 Written by `agrieval bundle hf`. {runtime_note()} The Space image runs Python 3.10 with huggingface_hub.
@@ -129,7 +126,7 @@ The steps follow huggingface/competitions' own documentation and code (at d887d2
 ## What each file is
 
 - `conf.json`: every key `CompetitionInfo` reads; `EVAL_METRIC` "custom", `SCORING_METRIC` {lit.markdown_code(inputs.keys[0])} (the
-  leaderboard sorts on it; without it the competition does not start), `END_DATE` {end_date} (`--end`),
+  leaderboard sorts on it; without it the competition does not start), `END_DATE` {end} (`--end`),
   `SUBMISSION_ROWS` {len(inputs.solution.ids)}, `SELECTION_LIMIT` {k} (`--selection-limit`).
 - `metric.py`: the metric (runtime and definition embedded: the platform downloads only this file).
 - `solution.csv`: the truth. Its split column may be the platform's own lowercase `split` (`public`/`private`,
@@ -142,7 +139,7 @@ The steps follow huggingface/competitions' own documentation and code (at d887d2
 Uploads may be the CSV or a zip holding it; the platform keeps the uploaded file's extension (`sub.CSV`, `.txt`,
 `.zip`...): the usual spellings are fetched by name, any other through the repository listing.
 
-What the platform does with the date and the reveal: one date, `END_DATE` ({end_date},
+What the platform does with the date and the reveal: one date, `END_DATE` ({end},
 midnight at its start, the Space's clock). Before it, participants submit (`SUBMISSION_LIMIT` a day) and see the
 public leaderboard; from it on, submissions are refused and the private leaderboard appears by itself, made of
 submissions made before it: for each team its selected submissions (up to `SELECTION_LIMIT`, chosen by the

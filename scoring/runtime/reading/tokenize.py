@@ -140,8 +140,8 @@ def _parse(raw: bytes, *, delimiter: str, required: Sequence[str], optional: Seq
         first_bytes = raw if end < 0 else raw[:end]
         raw = first_line.encode("utf-8") + raw[len(first_bytes.rstrip(b"\r")):]
     read_as = header  # the names the rows are read under
-    if not _check_header(header, required, optional, allow_extra, expected_delimiter, log):
-        stands_for = _standing_in(header, required, optional)
+    ok, stands_for = _check_header(header, required, optional, allow_extra, expected_delimiter, log)
+    if not ok:
         has_rows = end >= 0 and bool(raw[end + 1:].strip())
         if stands_for is None:
             if has_rows:
@@ -420,25 +420,6 @@ def _note_on_header(log: ProblemLog, note: str) -> None:
             return
 
 
-def _standing_in(header: list[str], required: Sequence[str], optional: Sequence[str]) -> dict[str, str] | None:
-    """For a header that failed its check: {header column: the required column it stands for}, when every
-    missing required column has one (``_renamed_columns``) and no name is repeated; None when the rows cannot
-    be read under the right names (a repeated name, a missing column with no stand-in, a first line that is
-    no header at all, a header too wide)."""
-    if len(header) > MAX_HEADER_FIELDS or len(set(header)) != len(header):
-        return None
-    known = set(required) | set(optional)
-    extras = [h for h in header if h not in known]
-    missing = [r for r in required if r not in header]
-    if _is_no_header(header, required, known):
-        return None  # its first line is most likely a row
-    renamed = _renamed_columns(header, required, missing, extras)
-    if set(renamed) != set(missing):
-        return None
-    back = {column: name for name, column in renamed.items()}
-    return {column: back[column] for column in header if column in back}  # in the header's order
-
-
 def _is_no_header(header: list[str], required: Sequence[str], known: set) -> bool:
     """The first line names no expected column, in any case or spacing, nor one spelled closely: it is not a
     header (most likely a row: the file has none)."""
@@ -460,11 +441,15 @@ MAX_HEADER_FIELDS = 64
 
 
 def _check_header(header: list[str], required: Sequence[str], optional: Sequence[str], allow_extra: bool,
-                  delimiter: str, log: ProblemLog) -> bool:
+                  delimiter: str, log: ProblemLog) -> tuple[bool, dict[str, str] | None]:
+    """(whether the header is right, and for a wrong one {header column: the required column it stands for}
+    when the rows can still be read under the right names: every missing required column has a stand-in
+    (``_renamed_columns``) and no name is repeated; None when they cannot: a repeated name, a missing column
+    with no stand-in, a first line that is no header at all, a header too wide)."""
     if len(header) > MAX_HEADER_FIELDS:
         log.error("missing_column", f"the first line has {len(header):,} fields: it is not the header "
                   f"{delimiter.join(required)!r} the file must start with", line=1)
-        return False
+        return False, None
     ok = True
     seen: dict[str, int] = {}
     for j, name in enumerate(header, start=1):
@@ -478,8 +463,10 @@ def _check_header(header: list[str], required: Sequence[str], optional: Sequence
     if header and _is_no_header(header, required, known):
         log.error("missing_column", f"the first line reads {delimiter.join(header)[:80]!r}, not a header: the file "
                   f"must start with the header line {delimiter.join(required)!r}", line=1)
-        return False
-    renamed = _renamed_columns(header, required, [r for r in required if r not in seen], extras)
+        return False, None
+    repeated = not ok
+    missing = [r for r in required if r not in seen]
+    renamed = _renamed_columns(header, required, missing, extras)
     for name in required:
         if name not in seen:
             hint = f"; found {renamed[name]!r} instead: rename it to {name!r}" if name in renamed else ""
@@ -493,7 +480,10 @@ def _check_header(header: list[str], required: Sequence[str], optional: Sequence
             log.error("extra_column", f"column {name!r} is not accepted; the columns are {', '.join(required)}",
                       line=1, column=seen[name])
             ok = False
-    return ok
+    if repeated or len(renamed) != len(missing):
+        return ok, None
+    back = {column: name for name, column in renamed.items()}
+    return ok, {column: back[column] for column in header if column in back}  # in the header's order
 
 
 def _renamed_columns(header: list[str], required: Sequence[str], missing: list[str], extras: list[str]
