@@ -44,8 +44,10 @@ ALIASES = {"huggingface": "hf"}  # accepted on the command line, written as the 
               "365 days after it starts). Codabench shows no status for a phase without an end.")
 @click.option("--order-key", default="", help="Key of the order of the published ids (sample_submission.csv): "
               "sha256(KEY + newline + id); default: the competition's name. The README records it.")
-@click.option("--require-approval", is_flag=True, default=False,
-              help="codabench: participants wait for the organizer's approval (default: approved on registering).")
+@click.option("--require-approval/--auto-approve", default=True, show_default=True,
+              help="codabench: each registration waits for the organizer's approval. --auto-approve approves "
+                   "everyone on registering, latecomers too: someone who registers after the end can then be "
+                   "ranked on the private leaderboard unless you remove the entry by hand (README).")
 @click.option("--per-day", "per_day", type=click.IntRange(min=1), default=None,
               help="Submissions per participant and day [default: the platform's own; the README names it].")
 @click.option("--total", "total", type=click.IntRange(min=1), default=None,

@@ -66,9 +66,10 @@ def test_codabench_upload_is_a_whole_competition(built):
         ("Development", [0], False), ("Final", [0], False), ("Private leaderboard", [1], True)]
     # the reveal phase ends (Codabench's status task makes a phase current only before its end: docs/organizers.md)
     assert y["phases"][2]["max_submissions"] == 1 and y["phases"][2]["end"] == "2028-03-31 00:01:00"
-    assert y["registration_auto_approve"] is True  # or every participant waits, pending, for the organizer
+    # every bundle has a private phase: a registration waits for the organizer (a latecomer is never let in)
+    assert y["registration_auto_approve"] is False
     readme = (built["codabench"] / "README.md").read_text()
-    assert "approved as they register" in readme and "Approve each participant" not in readme
+    assert "Approve each participant" in readme and "approved as they register" not in readme
     assert "Next, Current or Previous" in readme and "no status" in readme
     columns = y["leaderboards"][0]["columns"]
     assert columns[0]["key"] == "transect_f1" and columns[0]["index"] == y["leaderboards"][0]["primary_index"] == 0
@@ -117,12 +118,12 @@ def test_codabench_dates_and_phase_names_are_options(tmp_path):
         ("Test", "2028-02-01 12:00:00", "2028-03-01 00:00:00"),
         ("Private leaderboard", "2028-03-01 00:01:00", "2029-03-01 00:01:00")]
     res = CliRunner().invoke(cli, ["bundle", "codabench", "-c", COMPETITION, "-s", str(SOLUTION), "--reveal-end",
-                                   "2027-06-30 00:00:00", "--require-approval", str(tmp_path / "r")])
+                                   "2027-06-30 00:00:00", "--auto-approve", str(tmp_path / "r")])
     assert res.exit_code == 0, res.output
     y = yaml.safe_load((tmp_path / "r" / "competition.yaml").read_text())
-    assert y["phases"][2]["end"] == "2027-06-30 00:00:00" and y["registration_auto_approve"] is False
-    assert "Approve each participant" in (tmp_path / "r" / "README.md").read_text()
-    assert "approve each participant" in res.output  # among the next steps
+    assert y["phases"][2]["end"] == "2027-06-30 00:00:00" and y["registration_auto_approve"] is True
+    assert "Its cost: someone who registers after the end" in (tmp_path / "r" / "README.md").read_text()
+    assert "latecomers too" in res.output  # among the next steps
     for bad in ("2027-04-01 00:00:30", "tomorrow"):
         res = CliRunner().invoke(cli, ["bundle", "codabench", "-c", COMPETITION, "-s", str(SOLUTION),
                                        "--reveal-end", bad, str(tmp_path / "x")])

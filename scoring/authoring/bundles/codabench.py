@@ -187,10 +187,12 @@ def build(inputs: Inputs, *, split: str = "public", options: Options | None = No
     bundle.add("README.md", _readme(inputs, options, split, note))
     bundle.next_steps = [f"upload {UPLOAD} (Benchmarks -> Management -> Upload)",
                          "set the dates, terms and logo in the editor if the placeholders stay",
-                         "after the end: the private ranking appears by itself (README step 5); close its phase "
-                         "to latecomers (README: which submission counts)"]
-    if options.require_approval:
-        bundle.next_steps.insert(2, "approve each participant who registers (Participants button; README step 3)")
+                         ("approve each participant before the end, none after it (Participants button; README "
+                          "step 3)" if options.require_approval else
+                          "participants are approved on registering (--auto-approve), latecomers too (README step 3)"),
+                         "after the end: the private ranking appears by itself (README step 5); once it lists the "
+                         "re-run entries, untick Auto-run submissions (step 6) and delete every private entry "
+                         "without a final-phase submission (step 7)"]
     return bundle
 
 
@@ -211,19 +213,48 @@ with the reason (line, column, a stable code) in the submission's logs.
 """
 
 
+# The README's step 3: who may submit. Codabench keeps a registration "pending" without auto-approval, and a
+# pending participant cannot submit (api/views/competitions.py register ~351-375; api/serializers/submissions.py
+# SubmissionCreationSerializer.validate ~157-163).
+APPROVAL = """3. **Approve each participant** before the end: a registration stays pending, and that person cannot submit,
+   until you approve it (`registration_auto_approve: false`): on the competition's page, button Participants
+   (shown to organizers), approve each pending request. **Approve no registration after the end**: a latecomer
+   left pending gets no private score. (Approving nobody leaves the leaderboard empty; rebuild with
+   `--auto-approve` to let everyone in at once, at the cost stated there.)"""
+AUTO_APPROVAL = """3. Participants are approved as they register (you chose `--auto-approve`; `registration_auto_approve:
+   true`). Its cost: someone who registers after the end is approved at once and can upload to the private
+   leaderboard phase; steps 6 and 7 are then all that keeps such an entry off the private ranking. To close
+   registration at the end, untick "Auto approve registration requests" in the editor's participation tab then."""
+
+# The README's end-of-competition steps, each one checked against Codabench's code (codalab/codabench c7dbc756;
+# docs/platform_checks.md). Codabench has no setting that closes one phase to uploads: its upload page offers
+# only the phase that is Current, but its API checks no dates, and a phase limit of 0 means no limit.
+AFTER_THE_END = """5. The reveal is automatic: when {reveal_name} starts ({reveal}, one minute after the end), Codabench
+   re-runs each participant's last {final_name} submission (the one on its leaderboard, `Force_Last`; choose
+   "Force_Best" in the editor's leaderboard to take each participant's best public score instead) on the private
+   split, within minutes (its migration task runs every 300 s). That phase's leaderboard is the private ranking.
+6. **Once that leaderboard lists the re-run entries, stop scoring new uploads**: in the editor's details, untick
+   "Auto-run submissions" (`auto_run_submissions`). From then on an upload to any phase waits unscored
+   ("Submitting") until you run it yourself (`api/serializers/submissions.py` ~128-131 starts a new submission
+   only with that box ticked); the re-run entries were started by the migration itself (`competitions/models.py`
+   `Competition.apply_phase_migration` ~159-160). Not before the re-run entries are listed: a {final_name} upload
+   left unscored keeps the migration waiting (~125-134). Do not set a phase's max submissions to 0: Codabench
+   reads 0 as no limit (`Phase.can_user_make_submissions` ~339-344); ending a phase closes only its upload page
+   (the submissions API checks no dates).
+7. **Remove every private entry without a {final_name} submission**: the private leaderboard phase takes one
+   submission per person and the re-run one counts, but an approved participant who made no {final_name}
+   submission may still upload one there between {reveal} and step 6. In that phase's submissions (organizer
+   view), delete each submission whose author has no finished {final_name} submission (organizers may delete any
+   submission, one on the leaderboard too: `api/views/submissions.py` `destroy` ~199-220)."""
+
+
 def _readme(inputs: Inputs, options: Options, split: str, note: str) -> str:
     d = inputs.definition
     dev_start, dev_end, final_start, end = options.text_dates()
     reveal, reveal_end = options.reveal_text(), options.reveal_end_text()
-    if options.require_approval:
-        approval = ("3. **Approve each participant** (you chose `--require-approval`): a registration stays pending, "
-                    "and that person cannot submit, until you approve it: on the competition's page, button "
-                    "Participants (shown to organizers), approve each pending request. Approving nobody leaves "
-                    "the leaderboard empty.")
-    else:
-        approval = ("3. Participants are approved as they register (`registration_auto_approve: true`); to approve "
-                    "each one by hand instead, rebuild with `--require-approval` (or untick \"Auto approve "
-                    "registration requests\" in the editor's participation tab).")
+    approval = (APPROVAL if options.require_approval else AUTO_APPROVAL).format(reveal=reveal)
+    after_end = AFTER_THE_END.format(reveal=reveal, reveal_name=lit.markdown_code(options.reveal_name),
+                                     final_name=lit.markdown_code(options.final_name))
     return f"""# Codabench competition for {lit.markdown_code(d.name)}
 
 Written by `agrieval bundle codabench`. {runtime_note()}
@@ -243,13 +274,7 @@ Then, in the competition's editor:
 {approval}
 4. Participants zip their CSV (`zip submission.zip submission.csv`; Codabench unzips every upload itself).
    The starting kit holds `sample_submission.csv` ({note}) and `validate.py` (Python and numpy alone).
-5. The reveal is automatic: when {lit.markdown_code(options.reveal_name)} starts ({reveal}, one minute after the end), Codabench
-   re-runs each participant's last {lit.markdown_code(options.final_name)} submission (the one on its leaderboard; choose
-   "Force_Best" in the editor's leaderboard to take each participant's best public score instead) on the
-   private split. That phase's leaderboard is the private ranking. It takes one submission per person and the
-   re-run one counts, but a participant with no final-phase submission can still make one there after the end:
-   remove such entries from its leaderboard.
-
+{after_end}
 What the phase dates do on Codabench. A phase takes submissions from its start to its end; the page shows each
 phase as Next, Current or Previous from those dates. Codabench stores none of the statuses or the "final phase"
 mark written in the upload: it recomputes them from the dates, every few minutes, so right after the upload a
@@ -275,6 +300,8 @@ Sources (codalab/codabench at c7dbc756): statuses recomputed by `competitions/ta
 (every 300 s, `settings/base.py` ~232-235), which makes a phase current only between its start and its end;
 the upload's statuses and `is_final_phase` are read-only fields of `api/serializers/competitions.py`
 `PhaseSerializer`; registration: `api/views/competitions.py` `register`; the reveal: `competitions/models.py`
-`Competition.apply_phase_migration`. Details: the agrieval docs, `docs/organizers.md` and
+`Competition.apply_phase_migration`; who may submit: `api/serializers/submissions.py`
+`SubmissionCreationSerializer.validate` (approved participants only) and `create` (scored at once only with
+`auto_run_submissions`). Details: the agrieval docs, `docs/organizers.md` and
 `docs/platform_checks.md`.
 """

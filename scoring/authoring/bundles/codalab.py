@@ -91,15 +91,20 @@ competition ends {end} (UTC; `--dev-start/--final-start/--end`).
 
 Then:
 1. Replace the terms page and the logo in the editor; publish.
-2. **Participants must zip their CSV** (`zip submission.zip submission.csv`): the v1 worker reads an upload that
+2. **Approve each participant**: the competition requires registration (`has_registration: true`), so a
+   registration stays `pending`, and its author cannot submit, until you approve it (the competition's
+   Participants page, as organizer). Approve no one after the end. (codalab/codalab-competitions at c7ef5e28:
+   `codalab/apps/api/views/competition_views.py` `participate` ~236-239 stores `pending`;
+   `CompetitionSubmissionViewSet.perform_create` ~590-591 refuses a participant who is not approved.)
+3. **Participants must zip their CSV** (`zip submission.zip submission.csv`): the v1 worker reads an upload that
    is not a zip as YAML and the submission fails before the scoring program runs. The starting kit says so and
    holds `sample_submission.csv` ({note}).
-3. After the end, publish the final phase's results: edit the phase {lit.markdown_code(options.final_name)} and set its
+4. After the end, publish the final phase's results: edit the phase {lit.markdown_code(options.final_name)} and set its
    leaderboard mode to the default (results shown).
 
 What CodaLab does with the dates: a phase takes submissions from its start date until the next phase starts,
 the last one until the competition's end date ({end}); nothing switches by itself at the end. The final phase
-is blind: participants see that their submission ran, not its scores, until step 3, which is the reveal.
+is blind: participants see that their submission ran, not its scores, until step 4, which is the reveal.
 (codalab/codalab-competitions at c7ef5e28: `codalab/apps/web/models.py` `CompetitionPhase.is_active` ~1001-1013,
 `Competition.is_active` ~430-436.)
 
@@ -109,5 +114,6 @@ the participant's fault. Also here, to read or try: `scoring_program/` (the {spl
 `reference_data/`, `sample_submission.csv`.
 """)
     bundle.next_steps = [f"upload {UPLOAD} (Create Competition)", "replace terms and logo; publish",
-                         "after the end: set the final phase's leaderboard mode to default"]
+                         "approve each participant: registrations stay pending until you do (README step 2)",
+                         "after the end: set the final phase's leaderboard mode to default (README step 4)"]
     return bundle

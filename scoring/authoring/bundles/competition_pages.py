@@ -35,7 +35,9 @@ class Options:
     dev_name: str = "Development"
     final_name: str = "Final"
     reveal_name: str = "Private leaderboard"
-    require_approval: bool = False  # codabench: registration_auto_approve false
+    # codabench: registration_auto_approve false. On by default: every bundle has a private phase, and with
+    # auto-approval anyone who registers after the end is approved at once and can be ranked there.
+    require_approval: bool = True
     reveal_end: str = ""  # codabench: end of the private-leaderboard phase; "" is REVEAL_DAYS after the end
     # Submission limits and the time limit (seconds); None: the platform's default (submission_limits.py)
     per_day: int | None = None

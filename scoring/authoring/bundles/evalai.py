@@ -107,6 +107,28 @@ def challenge_config(inputs: Inputs, options: Options) -> dict:
     }
 
 
+# The README's step 2. EvalAI ranks each team's best private score unless the phase split ranks by the latest
+# submission, and its challenge creation drops that key from challenge_config.yaml (apps/challenges/views.py
+# create_challenge_using_zip_file ~2149-2156 and create_or_update_github_challenge ~4675-4682 copy six keys of
+# each challenge_phase_splits entry), so the host sets it through the API the site's own page calls
+# (challengeCtrl.js toggleShowLeaderboardByLatest ~1543-1548), once, before the end.
+LATEST_STEP = """2. **Before the end, rank the private split by each team's latest submission** (without it EvalAI ranks each
+   team's best private score over all its submissions: chance decides; the YAML cannot set it, see "Which
+   submission counts" below). With your auth token (step 1 of the list above) and the challenge's id:
+
+       curl -H "Authorization: Bearer $TOKEN" https://eval.ai/api/challenges/$CHALLENGE/challenge_phase_split
+
+   lists the phase splits (a host sees the private one too); take the `id` of the one whose
+   `challenge_phase_name` is {final_name} and `dataset_split_name` is `private`, then
+
+       curl -X PATCH -H "Authorization: Bearer $TOKEN" -H "Content-Type: application/json" \\
+         -d '{{"show_leaderboard_by_latest_submission": true}}' \\
+         https://eval.ai/api/challenges/challenge/create/challenge_phase_split/$ID/
+
+   The answer shows `"show_leaderboard_by_latest_submission": true`. A later push of the configuration keeps it
+   (the update sends the same six keys)."""
+
+
 def build(inputs: Inputs, *, options: Options | None = None, **_options) -> Bundle:
     options = options or Options()
     d = inputs.definition
@@ -176,16 +198,17 @@ dataset splits `public` and `private`, and the phases of the definition ({phases
 
 Then:
 1. Wait for EvalAI's admins to approve the challenge; replace the terms page and the logo.
-2. Participants upload the CSV itself. Publish `sample_submission.csv` ({note}) with your test data
+{LATEST_STEP.format(final_name=lit.markdown_code(options.final_name))}
+3. Participants upload the CSV itself. Publish `sample_submission.csv` ({note}) with your test data
    (EvalAI hosts no participant files in the challenge zip); the submission guidelines page describes it.
-3. After the end, show the private ranking: Host -> the phase {lit.markdown_code(options.final_name)} -> leaderboard -> set the
-   private split's visibility to public.
+4. After the end, show the private ranking: Host -> the phase {lit.markdown_code(options.final_name)} -> leaderboard -> set the
+   private split's visibility to public. Each team's latest {lit.markdown_code(options.final_name)} submission is ranked (step 2).
 
 What EvalAI does with the phases. A phase takes submissions from its start date to its end date; no other
 status is set by hand. Every submission is public on the leaderboard unless its author hides it
 (`is_submission_public: true`); with `false` the leaderboard would list only the submissions their authors made
 public one by one, and would stay empty by default. {lit.markdown_code(options.final_name)} is scored on both splits: its public
-split's scores are shown to everyone as they come, its private split's only to you until step 3.
+split's scores are shown to everyone as they come, its private split's only to you until step 4.
 
 `submission_result` (the participant's "Result file") holds the public split only. A rejected submission fails
 with the participant-safe reason written first to the submission's stderr, then the exception; a failure on your
@@ -197,7 +220,8 @@ public, `apps/challenges/models.py` ~1127-1146. Details: the agrieval docs, `doc
 """)
 
     bundle.next_steps = [f"put the content of {UPLOAD} in an EvalAI-Starters repository, push to `challenge`",
-                         "at the reveal: rank the private split by each team's latest submission and make it "
-                         "public (README: which submission counts)"]
+                         "once approved, before the end: rank the final phase's private split by each team's "
+                         "latest submission (README step 2: show_leaderboard_by_latest_submission)",
+                         "after the end: make that split public (README step 4)"]
     return bundle
 

@@ -147,6 +147,13 @@ team) ranked by private score, or, if it selected none, its best public submissi
 (huggingface/competitions at d887d2ec: `submissions.py` `_is_submission_allowed`, `app.py` ~207-208,
 `leaderboard.py` `_process_private_lb`.)
 
+Two things the limits do not say. **A failed upload counts against the daily limit**: the count is every
+submission of the day, whatever its status (`submissions.py` `_num_subs_today` ~27-34), so a participant whose
+file is rejected has one upload fewer that day (tell them to run `validate.py` first). **`TIME_LIMIT` applies
+only to script competitions**: the platform times the participant's `script.py` (`evaluate.py`
+`generate_submission_file` ~62-67, called only when `COMPETITION_TYPE` is `script`, ~99-122), never the metric;
+for this generic competition the only time limit is the bundled scorer's own guard.
+
 `compute(params)` returns `public_score` and `private_score` with identical keys, {lit.markdown_code(inputs.keys[0])} first. A
 rejected upload raises with the participant-safe reason (the platform shows participants only "failed" and keeps
 the message in the Space log).

@@ -116,6 +116,12 @@ calls): a problem of the header is named; any problem in the rows is one message
 cell or code and asks the participant to run `{VALIDATE_CMD}` (publish `validate.py` with the data, step 1) or
 {lit.markdown_code(validate_command(d))} locally, which lists every problem with its line and column. That is a choice against leaking the split; participants
 lose the position in the Kaggle message, not the information.
+
+What a participant sees for a malformed row: the metric is called once per split, so only the call whose rows
+hold it fails, with that one message (`[rows_invalid]`, the same whichever split it is), while the other split's
+call scores the file. A bad row among the public rows shows the message at once; one among the private rows
+leaves a public score shown and the private score failing, which Kaggle's own grading code (not public) decides
+how to show. Either way the message names no row; `validate.py` finds every bad row before the upload.
 """)
     bundle.next_steps = ["create the competition: https://www.kaggle.com/c/about/community (README step 1)",
                          "publish agrieval_metric.py as a utility script; attach it to the metric notebook",

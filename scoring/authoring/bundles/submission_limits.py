@@ -97,12 +97,13 @@ SELECTION_STEPS = {
     "codabench": (
         "Which submission counts: the private leaderboard phase re-scores each participant's **last** finished "
         "final-phase submission (`submission_rule: Force_Last`; Competition.apply_phase_migration, "
-        "src/apps/competitions/models.py ~116-170). Close that phase to latecomers: Codabench's upload page "
-        "accepts submissions for any phase whose status is `Current`, and with `registration_auto_approve: "
-        "true` someone who registers after the end is approved at once and ranked on the private split. After "
-        "the migration, in the editor: untick auto-approval (or use --require-approval), and set the private "
-        "phase's max submissions to 0 or end it (src/apps/competitions/models.py Phase.can_user_make_submissions "
-        "~327-345; src/apps/api/views/competitions.py register ~351-375)."),
+        "src/apps/competitions/models.py ~116-170). Nothing else may reach it: registrations wait for your "
+        "approval (`registration_auto_approve: false` unless --auto-approve: with auto-approval someone who "
+        "registers after the end is approved at once; src/apps/api/views/competitions.py register ~351-375), "
+        "and after the re-run the README's steps 6 and 7 stop scoring new uploads (untick Auto-run submissions) "
+        "and delete any private entry without a final-phase submission. A phase's max submissions of 0 means "
+        "no limit (Phase.can_user_make_submissions ~339-344) and ending a phase closes only its upload page: "
+        "neither keeps anyone out."),
     "codalab": (
         "Which submission counts: CodaLab ranks each participant's submission that is on the leaderboard; with "
         "`force_submission_to_leaderboard: true` every finished submission replaces it, so the **latest** counts "
@@ -110,12 +111,16 @@ SELECTION_STEPS = {
     "evalai": (
         "Which submission counts: with submissions public by default, EvalAI ranks each team's **best** score "
         "over all its public submissions of the phase, on the private split too (apps/jobs/utils.py "
-        "calculate_distinct_sorted_leaderboard_data; a 0.0-public/1.0-private file is ranked at 1.0). The "
-        "challenge config cannot set \"rank by the latest\" (the upload ignores it). **At the reveal**, in the "
-        "same host request that makes the private split public, set the final phase's private split to rank by "
-        "the latest submission (`show_leaderboard_by_latest_submission`, apps/challenges/models.py "
-        "ChallengePhaseSplit ~1148, read by apps/jobs/utils.py ~533), so that each team's last Final "
-        "submission counts."),
+        "calculate_distinct_sorted_leaderboard_data; a 0.0-public/1.0-private file is ranked at 1.0), unless the "
+        "phase split's `show_leaderboard_by_latest_submission` is true: then each team's **latest** submission "
+        "counts (apps/challenges/models.py ChallengePhaseSplit ~1148, read by apps/jobs/utils.py ~533). The "
+        "challenge configuration cannot set it: challenge creation copies six keys of each "
+        "`challenge_phase_splits` entry and drops the rest (apps/challenges/views.py "
+        "create_challenge_using_zip_file ~2148-2155, create_or_update_github_challenge ~4674-4681). So README "
+        "step 2 sets it once the challenge exists, **before the end**: on the final phase's private-split "
+        "leaderboard (yours alone to see until the reveal), button \"Sort by latest\" "
+        "(frontend/src/js/controllers/challengeCtrl.js toggleShowLeaderboardByLatest ~1545-1551); the reveal "
+        "is then only the visibility change."),
     "hf": (
         "Which submission counts: each team selects up to `SELECTION_LIMIT` ({k}) submissions; the private board "
         "ranks the best private score of them, or, if it selected none, its best public submission "
