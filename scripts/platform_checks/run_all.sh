@@ -41,6 +41,8 @@ for p in codabench codalab evalai hf kaggle; do
 done
 "$AGRIEVAL" bundle codabench -c plantclef2025 -s reference_submissions/plantclef2025/solution.csv --split private \
   "$OUT/bundles/codabench-private" >/dev/null
+"$AGRIEVAL" bundle codabench -c plantclef2025 -s reference_submissions/plantclef2025/solution.csv --auto-approve \
+  "$OUT/bundles/codabench-auto" >/dev/null
 
 run() {  # run REPORT PYTHON SCRIPT ARGS...
   local report=$1; shift
@@ -71,6 +73,9 @@ run hf_competition_info "$VENVS/hf/bin/python" $HERE/hf_competition_info.py "$CO
 if [ -n "${CODALAB_SITE:-}" ]; then
   run codalab_v1_bundle "$VENVS/loaders/bin/python" $HERE/codalab_v1_bundle.py "$CODALAB_SITE" \
     "$OUT/bundles/codalab/codalab_competition.zip"
+  # Around the reveal: who may submit, what is scored, which submission a board ranks (their functions, by source)
+  run reveal_rules "$VENVS/loaders/bin/python" $HERE/reveal_rules.py "$CODABENCH" "$EVALAI" "$CODALAB_SITE" \
+    "$COMPETITIONS" "$OUT/bundles"
 fi
 # Every bundle's sample submission passes `agrieval validate` against the solution.
 for p in codabench codalab evalai hf kaggle; do
