@@ -105,7 +105,7 @@ def evalai_created_splits(config: dict) -> list:
 
 
 def evalai_board(split: dict, rows: list) -> list:
-    """apps/jobs/utils.py calculate_distinct_sorted_leaderboard_data ~410-553: ``rows`` are (team, score) in the
+    """apps/jobs/utils.py calculate_distinct_sorted_leaderboard_data ~410-557: ``rows`` are (team, score) in the
     order they were created; newest first, sorted by score unless the split ranks by the latest, first per
     team kept."""
     ordered = list(reversed(rows))  # .order_by("-created_at")
