@@ -310,8 +310,8 @@ def main(argv: list) -> int:
               "codalab_v1": codalab_v1(codalab_repo, bundles / "codalab"),
               "hf": hf(competitions_repo)}
     contrast = report.pop("codabench_auto_approve")
-    report["codabench"]["with_auto_approve"] = {k: contrast[k] for k in ("registration_auto_approve",
-                                                                          "latecomer_registers", "latecomer_may_submit")}
+    shown = ("registration_auto_approve", "latecomer_registers", "latecomer_may_submit")
+    report["codabench"]["with_auto_approve"] = {k: contrast[k] for k in shown}
     report["ok"] = all(part["ok"] for part in report.values()) and contrast["latecomer_may_submit"] is True
     print(json.dumps(report, indent=1, default=str))
     return 0 if report["ok"] else 1

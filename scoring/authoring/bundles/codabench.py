@@ -216,12 +216,14 @@ with the reason (line, column, a stable code) in the submission's logs.
 # The README's step 3: who may submit. Codabench keeps a registration "pending" without auto-approval, and a
 # pending participant cannot submit (api/views/competitions.py register ~351-375; api/serializers/submissions.py
 # SubmissionCreationSerializer.validate ~157-163).
-APPROVAL = """3. **Approve each participant** before the end: a registration stays pending, and that person cannot submit,
+APPROVAL = """\
+3. **Approve each participant** before the end: a registration stays pending, and that person cannot submit,
    until you approve it (`registration_auto_approve: false`): on the competition's page, button Participants
    (shown to organizers), approve each pending request. **Approve no registration after the end**: a latecomer
    left pending gets no private score. (Approving nobody leaves the leaderboard empty; rebuild with
    `--auto-approve` to let everyone in at once, at the cost stated there.)"""
-AUTO_APPROVAL = """3. Participants are approved as they register (you chose `--auto-approve`; `registration_auto_approve:
+AUTO_APPROVAL = """\
+3. Participants are approved as they register (you chose `--auto-approve`; `registration_auto_approve:
    true`). Its cost: someone who registers after the end is approved at once and can upload to the private
    leaderboard phase; steps 6 and 7 are then all that keeps such an entry off the private ranking. To close
    registration at the end, untick "Auto approve registration requests" in the editor's participation tab then."""
@@ -229,7 +231,8 @@ AUTO_APPROVAL = """3. Participants are approved as they register (you chose `--a
 # The README's end-of-competition steps, each one checked against Codabench's code (codalab/codabench c7dbc756;
 # docs/platform_checks.md). Codabench has no setting that closes one phase to uploads: its upload page offers
 # only the phase that is Current, but its API checks no dates, and a phase limit of 0 means no limit.
-AFTER_THE_END = """5. The reveal is automatic: when {reveal_name} starts ({reveal}, one minute after the end), Codabench
+AFTER_THE_END = """\
+5. The reveal is automatic: when {reveal_name} starts ({reveal}, one minute after the end), Codabench
    re-runs each participant's last {final_name} submission (the one on its leaderboard, `Force_Last`; choose
    "Force_Best" in the editor's leaderboard to take each participant's best public score instead) on the private
    split, within minutes (its migration task runs every 300 s). That phase's leaderboard is the private ranking.

@@ -112,7 +112,8 @@ def challenge_config(inputs: Inputs, options: Options) -> dict:
 # create_challenge_using_zip_file ~2149-2156 and create_or_update_github_challenge ~4675-4682 copy six keys of
 # each challenge_phase_splits entry), so the host sets it through the API the site's own page calls
 # (challengeCtrl.js toggleShowLeaderboardByLatest ~1543-1548), once, before the end.
-LATEST_STEP = """2. **Before the end, rank the private split by each team's latest submission** (without it EvalAI ranks each
+LATEST_STEP = """\
+2. **Before the end, rank the private split by each team's latest submission** (without it EvalAI ranks each
    team's best private score over all its submissions: chance decides; the YAML cannot set it, see "Which
    submission counts" below). With your auth token (step 1 of the list above) and the challenge's id:
 
