@@ -58,10 +58,11 @@ def resolve_abandoned(conn, now: dt.datetime) -> int:
     """Inside a write transaction: pending rows whose grader is gone become ``error`` rows (they cost nothing;
     the bytes stay in the store). How many."""
     gone = [uid for uid, pid, at in conn.execute(
-        "SELECT id, pid, submitted_at FROM uploads WHERE status = 'pending'").fetchall()
-        if not _alive(pid) or now - parse_utc(at) > ABANDONED_AFTER]
+        "SELECT id, pid, reserved_at FROM uploads WHERE status = 'pending'").fetchall()
+        if not _alive(pid) or at is None or now - parse_utc(at) > ABANDONED_AFTER]
     for uid in gone:
-        conn.execute("UPDATE uploads SET status = 'error', codes = ?, pid = NULL WHERE id = ?", (INTERRUPTED_CODE, uid))
+        conn.execute("UPDATE uploads SET status = 'error', codes = ?, pid = NULL, reserved_at = NULL WHERE id = ?",
+                     (INTERRUPTED_CODE, uid))
     return len(gone)
 
 
@@ -102,8 +103,9 @@ def _reserve(store: Store, comp: Competition, team: str, name: bytes, when: dt.d
             conn.execute("INSERT INTO uploads (team, submitted_at, name, status, codes) VALUES (?, ?, ?, 'refused', ?)",
                          (team, stamp, name, refusal[0]))
             return None, refusal
-        cur = conn.execute("INSERT INTO uploads (team, submitted_at, name, status, pid) VALUES (?, ?, ?, 'pending', ?)",
-                           (team, stamp, name, os.getpid()))
+        # (the clock's time, not the upload's: --now replays must not make a live grading look abandoned)
+        cur = conn.execute("INSERT INTO uploads (team, submitted_at, name, status, pid, reserved_at) "
+                           "VALUES (?, ?, ?, 'pending', ?, ?)", (team, stamp, name, os.getpid(), utc_text(now_utc())))
         return cur.lastrowid, None
 
 
@@ -129,7 +131,7 @@ def _commit(store: Store, comp: Competition, upload: int, team: str, result: Gra
         if result.status != "scored":
             codes = " ".join(sorted({e.code for e in result.errors}
                                     | {d.code for d in result.host.diagnostics if result.status == "error"}))
-            conn.execute("UPDATE uploads SET status = ?, codes = ?, pid = NULL WHERE id = ?",
+            conn.execute("UPDATE uploads SET status = ?, codes = ?, pid = NULL, reserved_at = NULL WHERE id = ?",
                          (result.status if result.status in ("rejected", "error") else "error", codes, upload))
             return result
         number = 1 + conn.execute("SELECT coalesce(max(number), 0) FROM uploads WHERE team = ?", (team,)).fetchone()[0]
@@ -150,7 +152,8 @@ def _commit(store: Store, comp: Competition, upload: int, team: str, result: Gra
                          "state = excluded.state", (team, json.dumps(state.to_dict(), allow_nan=False)))
         conn.execute("INSERT INTO scores (upload, version, public, private, shown) VALUES (?, ?, ?, ?, ?)",
                      (upload, settings.score_version, public, private, shown))
-        conn.execute("UPDATE uploads SET status = 'scored', number = ?, pid = NULL WHERE id = ?", (number, upload))
+        conn.execute("UPDATE uploads SET status = 'scored', number = ?, pid = NULL, reserved_at = NULL "
+                     "WHERE id = ?", (number, upload))
     result.report.details["submission"] = number
     return result
 

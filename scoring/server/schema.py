@@ -9,7 +9,8 @@ limit is a whole number of at least 1. No row can hold what the boards cannot ra
 ``teams``         one row per team (checked once at entry), with a void and its reason
 ``uploads``       one row per upload: team, time, the original name (BLOB: its bytes, whatever they are),
                   the bytes' sha256 (kept in ``<store>.uploads/``), status, the team's submission number
-                  (scored uploads only), codes, the grading process while ``pending``, a void and its reason
+                  (scored uploads only), codes, the grading process and the clock's time of its reservation while
+                  ``pending``, a void and its reason
 ``score_versions`` one row per scorer run: the first grading is version 1, each ``rescore`` adds one,
                   published when the organizer confirms
 ``scores``        one row per upload and version: raw public, raw private, the value shown
@@ -68,6 +69,7 @@ VERSION_1 = (
         {_count("number")},
         codes TEXT NOT NULL DEFAULT '',
         pid INTEGER,
+        reserved_at TEXT {_TIME.format("reserved_at")},
         {_VOID},
         UNIQUE (team, number),
         CHECK ((status = 'scored') = (number IS NOT NULL)))""",
