@@ -4,8 +4,12 @@ from __future__ import annotations
 
 import click
 
+from agrieval.scoring.cli.group import epilog
 
-@click.command(context_settings={"ignore_unknown_options": True, "allow_extra_args": True})
+
+@click.command(context_settings={"ignore_unknown_options": True, "allow_extra_args": True},
+               epilog=epilog("agrieval server select comp.db --team team-a 3 7",
+                             "Exit codes: 2 always (the command is gone; the message names its successor)."))
 @click.argument("args", nargs=-1, type=click.UNPROCESSED)
 def select(args) -> None:
     """Gone: record a team's final selection with `agrieval server select DB --team T N...`."""

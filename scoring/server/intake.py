@@ -27,7 +27,7 @@ import os
 from typing import List, Optional, Sequence
 
 from agrieval.scoring.runtime.result import GradeResult
-from agrieval.scoring.server.limits import LIMIT_CODE, RATE_CODE, check, check_rejected_rate
+from agrieval.scoring.server.limits import HOUR, LIMIT_CODE, RATE_CODE, check, check_rejected_rate, day_bounds
 from agrieval.scoring.server.settings import Competition, load_competition
 from agrieval.scoring.server.store import Store, StoreError
 from agrieval.scoring.server.submission_log import LogError, check_team
@@ -72,10 +72,12 @@ def _ensure_team(conn, team: str) -> Optional[str]:
     return conn.execute("SELECT voided_reason FROM teams WHERE name = ?", (team,)).fetchone()[0]
 
 
-def _times(conn, team: str, statuses: Sequence[str]) -> List[dt.datetime]:
+def _times(conn, team: str, statuses: Sequence[str], since: dt.datetime, until: dt.datetime) -> List[dt.datetime]:
+    """The team's uploads of these statuses in [since, until) (an index range: not the team's whole history)."""
     marks = ",".join("?" * len(statuses))
     return [parse_utc(t) for (t,) in conn.execute(
-        f"SELECT submitted_at FROM uploads WHERE team = ? AND status IN ({marks})", (team, *statuses))]
+        f"SELECT submitted_at FROM uploads WHERE team = ? AND submitted_at >= ? AND submitted_at < ? "
+        f"AND status IN ({marks})", (team, utc_text(since), utc_text(until), *statuses))]
 
 
 def _reserve(store: Store, comp: Competition, team: str, name: bytes, when: dt.datetime):
@@ -92,11 +94,18 @@ def _reserve(store: Store, comp: Competition, team: str, name: bytes, when: dt.d
         elif closed is not None:
             refusal = (closed[0], closed[1], settings.timeline.start if closed[0] != "competition_closed" else None)
         else:
-            rate = check_rejected_rate(_times(conn, team, ("rejected", "error")), when, settings.limits)
+            limits = settings.limits
+            recent = [] if limits.rejected_per_hour is None else _times(
+                conn, team, ("rejected", "error"), when - HOUR, when + dt.timedelta(seconds=1))
+            rate = check_rejected_rate(recent, when, limits)
             if rate is not None:
                 refusal = (RATE_CODE, rate.message, rate.next_allowed)
             else:
-                over = check(_times(conn, team, ("scored", "pending")), when, settings.limits)
+                today = [] if limits.per_day is None else _times(conn, team, ("scored", "pending"), *day_bounds(when))
+                total = None if limits.total is None else conn.execute(
+                    "SELECT count(*) FROM uploads WHERE team = ? AND status IN ('scored', 'pending')",
+                    (team,)).fetchone()[0]
+                over = check(today, when, limits, total=total or 0)
                 if over is not None:
                     refusal = (LIMIT_CODE, over.message, over.next_allowed)
         if refusal is not None:

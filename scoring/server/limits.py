@@ -18,7 +18,7 @@ from typing import List, Optional
 
 from agrieval.scoring.server.timeline import utc_text
 
-__all__ = ["SubmissionLimits", "Refusal", "check", "check_rejected_rate", "LIMIT_CODE", "RATE_CODE"]
+__all__ = ["SubmissionLimits", "Refusal", "check", "check_rejected_rate", "day_bounds", "LIMIT_CODE", "RATE_CODE"]
 
 LIMIT_CODE = "submission_limit_reached"
 RATE_CODE = "rejected_rate_reached"
@@ -56,11 +56,22 @@ class Refusal:
     next_allowed: Optional[dt.datetime]
 
 
-def check(counted: List[dt.datetime], now: dt.datetime, limits: SubmissionLimits) -> Optional[Refusal]:
+def day_bounds(now: dt.datetime) -> tuple:
+    """The UTC day of ``now``: its first moment and the next day's."""
+    day = now.astimezone(dt.timezone.utc).date()
+    start = dt.datetime.combine(day, dt.time(), tzinfo=dt.timezone.utc)
+    return start, start + dt.timedelta(days=1)
+
+
+def check(counted: List[dt.datetime], now: dt.datetime, limits: SubmissionLimits,
+          total: Optional[int] = None) -> Optional[Refusal]:
     """None when a team whose scored (or pending) uploads came at ``counted`` may submit at ``now``; else the
-    ``Refusal``."""
+    ``Refusal``. ``total``: how many there are in all when ``counted`` holds only some (the store passes the
+    day's and the count, so that the bookkeeping does not grow with a team's history)."""
     now = now.astimezone(dt.timezone.utc)
-    if limits.total is not None and len(counted) >= limits.total:
+    if total is None:
+        total = len(counted)
+    if limits.total is not None and total >= limits.total:
         return Refusal(f"your team has used all {limits.total} submissions of this competition; no more can be "
                        "scored", None)
     if limits.per_day is not None:

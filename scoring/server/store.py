@@ -130,7 +130,9 @@ def _connect(real: str) -> sqlite3.Connection:
     try:
         conn = sqlite3.connect(real, timeout=BUSY_SECONDS, isolation_level=None)
         conn.execute("PRAGMA journal_mode=WAL")
-        conn.execute("PRAGMA synchronous=FULL")  # the row is the commit point: it survives a power cut
+        # WAL with NORMAL: a commit survives a crash of the process; a power cut may lose the last commits, never
+        # half of one (the row, its score and the Ladder go together or not at all)
+        conn.execute("PRAGMA synchronous=NORMAL")
         conn.execute("PRAGMA foreign_keys=ON")
     except sqlite3.DatabaseError as exc:
         raise StoreError("store_corrupt", f"{real!r} is not an agrieval store: {exc}") from None
