@@ -3,8 +3,11 @@
 Each ``file`` is relative to the log's folder and must stay inside it (no absolute path, no ``..``
 leading out, no link leading out): the log is an export, and its paths are data. ``submitted_at``
 is ISO 8601 (``2025-05-01T12:30:00``, a trailing ``Z`` or an offset allowed, all with a time zone or
-none). Entries are ordered by team, then time, then line. The own server's log (``agrieval grade --log``)
+none). Entries are ordered by team, then time, then line. The own server's former log (``grade --log``)
 is such a CSV: its ``refused`` and ``selected`` rows are not submissions and are skipped.
+
+``read_store`` gives the same entries from the own server's store (``agrieval audit DB``): every graded
+upload whose bytes the store kept, read from the store's uploads folder by content hash (no path joined).
 """
 
 from __future__ import annotations
@@ -73,3 +76,19 @@ def _inside(folder: Path, file: str, table, i: int) -> Path:
     if not resolved.exists():
         raise InputError("file_not_found", f"{file!r} does not exist in the log's folder", **where)
     return resolved
+
+
+def read_store(store) -> list[LoggedSubmission]:
+    """The store's graded uploads (scored or rejected, voided ones too: the audit sees everything), sorted as
+    ``read_log`` sorts; ``file`` is the original name as data (``team/number-or-id name``)."""
+    import os
+
+    from agrieval.scoring.server.timeline import parse_utc
+
+    entries = []
+    for uid, team, at, name, sha in store.conn.execute(
+            "SELECT id, team, submitted_at, name, sha256 FROM uploads WHERE sha256 IS NOT NULL AND "
+            "status IN ('scored', 'rejected', 'error') ORDER BY id"):
+        entries.append(LoggedSubmission(team, parse_utc(at), Path(store.upload_path(sha)),
+                                        os.fsdecode(bytes(name)), uid))
+    return sorted(entries, key=lambda e: (e.team, e.submitted_at, e.line))

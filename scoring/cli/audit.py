@@ -10,7 +10,7 @@ import click
 
 from agrieval.scoring.cli.failures import error_line, refuse_input
 from agrieval.scoring.cli.group import epilog
-from agrieval.scoring.cli.options import competition_option, load_definition
+from agrieval.scoring.cli.options import load_definition
 
 
 @click.command(epilog=epilog(
@@ -18,10 +18,11 @@ from agrieval.scoring.cli.options import competition_option, load_definition
     "Exit codes: 0 audited (flagged teams are a finding, not a failure); 1 the log was rejected (the message "
     "names its line and column); 2 usage error (missing file, unknown competition); 3 host-side problem (bad "
     "solution or definition, a metric that is not a mean over units)."))
-@click.argument("log", type=click.Path(exists=True, dir_okay=False, path_type=Path))
-@click.option("--solution", "-s", required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path),
-              help="Ground truth CSV with the public/private split column.")
-@competition_option
+@click.argument("log", metavar="LOG_OR_DB", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--solution", "-s", default=None, type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help="Ground truth CSV with the public/private split column (not with a store: it has its own).")
+@click.option("--competition", "-c", default=None, metavar="NAME_OR_TOML",
+              help="A shipped competition or a TOML definition (not with a store: it has its own).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout, nothing else.")
 @click.option("--alpha", default=0.01, show_default=True, type=click.FloatRange(0.0001, 0.5),
               help="Level of Holm's correction across teams: a team is flagged when its adjusted p-value is at "
@@ -40,7 +41,8 @@ def audit(log: Path, solution: Path, competition: str, as_json: bool, alpha: flo
     """Audit a competition's submissions: per team, the public-private gap of its best public submission and
     a p-value for "this gap is larger than selecting among non-adaptive submissions explains".
 
-    LOG is a CSV with columns team,submitted_at,file (every submission the platform received; each file
+    LOG_OR_DB is the own server's store (`agrieval server init`: its uploads, competition and solution are
+    read from it) or a CSV with columns team,submitted_at,file (every submission the platform received; each file
     relative to the log's folder, submitted_at in ISO 8601). The public/private assignment is re-drawn
     --permutations times keeping its size and its groups; each team's best public submission and gap are
     recomputed on each, and the teams are flagged after Holm's correction at --alpha. Also reported: each
@@ -55,11 +57,26 @@ def audit(log: Path, solution: Path, competition: str, as_json: bool, alpha: flo
     from agrieval.scoring.runtime.warm import Grader
     from agrieval.scoring.text.terminal import one_line
 
-    definition = load_definition(competition)
-    try:
-        entries = read_log(log)
-    except InputError as exc:
-        refuse_input(exc, as_json)
+    if _is_store(log):
+        from agrieval.scoring.audit.submission_log import read_store
+        from agrieval.scoring.cli.failures import CommandError
+        from agrieval.scoring.server.settings import load_definition_of
+        from agrieval.scoring.server.store import open_store
+
+        if solution is not None or competition is not None:
+            raise CommandError("bad_option", "a store has its own competition and solution: leave out -s and -c")
+        store = open_store(log)
+        definition, settings = load_definition_of(store)
+        solution = Path(settings.solution)
+        entries = read_store(store)
+    else:
+        if solution is None or competition is None:
+            raise click.UsageError("a CSV log needs --solution and --competition")
+        definition = load_definition(competition)
+        try:
+            entries = read_log(log)
+        except InputError as exc:
+            refuse_input(exc, as_json)
     grader = Grader(solution, definition, reveal_private=True)
     progress = None if as_json else (lambda msg: click.echo(one_line(msg), err=True))
     scored = score_log(entries, grader, progress)
@@ -72,3 +89,14 @@ def audit(log: Path, solution: Path, competition: str, as_json: bool, alpha: flo
                        seed=seed, n_resamples=resamples, near_duplicate_rows=near_duplicate_rows,
                        rejected=scored.rejected)
     click.echo(json.dumps(result.to_dict(), indent=2, allow_nan=False) if as_json else to_text(result))
+
+
+def _is_store(path: Path) -> bool:
+    """Whether ``path`` starts as an SQLite database does (the store), read through the opening rule."""
+    from agrieval.scoring.runtime.untrusted import UntrustedFileError, open_regular
+
+    try:
+        with open_regular(path, max_bytes=1 << 62, what="audit log") as fh:
+            return fh.read(16) == b"SQLite format 3\x00"
+    except (OSError, UntrustedFileError):
+        return False

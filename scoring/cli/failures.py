@@ -198,14 +198,14 @@ COMMAND_CODES: dict[str, str] = {
     "output_incomplete": "Exit code 3: a report or result could not be written whole (a full disk, a file-size "
                          "limit, a closed stdout, a reader that went away); a file is then not kept under its "
                          "final name.",
-    # the own server (`grade --log`, `select`, `leaderboard --per-team`): scoring/server/submission_log.py
-    "folder_not_found": "Exit code 3: the folder of `grade --ladder` or `--log` does not exist; create it (nothing "
-                        "was graded).",
+    # the own server (`grade --store`, `server ...`): scoring/server/submission_log.py, intake.py
+    "folder_not_found": "Exit code 3: the folder of `grade --ladder` does not exist; create it (nothing was graded).",
     "bad_team": "Exit code 2: a `--team` name is empty, longer than 100 characters or not one printable line.",
-    "bad_selection": "Exit code 1: `agrieval select` names a submission the team has no scored one for, or more "
-                     "than `--selection-limit`.",
-    "no_submission_log": "`leaderboard --per-team` was given a file or folder without the submission log of "
-                         "`agrieval grade --log` (its header).",
+    "bad_selection": "Exit code 1: `agrieval server select` names a submission the team has no scored, not voided "
+                     "one for, or more than the store's selection limit (the message lists those it may select).",
+    "selection_closed": "Exit code 1: `agrieval server select` after the store's selection deadline.",
+    "bad_void": "Exit code 1: `agrieval server void` names a submission or team the store does not have, or one "
+                "already voided.",
 }
 
 
@@ -229,6 +229,10 @@ def markdown() -> str:
     lines += ["", "## Files others wrote", "", "Exit code 1 (a caller with its own catalogue keeps its code and "
               "this message); from `scoring/runtime/untrusted.py`, the one opening rule "
               "([untrusted input](untrusted_input.md)).", ""] + _table(UNTRUSTED_CODES)
+    from agrieval.scoring.server.store import CODES as STORE_CODES
+
+    lines += ["", "## The own server's store", "", "Exit code 3 unless said (a missing store, a path that is not a "
+              "regular file: 2); from `scoring/server/store.py`.", ""] + _table(STORE_CODES)
     lines += ["", "## Output paths", "", "Exit code 2; from `scoring/writing/policy.py`.", ""] + _table(OUTPUT_CODES)
     lines += ["", "## Command line", "", "From `scoring/cli/failures.py`.", ""] + _table(COMMAND_CODES)
     return "\n".join(lines) + "\n"

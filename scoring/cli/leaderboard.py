@@ -24,11 +24,8 @@ from agrieval.scoring.text.terminal import one_line
               show_default=True, help="Folder for leaderboard.csv/.json/.md (.html for a per-team board; PNGs "
                                       "with --plots).")
 @click.option("--per-team", "per_team", type=click.Choice(["best", "last", "selected"]), default=None,
-              help="One row per team from the own server's submission log (`agrieval grade --log`; the argument "
-                   "is the log, or a folder holding it): which submission of a team counts on the private board. "
-                   "best: its best public one; last: its last one; selected: the best private of its selected "
-                   "ones (its best public ones when it selected none). The public board shows what each team "
-                   "was shown (the Ladder's released value when the server runs it). See docs/own_server.md.")
+              help="Gone: one row per team is `agrieval server board DB --rule RULE`, from the own server's store "
+                   "(see docs/own_server.md).")
 @click.option("--selection-limit", default=2, show_default=True, type=click.IntRange(min=1),
               help="With --per-team selected: how many submissions count (those selected, or the best public).")
 @click.option("--title", default=None, help="With --per-team: the page's title [default: the competition's].")
@@ -124,32 +121,12 @@ def leaderboard(submissions_dir: Path, solution: Path, competition: str, out_dir
 
 def _per_team_board(source: Path, competition: str, out_dir: Path, rule: str, k: int, reveal_private: bool,
                     title: str | None, as_json: bool, overwrite: bool) -> int:
-    """The per-team board of the own server's log (``SOURCE`` is the log, or a folder holding exactly one)."""
+    """The per-team board moved to the store: said as a usage error that names the commands."""
     from agrieval.scoring.cli.failures import CommandError
-    from agrieval.scoring.leaderboard.team_board import OUTPUT_NAMES, team_board, to_dict, to_markdown, \
-        write_team_board
-    from agrieval.scoring.server.submission_log import is_submission_log, read_log
-    from agrieval.scoring.writing.policy import OutputPlan
 
-    log = source
-    if source.is_dir():
-        logs = [p for p in sorted(source.glob("*.csv")) if is_submission_log(p)]
-        if len(logs) != 1:
-            raise CommandError("no_submission_log" if not logs else "bad_option",
-                               f"{source} holds {len(logs)} submission logs (CSV files with the header of "
-                               "`agrieval grade --log`); name the log itself")
-        log = logs[0]
-    elif not is_submission_log(source):
-        raise CommandError("no_submission_log", f"{source} is not a submission log of `agrieval grade --log` "
-                                                "(its header differs); a folder of submissions is scored "
-                                                "without --per-team", exit_code=1)
-    plan = OutputPlan(overwrite=overwrite, sources=[], inputs=[log])  # (the board never replaces the log)
-    if not _claimed(plan, out_dir, OUTPUT_NAMES):
-        return EXIT_USAGE
-    definition = load_definition(competition)
-    board = team_board(read_log(log), definition, rule=rule, k=k, reveal_private=reveal_private, title=title)
-    written = write_team_board(board, out_dir)
-    return _shown(board, to_dict if as_json else None, to_markdown, written)
+    raise CommandError("bad_option", "per-team boards are built from the own server's store: `agrieval server board "
+                                     f"DB --rule {rule}` (a former submission log comes into a store with `agrieval "
+                                     "server import DB --log LOG.csv`)")
 
 
 def _shown(board, as_dict, as_markdown, written: list) -> int:

@@ -1,11 +1,13 @@
 """One row per team: the board an organizer publishes, built from the own server's submission log.
 
-``team_board(rows, rule, ...)`` takes the log (``agrieval.scoring.server.submission_log``) and a rule
+``team_board(rows, rule, ...)`` takes the rows of the own server's store (``agrieval.scoring.server.boards``
+makes them, as ``submission_log.LogRow``) and a rule
 (``agrieval.scoring.server.selection``: ``best``, ``last``, ``selected``) and ranks the teams: on the
 public board by the value each team was shown (the Ladder's released value when the server runs it),
 and, at the reveal, on the private board by the private value of the submission the rule lets count.
 Ranks are competition ranks, higher is better, ties share the best rank (1, 2, 2, 4); a team with no
-scored submission is listed after the ranked ones, without a rank.
+scored submission, or one the organizer voided (``agrieval server void --team``), is listed after the
+ranked ones, without a rank (a voided one marked so).
 
 Outputs (``write_team_board``): ``leaderboard.csv``, ``.json``, ``.md`` and ``.html``. Team names are
 the participants' text: neutralised in CSV (no spreadsheet formula), escaped in Markdown
@@ -20,7 +22,7 @@ import json
 import math
 from dataclasses import dataclass
 from pathlib import Path
-from typing import List, Optional
+from typing import Collection, List, Optional
 
 from agrieval.scoring.leaderboard.build import competition_ranks
 from agrieval.scoring.server.selection import TeamChoice, choose_all
@@ -39,6 +41,7 @@ class TeamRow:
     choice: TeamChoice
     public_rank: Optional[int] = None
     private_rank: Optional[int] = None
+    voided: bool = False  # disqualified by the organizer: listed, never ranked
 
     @property
     def team(self) -> str:
@@ -74,15 +77,16 @@ class TeamBoard:
 
 
 def _ranks(rows: List[TeamRow], value, attr: str) -> None:
-    have = [r for r in rows if not math.isnan(value(r))]
+    have = [r for r in rows if not r.voided and not math.isnan(value(r))]
     for r, rank in zip(have, competition_ranks([value(r) for r in have])):
         setattr(r, attr, rank)
 
 
 def team_board(log_rows: List[LogRow], definition, *, rule: str = "best", k: int = 2,
-               reveal_private: bool = False, title: Optional[str] = None) -> TeamBoard:
-    """The per-team board of ``log_rows`` (see the module's docstring)."""
-    rows = [TeamRow(c) for c in choose_all(log_rows, rule, k)]
+               reveal_private: bool = False, title: Optional[str] = None,
+               voided_teams: Collection[str] = ()) -> TeamBoard:
+    """The per-team board of ``log_rows`` (see the module's docstring); ``voided_teams`` are never ranked."""
+    rows = [TeamRow(c, voided=c.team in voided_teams) for c in choose_all(log_rows, rule, k)]
     _ranks(rows, lambda r: r.choice.public, "public_rank")
     if reveal_private:
         _ranks(rows, lambda r: r.choice.private, "private_rank")
@@ -109,7 +113,8 @@ def to_dict(board: TeamBoard) -> dict:
     for r in board.rows:
         c = r.choice
         d = {"team": c.team, "public_rank": r.public_rank, "public": json_number(c.public),
-             "n_submissions": c.n_submissions, "n_scored": c.n_scored, "last_submission_at": c.last_at}
+             "n_submissions": c.n_submissions, "n_scored": c.n_scored, "last_submission_at": c.last_at,
+             "voided": r.voided}
         if board.reveal_private:
             d.update({"private_rank": r.private_rank, "private": json_number(c.private), "rank_shift": r.rank_shift,
                       "counted_submissions": list(c.counted), "private_submission": c.private_submission,
@@ -131,7 +136,7 @@ def _header(board: TeamBoard) -> List[str]:
 def _cells(board: TeamBoard, r: TeamRow) -> list:
     c = r.choice
     rank = r.private_rank if board.reveal_private else r.public_rank
-    row = ["" if rank is None else rank, c.team, fmt(c.public), "" if r.public_rank is None else r.public_rank]
+    row = ["voided" if r.voided else "" if rank is None else rank, c.team, fmt(c.public), "" if r.public_rank is None else r.public_rank]
     if board.reveal_private:
         shift = r.rank_shift
         row += [fmt(c.private), "" if shift is None else (f"+{shift}" if shift > 0 else str(shift))]

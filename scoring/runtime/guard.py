@@ -37,11 +37,15 @@ from .unit_scores import check_decomposable, public_unit_values, unit_name
 
 def grade(submission: str | Path | bytes, solution: str | Path | Solution,
           competition: str | Path | CompetitionDefinition, *, reveal_private: bool = False,
-          filename: str | None = None, split_safe: bool = False, ladder: str | Path | None = None) -> GradeResult:
+          filename: str | None = None, split_safe: bool = False, ladder: str | Path | None = None,
+          unit_values: bool = False) -> GradeResult:
     """Grade one upload; the in-process twin of ``agrieval grade`` (same ``GradeResult``).
 
     ``ladder``: the team's Ladder state file (``ladder.py``; created if absent): the public metrics
     shown are then those of the team's released submission, this one's raw values go under ``host``.
+    ``unit_values=True`` (no ``ladder``): the public unit values of the primary metric are left under
+    ``details['public']['ladder_unit_values']`` for a caller that keeps the Ladder's state itself (the own
+    server's store, ``scoring/server``).
 
     ``submission`` is a path (a CSV, a zip holding one CSV, a folder holding one
     file) or the bytes of a CSV or zip. ``split_safe=True`` is for platforms
@@ -60,15 +64,15 @@ def grade(submission: str | Path | bytes, solution: str | Path | Solution,
         return host_failure(name, "internal_error", f"{type(exc).__name__}: {exc}\n{traceback.format_exc()}",
                              started)
 
-    if ladder is not None:
+    units = ladder is not None or unit_values
+    if units:
         try:
             check_decomposable(definition)
         except HostError as exc:
             return host_failure(name, exc.code, str(exc), started)
     limit = definition.limits.max_seconds
     memory_mb = definition.limits.max_memory_mb
-    outcome = run_with_time_limit(_read_and_score, (submission, sol, definition, reveal_private, filename,
-                                                    ladder is not None),
+    outcome = run_with_time_limit(_read_and_score, (submission, sol, definition, reveal_private, filename, units),
                                   seconds=limit, memory_bytes=memory_mb * 2**20)
     breach = limit_breach(outcome, definition)
     if breach is not None:
@@ -83,7 +87,7 @@ def grade(submission: str | Path | bytes, solution: str | Path | Solution,
         result = host_failure(name, "internal_error", f"{outcome.error_type}: {outcome.error_text}", started)
     if ladder is not None and result.status == "scored":
         result = _through_ladder(result, ladder, sol, definition, filename or str(submission), started)
-    elif definition.public_decimals is not None and result.status == "scored":
+    elif definition.public_decimals is not None and result.status == "scored" and not unit_values:
         result = _rounded_public(result, definition.public_decimals)
     if split_safe:
         result = split_independent(result)

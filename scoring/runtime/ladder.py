@@ -134,6 +134,18 @@ def solution_fingerprint(sol, definition) -> str:
     return h.hexdigest()
 
 
+def state_from_dict(data: Any) -> State:
+    """A ``State`` from its ``to_dict`` form (``ValueError`` and friends when it is not one)."""
+    if not isinstance(data, dict) or data.get("format") != STATE_FORMAT:
+        raise ValueError("not an agrieval Ladder state")
+    if data.get("version") != STATE_VERSION:
+        raise ValueError(f"state version {data.get('version')!r}, this agrieval reads {STATE_VERSION}")
+    return State(competition=str(data["competition"]), metric=str(data["metric"]), unit=str(data["unit"]),
+                 n_units=int(data["n_units"]), solution_sha256=str(data["solution_sha256"]),
+                 n_submissions=int(data["n_submissions"]), released=data["released"],
+                 history=list(data["history"]))
+
+
 def read_state(path: Union[str, Path], *, competition: str, metric: str, n_units: int,
                solution_sha256: str) -> Optional[State]:
     """The team's state, None if the file does not exist; a ``HostError`` if it is not ours or not this
@@ -147,14 +159,7 @@ def read_state(path: Union[str, Path], *, competition: str, metric: str, n_units
         raise HostError("ladder_state_corrupt", f"cannot read the Ladder state {str(path)!r}: {exc.message}; it "
                         "was left as it is") from None
     try:
-        if not isinstance(data, dict) or data.get("format") != STATE_FORMAT:
-            raise ValueError("not an agrieval Ladder state file")
-        if data.get("version") != STATE_VERSION:
-            raise ValueError(f"state version {data.get('version')!r}, this agrieval reads {STATE_VERSION}")
-        state = State(competition=str(data["competition"]), metric=str(data["metric"]), unit=str(data["unit"]),
-                      n_units=int(data["n_units"]), solution_sha256=str(data["solution_sha256"]),
-                      n_submissions=int(data["n_submissions"]), released=data["released"],
-                      history=list(data["history"]))
+        state = state_from_dict(data)
     except (ValueError, KeyError, TypeError, AttributeError) as exc:
         raise _corrupt(path, exc) from None
     if (state.competition, state.metric, state.n_units, state.solution_sha256) != \
@@ -205,33 +210,41 @@ def submit(path: Union[str, Path], unit_values: Sequence[float], public: Dict[st
     """Run one scored submission of a team through its Ladder state at ``path`` (read, decide, write, under
     the lock)."""
     values = [float(v) for v in unit_values]
-    n = len(values)
     # a state that is a link: the file it leads to is locked, read and replaced (resolved once), so that graders
     # given either name exclude each other and the link stays a link
     path = resolve(path)
     with locked(path):
-        state = read_state(path, competition=competition, metric=metric, n_units=n,
+        state = read_state(path, competition=competition, metric=metric, n_units=len(values),
                            solution_sha256=solution_sha256)
         if state is None:
-            state = State(competition, metric, unit, n, solution_sha256)
-        best = state.released
-        released, bar = beats(values, best["unit_values"] if best else None,
-                              best["shown"][metric] if best else None)
-        state.n_submissions += 1
-        if released:
-            shown = {k: released_value(v, n) for k, v in public.items()}
-            state.released = {"submission": state.n_submissions, "shown": shown, "raw": dict(public),
-                              "unit_values": values}
-        state.history.append({"submission": state.n_submissions, "released": released, "raw": public[metric],
-                              "shown": state.released["shown"][metric], "file": file})
+            state = State(competition, metric, unit, len(values), solution_sha256)
+        decision = decide(state, values, public, file=file)
         try:
             write_text(path, json.dumps(state.to_dict(), allow_nan=False) + "\n")
         except OSError as exc:
             raise HostError("ladder_state_unwritable", f"cannot write the Ladder state {str(path)!r}: {exc}") \
                 from None
+    return decision
+
+
+def decide(state: State, unit_values: Sequence[float], public: Dict[str, float], *,
+           file: Optional[str] = None) -> Decision:
+    """Run one scored submission through ``state`` (updated in place): the Ladder's whole rule, for whoever
+    keeps the state (a file here, a row of the own server's store in ``scoring/server``)."""
+    values = [float(v) for v in unit_values]
+    n, metric = len(values), state.metric
+    best = state.released
+    released, bar = beats(values, best["unit_values"] if best else None, best["shown"][metric] if best else None)
+    state.n_submissions += 1
+    if released:
+        shown = {k: released_value(v, n) for k, v in public.items()}
+        state.released = {"submission": state.n_submissions, "shown": shown, "raw": dict(public),
+                          "unit_values": values}
+    state.history.append({"submission": state.n_submissions, "released": released, "raw": public[metric],
+                          "shown": state.released["shown"][metric], "file": file})
     return Decision(released=released, submission=state.n_submissions,
                     shown_submission=int(state.released["submission"]), shown=dict(state.released["shown"]),
-                    raw=dict(public), bar=bar, n_units=n, unit=unit)
+                    raw=dict(public), bar=bar, n_units=n, unit=state.unit)
 
 
 def show(result, decision: Decision):

@@ -73,6 +73,13 @@ CODES: dict[str, str] = {
     "memory_limit_exceeded": "Grading needed more memory than the competition's limit; the submission is refused.",
     "submission_limit_reached": ("The team has used its submissions for today (UTC) or for the whole competition; the "
                                  "message says when the next one is accepted. Not graded, and it costs nothing."),
+    "rejected_rate_reached": ("The team's uploads were rejected too often in the last hour (the own server's "
+                              "--rejected-per-hour); the message says when the next one is accepted. Not graded."),
+    "competition_closed": "The upload came after the competition's submission deadline (UTC). Not graded.",
+    "competition_not_started": "The upload came before the competition's start (UTC). Not graded.",
+    "team_voided": "The organizer disqualified the team (`agrieval server void`): no upload of it is graded.",
+    "grading_interrupted": ("Host-side: the own server's grader of this upload stopped before its row was committed "
+                            "(a crash); the next upload resolved it. It costs the team nothing."),
     # host side (solution / definition); never shown to participants as such
     "solution_invalid": "The solution file is invalid (host-side problem).",
     "definition_invalid": "The competition definition is invalid (host-side problem).",

@@ -1,98 +1,200 @@
-"""The own server's front door: limits checked, the upload graded, the event logged, under one lock.
+"""The own server's front door: one upload, two short transactions, the grading between them unlocked.
 
-``grade_logged`` is ``agrieval grade --team T --log LOG``'s work: under an exclusive lock on the log (so
-that two uploads of a team cannot both pass a limit), it reads the log, refuses an upload over a limit
-(status ``rejected``, code ``submission_limit_reached``, exit 1, the message saying when the next one is
-accepted), or grades it (``runtime.guard.grade``, with the team's Ladder when given) and appends its row:
-raw public and private values for the organizer, the value shown to the participant. The private value is
-computed for the log in every case and shown to the participant only with ``reveal_private``.
+``grade_stored`` is ``agrieval grade UPLOAD --team T --store DB``'s work:
 
-``select`` records a team's final selection (up to ``k`` of its scored submissions), the own server's
-version of Kaggle's and Hugging Face's "select for final".
+1. ``BEGIN IMMEDIATE``: pending rows left by a crashed grader are resolved (``error``, code
+   ``grading_interrupted``: they cost nothing); the timeline, the team's void, its rejected-upload rate and
+   the submission limits are checked, counting the team's scored **and pending** uploads (so that
+   concurrent uploads cannot all pass); a refusal is a ``refused`` row; otherwise a ``pending`` row is
+   reserved, with this process's id. Commit: the lock is released.
+2. The upload's bytes are kept under their sha256 and graded (``runtime.guard.grade``), under no lock and
+   in no transaction: a slow or hostile upload delays nobody else's bookkeeping.
+3. ``BEGIN IMMEDIATE``: the score (version the published one), the Ladder's update (its state is a row of
+   the store) and the row's status and submission number are written in one transaction. **The row is the
+   commit point**: until it commits nothing reaches the Ladder or a board, and if it fails nothing does.
+
+Submission numbers count a team's *scored* uploads only (1, 2, ...), so that a team selects among the
+numbers it was told scores for; the number is in the answer (``details.submission``). ``select`` and
+``void`` record a final selection and a void (``server select``, ``server void``).
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import json
 import math
 import os
-from pathlib import Path
-from typing import Optional, Sequence, Union
+from typing import List, Optional, Sequence
 
-from agrieval.scoring.runtime.ladder import locked
 from agrieval.scoring.runtime.result import GradeResult
-from agrieval.scoring.server.limits import LIMIT_CODE, SubmissionLimits, check
-from agrieval.scoring.server.submission_log import GRADED, LogError, LogRow, append_rows, check_team, read_log
+from agrieval.scoring.server.limits import HOUR, LIMIT_CODE, RATE_CODE, check, check_rejected_rate, day_bounds
+from agrieval.scoring.server.settings import Competition, load_competition
+from agrieval.scoring.server.store import Store, StoreError
+from agrieval.scoring.server.submission_log import LogError, check_team
+from agrieval.scoring.server.timeline import now_utc, parse_utc, utc_text
 
-__all__ = ["grade_logged", "select", "DEFAULT_SELECTION_LIMIT"]
+__all__ = ["grade_stored", "select", "void_submission", "void_team", "resolve_abandoned", "VOIDED_CODE",
+           "INTERRUPTED_CODE"]
 
-DEFAULT_SELECTION_LIMIT = 2  # Kaggle's and Hugging Face's default (SELECTION_LIMIT in competitions' conf.json)
+VOIDED_CODE = "team_voided"
+INTERRUPTED_CODE = "grading_interrupted"
+# a pending row whose grader is alive is still abandoned after this long (its process id may have been reused)
+ABANDONED_AFTER = dt.timedelta(hours=6)
 
 
-def _now(now: Optional[dt.datetime]) -> dt.datetime:
-    when = now or dt.datetime.now(dt.timezone.utc)
-    return when.replace(tzinfo=dt.timezone.utc) if when.tzinfo is None else when.astimezone(dt.timezone.utc)
-
-
-def logged_name(submission: Union[str, Path, bytes], log: Path, filename: Optional[str]) -> str:
-    """The ``file`` cell: relative to the log's folder when the upload lies inside it (the audit reads it so)."""
-    if isinstance(submission, bytes):
-        return filename or ""
-    path = Path(os.path.abspath(submission))
-    folder = Path(os.path.abspath(log)).parent
+def _alive(pid: Optional[int]) -> bool:
+    if pid is None:
+        return False
     try:
-        return path.relative_to(folder).as_posix()
-    except ValueError:
-        return str(submission)
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's process: alive
+        return True
+    return True
 
 
-def grade_logged(submission: Union[str, Path, bytes], solution, definition, *, log: Union[str, Path], team: str,
-                 now: Optional[dt.datetime] = None, limits: SubmissionLimits = SubmissionLimits(),
-                 reveal_private: bool = False, ladder: Union[str, Path, None] = None,
-                 filename: Optional[str] = None) -> GradeResult:
-    """Grade one upload of ``team`` through the log at ``log`` (see the module's docstring)."""
-    from agrieval.scoring.runtime.guard import grade, host_failure
+def resolve_abandoned(conn, now: dt.datetime) -> int:
+    """Inside a write transaction: pending rows whose grader is gone become ``error`` rows (they cost nothing;
+    the bytes stay in the store). How many."""
+    gone = [uid for uid, pid, at in conn.execute(
+        "SELECT id, pid, reserved_at FROM uploads WHERE status = 'pending'").fetchall()
+        if not _alive(pid) or at is None or now - parse_utc(at) > ABANDONED_AFTER]
+    for uid in gone:
+        conn.execute("UPDATE uploads SET status = 'error', codes = ?, pid = NULL, reserved_at = NULL WHERE id = ?",
+                     (INTERRUPTED_CODE, uid))
+    return len(gone)
 
-    log = Path(log)
-    check_team(team)
-    when = _now(now)
-    try:
-        with locked(log):
-            rows = read_log(log)
-            file = logged_name(submission, log, filename)
-            refusal = check(rows, team, when, limits)
-            if refusal is not None:
-                result = refused(definition, refusal.message, refusal.next_allowed)
-                append_rows(log, rows, [LogRow(team, when, file, "refused", codes=(LIMIT_CODE,))])
-                return result
-            result = grade(submission, solution, definition, reveal_private=True, ladder=ladder, filename=filename)
-            number = 1 + sum(1 for r in rows if r.team == team and r.status in GRADED)
-            append_rows(log, rows, [_row(result, team, when, file, number, definition.primary_metric)])
-    except LogError as exc:
-        return host_failure(definition.name, exc.code, exc.render())
-    except Exception as exc:  # noqa: BLE001 - the lock's HostError (an unwritable folder...): an answer, not a crash
-        return host_failure(definition.name, getattr(exc, "code", "log_unwritable"), f"{log}: {exc}")
-    if not reveal_private:
-        hide_private(result)
+
+def _ensure_team(conn, team: str) -> Optional[str]:
+    """The team's row made if new; its void's reason (None: not voided)."""
+    conn.execute("INSERT OR IGNORE INTO teams (name) VALUES (?)", (team,))
+    return conn.execute("SELECT voided_reason FROM teams WHERE name = ?", (team,)).fetchone()[0]
+
+
+def _times(conn, team: str, statuses: Sequence[str], since: dt.datetime, until: dt.datetime) -> List[dt.datetime]:
+    """The team's uploads of these statuses in [since, until) (an index range: not the team's whole history)."""
+    marks = ",".join("?" * len(statuses))
+    return [parse_utc(t) for (t,) in conn.execute(
+        f"SELECT submitted_at FROM uploads WHERE team = ? AND submitted_at >= ? AND submitted_at < ? "
+        f"AND status IN ({marks})", (team, utc_text(since), utc_text(until), *statuses))]
+
+
+def _reserve(store: Store, comp: Competition, team: str, name: bytes, when: dt.datetime):
+    """Step 1: ``(upload id, None)`` reserved, or ``(None, (code, message, next_allowed))`` refused."""
+    settings = comp.settings
+    stamp = utc_text(when)
+    with store.immediate() as conn:
+        resolve_abandoned(conn, now_utc())
+        voided = _ensure_team(conn, team)
+        refusal = None
+        closed = settings.timeline.upload_refusal(when)
+        if voided is not None:
+            refusal = (VOIDED_CODE, "your team was disqualified by the organizer; no upload is graded", None)
+        elif closed is not None:
+            refusal = (closed[0], closed[1], settings.timeline.start if closed[0] != "competition_closed" else None)
+        else:
+            limits = settings.limits
+            recent = [] if limits.rejected_per_hour is None else _times(
+                conn, team, ("rejected", "error"), when - HOUR, when + dt.timedelta(seconds=1))
+            rate = check_rejected_rate(recent, when, limits)
+            if rate is not None:
+                refusal = (RATE_CODE, rate.message, rate.next_allowed)
+            else:
+                today = [] if limits.per_day is None else _times(conn, team, ("scored", "pending"), *day_bounds(when))
+                total = None if limits.total is None else conn.execute(
+                    "SELECT count(*) FROM uploads WHERE team = ? AND status IN ('scored', 'pending')",
+                    (team,)).fetchone()[0]
+                over = check(today, when, limits, total=total or 0)
+                if over is not None:
+                    refusal = (LIMIT_CODE, over.message, over.next_allowed)
+        if refusal is not None:
+            conn.execute("INSERT INTO uploads (team, submitted_at, name, status, codes) VALUES (?, ?, ?, 'refused', ?)",
+                         (team, stamp, name, refusal[0]))
+            return None, refusal
+        # (the clock's time, not the upload's: --now replays must not make a live grading look abandoned)
+        cur = conn.execute("INSERT INTO uploads (team, submitted_at, name, status, pid, reserved_at) "
+                           "VALUES (?, ?, ?, 'pending', ?, ?)", (team, stamp, name, os.getpid(), utc_text(now_utc())))
+        return cur.lastrowid, None
+
+
+def _values(result: GradeResult, metric: str) -> tuple:
+    """(raw public, raw private or None, shown) of a scored result (before the Ladder)."""
+    details = result.report.details
+    raw = details.get("public_raw", result.metrics.public)
+    private = (result.metrics.private or {}).get(metric)
+    private = None if private is None or math.isnan(private) else float(private)
+    return float(raw[metric]), private, float(result.metrics.public[metric])
+
+
+def _commit(store: Store, comp: Competition, upload: int, team: str, result: GradeResult, name: str,
+            digest: str) -> GradeResult:
+    """Step 3: the row, the score and the Ladder's update in one transaction."""
+    from agrieval.scoring.runtime import ladder
+    from agrieval.scoring.runtime.unit_scores import unit_name
+
+    definition, settings = comp.definition, comp.settings
+    metric = definition.primary_metric
+    with store.immediate() as conn:
+        conn.execute("UPDATE uploads SET sha256 = ? WHERE id = ?", (digest, upload))
+        if result.status != "scored":
+            codes = " ".join(sorted({e.code for e in result.errors}
+                                    | {d.code for d in result.host.diagnostics if result.status == "error"}))
+            conn.execute("UPDATE uploads SET status = ?, codes = ?, pid = NULL, reserved_at = NULL WHERE id = ?",
+                         (result.status if result.status in ("rejected", "error") else "error", codes, upload))
+            return result
+        number = 1 + conn.execute("SELECT coalesce(max(number), 0) FROM uploads WHERE team = ?", (team,)).fetchone()[0]
+        public, private, shown = _values(result, metric)
+        if settings.ladder:
+            units = result.report.details.get("public", {}).pop("ladder_unit_values")
+            row = conn.execute("SELECT state FROM ladder WHERE team = ?", (team,)).fetchone()
+            state = ladder.state_from_dict(json.loads(row[0])) if row else ladder.State(
+                definition.name, metric, unit_name(definition), len(units), settings.solution_sha256)
+            decision = ladder.decide(state, units, dict(result.metrics.public), file=name)
+            if decision.released:  # the store's number of the released submission (the Ladder counts its own)
+                state.released["number"] = number
+            decision.submission = number
+            decision.shown_submission = int(state.released.get("number", decision.shown_submission))
+            result = ladder.show(result, decision)
+            shown = float(decision.shown[metric])
+            conn.execute("INSERT INTO ladder (team, state) VALUES (?, ?) ON CONFLICT (team) DO UPDATE SET "
+                         "state = excluded.state", (team, json.dumps(state.to_dict(), allow_nan=False)))
+        conn.execute("INSERT INTO scores (upload, version, public, private, shown) VALUES (?, ?, ?, ?, ?)",
+                     (upload, settings.score_version, public, private, shown))
+        conn.execute("UPDATE uploads SET status = 'scored', number = ?, pid = NULL, reserved_at = NULL "
+                     "WHERE id = ?", (number, upload))
+    result.report.details["submission"] = number
     return result
 
 
-def _row(result: GradeResult, team: str, when: dt.datetime, file: str, number: int, metric: str) -> LogRow:
-    if result.status != "scored":
-        return LogRow(team, when, file, result.status, number, tuple(sorted({e.code for e in result.errors})))
-    details = result.report.details
-    raw = dict(result.metrics.public)
-    if "ladder" in details:
-        raw = details["ladder"]["raw_public"]
-    elif "public_raw" in details:
-        raw = details["public_raw"]
-    private = (result.metrics.private or {}).get(metric, math.nan)
-    return LogRow(team, when, file, "scored", number, public=float(raw[metric]), private=float(private),
-                  shown=float(result.metrics.public[metric]))
+def grade_stored(store: Store, data: bytes, name: str, team: str, *, now: Optional[dt.datetime] = None,
+                 reveal_private: bool = False, competition: Optional[Competition] = None) -> GradeResult:
+    """Grade one upload of ``team`` (its bytes and original file name) through the store (see the module)."""
+    from agrieval.scoring.runtime.guard import grade, host_failure
+
+    check_team(team)
+    comp = competition or load_competition(store)
+    definition = comp.definition
+    when = now_utc(now)
+    raw_name = os.fsencode(name)  # an undecodable name (surrogate escapes) keeps its bytes: data, never a crash
+    upload, refusal = _reserve(store, comp, team, raw_name, when)
+    if refusal is not None:
+        return refused(definition, *refusal)
+    try:
+        digest = store.keep_upload(data)
+        result = grade(data, comp.solution, definition, reveal_private=True, filename=name,
+                       unit_values=comp.settings.ladder)
+        result = _commit(store, comp, upload, team, result, name, digest)
+    except StoreError as exc:
+        return host_failure(definition.name, exc.code, str(exc))
+    if result.status == "scored" and not reveal_private:
+        hide_private(result)
+    result.report.details["timeline"] = comp.settings.timeline.texts()
+    return result
 
 
 def hide_private(result: GradeResult) -> None:
-    """The private split out of what the participant is shown (computed for the log only)."""
+    """The private split out of what the participant is shown (computed for the store only)."""
     from agrieval.scoring.runtime.report import Metrics
 
     if result.metrics.private is not None:
@@ -100,34 +202,74 @@ def hide_private(result: GradeResult) -> None:
     result.report.details.pop("private", None)
 
 
-def refused(definition, message: str, next_allowed: Optional[dt.datetime]) -> GradeResult:
-    """The answer to an upload over a limit: a participant-visible rejection (exit 1), not graded."""
+def refused(definition, code: str, message: str, next_allowed: Optional[dt.datetime]) -> GradeResult:
+    """The answer to an upload the server does not grade: a participant-visible rejection (exit 1)."""
     from agrieval.scoring.runtime.report import ReportProblem, ScoreReport
-    from agrieval.scoring.server.submission_log import utc_text
 
     report = ScoreReport(competition=definition.name, status="rejected", primary_metric=definition.primary_metric,
-                         errors=[ReportProblem(code=LIMIT_CODE, message=message)])
+                         errors=[ReportProblem(code=code, message=message)])
     report.details["next_allowed"] = None if next_allowed is None else utc_text(next_allowed)
     return GradeResult(report)
 
 
-def select(log: Union[str, Path], team: str, submissions: Sequence[int], *, k: int = DEFAULT_SELECTION_LIMIT,
-           now: Optional[dt.datetime] = None) -> LogRow:
-    """Record ``team``'s final selection: up to ``k`` of its scored submission numbers (an empty selection
-    clears it: the best public ones count again). The latest selection row of a team is the one that counts."""
-    log = Path(log)
+def select(store: Store, team: str, numbers: Sequence[int], *, now: Optional[dt.datetime] = None) -> dict:
+    """Record ``team``'s final selection: up to the store's selection limit of its scored, not voided submission
+    numbers (none: the best public ones count again). The latest selection counts."""
+    from agrieval.scoring.server.settings import read_settings
+
     check_team(team)
-    chosen = tuple(sorted(set(int(s) for s in submissions)))
+    settings = read_settings(store)
+    when = now_utc(now)
+    chosen = tuple(sorted(set(int(s) for s in numbers)))
+    late = settings.timeline.selection_refusal(when)
+    if late is not None:
+        raise LogError("selection_closed", late, exit_code=1)
+    k = settings.selection_limit
     if len(chosen) > k:
         raise LogError("bad_selection", f"{len(chosen)} submissions selected; a team may select at most {k}",
                        exit_code=1)
-    with locked(log):
-        rows = read_log(log)
-        scored = {r.submission for r in rows if r.team == team and r.status == "scored"}
-        unknown = [s for s in chosen if s not in scored]
+    with store.immediate() as conn:
+        have = {n for (n,) in conn.execute("SELECT number FROM uploads WHERE team = ? AND status = 'scored' AND "
+                                           "voided_reason IS NULL", (team,))}
+        unknown = [s for s in chosen if s not in have]
         if unknown:
             raise LogError("bad_selection", f"team {team!r} has no scored submission numbered "
-                                            f"{', '.join(map(str, unknown))}", exit_code=1)
-        row = LogRow(team, _now(now), "", "selected", selected=chosen)
-        append_rows(log, rows, [row])
-    return row
+                                            f"{', '.join(map(str, unknown))}; it may select "
+                                            f"{', '.join(map(str, sorted(have))) or 'none yet'}", exit_code=1)
+        conn.execute("INSERT INTO selections (team, selected_at, numbers) VALUES (?, ?, ?)",
+                     (team, utc_text(when), " ".join(map(str, chosen))))
+    return {"team": team, "selected_at": utc_text(when), "selected": list(chosen)}
+
+
+def _void_reason(reason: str) -> str:
+    from agrieval.scoring.text.terminal import is_safe
+
+    if not reason.strip() or not is_safe(reason) or len(reason) > 1000:
+        raise LogError("bad_void", "--reason must be 1 to 1000 printable characters on one line", exit_code=2)
+    return reason
+
+
+def void_submission(store: Store, team: str, number: int, reason: str,
+                    now: Optional[dt.datetime] = None) -> dict:
+    """Mark ``team``'s scored submission ``number`` voided (kept, shown as voided, never ranked)."""
+    check_team(team)
+    reason = _void_reason(reason)
+    with store.immediate() as conn:
+        cur = conn.execute("UPDATE uploads SET voided_reason = ?, voided_at = ? WHERE team = ? AND number = ? AND "
+                           "voided_reason IS NULL", (reason, utc_text(now_utc(now)), team, int(number)))
+        if cur.rowcount != 1:
+            raise LogError("bad_void", f"team {team!r} has no scored, not yet voided submission numbered "
+                                            f"{number}", exit_code=1)
+    return {"team": team, "submission": int(number), "voided": reason}
+
+
+def void_team(store: Store, team: str, reason: str, now: Optional[dt.datetime] = None) -> dict:
+    """Disqualify ``team``: kept and listed as voided, never ranked, no later upload graded."""
+    check_team(team)
+    reason = _void_reason(reason)
+    with store.immediate() as conn:
+        cur = conn.execute("UPDATE teams SET voided_reason = ?, voided_at = ? WHERE name = ? AND voided_reason IS NULL",
+                           (reason, utc_text(now_utc(now)), team))
+        if cur.rowcount != 1:
+            raise LogError("bad_void", f"the store has no team {team!r} that is not voided yet", exit_code=1)
+    return {"team": team, "voided": reason}

@@ -1,4 +1,6 @@
-"""The own server's submission log: one CSV row per event, kept by ``agrieval grade --log``.
+"""The own server's former submission log (one CSV row per event, written by ``agrieval grade --log`` before
+the store, ``store.py``): read by ``agrieval server import`` so that no competition in flight is lost, and
+``LogRow``, the in-memory row every per-team board is computed from (``boards.py`` makes them from the store).
 
 Columns (``COLUMNS``; the first three are the audit's log, so ``agrieval audit`` reads it as it is):
 
@@ -15,10 +17,7 @@ Columns (``COLUMNS``; the first three are the audit's log, so ``agrieval audit``
 ``shown``         the public value the participant was shown (the Ladder's released value, or the rounded one)
 ``selected``      on a ``selected`` row: the team's selected submission numbers, space-separated
 
-The log is the organizer's file (private scores are in it): never publish it. It is rewritten whole under an
-exclusive lock on ``LOG.lock`` (the Ladder's lock, ``runtime/ladder.py``), through a temporary name and a
-rename, so a crash never leaves half a row. Its header is how a leaderboard recognises it among submissions
-(``is_submission_log``) and never scores it as one.
+The log is no longer written: ``grade --log`` is gone, ``server import`` reads it once into a store.
 """
 
 from __future__ import annotations
@@ -32,15 +31,16 @@ from pathlib import Path
 from typing import List, Optional, Tuple
 
 from agrieval.scoring.runtime.coded_error import CodedError
+from agrieval.scoring.server.timeline import parse_utc, utc_text
 
-__all__ = ["COLUMNS", "LogRow", "LogError", "MAX_TEAM_CHARS", "is_submission_log", "read_log", "append_rows",
-           "check_team", "utc_text", "parse_utc"]
+__all__ = ["COLUMNS", "LogRow", "LogError", "MAX_TEAM_CHARS", "is_submission_log", "read_log", "check_team"]
 
 COLUMNS = ("team", "submitted_at", "file", "status", "submission", "codes", "public", "private", "shown",
            "selected")
 STATUSES = ("scored", "rejected", "error", "refused", "selected")
 GRADED = ("scored", "rejected", "error")  # the rows that are uploads the server graded
 MAX_TEAM_CHARS = 100
+MAX_LOG_BYTES = 1 << 30  # ~5 million rows: more than any competition's log
 _HEADER = ",".join(COLUMNS)
 
 
@@ -50,7 +50,10 @@ class LogError(CodedError):
     codes = {"log_corrupt": "The submission log cannot be read as agrieval's log (the message names the line).",
              "log_unwritable": "The submission log (or its lock) cannot be written where it was asked.",
              "bad_team": "A team name is empty, too long, or not one printable line.",
-             "bad_selection": "A final selection names submissions the team does not have, or too many."}
+             "bad_selection": "A final selection names submissions the team does not have, or too many.",
+             "selection_closed": "A final selection came after the store's selection deadline; it was not recorded.",
+             "bad_void": ("`server void` named a submission or team the store does not have (or one already "
+                          "voided), or gave no printable one-line --reason.")}
 
 
 @dataclass
@@ -78,17 +81,6 @@ def _number(x: float) -> str:
     return "" if x != x else repr(float(x))  # repr: the value read back is the value written
 
 
-def utc_text(when: dt.datetime) -> str:
-    return when.astimezone(dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
-def parse_utc(text: str) -> dt.datetime:
-    """An ISO 8601 time; one without a zone is UTC. ``ValueError`` otherwise."""
-    raw = text.strip()
-    when = dt.datetime.fromisoformat(raw[:-1] + "+00:00" if raw.endswith(("Z", "z")) else raw)
-    return when.replace(tzinfo=dt.timezone.utc) if when.tzinfo is None else when.astimezone(dt.timezone.utc)
-
-
 def check_team(team: str) -> str:
     """The team name as given, or a ``LogError``: it lands in CSV, Markdown and HTML boards (escaped there) and
     in this log, so it must be one printable line."""
@@ -112,12 +104,16 @@ def is_submission_log(path: Path) -> bool:
 
 def read_log(path: Path) -> List[LogRow]:
     """The log's rows in file order; ``[]`` when it does not exist; a ``LogError`` naming the line otherwise."""
+    from agrieval.scoring.runtime.untrusted import UntrustedFileError, read_bytes
+
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8-sig")
+    try:  # the opening rule: a FIFO or a device is refused at once, a huge file before it is read
+        text = read_bytes(path, max_bytes=MAX_LOG_BYTES, what="submission log").decode("utf-8-sig")
     except FileNotFoundError:
         return []
-    except (OSError, UnicodeDecodeError) as exc:
+    except UntrustedFileError as exc:
+        raise LogError("log_corrupt", exc.message, file=path) from None
+    except UnicodeDecodeError as exc:
         raise LogError("log_corrupt", f"cannot read the submission log: {exc}", file=path) from None
     reader = csv.reader(io.StringIO(text, newline=""), strict=True)
     rows: List[LogRow] = []
@@ -153,22 +149,3 @@ def _row(cells: List[str], line: int) -> LogRow:
                   submission=int(d["submission"]) if d["submission"] else None, codes=tuple(d["codes"].split()),
                   public=number("public"), private=number("private"), shown=number("shown"),
                   selected=tuple(int(s) for s in d["selected"].split()), line=line)
-
-
-def log_text(rows: List[LogRow]) -> str:
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(COLUMNS)
-    for row in rows:
-        writer.writerow(row.cells())
-    return out.getvalue()
-
-
-def append_rows(path: Path, old: List[LogRow], new: List[LogRow]) -> None:
-    """Write ``old + new`` to ``path`` (temporary name, rename); the caller holds the lock and read ``old``."""
-    from agrieval.scoring.runtime.atomic import write_text
-
-    try:
-        write_text(path, log_text(list(old) + list(new)))
-    except OSError as exc:
-        raise LogError("log_unwritable", f"cannot write the submission log: {exc}", file=path) from None

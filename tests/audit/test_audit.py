@@ -183,23 +183,17 @@ def test_the_worked_example_in_the_selection_rules_docstring_holds():
     assert results.attempted >= 4 and results.failed == 0
 
 
-def test_the_audit_reads_the_own_servers_log_and_simulates_selection(tmp_path):
-    import datetime as dt
-
-    from agrieval.scoring.authoring.definitions import load_competition
-    from agrieval.scoring.server.intake import grade_logged, select
-    from agrieval.scoring.server.limits import SubmissionLimits
-
-    d = load_competition("plantclef2025")
-    log = tmp_path / "log.csv"
-    t0 = dt.datetime(2026, 5, 1, tzinfo=dt.timezone.utc)
+def test_the_audit_reads_the_own_servers_store_and_simulates_selection(tmp_path):
+    log = tmp_path / "comp.db"
+    run = CliRunner()
+    made = run.invoke(cli, ["server", "init", str(log), "-c", "plantclef2025", "-s", str(PC / "solution.csv"),
+                            "--total", "2"])
+    assert made.exit_code == 0, made.output
     for i, name in enumerate(["partial", "perfect", "baseline_top5_common", "over_predicting"]):
-        shutil.copy(PC / "submissions" / f"{name}.csv", tmp_path / f"{name}.csv")
-        grade_logged(tmp_path / f"{name}.csv", PC / "solution.csv", d, log=log, team="a" if i < 3 else "b",
-                     now=t0 + dt.timedelta(hours=i), limits=SubmissionLimits(total=2))  # a's 3rd is refused
-    select(log, "a", [1], now=t0 + dt.timedelta(days=1))
-    r = CliRunner().invoke(cli, ["audit", str(log), "-s", str(PC / "solution.csv"), "-c", "plantclef2025", "--json",
-                                 "--permutations", "199", "--resamples", "50"])
+        run.invoke(cli, ["grade", str(PC / "submissions" / f"{name}.csv"), "--store", str(log),
+                         "--team", "a" if i < 3 else "b", "--now", f"2026-05-01T0{i}:00:00Z"])  # a's 3rd is refused
+    assert run.invoke(cli, ["server", "select", str(log), "--team", "a", "1"]).exit_code == 0
+    r = run.invoke(cli, ["audit", str(log), "--json", "--permutations", "199", "--resamples", "50"])
     assert r.exit_code == 0, r.output
     obj = json.loads(r.stdout)
     assert [(t["team"], t["n_submissions"]) for t in obj["teams"]] == [("a", 2), ("b", 1)]

@@ -1,0 +1,142 @@
+"""``agrieval server rescore``: every stored upload re-graded with the installed scorer, as a new score version.
+
+Each upload the store kept (its bytes under their sha256) is read and scored again, in a process pool
+(``jobs`` workers, each loading the definition and solution once; the store's uploads were each graded
+under the competition's limits when they came, so they are scored here without a child process apiece).
+The new values go into a new, **unpublished** score version (with the Ladder replayed over each team's
+uploads in order, when the store runs it); every rank that would change, on the public and the private
+board of every rule, is listed. Nothing a board shows changes until ``confirm``: the version is then
+published in the same transaction that writes it. An upload whose status would change (rejected before,
+scored now, or the reverse) is listed and keeps its status: its number, and the team's selections, stay
+as the team knew them.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+from concurrent.futures import ProcessPoolExecutor
+from typing import List, Optional
+
+from agrieval.scoring.server.settings import Competition, scorer_name
+from agrieval.scoring.server.store import Store
+from agrieval.scoring.server.timeline import now_utc, utc_text
+
+__all__ = ["rescore"]
+
+_WORKER: dict = {}
+
+
+def _start(definition_name: str, solution: str, units: bool) -> None:
+    from agrieval.scoring.server.settings import load
+
+    _WORKER["definition"], _WORKER["solution"] = load(definition_name, solution)
+    _WORKER["units"] = units
+
+
+def _score(job: tuple) -> tuple:
+    """In a worker: ``(upload id, status, public, private, unit values)`` of one stored upload."""
+    from agrieval.scoring.runtime.reading.submission import read_submission
+    from agrieval.scoring.runtime.reading.uploads import unpack
+    from agrieval.scoring.runtime.scorer import score_aligned
+    from agrieval.scoring.runtime.unit_scores import public_unit_values
+    from agrieval.scoring.runtime.untrusted import read_bytes
+
+    upload, path, name = job
+    definition, sol = _WORKER["definition"], _WORKER["solution"]
+    metric = definition.primary_metric
+    data = read_bytes(path, max_bytes=definition.limits.max_bytes, what="stored upload")
+    unpacked = unpack(data, definition.limits, filename=name)
+    if not unpacked.ok:
+        return upload, "rejected", None, None, None
+    sub = read_submission(unpacked.data, definition, filename=unpacked.filename, checked_ids=sol.checked_ids)
+    report, order = score_aligned(sub, sol, definition, reveal_private=True)
+    if report.status != "scored":
+        return upload, "rejected", None, None, None
+    units = public_unit_values(sub, sol, definition, order) if _WORKER["units"] else None
+    private = (report.metrics.private or {}).get(metric)
+    return upload, "scored", float(report.metrics.public[metric]), private, units
+
+
+def _shown(comp: Competition, graded: dict, order: List[tuple]) -> dict:
+    """upload id -> the value its team would have been shown (the Ladder replayed, or the rounded public)."""
+    from agrieval.scoring.runtime import ladder
+    from agrieval.scoring.runtime.unit_scores import unit_name
+
+    definition, settings = comp.definition, comp.settings
+    metric = definition.primary_metric
+    shown = {}
+    states: dict = {}
+    for upload, team in order:
+        status, public, _, units = graded[upload][1:]
+        if status != "scored":
+            continue
+        if settings.ladder:
+            state = states.setdefault(team, ladder.State(definition.name, metric, unit_name(definition), len(units),
+                                                         settings.solution_sha256))
+            shown[upload] = float(ladder.decide(state, units, {metric: public}).shown[metric])
+        elif definition.public_decimals is not None:
+            shown[upload] = round(public, definition.public_decimals)
+        else:
+            shown[upload] = public
+    return shown
+
+
+def _ranks(store: Store, definition, version: int) -> dict:
+    from agrieval.scoring.server.boards import store_board
+    from agrieval.scoring.server.selection import RULES
+
+    out = {}
+    for rule in RULES:
+        for reveal in (False, True):
+            board = store_board(store, definition, rule, reveal_private=reveal, version=version)
+            out[(rule, "private" if reveal else "public")] = {
+                r.team: (r.private_rank if reveal else r.public_rank) for r in board.rows}
+    return out
+
+
+def rescore(store: Store, comp: Competition, *, confirm: bool = False, jobs: Optional[int] = None,
+            now: Optional[dt.datetime] = None) -> dict:
+    """Re-grade, write the new version (published only with ``confirm``), and say what would change."""
+    conn = store.conn
+    stored = conn.execute("SELECT id, team, sha256, name, status FROM uploads WHERE sha256 IS NOT NULL AND "
+                          "status IN ('scored', 'rejected', 'error') ORDER BY id").fetchall()
+    jobs = max(1, jobs or os.cpu_count() or 1)
+    work = [(uid, store.upload_path(sha), os.fsdecode(bytes(name))) for uid, _, sha, name, _ in stored]
+    settings = comp.settings
+    args = (settings.definition, settings.solution, settings.ladder)
+    if jobs == 1 or len(work) < 2:
+        _start(*args)
+        results = list(map(_score, work))
+    else:
+        with ProcessPoolExecutor(jobs, initializer=_start, initargs=args) as pool:
+            results = list(pool.map(_score, work, chunksize=max(1, len(work) // (jobs * 8))))
+    graded = {r[0]: r for r in results}
+    shown = _shown(comp, graded, [(uid, team) for uid, team, *_ in stored])
+    before = conn.execute("SELECT score_version FROM competition").fetchone()[0]
+    status_changes = [{"upload": uid, "team": team, "status": status, "would_be": graded[uid][1]}
+                      for uid, team, _, _, status in stored if status in ("scored", "rejected")
+                      and graded[uid][1] != status]
+    stamp = utc_text(now_utc(now))
+    with store.immediate() as c:
+        version = 1 + c.execute("SELECT max(version) FROM score_versions").fetchone()[0]
+        c.execute("INSERT INTO score_versions (version, scorer, created_at, published_at) VALUES (?, ?, ?, NULL)",
+                  (version, scorer_name(), stamp))
+        for uid, team, _, _, status in stored:
+            if status == "scored" and graded[uid][1] == "scored":
+                _, _, public, private, _ = graded[uid]
+                c.execute("INSERT INTO scores (upload, version, public, private, shown) VALUES (?, ?, ?, ?, ?)",
+                          (uid, version, public, private, shown[uid]))
+            elif status == "scored":  # no longer scores: its published values are kept in this version
+                c.execute("INSERT INTO scores (upload, version, public, private, shown) SELECT upload, ?, public, "
+                          "private, shown FROM scores WHERE upload = ? AND version = ?", (version, uid, before))
+        old, new = _ranks(store, comp.definition, before), _ranks(store, comp.definition, version)
+        if confirm:
+            c.execute("UPDATE score_versions SET published_at = ? WHERE version = ?", (stamp, version))
+            c.execute("UPDATE competition SET score_version = ? WHERE id = 1", (version,))
+    changes = [{"rule": rule, "board": board, "team": team, "rank": old[(rule, board)].get(team), "would_be": rank}
+               for (rule, board), teams in sorted(new.items()) for team, rank in sorted(teams.items())
+               if old[(rule, board)].get(team) != rank]
+    return {"version": version, "published": confirm, "previous_version": before, "uploads": len(stored),
+            "rank_changes": changes, "status_changes": status_changes, "jobs": jobs}
+

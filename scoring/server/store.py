@@ -1,0 +1,194 @@
+"""The own server's store: one SQLite database per competition, every reader and writer goes through here.
+
+``create_store`` makes it, ``open_store`` opens it; both take the path as the organizer typed it and
+resolve it **once** (``os.path.realpath``): the file a link leads to is what is opened, locked and
+written, and the link stays a link (two names of one store keep one count). The target must be a regular
+file (checked with ``os.stat`` before SQLite opens anything: a FIFO, a device or a folder is refused at
+once, ``store_not_regular``). A new store is created with mode 0600 (``O_CREAT | O_EXCL``); SQLite
+gives its ``-wal`` and ``-shm`` files the database's mode and writes in place, so the mode an organizer
+sets stays. Uploads' bytes are kept beside it, in ``<store>.uploads/<sha256>`` (folder 0700, files 0600).
+
+The schema (``schema.py``) is versioned with ``PRAGMA user_version``: opening a store runs the
+migrations it lacks, in one transaction; a store made by a newer agrieval is refused (``store_newer``).
+``Store.immediate()`` is the one way to write: ``BEGIN IMMEDIATE`` (the write lock taken at once, so
+two writers never both read then write), commit on success, rollback on any error.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import sqlite3
+import stat
+from pathlib import Path
+from typing import Iterator, Optional, Union
+
+from agrieval.scoring.runtime.coded_error import CodedError
+from agrieval.scoring.server.schema import MIGRATIONS
+
+__all__ = ["Store", "StoreError", "create_store", "open_store", "resolve_store", "CODES"]
+
+CODES = {
+    "store_not_regular": "The store's path is a FIFO, socket, device or folder, not a regular file; nothing was opened.",
+    "store_missing": "There is no store at that path: create it with `agrieval server init`.",
+    "store_exists": "`agrieval server init` was given a path that already exists; a store is never overwritten.",
+    "store_corrupt": "The file is not an agrieval store (not SQLite, or without the competition's settings).",
+    "store_newer": "The store was made by a newer agrieval (a later schema version); upgrade agrieval.",
+    "store_unwritable": "The store, its folder or its uploads folder cannot be written.",
+    "store_foreign": "The solution or definition no longer matches the fingerprints the store was made with.",
+}
+# how long a writer waits for another's short transaction before giving up (seconds)
+BUSY_SECONDS = 60.0
+
+
+class StoreError(CodedError):
+    """The store cannot be used: a host-side problem (exit 3) unless the caller says otherwise."""
+
+    exit_code = 3
+    codes = CODES
+
+
+def resolve_store(path: Union[str, Path], *, must_exist: bool) -> str:
+    """The store's real path: links followed once; refused unless a regular file (or, for ``init``, absent)."""
+    real = os.path.realpath(os.fspath(path))
+    try:
+        mode = os.stat(real).st_mode
+    except FileNotFoundError:
+        if must_exist:
+            raise StoreError("store_missing", f"no store at {str(path)!r}; create it with `agrieval server init`",
+                             exit_code=2) from None
+        return real
+    except OSError as exc:
+        raise StoreError("store_unwritable", f"cannot read the store {str(path)!r}: {exc.strerror or exc}") from None
+    if not stat.S_ISREG(mode):
+        raise StoreError("store_not_regular", f"the store {str(path)!r} is not a regular file (a FIFO, device or "
+                                              "folder); it was not opened", exit_code=2)
+    if not must_exist:
+        raise StoreError("store_exists", f"{str(path)!r} already exists; a store is never overwritten", exit_code=2)
+    return real
+
+
+class Store:
+    """An open store: ``conn`` (autocommit; write through ``immediate``), ``path`` (resolved)."""
+
+    def __init__(self, path: str, conn: sqlite3.Connection) -> None:
+        self.path = path
+        self.conn = conn
+
+    @property
+    def uploads_dir(self) -> str:
+        return self.path + ".uploads"
+
+    @contextlib.contextmanager
+    def immediate(self) -> Iterator[sqlite3.Connection]:
+        """One write transaction: ``BEGIN IMMEDIATE`` ... ``COMMIT`` (``ROLLBACK`` on an exception)."""
+        try:
+            self.conn.execute("BEGIN IMMEDIATE")
+        except sqlite3.OperationalError as exc:
+            raise StoreError("store_unwritable", f"cannot lock the store {self.path!r}: {exc}") from None
+        try:
+            yield self.conn
+        except BaseException:
+            self.conn.execute("ROLLBACK")
+            raise
+        try:
+            self.conn.execute("COMMIT")
+        except sqlite3.Error as exc:
+            self.conn.execute("ROLLBACK")
+            raise StoreError("store_unwritable", f"cannot commit to the store {self.path!r}: {exc}") from None
+
+    def keep_upload(self, data: bytes) -> str:
+        """``data`` kept under its sha256 in the uploads folder (0700 / 0600; written once); its hash."""
+        digest = hashlib.sha256(data).hexdigest()
+        folder = self.uploads_dir
+        target = os.path.join(folder, digest)
+        try:
+            with contextlib.suppress(FileExistsError):
+                os.mkdir(folder, 0o700)
+            if os.path.exists(target):
+                return digest
+            temporary = f"{target}.{os.getpid()}.tmp"
+            fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), 0o600)
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(data)
+                fh.flush()
+                os.fsync(fh.fileno())
+            os.replace(temporary, target)
+        except OSError as exc:
+            raise StoreError("store_unwritable", f"cannot keep the upload in {folder!r}: {exc}") from None
+        return digest
+
+    def upload_path(self, digest: str) -> str:
+        return os.path.join(self.uploads_dir, digest)
+
+    def close(self) -> None:
+        self.conn.close()
+
+
+def _connect(real: str) -> sqlite3.Connection:
+    try:
+        conn = sqlite3.connect(real, timeout=BUSY_SECONDS, isolation_level=None)
+        conn.execute("PRAGMA journal_mode=WAL")
+        # WAL with NORMAL: a commit survives a crash of the process; a power cut may lose the last commits, never
+        # half of one (the row, its score and the Ladder go together or not at all)
+        conn.execute("PRAGMA synchronous=NORMAL")
+        conn.execute("PRAGMA foreign_keys=ON")
+    except sqlite3.DatabaseError as exc:
+        raise StoreError("store_corrupt", f"{real!r} is not an agrieval store: {exc}") from None
+    return conn
+
+
+def _migrate(store: Store) -> None:
+    try:
+        version = store.conn.execute("PRAGMA user_version").fetchone()[0]
+    except sqlite3.DatabaseError as exc:
+        raise StoreError("store_corrupt", f"{store.path!r} is not an agrieval store: {exc}") from None
+    if version > len(MIGRATIONS):
+        raise StoreError("store_newer", f"the store {store.path!r} has schema version {version}; this agrieval "
+                                        f"knows versions up to {len(MIGRATIONS)}")
+    if version == len(MIGRATIONS):
+        return
+    with store.immediate() as conn:
+        version = conn.execute("PRAGMA user_version").fetchone()[0]  # (another process may have migrated)
+        for step in MIGRATIONS[version:]:
+            for statement in step:
+                conn.execute(statement)
+        conn.execute(f"PRAGMA user_version = {len(MIGRATIONS)}")
+
+
+def create_store(path: Union[str, Path]) -> Store:
+    """A new, empty store at ``path`` (mode 0600), its schema made; ``init`` writes the settings."""
+    real = resolve_store(path, must_exist=False)
+    try:
+        os.close(os.open(real, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), 0o600))
+    except FileExistsError:
+        raise StoreError("store_exists", f"{str(path)!r} already exists; a store is never overwritten",
+                         exit_code=2) from None
+    except OSError as exc:
+        raise StoreError("store_unwritable", f"cannot create the store {str(path)!r}: {exc.strerror or exc}") \
+            from None
+    store = Store(real, _connect(real))
+    _migrate(store)
+    return store
+
+
+def open_store(path: Union[str, Path], *, migrate: bool = True) -> Store:
+    """The store at ``path`` (resolved once, a regular file), migrated to this agrieval's schema."""
+    real = resolve_store(path, must_exist=True)
+    store = Store(real, _connect(real))
+    try:
+        version = store.conn.execute("PRAGMA user_version").fetchone()[0]
+    except sqlite3.DatabaseError as exc:
+        raise StoreError("store_corrupt", f"{str(path)!r} is not an agrieval store: {exc}") from None
+    if version == 0:  # (an SQLite file of someone else's: never migrated into ours)
+        raise StoreError("store_corrupt", f"{str(path)!r} is an SQLite file but not an agrieval store")
+    if migrate:
+        _migrate(store)
+    if store.conn.execute("SELECT count(*) FROM competition").fetchone()[0] != 1:
+        raise StoreError("store_corrupt", f"{str(path)!r} holds no competition's settings (an interrupted init?)")
+    return store
+
+
+def one(conn: sqlite3.Connection, sql: str, args: tuple = ()) -> Optional[tuple]:
+    return conn.execute(sql, args).fetchone()
