@@ -91,20 +91,21 @@ def predict(ctx, images, checkpoint, class_mapping, out, competition, preset, mo
     """Predict the species of every quadrat image in IMAGES and write a validated submission."""
     from dataclasses import replace
 
+    # The two files come in one download: whichever is missing, the first message says where to get both,
+    # before torch and timm are imported (seconds on a small machine).
+    from agrieval.baselines.plantclef.weights import MissingInput, check_inputs
+
+    try:
+        check_inputs(images, checkpoint, class_mapping, random_init=random_init)
+    except MissingInput as exc:
+        raise InputProblem(str(exc), exc.code) from None
+    apply_recipe(ctx, kw)
+    agg, genus_file = aggregation_config(ctx, kw)
     from agrieval.baselines.plantclef.geometry import parse_border, parse_level
     from agrieval.baselines.plantclef.model import PRESETS, parse_model_kwargs
     from agrieval.baselines.plantclef.predict import RunOptions, run_predict
     from agrieval.baselines.plantclef.preprocess import PreprocessConfig
 
-    apply_recipe(ctx, kw)
-    agg, genus_file = aggregation_config(ctx, kw)
-    # The two files come in one download: whichever is missing, the first message says where to get both.
-    from agrieval.baselines.plantclef.classes import DOWNLOAD_HINT
-
-    if checkpoint is None and not random_init:
-        raise InputProblem(f"--checkpoint is required: {DOWNLOAD_HINT}", "checkpoint_missing")
-    if class_mapping is None:
-        raise InputProblem(f"--class-mapping is required: {DOWNLOAD_HINT}", "class_mapping_missing")
     spec = PRESETS[preset]
     spec = replace(spec, name=model_name or spec.name, img_size=img_size or spec.img_size,
                    kwargs={**spec.kwargs, **parse_model_kwargs(model_kwargs)})
