@@ -31,7 +31,7 @@ from agrieval.baselines.plantclef.pooling import containment_notes
 from agrieval.baselines.plantclef.preprocess import PreprocessConfig
 from agrieval.baselines.plantclef.prior import PriorError, file_digest, load_prior
 from agrieval.baselines.plantclef.shards import shard_items, shard_path
-from agrieval.baselines.plantclef.submission import write_validated
+from agrieval.baselines.submission import write_validated
 from agrieval.baselines.plantclef.tile_scores import PartStore, tile_frame, write_tile_scores
 from agrieval.baselines.plantclef.transects import transect_map
 from agrieval.data_tools.progress import Progress

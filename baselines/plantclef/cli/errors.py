@@ -48,7 +48,7 @@ def guard(fn):
 
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
-        from agrieval.baselines.plantclef.submission import SubmissionFailsValidation
+        from agrieval.baselines.submission import SubmissionFailsValidation
         from agrieval.baselines.sbatch import EXIT_REQUEUE, StopRequested
         from agrieval.scoring.runtime.coded_error import CodedError
 
