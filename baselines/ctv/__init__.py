@@ -27,7 +27,7 @@ Where things are:
 Public (``__all__``, imported on first use): ``TrainConfig``, ``make_config`` and ``PRESETS`` (the settings),
 ``run_fold`` (one run end to end), ``plan`` and ``run_all`` (a sweep), ``sbatch_script``, ``load_fold`` and
 ``list_folds`` (the split manifests), ``build_model``, ``train_one_epoch`` and ``predict``, ``run_demo``,
-and ``CTVError``.
+``submit_run`` (a trained run -> the competition's submission), and ``CTVError``.
 
 Internal (may change without notice): ``archs``, ``augment``, ``cache``, ``checkpoint``, ``cli``, ``dataset``,
 ``distributed``, ``fidelity_pool``, ``loader_check``, ``loader_workers``, ``options``, ``outputs``,
@@ -39,12 +39,12 @@ Internal (may change without notice): ``archs``, ``augment``, ``cache``, ``check
 from agrieval.scoring.runtime.lazy_exports import lazy_exports
 
 __all__ = ["TrainConfig", "make_config", "PRESETS", "run_fold", "plan", "run_all", "sbatch_script", "load_fold",
-           "list_folds", "build_model", "train_one_epoch", "predict", "run_demo", "CTVError"]
+           "list_folds", "build_model", "train_one_epoch", "predict", "run_demo", "submit_run", "CTVError"]
 
 _HOME = {"TrainConfig": "config", "make_config": "config", "PRESETS": "config", "run_fold": "runner",
          "plan": "sweep", "run_all": "sweep", "sbatch_script": "slurm", "load_fold": "manifest",
          "list_folds": "manifest", "build_model": "models", "train_one_epoch": "engine", "predict": "engine",
-         "run_demo": "demo", "CTVError": "errors"}
+         "run_demo": "demo", "submit_run": "submit", "CTVError": "errors"}
 _INTERNAL = ("archs", "augment", "cache", "checkpoint", "cli", "dataset", "distributed", "fidelity_pool",
              "loader_check", "loader_workers", "options", "outputs", "pipelines", "precision", "preset_table",
              "progress", "replicates", "run_folders", "script_transforms", "seed_streams", "seeding", "selection",

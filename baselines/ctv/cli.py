@@ -66,6 +66,7 @@ def ctv() -> None:
     agrieval baselines ctv run-all --splits SPLITS               the sweep, in order, with resume
     agrieval baselines ctv slurm   --splits SPLITS -o ctv.sbatch one SLURM array task per run
     agrieval baselines ctv status  ctv.sbatch --job JOBID       each task's run and scheduler state
+    agrieval baselines ctv submit  RUNS/toto/densenet121/team01 --images TEST -o submission.csv
     agrieval baselines ctv demo                                 tiny synthetic sweep + report (CPU)
     agrieval baselines ctv presets --markdown                   what paper and official set differently
     agrieval baselines ctv loader-check --splits SPLITS --protocol toto --fold TEAM   CPUs per GPU
@@ -358,6 +359,41 @@ def presets_cmd(markdown):
     click.echo(preset_table(markdown=markdown), nl=False)
 
 
+@ctv.command("submit")
+@click.argument("run", type=click.Path(file_okay=False))
+@click.option("--images", type=click.Path(file_okay=False), required=True, help="Folder of test images: every image under it, id = its path under it without the extension (e.g. team_d/406f31efaefd6435), unless --ids names them.")
+@click.option("--ids", "id_file", type=click.Path(dir_okay=False), help="The competition's id list (a CSV with its id column: a sample submission, the organisers' list, a split manifest): these ids in this order, each image found by the file's 'path' column or as <id>.<extension> under --images.")
+@click.option("-o", "--out", type=click.Path(dir_okay=False), default="submission.csv", show_default=True, help="Submission to write (checked by the grading reader before it is renamed into place).")
+@click.option("-c", "--competition", default="agrichallenge2024", show_default=True, help="A shipped competition or your own TOML: its format and class names.")
+@click.option("--device", default="cpu", show_default=True, help="cpu, cuda, cuda:N or auto.")
+@click.option("--batch-size", type=click.IntRange(1), default=64, show_default=True, help="Images per forward pass.")
+@click.option("--overwrite", is_flag=True, help="Replace an existing --out.")
+def submit_cmd(run, images, id_file, out, competition, device, batch_size, overwrite):
+    """Turn a trained run (RUN = RUNS/<protocol>/<arch>/<fold>, its best.pt) into the competition's
+    submission: the run's eval transform, the definition's class names, validated before written."""
+    from agrieval.baselines.ctv.submit import ids_from_file, list_test_images, submit_run
+    from agrieval.scoring.cli.options import load_definition
+    from agrieval.scoring.writing.policy import OutputPlan, OutputRefused
+
+    try:
+        OutputPlan(overwrite=overwrite).claim(out, what="submission")
+    except OutputRefused as exc:
+        click.echo(exc.render(), err=True)
+        raise SystemExit(2) from None
+    definition = load_definition(competition)
+    try:
+        test = (ids_from_file(id_file, images, definition.id_column) if id_file else list_test_images(images))
+        summary = submit_run(run, test, out, definition, device=device, batch_size=batch_size,
+                             overwrite=overwrite, log=_log)
+    except CTVError as exc:
+        _fail(exc)
+    for warning in summary["warnings"]:
+        click.echo(warning, err=True)
+    spread = ", ".join(f"{c} {n}" for c, n in summary["per_class"].items())
+    _log(f"wrote {out}: {summary['ids']} rows, validated as {definition.name} ({spread})")
+    _log(f"next: agrieval validate {shell_word(str(out))} -c {shell_word(competition)}, then upload it")
+
+
 @ctv.command("demo")
 @click.option("--out", type=click.Path(file_okay=False), default="ctv-demo", show_default=True, help='Folder for the pool, splits, runs and report.')
 @click.option("--teams", type=int, default=4, show_default=True, help='Teams in the synthetic pool.')
@@ -401,6 +437,7 @@ document(ctv, {name: (example, "Exit codes: 0 done; 1 an input was rejected (a m
     "slurm": "agrieval baselines ctv slurm --splits splits --weights-dir weights --runs-dir runs -o ctv.sbatch",
     "status": "agrieval baselines ctv status ctv.sbatch --job 1234",
     "demo": "agrieval baselines ctv demo --out ctv-demo",
+    "submit": "agrieval baselines ctv submit runs/loto/densenet121/team01 --images test_images -o submission.csv",
     "presets": "agrieval baselines ctv presets --markdown",
     "loader-check": "agrieval baselines ctv loader-check --splits splits --protocol toto --fold team01 --json",
 }.items()})

@@ -121,6 +121,10 @@ class TrainConfig:
     RUNTIME = ("device", "num_workers", "threads", "pin_memory", "persistent_workers", "cache", "keep_last",
                "compile", "allow_download", "dist_timeout", "weights", "eval_test_every_epoch", "predict_train", "extra")
 
+    # what a run records beyond its result: compared when a run is resumed or skipped (recording_changes), as the
+    # identity is, but kept out of the identity hash so that the runs made before keep theirs
+    RECORDING = ("eval_test_every_epoch", "predict_train")
+
     def to_dict(self) -> dict:
         out = dataclasses.asdict(self)
         return {k: list(v) if isinstance(v, tuple) else v for k, v in out.items()}
@@ -141,6 +145,23 @@ class TrainConfig:
             return "the settings agree but the identity differs (a different agrieval version?)"
         return "; ".join(f"--{k.replace('_', '-')} {stored.get(k)!r} (the run) vs {mine.get(k)!r} (now)"
                          for k in keys)
+
+    def recording(self) -> dict:
+        """What the run records beyond its result (``RECORDING``), as stored beside its identity."""
+        return {k: getattr(self, k) for k in self.RECORDING}
+
+    def recording_changes(self, stored: dict | None) -> str | None:
+        """None when a stored run recorded what these settings ask for; else the flags that differ, as
+        ``--no-eval-test-every-epoch (the run) vs --eval-test-every-epoch (now)``. ``stored``: the run's
+        settings (run.json) or its checkpoint's ``recording``; a key it lacks is not compared (older files)."""
+        if not stored:
+            return None
+        flags = {f.name: f.metadata.get("flags") for f in dataclasses.fields(self)}
+        changed = [k for k in self.RECORDING if k in stored and bool(stored[k]) != bool(getattr(self, k))]
+        if not changed:
+            return None
+        return "; ".join(f"{flags[k][0 if stored[k] else 1]} (the run) vs {flags[k][0 if getattr(self, k) else 1]} "
+                         f"(now): {RECORDS[k]}" for k in changed)
 
     def identity_hash(self) -> str:
         blob = json.dumps(self.identity(), sort_keys=True, separators=(",", ":"))
@@ -193,6 +214,14 @@ class TrainConfig:
             bad(f"--pin-memory must be auto, on or off, got {self.pin_memory!r}")
         if self.pretrained and self.weights is None and not self.allow_download:
             pass  # checked when the model is built, where the file name is known
+
+
+# What each recording setting adds to a run's files (said when a resumed run would lack or mix it).
+RECORDS = {
+    "eval_test_every_epoch": "the test accuracy of every epoch in history.jsonl, which the last_epoch and "
+                             "oracle_test rules and the learning curves read",
+    "predict_train": "the train rows of predictions.csv and train_acc",
+}
 
 
 # Presets: named defaults. The CLI applies a preset, then the flags given. The dataclass defaults are the

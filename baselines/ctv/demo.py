@@ -2,8 +2,10 @@
 
 synthetic pool (``agrieval.data_tools.demo_pool``) -> catalog -> dedup -> resize ->
 catalog of the clean tree -> TOTO and LOTO splits -> one tiny random-init timm model per fold (preset
-``demo``: 32 px input) -> ``agrieval ctv report``. Every stage writes into
-``OUT`` and is skipped when its output is already there, so a re-run resumes.
+``demo``: 32 px input) -> ``agrieval ctv report`` -> the AgrI Challenge submission of one LOTO run for its
+held-out team's images (``OUT/submission/``: the id list, a solution in the competition's format, the
+submission written by ``agrieval baselines ctv submit``'s code and scored against that solution). Every
+stage writes into ``OUT`` and is skipped when its output is already there, so a re-run resumes.
 """
 
 from __future__ import annotations
@@ -65,12 +67,71 @@ def run_demo(out: Path, *, teams: int = 4, per_class: int = 6, epochs: int = 2, 
     splits = prepare_splits(out, teams=teams, per_class=per_class, log=log)
     runs_dir = out / "runs"
     runs = plan(splits, runs_dir, ["toto", "loto"], [arch], seeds=seeds)
-    base = make_config("demo", arch=arch, fold="-", epochs=epochs, threads=threads, deterministic=True,
-                       eval_test_every_epoch=True)
+    base = make_config("demo", arch=arch, fold="-", **DEMO_FLAGS, epochs=epochs, threads=threads)
+    log("runs: preset demo with " + " ".join(demo_flags(epochs, threads)) + " (what a run records is part of "
+        "its settings: run-all --preset demo with these flags resumes these runs)")
     run_all(base, runs, splits, runs_dir, log=log, progress=False)
     if not report:
         return 0
-    return call_report(runs_dir, out / "report", log=log)
+    code = call_report(runs_dir, out / "report", log=log)
+    if code:
+        return code
+    held_out = next(r for r in runs if r.protocol == "loto")
+    write_demo_submission(out / "submission", splits, held_out.path, log=log)
+    return 0
+
+
+# What the demo sets beyond the demo preset: --deterministic (two CPU runs equal), and the per-epoch test
+# accuracy, which the report's last_epoch and oracle_test rules and the accuracy-on-the-line figure read.
+DEMO_FLAGS = {"deterministic": True, "eval_test_every_epoch": True}
+
+
+def demo_flags(epochs: int, threads: int) -> list[str]:
+    """The demo's run settings as the flags that give them to ``run-all --preset demo``."""
+    return ["--deterministic", "--eval-test-every-epoch", "--epochs", str(epochs), "--threads", str(threads)]
+
+
+def write_demo_submission(folder: Path, splits: Path, run: Path, *, log=print) -> dict:
+    """The submission of ``run`` (a LOTO fold) for its held-out team's images, scored against a solution made
+    for them in the competition's format (every other image public, the rest private)."""
+    import csv
+    import io
+
+    from agrieval.baselines.ctv.manifest import load_fold
+    from agrieval.baselines.ctv.submit import ids_from_file, submit_run
+    from agrieval.scoring.runtime.atomic import write_text
+    from agrieval.scoring.runtime.definition import load_definition
+    from agrieval.scoring.runtime.scorer import score_file
+
+    definition = load_definition(COMPETITION)
+    fold = load_fold(splits, "loto", run.name)
+    test = fold.part("test").sort_values("image_id", kind="stable")
+    ids_text, solution_text = io.StringIO(), io.StringIO()
+    ids_csv, solution_csv = csv.writer(ids_text, lineterminator="\n"), csv.writer(solution_text, lineterminator="\n")
+    ids_csv.writerow([definition.id_column, "path"])
+    solution_csv.writerow([definition.id_column, definition.prediction_column, "team", definition.split.column])
+    for k, (image_id, path, label, team) in enumerate(zip(test["image_id"], test["path"], test["class"],
+                                                          test["team"])):
+        ids_csv.writerow([image_id, path])
+        usage = definition.split.public if k % 2 == 0 else definition.split.private
+        solution_csv.writerow([image_id, label, team, usage])
+    folder.mkdir(parents=True, exist_ok=True)
+    write_text(folder / "test_ids.csv", ids_text.getvalue())
+    write_text(folder / "solution.csv", solution_text.getvalue())
+    submission = folder / "submission.csv"
+    submit_run(run, ids_from_file(folder / "test_ids.csv", fold.root, definition.id_column), submission,
+               definition, overwrite=True, log=lambda *_: None)
+    report = score_file(submission, folder / "solution.csv", definition, reveal_private=True)
+    public = report.metrics.public.get("accuracy")
+    private = (report.metrics.private or {}).get("accuracy")
+    log(f"submission: {submission} ({len(test)} images of held-out team {run.name}, run {run}), validated as "
+        f"{definition.name}; accuracy against {folder / 'solution.csv'}: public {public:.4f}, private {private:.4f}")
+    log(f"next: your own run's submission: agrieval baselines ctv submit RUNS/<protocol>/<arch>/<fold> --images "
+        f"TEST_IMAGES -o submission.csv (the demo's: --images {fold.root} --ids {folder / 'test_ids.csv'})")
+    return report.to_dict()
+
+
+COMPETITION = "agrichallenge2024"
 
 
 def call_report(runs_dir: Path, report_dir: Path, log=print) -> int:

@@ -27,13 +27,19 @@ CODES: dict[str, str] = {
     "unsafe_path": "A manifest path would lead out of the data root (absolute, '..', a NUL, a drive prefix).",
     "collective_failed": "Under torchrun, a collective (barrier, gather, gradient all-reduce) timed out or a peer "
                          "rank died; the message names the rank and the step.",
+    "run_missing": "`submit`: the run folder has no kept model (best.pt).",
+    "images_missing": "`submit`: --images is not a folder, or holds no image files.",
+    "ids_invalid": "`submit`: the id list has no id column, a duplicate id, a bad row; or two images share an id.",
+    "classes_mismatch": "`submit`: a class of the run is not in the competition's vocabulary.",
+    "submission_invalid": "`submit`: the grading reader rejected the file about to be written (a bug: report it).",
 }
 
 
 # Codes that say the command line is wrong (exit 2); the others reject an input (exit 1).
-USAGE_CODES = frozenset({"bad_option", "device_unavailable", "splits_missing", "unknown_arch", "unknown_preset", "weights_missing"})
+USAGE_CODES = frozenset({"bad_option", "device_unavailable", "splits_missing", "unknown_arch", "unknown_preset", "weights_missing",
+                         "run_missing", "images_missing"})
 # Codes of a host-side failure (exit 3): the inputs and the command line may be fine.
-HOST_CODES = frozenset({"collective_failed"})
+HOST_CODES = frozenset({"collective_failed", "submission_invalid"})
 
 
 class CTVError(CodedError):

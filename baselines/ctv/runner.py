@@ -82,7 +82,16 @@ def finished_run(out: Path, cfg: TrainConfig) -> dict | None:
         raise CTVError("run_config_mismatch", f"{path}: this run was made with other settings: "
                        f"{cfg.changed_settings(data.get('settings'))}; use another --runs-dir, or move the "
                        "folder away to retrain")
+    _same_recording(path, cfg, data.get("settings"))
     return data
+
+
+def _same_recording(path: Path, cfg: TrainConfig, stored: dict | None) -> None:
+    """A run that recorded other things than asked is refused, never skipped or resumed into a mixed record."""
+    changed = cfg.recording_changes(stored if isinstance(stored, dict) else None)
+    if changed:
+        raise CTVError("run_config_mismatch", f"{path}: this run recorded other things than asked: {changed}; "
+                       "rerun with the run's flag, use another --runs-dir, or move the folder away to retrain")
 
 
 def _device(cfg: TrainConfig, info: DistInfo) -> torch.device:
@@ -284,6 +293,10 @@ def _resume(run: _Run) -> None:
             raise CTVError("run_config_mismatch", f"{run.last}: checkpoint made with other settings: "
                            f"{cfg.changed_settings(ck.get('identity'))}; use another --runs-dir, or move it "
                            "away to start from epoch 1")
+        recorded = ck.get("recording")
+        if recorded is None and ck.get("state", {}).get("history"):  # a checkpoint of an earlier version
+            recorded = {"eval_test_every_epoch": "test_acc" in ck["state"]["history"][0]}
+        _same_recording(run.last, cfg, recorded)
         run.model.load_state_dict(ck["model"])
         run.optimizer.load_state_dict(ck["optimizer"])
         run.scheduler.load_state_dict(ck["scheduler"])
@@ -347,7 +360,8 @@ def _epoch(run: _Run, epoch: int) -> None:
                                    "scheduler": run.scheduler.state_dict(), "state": state,
                                    "scaler": run.scaler.state_dict() if run.scaler is not None else None,
                                    "stream": run.seed_stream.checkpoint_state(),
-                                   "identity_hash": cfg.identity_hash(), "identity": cfg.identity()})
+                                   "identity_hash": cfg.identity_hash(), "identity": cfg.identity(),
+                                   "recording": cfg.recording()})
         outputs.write_history(run.out / "history.jsonl", state["history"])
     barrier(info, f"epoch {epoch}: checkpoint written")
     test_txt = f" test {row['test_acc']:.4f}" if "test_acc" in row else ""

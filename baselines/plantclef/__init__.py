@@ -34,19 +34,20 @@ Public (``__all__``, imported on first use): ``run_predict``, ``RunOptions`` and
 end-to-end run), ``AggregationConfig`` and the module ``aggregate`` (``aggregate.aggregate``), ``Recipe``,
 ``get_recipe`` and ``register``, ``read_tile_scores`` and ``write_tile_scores``, ``load_class_mapping``,
 ``build_model`` and ``ModelSpec``, ``TileScorer``, ``PreprocessConfig``, ``tile_boxes``, ``transect_map``,
-``write_validated``, ``run_sweep`` and ``SweepGrid``, ``run_demo``.
+``run_sweep`` and ``SweepGrid``, ``run_demo``. (The submission writer both baselines use is
+``agrieval.baselines.write_validated``.)
 
 Internal (may change without notice): ``awkward_logits``, ``bma``, ``cli``, ``draw``, ``ensemble``,
 ``exactness``, ``fidelity``, ``full_probs``, ``genus``, ``image_stats``, ``jpeg``, ``loader``, ``pooling``,
 ``prior``, ``shards``, ``slurm``, ``smoke``, ``synthetic``, ``threshold_search``, ``tie_rules``,
-``zmerge``.
+``weights`` (where the organisers' model comes from; the inputs checked before torch loads), ``zmerge``.
 """
 
 from agrieval.scoring.runtime.lazy_exports import lazy_exports
 
 __all__ = ["run_predict", "RunOptions", "PredictResult", "AggregationConfig", "aggregate", "Recipe", "get_recipe",
            "register", "read_tile_scores", "write_tile_scores", "load_class_mapping", "build_model", "ModelSpec",
-           "TileScorer", "PreprocessConfig", "tile_boxes", "transect_map", "write_validated", "run_sweep",
+           "TileScorer", "PreprocessConfig", "tile_boxes", "transect_map", "run_sweep",
            "SweepGrid", "run_demo"]
 
 _HOME = {"run_predict": "predict", "RunOptions": "predict", "PredictResult": "predict",
@@ -54,10 +55,10 @@ _HOME = {"run_predict": "predict", "RunOptions": "predict", "PredictResult": "pr
          "register": "recipes", "read_tile_scores": "tile_scores", "write_tile_scores": "tile_scores",
          "load_class_mapping": "classes", "build_model": "model", "ModelSpec": "model", "TileScorer": "inference",
          "PreprocessConfig": "preprocess", "tile_boxes": "geometry", "transect_map": "transects",
-         "write_validated": "submission", "run_sweep": "sweep", "SweepGrid": "sweep", "run_demo": "demo"}
+         "run_sweep": "sweep", "SweepGrid": "sweep", "run_demo": "demo"}
 _INTERNAL = ("awkward_logits", "bma", "cli", "draw", "ensemble", "exactness", "fidelity", "full_probs", "genus",
              "image_stats", "jpeg", "loader", "pooling", "prior", "shards", "slurm", "smoke", "synthetic",
-             "threshold_search", "tie_rules", "zmerge")
+             "threshold_search", "tie_rules", "weights", "zmerge")
 
 __getattr__, __dir__ = lazy_exports(__name__, _HOME)
 del lazy_exports  # (the package offers only its own names)

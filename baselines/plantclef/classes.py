@@ -14,9 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
-DOWNLOAD_HINT = ("download the PlantCLEF 2024 pretrained model package (model_best.pth.tar and "
-                 "class_mapping.txt) from the PlantCLEF 2024/2025 challenge page (Zenodo record linked "
-                 "there) and pass their paths with --checkpoint and --class-mapping")
+from agrieval.baselines.plantclef.weights import DOWNLOAD_HINT
 
 
 class MappingError(ValueError):

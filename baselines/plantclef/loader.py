@@ -2,7 +2,11 @@
 
 A batch is the concatenation of the tiles of several images (uint8, NHWC, so
 that only a quarter of the float bytes cross to the device); ``counts`` says
-how many tiles belong to each image.
+how many tiles belong to each image. An image that cannot be decoded (the one image rule,
+``agrieval.data_tools.untrusted_images``: a broken file or a decompression bomb) travels as data, out of its
+batch, in ``unreadable`` (id, message): the process that runs the model refuses it or, with
+``--skip-unreadable``, records it, whatever the worker count (an exception raised in a worker would come
+back wrapped in the worker's traceback).
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ import torch
 from torch.utils.data import DataLoader, Dataset
 
 from agrieval.baselines.plantclef.preprocess import PreprocessConfig, load_rgb, quadrat_tiles
+from agrieval.data_tools.untrusted_images import ImageUnreadable
 
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".tif", ".tiff", ".webp")
 
@@ -46,6 +51,7 @@ class TileBatch:
     tiles: torch.Tensor  # uint8 (T, S, S, 3)
     boxes: np.ndarray  # int32 (T, 4)
     levels: np.ndarray  # int16 (T,)
+    unreadable: list[tuple[str, str]] = None  # (image id, message) of the images that could not be decoded
 
 
 class QuadratDataset(Dataset):
@@ -59,17 +65,22 @@ class QuadratDataset(Dataset):
         image_id, path = self.items[i]
         try:
             image = load_rgb(path)
-        except Exception as exc:  # PIL raises many types for a broken file
-            raise ImageListError(f"{path}: cannot be decoded as an image ({type(exc).__name__}: {exc})") from None
+        except ImageUnreadable as exc:
+            return image_id, None, None, exc.message
         tiles, boxes, levels = quadrat_tiles(image, self.cfg)
         return image_id, tiles, boxes, levels
 
 
 def collate(items) -> TileBatch:
+    bad = [(it[0], it[3]) for it in items if it[1] is None]
+    items = [it for it in items if it[1] is not None]
+    if not items:
+        return TileBatch([], [], torch.zeros((0, 0, 0, 3), dtype=torch.uint8), np.zeros((0, 4), np.int32),
+                         np.zeros(0, np.int16), bad)
     ids = [it[0] for it in items]
     counts = [len(it[1]) for it in items]
     return TileBatch(ids, counts, torch.from_numpy(np.concatenate([it[1] for it in items])),
-                     np.concatenate([it[2] for it in items]), np.concatenate([it[3] for it in items]))
+                     np.concatenate([it[2] for it in items]), np.concatenate([it[3] for it in items]), bad)
 
 
 def make_loader(items: list[tuple[str, Path]], cfg: PreprocessConfig, images_per_batch: int, workers: int,

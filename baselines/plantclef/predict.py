@@ -25,16 +25,17 @@ from agrieval.baselines.plantclef.classes import load_class_mapping
 from agrieval.baselines.plantclef.full_probs import concat_parts, full_path, write_full
 from agrieval.baselines.plantclef.image_stats import ImageStats, stats_path, write_stats
 from agrieval.baselines.plantclef.inference import TileScorer
-from agrieval.baselines.plantclef.loader import list_quadrats, make_loader
+from agrieval.baselines.plantclef.loader import ImageListError, list_quadrats, make_loader
 from agrieval.baselines.plantclef.model import ModelSpec, build_model, normalisation
 from agrieval.baselines.plantclef.pooling import containment_notes
 from agrieval.baselines.plantclef.preprocess import PreprocessConfig
-from agrieval.baselines.plantclef.prior import file_digest, load_prior
+from agrieval.baselines.plantclef.prior import PriorError, file_digest, load_prior
 from agrieval.baselines.plantclef.shards import shard_items, shard_path
-from agrieval.baselines.plantclef.submission import write_validated
+from agrieval.baselines.submission import write_validated
 from agrieval.baselines.plantclef.tile_scores import PartStore, tile_frame, write_tile_scores
 from agrieval.baselines.plantclef.transects import transect_map
 from agrieval.data_tools.progress import Progress
+from agrieval.data_tools.untrusted_images import ImageUnreadable
 from agrieval.scoring.runtime.definition import CompetitionDefinition
 
 
@@ -60,6 +61,7 @@ class RunOptions:
     image_stats: str = "image"  # "image" | "level" | "none": max / sum / BMA over every class (image_stats)
     flush_images: int = 256
     progress: bool = True
+    skip_unreadable: bool = False  # leave out (and record) an image that cannot be decoded, instead of stopping
 
 
 @dataclass
@@ -72,6 +74,7 @@ class PredictResult:
     seconds: float
     model_info: dict
     warnings: list = field(default_factory=list)
+    skipped: list = field(default_factory=list)  # the rule's message for each image left out unreadable
 
 
 
@@ -109,6 +112,8 @@ def predict_tiles(images: Path, out: Path, *, checkpoint: Path | None, class_map
     else:
         info = {**spec.describe(), "num_classes": len(species), "checkpoint": None, "weights": type(model).__name__}
     device = resolve_device(opts.device)
+    if opts.prior and not Path(opts.prior).is_file():  # before its digest is taken for the settings
+        raise PriorError(f"prior file {opts.prior} not found")
     settings = {"images": str(images.resolve()), "model": info, "preprocess": preprocess.describe(),
                 "save_top_k": opts.save_top_k, "flip_tta": opts.flip_tta, "n_classes": int(len(species)),
                 **({"save_ties": [f"{r}:{k}" for r, k in opts.save_ties], "ties_made_with": _tie_env(device)}
@@ -119,6 +124,8 @@ def predict_tiles(images: Path, out: Path, *, checkpoint: Path | None, class_map
                 **({"prior": {"file": Path(opts.prior).name, "sha256": file_digest(opts.prior)}} if opts.prior else {}),
                 "image_stats": opts.image_stats,
                 "class_mapping": str(class_mapping) if class_mapping else None}
+    if opts.image_stats not in ("image", "level", "none"):
+        raise ValueError(f"image stats {opts.image_stats!r} is not one of image, level, none")
     store = PartStore(parts_folder(out))
     n_resumed = 0
     if store.exists():
@@ -131,12 +138,27 @@ def predict_tiles(images: Path, out: Path, *, checkpoint: Path | None, class_map
         else:
             raise ResumeError(f"{store.folder} holds an unfinished run; pass --resume to continue it or "
                               "--overwrite to start again")
-    if not store.exists():
+    started_here = not store.exists()
+    if started_here:
         store.start(settings)
+    try:
+        return _predict_into(store, items, settings, model=model, species=species, device=device, opts=opts,
+                             preprocess=preprocess)
+    except BaseException:
+        # a run refused before it saved any image (a bad prior, an unreadable image, a bad option) leaves
+        # nothing behind that would stop the corrected command ("holds an unfinished run")
+        if started_here and not store.done_ids():
+            store.remove()
+        raise
+
+
+def _predict_into(store: PartStore, items, settings: dict, *, model, species, device, opts: RunOptions,
+                  preprocess: PreprocessConfig):
     priors = load_prior(opts.prior, [i for i, _ in items], len(species)) if opts.prior else None
     done = store.done_ids()
     todo = [it for it in items if it[0] not in done]
     n_resumed = len(items) - len(todo)
+    skipped: list[str] = []
 
     if todo:
         mean, std = normalisation(model)
@@ -146,12 +168,10 @@ def predict_tiles(images: Path, out: Path, *, checkpoint: Path | None, class_map
                             save_full=opts.save_full)
         workers = opts.workers if opts.workers is not None else (min(16, os.cpu_count() or 1)
                                                                  if device.type == "cuda" else 0)
-        tiles_per_image = _tiles_per_image(todo[0][1], preprocess)
+        tiles_per_image = _tiles_per_image(todo, preprocess, opts.skip_unreadable)
         images_per_batch = max(1, opts.batch_size // tiles_per_image)
         loader = make_loader(todo, preprocess, images_per_batch, workers, pin_memory=device.type == "cuda")
         bar = Progress(len(todo), "predict", enabled=opts.progress)
-        if opts.image_stats not in ("image", "level", "none"):
-            raise ValueError(f"image stats {opts.image_stats!r} is not one of image, level, none")
         n_levels = len(preprocess.levels) if opts.image_stats == "level" else 1
         with_stats = opts.image_stats != "none"
         pending: list[pd.DataFrame] = []
@@ -169,6 +189,15 @@ def predict_tiles(images: Path, out: Path, *, checkpoint: Path | None, class_map
 
         try:
             for batch in loader:
+                for image_id, message in batch.unreadable:
+                    if not opts.skip_unreadable:
+                        raise ImageListError(f"{message}; fix or remove it and rerun with --resume (the images "
+                                             "before it are kept), or add --skip-unreadable to leave it out (recorded "
+                                             "in the run's settings)")
+                    skipped.append(message)
+                if not batch.image_ids:
+                    bar.update(len(batch.unreadable))
+                    continue
                 image_pos = np.repeat(np.arange(len(batch.counts)), batch.counts)
                 group = image_pos * n_levels + (batch.levels.astype(np.int64) if n_levels > 1 else 0)
                 tile_prior = None if priors is None else torch.from_numpy(
@@ -186,7 +215,7 @@ def predict_tiles(images: Path, out: Path, *, checkpoint: Path | None, class_map
                     pending_stats.append(_batch_stats(batch.image_ids, group, n_levels, out, species,
                                                       per_level=opts.image_stats == "level"))
                 n_pending += len(batch.image_ids)
-                bar.update(len(batch.image_ids))
+                bar.update(len(batch.image_ids) + len(batch.unreadable))
                 if n_pending >= opts.flush_images:
                     flush()
                     pending, pending_stats, pending_full, n_pending = [], [], [], 0
@@ -199,6 +228,8 @@ def predict_tiles(images: Path, out: Path, *, checkpoint: Path | None, class_map
             bar.close()
     frame = store.read_all()
     stats = store.read_stats() if opts.image_stats != "none" else None
+    if skipped:  # the run's record (tile scores' and stats' settings) names what it left out
+        settings = {**settings, "skipped_unreadable": sorted(skipped)}
     return frame, settings, [i for i, _ in items], n_resumed, stats
 
 
@@ -233,17 +264,20 @@ def _batch_stats(image_ids: list[str], group: np.ndarray, n_levels: int, out, sp
                       out.group_bma.numpy()[present], np.asarray(species, dtype=np.int64))
 
 
-def _tiles_per_image(path: Path, preprocess: PreprocessConfig) -> int:
-    """Tile count of one image from its header only (orientations 5-8 swap width and height)."""
-    from PIL import Image
+def _tiles_per_image(todo: list[tuple[str, Path]], preprocess: PreprocessConfig, skip_unreadable: bool) -> int:
+    """Tile count of the first readable image, from its header only (the one image rule)."""
+    from agrieval.baselines.plantclef.preprocess import quadrat_boxes, upright_size
 
-    from agrieval.baselines.plantclef.preprocess import quadrat_boxes
-
-    with Image.open(path) as im:
-        w, h = im.size
-        if im.getexif().get(0x0112, 1) in (5, 6, 7, 8):
-            w, h = h, w
-    return len(quadrat_boxes(w, h, preprocess))
+    for _, path in todo:
+        try:
+            w, h = upright_size(path)
+        except ImageUnreadable as exc:
+            if skip_unreadable:
+                continue  # the loader meets it again, and the loop records it
+            raise ImageListError(f"{exc.message}; fix or remove it, or pass --skip-unreadable to leave it "
+                                 "out (recorded in the run's settings)") from None
+        return len(quadrat_boxes(w, h, preprocess))
+    return 1
 
 
 def predictions(frame: pd.DataFrame, ids: list[str], agg: AggregationConfig, definition: CompetitionDefinition,
@@ -277,7 +311,7 @@ def _run_shard(images, plan, *, save_tile_scores, started, resume, overwrite, op
     PartStore(parts_folder(tiles_out)).remove()
     n_tiles = int(frame.drop_duplicates(["image_id", "tile"]).shape[0]) if len(frame) else 0
     return PredictResult(None, tiles_out, len(ids), n_tiles, n_resumed, time.perf_counter() - started,
-                         settings["model"], [])
+                         settings["model"], [], settings.get("skipped_unreadable", []))
 
 
 def run_predict(images: Path, out: Path, *, checkpoint: Path | None, class_mapping: Path | None,
@@ -318,4 +352,5 @@ def run_predict(images: Path, out: Path, *, checkpoint: Path | None, class_mappi
     PartStore(parts_folder(out)).remove()
     n_tiles = int(frame.drop_duplicates(["image_id", "tile"]).shape[0]) if len(frame) else 0
     return PredictResult(out, Path(save_tile_scores) if save_tile_scores else None, len(ids), n_tiles, n_resumed,
-                         time.perf_counter() - started, settings["model"], warnings)
+                         time.perf_counter() - started, settings["model"], warnings,
+                         settings.get("skipped_unreadable", []))

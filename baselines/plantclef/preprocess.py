@@ -47,6 +47,7 @@ from PIL import Image, ImageOps
 
 from agrieval.baselines.plantclef.geometry import BORDERS, Box, Level, border_box, parse_level, tile_boxes
 from agrieval.baselines.plantclef.jpeg import SUBSAMPLINGS, recompress_jpeg
+from agrieval.data_tools.untrusted_images import decode_image
 
 RESIZE_FILTERS = {"lanczos": Image.Resampling.LANCZOS, "bicubic": Image.Resampling.BICUBIC,
                   "bilinear": Image.Resampling.BILINEAR}
@@ -144,15 +145,29 @@ ROTATED = range(2, 9)  # EXIF orientations 2-8 move the pixels; 1 (or none) leav
 def load_rgb(path: str | Path) -> Image.Image:
     """Decode, apply the EXIF orientation (phones store portrait quadrats rotated) and convert to RGB.
 
-    One full-size image in the common case: ``ImageOps.exif_transpose`` copies an image it does not rotate
-    and ``convert("RGB")`` copies an RGB one (0.5 s of 1.7 s for 6 12 MP quadrats), so each is called only
-    when it changes the pixels."""
-    with Image.open(path) as im:
-        if im.getexif().get(0x0112, 1) in ROTATED:
-            im = ImageOps.exif_transpose(im)
-        else:
-            im.load()  # decoded here; the image outlives the with block (its file is closed, not its pixels)
-        return im if im.mode == "RGB" else im.convert("RGB")
+    Opened by the one rule for images someone else made (``agrieval.data_tools.untrusted_images``): Pillow's
+    pixel cap is checked on the header, before anything is decoded, and a bomb or a file that does not
+    decode is ``ImageUnreadable`` naming it. One full-size image in the common case:
+    ``ImageOps.exif_transpose`` copies an image it does not rotate and ``convert("RGB")`` copies an RGB one
+    (0.5 s of 1.7 s for 6 12 MP quadrats), so each is called only when it changes the pixels."""
+    return decode_image(path, _upright_rgb)
+
+
+def _upright_rgb(im: Image.Image) -> Image.Image:
+    if im.getexif().get(0x0112, 1) in ROTATED:
+        im = ImageOps.exif_transpose(im)
+    else:
+        im.load()  # decoded here; the image outlives the with block (its file is closed, not its pixels)
+    return im if im.mode == "RGB" else im.convert("RGB")
+
+
+def upright_size(path: str | Path) -> tuple[int, int]:
+    """Width and height after the EXIF orientation, from the header only (orientations 5-8 swap them)."""
+    def size(im: Image.Image) -> tuple[int, int]:
+        w, h = im.size
+        return (h, w) if im.getexif().get(0x0112, 1) in (5, 6, 7, 8) else (w, h)
+
+    return decode_image(path, size)
 
 
 def policy_box(box: Box, policy: str) -> Box:

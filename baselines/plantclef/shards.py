@@ -41,6 +41,10 @@ def from_environment() -> tuple[int, int] | None:
     return parse_shard(f"{rank}/{world}")
 
 
+# What differs between the shards of one run: which shard, and which of its images it left out unreadable.
+PER_SHARD = ("shard", "skipped_unreadable")
+
+
 def shard_items(items: list, shard: tuple[int, int] | None) -> list:
     return items if shard is None else items[shard[0]::shard[1]]
 
@@ -66,11 +70,14 @@ def merge_tile_scores(paths: list[Path], out: Path, *, overwrite: bool = False) 
         if i in shards:
             raise TileScoresError(f"{p}: shard {i}/{n} given twice ({shards[i]})")
         shards[i] = p
-    first = {k: v for k, v in read[0][2].items() if k != "shard"}
+    first = {k: v for k, v in read[0][2].items() if k not in PER_SHARD}
     n = parse_shard(read[0][2]["shard"])[1]
     for p, _, meta in read[1:]:
-        if {k: v for k, v in meta.items() if k != "shard"} != first or parse_shard(meta["shard"])[1] != n:
+        if {k: v for k, v in meta.items() if k not in PER_SHARD} != first or parse_shard(meta["shard"])[1] != n:
             raise TileScoresError(f"{p}: made with other settings than {read[0][0]}; shards must come from one run")
+    skipped = sorted(f for _, _, meta in read for f in meta.get("skipped_unreadable", []))
+    if skipped:  # each shard's record of the images it left out (--skip-unreadable), joined
+        first = {**first, "skipped_unreadable": skipped}
     missing = sorted(set(range(n)) - set(shards))
     if missing:
         raise TileScoresError(f"shard(s) {', '.join(f'{i}/{n}' for i in missing)} missing")

@@ -27,7 +27,8 @@ import numpy as np
 from agrieval.scoring.ctv.runs import Run
 from agrieval.scoring.ctv.selection_rules import PAPER_RULE, rules_for, select
 
-__all__ = ["INTERVAL", "LEVEL", "METRICS", "seed_interval", "over_seeds", "worst_class", "worst_team"]
+__all__ = ["INTERVAL", "LEVEL", "METRICS", "seed_interval", "over_seeds", "worst_class", "worst_team", "run_name",
+           "lacking_warnings"]
 
 LEVEL = 0.95
 INTERVAL = "student_t_over_seeds"
@@ -77,6 +78,23 @@ def worst_class(runs: list[Run]) -> tuple[str, float]:
     return cls, means[cls]
 
 
+def run_name(r: Run) -> str:
+    """``protocol/arch/fold`` and its seed when there are replicates: how a report names one run."""
+    return f"{r.protocol}/{r.arch}/{r.fold}" + (f" (seed {r.seed})" if r.seed is not None else "")
+
+
+def lacking_warnings(entries: list[dict]) -> list[str]:
+    """One warning per (protocol, arch, rule) that gives no number, naming the runs that lack its data."""
+    out = []
+    for e in entries:
+        if e["n_runs_without"]:
+            what = ("a held-out run for every training team (ctv report --lodo)" if e["rule"] == "leave_one_team_out"
+                    else "the per-epoch test accuracy (train them with --eval-test-every-epoch)")
+            out.append(f"{e['rule']}: {e['protocol']}/{e['arch']}: no number, {e['n_runs_without']} of {e['n_runs']} "
+                       f"runs lack {what}: {', '.join(e['runs_without'])}")
+    return out
+
+
 def _seed_key(seed) -> tuple:
     return (seed is None, seed or 0)
 
@@ -93,10 +111,11 @@ def over_seeds(runs: list[Run], level: float = LEVEL) -> list[dict]:
         paper_test = {s: float(np.mean([r.pct("test") for r in rs])) for s, rs in by_seed.items()}
         for rule in rules_for(group, protocol):
             chosen = {s: [select(r, rule) for r in rs] for s, rs in by_seed.items()}
-            missing = sum(c is None for cs in chosen.values() for c in cs)
+            lacking = [run_name(r) for s, rs in by_seed.items() for r, c in zip(rs, chosen[s]) if c is None]
+            missing = len(lacking)
             entry = {"protocol": protocol, "arch": arch, "rule": rule, "seeds": seeds,
                      "n_folds": len({r.fold for r in group}), "n_runs": len(group), "n_runs_without": missing,
-                     "interval": INTERVAL, "metrics": {}}
+                     "runs_without": sorted(lacking), "interval": INTERVAL, "metrics": {}}
             if missing:  # the rule cannot say for every run: no number rather than a mixed one
                 out.append(entry)
                 continue

@@ -48,7 +48,7 @@ from agrieval.scoring.ctv.cross_team_matrix import CrossTeamMatrix, toto_matrice
 from agrieval.scoring.ctv.results_table import ResultsTable
 from agrieval.scoring.ctv.run_set import RunSet, read_runs
 from agrieval.scoring.ctv.on_the_line import fit_lines, line_points
-from agrieval.scoring.ctv.over_seeds import over_seeds
+from agrieval.scoring.ctv.over_seeds import lacking_warnings, over_seeds
 from agrieval.scoring.ctv.runs import SPLITS
 from agrieval.scoring.ctv.seed_sections import on_the_line_section, over_seeds_rows, over_seeds_section
 from agrieval.scoring.ctv.selection_rules import PAPER_RULE, rules_for
@@ -191,11 +191,13 @@ def _compute(dirs: list, ddof: int | dict | None, threshold: float,
     summary = summarize(table, ddof=ddof, threshold=threshold)
     points = line_points(runset.runs)
     matrices = toto_matrices(runset.runs)
+    seeds = over_seeds(runset.runs)
+    runset.warnings += lacking_warnings(seeds)  # the report's Warnings and summary.json's name those runs
     extra = {"split_accuracy": paper_figures.split_accuracy(runset.runs, summary.ddof),
              "learning_curves": paper_figures.learning_curves(runset.runs, summary.ddof),
              "matrix_correlation": paper_figures.matrix_correlation(matrices),
              "selection_rules": rules_for(runset.runs), "paper_rule": PAPER_RULE,
-             "over_seeds": over_seeds(runset.runs),
+             "over_seeds": seeds,
              "accuracy_on_the_line": {"fits": fit_lines(points)},
              "cross_check": {"n_checked": len(runset.checks), "n_disagree": sum(not c.ok for c in runset.checks)}}
     return _Study(runset, table, summary, matrices, points, extra)
@@ -247,7 +249,10 @@ def _write_tables(write: Callable[[str, str], None], study: _Study) -> None:
                                       [[p["protocol"], p["arch"], p["fold"], "" if p["seed"] is None else p["seed"],
                                         "" if p["epoch"] is None else p["epoch"], fmt(p["val"], FULL),
                                         fmt(p["test"], FULL)] for p in study.points]))
-    write("summary.json", json.dumps(study.summary.as_dict() | json_safe(extra), indent=2, sort_keys=True) + "\n")
+    # the report's warnings, all of them (the runs', the held-out runs', the rules' and the statistics')
+    every = {"warnings": study.runset.warnings + study.summary.warnings}
+    write("summary.json", json.dumps(study.summary.as_dict() | json_safe(extra) | every, indent=2, sort_keys=True)
+          + "\n")
     for m in study.matrices:
         header, rows = matrix_rows(m, FULL)
         write(f"cross_team_{_slug(m.arch)}.csv", csv_text(header, [[c.rstrip("*") for c in r] for r in rows]))

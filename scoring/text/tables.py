@@ -79,8 +79,9 @@ def _md_cell(value: object) -> str:
 
     if isinstance(value, markdown.Markdown):  # our own markup (bold row labels)
         return value
-    # names are neutralised as in CSV (a table is pasted into spreadsheets too), then escaped: text, never markup
-    return markdown.text(safe_cell(value))
+    # escaped: text, never markup. The spreadsheet formula guard is CSV's (csv_text): here its apostrophe would
+    # only be shown, in front of every negative cell such as '-1.43 ± 0.20'
+    return markdown.text("" if value is None else str(value))
 
 
 def markdown_table(header: Sequence[str], rows: Sequence[Sequence[object]],

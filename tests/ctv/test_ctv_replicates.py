@@ -185,6 +185,14 @@ def test_one_seed_gives_no_interval_and_a_rule_without_history_no_number(tmp_pat
     last = _entry(summary, "TOTO", "net", "last_epoch")
     assert last["metrics"] == {} and last["n_runs_without"] == 3
     assert "3 of 3 runs have no per-epoch test accuracy" in (tmp_path / "report" / "report.md").read_text()
+    # the runs that lack it are named, in summary.json's warnings and the report's Warnings section
+    assert last["runs_without"] == ["TOTO/net/a (seed 7)", "TOTO/net/b (seed 7)", "TOTO/net/c (seed 7)"]
+    named = [w for w in summary["warnings"] if w.startswith("last_epoch: TOTO/net: no number")]
+    assert len(named) == 1 and named[0].endswith("TOTO/net/a (seed 7), TOTO/net/b (seed 7), TOTO/net/c (seed 7)")
+    assert "--eval-test-every-epoch" in named[0]
+    assert any(w.startswith("oracle_test: TOTO/net: no number") for w in summary["warnings"])
+    report = (tmp_path / "report" / "report.md").read_text()
+    assert "last_epoch: TOTO/net: no number, 3 of 3 runs lack" in report
 
 
 def test_the_documented_json_names_are_the_reports(study):

@@ -27,7 +27,7 @@ def aggregate_cmd(ctx, tile_scores, out, competition, overwrite, **kw):
     (mean of the models' probabilities over the same tiles)."""
     from agrieval.baselines.plantclef.pooling import containment_notes
     from agrieval.baselines.plantclef.predict import predictions
-    from agrieval.baselines.plantclef.submission import write_validated
+    from agrieval.baselines.submission import write_validated
     from agrieval.baselines.plantclef.tile_scores import load_scores
     from agrieval.scoring.writing.policy import OutputPlan
 

@@ -48,7 +48,7 @@ def guard(fn):
 
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
-        from agrieval.baselines.plantclef.submission import SubmissionFailsValidation
+        from agrieval.baselines.submission import SubmissionFailsValidation
         from agrieval.baselines.sbatch import EXIT_REQUEUE, StopRequested
         from agrieval.scoring.runtime.coded_error import CodedError
 
@@ -60,7 +60,7 @@ def guard(fn):
         except SubmissionFailsValidation as exc:
             click.echo(error_line("submission_rejected", str(exc)), err=True)
             sys.exit(1)
-        except CodedError:
+        except (CodedError, click.ClickException):
             raise  # its code and exit code are its own: the root's one mapping prints it (scoring/cli/group.py)
         except Exception as exc:
             code = code_of(exc, input_codes())

@@ -81,30 +81,32 @@ def _shard(text):
 @click.option("--save-tile-scores", type=click.Path(path_type=Path), default=None,
               help="Parquet of per-tile top-k (and <name>.stats.parquet), for `aggregate` and `sweep`.")
 @click.option("--resume", is_flag=True, help="Continue an interrupted run; skip images already predicted.")
+@click.option("--skip-unreadable", is_flag=True, help="Leave out an image that cannot be decoded (a broken file, a decompression bomb) instead of stopping with images_invalid; the files are listed in the run's settings (tile scores' skipped_unreadable) and counted on stderr, and their quadrats get no species.")
 @click.option("--overwrite", is_flag=True, help="Replace existing outputs.")
 @click.option("--quiet", is_flag=True, help="No progress output.")
 @click.pass_context
 @guard
 def predict(ctx, images, checkpoint, class_mapping, out, competition, preset, model_name, img_size, model_kwargs,
             random_init, device, batch_size, workers, image_stats, no_amp, no_channels_last, compile_model,
-            save_tile_scores, resume, overwrite, quiet, **kw):
+            save_tile_scores, resume, skip_unreadable, overwrite, quiet, **kw):
     """Predict the species of every quadrat image in IMAGES and write a validated submission."""
     from dataclasses import replace
 
+    # The two files come in one download: whichever is missing, the first message says where to get both,
+    # before torch and timm are imported (seconds on a small machine).
+    from agrieval.baselines.plantclef.weights import MissingInput, check_inputs
+
+    try:
+        check_inputs(images, checkpoint, class_mapping, random_init=random_init)
+    except MissingInput as exc:
+        raise InputProblem(str(exc), exc.code) from None
+    apply_recipe(ctx, kw)
+    agg, genus_file = aggregation_config(ctx, kw)
     from agrieval.baselines.plantclef.geometry import parse_border, parse_level
     from agrieval.baselines.plantclef.model import PRESETS, parse_model_kwargs
     from agrieval.baselines.plantclef.predict import RunOptions, run_predict
     from agrieval.baselines.plantclef.preprocess import PreprocessConfig
 
-    apply_recipe(ctx, kw)
-    agg, genus_file = aggregation_config(ctx, kw)
-    # The two files come in one download: whichever is missing, the first message says where to get both.
-    from agrieval.baselines.plantclef.classes import DOWNLOAD_HINT
-
-    if checkpoint is None and not random_init:
-        raise InputProblem(f"--checkpoint is required: {DOWNLOAD_HINT}", "checkpoint_missing")
-    if class_mapping is None:
-        raise InputProblem(f"--class-mapping is required: {DOWNLOAD_HINT}", "class_mapping_missing")
     spec = PRESETS[preset]
     spec = replace(spec, name=model_name or spec.name, img_size=img_size or spec.img_size,
                    kwargs={**spec.kwargs, **parse_model_kwargs(model_kwargs)})
@@ -127,7 +129,8 @@ def predict(ctx, images, checkpoint, class_mapping, out, competition, preset, mo
                       save_ties=save_ties, score_scale=kw["score_scale"], prior=kw["prior"], shard=_shard(kw["shard"]),
                       save_full=kw["save_full"],
                       flip_tta=kw["flip_tta"], amp=not no_amp, channels_last=not no_channels_last,
-                      compile=compile_model, progress=not quiet, image_stats=image_stats)
+                      compile=compile_model, progress=not quiet, image_stats=image_stats,
+                      skip_unreadable=skip_unreadable)
     genus = load_genus(genus_file)  # read before the model runs: a bad file fails first
     result = run_predict(images, out, checkpoint=None if random_init else checkpoint, class_mapping=class_mapping,
                          spec=spec, preprocess=preprocess, agg=agg, definition=competition_definition(competition),
@@ -144,6 +147,11 @@ def predict(ctx, images, checkpoint, class_mapping, out, competition, preset, mo
                f"{result.seconds:.1f} s; aggregation: {agg.label()}")
     for w in result.warnings:
         click.echo(f"warning: {w.render()}", err=True)
+    for message in result.skipped:
+        click.echo(f"skipped: {message}", err=True)
+    if result.skipped:
+        click.echo(f"warning: {len(result.skipped)} unreadable image(s) left out (--skip-unreadable); their quadrats "
+                   "have no species; the list is in the run's settings (skipped_unreadable)", err=True)
     if result.tile_scores:
         click.echo(f"tile scores: {result.tile_scores}")
     if result.submission is None:

@@ -115,6 +115,35 @@ def test_finished_run_is_skipped_and_other_settings_are_refused(reference, ctv_d
     assert "--lr " in err.value.message and "0.0005 (now)" in err.value.message  # names the setting changed
     assert "--epochs" not in err.value.message  # and only that one
     assert (out / "run.json").read_bytes() == before
+    # what a run records is part of what it is: a run made with the per-epoch test accuracy is not skipped for
+    # a command that asks for a run without it, nor the other way round (below), and the message names the flag
+    with pytest.raises(CTVError) as err:
+        run_fold(tiny_config(eval_test_every_epoch=False), ctv_data[1], runs, log=_quiet, progress=False)
+    assert err.value.code == "run_config_mismatch" and str(out / "run.json") in err.value.message
+    assert "--eval-test-every-epoch (the run) vs --no-eval-test-every-epoch (now)" in err.value.message
+    assert (out / "run.json").read_bytes() == before
+
+
+def test_a_run_without_the_per_epoch_test_accuracy_is_never_skipped_for_one_with_it(ctv_data, tmp_path):
+    """The issue's case: runs made without --eval-test-every-epoch, then a rerun with it: refused (finished or
+    interrupted), never skipped as finished with last_epoch and oracle_test silently empty."""
+    _, splits = ctv_data
+    plain = tiny_config(epochs=2)
+    run_fold(plain, splits, tmp_path / "done", log=_quiet, progress=False)
+    with pytest.raises(CTVError) as err:
+        run_fold(tiny_config(epochs=2, eval_test_every_epoch=True), splits, tmp_path / "done", log=_quiet,
+                 progress=False)
+    assert err.value.code == "run_config_mismatch"
+    assert "--no-eval-test-every-epoch (the run) vs --eval-test-every-epoch (now)" in err.value.message
+    assert "oracle_test" in err.value.message  # says what would be missing
+    with pytest.raises(Interrupted):  # an interrupted run: its last.pt says what it recorded
+        run_fold(plain, splits, tmp_path / "part", log=_quiet, progress=False, stop_after_epoch=1)
+    with pytest.raises(CTVError) as err:
+        run_fold(tiny_config(epochs=2, eval_test_every_epoch=True), splits, tmp_path / "part", log=_quiet,
+                 progress=False)
+    assert err.value.code == "run_config_mismatch" and "last.pt" in err.value.message
+    # the same flags resume it
+    assert run_fold(plain, splits, tmp_path / "part", log=_quiet, progress=False)["status"] == "complete"
 
 
 def test_fold_seed_does_not_depend_on_other_folds(ctv_data, tmp_path):

@@ -140,7 +140,7 @@ def test_sweep_ranks_settings_and_warns(workspace):
     # Independent check of one row: score the aggregated file with the scorer directly.
     from agrieval.baselines.plantclef.aggregate import aggregate
     from agrieval.baselines.plantclef.aggregation_config import AggregationConfig
-    from agrieval.baselines.plantclef.submission import write_validated
+    from agrieval.baselines.submission import write_validated
     from agrieval.scoring.runtime.scorer import score_file
 
     frame = pd.read_parquet(tiles)

@@ -44,3 +44,29 @@ def test_every_recipe_of_the_side_by_side_table_runs_from_aggregate():
         apply_recipe(ctx, kw)
         cfg, _ = aggregation_config(ctx, kw)
         assert {k: getattr(cfg, k) for k in RECIPES[name].aggregation_values()} == RECIPES[name].aggregation_values()
+
+
+def test_the_missing_weights_message_of_the_docs_is_the_codes_and_comes_before_torch(tmp_path):
+    """The docs show the line the command prints for a missing checkpoint; the check runs before torch is
+    imported (a fresh interpreter: torch is not in sys.modules when the line is printed)."""
+    import re
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    docs = (Path(__file__).resolve().parents[3] / "docs" / "plantclef.md").read_text(encoding="utf-8")
+    shown = re.search(r"^error \[checkpoint_missing\] .*$", docs, re.M).group(0)
+    images = tmp_path / "images"
+    images.mkdir()
+    probe = ("import sys; from click.testing import CliRunner; "
+             "from agrieval.scoring.cli.main import cli; "
+             "r = CliRunner().invoke(cli, ['baselines', 'plantclef', 'predict', sys.argv[1], '--checkpoint', "
+             "'models/model_best.pth.tar', '--class-mapping', 'models/class_mapping.txt']); "
+             "print(r.exit_code); print(r.output.strip()); print('torch' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", probe, str(images)], capture_output=True, text=True, cwd=tmp_path,
+                         timeout=120).stdout.splitlines()
+    assert out[0] == "2", out
+    assert out[1] == shown
+    assert out[-1] == "False"
+    assert "https://zenodo.org/records/10848263" in shown
+    assert "PlantNet_PlantCLEF2024_pretrained_models_on_the_flora_of_south-western_europe.tar" in shown

@@ -1,4 +1,4 @@
-"""Write a submission only after the scoring validator accepted it.
+"""Write a submission only after the scoring validator accepted it (every baseline: PlantCLEF, CTV).
 
 The format (2025: quoted ``"[1, 2]"``; 2024: ``;``-separated) is the scoring
 core's business: ``agrieval.scoring.writing.submission.write_submission`` writes it, and
@@ -12,6 +12,8 @@ from pathlib import Path
 
 from agrieval.scoring.runtime.definition import CompetitionDefinition
 
+__all__ = ["SubmissionFailsValidation", "write_validated"]
+
 
 class SubmissionFailsValidation(RuntimeError):
     """The validator rejected what we were about to write (a bug or a bad class mapping)."""
@@ -22,9 +24,11 @@ class SubmissionFailsValidation(RuntimeError):
         super().__init__(f"{path}: the submission would be rejected by the validator:\n{lines}")
 
 
-def write_validated(path: str | Path, ids: list[str], labels: list[list[int]], definition: CompetitionDefinition,
+def write_validated(path: str | Path, ids: list[str], labels: list, definition: CompetitionDefinition,
                     *, overwrite: bool = True) -> list:
-    """Write through a temporary sibling, validate it, then rename. Returns the warnings."""
+    """Write through a temporary sibling, validate it, then rename. Returns the warnings.
+
+    ``labels``: one class name per id (a multiclass competition) or one list of species ids per id."""
     from agrieval.scoring.runtime.atomic import write_bytes
     from agrieval.scoring.runtime.validate import validate_file
     from agrieval.scoring.writing.submission import format_submission
