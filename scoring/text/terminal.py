@@ -8,7 +8,7 @@ source" reordering), and a lone surrogate (an undecodable byte of a POSIX file n
 Everything else is kept. ``cell`` is the column of a fixed-width table: the same line, clipped and padded, so
 that a name printed in a table (a team, a run, a file) can neither move the cursor over the columns next to it
 nor hide a mark such as the audit's ``FLAGGED``. Every padded text cell of the kit's terminal tables is one
-(``tests/newcomer/test_one_terminal_home.py`` reads the modules for a bypass). Not reversible (a literal ``%`` stays), like ``agrieval.scoring.text.file_names.display_name``,
+(``tests/newcomer/test_trust_rule_homes.py`` reads the modules for a bypass). Not reversible (a literal ``%`` stays), like ``agrieval.scoring.text.file_names.display_name``,
 which keeps tabs and newlines for multi-line messages.
 """
 
