@@ -86,7 +86,8 @@ def task_status(script: str | Path, job: str | None = None) -> list[dict]:
         if state != "done" and failed.is_file():
             state = "failed"
             try:  # the one opening rule: a regular file of a failure record's size, shallow JSON
-                record = read_json(failed, max_bytes=MAX_FAILED_JSON_BYTES, max_depth=4, what="failure record")
+                record = read_json(failed, max_bytes=MAX_FAILED_JSON_BYTES, max_depth=4, what="failure record",
+                                   max_containers=16, max_values=64)
                 error = str(record.get("error", "")) if isinstance(record, dict) else "?"
             except (OSError, UntrustedFileError):
                 error = "?"
