@@ -173,7 +173,7 @@ def test_a_planted_module_fails_the_repository_check(tmp_path, monkeypatch):
     """The same check over the packages fails when a module with a bypass is among them."""
     package = tmp_path / "scoring"
     package.mkdir()
-    (package / "planted.py").write_text(PLANTED)
+    (package / "bypass.py").write_text(PLANTED)
     monkeypatch.setattr(th, "ROOT", tmp_path)
     found, _ = th.bypasses(th.opening_calls, {})
-    assert "scoring/planted.py: read_log: pd.read_csv" in found and len(found) == 6
+    assert f"{package.name}/{'bypass'}.py: read_log: pd.read_csv" in found and len(found) == 6
