@@ -51,6 +51,16 @@ RESERVED = frozenset({"array", "output", "error", "open-mode", "requeue", "no-re
                       "ntasks", "nodes", "chdir"})
 
 
+# What --sbatch-extra takes, by full name (sbatch(1), SLURM 22.05): scheduling and bookkeeping choices of a site
+# or a researcher that change nothing the script relies on (its array, logs, signal, requeue, resources, time).
+# "value": --name=VALUE; "flag": --name; "either": both (--exclusive[=user|mcs]).
+EXTRA_OPTIONS = {
+    "begin": "value", "comment": "value", "constraint": "value", "exclude": "value", "exclusive": "either",
+    "licenses": "value", "mail-type": "value", "mail-user": "value", "nice": "either", "nodelist": "value",
+    "prefer": "value", "qos": "value", "reservation": "value", "tmp": "value", "wckey": "value",
+}
+
+
 class DirectiveError(ValueError):
     """A value that cannot go into a job script; the message says which option and why."""
 
@@ -101,16 +111,30 @@ def check_printable(text: str, what: str) -> str:
 
 
 def parse_extra(text: str) -> tuple[str, str | None]:
-    """An extra directive given as ``--name=value`` or ``--name`` (``--sbatch-extra``): (name, value)."""
+    """An extra directive given as ``--name=value`` or ``--name`` (``--sbatch-extra``): (name, value).
+
+    Only the full name of an option of ``EXTRA_OPTIONS`` passes. sbatch reads ``#SBATCH`` lines with
+    ``getopt_long``, which takes any unambiguous prefix of a long option, and the later line wins: compared by
+    exact name against what the script sets itself, ``--arr=0-999`` would re-size the array, ``--outp=`` send
+    every task's log into one file, ``--sig=`` lose the requeue warning. An allow-list of full names cannot be
+    read as another option (getopt_long takes an exact name before any prefix match)."""
     check_printable(text, "--sbatch-extra")
     name, eq, value = text.partition("=")
     if not _OPTION.match(name):
         raise DirectiveError(f"--sbatch-extra {text!r}: write one sbatch long option, --name=value or --name "
                              "(e.g. --mail-type=END, --qos=long, --constraint=a100)")
-    if name[2:] in RESERVED:
-        raise DirectiveError(f"--sbatch-extra {text!r}: --{name[2:]} is set by the generated script; use the "
-                             "command's own option for it")
-    return name[2:], (value if eq else None)
+    option = name[2:]
+    if option not in EXTRA_OPTIONS:
+        why = ("is set by the generated script (use the command's own option for it)" if option in RESERVED
+               else "is not one of the options --sbatch-extra takes (sbatch would read a prefix as the full "
+               "option, maybe one the script sets itself)")
+        raise DirectiveError(f"--sbatch-extra {text!r}: --{option} {why}; allowed, by full name: "
+                             + ", ".join(f"--{o}" for o in sorted(EXTRA_OPTIONS)))
+    if EXTRA_OPTIONS[option] == "value" and not (eq and value):
+        raise DirectiveError(f"--sbatch-extra {text!r}: --{option} takes a value, --{option}=VALUE")
+    if EXTRA_OPTIONS[option] == "flag" and eq:
+        raise DirectiveError(f"--sbatch-extra {text!r}: --{option} takes no value")
+    return option, (value if eq else None)
 
 
 def directive(option: str, value: str | int | None = None) -> str:
@@ -168,5 +192,5 @@ def attempt_header() -> str:
             '$(date -u +%Y-%m-%dT%H:%M:%SZ)"')
 
 
-__all__ = ["EXIT_REQUEUE", "RESERVED", "STOP_FILE_ENV", "DirectiveError", "StopRequested", "stop_file_present", "attempt_header", "check_mem", "check_name",
+__all__ = ["EXIT_REQUEUE", "EXTRA_OPTIONS", "RESERVED", "STOP_FILE_ENV", "DirectiveError", "StopRequested", "stop_file_present", "attempt_header", "check_mem", "check_name",
            "check_printable", "directive", "parse_extra", "requeue_trap", "run_with_requeue", "time_seconds"]

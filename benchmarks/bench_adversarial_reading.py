@@ -1,6 +1,7 @@
 """Reading time and memory of adversarial shapes against a regular file of the same size (issue 43).
 
     python benchmarks/bench_adversarial_reading.py [--mb 4] [--repeat 3] [--shipped-limits]
+    python benchmarks/bench_adversarial_reading.py --json [--mb 4] [--repeat 3] [--shipped-limits]
 
 Each shape is a PlantCLEF 2025 submission of about --mb MB read by ``read_submission`` (the code every
 entry point runs). The competition's row and byte limits are raised so that every file is read to its
@@ -23,6 +24,19 @@ Shapes:
   ragged-short     every row a single field
   long-cells       rows whose label cell is a 19,000-character quoted text
   many-columns     rows of 200 fields each
+
+JSON shapes (``--json``, issue 56), each a file of about --mb MB read by ``read_json``
+(``scoring/runtime/untrusted.py``), with no cap but the bytes (every file parsed to its end; a file nested
+deeper than 64 levels is still refused) or, with --shipped-limits, under the caps of a CTV run tree's JSON file
+(``scoring/ctv/json_input.py``: 10,000 lists and objects, 200,000 values, 64 levels; bytes raised):
+
+  regular          ``[{"epoch": 1, "val_acc": 0.5, "lr": 0.001, "note": "..."}, ...]``: a history's records
+  empty-objects    ``[{},{},...]``: the issue's 16 MB file that took 735 MB and 23 s
+  empty-lists      ``[[],[],...]``
+  zeros            ``[0,0,0,...]``: a value per two bytes
+  deep             ``[[[[...]]]]``: nested as deep as the bytes allow (refused: depth)
+  bracket-strings  ``["[[{{,:", ...]``: brackets and separators inside strings, which count for nothing
+  escapes          ``["\\\"\\\"...", ...]``: strings of escaped quotes and backslashes
 
 The bounds of issue 43: no shape above 3x the regular file's time per MB, and no shape's traced peak
 more than 3x the file's size above the regular file's.
@@ -76,6 +90,66 @@ SHAPES = {
 }
 
 
+def _json_items(size: int, item: bytes) -> bytes:
+    return b"[" + b",".join([item] * max(1, (size - 2) // (len(item) + 1))) + b"]"
+
+
+JSON_SHAPES = {
+    "regular": lambda s: _json_items(s, b'{"epoch": 1, "val_acc": 0.5, "lr": 0.001, "note": "ok"}'),
+    "empty-objects": lambda s: _json_items(s, b"{}"),
+    "empty-lists": lambda s: _json_items(s, b"[]"),
+    "zeros": lambda s: _json_items(s, b"0"),
+    "deep": lambda s: b"[" * (s // 2) + b"]" * (s // 2),
+    "bracket-strings": lambda s: _json_items(s, b'"[[{{,:"'),
+    "escapes": lambda s: _json_items(s, b'"' + b'\\\\\\"' * 8 + b'"'),
+}
+
+
+def _read_json(path: Path, shipped: bool):
+    from agrieval.scoring.ctv.json_input import MAX_JSON_CONTAINERS, MAX_JSON_VALUES
+    from agrieval.scoring.runtime.untrusted import UntrustedFileError, read_json
+
+    caps = {"max_containers": MAX_JSON_CONTAINERS, "max_values": MAX_JSON_VALUES} if shipped else {}
+    try:
+        read_json(path, max_bytes=1 << 31, max_depth=64, **caps)
+        return "read"
+    except UntrustedFileError as exc:
+        return exc.code
+
+
+def measure_json(mb: float, repeat: int, shipped: bool, shapes=None) -> list[dict]:
+    """As ``measure``, for ``JSON_SHAPES`` read from a temporary file by ``read_json``."""
+    import tempfile
+
+    size = int(mb * 1e6)
+    out = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for name in shapes or JSON_SHAPES:
+            path = Path(tmp) / f"{name}.json"
+            path.write_bytes(JSON_SHAPES[name](size))
+            best, outcome = float("inf"), ""
+            for _ in range(repeat):
+                gc.collect()
+                t = time.perf_counter()
+                outcome = _read_json(path, shipped)
+                best = min(best, time.perf_counter() - t)
+            gc.collect()
+            tracemalloc.start()
+            try:
+                _read_json(path, shipped)
+                peak = tracemalloc.get_traced_memory()[1]
+            finally:
+                tracemalloc.stop()
+            n = path.stat().st_size
+            out.append({"shape": name, "bytes": n, "seconds": best, "s_per_mb": best / (n / 1e6), "peak": peak,
+                        "outcome": outcome})
+    regular = next(r for r in out if r["shape"] == "regular")
+    for r in out:
+        r["time_ratio"] = r["s_per_mb"] / regular["s_per_mb"]
+        r["extra_x_size"] = (r["peak"] - regular["peak"] * r["bytes"] / regular["bytes"]) / r["bytes"]
+    return out
+
+
 def _definition(shipped: bool):
     definition = load_competition("plantclef2025")
     if shipped:
@@ -127,19 +201,26 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--mb", type=float, default=4.0)
     parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument("--shapes", nargs="+", choices=list(SHAPES), help="these shapes only (regular is always read)")
+    parser.add_argument("--json", action="store_true", help="the JSON shapes, read by read_json")
+    parser.add_argument("--shapes", nargs="+", choices=sorted(set(SHAPES) | set(JSON_SHAPES)),
+                        help="these shapes only (regular is always read)")
     parser.add_argument("--shipped-limits", action="store_true",
-                        help="the shipped plantclef2025 limits (100,000 rows, 20 MB): most shapes refused early")
+                        help="the shipped plantclef2025 limits (100,000 rows, 20 MB): most shapes refused early; "
+                        "with --json: the caps of a CTV run tree's JSON file")
     args = parser.parse_args(argv)
+    table = JSON_SHAPES if args.json else SHAPES
     print(f"# {platform.python_implementation()} {platform.python_version()}, {os.cpu_count()} CPUs, "
-          f"{'shipped' if args.shipped_limits else 'raised'} limits, {args.mb} MB per file, best of {args.repeat}")
-    print(f"{'shape':<20} {'MB':>6} {'s':>7} {'s/MB':>7} {'x regular':>9} {'peak MiB':>9} {'extra x size':>12}")
-    shapes = ["regular"] + [s for s in args.shapes or SHAPES if s != "regular"]
-    rows = measure(args.mb, args.repeat, args.shipped_limits, shapes)
+          f"{'shipped' if args.shipped_limits else 'raised'} limits, {args.mb} MB per file, best of {args.repeat}"
+          + (", JSON shapes" if args.json else ""))
+    print(f"{'shape':<20} {'MB':>6} {'s':>7} {'s/MB':>7} {'x regular':>9} {'peak MiB':>9} {'extra x size':>12}"
+          + ("  outcome" if args.json else ""))
+    shapes = ["regular"] + [s for s in args.shapes or table if s != "regular" and s in table]
+    rows = (measure_json if args.json else measure)(args.mb, args.repeat, args.shipped_limits, shapes)
     worst_time = worst_mem = 0.0
     for r in rows:
         print(f"{r['shape']:<20} {r['bytes'] / 1e6:>6.2f} {r['seconds']:>7.3f} {r['s_per_mb']:>7.3f} "
-              f"{r['time_ratio']:>9.2f} {r['peak'] / 2**20:>9.1f} {r['extra_x_size']:>12.2f}")
+              f"{r['time_ratio']:>9.2f} {r['peak'] / 2**20:>9.1f} {r['extra_x_size']:>12.2f}"
+              + (f"  {r['outcome']}" if args.json else ""))
         worst_time, worst_mem = max(worst_time, r["time_ratio"]), max(worst_mem, r["extra_x_size"])
     ok = worst_time <= 3 and worst_mem <= 3
     print(f"# worst: {worst_time:.2f}x the regular file's time per MB, {worst_mem:.2f}x the file's size in extra "

@@ -21,6 +21,7 @@ from agrieval.baselines.ctv.options import overrides as _overrides
 from agrieval.baselines.ctv.options import train_options as _run_settings
 from agrieval.scoring.cli.group import ContractGroup, document
 from agrieval.scoring.text.literals import shell_word
+from agrieval.scoring.text.terminal import cell, one_line
 
 def train_options(f):
     """The run settings' flags (generated from ``TrainConfig``: ``agrieval.baselines.ctv.options``) and the
@@ -124,7 +125,8 @@ def plan_cmd(splits, runs_dir, preset, protocols, archs, folds, seeds, seed, as_
     seeded = any(r.seed is not None for r in runs)
     click.echo(("seed  " if seeded else "") + f"{'protocol':8}  {'arch':14}  {'fold':20}  status")
     for r in runs:
-        click.echo((f"{r.seed:<4}  " if seeded else "") + f"{r.protocol:8}  {r.arch:14}  {r.fold:20}  {r.status}")
+        click.echo((f"{cell(r.seed, 4)}  " if seeded else "") + f"{cell(r.protocol, 8)}  {cell(r.arch, 14)}  "
+                   f"{cell(r.fold, 20)}  {one_line(r.status)}")
     click.echo(f"{len(runs)} runs: {counts['done']} done, {counts['partial']} partial, {counts['pending']} pending")
 
 

@@ -28,6 +28,7 @@ import torch
 
 from agrieval.baselines.ctv.config import TrainConfig
 from agrieval.baselines.ctv.errors import CTVError
+from agrieval.scoring.text.terminal import cell
 
 
 def loader_check(cfg: TrainConfig, splits_dir: str | Path, *, data_root: str | None = None, threads: int = 1,
@@ -105,9 +106,9 @@ def format_report(r: dict) -> str:
     lines = [f"loader check: {r['images']} train images of {r['protocol']}/{r['fold']}, preset {r['preset']} "
              f"(--transforms {r['transforms']}), {r['img_size']} px, {r['threads']} thread(s), on {r['cpu']} "
              f"({r['cpu_count']} CPUs)",
-             f"{'':44} {'ms/image':>9} {'images/s per worker':>20} {workers:>20}"]
+             f"{'':44} {'ms/image':>9} {'images/s per worker':>20} {cell(workers, 20, '>')}"]
     for k in ("host", "device"):
-        lines.append(f"{where[k]:44} {r['host_ms_per_image'][k]:9.2f} {r['images_per_s_per_worker'][k]:20,.0f} "
+        lines.append(f"{cell(where[k], 44)} {r['host_ms_per_image'][k]:9.2f} {r['images_per_s_per_worker'][k]:20,.0f} "
                      f"{r['workers_for_target'][k]:20d}")
     busy = r["host_ms_per_image"]["host"] / max(r["cpu_ms_per_image"]["host"], 1e-9)
     if busy > 1.25:

@@ -64,7 +64,12 @@ def stop_requested(info: DistInfo) -> bool:
     return all_reduce_sum([seen], info, "stop request")[0] > 0
 
 
-MAX_RUN_JSON_BYTES = 64 << 20  # a run.json is kilobytes
+# What a run.json can be (_finish writes it): settings (~100 values), the class names, the teams, the libraries'
+# versions, the device, and at most MAX_UNREADABLE_LISTED paths of unreadable images (4 KiB each at most):
+# kilobytes, under 1 MiB however long the names; a few dozen objects and lists.
+MAX_RUN_JSON_BYTES = 1 << 20
+MAX_RUN_JSON_CONTAINERS, MAX_RUN_JSON_VALUES = 1_000, 100_000
+MAX_UNREADABLE_LISTED = 100
 
 
 def finished_run(out: Path, cfg: TrainConfig) -> dict | None:
@@ -73,7 +78,8 @@ def finished_run(out: Path, cfg: TrainConfig) -> dict | None:
     if not path.is_file():
         return None
     try:  # the one opening rule: a regular file, capped, JSON nested shallowly
-        data = read_json(path, max_bytes=MAX_RUN_JSON_BYTES, what="run record")
+        data = read_json(path, max_bytes=MAX_RUN_JSON_BYTES, what="run record",
+                         max_containers=MAX_RUN_JSON_CONTAINERS, max_values=MAX_RUN_JSON_VALUES)
     except UntrustedFileError as exc:
         raise CTVError("run_config_mismatch", f"{path}: {exc.message}; move the folder away to retrain") from None
     if not isinstance(data, dict):
@@ -388,6 +394,7 @@ def _finish(run: _Run) -> dict:
         train_acc = accuracy(results["train"]) if "train" in results else None
         n_eval = sum(len(results[s]["label"]) for s in predicted)
         eval_s = sum(results[s]["seconds"] for s in predicted)
+        unreadable = unreadable_paths(run.unreadable_dir) if run.unreadable_dir else []  # (the first 100 listed)
         record = {
             "schema_version": outputs.SCHEMA_VERSION, "status": "complete",
             "protocol": cfg.protocol, "arch": spec.key, "timm_model": spec.timm_name, "fold": cfg.fold,
@@ -401,7 +408,7 @@ def _finish(run: _Run) -> dict:
             "early_stopped": state["epoch"] < cfg.epochs,
             "kept_epoch": kept,  # "last": no epoch beat 0 % val accuracy (--selection script)
             "seed_stream": run.seed_stream.record(run.stream_note),
-            "unreadable_images": unreadable_paths(run.unreadable_dir) if run.unreadable_dir else [],
+            "unreadable_images": unreadable[:MAX_UNREADABLE_LISTED], "n_unreadable_images": len(unreadable),
             "train_acc": train_acc, "val_acc": val_acc, "test_acc": test_acc,
             "vtg": validation_test_gap(val_acc, test_acc),
             "per_test_team_acc": outputs.team_accuracy(frames[-1]),

@@ -9,7 +9,6 @@ longer lists shows ``-``). The two together say what to do: ``TIMEOUT``/``FAILED
 
 from __future__ import annotations
 
-import json
 import re
 import shutil
 import subprocess
@@ -18,7 +17,9 @@ from pathlib import Path
 from agrieval.baselines.ctv.errors import CTVError
 from agrieval.baselines.ctv.runner import run_status
 from agrieval.baselines.ctv.slurm import RUNS_TSV, read_runs_table
-from agrieval.baselines.ctv.sweep import FAILED
+from agrieval.baselines.ctv.sweep import FAILED, MAX_FAILED_JSON_BYTES
+from agrieval.scoring.runtime.untrusted import UntrustedFileError, read_json
+from agrieval.scoring.text.terminal import cell, one_line
 
 _TASK = re.compile(r"^(?P<job>\d+)_(?:(?P<i>\d+)|\[(?P<ranges>[0-9,\-%]+)\])$")
 
@@ -84,9 +85,11 @@ def task_status(script: str | Path, job: str | None = None) -> list[dict]:
         error = ""
         if state != "done" and failed.is_file():
             state = "failed"
-            try:
-                error = json.loads(failed.read_text(encoding="utf-8")).get("error", "")
-            except (OSError, ValueError, AttributeError):
+            try:  # the one opening rule: a regular file of a failure record's size, shallow JSON
+                record = read_json(failed, max_bytes=MAX_FAILED_JSON_BYTES, max_depth=4, what="failure record",
+                                   max_containers=16, max_values=64)
+                error = str(record.get("error", "")) if isinstance(record, dict) else "?"
+            except (OSError, UntrustedFileError):
                 error = "?"
         sched = states.get(int(row["index"]), {})
         rows.append({"index": int(row["index"]), "run": row["run"], "run_state": state, "error": error,
@@ -99,7 +102,8 @@ def format_status(rows: list[dict]) -> str:
     lines = [f"{'index':>5}  {'run':40}  {'run state':9}  {'scheduler':12}  log"]
     for r in rows:
         state = r["run_state"] + (f" ({r['error']})" if r["error"] else "")
-        lines.append(f"{r['index']:>5}  {r['run']:40}  {state:9}  {r['scheduler']:12}  {r['log']}")
+        lines.append(f"{r['index']:>5d}  {cell(r['run'], 40)}  {cell(state, 9)}  {cell(r['scheduler'], 12)}  "
+                     f"{one_line(r['log'])}")
     counts = {}
     for r in rows:
         counts[r["run_state"]] = counts.get(r["run_state"], 0) + 1

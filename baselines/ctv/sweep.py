@@ -116,6 +116,10 @@ def run_all(base: TrainConfig, runs: list[PlannedRun], splits_dir, runs_dir, *, 
 
 
 FAILED = "failed.json"
+# A failure record holds the run's names, a code, a message and a traceback; _failed keeps the message's head and
+# the traceback's tail (where the error is) so that every record the kit writes is under the cap it reads with.
+MAX_FAILED_JSON_BYTES = 256 << 10
+_MAX_MESSAGE_CHARS, _MAX_TRACEBACK_CHARS = 16 << 10, 64 << 10
 
 
 def _failed(r: PlannedRun, code: str, message: str, trace: str = "") -> dict:
@@ -124,6 +128,10 @@ def _failed(r: PlannedRun, code: str, message: str, trace: str = "") -> dict:
 
     from agrieval.scoring.runtime.atomic import write_text
 
+    if len(message) > _MAX_MESSAGE_CHARS:
+        message = message[:_MAX_MESSAGE_CHARS] + f" ... ({len(message) - _MAX_MESSAGE_CHARS:,} characters cut)"
+    if len(trace) > _MAX_TRACEBACK_CHARS:
+        trace = f"({len(trace) - _MAX_TRACEBACK_CHARS:,} characters cut) ..." + trace[-_MAX_TRACEBACK_CHARS:]
     record = {"protocol": r.protocol, "arch": r.arch, "fold": r.fold, "seed": r.seed, "status": "failed",
               "error": code, "message": message}
     if not (r.path / "run.json").is_file():  # never beside a finished run (a settings mismatch, say)
@@ -132,4 +140,4 @@ def _failed(r: PlannedRun, code: str, message: str, trace: str = "") -> dict:
     return record
 
 
-__all__ = ["PlannedRun", "plan", "run_all", "run_dir"]
+__all__ = ["FAILED", "MAX_FAILED_JSON_BYTES", "PlannedRun", "plan", "run_all", "run_dir"]

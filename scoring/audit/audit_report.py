@@ -16,6 +16,7 @@ from agrieval.scoring.audit.near_duplicates import NearDuplicateRun, near_duplic
 from agrieval.scoring.audit.rank_movement import RankMovement, rank_movement
 from agrieval.scoring.audit.split_permutation import TeamTest, permutation_test
 from agrieval.scoring.runtime.unit_scores import unit_values
+from agrieval.scoring.text.terminal import cell, one_line
 
 
 @dataclass
@@ -86,19 +87,19 @@ def can_flag(a: Audit) -> bool:
 
 def to_text(a: Audit) -> str:
     """The audit as plain-text tables (the default output)."""
-    lines = [f"audit of {a.competition}: {a.metric}, public-private gap of each team's best public submission; "
+    lines = [f"audit of {one_line(a.competition)}: {a.metric}, public-private gap of each team's best public submission; "
              f"split-permutation test ({a.n_permutations} re-drawn splits, seed {a.seed}), Holm at alpha {a.alpha}",
              "", f"{'team':<24} {'subs':>5} {'public':>8} {'private':>8} {'gap':>8} {'p':>8} {'p_holm':>8}  flagged"]
     for t in a.teams:
-        lines.append(f"{t.team[:24]:<24} {t.n_submissions:>5} {t.public:>8.4f} {t.private:>8.4f} {t.gap:>+8.4f} "
+        lines.append(f"{cell(t.team, 24, clip=True)} {t.n_submissions:>5d} {t.public:>8.4f} {t.private:>8.4f} {t.gap:>+8.4f} "
                      f"{t.p_value:>8.4f} {t.p_holm:>8.4f}  {'FLAGGED' if t.flagged else '-'}")
     if a.ranks:
         lines += ["", f"private rank of each team's best public submission, {int(100 * 0.95)}% bootstrap interval "
                   f"over private {a.unit}s (host-only)",
                   f"{'team':<24} {'private':>8} {'rank':>5} {'interval':>10} {'p_moved':>8}"]
         for r in sorted(a.ranks, key=lambda r: (r.private_rank, r.team)):
-            lines.append(f"{r.team[:24]:<24} {r.private_score:>8.4f} {r.private_rank:>5} "
-                         f"{f'{r.rank_low}-{r.rank_high}':>10} {r.p_moved:>8.3f}")
+            lines.append(f"{cell(r.team, 24, clip=True)} {r.private_score:>8.4f} {r.private_rank:>5d} "
+                         f"{cell(f'{r.rank_low}-{r.rank_high}', 10, '>')} {r.p_moved:>8.3f}")
     if a.selection:
         lines += ["", "which submission counts: the private score each rule gives the team, and what it lost against "
                   "the team's best private (host-only)",
@@ -107,7 +108,7 @@ def to_text(a: Audit) -> str:
         for c in a.selection:
             cells = " ".join(f"{c.counted[r]['private']:>{w}.5f} {c.counted[r]['lost']:>8.5f}"
                              for r, w in (("best_public", 9), ("top2_public", 9), ("last", 8)))
-            lines.append(f"{c.team[:24]:<24} {c.best_private:>9.5f} {cells}")
+            lines.append(f"{cell(c.team, 24, clip=True)} {c.best_private:>9.5f} {cells}")
     if not can_flag(a):
         lines += ["", f"note: with {len(a.teams)} teams the smallest Holm-adjusted p-value is "
                   f"{len(a.teams)} / (1 + {a.n_permutations}) > alpha {a.alpha}: no team can be flagged; "
@@ -117,10 +118,10 @@ def to_text(a: Audit) -> str:
     for team in sorted({r.team for r in a.near_duplicates}):
         mine = [r for r in a.near_duplicates if r.team == team]
         longest = max(mine, key=lambda r: r.n_submissions)
-        lines.append(f"  {team}: {len(mine)} runs, {sum(r.n_submissions for r in mine)} submissions in them; "
-                     f"the longest {longest.n_submissions} submissions, {longest.first} .. {longest.last}, "
+        lines.append(f"  {one_line(team)}: {len(mine)} runs, {sum(r.n_submissions for r in mine)} submissions in them; "
+                     f"the longest {longest.n_submissions} submissions, {one_line(longest.first)} .. {one_line(longest.last)}, "
                      f"at most {longest.max_rows_changed} rows changed per step")
     if a.rejected:
         lines += ["", f"rejected submissions (not audited): {len(a.rejected)}"]
-        lines += [f"  {r['team']}: {r['file']} [{', '.join(r['codes'])}]" for r in a.rejected]
+        lines += [f"  {one_line(r['team'])}: {one_line(r['file'])} [{one_line(', '.join(r['codes']))}]" for r in a.rejected]
     return "\n".join(lines)

@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 
 from agrieval.scoring.cli.group import ContractGroup, document
+from agrieval.scoring.text.terminal import cell, one_line
 
 
 @click.group(cls=ContractGroup, invoke_without_command=True)
@@ -18,7 +19,7 @@ def competitions(ctx: click.Context) -> None:
 
         for name in available_competitions():
             d = load_competition(name)
-            click.echo(f"{name:<20}{d.task:<12}primary={d.primary_metric:<18}{d.title}")
+            click.echo(f"{cell(name, 20)}{cell(d.task, 12)}primary={cell(d.primary_metric, 18)}{one_line(d.title)}")
 
 
 @competitions.command()

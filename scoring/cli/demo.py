@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 
 from agrieval.scoring.cli.group import epilog
+from agrieval.scoring.text.terminal import cell, one_line
 
 
 def _find_reference_dir() -> Path | None:
@@ -53,9 +54,9 @@ def demo(ref_dir: Path | None, reveal_private: bool) -> None:
         click.echo(head)
         click.echo("-" * (len(head) + 2))
         for i, (pub, priv, name, _, _) in enumerate(scored, 1):
-            click.echo(f"{i:>4}  {name:<44}{fmt(pub):>8}" + (f"{fmt(priv):>9}" if reveal_private else ""))
+            click.echo(f"{i:>4d}  {cell(name, 44)}{fmt(pub):>8}" + (f"{fmt(priv):>9}" if reveal_private else ""))
         for _, _, name, status, note in rejected:
-            click.echo(f"{'-':>4}  {name:<44}{status:>8}  {_clip(note, 90)}")
+            click.echo(f"{'-':>4}  {cell(name, 44)}{cell(status, 8, '>')}  {one_line(_clip(note, 90))}")
 
 
 def _clip(text: str, width: int) -> str:

@@ -109,10 +109,12 @@ def _competition_of_header(path, definition) -> str | None:
     """The shipped competition whose id and prediction columns the file's header holds, if not ``definition``'s."""
     from agrieval.scoring.authoring.definitions import available_competitions, load_competition
 
-    try:
-        with open(path, "rb") as f:
+    from agrieval.scoring.runtime.untrusted import UntrustedFileError, open_regular
+
+    try:  # the participant's file: by the opening rule (a FIFO named like a submission never hangs the hint)
+        with open_regular(path, max_bytes=definition.limits.max_bytes, what="submission") as f:
             head = f.readline(65536).decode("utf-8-sig", "replace").strip()
-    except OSError:
+    except (OSError, UntrustedFileError):
         return None
     for name in available_competitions():
         if name == definition.name:

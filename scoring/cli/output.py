@@ -30,7 +30,7 @@ import click
 from agrieval.scoring.cli.failures import debug, report
 from agrieval.scoring.runtime.whole_writes import OutputIncomplete, write_all
 from agrieval.scoring.text.tables import fmt as _fmt
-from agrieval.scoring.text.terminal import one_line
+from agrieval.scoring.text.terminal import cell, one_line
 
 __all__ = ["checked_stdout", "finish", "held", "promise_json", "forget_json_promise", "json_failure",
            "library_warnings", "fmt", "render_problems", "render_report"]
@@ -249,18 +249,18 @@ def render_report(report, *, submission: str = "") -> str:
         if "per_group_accuracy" in pub:
             lines += ["", f"accuracy per {pub['group_unit']} (public):"]
             for name, acc in pub["per_group_accuracy"].items():
-                lines.append(f"  {name:<20}{fmt(acc)}")
+                lines.append(f"  {cell(name, 20)}{fmt(acc)}")
         if "per_class" in pub:
             lines += ["", f"{'class (public)':<16}{'precision':>10}{'recall':>10}{'f1':>10}{'support':>9}"]
             for c, s in pub["per_class"].items():
-                lines.append(f"{c:<16}{fmt(s['precision']):>10}{fmt(s['recall']):>10}{fmt(s['f1']):>10}"
-                             f"{s['support']:>9}")
+                lines.append(f"{cell(c, 16)}{fmt(s['precision']):>10}{fmt(s['recall']):>10}{fmt(s['f1']):>10}"
+                             f"{s['support']:>9d}")
             labels = pub["labels"]
-            widths = [max(9, len(c) + 2) for c in labels]  # whole class names: never cut to 8 characters
+            widths = [max(9, len(one_line(c)) + 2) for c in labels]  # whole class names: never cut to 8 characters
             lines += ["", "confusion matrix (rows: true, columns: predicted):",
-                      " " * 16 + "".join(f"{c:>{width}}" for c, width in zip(labels, widths))]
+                      " " * 16 + "".join(cell(c, width, ">") for c, width in zip(labels, widths))]
             for c, row in zip(labels, pub["confusion_matrix"]):
-                lines.append(f"{c:<16}" + "".join(f"{v:>{width}}" for v, width in zip(row, widths)))
+                lines.append(cell(c, 16) + "".join(f"{v:>{width}d}" for v, width in zip(row, widths)))
     problems = render_problems(report)
     if problems:
         lines += ["", problems]

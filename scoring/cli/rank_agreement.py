@@ -6,7 +6,7 @@ import json
 
 import click
 
-from agrieval.scoring.text.terminal import one_line
+from agrieval.scoring.text.terminal import cell, one_line
 
 from agrieval.scoring.cli.failures import refuse_input
 from agrieval.scoring.cli.group import epilog
@@ -68,7 +68,7 @@ def rank_agreement(a_csv, b_csv, key, value, value_b, where, where_a, where_b, r
     click.echo(f"{'statistic':<10} {'value':>8} {'p-value':>10}   {pct} bootstrap interval ({resamples} resamples, seed {seed})")
     for name, c in res.stats.items():
         ci = f"[{fmt(c.ci_low)}, {fmt(c.ci_high)}]" if c.n_valid_resamples else "-"
-        click.echo(f"{name:<10} {fmt(c.statistic):>8} {_p(c.pvalue):>10}   {ci}")
+        click.echo(f"{cell(name, 10)} {fmt(c.statistic):>8} {cell(_p(c.pvalue), 10, '>')}   {ci}")
     for w in res.warnings:
         click.echo(one_line(f"warning: {w}"), err=True)
 

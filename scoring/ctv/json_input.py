@@ -16,9 +16,13 @@ import math
 from pathlib import Path
 
 from agrieval.scoring.ctv.input_error import InputError
-from agrieval.scoring.runtime.untrusted import UntrustedFileError, read_bytes
+from agrieval.scoring.runtime.untrusted import UntrustedFileError, check_json_shape, read_bytes
 
-MAX_JSON_BYTES = 64 * 1024 * 1024  # a run.json or history.jsonl is kilobytes
+# What a run tree's JSON files can be: a run.json is kilobytes (baselines/ctv/runner.py caps its own at 1 MiB);
+# the AgrI script's results of a many-team study tens of kilobytes; a history.jsonl ~200 bytes per epoch.
+MAX_JSON_BYTES = 4 << 20
+MAX_JSON_CONTAINERS, MAX_JSON_VALUES = 10_000, 200_000
+MAX_HISTORY_BYTES = 16 << 20  # 80,000 epochs of ~200 bytes
 
 
 def read_regular(path: Path, limit: int, what: str = "file") -> bytes:
@@ -70,6 +74,11 @@ def load_object(path: Path) -> dict:
     """A JSON file that holds an object."""
     name = str(path)
     data = read_regular(path, MAX_JSON_BYTES, "JSON file")
+    try:  # what it parses to is bounded before it is parsed (a flood of [] costs 29x its bytes)
+        check_json_shape(data, max_depth=64, max_containers=MAX_JSON_CONTAINERS, max_values=MAX_JSON_VALUES,
+                         file=name)
+    except UntrustedFileError as exc:
+        raise InputError("bad_json", exc.message, file=name) from None
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:

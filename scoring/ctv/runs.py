@@ -33,7 +33,13 @@ from agrieval.scoring.runtime.metrics.multiclass import accuracy_from_counts, va
 
 AGRIEVAL_COLUMNS = ("image_id", "team", "split", "true_label", "predicted_label", "confidence")
 SPLITS = ("train", "val", "test")
-MAX_PREDICTIONS_BYTES = 4 * 1024**3  # a predictions table of 47,367 images is a few MB
+# A predictions table holds one row per image of the pool (47,367 for AgrI 2024: ~4 MB): at most
+# MAX_PREDICTION_ROWS rows (20x that pool) of at most MAX_PREDICTION_ROW_BYTES (an id, a team, a split, two labels
+# and a confidence), read in chunks of PREDICTION_CHUNK_ROWS so that the rows are counted as they come.
+MAX_PREDICTION_ROWS = 1_000_000
+MAX_PREDICTION_ROW_BYTES = 512
+MAX_PREDICTIONS_BYTES = MAX_PREDICTION_ROWS * MAX_PREDICTION_ROW_BYTES
+PREDICTION_CHUNK_ROWS = 100_000
 
 
 @dataclass
@@ -112,10 +118,21 @@ def read_predictions(path: Path, columns: Sequence[str], confidence_max: float):
         raise InputError("bad_run", f"predictions file missing: {name}", file=name)
     # read by the one opening rule (not a link to /dev/zero or a FIFO), and parsed from what was read
     data = read_regular(path, MAX_PREDICTIONS_BYTES, "predictions file")
+    chunks, n_rows = [], 0
     try:
-        frame = pd.read_csv(io.BytesIO(data), dtype=str, keep_default_na=False, encoding="utf-8")
+        for chunk in pd.read_csv(io.BytesIO(data), dtype=str, keep_default_na=False, encoding="utf-8",
+                                 chunksize=PREDICTION_CHUNK_ROWS):
+            n_rows += len(chunk)
+            if n_rows > MAX_PREDICTION_ROWS:
+                raise InputError("unreadable_csv", f"the predictions file holds more than {MAX_PREDICTION_ROWS:,} "
+                                 "rows, more than a pool's images", file=name)
+            chunks.append(chunk)
+        frame = pd.concat(chunks, ignore_index=True) if len(chunks) > 1 else chunks[0]
     except (UnicodeDecodeError, pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
         raise InputError("unreadable_csv", f"cannot read predictions: {exc}", file=name) from None
+    if len(data) > n_rows * MAX_PREDICTION_ROW_BYTES + (1 << 16):  # a header and rows of bounded width
+        raise InputError("unreadable_csv", f"the predictions file is {len(data):,} bytes for {n_rows:,} rows: "
+                         f"more than {MAX_PREDICTION_ROW_BYTES} bytes a row", file=name)
     frame.columns = [c.strip() for c in frame.columns]
     header = list(frame.columns)
     for col in columns:
@@ -191,13 +208,13 @@ def build_run(frame, *, source: str, layout: str, meta_file: str, protocol: str 
 
 def _read_history(path: Path) -> list[dict]:
     """The per-epoch records; an accuracy must be a finite fraction in [0, 1] (or null: not measured)."""
-    from agrieval.scoring.ctv.json_input import MAX_JSON_BYTES, parse, read_regular
+    from agrieval.scoring.ctv.json_input import MAX_HISTORY_BYTES, parse, read_regular
 
     if not path.exists() and not path.is_symlink():
         return []  # a run without a per-epoch history (the script's runs, older agrieval runs)
     name = str(path)
     try:
-        text = read_regular(path, MAX_JSON_BYTES, "history file").decode("utf-8")
+        text = read_regular(path, MAX_HISTORY_BYTES, "history file").decode("utf-8")
     except UnicodeDecodeError as exc:
         raise InputError("bad_json", f"cannot parse the epoch records: not UTF-8 (byte {exc.start})",
                          file=name) from None

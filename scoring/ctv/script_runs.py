@@ -117,15 +117,21 @@ def read_run(results_path: Path) -> Run:
     return run
 
 
+MAX_MATRIX_BYTES = 1 << 20  # a team-by-team table of percentages: a few kilobytes for dozens of teams
+
+
 def read_matrix(path: Path) -> tuple[list[str], dict[tuple[str, str], float | None]]:
     """(row teams, {(train team, test team): percent or None for an empty cell})."""
     import csv
+    import io
 
     name = str(path)
+    from agrieval.scoring.ctv.json_input import read_regular
+
+    data = read_regular(path, MAX_MATRIX_BYTES, "cross-team matrix")  # the one opening rule
     try:
-        with path.open(newline="", encoding="utf-8") as fh:
-            rows = list(csv.reader(fh))
-    except (OSError, UnicodeDecodeError) as exc:
+        rows = list(csv.reader(io.StringIO(data.decode("utf-8"), newline="")))
+    except (csv.Error, UnicodeDecodeError) as exc:
         raise InputError("unreadable_csv", f"cannot read the cross-team matrix: {exc}", file=name) from None
     if not rows or not rows[0] or rows[0][0] != "Train_Team" or not all(h.startswith("Test_") for h in rows[0][1:]):
         raise InputError("missing_column", "the cross-team matrix header must be Train_Team,Test_<team>,...",

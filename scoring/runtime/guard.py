@@ -177,7 +177,9 @@ def problems_near_the_start(submission: str | Path | bytes, definition: Competit
             path = Path(submission)
             if not path.is_file():
                 return []
-            with path.open("rb") as fh:
+            from .untrusted import open_regular
+
+            with open_regular(path, max_bytes=definition.limits.max_bytes, what="submission") as fh:
                 head = fh.read(_PREFIX_BYTES)
             shown = filename or path.name
         if head[:4] == ZIP_MAGIC or b"\n" not in head:

@@ -200,3 +200,25 @@ def test_the_audit_reads_the_own_servers_store_and_simulates_selection(tmp_path)
     a = obj["selection"][0]
     assert a["best_private_file"] == "perfect.csv" and a["rules"]["best_public"]["lost"] == 0.0
     assert a["rules"]["last"]["file"] == "perfect.csv"
+
+
+def test_a_team_named_with_escape_sequences_cannot_hide_its_flagged_mark_in_the_tables():
+    """Issue 56: the tables printed team names raw; "\\x1b[1A\\x1b[2K" (cursor up, erase line) or a carriage
+    return followed by an honest-looking line overwrote the attacker's own FLAGGED row on a terminal."""
+    from agrieval.scoring.audit.audit_report import to_text
+
+    rng = np.random.default_rng(3)
+    truth, split, values, names = competition(rng, n=2000)
+    attack = boosting_attack(rng, truth, split == "public", 300)
+    hostile = "x\r\x1b[2Kteam0\x1b]8;;http://e.vil\x07\u202e\x9b2K"
+    names = names + [hostile] * len(attack)
+    result = audit(np.vstack(values + [attack]), np.arange(len(truth)), split, names,
+                   [f"f{i}" for i in range(len(names))], None, competition="toy", metric="accuracy", unit="row",
+                   alpha=0.01, n_permutations=999, n_resamples=50)
+    text = to_text(result)
+    assert not any(c in text for c in "\r\x1b\x07\u202e\x9b")
+    flagged_rows = [line for line in text.splitlines() if line.endswith("FLAGGED")]
+    assert len(flagged_rows) == 1 and flagged_rows[0].startswith("x%0D%1B[2Kteam0%1B]8;;")
+    # every row of the first table keeps its columns: the name never widens or shortens the cell
+    first = text.split("\n\n")[1].splitlines()
+    assert {line[24] for line in first[1:]} == {" "} and len({len(line.rstrip("FLAGED-")) for line in first[1:]}) == 1

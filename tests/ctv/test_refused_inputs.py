@@ -220,3 +220,37 @@ def test_a_long_history_costs_linear_time():
     curves = learning_curves(runs, {"TOTO": 0})
     assert len(curves) == 20_000 and curves[0]["val"] == {"n_runs": 2, "mean": 60.0, "std": 0.0}
     assert time.monotonic() - start < 15
+
+
+# --- caps that say what a file of that kind can be (issue 56) --------------------------------------------------
+
+def test_a_run_json_of_empty_lists_is_refused_before_it_is_parsed(tmp_path, monkeypatch):
+    """A 15 MB run.json of empty lists cost 28.8x its size before it was refused: now a run record is at most
+    4 MiB and 10,000 lists and objects, counted on its bytes."""
+    import agrieval.scoring.ctv.json_input as json_input
+
+    runs = _runs(tmp_path / "runs")
+    (runs / "TOTO" / "net" / "a" / "run.json").write_text("[" + ",".join(["[]"] * 20_000) + "]")
+    monkeypatch.setattr(json_input, "parse", lambda *a, **k: pytest.fail("parsed before the cap was checked"))
+    _assert_coded(run("ctv", "report", runs, "--out", tmp_path / "o"), 1, "20,001 lists and objects")
+    (runs / "TOTO" / "net" / "a" / "run.json").write_bytes(b" " * (json_input.MAX_JSON_BYTES + 1))
+    _assert_coded(run("ctv", "report", runs, "--out", tmp_path / "o2"), 1, "[unreadable_file]")
+
+
+def test_a_predictions_table_is_rows_times_a_bound_per_row(tmp_path, monkeypatch):
+    import agrieval.scoring.ctv.runs as ctv_runs
+
+    runs = _runs(tmp_path / "runs")
+    monkeypatch.setattr(ctv_runs, "MAX_PREDICTION_ROWS", 15)  # the fixture's runs hold 20 rows
+    monkeypatch.setattr(ctv_runs, "PREDICTION_CHUNK_ROWS", 4)
+    res = run("ctv", "report", runs, "--out", tmp_path / "o")  # a refused run: a warning, the others reported
+    assert "more than 15 rows" in res.output and "Traceback" not in res.output, res.output
+    monkeypatch.setattr(ctv_runs, "MAX_PREDICTION_ROWS", 1_000)
+    pred = runs / "TOTO" / "net" / "a" / "predictions.csv"
+    lines = pred.read_text().splitlines()
+    pred.write_text("\n".join(lines[:2] + [lines[2] + " " * 200_000] + lines[3:]) + "\n")  # one row of 200 kB
+    res = run("ctv", "report", runs, "--out", tmp_path / "o2")
+    assert "more than 512 bytes a row" in res.output and "Traceback" not in res.output, res.output
+    pred.write_text("\n".join(lines) + "\n")
+    res = run("ctv", "report", runs, "--out", tmp_path / "o3")
+    assert res.exit_code == 0 and "bytes a row" not in res.output, res.output

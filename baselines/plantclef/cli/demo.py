@@ -8,6 +8,7 @@ import click
 
 from agrieval.baselines.plantclef.cli.errors import guard
 from agrieval.baselines.plantclef.cli.options import competition_definition
+from agrieval.scoring.text.terminal import cell, one_line
 
 
 @click.command()
@@ -26,7 +27,7 @@ def demo(out, competition, quiet):
     click.echo(f"submission validated; {res.primary_metric} against the planted species: {res.score:.4f} "
                "(random weights: near chance is expected)")
     for name, path in res.files.items():
-        click.echo(f"  {name:<14} {path}")
+        click.echo(f"  {cell(name, 14)} {one_line(path)}")
     click.echo("same run from the command line:")
     click.echo(f"  {res.command}")
     click.echo(f"score it:  agrieval score {res.files['submission']} --solution {res.files['solution']} "

@@ -223,6 +223,25 @@ def test_status_joins_each_task_to_its_run_state(ctv_data, tmp_path, monkeypatch
     assert _invoke(["status", str(out), "--job", "7;rm"]).exit_code == 2
 
 
+def test_status_prints_a_failure_records_text_as_one_inert_line(ctv_data, tmp_path):
+    """Issue 56: the error text of failed.json reached the terminal raw; an OSC sequence ending in BEL (a link,
+    a window title) survives click's stripping of ANSI colours through a pipe. And a failed.json that is a FIFO,
+    huge or deeply nested is read by the one opening rule: refused as '?', never hanging or flooding memory."""
+    _, splits = ctv_data
+    res, out = _slurm(splits, tmp_path, *CPU, "--protocols", "toto")
+    assert res.exit_code == 0, res.output
+    runs = tmp_path / "runs" / "toto" / "tiny_cnn"
+    for name in ("alpha", "beta", "gamma"):
+        (runs / name).mkdir(parents=True)
+    hostile = "oom\x1b]0;owned\x07\x1b]8;;http://e.vil\x07click\x1b]8;;\x07\r\x1b[2Kdone"
+    (runs / "alpha" / "failed.json").write_text(json.dumps({"error": hostile}))
+    os.mkfifo(runs / "beta" / "failed.json")
+    (runs / "gamma" / "failed.json").write_text("[" * 100 + "]" * 100)
+    text = _invoke(["status", str(out)]).output
+    assert not any(c in text for c in "\x1b\x07\r") and "failed (oom%1B]0;owned%07" in text
+    assert re.search(r"beta\s+pending", text) and re.search(r"gamma\s+failed \(\?\)", text), text
+
+
 # --- the trust rule: values are literals wherever they land (DESIGN.md; issue 43) ---------------------------
 
 # quotes, backslashes, newlines, $() and backticks, '#', unicode line separators, NUL, sbatch's '%'

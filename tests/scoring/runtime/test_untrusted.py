@@ -141,3 +141,55 @@ def test_the_csv_readers_open_by_the_rule(tmp_path):
     assert [(p.code, "not a regular file" in p.message) for p in sub.errors] == [("not_text", True)]
     with pytest.raises(HostError):
         load_solution(fifo, definition)
+
+
+# --- caps on what JSON parses to (issue 56): checked on the bytes, before anything is built ----------------------
+
+from hypothesis import given, settings, strategies as st  # noqa: E402
+
+from agrieval.scoring.runtime.untrusted import json_depth, json_shape  # noqa: E402
+
+_JSON = st.recursive(st.none() | st.booleans() | st.integers() | st.text("[]{},:\"\\ab\u2028"),
+                     lambda kids: st.lists(kids, max_size=4) | st.dictionaries(st.text("[]{}\",:\\x"), kids, max_size=4),
+                     max_leaves=30)
+
+
+def _containers(value) -> int:
+    if isinstance(value, list):
+        return 1 + sum(_containers(v) for v in value)
+    if isinstance(value, dict):
+        return 1 + sum(_containers(v) for v in value.values())
+    return 0
+
+
+@settings(max_examples=300, deadline=None)
+@given(_JSON, st.booleans())
+def test_the_shape_measured_on_the_bytes_is_the_parsed_documents(value, ascii_only):
+    """Oracle: the parsed document walked node by node (json_depth, a recursive count)."""
+    import json
+
+    data = json.dumps(value, ensure_ascii=ascii_only).encode("utf-8")
+    depth, containers, values = json_shape(data)
+    assert depth == json_depth(value, 10_000) and containers == _containers(value)
+    assert values >= containers
+
+
+def test_a_flood_of_containers_is_refused_before_it_is_parsed(tmp_path, monkeypatch):
+    """16 MB of [{},{},...] took 735 MB and 23 s in read_json (issue 56): the count comes from the bytes."""
+    import json
+
+    path = tmp_path / "flood.json"
+    path.write_bytes(b"[" + b",".join([b"{}"] * 300_000) + b"]")
+    monkeypatch.setattr(json, "loads", lambda *a, **k: pytest.fail("parsed before the cap was checked"))
+    with pytest.raises(UntrustedFileError) as err:
+        read_json(path, max_bytes=1 << 20, max_containers=1_000)
+    assert err.value.code == "json_too_large" and "300,001 lists and objects" in err.value.message
+    path.write_bytes(b"[" + b",".join([b"0"] * 300_000) + b"]")
+    with pytest.raises(UntrustedFileError, match="about 300,001 values"):
+        read_json(path, max_bytes=1 << 20, max_values=1_000)
+
+
+def test_brackets_and_separators_inside_strings_count_for_nothing(tmp_path):
+    path = tmp_path / "s.json"
+    path.write_text('{"a": "[[[[{{,,::\\\\\\"]]"}')
+    assert read_json(path, max_bytes=100, max_depth=1, max_containers=1, max_values=3) == {"a": '[[[[{{,,::\\"]]'}
