@@ -40,3 +40,18 @@ def test_rules_on_examples():
 def test_regex_rule_needs_one_capture_group():
     with pytest.raises(ValueError, match="exactly one capture group"):
         GroupingSpec(rule="regex", patterns=["^CBN-.*$"])
+
+
+# ids that end in a number of another length than a date: every real id ends in one, so the counts above
+# cannot tell "exactly eight digits" from "any trailing number" (scripts/mutation_check.py:
+# ``strip_date_any_number``, ``strip_date_any_number_slow_path``)
+NOT_DATES = {"RNNB-1-1": "RNNB-1-1", "OPTMix-0108-P1-312": "OPTMix-0108-P1-312", "A-1234567": "A-1234567",
+             "A-123456789": "A-123456789", "A_20240325": "A_20240325", "A-2024032５": "A-2024032５",
+             "CBN-PdlC-A1-20130807": "CBN-PdlC-A1", "A-1-123456789-20240325": "A-1-123456789", "-20240325": ""}
+
+
+@pytest.mark.parametrize("line_break", [False, True])  # the one-regex pass, and the per-id rule
+def test_strip_date_drops_exactly_a_dash_and_eight_ascii_digits(line_break):
+    ids = list(NOT_DATES) + (["X\nY-20240325"] if line_break else [])
+    expected = list(NOT_DATES.values()) + (["X\nY"] if line_break else [])
+    assert group_ids(ids, GroupingSpec(rule="strip-date")) == expected

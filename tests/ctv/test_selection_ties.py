@@ -1,0 +1,31 @@
+"""Ties in the model-selection rules: the first epoch with the best value is chosen (selection_rules'
+docstring), under every rule that compares epochs (scripts/mutation_check.py: ``oracle_epoch_tie_later``,
+``lodo_epoch_tie_later``)."""
+
+from __future__ import annotations
+
+import pytest
+
+from agrieval.scoring.ctv.runs import Run
+from agrieval.scoring.ctv.selection_rules import Selected, select
+
+
+def run(fold, history, protocol="LOTO"):
+    return Run("p", "agrieval", protocol, "a", fold, [], {}, {}, history=history)
+
+
+@pytest.mark.parametrize("protocol", ["TOTO", "LOTO"])
+def test_oracle_test_keeps_the_first_of_two_equal_epochs(protocol):
+    r = run("T", [{"epoch": 1, "val": 80.0, "test": 60.0}, {"epoch": 2, "val": 85.0, "test": 70.0},
+                  {"epoch": 3, "val": 90.0, "test": 70.0}, {"epoch": 4, "val": 95.0, "test": 65.0}], protocol)
+    assert select(r, "oracle_test") == Selected(2, 85.0, 70.0)
+
+
+def test_leave_one_team_out_keeps_the_first_of_two_equal_epochs():
+    fold = run("T", [{"epoch": 1, "val": 90.0, "test": 50.0}, {"epoch": 2, "val": 92.0, "test": 40.0},
+                     {"epoch": 3, "val": 95.0, "test": 45.0}])
+    fold.train_teams = ["h1", "h2"]
+    # mean held-out accuracy: epoch 1 60, epoch 2 65, epoch 3 65 (a tie): epoch 2
+    fold.held_out = [run("h1", [{"epoch": 1, "test": 70.0}, {"epoch": 2, "test": 60.0}, {"epoch": 3, "test": 66.0}]),
+                     run("h2", [{"epoch": 1, "test": 50.0}, {"epoch": 2, "test": 70.0}, {"epoch": 3, "test": 64.0}])]
+    assert select(fold, "leave_one_team_out") == Selected(2, 92.0, 40.0)
