@@ -99,6 +99,7 @@ def main() -> int:
     ap.add_argument("--repeat", type=int, default=15)
     ap.add_argument("--profile", choices=KINDS)
     ap.add_argument("--top", type=int, default=30)
+    ap.add_argument("--sort", default="cumulative", help="the profile's order (pstats key: cumulative, tottime)")
     args = ap.parse_args()
     from agrieval.scoring.runtime.warm import Grader
 
@@ -114,7 +115,7 @@ def main() -> int:
                 grader.score(path)
             prof.disable()
             out = io.StringIO()
-            pstats.Stats(prof, stream=out).sort_stats("cumulative").print_stats(args.top)
+            pstats.Stats(prof, stream=out).sort_stats(args.sort).print_stats(args.top)
             print(out.getvalue())
             return 0
         truth = plain_f1.load_truth(sol, ",", "quadrat_id", "species_ids", "Usage", "Public")
