@@ -195,15 +195,16 @@ def _regular(raw: bytes, header: list[str], read_as: list[str], delimiter: str, 
 
 
 def _say_blanks(blanks: quote_blanks.Blanks, log: ProblemLog) -> None:
-    """One ``space_after_quote`` per run of blanks, in file order, worded as ``_mend_record`` words them."""
-    said: dict[tuple, str] = {}  # (a file of them says few distinct messages: each worded once)
-    for line, offset, length, field in zip(blanks.lines.tolist(), blanks.offsets.tolist(), blanks.lengths.tolist(),
-                                           blanks.fields.tolist()):
-        message = said.get((offset, length, field))
-        if message is None:
-            trouble = quote_trouble.QuoteTrouble("space", offset, length, field)
-            message = said[offset, length, field] = quote_trouble.space_message(trouble, offset + 1)
-        log.error("space_after_quote", message, line=line, column=field)
+    """One ``space_after_quote`` per run of blanks, in file order, worded as ``_mend_record`` words them; a
+    message repeated on consecutive troubles (a file of them) is handed to the log in one call."""
+    key = np.stack([blanks.offsets, blanks.lengths, blanks.fields])
+    first = np.flatnonzero(np.concatenate([[True], (key[:, 1:] != key[:, :-1]).any(axis=0)]))
+    bounds = np.append(first, len(blanks.lines)).tolist()
+    lines = blanks.lines.tolist()
+    for k, (offset, length, field) in enumerate(key[:, first].T.tolist()):
+        trouble = quote_trouble.QuoteTrouble("space", offset, length, field)
+        log.add_on_lines("space_after_quote", quote_trouble.space_message(trouble, offset + 1),
+                         lines[bounds[k]:bounds[k + 1]], column=field)
 
 
 def _read_irregular(raw: bytes, header: list[str], delimiter: str, max_rows: int, max_cell_chars: int,
