@@ -35,10 +35,20 @@ CAN_SLURM := $(shell [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null && ech
 AGRIEVAL_REQUIRE_SLURM ?= $(CAN_SLURM)
 
 # The whole suite on this Python, then the grading runtime's own tests under every interpreter of
-# .ci/interpreters (the grading platforms' Pythons, numpy only), each in its own venv.
-test: $(ALL) platform-venvs slurm
-	AGRIEVAL_REQUIRE_PLATFORMS=1 AGRIEVAL_REQUIRE_SLURM=$(AGRIEVAL_REQUIRE_SLURM) $(BIN)/python -m pytest -q -p no:cacheprovider
-	$(MAKE) --no-print-directory test-runtime
+# .ci/interpreters (the grading platforms' Pythons, numpy only), each in its own venv. Each phase prints its
+# wall time, then the total. The suite runs on pytest-xdist workers, one per CPU (TEST_WORKERS=0: in this
+# process); the tests that share something run in one worker (the groups of tests/conftest.py).
+TEST_WORKERS ?= auto
+PHASE = scripts/timed_phase.sh
+test:
+	@start=$$(date +%s); \
+	$(PHASE) install $(MAKE) --no-print-directory $(ALL) && \
+	$(PHASE) "platform venvs" $(MAKE) --no-print-directory platform-venvs && \
+	$(PHASE) slurm $(MAKE) --no-print-directory slurm && \
+	$(PHASE) suite env AGRIEVAL_REQUIRE_PLATFORMS=1 AGRIEVAL_REQUIRE_SLURM=$(AGRIEVAL_REQUIRE_SLURM) \
+		$(BIN)/python -m pytest -q -p no:cacheprovider -n $(TEST_WORKERS) --dist loadgroup && \
+	$(MAKE) --no-print-directory test-runtime && \
+	echo "== make test: all phases passed in $$(( $$(date +%s) - start )) s"
 
 platform-venvs:
 	scripts/platform_venvs.sh
@@ -50,8 +60,8 @@ slurm:
 
 test-runtime: platform-venvs
 	@for venv in .venv-platforms/*/; do \
-		echo "== tests/scoring/runtime under $$venv"; \
-		PYTHONPATH=$(CURDIR) $$venv/bin/python -m pytest -q -p no:cacheprovider tests/scoring/runtime || exit 1; \
+		$(PHASE) "runtime under $$venv" env PYTHONPATH=$(CURDIR) $$venv/bin/python -m pytest -q -p no:cacheprovider \
+			tests/scoring/runtime || exit 1; \
 	done
 
 $(BENCH): $(ALL)

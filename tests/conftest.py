@@ -9,6 +9,12 @@ REPO = Path(__file__).resolve().parents[1]
 REAL_FILES = REPO / "tests" / "fixtures" / "real"
 REFERENCE = REPO / "reference_submissions"
 
+# Under pytest-xdist (`make test` runs `-n auto --dist loadgroup`) the tests of one ``xdist_group`` run on one
+# worker, one after the other (pytest_collection_modifyitems below); every other test is independent.
+# The newcomer's fresh clone and scoring-only venv (tests/newcomer/conftest.py) are session fixtures: in one
+# group they are built once, not once per worker (about 12 s and 340 MB a venv).
+_CLONE_FIXTURES = frozenset({"fresh_clone", "another_clone", "scoring_venv"})
+
 
 @pytest.fixture(scope="session")
 def repo() -> Path:
@@ -38,3 +44,15 @@ class _OnlyTheNamespace(importlib.abc.MetaPathFinder):
 
 
 sys.meta_path.insert(0, _OnlyTheNamespace())
+
+
+def pytest_collection_modifyitems(config, items):
+    """Groups for xdist (the comment at the top): "slurm", the files named for it, which submit to the one-node
+    SLURM of scripts/slurm/up.sh (one queue, the node's CPUs); "newcomer-clone", the users of the clone."""
+    if not config.pluginmanager.hasplugin("xdist"):  # (the marker is xdist's; the platform venvs run without it)
+        return
+    for item in items:
+        if "slurm" in item.path.name:
+            item.add_marker(pytest.mark.xdist_group("slurm"))
+        elif _CLONE_FIXTURES & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.xdist_group("newcomer-clone"))

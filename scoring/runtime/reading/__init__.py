@@ -5,7 +5,7 @@ and its ``Solution``, and ``read_id_list`` and ``IdListError`` (a sample submiss
 reader gives are ``agrieval.scoring.runtime.LabelSets``.
 
 Internal (may change without notice), the reader's layers in the order they run: ``uploads``,
-``bytes_checks``, ``tokenize`` (with ``csv_spans`` and ``quote_trouble``), ``id_lengths``, ``digit_lists``,
+``bytes_checks``, ``tokenize`` (with ``csv_spans``, ``quote_blanks`` and ``quote_trouble``), ``id_lengths``, ``digit_lists``,
 ``id_cells``, ``label_cells``, ``cell_keys``.
 """
 
@@ -15,8 +15,8 @@ __all__ = ["read_submission", "Submission", "load_solution", "Solution", "read_i
 
 _HOME = {"read_submission": "submission", "Submission": "submission", "load_solution": "solution",
          "Solution": "solution", "read_id_list": "id_list", "IdListError": "id_list"}
-_INTERNAL = ("uploads", "bytes_checks", "tokenize", "csv_spans", "quote_trouble", "id_lengths", "digit_lists",
-             "id_cells", "label_cells", "cell_keys")
+_INTERNAL = ("uploads", "bytes_checks", "tokenize", "csv_spans", "quote_blanks", "quote_trouble", "id_lengths",
+             "digit_lists", "id_cells", "label_cells", "cell_keys")
 
 __getattr__, __dir__ = lazy_exports(__name__, _HOME)
 del lazy_exports  # (the package offers only its own names)

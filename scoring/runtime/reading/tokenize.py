@@ -27,7 +27,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ..problems import ProblemLog
-from . import cell_keys, csv_spans, quote_trouble
+from . import cell_keys, csv_spans, quote_blanks, quote_trouble
 from .bytes_checks import report_line_endings
 
 _CANDIDATE_DELIMITERS = [",", ";", "\t", "|"]
@@ -165,15 +165,46 @@ def _parse(raw: bytes, *, delimiter: str, required: Sequence[str], optional: Seq
         log.error("too_many_rows", f"the file has {n_lines:,} lines, far more than the {max_rows:,} data rows "
                   "this competition accepts", line=2 * max_rows + 3)
         return None, None
-    spans = csv_spans.field_spans(raw, delimiter, n_fields) if n_fields > 1 else None
-    if spans is not None:
-        starts, ends = spans.starts, spans.ends
-        n_rows = len(starts) - 1
-        if (0 < n_rows <= max_rows and int((ends - starts).max()) <= max_cell_chars
-                and csv_spans.decode_spans(raw, starts[0], ends[0]) == header):
-            return Table(read_as, Cells(raw, starts[1:], ends[1:], np.arange(2, n_rows + 2, dtype=np.int64)),
-                         delimiter), spans.crlf_records
+    regular = _regular(raw, header, read_as, delimiter, max_rows, max_cell_chars)
+    if regular is not None:
+        return regular
+    # regular but for blanks after closing quotes: those taken out by numpy, each named as the csv path does
+    blanks = quote_blanks.take_out(raw, delimiter, n_fields) if n_fields > 1 and b'"' in raw else None
+    regular = None if blanks is None else _regular(blanks.mended, header, read_as, delimiter, max_rows,
+                                                   max_cell_chars)
+    if regular is not None:
+        _say_blanks(blanks, log)
+        return regular[0], None
+    del blanks  # (not held while the csv module reads the file)
     return _read_irregular(raw, read_as, delimiter, max_rows, max_cell_chars, log), None
+
+
+def _regular(raw: bytes, header: list[str], read_as: list[str], delimiter: str, max_rows: int, max_cell_chars: int
+             ) -> tuple[Table, int] | None:
+    """The table of a regular file (``csv_spans``) and its CRLF records; None for any other file."""
+    spans = csv_spans.field_spans(raw, delimiter, len(header)) if len(header) > 1 else None
+    if spans is None:
+        return None
+    starts, ends = spans.starts, spans.ends
+    n_rows = len(starts) - 1
+    if (0 < n_rows <= max_rows and int((ends - starts).max()) <= max_cell_chars
+            and csv_spans.decode_spans(raw, starts[0], ends[0]) == header):
+        return Table(read_as, Cells(raw, starts[1:], ends[1:], np.arange(2, n_rows + 2, dtype=np.int64)),
+                     delimiter), spans.crlf_records
+    return None
+
+
+def _say_blanks(blanks: quote_blanks.Blanks, log: ProblemLog) -> None:
+    """One ``space_after_quote`` per run of blanks, in file order, worded as ``_mend_record`` words them; a
+    message repeated on consecutive troubles (a file of them) is handed to the log in one call."""
+    key = np.stack([blanks.offsets, blanks.lengths, blanks.fields])
+    first = np.flatnonzero(np.concatenate([[True], (key[:, 1:] != key[:, :-1]).any(axis=0)]))
+    bounds = np.append(first, len(blanks.lines)).tolist()
+    lines = blanks.lines.tolist()
+    for k, (offset, length, field) in enumerate(key[:, first].T.tolist()):
+        trouble = quote_trouble.QuoteTrouble("space", offset, length, field)
+        log.add_on_lines("space_after_quote", quote_trouble.space_message(trouble, offset + 1),
+                         lines[bounds[k]:bounds[k + 1]], column=field)
 
 
 def _read_irregular(raw: bytes, header: list[str], delimiter: str, max_rows: int, max_cell_chars: int,
