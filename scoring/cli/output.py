@@ -241,6 +241,8 @@ def render_report(report, *, submission: str = "") -> str:
             star = " *" if n == report.primary_metric else ""
             lines.append(n.ljust(width) + "".join(fmt(vals.get(n)).rjust(10) for _, vals in splits) + star)
         lines.append(f"(* primary metric: {report.primary_metric})")
+        if "why_empty" in report.details.get("private", {}):
+            lines.append(one_line(f"(private '-': {report.details['private']['why_empty']})"))
         pub = report.details.get("public", {})
         if "grouping" in pub:
             g = pub["grouping"]
