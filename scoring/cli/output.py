@@ -154,6 +154,7 @@ def held(command: Callable[..., int]) -> Callable[..., None]:
 # --- the --json contract -------------------------------------------------------------------------------------
 
 # The context of the command that promised one JSON object on stdout (None: no promise in this run).
+COMPETITION_NAME = "agrieval.competition_name"  # ctx.meta key: the loaded definition's name (options.load_definition)
 _json_promised: ContextVar[Optional[click.Context]] = ContextVar("agrieval_json_promised", default=None)
 
 
@@ -177,7 +178,8 @@ def json_failure(exc: BaseException) -> None:
         return
     from agrieval.scoring.runtime.report import SCHEMA_VERSION
 
-    click.echo(json.dumps({"schema_version": SCHEMA_VERSION, "competition": ctx.params.get("competition") or "",
+    name = ctx.meta.get(COMPETITION_NAME) or ctx.params.get("competition") or ""  # the definition's name once read
+    click.echo(json.dumps({"schema_version": SCHEMA_VERSION, "competition": name,
                            "status": "error", "n_rows": 0, "metrics": {"public": {}}, "warnings": [],
                            "errors": [{"code": getattr(exc, "code", "internal_error"), "message": str(exc)}]},
                           indent=2))

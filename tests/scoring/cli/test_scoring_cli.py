@@ -166,3 +166,20 @@ def test_reveal_private_says_why_the_private_split_is_empty(tmp_path, usage):
     assert f"(private '-': {why}" in r.output
     report = json.loads(run(*args, "--json").output)
     assert report["metrics"]["private"] == {} and why in report["details"]["private"]["why_empty"]
+
+
+@pytest.mark.parametrize("command, solution", [(("grade", "--participant-only"), "missing"),
+                                               (("grade", "--participant-only"), "invalid"),
+                                               (("score", "--json"), "invalid")])  # score: a missing one is usage
+def test_a_failure_names_the_competition_as_its_definition_does(tmp_path, monkeypatch, command, solution):
+    """A custom competition given as a path (orchard.toml): the failure's JSON says its name, not the path."""
+    toml = (REPO / "scoring" / "competitions" / "agrichallenge2024.toml").read_text(encoding="utf-8")
+    (tmp_path / "orchard.toml").write_text(toml.replace('name = "agrichallenge2024"', 'name = "orchard"', 1),
+                                           encoding="utf-8")
+    if solution == "invalid":
+        (tmp_path / "solution.csv").write_text("image_id,label\n", encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    sub = str(REPO / "reference_submissions" / "agrichallenge2024" / "submissions" / "constant_chene.csv")
+    r = run(command[0], sub, "--solution", "solution.csv", "--competition", "orchard.toml", command[1])
+    out = json.loads(r.stdout)
+    assert out["status"] == "error" and out["competition"] == "orchard", r.stdout
