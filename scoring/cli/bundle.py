@@ -25,6 +25,8 @@ ALIASES = {"huggingface": "hf"}  # accepted on the command line, written as the 
 @click.option("--split", type=click.Choice(["public", "private"]), default="public", show_default=True,
               help="codabench/codalab: the split of the scoring_program/ folder copy (the upload holds both).")
 @click.option("--title", default=None, help="Competition title (default: the definition's title).")
+@click.option("--description", default="", help="A paragraph for the overview page, under the title: what the "
+              "competition is about (shown as text, never markup).")
 @click.option("--dev-start", default=DEFAULT_DEV_START, show_default=True, help="Development phase start (UTC).")
 @click.option("--final-start", default=DEFAULT_FINAL_START, show_default=True,
               help="Final phase start (UTC); the development phase ends one minute before.")
@@ -60,7 +62,8 @@ ALIASES = {"huggingface": "hf"}  # accepted on the command line, written as the 
                    "the platform's, 2; the other platforms have no selection and their README says which counts].")
 @click.argument("out_dir", type=click.Path(file_okay=False, path_type=Path))
 @held
-def bundle(platform: str, competition: str, solution: Path, split: str, title: str | None, dev_start: str,
+def bundle(platform: str, competition: str, solution: Path, split: str, title: str | None, description: str,
+           dev_start: str,
            final_start: str, end: str, dev_phase_name: str, final_phase_name: str, reveal_phase_name: str,
            public_precision: str, reveal_end: str, order_key: str, require_approval: bool, per_day: int | None,
            total: int | None, time_limit: int | None, selection_limit: int | None, out_dir: Path) -> int:
@@ -86,7 +89,7 @@ def bundle(platform: str, competition: str, solution: Path, split: str, title: s
         raise CommandError("output_exists", f"{out_dir} exists and is not an empty folder; choose a new folder "
                                             "(nothing was written)", file=str(out_dir))
 
-    options = Options(title=title, dev_start=dev_start, final_start=final_start, end=end,
+    options = Options(title=title, description=description, dev_start=dev_start, final_start=final_start, end=end,
                       dev_name=dev_phase_name, final_name=final_phase_name, reveal_name=reveal_phase_name,
                       require_approval=require_approval, reveal_end=reveal_end, per_day=per_day, total=total,
                       time_limit=time_limit, selection_limit=selection_limit)

@@ -102,7 +102,12 @@ def summarize_cmd(results_csv, ddof, threshold, digits, as_json, out, overwrite)
               help="Held-out runs for leave-one-team-out selection of the LOTO runs: DIR/<test team>/ is the runs "
                    "folder of the splits made with `agrieval data splits --without-team <test team>` "
                    "(docs/ctv_reporting.md). Adds the rule leave_one_team_out.")
-def report_cmd(runs_dirs, out_dir, plots, figure_format, dpi, ddof, threshold, digits, as_json, overwrite, lodo):
+@click.option("--spread", type=click.Choice(["se", "std", "ci95"]), default="se", show_default=True,
+              help="What follows ± in every mean over seeds (per-team tables, bars, matrices, replicates): se = "
+                   "standard error (DomainBed), std = standard deviation ddof 1 (WILDS), ci95 = half-width of the "
+                   "95% Student-t interval. One seed: no spread, n=1.")
+def report_cmd(runs_dirs, out_dir, plots, figure_format, dpi, ddof, threshold, digits, as_json, overwrite, lodo,
+               spread):
     """Read run outputs under each RUNS_DIR and write the CTV report.
 
     Reads agrieval baselines runs (<protocol>/<arch>/<fold>/run.json +
@@ -125,7 +130,8 @@ def report_cmd(runs_dirs, out_dir, plots, figure_format, dpi, ddof, threshold, d
     try:
         result = build_report(list(runs_dirs), out_path, plots=plots, ddof=None if ddof == "paper" else int(ddof),
                               threshold=threshold, digits=digits, progress=progress,
-                              plan=OutputPlan(overwrite=overwrite), figure_format=fmt, lodo=lodo)
+                              plan=OutputPlan(overwrite=overwrite), figure_format=fmt, lodo=lodo,
+                              spread=spread)
     except InputError as exc:
         refuse_input(exc, as_json)
     except OutputRefused as exc:

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import click
 
+from agrieval.scoring.cli.output import COMPETITION_NAME
 
 
 @click.command()
@@ -89,12 +90,12 @@ def grade(submission: Path, solution: Path | None, competition: str | None, reve
             raise CommandError("bad_option", "--team and --now need --store (the competition they count in)")
         if solution is None or competition is None:
             raise CommandError("bad_option", "--solution and --competition are required without --store")
+        definition = load_competition(competition)  # a TOML is validated here; the runtime reads frozen ones
         if not solution.exists():
             raise CommandError("file_not_found", f"the solution {str(solution)!r} does not exist")
         if ladder_state is not None and not ladder_state.parent.is_dir():
             raise CommandError("folder_not_found", f"the folder of the --ladder file {str(ladder_state)!r} does not "
                                                    "exist; create it first", exit_code=3, file=str(ladder_state))
-        definition = load_competition(competition)  # a TOML is validated here; the runtime reads frozen ones
         if time_limit is not None:
             import dataclasses
 
@@ -115,7 +116,9 @@ def _failed(competition, exc):
     from agrieval.scoring.runtime.guard import host_failure
 
     click.echo(error_line(exc.code, str(exc)), err=True)
-    return host_failure(competition or "", exc.code, str(exc))
+    # the definition's name once it was read (never the path to a TOML the organizer gave)
+    name = click.get_current_context().meta.get(COMPETITION_NAME) or competition
+    return host_failure(name or "", exc.code, str(exc))
 
 
 def _answer(result, participant_only: bool, exit_code) -> None:

@@ -14,7 +14,7 @@ from pathlib import Path
 import click
 
 from agrieval.scoring.cli.failures import EXIT_USAGE, CommandError
-from agrieval.scoring.cli.output import promise_json
+from agrieval.scoring.cli.output import COMPETITION_NAME, promise_json
 
 __all__ = ["competition_option", "load_definition", "json_option", "figure_options", "chosen_figure_format",
            "load_solution_for", "check_solution_pair"]
@@ -36,11 +36,15 @@ def load_definition(name: str):
     from agrieval.scoring.runtime.problems import HostError
 
     try:
-        return load_competition(name)
+        definition = load_competition(name)
     except HostError as exc:
         if name not in shipped_competitions() and not Path(name).exists():
             raise CommandError("unknown_competition", str(exc), EXIT_USAGE) from None
         raise
+    ctx = click.get_current_context(silent=True)
+    if ctx is not None:  # a failure's JSON names the competition as its definition does, not the path given
+        ctx.meta[COMPETITION_NAME] = definition.name
+    return definition
 
 
 # --- --format and --dpi: the options of every command that draws figures (--plots) -----------------------------

@@ -154,6 +154,7 @@ def held(command: Callable[..., int]) -> Callable[..., None]:
 # --- the --json contract -------------------------------------------------------------------------------------
 
 # The context of the command that promised one JSON object on stdout (None: no promise in this run).
+COMPETITION_NAME = "agrieval.competition_name"  # ctx.meta key: the loaded definition's name (options.load_definition)
 _json_promised: ContextVar[Optional[click.Context]] = ContextVar("agrieval_json_promised", default=None)
 
 
@@ -177,7 +178,8 @@ def json_failure(exc: BaseException) -> None:
         return
     from agrieval.scoring.runtime.report import SCHEMA_VERSION
 
-    click.echo(json.dumps({"schema_version": SCHEMA_VERSION, "competition": ctx.params.get("competition") or "",
+    name = ctx.meta.get(COMPETITION_NAME) or ctx.params.get("competition") or ""  # the definition's name once read
+    click.echo(json.dumps({"schema_version": SCHEMA_VERSION, "competition": name,
                            "status": "error", "n_rows": 0, "metrics": {"public": {}}, "warnings": [],
                            "errors": [{"code": getattr(exc, "code", "internal_error"), "message": str(exc)}]},
                           indent=2))
@@ -241,6 +243,8 @@ def render_report(report, *, submission: str = "") -> str:
             star = " *" if n == report.primary_metric else ""
             lines.append(n.ljust(width) + "".join(fmt(vals.get(n)).rjust(10) for _, vals in splits) + star)
         lines.append(f"(* primary metric: {report.primary_metric})")
+        if "why_empty" in report.details.get("private", {}):
+            lines.append(one_line(f"(private '-': {report.details['private']['why_empty']})"))
         pub = report.details.get("public", {})
         if "grouping" in pub:
             g = pub["grouping"]

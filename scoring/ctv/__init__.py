@@ -11,6 +11,7 @@ builds the TOTO matrix, ``paper_figures`` the numbers of the paper's other
 figures, ``selection_rules`` the named model-selection rules over a run's history (``held_out`` reads
 the held-out runs of leave-one-team-out selection, ``ctv report --lodo``),
 ``over_seeds`` the aggregates with intervals over replicate seeds (worst team and class among them),
+``spread`` the one mean ± spread over seeds (se, std, ci95) every table and figure shows,
 ``on_the_line`` the accuracy-on-the-line fit, ``seed_sections`` their report sections, ``plots``
 draws them and ``report`` writes report.md / report.html (reporting rules: docs/ctv_reporting.md).
 scipy and matplotlib are imported inside the functions that use them.
@@ -22,7 +23,8 @@ module ``summarize`` (``summarize.summarize``: the paper's statistics), ``build_
 
 Internal (may change without notice): ``arch_colours``, ``arch_names``, ``cross_check``, ``csv_input``,
 ``held_out``, ``json_input``, ``markdown_html``, ``on_the_line``, ``over_seeds``, ``paper_figures``, ``permutation_pvalues``,
-``plots``, ``script_runs``, ``seed_sections``, ``selection_rules``, ``summary_markdown``, ``weighted_prf``.
+``plots``, ``script_runs``, ``seed_sections``, ``selection_rules``, ``spread``, ``summary_markdown``,
+``weighted_prf``.
 """
 
 from agrieval.scoring.runtime.lazy_exports import lazy_exports
@@ -35,7 +37,7 @@ _HOME = {"read_results": "results_table", "ResultsTable": "results_table", "summ
          "toto_matrices": "cross_team_matrix", "CrossTeamMatrix": "cross_team_matrix", "InputError": "input_error"}
 _INTERNAL = ("arch_colours", "arch_names", "cross_check", "csv_input", "held_out", "json_input", "markdown_html",
              "on_the_line", "over_seeds", "paper_figures", "permutation_pvalues", "plots", "script_runs",
-             "seed_sections", "selection_rules", "summary_markdown", "weighted_prf")
+             "seed_sections", "selection_rules", "spread", "summary_markdown", "weighted_prf")
 
 __getattr__, __dir__ = lazy_exports(__name__, _HOME)
 del lazy_exports  # (the package offers only its own names)

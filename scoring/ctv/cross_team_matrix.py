@@ -11,7 +11,7 @@ split) and is marked as such; it is left out of every summary:
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -23,6 +23,11 @@ class CrossTeamMatrix:
     arch: str
     teams: list[str]
     values: np.ndarray  # percent; NaN where no run covers the pair
+    seeds: dict = field(default_factory=dict)  # (i, j) -> the per-seed accuracies values[i, j] is the mean of
+
+    def seed_values(self, i: int, j: int) -> list[float]:
+        """The per-seed values of cell (i, j) (its mean alone when none are recorded)."""
+        return self.seeds.get((i, j)) or ([] if np.isnan(self.values[i, j]) else [float(self.values[i, j])])
 
     def off_diagonal(self) -> np.ndarray:
         v = self.values.copy()
@@ -58,14 +63,13 @@ def toto_matrices(runs: list[Run]) -> list[CrossTeamMatrix]:
         arch_runs = [r for r in runs if r.protocol == "TOTO" and r.arch == arch]
         teams = sorted({r.fold for r in arch_runs} | {t for r in arch_runs for t in r.team_acc})
         index = {t: k for k, t in enumerate(teams)}
-        total = np.zeros((len(teams), len(teams)))
-        count = np.zeros_like(total)
+        seeds: dict[tuple[int, int], list[float]] = {}
         for r in arch_runs:  # several seeds of one fold: each cell is their mean
-            total[index[r.fold], index[r.fold]] += r.pct("val")
-            count[index[r.fold], index[r.fold]] += 1
+            seeds.setdefault((index[r.fold], index[r.fold]), []).append(r.pct("val"))
             for t in r.team_n:
-                total[index[r.fold], index[t]] += r.team_pct(t)
-                count[index[r.fold], index[t]] += 1
-        values = np.where(count > 0, total / np.maximum(count, 1), np.nan)
-        out.append(CrossTeamMatrix(arch, teams, values))
+                seeds.setdefault((index[r.fold], index[t]), []).append(r.team_pct(t))
+        values = np.full((len(teams), len(teams)), np.nan)
+        for (i, j), v in seeds.items():
+            values[i, j] = sum(v) / len(v)
+        out.append(CrossTeamMatrix(arch, teams, values, seeds))
     return out

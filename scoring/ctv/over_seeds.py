@@ -12,20 +12,20 @@ For each (protocol, arch, selection rule) and each seed s, over the folds (teams
   of the mean over runs of the test recall of c (WILDS' worst-group accuracy, groups = teams, classes).
 
 Then over the n seeds (DomainBed's "mean +/- standard error over trials"):
-mean m = (1/n) sum v_s, standard error se = sd(v, ddof=1) / sqrt(n), and the 95 % interval
-m +/- t_{0.975, n-1} se (Student t). With one seed se and the interval are undefined (null).
+mean m = (1/n) sum v_s, std = sd(v, ddof=1), standard error se = std / sqrt(n), and the 95 % interval
+m +/- t_{0.975, n-1} se (Student t), all from ``agrieval.scoring.ctv.spread``. With one seed they are undefined
+(null).
 The interval is over seeds: training noise. The spread over folds (teams), which mixes team differences
 with training noise, is the std of ``ctv summarize`` over the seed-mean per team, reported apart.
 """
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from agrieval.scoring.ctv.runs import Run
 from agrieval.scoring.ctv.selection_rules import PAPER_RULE, rules_for, select
+from agrieval.scoring.ctv.spread import seed_stats
 
 __all__ = ["INTERVAL", "LEVEL", "METRICS", "seed_interval", "over_seeds", "worst_class", "worst_team", "run_name",
            "lacking_warnings"]
@@ -35,23 +35,17 @@ INTERVAL = "student_t_over_seeds"
 METRICS = ("test_acc", "val_acc", "vtg", "gap_to_paper_rule", "worst_team_acc", "worst_class_acc")
 
 
-def seed_interval(values, level: float = LEVEL) -> dict:
-    """Mean, standard error (ddof 1) and the Student-t interval at ``level`` of per-seed values.
+def seed_interval(values) -> dict:
+    """Mean, standard deviation and standard error (ddof 1) and the 95 % Student-t interval of per-seed values
+    (``agrieval.scoring.ctv.spread.seed_stats``: the one place they are computed).
 
     >>> d = seed_interval([80.0, 82.0, 84.0])
     >>> d["mean"], d["se"], round(d["ci_low"], 3), round(d["ci_high"], 3)
     (82.0, 1.1547005383792515, 77.032, 86.968)
     """
-    from scipy import stats
-
-    x = np.asarray(values, dtype=float)
-    n = len(x)
-    mean = float(x.mean()) if n else math.nan
-    if n < 2:
-        return {"n_seeds": n, "mean": mean, "se": math.nan, "ci_low": math.nan, "ci_high": math.nan, "level": level}
-    se = float(x.std(ddof=1) / math.sqrt(n))
-    half = float(stats.t.ppf(0.5 + level / 2, n - 1)) * se
-    return {"n_seeds": n, "mean": mean, "se": se, "ci_low": mean - half, "ci_high": mean + half, "level": level}
+    s = seed_stats(values)
+    return {"n_seeds": s["n_seeds"], "mean": s["mean"], "std": s["std"], "se": s["se"],
+            "ci_low": s["mean"] - s["ci95"], "ci_high": s["mean"] + s["ci95"], "level": LEVEL}
 
 
 def worst_team(runs: list[Run]) -> tuple[str, float]:
@@ -99,7 +93,7 @@ def _seed_key(seed) -> tuple:
     return (seed is None, seed or 0)
 
 
-def over_seeds(runs: list[Run], level: float = LEVEL) -> list[dict]:
+def over_seeds(runs: list[Run]) -> list[dict]:
     """One entry per (protocol, arch, rule) with every metric's per-seed values and interval."""
     groups: dict[tuple[str, str], list[Run]] = {}
     for r in runs:
@@ -138,7 +132,7 @@ def over_seeds(runs: list[Run], level: float = LEVEL) -> list[dict]:
                     worst_names["worst_class"].append(cls)
             for m, values in per_seed.items():
                 if values:
-                    entry["metrics"][m] = {"per_seed": values, **seed_interval(values, level)}
+                    entry["metrics"][m] = {"per_seed": values, **seed_interval(values)}
             if rule == PAPER_RULE:
                 entry["worst_team_per_seed"] = worst_names["worst_team"]
                 entry["worst_class_per_seed"] = worst_names["worst_class"]

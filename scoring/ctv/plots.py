@@ -21,6 +21,7 @@ from agrieval.scoring.ctv.arch_colours import SPLIT_COLOURS, arch_colour
 from agrieval.scoring.ctv.cross_team_matrix import CrossTeamMatrix
 from agrieval.scoring.ctv.results_table import ResultsTable
 from agrieval.scoring.ctv.selection_rules import PAPER_RULE
+from agrieval.scoring.ctv.spread import SPREADS, seed_stats
 from agrieval.scoring.text.plot import MAX_TICK_LABELS, drawing, inches, label, set_ticks
 from agrieval.scoring.text.tables import fmt as number_text
 from agrieval.scoring.writing.figures import FigureFormat, pyplot, save
@@ -40,14 +41,17 @@ def shared_scale(matrices: Sequence[CrossTeamMatrix]) -> tuple[float, float]:
 
 
 @drawing()
-def draw_heatmap(m: CrossTeamMatrix, scale: tuple[float, float] | None = None, digits: int = 2):
-    """``digits``: the decimals of the in-cell numbers, the report tables' (``--digits``)."""
+def draw_heatmap(m: CrossTeamMatrix, scale: tuple[float, float] | None = None, digits: int = 2,
+                 spread: str | None = None):
+    """``digits``: the decimals of the in-cell numbers, the report tables' (``--digits``); ``spread``: a cell of
+    several seeds also shows ± that spread under its mean (``agrieval.scoring.ctv.spread``)."""
     plt = pyplot()
     vmin, vmax = scale or shared_scale([m])
     n = len(m.teams)
     size = max(4.5, 0.55 * n + 2.5)
     fig, ax = plt.subplots(figsize=(inches(size + 1), inches(size)))
     numbers = n <= 40  # one number per cell while they can be read
+    spreads = False
     size_pt = 8 if digits <= 1 else 7 if digits == 2 else 6
     im = ax.imshow(m.off_diagonal(), cmap="viridis", vmin=vmin, vmax=vmax)
     for i in range(n if numbers else 0):
@@ -55,26 +59,30 @@ def draw_heatmap(m: CrossTeamMatrix, scale: tuple[float, float] | None = None, d
             v = m.values[i, j]
             if np.isnan(v):
                 continue
+            text = number_text(v, digits)
+            if spread is not None and len(m.seed_values(i, j)) > 1:
+                text += f"\n± {number_text(seed_stats(m.seed_values(i, j))[spread], digits)}"
+                spreads = True
             if i == j:
                 ax.add_patch(plt.Rectangle((j - 0.5, i - 0.5), 1, 1, fill=True, color="0.85"))
-                ax.text(j, i, f"{number_text(v, digits)}\nval", ha="center", va="center", fontsize=size_pt - 1,
-                        color="0.3")
+                ax.text(j, i, f"{text}\nval", ha="center", va="center", fontsize=size_pt - 1, color="0.3")
             else:
-                ax.text(j, i, number_text(v, digits), ha="center", va="center", fontsize=size_pt,
+                ax.text(j, i, text, ha="center", va="center", fontsize=size_pt,
                         color="white" if v < (vmin + vmax) / 2 else "black")
     set_ticks(ax.set_xticks, range(n), m.teams, rotation=45, ha="right")
     set_ticks(ax.set_yticks, range(n), m.teams)
     ax.set_xlabel("test team")
     ax.set_ylabel("training team")
-    ax.set_title(f"TOTO cross-team accuracy (%), {label(m.arch)}\n(diagonal: own-team validation, grey; {RULE})")
+    over = f"; mean ± {SPREADS[spread]} over seeds" if spreads else ""
+    ax.set_title(f"TOTO cross-team accuracy (%), {label(m.arch)}{over}\n(diagonal: own-team validation, grey; {RULE})")
     fig.colorbar(im, ax=ax, fraction=0.046, pad=0.04, label="accuracy (%), one scale for all the heatmaps")
     return fig
 
 
 def heatmap(m: CrossTeamMatrix, path: Path, fmt: FigureFormat | None = None,
-            scale: tuple[float, float] | None = None, digits: int = 2) -> Path:
+            scale: tuple[float, float] | None = None, digits: int = 2, spread: str | None = None) -> Path:
     with drawing():  # mathtext off while the figure is drawn into the file too
-        return save(draw_heatmap(m, scale, digits), path, fmt)
+        return save(draw_heatmap(m, scale, digits, spread), path, fmt)
 
 
 @drawing()
@@ -125,7 +133,8 @@ def _absent(ax, x: float, text: str) -> None:
 
 
 @drawing()
-def draw_team_bars(table: ResultsTable, protocol: str):
+def draw_team_bars(table: ResultsTable, protocol: str, spread: str | None = None):
+    """``spread``: a bar of several seeds carries an error bar of ± that spread (``agrieval.scoring.ctv.spread``)."""
     plt = pyplot()
     archs = table.archs(protocol)
     teams = sorted({r.team for r in table.rows if r.protocol == protocol})
@@ -133,11 +142,16 @@ def draw_team_bars(table: ResultsTable, protocol: str):
     fig, ax = plt.subplots(figsize=(inches(max(6, 0.6 * len(teams) * max(1, len(archs)) + 2)), 4.2))
     width = 0.8 / max(1, len(archs))
     x = np.arange(len(teams))
+    errors = False
     for k, arch in enumerate(archs):
         test = [cell[(arch, t)].test_acc if (arch, t) in cell else np.nan for t in teams]
         val = [cell[(arch, t)].val_acc if (arch, t) in cell else np.nan for t in teams]
         pos = x - 0.4 + width * (k + 0.5)
-        ax.bar(pos, test, width, color=arch_colour(arch), label=f"{label(arch)} test")
+        stats = [seed_stats(cell[(arch, t)].seed_values("test_acc")) if (arch, t) in cell else None for t in teams]
+        err = [s[spread] if spread and s and s["n_seeds"] > 1 else np.nan for s in stats]
+        errors = errors or not np.all(np.isnan(err))
+        ax.bar(pos, test, width, color=arch_colour(arch), label=f"{label(arch)} test",
+               yerr=None if np.all(np.isnan(err)) else np.nan_to_num(err), capsize=3)
         ax.scatter(pos, val, marker="_", s=120, color="black", zorder=3,
                    label="validation (tick over each bar)" if k == 0 else None)
         for p, t in zip(pos, test):
@@ -148,15 +162,20 @@ def draw_team_bars(table: ResultsTable, protocol: str):
     role = "training team" if protocol == "TOTO" else "held-out team"
     ax.set_xlabel(role)
     ax.set_ylabel("accuracy (%)")
-    ax.set_title(f"{protocol}: test accuracy per {role} (bars) and validation accuracy (ticks)\n{RULE}")
+    over = f"mean over seeds ± {SPREADS[spread]}, " if errors else ""
+    ax.set_title(f"{protocol}: test accuracy per {role} (bars) and validation accuracy (ticks)\n{over}{RULE}")
+    if errors:  # the error bars' own legend entry, as draw_split_bars does
+        ax.errorbar([np.nan], [np.nan], yerr=[1.0], fmt="none", ecolor="black", capsize=3,
+                    label=f"± {SPREADS[spread]} over seeds")
     ax.legend(fontsize=8, **_OUTSIDE)
     ax.grid(axis="y", alpha=0.3)
     return fig
 
 
-def team_bars(table: ResultsTable, protocol: str, path: Path, fmt: FigureFormat | None = None) -> Path:
+def team_bars(table: ResultsTable, protocol: str, path: Path, fmt: FigureFormat | None = None,
+              spread: str | None = None) -> Path:
     with drawing():  # mathtext off while the figure is drawn into the file too
-        return save(draw_team_bars(table, protocol), path, fmt)
+        return save(draw_team_bars(table, protocol, spread), path, fmt)
 
 
 @drawing()

@@ -16,6 +16,9 @@ atomically):
 * ``over_seeds.csv`` per (protocol, arch, selection rule, metric) the mean, standard error and 95 %
   Student-t interval over replicate seeds (``agrieval.scoring.ctv.over_seeds``: test/val accuracy, VTG,
   the gap to the paper's rule, worst target team and worst class accuracy);
+* ``team_over_seeds.csv`` every cell of the per-team tables and the cross-team matrices: its seeds' count,
+  mean, standard error, std (ddof 1) and 95 % Student-t half-width (``agrieval.scoring.ctv.spread``; the
+  tables show mean ± the ``--spread`` one);
 * ``on_the_line.csv`` the (val, test) accuracy of every run and epoch, fitted on probit axes
   (``agrieval.scoring.ctv.on_the_line``);
 * ``summary.json`` the ``ctv summarize`` statistics plus the above and the
@@ -52,6 +55,7 @@ from agrieval.scoring.ctv.over_seeds import lacking_warnings, over_seeds
 from agrieval.scoring.ctv.runs import SPLITS
 from agrieval.scoring.ctv.seed_sections import on_the_line_section, over_seeds_rows, over_seeds_section
 from agrieval.scoring.ctv.selection_rules import PAPER_RULE, rules_for
+from agrieval.scoring.ctv.spread import DEFAULT as DEFAULT_SPREAD, SPREADS, caption, cell as spread_cell, seed_stats
 from agrieval.scoring.ctv.summarize import Summary, json_safe, summarize
 from agrieval.scoring.ctv.summary_markdown import format_pvalue, per_team_tables, summary_tables
 from agrieval.scoring.text.tables import csv_text, fmt, markdown_table
@@ -87,13 +91,21 @@ def _slug(text: str) -> str:
     return f"{head}-{hashlib.sha256(text.encode('utf-8', 'surrogatepass')).hexdigest()[:12]}"
 
 
-def matrix_rows(m: CrossTeamMatrix, digits: int) -> tuple[list[str], list[list]]:
+def matrix_rows(m: CrossTeamMatrix, digits: int, spread: str | None = None) -> tuple[list[str], list[list]]:
+    """The matrix as table rows; ``spread``: a cell of several seeds shows mean ± that spread
+    (``agrieval.scoring.ctv.spread``), None: the means alone (the CSV, whose spreads are in team_over_seeds.csv)."""
     header = [md_text.Markdown("training \\ test")] + m.teams + ["row mean", "row range"]
     rows = []
     rmean, rrange = m.row_mean(), m.row_range()
+
+    def number(i: int, j: int) -> str:
+        values = m.seed_values(i, j)
+        return fmt(m.values[i, j], digits) if spread is None or len(values) < 2 else \
+            spread_cell(seed_stats(values), spread, digits)
+
     for i, team in enumerate(m.teams):
         # numbers and our diagonal mark: Markdown as they stand (the team names are escaped)
-        cells = [md_text.Markdown(fmt(v, digits) + ("*" if i == j and v == v else "")) for j, v in enumerate(m.values[i])]
+        cells = [md_text.Markdown(number(i, j) + ("*" if i == j and v == v else "")) for j, v in enumerate(m.values[i])]
         rows.append([team] + cells + [fmt(rmean[i], digits), fmt(rrange[i], digits)])
     rows.append(["column mean"] + [fmt(v, digits) for v in m.col_mean()] + ["", ""])
     rows.append(["column range"] + [fmt(v, digits) for v in m.col_range()] + ["", ""])
@@ -112,7 +124,7 @@ def _planned_files(matrices: list[CrossTeamMatrix], table, plots: bool, curves: 
     """Every file ``build_report`` writes, known before the first is written (the output policy checks them all)."""
     figures = figures or FigureFormat()
     names = ["runs.csv", "cross_check.csv", "team_accuracy.csv", "results.csv", "split_accuracy.csv",
-             "learning_curves.csv", "over_seeds.csv", "on_the_line.csv", "summary.json"]
+             "learning_curves.csv", "over_seeds.csv", "team_over_seeds.csv", "on_the_line.csv", "summary.json"]
     names += [f"cross_team_{_slug(m.arch)}.csv" for m in matrices]
     if plots:
         names += [figures.name(f"plots/cross_team_{_slug(m.arch)}") for m in matrices]
@@ -134,12 +146,17 @@ def _read_files(root: Path) -> list[Path]:
 def build_report(runs_dirs: str | Path | Sequence[str | Path], out_dir: Path, *, plots: bool = False,
                  ddof: int | dict | None = None, threshold: float = 95.0, digits: int = 2,
                  progress: Callable[[str], None] | None = None, plan: OutputPlan | None = None,
-                 figure_format: FigureFormat | None = None, lodo: str | Path | None = None) -> ReportResult:
+                 figure_format: FigureFormat | None = None, lodo: str | Path | None = None,
+                 spread: str = DEFAULT_SPREAD) -> ReportResult:
     """Read the runs and compute every number, claim every output before the first is written, then write the
     CSV and JSON tables, the plots (``plots``) and the report pages (module docstring: what each file holds).
-    ``lodo``: the held-out runs of leave-one-team-out selection (``agrieval.scoring.ctv.held_out``)."""
+    ``lodo``: the held-out runs of leave-one-team-out selection (``agrieval.scoring.ctv.held_out``);
+    ``spread``: what follows ± in the tables and bars of means over seeds (``agrieval.scoring.ctv.spread``)."""
+    if spread not in SPREADS:
+        raise ValueError(f"spread must be one of {', '.join(SPREADS)}, not {spread!r}")
     dirs = [runs_dirs] if isinstance(runs_dirs, (str, Path)) else list(runs_dirs)
     study = _compute(dirs, ddof, threshold, progress, lodo)
+    study.extra["spread"] = spread
     figures = figure_format or FigureFormat()
     out_dir = _claim_outputs(plan or OutputPlan(), dirs + ([lodo] if lodo is not None else []), study, out_dir,
                              plots, figures)
@@ -173,7 +190,7 @@ class _Study:
     matrices: list[CrossTeamMatrix]
     points: list[dict]  # (val, test) accuracy of every run and epoch: the accuracy-on-the-line fit's input
     extra: dict  # split_accuracy, learning_curves, matrix_correlation, selection rules, over_seeds,
-    #              accuracy_on_the_line, cross_check (summary.json beside summary)
+    #              accuracy_on_the_line, cross_check, spread (summary.json beside summary)
 
     @property
     def runs(self) -> list:
@@ -245,6 +262,9 @@ def _write_tables(write: Callable[[str, str], None], study: _Study) -> None:
     write("over_seeds.csv", csv_text(
         ["protocol", "arch", "rule", "metric", "n_seeds", "mean", "se", "ci_low", "ci_high", "level", "interval"],
         over_seeds_rows(extra["over_seeds"], FULL)))
+    write("team_over_seeds.csv", csv_text(
+        ["protocol", "arch", "team", "test_team", "metric", "n_seeds", "mean", "se", "std", "ci95"],
+        _team_over_seeds_rows(study)))
     write("on_the_line.csv", csv_text(["protocol", "arch", "fold", "seed", "epoch", "val_acc", "test_acc"],
                                       [[p["protocol"], p["arch"], p["fold"], "" if p["seed"] is None else p["seed"],
                                         "" if p["epoch"] is None else p["epoch"], fmt(p["val"], FULL),
@@ -258,6 +278,22 @@ def _write_tables(write: Callable[[str, str], None], study: _Study) -> None:
         write(f"cross_team_{_slug(m.arch)}.csv", csv_text(header, [[c.rstrip("*") for c in r] for r in rows]))
 
 
+def _team_over_seeds_rows(study: _Study) -> list[list]:
+    """``team_over_seeds.csv``: every mean over seeds the per-team tables and the matrices show, with all three
+    spreads (``test_team`` empty: a per-team table's cell; else a cross-team cell, ``own_val_acc`` its diagonal)."""
+    def row(protocol, arch, team, test_team, metric, values):
+        s = seed_stats(values)
+        return [protocol, arch, team, test_team, metric, s["n_seeds"]] + [fmt(s[k], FULL)
+                                                                          for k in ("mean", "se", "std", "ci95")]
+
+    rows = [row(t.protocol, t.arch, t.team, "", metric, t.seed_values(metric))
+            for t in study.table.rows for metric in ("val_acc", "test_acc", "vtg")]
+    for m in study.matrices:
+        rows += [row("TOTO", m.arch, a, b, "own_val_acc" if i == j else "cross_team_acc", m.seed_values(i, j))
+                 for i, a in enumerate(m.teams) for j, b in enumerate(m.teams) if m.seed_values(i, j)]
+    return rows
+
+
 def _write_plots(out_dir: Path, study: _Study, figures: FigureFormat, digits: int) -> dict[str, str]:
     """Every figure, written under ``plots/``; returns {what it shows: its file name} for the report pages."""
     from agrieval.scoring.ctv import plots as P
@@ -267,13 +303,13 @@ def _write_plots(out_dir: Path, study: _Study, figures: FigureFormat, digits: in
     scale = P.shared_scale(matrices)  # one colour scale: the architectures' heatmaps compare by colour
     for m in matrices:
         name = figures.name(f"plots/cross_team_{_slug(m.arch)}")
-        P.heatmap(m, out_dir / name, figures, scale, digits)
+        P.heatmap(m, out_dir / name, figures, scale, digits, extra["spread"])
         images[f"heatmap:{m.arch}"] = name
     images["vtg"] = figures.name("plots/vtg_distribution")
     P.vtg_distribution(table, out_dir / images["vtg"], figures)
     for protocol in table.protocols():
         name = figures.name(f"plots/team_accuracy_{protocol}")
-        P.team_bars(table, protocol, out_dir / name, figures)
+        P.team_bars(table, protocol, out_dir / name, figures, extra["spread"])
         images[f"bars:{protocol}"] = name
     images["splits"] = figures.name("plots/split_accuracy")
     P.split_bars(extra["split_accuracy"], out_dir / images["splits"], figures)
@@ -297,7 +333,7 @@ def _markdown(dirs: list, study: _Study, images: dict[str, str], digits: int, wa
     md.append(_curves_section(extra["learning_curves"], runs, digits))
     if "curves" in images:
         md.append(f"![Mean learning curves]({images['curves']})\n")
-    md.append("## Per-team tables\n\n" + per_team_tables(study.table, study.summary, digits))
+    md.append("## Per-team tables\n\n" + per_team_tables(study.table, study.summary, digits, extra["spread"]))
     for protocol in study.table.protocols():
         if f"bars:{protocol}" in images:
             md.append(f"![{md_text.text(protocol)} per-team accuracy]({images[f'bars:{protocol}']})\n")
@@ -305,8 +341,8 @@ def _markdown(dirs: list, study: _Study, images: dict[str, str], digits: int, wa
     if "vtg" in images:
         md.append(f"![VTG distribution]({images['vtg']})\n")
     if study.matrices:
-        md += _matrices_section(study.matrices, extra["matrix_correlation"], images, digits)
-    md.append(over_seeds_section(extra["over_seeds"], study.summary, digits))
+        md += _matrices_section(study.matrices, extra["matrix_correlation"], images, digits, extra["spread"])
+    md.append(over_seeds_section(extra["over_seeds"], study.summary, digits, extra["spread"]))
     md.append(on_the_line_section(extra["accuracy_on_the_line"]["fits"], len(study.points), digits))
     if "line" in images:
         md.append(f"![Accuracy on the line]({images['line']})\n")
@@ -371,12 +407,14 @@ def _splits_section(split_accuracy: list[dict], digits: int) -> str:
 
 
 def _matrices_section(matrices: list[CrossTeamMatrix], correlation: list[dict], images: dict[str, str],
-                      digits: int) -> list[str]:
+                      digits: int, spread: str) -> list[str]:
+    counts = {len(m.seed_values(i, j)) for m in matrices for i in range(len(m.teams)) for j in range(len(m.teams))}
     md = ["## TOTO cross-team matrices\n\nRows: training team; columns: test team; accuracy in %. "
           "The diagonal (marked *) is the team's own validation accuracy and is left out of the means "
-          "and ranges.\n"]
+          f"and ranges. {caption(spread, counts - {0})} Row and column means and ranges: over the cells' "
+          "means.\n"]
     for m in matrices:
-        header, rows = matrix_rows(m, digits)
+        header, rows = matrix_rows(m, digits, spread)
         md.append(md_text.heading(3, m.arch) + "\n\n" + markdown_table(header, rows))
         if f"heatmap:{m.arch}" in images:
             md.append(f"![{md_text.text(m.arch)} cross-team heatmap]({images[f'heatmap:{m.arch}']})\n")

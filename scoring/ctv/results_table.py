@@ -26,11 +26,23 @@ class TeamResult:
     team: str
     val_acc: float  # percent
     test_acc: float  # percent
+    # the per-seed accuracies the means above are of (run folders with replicates; empty when read from a table)
+    val_seeds: tuple[float, ...] = field(default=(), compare=False)
+    test_seeds: tuple[float, ...] = field(default=(), compare=False)
 
     @property
     def vtg(self) -> float:
         """Validation-test gap in percentage points: val_acc - test_acc (both percent)."""
         return validation_test_gap(self.val_acc, self.test_acc)
+
+    def seed_values(self, metric: str) -> list[float]:
+        """The per-seed values of ``val_acc``, ``test_acc`` or ``vtg`` (each seed's val − test); the mean
+        alone when no seeds are recorded."""
+        if not self.test_seeds:
+            return [getattr(self, metric)]
+        if metric == "vtg":
+            return [validation_test_gap(v, t) for v, t in zip(self.val_seeds, self.test_seeds)]
+        return list(self.val_seeds if metric == "val_acc" else self.test_seeds)
 
 
 @dataclass

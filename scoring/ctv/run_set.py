@@ -41,8 +41,11 @@ class RunSet:
         folds: dict[tuple[str, str, str], list[Run]] = {}
         for r in self.runs:
             folds.setdefault((r.protocol, r.arch, r.fold), []).append(r)
-        return ResultsTable([TeamResult(p, a, f, _mean([r.pct("val") for r in g]), _mean([r.pct("test") for r in g]))
-                             for (p, a, f), g in folds.items()], "<runs>")
+        rows = []
+        for (p, a, f), g in folds.items():
+            val, test = tuple(r.pct("val") for r in g), tuple(r.pct("test") for r in g)
+            rows.append(TeamResult(p, a, f, _mean(val), _mean(test), val, test))
+        return ResultsTable(rows, "<runs>")
 
 
 def _mean(values: list[float]) -> float:

@@ -9,6 +9,7 @@ agreement and the TOTO -> LOTO change.
 from __future__ import annotations
 
 from agrieval.scoring.ctv.results_table import ResultsTable
+from agrieval.scoring.ctv.spread import caption, cell as spread_cell, seed_stats
 from agrieval.scoring.ctv.summarize import Summary
 from agrieval.scoring.text.tables import fmt, markdown_table
 from agrieval.scoring.text.markdown import Markdown, text
@@ -23,7 +24,10 @@ def format_pvalue(p: float | None) -> str:
     return f"{p:.2e}" if p < 1e-3 else f"{p:.3g}"
 
 
-def per_team_tables(table: ResultsTable, summary: Summary, digits: int = 2) -> str:
+def per_team_tables(table: ResultsTable, summary: Summary, digits: int = 2, spread: str | None = None) -> str:
+    """``spread`` (``se``, ``std``, ``ci95``; ``agrieval.scoring.ctv.spread``): the rows hold each team's mean over
+    its seeds (run folders) and a cell of several seeds shows mean ± that spread, the caption saying which;
+    None: a table read as it is (``ctv summarize``'s RESULTS.csv, whose seeds are unknown)."""
     parts = []
     for protocol in table.protocols():
         archs = table.archs(protocol)
@@ -33,11 +37,19 @@ def per_team_tables(table: ResultsTable, summary: Summary, digits: int = 2) -> s
             header += [f"{arch} Val", f"{arch} Test", f"{arch} VTG"]
         rows = []
         cell = {(r.arch, r.team): r for r in table.rows if r.protocol == protocol}
+        counts = set()
         for team in teams:
             row = [team]
             for arch in archs:
                 r = cell.get((arch, team))
-                row += [fmt(r.val_acc, digits), fmt(r.test_acc, digits), fmt(r.vtg, digits)] if r else ["", "", ""]
+                if r is None:
+                    row += ["", "", ""]
+                elif spread is None:
+                    row += [fmt(r.val_acc, digits), fmt(r.test_acc, digits), fmt(r.vtg, digits)]
+                else:
+                    stats = [seed_stats(r.seed_values(m)) for m in ("val_acc", "test_acc", "vtg")]
+                    counts.add(stats[0]["n_seeds"])
+                    row += [spread_cell(s, spread, digits) for s in stats]
             rows.append(row)
         for label, key in ((Markdown("**Mean**"), "mean"), (Markdown(f"**Std** (ddof={summary.ddof[protocol]})"), "std")):
             row = [label]
@@ -45,7 +57,8 @@ def per_team_tables(table: ResultsTable, summary: Summary, digits: int = 2) -> s
                 g = summary.group(protocol, arch)
                 row += [fmt(g[m][key], digits) for m in ("val_acc", "test_acc", "vtg")]
             rows.append(row)
-        parts.append(f"### {protocol}: per-team accuracy (%)\n\n" + markdown_table(header, rows))
+        note = "" if spread is None else caption(spread, counts) + " Mean and Std rows: over the teams' means.\n\n"
+        parts.append(f"### {protocol}: per-team accuracy (%)\n\n" + note + markdown_table(header, rows))
     return "\n".join(parts)
 
 

@@ -232,12 +232,17 @@ class ProblemLog:
                 out.append(Problem("too_many_problems",
                                    f"{listable - self.per_code} more [{code}] problems not listed ({n} in all).",
                                    sev, None, None, self.file))
+        listed = {}  # each message's first listed line: the summary names it (several messages may be above)
+        for p in self.problems:
+            listed.setdefault((p.code, p.severity, p.message), p.line)
         for (code, sev, message), (n_more, lines) in self._same.items():
             shown = ", ".join(str(x) for x in lines if x is not None)
             more = f" and {n_more - _LINES_SHOWN:,} more" if n_more > _LINES_SHOWN else ""
             where = f" (lines {shown}{more})" if shown else ""
-            out.append(Problem("too_many_problems",
-                               f"the same [{code}] message as above on {n_more:,} more line(s){where}.",
+            first = listed.get((code, sev, message))
+            said = (f"the [{code}] message of line {first}" if first is not None
+                    else f"the [{code}] message {message!r}")  # not listed above (past per_code): said here
+            out.append(Problem("too_many_problems", f"{said}, again on {n_more:,} more line(s){where}.",
                                sev, None, None, self.file))
         return sorted(out, key=lambda p: (p.severity != "error", p.code == "too_many_problems",
                                           p.line or 0, p.column or 0, p.code))

@@ -113,9 +113,19 @@ def score_aligned(sub: Submission, sol: Solution, definition: CompetitionDefinit
     for split, (values, detail) in results.items():
         (public if split == "public" else private).update(values)
         report.details[split] = detail
+    if reveal_private and "private" not in split_rows:  # '-' in every private cell: say why
+        report.details["private"] = {"n_scored_rows": 0, "why_empty": _why_no_private(sol, definition)}
     report.metrics = Metrics(public=public, private=private)
     report.status = "scored"
     return report, order
+
+
+def _why_no_private(sol: Solution, definition: CompetitionDefinition) -> str:
+    spec = definition.split
+    if not sol.has_split_column:
+        return (f"the solution has no split column {spec.column!r}, so every row is public; add it "
+                f"({spec.public!r} / {spec.private!r} per row) to score a private split")
+    return f"no row of the solution's {spec.column!r} column is {spec.private!r}"
 
 
 def _multilabel(sub: Submission, sol: Solution, definition: CompetitionDefinition, order: np.ndarray,

@@ -255,3 +255,102 @@ def test_every_figure_names_its_selection_rule(study):
     fig = plots.draw_on_the_line(pts, fit_lines(pts))
     assert all(ax.get_title().endswith("no selection") for ax in fig.axes)
     pyplot().close(fig)
+
+
+def _spreads(values):
+    """The oracle: numpy's sample std (ddof 1), scipy's sem and Student-t interval."""
+    x = np.array(values)
+    lo, hi = stats.t.interval(0.95, len(x) - 1, loc=x.mean(), scale=stats.sem(x))
+    return {"mean": x.mean(), "std": x.std(ddof=1), "se": stats.sem(x), "ci95": (hi - lo) / 2}
+
+
+def test_every_mean_over_seeds_has_its_spread_as_numpy_computes_it(study):
+    """team_over_seeds.csv: each per-team cell (val, test, VTG) and each cross-team cell, with all three spreads."""
+    truth, _, out = study
+    rows = {(r["protocol"], r["arch"], r["team"], r["test_team"], r["metric"]): r
+            for r in csv.DictReader((out / "team_over_seeds.csv").open())}
+    expected = {}
+    for protocol in ("TOTO", "LOTO"):
+        for arch in ("net_a", "net_b"):
+            for fold in TEAMS:
+                runs = [truth[(s, protocol, arch, fold)][0] for s in SEEDS]
+                val, test = [_acc(i, "val") for i in runs], [_acc(i, "test") for i in runs]
+                expected[(protocol, arch, fold, "", "val_acc")] = val
+                expected[(protocol, arch, fold, "", "test_acc")] = test
+                expected[(protocol, arch, fold, "", "vtg")] = [v - t for v, t in zip(val, test)]
+                if protocol == "TOTO":
+                    expected[(protocol, arch, fold, fold, "own_val_acc")] = val
+                    for team in TEAMS:
+                        if team != fold:
+                            expected[(protocol, arch, fold, team, "cross_team_acc")] = [
+                                _acc(i, "test", team=team) for i in runs]
+    assert set(rows) == set(expected)
+    for key, values in expected.items():
+        want = _spreads(values)
+        assert rows[key]["n_seeds"] == str(len(SEEDS))
+        assert {k: float(rows[key][k]) for k in want} == pytest.approx(want, abs=1e-8), key
+
+
+@pytest.mark.parametrize("spread", ["se", "std", "ci95"])
+def test_the_tables_show_the_chosen_spread_and_say_which(study, tmp_path, spread):
+    from click.testing import CliRunner
+
+    from agrieval.scoring.cli.main import cli
+
+    truth, _, out = study
+    rep = tmp_path / "rep"
+    res = CliRunner().invoke(cli, ["ctv", "report", str(out.parent / "runs"), "--out", str(rep), "--plots",
+                                   "--spread", spread])
+    assert res.exit_code == 0, res.output
+    md = (rep / "report.md").read_text()
+    said = {"se": "standard error", "std": "standard deviation (ddof 1)", "ci95": "95 % Student-t half-width"}[spread]
+    # the per-team table: t1's TOTO net_a test cell; the matrix: t1 -> t2
+    runs = [truth[(s, "TOTO", "net_a", "t1")][0] for s in SEEDS]
+    team = _spreads([_acc(i, "test") for i in runs])
+    cross = _spreads([_acc(i, "test", team="t2") for i in runs])
+    per_team = md.split("### TOTO: per-team accuracy (%)")[1].split("###")[0]
+    assert f"mean ± {said} over seeds (n=3 per cell)" in per_team
+    row = next(line for line in per_team.splitlines() if line.startswith("| t1 |"))
+    assert f"| {team['mean']:.2f} ± {team[spread]:.2f} |" in row
+    matrix = md.split("## TOTO cross-team matrices")[1].split("### Agreement")[0]
+    assert f"mean ± {said} over seeds" in matrix
+    row = next(line for line in matrix.split("### net_a")[1].splitlines() if line.startswith("| t1 |"))
+    assert row.split("|")[3].strip() == f"{cross['mean']:.2f} ± {cross[spread]:.2f}"
+    assert f"Every cell below is mean ± {said}" in md
+    assert json.loads((rep / "summary.json").read_text())["spread"] == spread
+
+
+def test_the_bars_and_heatmaps_draw_the_spread(study):
+    """The bars' error bars and the heatmap's in-cell text are the spread numpy computes; the titles say it."""
+    from agrieval.scoring.ctv import plots
+    from agrieval.scoring.ctv.cross_team_matrix import toto_matrices
+    from agrieval.scoring.ctv.run_set import read_runs
+    from agrieval.scoring.writing.figures import pyplot
+
+    truth, _, out = study
+    runset = read_runs(out.parent / "runs")
+    fig = plots.draw_team_bars(runset.results_table(), "LOTO", "std")
+    ax = fig.axes[0]
+    assert "mean over seeds ± standard deviation (ddof 1)" in ax.get_title()
+    segments = [seg for c in ax.collections for seg in getattr(c, "get_segments", lambda: [])() if len(seg) == 2]
+    lengths = sorted(round(float(abs(seg[1][1] - seg[0][1])) / 2, 8) for seg in segments if seg[0][0] == seg[1][0])
+    want = sorted(round(_spreads([_acc(truth[(s, "LOTO", a, t)][0], "test") for s in SEEDS])["std"], 8)
+                  for a in ("net_a", "net_b") for t in TEAMS)
+    assert lengths == want
+    fig = plots.draw_heatmap(toto_matrices(runset.runs)[0], spread="se")
+    texts = [t.get_text() for t in fig.axes[0].texts]
+    runs = [truth[(s, "TOTO", "net_a", "t1")][0] for s in SEEDS]
+    cross = _spreads([_acc(i, "test", team="t2") for i in runs])
+    assert f"{cross['mean']:.2f}\n± {cross['se']:.2f}" in texts
+    assert "mean ± standard error over seeds" in fig.axes[0].get_title()
+    pyplot().close("all")
+
+
+def test_one_seed_shows_no_spread_and_says_n_1(tmp_path):
+    examples = Path(__file__).resolve().parents[2] / "examples" / "ctv" / "runs"
+    build_report(examples, tmp_path / "rep")
+    md = (tmp_path / "rep" / "report.md").read_text()
+    assert "±" not in md.split("## Per-team tables")[1].split("## Summary")[0]
+    assert md.count("One seed per cell (n=1): no spread over seeds.") == 2 + 1  # TOTO, LOTO, the matrices
+    rows = list(csv.DictReader((tmp_path / "rep" / "team_over_seeds.csv").open()))
+    assert rows and all(r["n_seeds"] == "1" and r["se"] == r["std"] == r["ci95"] == "" for r in rows)

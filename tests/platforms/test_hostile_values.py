@@ -36,7 +36,7 @@ from hypothesis import strategies as st
 from agrieval.scoring.authoring.bundles import PLATFORMS
 from agrieval.scoring.authoring.bundles.competition_pages import Options
 from agrieval.scoring.authoring.bundles.files import check_inputs, validate_command
-from agrieval.scoring.runtime.definition import load_definition
+from agrieval.scoring.runtime.definition import load_definition, shipped_competitions
 from agrieval.scoring.text import literals as lit
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -47,7 +47,7 @@ HOSTILE = ["'", '"', "'''", '"""', "\\", "\n", "\r", "\r\n", "$(id)", "`id`", "#
 values = st.lists(st.one_of(st.sampled_from(HOSTILE), st.text(min_size=1, max_size=3)), min_size=1,
                   max_size=8).map("".join)
 PLAIN = {"name": "plainname", "title": "Plain title", "url": "https://example.org/c", "key": "plainkey",
-         "option_title": "Plain", "dev": "Dev", "final": "Final", "reveal": "Reveal"}
+         "option_title": "Plain", "dev": "Dev", "final": "Final", "reveal": "Reveal", "description": "About."}
 
 
 @pytest.fixture(scope="module")
@@ -60,7 +60,8 @@ def build(inputs, v: dict) -> dict:
     d = replace(inputs.definition, title=v["title"], url=v["url"])
     object.__setattr__(d, "name", v["name"])  # past check_name: the quoting alone is under test
     made = replace(inputs, definition=d, order_key=v["key"])
-    options = Options(title=v["option_title"], dev_name=v["dev"], final_name=v["final"], reveal_name=v["reveal"])
+    options = Options(title=v["option_title"], dev_name=v["dev"], final_name=v["final"], reveal_name=v["reveal"],
+                      description=v["description"])
     out = {}
     for platform, builder in sorted(PLATFORMS.items()):
         kwargs = {"split": "public"} if platform in ("codabench", "codalab") else {}
@@ -205,25 +206,28 @@ def check(inputs, plain, v: dict) -> None:
     d = replace(inputs.definition)
     object.__setattr__(d, "name", v["name"])
     if "\x00" not in v["name"]:  # (no shell word holds NUL: a C string ends there)
-        assert shlex.split(validate_command(d)) == ["agrieval", "validate", "submission.csv", "--competition", v["name"]]
+        # (a name the participant's agrieval does not ship: the bundle's frozen definition)
+        which = v["name"] if v["name"] in shipped_competitions() else "competition.json"
+        assert shlex.split(validate_command(d)) == ["agrieval", "validate", "submission.csv", "--competition", which]
 
 
 @settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
                                                                  HealthCheck.function_scoped_fixture])
 @given(name=values, title=values, url=values, key=values, option_title=values, dev=values, final=values,
-       reveal=values)
+       reveal=values, description=values)
 @example(name='x"""\nimport os\nos.system("id")\n"""', title="it's \"final\"", url="javascript:alert(1)",
-         key="`id`", option_title="a\nb: c", dev="x\ncommand: evil", final="$(id)", reveal="'''")
+         key="`id`", option_title="a\nb: c", dev="x\ncommand: evil", final="$(id)", reveal="'''",
+         description="<img src=x onerror=alert(1)>")
 @example(name="a\u2028b\\", title="#", url="java\nscript:alert(1)", key="\\n", option_title="<script>",
-         dev="{}", final="%s", reveal="\r")
+         dev="{}", final="%s", reveal="\r", description="</p><script>x</script>\n# h")
 def test_hostile_values_change_no_generated_file_shape(inputs, plain, name, title, url, key, option_title, dev,
-                                                        final, reveal):
+                                                        final, reveal, description):
     # The overview shows the definition's title under the page's title only where the two differ (never the
     # title twice): equal titles drop a paragraph by design, whatever the text, so the plain build's shape is
     # that of two different titles.
     assume(title != option_title)
     check(inputs, plain, {"name": name, "title": title, "url": url, "key": key, "option_title": option_title,
-                          "dev": dev, "final": final, "reveal": reveal})
+                          "dev": dev, "final": final, "reveal": reveal, "description": description})
 
 
 def test_a_plain_https_url_is_a_link_and_a_javascript_url_is_text(inputs):

@@ -436,3 +436,37 @@ def test_the_hf_upload_line_works_from_any_folder(tmp_path, monkeypatch):
     assert words[5:] == ["--repo-type=dataset", "--exclude", "README.md"]
     readme = (work / "my bundle" / "README.md").read_text()
     assert "huggingface-cli upload ORG/NAME BUNDLE . --repo-type=dataset --exclude README.md" in readme
+
+
+def test_a_custom_competition_bundle_says_a_validate_command_participants_can_run(tmp_path, monkeypatch):
+    """A bundle of the organizer's own TOML (orchard, grouped by 'orchard_row'): the README's `agrieval validate`
+    command runs, from the bundle's folder, on a participant's agrieval (which has never heard of orchard) and
+    checks the file as orchard's; the evaluation page names the grouping; --description lands as text."""
+    import shlex
+
+    toml = (ROOT / "scoring" / "competitions" / "agrichallenge2024.toml").read_text(encoding="utf-8")
+    toml = toml.replace('name = "agrichallenge2024"', 'name = "orchard"', 1).replace('name = "team"',
+                                                                                    'name = "orchard_row"', 1)
+    (tmp_path / "orchard.toml").write_text(toml, encoding="utf-8")
+    agri = ROOT / "reference_submissions" / "agrichallenge2024"
+    hostile = "Trees <img src=x onerror=alert(1)> & rows"
+    for platform in ("kaggle", "codabench"):
+        res = CliRunner().invoke(cli, ["bundle", platform, "-c", str(tmp_path / "orchard.toml"), "-s",
+                                       str(agri / "solution.csv"), "--description", hostile,
+                                       str(tmp_path / platform)])
+        assert res.exit_code == 0, res.output
+    readme = (tmp_path / "kaggle" / "README.md").read_text(encoding="utf-8")
+    command = "agrieval validate submission.csv --competition competition.json"
+    assert f"`{command}`" in readme and (tmp_path / "kaggle" / "competition.json").is_file()
+    # the participant: in the folder of what they downloaded, their file beside it, the command as written
+    monkeypatch.chdir(tmp_path / "kaggle")
+    (tmp_path / "kaggle" / "submission.csv").write_bytes((agri / "submissions" / "constant_chene.csv").read_bytes())
+    words = shlex.split(command)
+    assert words[0] == "agrieval"
+    res = CliRunner().invoke(cli, words[1:])
+    assert res.exit_code == 0 and "submission.csv: valid for orchard" in res.output, res.output
+    with zipfile.ZipFile(tmp_path / "codabench" / "codabench_competition.zip") as z:
+        evaluation = z.read("pages/evaluation.html").decode()
+        overview = z.read("pages/overview.html").decode()
+    assert "the accuracy within each group (orchard_row)" in evaluation and "(team)" not in evaluation
+    assert "<p>Trees &lt;img src=x onerror=alert(1)&gt; &amp; rows</p>" in overview and "<img" not in overview

@@ -29,6 +29,7 @@ class Options:
     """The organizer's choices for the competition around the scorer."""
 
     title: str | None = None
+    description: str = ""  # the overview page's paragraph under the title (text: escaped where it lands)
     dev_start: str = DEFAULT_DEV_START
     final_start: str = DEFAULT_FINAL_START
     end: str = DEFAULT_END
@@ -114,8 +115,9 @@ def pages(inputs: Inputs, options: Options, *, upload_how: str, validate_cmd: st
     extra = _participant_blocks(inputs, options)
     # the definition's title under the page's title only where it says something else (not the title twice)
     subtitle = f"<p>{_e(d.title or d.name)}</p>\n" if (d.title or d.name) != options.title_of(inputs) else ""
+    about = f"<p>{_e(options.description)}</p>\n" if options.description else ""
     return {
-        "overview": f"<h2>{_e(options.title_of(inputs))}</h2>\n{subtitle}{link}\n"
+        "overview": f"<h2>{_e(options.title_of(inputs))}</h2>\n{subtitle}{about}{link}\n"
                     f"<p>Phases: <b>{_e(options.dev_name)}</b> ({_e(dev_start)} to {_e(dev_end)} UTC) scores the "
                     f"public part of the test set; <b>{_e(options.final_name)}</b> ({_e(final_start)} to "
                     f"{_e(end)} UTC) ranks on the private part; the private ranking is shown after the end.</p>\n",
@@ -139,7 +141,7 @@ def pages(inputs: Inputs, options: Options, *, upload_how: str, validate_cmd: st
 
 def _participant_blocks(inputs: Inputs, options: Options) -> dict:
     """The metric definitions (evaluation page), the format examples, limits and timeline (data page)."""
-    from agrieval.scoring.authoring.bundles.metric_pages import definitions_html, participant_html
+    from agrieval.scoring.authoring.bundles.metric_pages import definitions_html, group_name, participant_html
 
     d = inputs.definition
     dev_start, dev_end, final_start, end = options.text_dates()
@@ -148,7 +150,7 @@ def _participant_blocks(inputs: Inputs, options: Options) -> dict:
     timeline = (f"{options.dev_name}: {dev_start} to {dev_end} UTC, scored on the public part of the test set. "
                 f"{options.final_name}: {final_start} to {end} UTC, ranked on the private part after the end "
                 f"(the private ranking appears from {options.reveal_text()} UTC).")
-    return {"evaluation": definitions_html(list(inputs.keys), d.primary_metric),
+    return {"evaluation": definitions_html(list(inputs.keys), d.primary_metric, group_name(d)),
             "data": participant_html(d, sorted(inputs.solution.ids), labels, limits, timeline)}
 
 

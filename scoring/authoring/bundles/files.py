@@ -111,9 +111,17 @@ def write(bundle: Bundle, out_dir: Path) -> list:
     return written
 
 
+DEFINITION_FILE = "competition.json"  # a custom competition's frozen definition, shipped for `agrieval validate`
+
+
 def validate_command(definition: CompetitionDefinition) -> str:
-    """The command line a participant runs to check a file: every word a shell literal (``literals.shell_line``)."""
-    return lit.shell_line("agrieval", "validate", "submission.csv", "--competition", definition.name)
+    """The command line a participant runs to check a file: every word a shell literal (``literals.shell_line``).
+    A shipped competition by its name; any other by the frozen definition the bundle ships (``DEFINITION_FILE``):
+    the participant's agrieval does not know the organizer's name."""
+    from agrieval.scoring.runtime.definition import shipped_competitions
+
+    which = definition.name if definition.name in shipped_competitions() else DEFINITION_FILE
+    return lit.shell_line("agrieval", "validate", "submission.csv", "--competition", which)
 
 
 def sorting(definition: CompetitionDefinition) -> str:

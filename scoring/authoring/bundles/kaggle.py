@@ -16,8 +16,8 @@ from agrieval.scoring.authoring.bundles import markdown_pages
 from agrieval.scoring.authoring.bundles.competition_pages import Options
 from agrieval.scoring.authoring.bundles.submission_limits import resolved
 from agrieval.scoring.authoring.bundles.starting_kit import VALIDATE_CMD
-from agrieval.scoring.authoring.bundles.files import (Bundle, Inputs, runtime_note, sample_submission, solution_notes,
-                                             validate_command)
+from agrieval.scoring.authoring.bundles.files import (DEFINITION_FILE, Bundle, Inputs, runtime_note, sample_submission,
+                                                      solution_notes, validate_command)
 from agrieval.scoring.runtime.definition import freeze
 from agrieval.scoring.text import literals as lit
 
@@ -62,6 +62,9 @@ def build(inputs: Inputs, *, options: Options | None = None, **_options) -> Bund
     bundle.add("agrieval_metric.py", METRIC_PY.format(name=lit.python(d.name), embedded=vendoring.embedded_runtime(),
                                                       definition=lit.python(freeze(d))))
     bundle.add("metric_notebook.py", NOTEBOOK_PY)
+    custom = validate_command(d).endswith(DEFINITION_FILE)
+    if custom:  # `agrieval validate --competition competition.json`: participants download it with the data
+        bundle.add(DEFINITION_FILE, freeze(d))
     bundle.add("solution.csv", inputs.solution_path.read_bytes())
     sample, note = sample_submission(inputs)
     bundle.add("sample_submission.csv", sample)
@@ -114,7 +117,8 @@ ends (the `Usage` column decides which rows count where).
 Messages never depend on which rows a call is handed (Kaggle scores the public and the private rows in separate
 calls): a problem of the header is named; any problem in the rows is one message that names no line, count,
 cell or code and asks the participant to run `{VALIDATE_CMD}` (publish `validate.py` with the data, step 1) or
-{lit.markdown_code(validate_command(d))} locally, which lists every problem with its line and column. That is a choice against leaking the split; participants
+{lit.markdown_code(validate_command(d))} locally{f" (publish `{DEFINITION_FILE}` with the data too)" if custom else ""},
+which lists every problem with its line and column. That is a choice against leaking the split; participants
 lose the position in the Kaggle message, not the information.
 
 What a participant sees for a malformed row: the metric is called once per split, so only the call whose rows

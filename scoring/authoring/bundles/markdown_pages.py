@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from agrieval.scoring.authoring.bundles.competition_pages import Options, example_labels, limits_sentence
 from agrieval.scoring.authoring.bundles.files import Inputs
-from agrieval.scoring.authoring.bundles.metric_pages import definitions_markdown, participant_markdown
+from agrieval.scoring.authoring.bundles.metric_pages import definitions_markdown, group_name, participant_markdown
 from agrieval.scoring.authoring.bundles.submission_limits import resolved
 from agrieval.scoring.text import literals as lit
 
@@ -30,12 +30,13 @@ def pages(inputs: Inputs, options: Options, platform: str, *, sample_note: str, 
     better = "higher" if d.higher_is_better else "lower"
     title = options.title_of(inputs)
     subtitle = f"{lit.markdown(d.title or d.name)}\n\n" if (d.title or d.name) != title else ""
+    about = f"{lit.markdown(options.description)}\n\n" if options.description else ""
     sentence = limits_sentence(d, limits.per_day, limits.total, options.time_limit)
     header = lit.markdown_code(d.delimiter.join(d.expected_columns))
     return {
-        "overview": f"# {lit.markdown(title)}\n\n{subtitle}Ranked on {lit.markdown_code(d.primary_metric)} ({better} "
+        "overview": f"# {lit.markdown(title)}\n\n{subtitle}{about}Ranked on {lit.markdown_code(d.primary_metric)} ({better} "
                     f"is better) on the public part of the test set{until}; the private leaderboard is shown after "
-                    "the end.\n\n" + definitions_markdown(list(inputs.keys), d.primary_metric),
+                    "the end.\n\n" + definitions_markdown(list(inputs.keys), d.primary_metric, group_name(d)),
         "data": f"# Data\n\n`sample_submission.csv` holds every id of the test set: {lit.markdown(sample_note)}. "
                 "`validate.py` checks a file before you upload it.\n",
         "submission": f"# Submissions\n\nA CSV with the header {header}, one row per id (or a zip holding it). "

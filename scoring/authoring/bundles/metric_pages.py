@@ -15,8 +15,8 @@ from typing import Dict, List, Tuple
 
 from agrieval.scoring.text import literals as lit
 
-__all__ = ["METRICS", "definitions_html", "definitions_markdown", "format_examples", "participant_html",
-           "participant_markdown"]
+__all__ = ["METRICS", "definitions_html", "definitions_markdown", "format_examples", "group_name", "meaning_of",
+           "participant_html", "participant_markdown"]
 
 # key -> (name, formula, what it means); P_i: the predicted set of row i, T_i: the true set.
 METRICS: Dict[str, Tuple[str, str]] = {
@@ -36,7 +36,7 @@ METRICS: Dict[str, Tuple[str, str]] = {
     "accuracy": ("(1 / n) Σ_i [ŷ_i = y_i]", "the fraction of rows whose predicted class is the true class"),
     "balanced_accuracy": ("(1 / |C|) Σ_c tp_c / true_c", "the recall of each class, averaged over the classes C "
                           "present in the truth (scikit-learn's balanced_accuracy_score)"),
-    "group_accuracy": ("(1 / |G|) Σ_g accuracy on the rows of g", "the accuracy within each group (team), "
+    "group_accuracy": ("(1 / |G|) Σ_g accuracy on the rows of g", "the accuracy within each group ({group}), "
                        "averaged over the groups"),
 }
 
@@ -45,12 +45,22 @@ def _e(value) -> str:
     return lit.html(str(value))
 
 
-def definitions_html(keys: List[str], primary: str) -> str:
+def group_name(definition) -> str:
+    """What the definition calls one of its groups (``[grouping] name``: team, transect); "group" without one."""
+    return definition.grouping.name if definition.grouping else "group"
+
+
+def meaning_of(key: str, group: str = "group") -> str:
+    """What metric ``key`` measures, its groups named as the definition's grouping calls them."""
+    return METRICS[key][1].replace("{group}", group)
+
+
+def definitions_html(keys: List[str], primary: str, group: str = "group") -> str:
     """A definition list of every metric in ``keys`` (a ``KeyError`` for one without a definition: a test
-    keeps ``METRICS`` complete)."""
+    keeps ``METRICS`` complete); ``group``: the name of the definition's grouping (its groups' unit)."""
     items = []
     for k in keys:
-        formula, meaning = METRICS[k]
+        formula, meaning = METRICS[k][0], meaning_of(k, group)
         role = " (the ranking metric)" if k == primary else ""
         items.append(f"<dt><code>{_e(k)}</code>{_e(role)}</dt>\n<dd><code>{_e(formula)}</code>: {_e(meaning)}.</dd>")
     return "<h3>Metric definitions</h3>\n<dl>\n" + "\n".join(items) + "\n</dl>\n"
@@ -95,11 +105,11 @@ _QUOTING_ADVICE = ("A list holds commas, so its cell must be quoted: `df.to_csv(
                    "(`[1 2 3]`).")
 
 
-def definitions_markdown(keys: List[str], primary: str) -> str:
+def definitions_markdown(keys: List[str], primary: str, group: str = "group") -> str:
     """``definitions_html`` in Markdown: a list of every metric in ``keys`` with its formula and meaning."""
     items = []
     for k in keys:
-        formula, meaning = METRICS[k]
+        formula, meaning = METRICS[k][0], meaning_of(k, group)
         role = " (the ranking metric)" if k == primary else ""  # our words, not a value: no escaping
         items.append(f"- {lit.markdown_code(k)}{role}: {lit.markdown_code(formula)}: "
                      f"{lit.markdown(meaning)}.")

@@ -31,6 +31,7 @@ class Solution:
     path: str | None = None
     checked_ids: CheckedIds | None = None  # the id column's bytes: lets a submission with the same ids skip its checks
     warnings: list = field(default_factory=list)  # host-side problems of the solution (never shown to participants)
+    has_split_column: bool = True  # False: the file has no split column, so every row is public
     # set by ``load_solution`` unless the cells give them without a string per row (see ``ids``, ``groups``)
     id_list: list[str] | None = None
     group_list: list[str] | None = None
@@ -104,7 +105,8 @@ def load_solution(source: str | Path | bytes, definition: CompetitionDefinition)
         _fail(name, log)
 
     sol = Solution(split=split, group_source="none (each row its own group)", labels=labels, classes=classes,
-                   path=str(source) if not isinstance(source, bytes) else None, checked_ids=checked, id_list=ids)
+                   path=str(source) if not isinstance(source, bytes) else None, checked_ids=checked, id_list=ids,
+                   has_split_column=definition.split.column in tab.header)
     if group_col and group_col in tab.header:
         sol.group_source = f"column {group_col!r}"
         codes = _column_codes(tab, group_col)

@@ -89,7 +89,7 @@ def test_thirteen_rows_of_the_same_species_names_say_it_three_times_then_count_t
     assert [p.line for p in said] == [2, 3, 4] and len({p.message for p in said}) == 1
     assert "species are written as integer ids" in said[0].message
     summary = [p for p in sub.errors if p.code == "too_many_problems"]
-    assert [p.message for p in summary] == ["the same [list_syntax] message as above on 10 more line(s) "
+    assert [p.message for p in summary] == ["the [list_syntax] message of line 2, again on 10 more line(s) "
                                             "(lines 5, 6, 7, 8, 9, 10, 11, 12, 13, 14)."]
 
 
@@ -101,7 +101,7 @@ def test_grouping_keeps_every_count_true():
     out = [(p.code, p.line, p.message) for p in log.finish()]
     assert out == [("missing_id", 2, "the id cell is empty"), ("missing_id", 3, "the id cell is empty"),
                    ("too_many_problems", None, "2 more [missing_id] problems not listed (7 in all)."),
-                   ("too_many_problems", None, "the same [missing_id] message as above on 3 more line(s) "
+                   ("too_many_problems", None, "the [missing_id] message of line 2, again on 3 more line(s) "
                                                "(lines 5, 6, 7).")]
     assert log.count("missing_id") == 7
 

@@ -139,3 +139,47 @@ def test_error_catalogue_doc_is_current():
 
     assert (REPO / "docs/errors.md").read_text() == markdown()
     assert markdown().startswith(errors_markdown().rstrip("\n"))  # the runtime's codes as it writes them
+
+
+@pytest.mark.parametrize("usage", ["none", "all_public"])
+def test_reveal_private_says_why_the_private_split_is_empty(tmp_path, usage):
+    """A solution without a split column (or without a private row) gives '-' in every private cell, and says why."""
+    import csv
+
+    agri = REPO / "reference_submissions" / "agrichallenge2024"
+    rows = list(csv.reader((agri / "solution.csv").open(newline="")))
+    k = rows[0].index("Usage")
+    rows = [r[:k] + r[k + 1:] for r in rows] if usage == "none" else \
+        [rows[0]] + [r[:k] + ["Public"] + r[k + 1:] for r in rows[1:]]
+    sol = tmp_path / "solution.csv"
+    with sol.open("w", newline="") as fh:
+        csv.writer(fh).writerows(rows)
+    sub = str(agri / "submissions" / "constant_chene.csv")
+    args = ("score", sub, "--solution", str(sol), "--competition", "agrichallenge2024", "--reveal-private")
+    r = run(*args)
+    assert r.exit_code == 0, r.output
+    table = r.output.split("\n\n")[1]
+    private = [line.split()[2] for line in table.splitlines() if line.startswith(("accuracy ", "macro_f1 "))]
+    assert private == ["-", "-"]
+    why = ("the solution has no split column 'Usage', so every row is public" if usage == "none"
+           else "no row of the solution's 'Usage' column is 'Private'")
+    assert f"(private '-': {why}" in r.output
+    report = json.loads(run(*args, "--json").output)
+    assert report["metrics"]["private"] == {} and why in report["details"]["private"]["why_empty"]
+
+
+@pytest.mark.parametrize("command, solution", [(("grade", "--participant-only"), "missing"),
+                                               (("grade", "--participant-only"), "invalid"),
+                                               (("score", "--json"), "invalid")])  # score: a missing one is usage
+def test_a_failure_names_the_competition_as_its_definition_does(tmp_path, monkeypatch, command, solution):
+    """A custom competition given as a path (orchard.toml): the failure's JSON says its name, not the path."""
+    toml = (REPO / "scoring" / "competitions" / "agrichallenge2024.toml").read_text(encoding="utf-8")
+    (tmp_path / "orchard.toml").write_text(toml.replace('name = "agrichallenge2024"', 'name = "orchard"', 1),
+                                           encoding="utf-8")
+    if solution == "invalid":
+        (tmp_path / "solution.csv").write_text("image_id,label\n", encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    sub = str(REPO / "reference_submissions" / "agrichallenge2024" / "submissions" / "constant_chene.csv")
+    r = run(command[0], sub, "--solution", "solution.csv", "--competition", "orchard.toml", command[1])
+    out = json.loads(r.stdout)
+    assert out["status"] == "error" and out["competition"] == "orchard", r.stdout

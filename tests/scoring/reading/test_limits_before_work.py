@@ -64,7 +64,7 @@ def test_rows_over_the_label_limit_are_refused_before_their_labels_are_read(monk
     sub = read_submission(data, definition)
     codes = [p.code for p in sub.errors]
     assert codes == ["too_many_labels"] * 3 + ["too_many_problems"]  # one message: said three times, counted
-    assert sub.errors[-1].message.startswith("the same [too_many_labels] message as above on 17 more line(s)")
+    assert sub.errors[-1].message.startswith("the [too_many_labels] message of line 2, again on 17 more line(s)")
     first = next(p for p in sub.errors if p.code == "too_many_labels")
     assert (first.line, first.column) == (2, 2)
     assert first.message == "2,500 labels in one row; at most 500 are accepted"

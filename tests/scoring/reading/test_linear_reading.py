@@ -134,5 +134,5 @@ def test_a_message_said_on_many_lines_keeps_only_the_lines_it_shows():
     (key, (n_more, lines)), = log._same.items()
     assert n_more == 199_997 and lines == list(range(5, 15))
     summary = log.finish()[-1].message
-    assert summary == ("the same [blank_line] message as above on 199,997 more line(s) (lines 5, 6, 7, 8, 9, 10, 11, "
+    assert summary == ("the [blank_line] message of line 2, again on 199,997 more line(s) (lines 5, 6, 7, 8, 9, 10, 11, "
                        "12, 13, 14 and 199,987 more).")

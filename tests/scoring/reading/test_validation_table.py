@@ -160,7 +160,7 @@ def test_duplicate_labels_count_once_with_warning(solution):
 def test_every_problem_listed_but_capped(tmp_path):
     ps = problems("many_errors.csv")  # 40 rows of the same bad label: said three times, then counted
     assert len(only(ps, "float_label")) == 3
-    assert only(ps, "too_many_problems")[0].message.startswith("the same [float_label] message as above on 37 more")
+    assert only(ps, "too_many_problems")[0].message.startswith("the [float_label] message of line 2, again on 37 more")
     distinct = tmp_path / "distinct.csv"  # 40 different bad labels: 20 listed, then counted
     distinct.write_text("quadrat_id,species_ids\n" + "".join(f"q{k},[{k}.5]\n" for k in range(40)))
     ps = validate_file(distinct, load_competition("plantclef2025"))
