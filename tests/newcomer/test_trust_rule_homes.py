@@ -26,7 +26,6 @@ LOCK = "os.open of a lock or temporary file the kit creates (O_CREAT|O_EXCL or t
 PACKAGE = "package data shipped with agrieval, by its name"
 ORGANIZER = "the organizer's own solution or definition, copied into the bundle they build"
 HANDLE = "reads the file object open_regular opened (capped, a regular file), never the path"
-IMAGES = "OPEN: a data-tools image opened by Pillow directly; to move onto data_tools/untrusted_images.py"
 SERVER = "OPEN (issue 52): the own server's CSV log, replaced by the SQLite store"
 
 OPENING_ALLOWED = {
@@ -53,9 +52,6 @@ OPENING_ALLOWED = {
     ("data_tools/dedup.py", "_move_no_replace", "os.open"): LOCK,
     ("data_tools/demo_pool.py", "make_demo_pool", ".read_bytes"): KIT + " (the demo pool it generates)",
     ("data_tools/keyed_ids.py", "write_new_key", "os.open"): LOCK,
-    ("data_tools/probe.py", "probe_file", "Image.open"): IMAGES,
-    ("data_tools/probe.py", "exact_hash_task", "Image.open"): IMAGES,
-    ("data_tools/resize.py", "_resize_task", "Image.open"): IMAGES,
     ("data_tools/resize.py", "_written_jpeg_ok", "Image.open"): KIT + " (the JPEG it just wrote)",
     ("data_tools/versions.py", "cpu_identity", "open"): PROC,
     ("baselines/ctv/cache.py", "build_cache", "np.memmap"): KIT + " (the cache it creates)",
