@@ -26,7 +26,6 @@ LOCK = "os.open of a lock or temporary file the kit creates (O_CREAT|O_EXCL or t
 PACKAGE = "package data shipped with agrieval, by its name"
 ORGANIZER = "the organizer's own solution or definition, copied into the bundle they build"
 HANDLE = "reads the file object open_regular opened (capped, a regular file), never the path"
-SERVER = "OPEN (issue 52): the own server's CSV log, replaced by the SQLite store"
 
 OPENING_ALLOWED = {
     ("scoring/authoring/bundles/codabench.py", "shared_files", ".read_bytes"): ORGANIZER,
@@ -45,7 +44,6 @@ OPENING_ALLOWED = {
     ("scoring/runtime/reading/uploads.py", "from_zip", "zipfile.ZipFile"): "bytes read by the opening rule",
     ("scoring/runtime/reading/uploads.py", "_inflate_capped", ".open"): "a member of that zip, inflated capped",
     ("scoring/runtime/time_limit.py", "_mapped_bytes", "open"): PROC,
-    ("scoring/server/submission_log.py", "is_submission_log", "open"): SERVER,
     ("scoring/server/store.py", "Store.keep_upload", "os.open"): LOCK + " (an upload's bytes, kept 0600)",
     ("scoring/server/store.py", "create_store", "os.open"): LOCK + " (the store, created 0600)",
     ("data_tools/classes.py", "load_class_map", ".read_text"): PACKAGE + " (class_map.toml)",
