@@ -14,13 +14,16 @@ Decoded pixels are bounded per worker (``max_pixels``, default
 exceed memory: a larger JPEG is decoded reduced (``Image.draft``, the
 smallest DCT scale 1/2, 1/4 or 1/8 that fits; its row says
 ``phash_mode=reduced``), any other format larger than the cap is an
-unreadable row whose error names the cap. A decoded pixel costs about 5.3
+unreadable row (``image_unreadable``) whose error names the file and the cap.
+Every file is opened by the image rule (``untrusted_images.decode_image``: the
+opening rule's checks, then Pillow on the file object it opened). A decoded pixel costs about 5.3
 bytes at the peak of hashing (254 MB for 48 MP, RGB plus the L copy).
 """
 
 from __future__ import annotations
 
 import os
+import stat
 from dataclasses import asdict, dataclass
 
 import imagehash
@@ -28,6 +31,7 @@ from PIL import Image
 
 from agrieval.data_tools import pillow_warnings
 from agrieval.data_tools.heif import HEIF_ERROR, HEIF_SUFFIXES
+from agrieval.data_tools.untrusted_images import ImageUnreadable, TooManyPixels, decode_image
 
 pillow_warnings.install()  # our own pixel cap reports large photos in their rows (resize imports this too)
 
@@ -62,10 +66,6 @@ def read_device(img: Image.Image) -> str:
         return "unknown"
     device = f"{_tag_text(exif.get(EXIF_MAKE))} {_tag_text(exif.get(EXIF_MODEL))}".strip()
     return device or "unknown"
-
-
-class TooManyPixels(Exception):
-    """The image cannot be decoded within the pixel cap."""
 
 
 def bound_pixels(img: Image.Image, max_pixels: int) -> bool:
@@ -115,17 +115,23 @@ def probe_file(path: str, fast: bool = False, max_pixels: int = DEFAULT_MAX_PIXE
     width = height = 0
     device = "unknown"
     try:
-        if os.path.getsize(path) == 0:
+        info = os.stat(path)  # a FIFO or a device (size 0 too) goes on to the image rule, which names it
+        if stat.S_ISREG(info.st_mode) and info.st_size == 0:
             return ProbeResult(fmt, 0, 0, device, "", False, "empty file (0 bytes)")
         if HEIF_ERROR and os.path.splitext(path)[1].lower() in HEIF_SUFFIXES:
             return ProbeResult(fmt, 0, 0, device, "", False, HEIF_ERROR)
-        with Image.open(path) as img:
+        def probe(img: Image.Image) -> tuple:
+            nonlocal fmt, width, height, device
             fmt = img.format or fmt
             width, height = img.size
             reduced = bound_decode(img, fast=fast, max_pixels=max_pixels)
             device = read_device(img)
-            digest = str(imagehash.phash(img))
+            return str(imagehash.phash(img)), reduced
+
+        digest, reduced = decode_image(path, probe, own_pixel_cap=True)  # the image rule: opened capped
         return ProbeResult(fmt, width, height, device, digest, True, "", "reduced" if reduced else "")
+    except ImageUnreadable as exc:  # a bomb, a FIFO or device, a file past the cap: refused, named, never decoded
+        return ProbeResult(fmt, width, height, device, "", False, f"{exc.code}: {exc.message}")
     except Exception as exc:  # noqa: BLE001 - any decoder failure becomes a row, never a crash
         message = str(exc) or "unreadable"
         return ProbeResult(fmt, width, height, device, "", False, f"{type(exc).__name__}: {message}")
@@ -140,5 +146,4 @@ def probe_task(task: tuple) -> dict:
 def exact_hash_task(task) -> str:
     """Pool entry point for the fast-mode agreement check: ``path`` or ``(path, max_pixels)``."""
     path, max_pixels = (task, DEFAULT_MAX_PIXELS) if isinstance(task, str) else task
-    with Image.open(path) as img:
-        return hash_image(img, fast=False, max_pixels=max_pixels)[0]
+    return decode_image(path, lambda img: hash_image(img, fast=False, max_pixels=max_pixels)[0], own_pixel_cap=True)

@@ -44,6 +44,7 @@ from agrieval.data_tools.heif import HEIF_ERROR  # noqa: F401 - importing regist
 from agrieval.data_tools.parallel import pmap
 from agrieval.data_tools.probe import DEFAULT_MAX_PIXELS, bound_pixels
 from agrieval.data_tools.tables import table_row, write_table
+from agrieval.data_tools.untrusted_images import ImageUnreadable, decode_image
 from agrieval.data_tools.versions import write_versions
 from agrieval.scoring.text.file_names import display_name, unescape_name
 from agrieval.scoring.writing.policy import OutputPlan, OutputRefused
@@ -83,11 +84,13 @@ def square_resize(img: Image.Image, size: int, rule: str = "paper") -> Image.Ima
 def _resize_task(task: tuple[str, str, int, bool, str, int, bool]) -> tuple[int, int, str]:
     src, dst, size, transpose, rule, max_pixels, overwrite = task
     try:
-        with Image.open(src) as img:
+        def resized(img: Image.Image) -> Image.Image:
             bound_pixels(img, max_pixels)
             if transpose:
                 img = ImageOps.exif_transpose(img)
-            out = square_resize(img.convert("RGB"), size, rule)
+            return square_resize(img.convert("RGB"), size, rule)
+
+        out = decode_image(src, resized, own_pixel_cap=True)  # the image rule: a bomb is refused, never decoded
         # Encoded in memory, then written by us: Pillow writing to the file itself does not report a short
         # write on a full disk. write_bytes checks the size on disk, the decode checks the pixels, both
         # before the rename.
@@ -97,6 +100,8 @@ def _resize_task(task: tuple[str, str, int, bool, str, int, bool]) -> tuple[int,
         return size, size, ""
     except FileExistsError:
         return 0, 0, display_name(f"{dst} appeared while resizing; not overwritten")
+    except ImageUnreadable as exc:
+        return 0, 0, display_name(f"{exc.code}: {exc.message}")
     except Exception as exc:  # noqa: BLE001 - one bad file is a manifest row, not a crash
         return 0, 0, display_name(f"{type(exc).__name__}: {exc}")
 

@@ -15,6 +15,11 @@ from pathlib import Path
 import numpy as np
 
 from agrieval.baselines.plantclef.weights import DOWNLOAD_HINT
+from agrieval.scoring.runtime.untrusted import UntrustedFileError, read_bytes
+
+# PlantCLEF's class_mapping.txt holds 7,806 ids of 7 digits (62 KB); a CSV with an index column and a name per
+# row, or ten times the classes, stays under this
+MAX_MAPPING_BYTES = 1 << 20
 
 
 class MappingError(ValueError):
@@ -31,9 +36,14 @@ def _int_id(text: str, path: Path, line: int) -> int:
 def load_class_mapping(path: str | Path) -> np.ndarray:
     """Species id per output index as ``int64 (N,)``."""
     path = Path(path)
-    if not path.is_file():
-        raise MappingError(f"class mapping {path} not found: {DOWNLOAD_HINT}")
-    text = path.read_text(encoding="utf-8-sig")
+    try:  # the one opening rule: a FIFO, a device or a folder is refused at once, a huge file before it is read
+        text = read_bytes(path, max_bytes=MAX_MAPPING_BYTES, what="class mapping").decode("utf-8-sig")
+    except FileNotFoundError:
+        raise MappingError(f"class mapping {path} not found: {DOWNLOAD_HINT}") from None
+    except UntrustedFileError as exc:
+        raise MappingError(f"{path}: {exc.message}") from None
+    except UnicodeDecodeError as exc:
+        raise MappingError(f"{path}: not UTF-8 ({exc})") from None
     if path.suffix.lower() == ".csv":
         ids = _from_csv(text, path)
     else:

@@ -9,10 +9,11 @@ preset            timm model                      img_size  extra kwargs
 ``tiny``           vit_base_patch14_reg4_dinov2       56      embed_dim=64, depth=2, num_heads=2
 ================  ==============================  ========  =================================
 
-Weights come only from a local file (``model_best.pth.tar`` or ``.safetensors``)
-through ``timm.create_model(..., checkpoint_path=...)``, which takes
-``state_dict_ema`` (or ``model_ema``) when the checkpoint has one, else
-``state_dict``. Nothing is fetched from a hub.
+Weights come only from a local file (``model_best.pth.tar`` or ``.safetensors``),
+read once through the opening rule (``read_checkpoint``: ``torch.load(weights_only=True)``
+on the file ``open_regular`` opened) and loaded into ``timm.create_model(...)`` as timm's
+``checkpoint_path`` would: ``state_dict_ema`` (or ``model_ema``) when the checkpoint has
+one, else ``state_dict``, prefixes cleaned, strict. Nothing is fetched from a hub.
 """
 
 from __future__ import annotations
@@ -68,15 +69,9 @@ def parse_model_kwargs(items: tuple[str, ...] | list[str]) -> dict:
     return out
 
 
-def checkpoint_weights_key(path: str | Path) -> str:
-    """Which state dict timm will load: 'state_dict_ema', 'model_ema', 'state_dict', 'model' or '(flat)'."""
-    path = Path(path)
-    if path.suffix == ".safetensors":
-        return "(flat)"
-    try:
-        ckpt = _torch_load(path, mmap=True)
-    except RuntimeError:  # legacy (non-zip) files cannot be memory-mapped
-        ckpt = _torch_load(path, mmap=False)
+def weights_key(ckpt) -> str:
+    """Which state dict of a loaded checkpoint holds the weights: 'state_dict_ema', 'model_ema', 'state_dict',
+    'model' or '(flat)' (the EMA weights first, as timm's ``load_checkpoint`` takes them)."""
     if isinstance(ckpt, dict):
         for key in ("state_dict_ema", "model_ema", "state_dict", "model"):
             if ckpt.get(key) is not None:
@@ -88,24 +83,30 @@ def checkpoint_weights_key(path: str | Path) -> str:
 MAX_CHECKPOINT_BYTES = 64 << 30
 
 
-def _check_opening(path: Path) -> None:
-    """The checkpoint by the one opening rule (``scoring/runtime/untrusted.py``) before torch or timm open it:
-    a FIFO, a device or a folder is named as such, not waited on or reported as missing."""
+def read_checkpoint(path: Path):
+    """The checkpoint's contents, read once through the one opening rule (``scoring/runtime/untrusted.py``):
+    a FIFO, a device or a folder is named as such, not waited on; torch and safetensors read the file that
+    rule opened (``weights_only=True``: nothing in it runs), never the path again (timm is handed the weights,
+    not the file)."""
     from agrieval.scoring.runtime.untrusted import UntrustedFileError, open_regular
 
     try:
-        with open_regular(path, max_bytes=MAX_CHECKPOINT_BYTES, what="checkpoint"):
-            pass
+        with open_regular(path, max_bytes=MAX_CHECKPOINT_BYTES, what="checkpoint") as fh:
+            if path.suffix == ".safetensors":
+                from safetensors.torch import load as load_safetensors
+
+                return load_safetensors(fh.read())
+            return _torch_load(fh)
     except FileNotFoundError:
         raise CheckpointError(f"checkpoint {path} not found: {DOWNLOAD_HINT}") from None
     except UntrustedFileError as exc:
         raise CheckpointError(f"checkpoint {path}: {exc.message}") from None
 
 
-def _torch_load(path: Path, mmap: bool):
+def _torch_load(fh):
     # timm's training script stores its argparse.Namespace next to the weights.
     with torch.serialization.safe_globals([argparse.Namespace]):
-        return torch.load(path, map_location="cpu", weights_only=True, mmap=mmap)
+        return torch.load(fh, map_location="cpu", weights_only=True)
 
 
 def build_model(spec: ModelSpec, num_classes: int, checkpoint: str | Path | None) -> tuple[torch.nn.Module, dict]:
@@ -114,6 +115,7 @@ def build_model(spec: ModelSpec, num_classes: int, checkpoint: str | Path | None
     ``checkpoint=None`` builds a random-init model (smoke checks, benchmarks, demo).
     """
     import timm
+    from timm.models import clean_state_dict
 
     info = {**spec.describe(), "num_classes": num_classes, "checkpoint": None, "weights": "random-init"}
     kwargs = dict(spec.kwargs, img_size=spec.img_size, num_classes=num_classes)
@@ -121,13 +123,16 @@ def build_model(spec: ModelSpec, num_classes: int, checkpoint: str | Path | None
         model = timm.create_model(spec.name, pretrained=False, **kwargs)
         return model.eval(), info
     path = Path(checkpoint)
-    _check_opening(path)
     if path.suffix not in (".safetensors",) and not path.name.endswith((".pth.tar", ".pth", ".pt", ".bin", ".tar")):
         raise CheckpointError(f"checkpoint {path}: expected a .pth.tar/.pth/.pt or .safetensors file")
     try:
-        weights = checkpoint_weights_key(path)
-        with torch.serialization.safe_globals([argparse.Namespace]):
-            model = timm.create_model(spec.name, pretrained=False, checkpoint_path=str(path), **kwargs)
+        ckpt = read_checkpoint(path)
+        weights = weights_key(ckpt)
+        model = timm.create_model(spec.name, pretrained=False, **kwargs)
+        # as timm's load_checkpoint does with the file: the chosen state dict, its DDP/compile prefixes removed
+        model.load_state_dict(clean_state_dict(ckpt if weights == "(flat)" else ckpt[weights]), strict=True)
+    except CheckpointError:
+        raise
     except RuntimeError as exc:
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         detail = "\n".join(str(exc).splitlines()[:6])

@@ -16,6 +16,12 @@ from pathlib import Path
 
 import numpy as np
 
+from agrieval.scoring.runtime.untrusted import UntrustedFileError, open_regular
+
+# DS@GT's prior: one float64 per class per test image; PlantCLEF 2025's 2,105 quadrats times 7,806 classes is
+# 131 MB before Parquet compresses it. Four times that covers a larger test set; more is not a prior file.
+MAX_PRIOR_BYTES = 512 << 20
+
 
 class PriorError(ValueError):
     pass
@@ -25,9 +31,11 @@ def load_prior(path: str | Path, ids: list[str], n_classes: int) -> dict[str, np
     import pyarrow.parquet as pq
 
     path = Path(path)
-    if not path.is_file():
-        raise PriorError(f"prior file {path} not found")
-    table = pq.read_table(path)
+    with _open_prior(path) as fh:  # pyarrow reads the file the opening rule opened, never the path
+        try:
+            table = pq.read_table(fh)
+        except (OSError, ValueError) as exc:  # pyarrow.ArrowInvalid is a ValueError
+            raise PriorError(f"{path}: not a Parquet file ({exc})") from None
     missing = [c for c in ("image_name", "prior_probabilities") if c not in table.column_names]
     if missing:
         raise PriorError(f"{path}: missing column(s) {', '.join(missing)} (DS@GT's layout: image_name, "
@@ -50,5 +58,19 @@ def load_prior(path: str | Path, ids: list[str], n_classes: int) -> dict[str, np
     return out
 
 
+def _open_prior(path: Path):
+    try:  # the one opening rule: a FIFO, a device or a folder is refused at once, a huge file before it is read
+        return open_regular(path, max_bytes=MAX_PRIOR_BYTES, what="prior file")
+    except FileNotFoundError:
+        raise PriorError(f"prior file {path} not found") from None
+    except UntrustedFileError as exc:
+        raise PriorError(f"{path}: {exc.message}") from None
+
+
 def file_digest(path: str | Path) -> str:
-    return hashlib.sha256(Path(path).read_bytes()).hexdigest()[:16]
+    """The first 16 hex digits of the prior file's SHA-256, read in 1 MB pieces through the opening rule."""
+    digest = hashlib.sha256()
+    with _open_prior(Path(path)) as fh:
+        for piece in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(piece)
+    return digest.hexdigest()[:16]

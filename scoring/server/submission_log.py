@@ -93,11 +93,14 @@ def check_team(team: str) -> str:
 
 
 def is_submission_log(path: Path) -> bool:
-    """Whether ``path`` starts with the log's header (so that a folder listing never scores it)."""
+    """Whether ``path`` starts with the log's header (so that a folder listing never scores it). Opened by the
+    one opening rule: a FIFO, a device or a file larger than any log is not one, and is not waited on."""
+    from agrieval.scoring.runtime.untrusted import UntrustedFileError, open_regular
+
     try:
-        with open(path, "rb") as fh:
+        with open_regular(path, max_bytes=MAX_LOG_BYTES, what="submission log") as fh:
             head = fh.read(len(_HEADER) + 8)
-    except OSError:
+    except (UntrustedFileError, OSError):
         return False
     return head.decode("utf-8-sig", "replace").splitlines()[:1] == [_HEADER]
 

@@ -25,10 +25,7 @@ PROC = "the kernel's /proc file (no participant writes it)"
 LOCK = "os.open of a lock or temporary file the kit creates (O_CREAT|O_EXCL or the file it locks), not a read"
 PACKAGE = "package data shipped with agrieval, by its name"
 ORGANIZER = "the organizer's own solution or definition, copied into the bundle they build"
-PLANTCLEF = ("OPEN (the PlantCLEF first-submission issue): a downloaded PlantCLEF file or image read without "
-             "the opening or the image rule")
-IMAGES = "OPEN: a data-tools image opened by Pillow directly; to move onto data_tools/untrusted_images.py"
-SERVER = "OPEN (issue 52): the own server's CSV log, replaced by the SQLite store"
+HANDLE = "reads the file object open_regular opened (capped, a regular file), never the path"
 
 OPENING_ALLOWED = {
     ("scoring/authoring/bundles/codabench.py", "shared_files", ".read_bytes"): ORGANIZER,
@@ -47,16 +44,12 @@ OPENING_ALLOWED = {
     ("scoring/runtime/reading/uploads.py", "from_zip", "zipfile.ZipFile"): "bytes read by the opening rule",
     ("scoring/runtime/reading/uploads.py", "_inflate_capped", ".open"): "a member of that zip, inflated capped",
     ("scoring/runtime/time_limit.py", "_mapped_bytes", "open"): PROC,
-    ("scoring/server/submission_log.py", "is_submission_log", "open"): SERVER,
     ("scoring/server/store.py", "Store.keep_upload", "os.open"): LOCK + " (an upload's bytes, kept 0600)",
     ("scoring/server/store.py", "create_store", "os.open"): LOCK + " (the store, created 0600)",
     ("data_tools/classes.py", "load_class_map", ".read_text"): PACKAGE + " (class_map.toml)",
     ("data_tools/dedup.py", "_move_no_replace", "os.open"): LOCK,
     ("data_tools/demo_pool.py", "make_demo_pool", ".read_bytes"): KIT + " (the demo pool it generates)",
     ("data_tools/keyed_ids.py", "write_new_key", "os.open"): LOCK,
-    ("data_tools/probe.py", "probe_file", "Image.open"): IMAGES,
-    ("data_tools/probe.py", "exact_hash_task", "Image.open"): IMAGES,
-    ("data_tools/resize.py", "_resize_task", "Image.open"): IMAGES,
     ("data_tools/resize.py", "_written_jpeg_ok", "Image.open"): KIT + " (the JPEG it just wrote)",
     ("data_tools/versions.py", "cpu_identity", "open"): PROC,
     ("baselines/ctv/cache.py", "build_cache", "np.memmap"): KIT + " (the cache it creates)",
@@ -66,14 +59,11 @@ OPENING_ALLOWED = {
     ("baselines/ctv/dataset.py", "unreadable_paths", ".read_text"): KIT + " (its markers of unreadable images)",
     ("baselines/ctv/loader_check.py", "_cpu_name", ".read_text"): PROC,
     ("baselines/ctv/slurm.py", "read_runs_table", "open"): KIT + " (runs.tsv beside the script it wrote)",
-    ("baselines/plantclef/classes.py", "load_class_mapping", ".read_text"): PLANTCLEF,
     ("baselines/plantclef/cli/doc_tables.py", "main", ".read_text"): "the repository's own docs page",
     ("baselines/plantclef/full_probs.py", "read_full", "pq.read_table"): KIT + " (its full-probability shards)",
-    ("baselines/plantclef/genus.py", "load_genus", "open"): PLANTCLEF,
     ("baselines/plantclef/image_stats.py", "read_stats", "pq.read_table"): KIT + " (its image statistics)",
-    ("baselines/plantclef/model.py", "_torch_load", "torch.load"): PLANTCLEF + " (weights_only=True)",
-    ("baselines/plantclef/prior.py", "load_prior", "pq.read_table"): PLANTCLEF,
-    ("baselines/plantclef/prior.py", "file_digest", ".read_bytes"): PLANTCLEF,
+    ("baselines/plantclef/model.py", "_torch_load", "torch.load"): HANDLE + " (weights_only=True)",
+    ("baselines/plantclef/prior.py", "load_prior", "pq.read_table"): HANDLE + " (pyarrow parses the prior)",
     ("baselines/plantclef/tile_scores.py", "read_tile_scores", "pq.read_table"): KIT + " (its tile scores)",
     ("baselines/plantclef/tile_scores.py", "PartStore.done_ids", "pq.read_table"): KIT + " (its tile scores)",
 }

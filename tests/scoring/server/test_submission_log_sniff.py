@@ -1,0 +1,52 @@
+"""The old CSV log's header sniff (``submission_log.is_submission_log``, which keeps a folder listing from
+scoring the log) opens the file by the one opening rule: a FIFO is not waited on, a device, a folder or a file
+larger than any log is not a log, and a real log is still recognised."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+
+import pytest
+
+from agrieval.scoring.server import submission_log
+from agrieval.scoring.server.submission_log import COLUMNS, is_submission_log
+
+
+@contextlib.contextmanager
+def _at_most(seconds: int):
+    def give_up(signum, frame):
+        raise TimeoutError(f"still blocked after {seconds} s: the log was opened outside the opening rule")
+
+    previous = signal.signal(signal.SIGALRM, give_up)
+    signal.alarm(seconds)
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def test_a_log_is_recognised_by_its_header(tmp_path):
+    log = tmp_path / "log.csv"
+    log.write_text(",".join(COLUMNS) + "\n")
+    other = tmp_path / "sub.csv"
+    other.write_text("quadrat_id,species_ids\n")
+    assert is_submission_log(log) and not is_submission_log(other)
+
+
+@pytest.mark.parametrize("shape", ["fifo", "device", "folder", "over the cap"])
+def test_a_hostile_file_is_not_a_log_and_is_not_waited_on(tmp_path, monkeypatch, shape):
+    path = tmp_path / "log.csv"
+    if shape == "fifo":
+        os.mkfifo(path)
+    elif shape == "device":
+        path.symlink_to("/dev/zero")
+    elif shape == "folder":
+        path.mkdir()
+    else:  # a log's header, in a file larger than the cap: refused before it is read
+        path.write_text(",".join(COLUMNS) + "\n")
+        monkeypatch.setattr(submission_log, "MAX_LOG_BYTES", path.stat().st_size - 1)
+    with _at_most(10):
+        assert not is_submission_log(path)
