@@ -159,8 +159,11 @@ def _commit(store: Store, comp: Competition, upload: int, team: str, result: Gra
             shown = float(decision.shown[metric])
             conn.execute("INSERT INTO ladder (team, state) VALUES (?, ?) ON CONFLICT (team) DO UPDATE SET "
                          "state = excluded.state", (team, json.dumps(state.to_dict(), allow_nan=False)))
+        # the version published now, not when the settings were read: a rescore confirmed while this upload was
+        # graded must not leave its score in a version no board shows
+        version = conn.execute("SELECT score_version FROM competition WHERE id = 1").fetchone()[0]
         conn.execute("INSERT INTO scores (upload, version, public, private, shown) VALUES (?, ?, ?, ?, ?)",
-                     (upload, settings.score_version, public, private, shown))
+                     (upload, version, public, private, shown))
         conn.execute("UPDATE uploads SET status = 'scored', number = ?, pid = NULL, reserved_at = NULL "
                      "WHERE id = ?", (number, upload))
     result.report.details["submission"] = number
