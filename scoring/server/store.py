@@ -154,6 +154,7 @@ def read_kept(path: str, digest: str, max_bytes: int, upload: Optional[int] = No
 
 
 def _connect(real: str) -> sqlite3.Connection:
+    conn = None
     try:
         conn = sqlite3.connect(real, timeout=BUSY_SECONDS, isolation_level=None)
         conn.execute("PRAGMA journal_mode=WAL")
@@ -161,7 +162,17 @@ def _connect(real: str) -> sqlite3.Connection:
         # half of one (the row, its score and the Ladder go together or not at all)
         conn.execute("PRAGMA synchronous=NORMAL")
         conn.execute("PRAGMA foreign_keys=ON")
+    except sqlite3.OperationalError as exc:  # (not a format problem: the file or its folder)
+        if conn is not None:
+            conn.close()
+        if "unable to open" in str(exc) or "readonly" in str(exc):
+            raise StoreError("store_unwritable", f"cannot open the store {real!r} ({exc}): SQLite keeps its -wal and "
+                                                 "-shm files beside it, so the store and its folder must be "
+                                                 "writable") from None
+        raise StoreError("store_corrupt", f"{real!r} is not an agrieval store: {exc}") from None
     except sqlite3.DatabaseError as exc:
+        if conn is not None:
+            conn.close()
         raise StoreError("store_corrupt", f"{real!r} is not an agrieval store: {exc}") from None
     return conn
 
