@@ -78,9 +78,10 @@ def _inside(folder: Path, file: str, table, i: int) -> Path:
     return resolved
 
 
-def read_store(store) -> list[LoggedSubmission]:
+def read_store(store, *, max_bytes: int) -> list[LoggedSubmission]:
     """The store's graded uploads (scored or rejected, voided ones too: the audit sees everything), sorted as
-    ``read_log`` sorts; ``file`` is the original name as data (``team/number-or-id name``)."""
+    ``read_log`` sorts; ``file`` is the original name as data (``team/number-or-id name``). Each kept file is
+    checked against its sha256 first (``store_upload_lost``): the audit reads what was uploaded, or nothing."""
     import os
 
     from agrieval.scoring.server.timeline import parse_utc
@@ -89,6 +90,7 @@ def read_store(store) -> list[LoggedSubmission]:
     for uid, team, at, name, sha in store.conn.execute(
             "SELECT id, team, submitted_at, name, sha256 FROM uploads WHERE sha256 IS NOT NULL AND "
             "status IN ('scored', 'rejected', 'error') ORDER BY id"):
+        store.read_kept(sha, max_bytes, uid)
         entries.append(LoggedSubmission(team, parse_utc(at), Path(store.upload_path(sha)),
                                         os.fsdecode(bytes(name)), uid))
     return sorted(entries, key=lambda e: (e.team, e.submitted_at, e.line))

@@ -60,15 +60,15 @@ def audit(log: Path, solution: Path, competition: str, as_json: bool, alpha: flo
     if _is_store(log):
         from agrieval.scoring.audit.submission_log import read_store
         from agrieval.scoring.cli.failures import CommandError
-        from agrieval.scoring.server.settings import load_definition_of
+        from agrieval.scoring.server.settings import load_competition as load_stored
         from agrieval.scoring.server.store import open_store
 
         if solution is not None or competition is not None:
             raise CommandError("bad_option", "a store has its own competition and solution: leave out -s and -c")
         store = open_store(log)
-        definition, settings = load_definition_of(store)
-        solution = Path(settings.solution)
-        entries = read_store(store)
+        stored = load_stored(store)  # the solution's fingerprint checked too: an edited truth is store_foreign
+        definition, solution = stored.definition, Path(stored.settings.solution)
+        entries = read_store(store, max_bytes=definition.limits.max_bytes)
     else:
         if solution is None or competition is None:
             raise click.UsageError("a CSV log needs --solution and --competition")

@@ -142,7 +142,7 @@ def _graded_in_store(submission: Path, store_path: Path, team, now_text, reveal_
     from agrieval.scoring.server.settings import load_competition as load_stored
     from agrieval.scoring.server.store import open_store
     from agrieval.scoring.server.submission_log import check_team
-    from agrieval.scoring.server.timeline import parse_utc
+    from agrieval.scoring.server.timeline import YEARS, parse_utc
 
     name = None
     try:
@@ -157,8 +157,8 @@ def _graded_in_store(submission: Path, store_path: Path, team, now_text, reveal_
             try:
                 now = parse_utc(now_text)
             except ValueError:
-                raise CommandError("bad_option", f"--now {now_text!r} is not an ISO 8601 time "
-                                                 "(e.g. 2026-05-01T12:30:00Z)") from None
+                raise CommandError("bad_option", f"--now {now_text!r} is not an ISO 8601 time between the years "
+                                                 f"{YEARS[0]} and {YEARS[1]} (e.g. 2026-05-01T12:30:00Z)") from None
         store = open_store(store_path)
         comp = load_stored(store)
         name = comp.definition.name

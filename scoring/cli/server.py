@@ -19,14 +19,15 @@ STORE = click.argument("store", metavar="DB", type=click.Path(path_type=Path, di
 
 
 def _time(ctx, param, value):
-    from agrieval.scoring.server.timeline import parse_utc
+    from agrieval.scoring.server.timeline import YEARS, parse_utc
 
     if value is None:
         return None
     try:
         return parse_utc(value)
     except ValueError:
-        raise click.BadParameter(f"{value!r} is not an ISO 8601 time (e.g. 2026-05-01T12:30:00Z)") from None
+        raise click.BadParameter(f"{value!r} is not an ISO 8601 time between the years {YEARS[0]} and {YEARS[1]} "
+                                 "(e.g. 2026-05-01T12:30:00Z)") from None
 
 
 def time_option(*names: str, help: str):

@@ -159,8 +159,11 @@ def _commit(store: Store, comp: Competition, upload: int, team: str, result: Gra
             shown = float(decision.shown[metric])
             conn.execute("INSERT INTO ladder (team, state) VALUES (?, ?) ON CONFLICT (team) DO UPDATE SET "
                          "state = excluded.state", (team, json.dumps(state.to_dict(), allow_nan=False)))
+        # the version published now, not when the settings were read: a rescore confirmed while this upload was
+        # graded must not leave its score in a version no board shows
+        version = conn.execute("SELECT score_version FROM competition WHERE id = 1").fetchone()[0]
         conn.execute("INSERT INTO scores (upload, version, public, private, shown) VALUES (?, ?, ?, ?, ?)",
-                     (upload, settings.score_version, public, private, shown))
+                     (upload, version, public, private, shown))
         conn.execute("UPDATE uploads SET status = 'scored', number = ?, pid = NULL, reserved_at = NULL "
                      "WHERE id = ?", (number, upload))
     result.report.details["submission"] = number
@@ -186,11 +189,23 @@ def grade_stored(store: Store, data: bytes, name: str, team: str, *, now: Option
                        unit_values=comp.settings.ladder)
         result = _commit(store, comp, upload, team, result, name, digest)
     except StoreError as exc:
+        _release(store, upload, exc.code)
         return host_failure(definition.name, exc.code, str(exc))
     if result.status == "scored" and not reveal_private:
         hide_private(result)
     result.report.details["timeline"] = comp.settings.timeline.texts()
     return result
+
+
+def _release(store: Store, upload: int, code: str) -> None:
+    """A reserved row whose grading failed on the host side becomes ``error`` now (it costs the team nothing), not
+    when this process has ended: a long-lived process's own id stays alive. Left ``pending`` if even that fails."""
+    try:
+        with store.immediate() as conn:
+            conn.execute("UPDATE uploads SET status = 'error', codes = ?, pid = NULL, reserved_at = NULL WHERE id = ? "
+                         "AND status = 'pending'", (code, upload))
+    except StoreError:
+        pass  # (the store itself is what failed: the next reservation resolves the row once this process is gone)
 
 
 def hide_private(result: GradeResult) -> None:
@@ -229,6 +244,9 @@ def select(store: Store, team: str, numbers: Sequence[int], *, now: Optional[dt.
         raise LogError("bad_selection", f"{len(chosen)} submissions selected; a team may select at most {k}",
                        exit_code=1)
     with store.immediate() as conn:
+        if conn.execute("SELECT 1 FROM teams WHERE name = ?", (team,)).fetchone() is None:
+            raise LogError("bad_selection", f"team {team!r} has no upload in the store; check the name (it is "
+                                            "compared exactly, as `agrieval grade --team` was given it)", exit_code=1)
         have = {n for (n,) in conn.execute("SELECT number FROM uploads WHERE team = ? AND status = 'scored' AND "
                                            "voided_reason IS NULL", (team,))}
         unknown = [s for s in chosen if s not in have]

@@ -19,7 +19,7 @@ from concurrent.futures import ProcessPoolExecutor
 from typing import List, Optional
 
 from agrieval.scoring.server.settings import Competition, scorer_name
-from agrieval.scoring.server.store import Store
+from agrieval.scoring.server.store import Store, StoreError, read_kept
 from agrieval.scoring.server.timeline import now_utc, utc_text
 
 __all__ = ["rescore"]
@@ -40,12 +40,14 @@ def _score(job: tuple) -> tuple:
     from agrieval.scoring.runtime.reading.uploads import unpack
     from agrieval.scoring.runtime.scorer import score_aligned
     from agrieval.scoring.runtime.unit_scores import public_unit_values
-    from agrieval.scoring.runtime.untrusted import read_bytes
 
-    upload, path, name = job
+    upload, path, digest, name = job
     definition, sol = _WORKER["definition"], _WORKER["solution"]
     metric = definition.primary_metric
-    data = read_bytes(path, max_bytes=definition.limits.max_bytes, what="stored upload")
+    try:
+        data = read_kept(path, digest, definition.limits.max_bytes, upload)
+    except StoreError as exc:  # (reported by the parent, which stops before writing anything)
+        return upload, "lost", str(exc), None, None
     unpacked = unpack(data, definition.limits, filename=name)
     if not unpacked.ok:
         return upload, "rejected", None, None, None
@@ -102,7 +104,7 @@ def rescore(store: Store, comp: Competition, *, confirm: bool = False, jobs: Opt
     stored = conn.execute("SELECT id, team, sha256, name, status FROM uploads WHERE sha256 IS NOT NULL AND "
                           "status IN ('scored', 'rejected', 'error') ORDER BY id").fetchall()
     jobs = max(1, jobs or os.cpu_count() or 1)
-    work = [(uid, store.upload_path(sha), os.fsdecode(bytes(name))) for uid, _, sha, name, _ in stored]
+    work = [(uid, store.upload_path(sha), sha, os.fsdecode(bytes(name))) for uid, _, sha, name, _ in stored]
     settings = comp.settings
     args = (settings.definition, settings.solution, settings.ladder)
     if jobs == 1 or len(work) < 2:
@@ -111,14 +113,19 @@ def rescore(store: Store, comp: Competition, *, confirm: bool = False, jobs: Opt
     else:
         with ProcessPoolExecutor(jobs, initializer=_start, initargs=args) as pool:
             results = list(pool.map(_score, work, chunksize=max(1, len(work) // (jobs * 8))))
+    lost = [r[2] for r in results if r[1] == "lost"]
+    if lost:
+        more = f" (and {len(lost) - 1} more)" if len(lost) > 1 else ""
+        raise StoreError("store_upload_lost", f"{lost[0]}{more}; nothing was rescored")
     graded = {r[0]: r for r in results}
     shown = _shown(comp, graded, [(uid, team) for uid, team, *_ in stored])
-    before = conn.execute("SELECT score_version FROM competition").fetchone()[0]
     status_changes = [{"upload": uid, "team": team, "status": status, "would_be": graded[uid][1]}
                       for uid, team, _, _, status in stored if status in ("scored", "rejected")
                       and graded[uid][1] != status]
     stamp = utc_text(now_utc(now))
     with store.immediate() as c:
+        # read here, not before the grading: a rescore confirmed meanwhile moved it
+        before = c.execute("SELECT score_version FROM competition").fetchone()[0]
         version = 1 + c.execute("SELECT max(version) FROM score_versions").fetchone()[0]
         c.execute("INSERT INTO score_versions (version, scorer, created_at, published_at) VALUES (?, ?, ?, NULL)",
                   (version, scorer_name(), stamp))
@@ -130,6 +137,11 @@ def rescore(store: Store, comp: Competition, *, confirm: bool = False, jobs: Opt
             elif status == "scored":  # no longer scores: its published values are kept in this version
                 c.execute("INSERT INTO scores (upload, version, public, private, shown) SELECT upload, ?, public, "
                           "private, shown FROM scores WHERE upload = ? AND version = ?", (version, uid, before))
+        # uploads scored since the snapshot above (graded while this ran) keep the values they were given
+        c.execute("INSERT INTO scores (upload, version, public, private, shown) SELECT s.upload, ?, s.public, "
+                  "s.private, s.shown FROM scores s JOIN uploads u ON u.id = s.upload WHERE s.version = ? AND "
+                  "u.status = 'scored' AND s.upload NOT IN (SELECT upload FROM scores WHERE version = ?)",
+                  (version, before, version))
         old, new = _ranks(store, comp.definition, before), _ranks(store, comp.definition, version)
         if confirm:
             c.execute("UPDATE score_versions SET published_at = ? WHERE version = ?", (stamp, version))

@@ -27,7 +27,7 @@ from typing import Iterator, Optional, Union
 from agrieval.scoring.runtime.coded_error import CodedError
 from agrieval.scoring.server.schema import MIGRATIONS
 
-__all__ = ["Store", "StoreError", "create_store", "open_store", "resolve_store", "CODES"]
+__all__ = ["Store", "StoreError", "create_store", "open_store", "resolve_store", "read_kept", "CODES"]
 
 CODES = {
     "store_not_regular": "The store's path is a FIFO, socket, device or folder, not a regular file; nothing was opened.",
@@ -37,6 +37,8 @@ CODES = {
     "store_newer": "The store was made by a newer agrieval (a later schema version); upgrade agrieval.",
     "store_unwritable": "The store, its folder or its uploads folder cannot be written.",
     "store_foreign": "The solution or definition no longer matches the fingerprints the store was made with.",
+    "store_upload_lost": ("An upload's kept bytes (`<store>.uploads/<sha256>`) are missing or no longer match their "
+                          "sha256; restore them from a backup (nothing was rescored or audited)."),
 }
 # how long a writer waits for another's short transaction before giving up (seconds)
 BUSY_SECONDS = 60.0
@@ -122,11 +124,37 @@ class Store:
     def upload_path(self, digest: str) -> str:
         return os.path.join(self.uploads_dir, digest)
 
+    def read_kept(self, digest: str, max_bytes: int, upload: Optional[int] = None) -> bytes:
+        """The kept bytes of an upload, checked against their sha256 (``store_upload_lost`` otherwise): whatever
+        lies in the uploads folder is never scored as the upload it claims to be."""
+        return read_kept(self.upload_path(digest), digest, max_bytes, upload)
+
     def close(self) -> None:
         self.conn.close()
 
 
+def read_kept(path: str, digest: str, max_bytes: int, upload: Optional[int] = None) -> bytes:
+    """``Store.read_kept`` for a worker that has the path only (``rescore``'s process pool)."""
+    from agrieval.scoring.runtime.untrusted import UntrustedFileError, read_bytes
+
+    which = "an upload" if upload is None else f"upload {upload}"
+    try:  # one byte past the cap: a kept file that grew is a changed one, not a read error
+        data = read_bytes(path, max_bytes=max_bytes + 1, what="kept upload")
+    except FileNotFoundError:
+        raise StoreError("store_upload_lost", f"the kept bytes of {which} are missing ({path!r}); restore them "
+                                              "from a backup") from None
+    except (OSError, UntrustedFileError) as exc:
+        raise StoreError("store_upload_lost", f"the kept bytes of {which} cannot be read ({path!r}: {exc})") \
+            from None
+    if hashlib.sha256(data).hexdigest() != digest:
+        raise StoreError("store_upload_lost", f"the kept bytes of {which} ({path!r}) no longer match their "
+                                              "sha256: the file was changed after the upload; restore it from a "
+                                              "backup")
+    return data
+
+
 def _connect(real: str) -> sqlite3.Connection:
+    conn = None
     try:
         conn = sqlite3.connect(real, timeout=BUSY_SECONDS, isolation_level=None)
         conn.execute("PRAGMA journal_mode=WAL")
@@ -134,7 +162,17 @@ def _connect(real: str) -> sqlite3.Connection:
         # half of one (the row, its score and the Ladder go together or not at all)
         conn.execute("PRAGMA synchronous=NORMAL")
         conn.execute("PRAGMA foreign_keys=ON")
+    except sqlite3.OperationalError as exc:  # (not a format problem: the file or its folder)
+        if conn is not None:
+            conn.close()
+        if "unable to open" in str(exc) or "readonly" in str(exc):
+            raise StoreError("store_unwritable", f"cannot open the store {real!r} ({exc}): SQLite keeps its -wal and "
+                                                 "-shm files beside it, so the store and its folder must be "
+                                                 "writable") from None
+        raise StoreError("store_corrupt", f"{real!r} is not an agrieval store: {exc}") from None
     except sqlite3.DatabaseError as exc:
+        if conn is not None:
+            conn.close()
         raise StoreError("store_corrupt", f"{real!r} is not an agrieval store: {exc}") from None
     return conn
 

@@ -26,6 +26,7 @@ import csv
 import datetime as dt
 import io
 import math
+import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import List, Optional, Tuple
@@ -89,6 +90,13 @@ def check_team(team: str) -> str:
     if not team or team != team.strip() or len(team) > MAX_TEAM_CHARS or not is_safe(team) or "\n" in team:
         raise LogError("bad_team", f"the team name {team!r} must be 1 to {MAX_TEAM_CHARS} printable characters on "
                                    "one line, without leading or trailing spaces", exit_code=2)
+    # a name that reads as another team's on a board would be a second team (its own limits) or an impostor:
+    # invisible format characters (zero-width space, soft hyphen, BOM ...) and a decomposed accent are refused
+    if any(unicodedata.category(c) == "Cf" for c in team) or unicodedata.normalize("NFC", team) != team:
+        raise LogError("bad_team", f"the team name {team!r} holds invisible characters or decomposed accents (it "
+                                   "would look like another name); type it again, or use "
+                                   f"{unicodedata.normalize('NFC', ''.join(c for c in team if unicodedata.category(c) != 'Cf'))!r}",
+                       exit_code=2)
     return team
 
 
@@ -148,7 +156,10 @@ def _row(cells: List[str], line: int) -> LogRow:
             raise ValueError(f"{key} is infinite")
         return value
 
+    selected = tuple(int(s) for s in d["selected"].split())
+    if any(s < 1 for s in selected):
+        raise ValueError(f"selected holds {d['selected']!r}; submission numbers start at 1")
     return LogRow(team=d["team"], submitted_at=parse_utc(d["submitted_at"]), file=d["file"], status=d["status"],
                   submission=int(d["submission"]) if d["submission"] else None, codes=tuple(d["codes"].split()),
                   public=number("public"), private=number("private"), shown=number("shown"),
-                  selected=tuple(int(s) for s in d["selected"].split()), line=line)
+                  selected=selected, line=line)

@@ -12,11 +12,13 @@ import datetime as dt
 from dataclasses import dataclass
 from typing import Optional, Tuple
 
-__all__ = ["Timeline", "utc_text", "parse_utc", "now_utc", "CLOSED_CODE", "NOT_STARTED_CODE"]
+__all__ = ["Timeline", "utc_text", "parse_utc", "now_utc", "CLOSED_CODE", "NOT_STARTED_CODE", "YEARS"]
 
 CLOSED_CODE = "competition_closed"
 NOT_STARTED_CODE = "competition_not_started"
 FIELDS = ("start", "deadline", "selection_deadline", "reveal")
+# the years a time may fall in: the store keeps four-digit years, and limits look a day ahead and an hour back
+YEARS = (1000, 9998)
 
 
 def utc_text(when: dt.datetime) -> str:
@@ -27,7 +29,12 @@ def parse_utc(text: str) -> dt.datetime:
     """An ISO 8601 time; one without a zone is UTC. ``ValueError`` otherwise."""
     raw = text.strip()
     when = dt.datetime.fromisoformat(raw[:-1] + "+00:00" if raw.endswith(("Z", "z")) else raw)
-    return when.replace(tzinfo=dt.timezone.utc) if when.tzinfo is None else when.astimezone(dt.timezone.utc)
+    if when.tzinfo is not None and not YEARS[0] <= when.year <= YEARS[1]:
+        when = when.replace(tzinfo=None)  # (converting it to UTC could overflow: its year alone is refused below)
+    when = when.replace(tzinfo=dt.timezone.utc) if when.tzinfo is None else when.astimezone(dt.timezone.utc)
+    if not YEARS[0] <= when.year <= YEARS[1]:
+        raise ValueError(f"{text!r} must fall between the years {YEARS[0]} and {YEARS[1]} (UTC)")
+    return when
 
 
 def now_utc(now: Optional[dt.datetime] = None) -> dt.datetime:

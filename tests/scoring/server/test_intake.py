@@ -224,3 +224,11 @@ def test_grade_cli_with_a_store_and_log_gone(store_path):
     assert "private" not in json.loads(ok.stdout)["metrics"] or json.loads(ok.stdout)["metrics"]["private"] is None
     gone = runner.invoke(cli, ["grade", str(SUBS / "partial.csv"), "--team", "a", "--log", "log.csv"])
     assert gone.exit_code == 2 and "server import" in gone.stderr
+
+
+def test_a_selection_for_a_team_the_store_does_not_know_is_refused(store_path):
+    store = make_store(store_path)
+    for numbers in ([], [1]):
+        with pytest.raises(intake.LogError) as err:
+            intake.select(store, "nobody", numbers, now=DAY1)
+        assert err.value.code == "bad_selection" and "no upload in the store" in str(err.value)

@@ -1,0 +1,46 @@
+"""Opening the store attacked as a careless organizer would: a read-only folder, an uploads folder that is a file."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+
+import pytest
+
+from agrieval.scoring.server import intake
+from agrieval.scoring.server.limits import SubmissionLimits
+from agrieval.scoring.server.store import StoreError, open_store
+
+from .conftest import DAY1, make_store, upload
+
+
+@pytest.fixture
+def read_only_folder(tmp_path):
+    """A folder that cannot be written, even by root (a read-only tmpfs); skipped where mount is not allowed."""
+    folder = tmp_path / "ro"
+    folder.mkdir()
+    if os.geteuid() != 0 or subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", str(folder)],
+                                           capture_output=True).returncode != 0:
+        pytest.skip("needs root and mount (CI's container may not allow it)")
+    yield folder
+    subprocess.run(["umount", "-l", str(folder)], check=False)
+
+
+def test_a_store_in_a_read_only_folder_is_unwritable_not_corrupt(read_only_folder):
+    make_store(read_only_folder / "comp.db").close()
+    subprocess.run(["mount", "-o", "remount,ro", str(read_only_folder)], check=True)
+    with pytest.raises(StoreError) as err:
+        open_store(read_only_folder / "comp.db")
+    assert err.value.code == "store_unwritable" and "folder" in str(err.value)
+
+
+def test_an_uploads_folder_replaced_by_a_file_is_a_host_failure_and_costs_nothing(store_path):
+    """Even in a long-lived process (an organizer's script calling ``grade_stored``), whose id stays alive: the
+    reserved row must not stay ``pending`` and hold the team's only submission."""
+    store = make_store(store_path, limits=SubmissionLimits(total=1))
+    (store_path.parent / "comp.db.uploads").write_bytes(b"not a folder")
+    answer = intake.grade_stored(store, upload("partial.csv"), "p.csv", "a", now=DAY1)
+    assert answer.status == "error" and "cannot keep the upload" in answer.host.diagnostics[0].message
+    os.unlink(store_path.parent / "comp.db.uploads")
+    again = intake.grade_stored(store, upload("partial.csv"), "p.csv", "a", now=DAY1)
+    assert again.status == "scored" and again.report.details["submission"] == 1
