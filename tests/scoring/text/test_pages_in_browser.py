@@ -147,3 +147,13 @@ def test_a_codabench_bundles_pages_in_a_browser(browser, tmp_path):
             assert visit.texts["h2"] == [title] and description in visit.texts["p"], visit.texts
     # the logo the upload names: a picture the browser decodes
     opened(browser, pages / "logo.png", "codabench_logo.png", images=1)
+
+
+def test_without_chromium_the_browser_tests_skip_with_the_reason_or_fail_when_required(monkeypatch):
+    monkeypatch.setattr(cdp.shutil, "which", lambda name: None)  # a laptop without Chromium
+    monkeypatch.delenv("AGRIEVAL_REQUIRE_BROWSER", raising=False)
+    with pytest.raises(pytest.skip.Exception, match=r"no Chromium here .*`make browser` installs"):
+        cdp.chromium()
+    monkeypatch.setenv("AGRIEVAL_REQUIRE_BROWSER", "1")  # make test where it can install Chromium, and CI
+    with pytest.raises(pytest.fail.Exception, match="no Chromium here"):
+        cdp.chromium()
