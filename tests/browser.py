@@ -129,7 +129,11 @@ class Browser:
         self._events: List[dict] = []
         self._next = 0
         self.log = log
-        self.call("Browser.getVersion")
+        try:
+            self.call("Browser.getVersion", timeout=90)  # a first start on a busy 2-core machine
+        except BaseException:
+            self._stop()
+            raise
 
     # -- the pipe
     def _read(self, deadline: float) -> dict:
@@ -259,8 +263,12 @@ class Browser:
     def close(self) -> None:
         try:
             self.call("Browser.close", timeout=10)
-        except BrowserError:
+        except (BrowserError, OSError):  # gone already: the wait below says so
             pass
+        self._stop()
+
+    def _stop(self) -> None:
+        """Wait for the browser to exit; kill its process group (started here, its own session) if it does not."""
         try:
             self.process.wait(timeout=10)
         except subprocess.TimeoutExpired:
