@@ -8,7 +8,7 @@ SCORING := $(VENV)/.agrieval-scoring
 ALL := $(VENV)/.agrieval-all
 BENCH := $(VENV)/.agrieval-bench
 
-.PHONY: demo test test-runtime platform-venvs slurm bench magick clean-venv
+.PHONY: demo test test-runtime platform-venvs slurm browser bench magick clean-venv
 
 $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
@@ -38,6 +38,9 @@ demo: $(SCORING)
 # how to start one. Set AGRIEVAL_REQUIRE_SLURM=1 or 0 to decide yourself.
 CAN_SLURM := $(shell [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null && echo 1 || echo 0)
 AGRIEVAL_REQUIRE_SLURM ?= $(CAN_SLURM)
+# Likewise headless Chromium (Debian's package) for the tests that open the pages the kit writes (tests/browser.py):
+# installed where this is root with apt-get (the same condition), and then those tests must pass; elsewhere they skip.
+export AGRIEVAL_REQUIRE_BROWSER ?= $(CAN_SLURM)
 
 # The whole suite on this Python, then the grading runtime's own tests under every interpreter of
 # .ci/interpreters (the grading platforms' Pythons, numpy only), each in its own venv. Each phase prints its
@@ -50,6 +53,7 @@ test:
 	$(PHASE) install $(MAKE) --no-print-directory $(ALL) && \
 	$(PHASE) "platform venvs" $(MAKE) --no-print-directory platform-venvs && \
 	$(PHASE) slurm $(MAKE) --no-print-directory slurm && \
+	$(PHASE) browser $(MAKE) --no-print-directory browser && \
 	$(PHASE) suite env AGRIEVAL_REQUIRE_PLATFORMS=1 AGRIEVAL_REQUIRE_SLURM=$(AGRIEVAL_REQUIRE_SLURM) \
 		$(BIN)/python -m pytest -q -p no:cacheprovider -n $(TEST_WORKERS) --dist loadgroup && \
 	$(MAKE) --no-print-directory test-runtime && \
@@ -62,6 +66,15 @@ slurm:
 	@if [ "$(CAN_SLURM)" = 1 ]; then scripts/slurm/up.sh; \
 	elif [ "$(AGRIEVAL_REQUIRE_SLURM)" = 1 ]; then echo "error: AGRIEVAL_REQUIRE_SLURM=1 but SLURM cannot be installed here (scripts/slurm/up.sh needs root and apt-get)" >&2; exit 1; \
 	else echo "note: no SLURM here (scripts/slurm/up.sh needs root and apt-get): the tests that submit job scripts will skip"; fi
+
+BROWSER_PACKAGE := chromium
+browser:
+	@if command -v $(BROWSER_PACKAGE) >/dev/null; then echo "$(BROWSER_PACKAGE): $$(command -v $(BROWSER_PACKAGE))"; \
+	elif [ "$(CAN_SLURM)" = 1 ]; then export DEBIAN_FRONTEND=noninteractive; \
+		apt-get install -y --no-install-recommends $(BROWSER_PACKAGE) >/dev/null \
+		|| { apt-get update >/dev/null && apt-get install -y --no-install-recommends $(BROWSER_PACKAGE) >/dev/null; }; \
+	elif [ "$(AGRIEVAL_REQUIRE_BROWSER)" = 1 ]; then echo "error: AGRIEVAL_REQUIRE_BROWSER=1 but Chromium cannot be installed here (needs root and apt-get)" >&2; exit 1; \
+	else echo "note: no Chromium here (installing it needs root and apt-get): the tests that open the kit's pages in a browser will skip"; fi
 
 test-runtime: platform-venvs
 	@for venv in .venv-platforms/*/; do \

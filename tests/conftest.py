@@ -48,7 +48,8 @@ sys.meta_path.insert(0, _OnlyTheNamespace())
 
 def pytest_collection_modifyitems(config, items):
     """Groups for xdist (the comment at the top): "slurm", the files named for it, which submit to the one-node
-    SLURM of scripts/slurm/up.sh (one queue, the node's CPUs); "newcomer-clone", the users of the clone."""
+    SLURM of scripts/slurm/up.sh (one queue, the node's CPUs); "newcomer-clone", the users of the clone; "browser",
+    the users of the one headless Chromium (tests/browser.py)."""
     if not config.pluginmanager.hasplugin("xdist"):  # (the marker is xdist's; the platform venvs run without it)
         return
     for item in items:
@@ -56,3 +57,5 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(pytest.mark.xdist_group("slurm"))
         elif _CLONE_FIXTURES & set(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.xdist_group("newcomer-clone"))
+        elif "browser" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.xdist_group("browser"))
