@@ -28,10 +28,11 @@ def _commands_with_device(cmd, path):
 
 
 def test_every_command_with_a_device_option_is_known():
-    # run, run-all: test_cli.py; predict: test_plantclef_cli.py. slurm only writes a job script: the device
-    # is the cluster node's, so it is not looked for here.
+    # run, run-all: test_cli.py; submit: test_submit.py; predict: test_plantclef_cli.py. slurm only writes a job
+    # script: the device is the cluster node's, so it is not looked for here.
     assert sorted(_commands_with_device(cli, [])) == ["baselines ctv run", "baselines ctv run-all",
-                                                      "baselines ctv slurm", "baselines plantclef predict"]
+                                                      "baselines ctv slurm", "baselines ctv submit",
+                                                      "baselines plantclef predict"]
 
 
 def test_ctv_smoke(monkeypatch):

@@ -122,3 +122,16 @@ def test_a_run_class_outside_the_vocabulary_is_refused(demo, tmp_path):
     result = CliRunner().invoke(ctv, ["submit", str(run), "--images", str(out / "clean" / "team01"), "-c",
                                       str(toml), "-o", str(tmp_path / "s.csv")])
     assert result.exit_code == 1 and "error [classes_mismatch]" in result.output and "'tipu'" in result.output
+
+
+def test_a_device_that_is_not_here_is_a_usage_error(demo, tmp_path, monkeypatch):
+    import torch
+
+    out, _ = demo
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    target = tmp_path / "sub.csv"
+    run = out / "runs" / "loto" / "tiny_cnn" / "team03"
+    result = CliRunner().invoke(ctv, ["submit", str(run), "--images", str(out / "clean" / "team03"), "-o",
+                                      str(target), "--device", "cuda"])
+    assert result.exit_code == 2, result.output
+    assert "device_unavailable" in result.output and not target.exists()
