@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from agrieval.scoring.ctv import cross_check, script_runs
-from agrieval.scoring.ctv.input_error import InputError
+from agrieval.scoring.analysis_input.input_error import InputError
 from agrieval.scoring.ctv.results_table import PROTOCOLS, ResultsTable, TeamResult
 from agrieval.scoring.ctv.runs import Run, read_agrieval_run
 
