@@ -4,7 +4,8 @@
 paper's statistics from it,
 ``summary_markdown`` renders the paper's tables; ``runs`` reads agrieval run
 folders and ``script_runs`` the public AgrI script's output trees, with
-``arch_names`` putting both in one vocabulary; ``cross_check`` compares every
+``arch_names`` putting both in one vocabulary; ``records`` flattens the runs once into the one record table
+the analyses query; ``cross_check`` compares every
 number a run stored with the one recomputed from its predictions
 (``weighted_prf`` for the script's precision/recall/F1); ``cross_team_matrix``
 builds the TOTO matrix, ``paper_figures`` the numbers of the paper's other
@@ -23,7 +24,7 @@ module ``summarize`` (``summarize.summarize``: the paper's statistics), ``build_
 
 Internal (may change without notice): ``arch_colours``, ``arch_names``, ``cross_check``,
 ``held_out``, ``markdown_html``, ``on_the_line``, ``over_seeds``, ``paper_figures``,
-``plots``, ``script_runs``, ``seed_sections``, ``selection_rules``, ``spread``, ``summary_markdown``,
+``plots``, ``records``, ``script_runs``, ``seed_sections``, ``selection_rules``, ``spread``, ``summary_markdown``,
 ``weighted_prf``.
 """
 
@@ -36,7 +37,7 @@ _HOME = {"read_results": "results_table", "ResultsTable": "results_table", "summ
          "build_report": "report", "read_runs": "run_set", "RunSet": "run_set", "read_agrieval_run": "runs",
          "toto_matrices": "cross_team_matrix", "CrossTeamMatrix": "cross_team_matrix"}
 _INTERNAL = ("arch_colours", "arch_names", "cross_check", "held_out", "markdown_html",
-             "on_the_line", "over_seeds", "paper_figures", "plots", "script_runs",
+             "on_the_line", "over_seeds", "paper_figures", "plots", "records", "script_runs",
              "seed_sections", "selection_rules", "spread", "summary_markdown", "weighted_prf")
 
 __getattr__, __dir__ = lazy_exports(__name__, _HOME)

@@ -223,8 +223,10 @@ def _read_history(path: Path) -> list[dict]:
         if not line.strip():
             continue
         row = parse(line, file=name, line=k)
-        if not isinstance(row, dict) or not isinstance(row.get("epoch"), int) or isinstance(row["epoch"], bool):
-            raise InputError("bad_json", "each line must be an object with an integer 'epoch'", file=name, line=k)
+        if (not isinstance(row, dict) or not isinstance(row.get("epoch"), int) or isinstance(row["epoch"], bool)
+                or row["epoch"] < 0):
+            raise InputError("bad_json", "each line must be an object with a non-negative integer 'epoch'",
+                             file=name, line=k)
         record = {"epoch": row["epoch"]}
         for s in SPLITS:
             value = row.get(f"{s}_acc")

@@ -210,12 +210,12 @@ def test_a_very_long_arch_gets_a_file_name_the_file_system_takes(tmp_path):
 def test_a_long_history_costs_linear_time():
     """The learning curves scanned every history once per epoch: 20,000 epochs were minutes of CPU."""
     import time
-    from types import SimpleNamespace
-
     from agrieval.scoring.ctv.paper_figures import learning_curves
+    from agrieval.scoring.ctv.runs import Run
 
     history = [{"epoch": e, "train": 50.0, "val": 60.0} for e in range(20_000)]
-    runs = [SimpleNamespace(protocol="TOTO", arch="net", history=history) for _ in range(2)]
+    runs = [Run("p", "agrieval", "TOTO", "net", f, [f], {"val": 1, "test": 1}, {"val": 1, "test": 1},
+                history=history) for f in ("a", "b")]
     start = time.monotonic()
     curves = learning_curves(runs, {"TOTO": 0})
     assert len(curves) == 20_000 and curves[0]["val"] == {"n_runs": 2, "mean": 60.0, "std": 0.0}
