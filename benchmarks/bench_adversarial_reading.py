@@ -28,7 +28,7 @@ Shapes:
 JSON shapes (``--json``, issue 56), each a file of about --mb MB read by ``read_json``
 (``scoring/runtime/untrusted.py``), with no cap but the bytes (every file parsed to its end; a file nested
 deeper than 64 levels is still refused) or, with --shipped-limits, under the caps of a CTV run tree's JSON file
-(``scoring/ctv/json_input.py``: 10,000 lists and objects, 200,000 values, 64 levels; bytes raised):
+(``scoring/analysis_input/json_input.py``: 10,000 lists and objects, 200,000 values, 64 levels; bytes raised):
 
   regular          ``[{"epoch": 1, "val_acc": 0.5, "lr": 0.001, "note": "..."}, ...]``: a history's records
   empty-objects    ``[{},{},...]``: the issue's 16 MB file that took 735 MB and 23 s

@@ -8,11 +8,11 @@
 * ``writing/``: where and how the kit writes files (the output policy, paths built from table cells, figures,
   submissions in a competition's format).
 * analyses around it: ``leaderboard/`` (with the rank-agreement statistics), ``ctv/`` (scipy and matplotlib
-  imported where used), ``audit/`` (which teams' public scores selection cannot explain); ``text/`` escapes
-  text from inputs for the format it lands in.
+  imported where used), ``audit/`` (which teams' public scores selection cannot explain), all three reading
+  their input files through ``analysis_input/``; ``text/`` escapes text from inputs for the format it lands in.
 
 Public (``__all__``): ``__version__`` and the packages ``runtime``, ``authoring``, ``writing``, ``leaderboard``,
-``ctv``, ``audit`` and ``text``, each with its own ``__all__`` (``docs/scoring_api.md`` lists them all).
+``ctv``, ``audit``, ``analysis_input`` and ``text``, each with its own ``__all__`` (``docs/scoring_api.md`` lists them all).
 Internal: ``cli`` (the ``agrieval`` command line is the contract, not its Python modules) and ``server`` (the
 own server's log, limits and selection, used through ``agrieval grade --log``, ``select`` and ``leaderboard
 --per-team``).
@@ -24,7 +24,7 @@ from agrieval.scoring.runtime.lazy_exports import lazy_exports
 
 __version__ = "0.1.0"
 
-__all__ = ["__version__", "runtime", "authoring", "writing", "leaderboard", "ctv", "audit", "text"]
+__all__ = ["__version__", "runtime", "authoring", "writing", "leaderboard", "ctv", "audit", "analysis_input", "text"]
 
 _HOME = {name: name for name in __all__[1:]}
 _INTERNAL = ("cli", "server")

@@ -16,8 +16,8 @@ import datetime as dt
 from dataclasses import dataclass
 from pathlib import Path
 
-from agrieval.scoring.ctv.csv_input import key_cell, read_csv_rows
-from agrieval.scoring.ctv.input_error import InputError
+from agrieval.scoring.analysis_input.csv_input import key_cell, read_csv_rows
+from agrieval.scoring.analysis_input.input_error import InputError
 
 COLUMNS = ("team", "submitted_at", "file")
 

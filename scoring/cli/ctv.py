@@ -16,7 +16,7 @@ import click
 from agrieval.scoring.cli.failures import refuse_input, require
 from agrieval.scoring.cli.group import ContractGroup, document
 from agrieval.scoring.cli.options import figure_options
-from agrieval.scoring.ctv.input_error import InputError
+from agrieval.scoring.analysis_input.input_error import InputError
 from agrieval.scoring.text.file_names import display_name
 from agrieval.scoring.text.terminal import one_line
 from agrieval.scoring.writing.policy import OutputPlan, OutputRefused

@@ -218,14 +218,14 @@ def markdown() -> str:
     (``agrieval.scoring.runtime.problems.CODES``) come first, as the runtime itself writes them (it must stay
     free of the rest of ``scoring``); then the analysis commands' input codes, the output policy's and the
     command line's own (``COMMAND_CODES``)."""
-    from agrieval.scoring.ctv.input_error import CODES as INPUT_CODES
+    from agrieval.scoring.analysis_input.input_error import CODES as INPUT_CODES
     from agrieval.scoring.runtime.problems import errors_markdown
     from agrieval.scoring.runtime.untrusted import CODES as UNTRUSTED_CODES
     from agrieval.scoring.writing.policy import CODES as OUTPUT_CODES
 
     lines = [errors_markdown().rstrip("\n"), "",
              "## Analysis inputs (`ctv`, `rank-agreement`)", "",
-             "Exit code 1; from `scoring/ctv/input_error.py`.", ""] + _table(INPUT_CODES)
+             "Exit code 1; from `scoring/analysis_input/input_error.py`.", ""] + _table(INPUT_CODES)
     lines += ["", "## Files others wrote", "", "Exit code 1 (a caller with its own catalogue keeps its code and "
               "this message); from `scoring/runtime/untrusted.py`, the one opening rule "
               "([untrusted input](untrusted_input.md)).", ""] + _table(UNTRUSTED_CODES)

@@ -10,7 +10,7 @@ from agrieval.scoring.text.terminal import cell, one_line
 
 from agrieval.scoring.cli.failures import refuse_input
 from agrieval.scoring.cli.group import epilog
-from agrieval.scoring.ctv.input_error import InputError
+from agrieval.scoring.analysis_input.input_error import InputError
 
 
 def _where(ctx, param, values) -> dict[str, str]:

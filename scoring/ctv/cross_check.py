@@ -29,7 +29,7 @@ from pathlib import Path
 
 import numpy as np
 
-from agrieval.scoring.ctv.input_error import InputError
+from agrieval.scoring.analysis_input.input_error import InputError
 from agrieval.scoring.ctv.runs import Run, load_json
 from agrieval.scoring.ctv.script_runs import final_results, read_matrix, summary_key
 from agrieval.scoring.ctv.weighted_prf import weighted_prf

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from agrieval.scoring.ctv.runs import Run
+from agrieval.scoring.ctv.records import FINAL, of, values
 
 
 @dataclass
@@ -57,19 +57,25 @@ def _nan_stat(a: np.ndarray, fn, axis: int) -> np.ndarray:
     return out
 
 
-def toto_matrices(runs: list[Run]) -> list[CrossTeamMatrix]:
+def toto_matrices(runs) -> list[CrossTeamMatrix]:
+    """One matrix per architecture of the TOTO runs (``runs``: ``Records`` or a list of runs): a query of the
+    final rows, each cell the mean of its seeds' values."""
+    rec = of(runs)
+    toto = rec.query(protocol="TOTO", epoch=FINAL)
     out = []
-    for arch in sorted({r.arch for r in runs if r.protocol == "TOTO"}):
-        arch_runs = [r for r in runs if r.protocol == "TOTO" and r.arch == arch]
-        teams = sorted({r.fold for r in arch_runs} | {t for r in arch_runs for t in r.team_acc})
+    for arch in sorted(set(toto["arch"])):
+        mine = toto[toto["arch"] == arch]
+        own = mine[(mine["split"] == "val") & (mine["team"] == "")]
+        cross = mine[mine["team"] != ""]
+        teams = sorted(set(own["fold"]) | set(cross["team"]))
         index = {t: k for k, t in enumerate(teams)}
         seeds: dict[tuple[int, int], list[float]] = {}
-        for r in arch_runs:  # several seeds of one fold: each cell is their mean
-            seeds.setdefault((index[r.fold], index[r.fold]), []).append(r.pct("val"))
-            for t in r.team_n:
-                seeds.setdefault((index[r.fold], index[t]), []).append(r.team_pct(t))
-        values = np.full((len(teams), len(teams)), np.nan)
+        for (fold,), g in rec.groups(own, ("fold",)):  # several seeds of one fold: each cell is their mean
+            seeds[(index[fold], index[fold])] = values(g)
+        for (fold, team), g in rec.groups(cross, ("fold", "team")):
+            seeds[(index[fold], index[team])] = values(g)
+        matrix = np.full((len(teams), len(teams)), np.nan)
         for (i, j), v in seeds.items():
-            values[i, j] = sum(v) / len(v)
-        out.append(CrossTeamMatrix(arch, teams, values, seeds))
+            matrix[i, j] = sum(v) / len(v)
+        out.append(CrossTeamMatrix(arch, teams, matrix, seeds))
     return out

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from agrieval.scoring.ctv.input_error import InputError
+from agrieval.scoring.analysis_input.input_error import InputError
 from agrieval.scoring.ctv.runs import Run
 
 __all__ = ["attach_held_out"]

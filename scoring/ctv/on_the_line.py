@@ -26,7 +26,7 @@ import math
 
 import numpy as np
 
-from agrieval.scoring.ctv.runs import Run
+from agrieval.scoring.ctv.records import FINAL, of
 
 __all__ = ["EPS", "fit_lines", "line_points", "probit"]
 
@@ -40,16 +40,23 @@ def probit(acc_pct) -> np.ndarray:
     return norm.ppf(np.clip(np.asarray(acc_pct, dtype=float) / 100.0, EPS, 1 - EPS))
 
 
-def line_points(runs: list[Run]) -> list[dict]:
+def line_points(runs) -> list[dict]:
     """One point per (run, epoch): protocol, arch, fold, seed, epoch (None: the run's final predictions), val, test."""
+    rec = of(runs)
     out = []
-    for r in runs:
-        epochs = [h for h in r.history if "val" in h and "test" in h]
-        base = {"protocol": r.protocol, "arch": r.arch, "fold": r.fold, "seed": r.seed}
+    for (run,), rows in rec.groups(rec.frame, ("run",)):
+        first = rows.iloc[0]
+        base = {"protocol": first["protocol"], "arch": first["arch"], "fold": first["fold"], "seed": first["seed"]}
+        acc: dict = {}
+        for epoch, split, team, value in zip(rows["epoch"], rows["split"], rows["team"], rows["acc"]):
+            if not team:
+                acc.setdefault(int(epoch), {})[split] = value
+        final = acc.pop(FINAL)
+        epochs = [(e, a) for e, a in acc.items() if "val" in a and "test" in a]
         if epochs:
-            out += [{**base, "epoch": h["epoch"], "val": h["val"], "test": h["test"]} for h in epochs]
+            out += [{**base, "epoch": e, "val": a["val"], "test": a["test"]} for e, a in epochs]
         else:
-            out.append({**base, "epoch": None, "val": r.pct("val"), "test": r.pct("test")})
+            out.append({**base, "epoch": None, "val": final["val"], "test": final["test"]})
     return out
 
 

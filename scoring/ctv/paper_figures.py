@@ -24,42 +24,43 @@ import math
 import numpy as np
 
 from agrieval.scoring.ctv.cross_team_matrix import CrossTeamMatrix
-from agrieval.scoring.ctv.runs import SPLITS, Run
+from agrieval.scoring.ctv.records import FINAL, of, values
+from agrieval.scoring.ctv.runs import SPLITS
 from agrieval.scoring.ctv.summarize import mean_std
 
 
-def _groups(runs: list[Run]) -> dict[tuple[str, str], list[Run]]:
-    out: dict[tuple[str, str], list[Run]] = {}
-    for r in runs:
-        out.setdefault((r.protocol, r.arch), []).append(r)
-    return out
-
-
-def split_accuracy(runs: list[Run], ddof: dict[str, int]) -> list[dict]:
+def split_accuracy(runs, ddof: dict[str, int]) -> list[dict]:
+    """Per (protocol, arch): the final accuracy of each split over the runs that have images in it."""
+    rec = of(runs)
+    finals = rec.query(epoch=FINAL, team="")
     rows = []
-    for (protocol, arch), group in _groups(runs).items():
+    for (protocol, arch), group in rec.groups(finals, ("protocol", "arch")):
         row = {"protocol": protocol, "arch": arch, "ddof": ddof[protocol]}
         for split in SPLITS:
-            values = [r.pct(split) for r in group if r.n.get(split)]
-            m, s = mean_std(values, ddof[protocol])
-            row[split] = {"n_runs": len(values), "mean": m, "std": s}
+            accs = values(group[(group["split"] == split) & (group["n"] > 0)])
+            m, s = mean_std(accs, ddof[protocol])
+            row[split] = {"n_runs": len(accs), "mean": m, "std": s}
         rows.append(row)
     return rows
 
 
-def learning_curves(runs: list[Run], ddof: dict[str, int]) -> list[dict]:
+def learning_curves(runs, ddof: dict[str, int]) -> list[dict]:
+    """Per (protocol, arch, epoch): each split's accuracy over the runs whose history has it (one pass over the
+    history rows: a history of a million lines stays linear)."""
+    rec = of(runs)
+    ep = rec.epochs()
+    by_group: dict[tuple[str, str], dict[int, dict[str, list[float]]]] = {
+        key: {} for key in zip(rec.frame["protocol"], rec.frame["arch"])}  # the run set's order of groups
+    for protocol, arch, epoch, split, acc in zip(ep["protocol"], ep["arch"], ep["epoch"], ep["split"], ep["acc"]):
+        by_group[(protocol, arch)].setdefault(int(epoch), {s: [] for s in SPLITS})[split].append(acc)
     rows = []
-    for (protocol, arch), group in _groups(runs).items():
-        by_epoch: dict[int, list[dict]] = {}  # one pass: a history of a million lines stays linear
-        for r in group:
-            for h in r.history:
-                by_epoch.setdefault(h["epoch"], []).append(h)
+    for (protocol, arch), by_epoch in by_group.items():
         for epoch in sorted(by_epoch):
             row = {"protocol": protocol, "arch": arch, "epoch": epoch, "ddof": ddof[protocol]}
             for split in SPLITS:
-                values = [h[split] for h in by_epoch[epoch] if split in h]
-                m, s = mean_std(values, ddof[protocol])
-                row[split] = {"n_runs": len(values), "mean": m, "std": s}
+                accs = by_epoch[epoch][split]
+                m, s = mean_std(accs, ddof[protocol])
+                row[split] = {"n_runs": len(accs), "mean": m, "std": s}
             rows.append(row)
     return rows
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from agrieval.scoring.ctv.csv_input import key_cell, number_cell, read_csv_rows
-from agrieval.scoring.ctv.input_error import InputError
+from agrieval.scoring.analysis_input.csv_input import key_cell, number_cell, read_csv_rows
+from agrieval.scoring.analysis_input.input_error import InputError
 from agrieval.scoring.runtime.metrics.multiclass import validation_test_gap
 
 PROTOCOLS = ("TOTO", "LOTO")

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from agrieval.scoring.ctv import cross_check, script_runs
-from agrieval.scoring.ctv.input_error import InputError
+from agrieval.scoring.analysis_input.input_error import InputError
 from agrieval.scoring.ctv.results_table import PROTOCOLS, ResultsTable, TeamResult
 from agrieval.scoring.ctv.runs import Run, read_agrieval_run
 
@@ -38,12 +38,13 @@ class RunSet:
     def results_table(self) -> ResultsTable:
         """The per-team table (percent) that ``ctv summarize`` reads: with several seeds, each team's
         accuracies are the mean over its seeds (one seed: the run's own numbers, unchanged)."""
-        folds: dict[tuple[str, str, str], list[Run]] = {}
-        for r in self.runs:
-            folds.setdefault((r.protocol, r.arch, r.fold), []).append(r)
+        from agrieval.scoring.ctv.records import FINAL, Records
+
+        rec = Records.from_runs(self.runs)
+        finals = rec.query(epoch=FINAL, team="")
         rows = []
-        for (p, a, f), g in folds.items():
-            val, test = tuple(r.pct("val") for r in g), tuple(r.pct("test") for r in g)
+        for (p, a, f), g in rec.groups(finals[finals["split"] != "train"], ("protocol", "arch", "fold")):
+            val, test = (tuple(g.loc[g["split"] == s, "acc"].tolist()) for s in ("val", "test"))
             rows.append(TeamResult(p, a, f, _mean(val), _mean(test), val, test))
         return ResultsTable(rows, "<runs>")
 

@@ -27,7 +27,7 @@ from pathlib import Path
 import numpy as np
 
 from agrieval.scoring.ctv.arch_names import canonical_arch
-from agrieval.scoring.ctv.input_error import InputError
+from agrieval.scoring.analysis_input.input_error import InputError
 from agrieval.scoring.ctv.results_table import PROTOCOLS
 from agrieval.scoring.runtime.metrics.multiclass import accuracy_from_counts, validation_test_gap
 
@@ -99,8 +99,8 @@ class Run:
 
 
 def load_json(path: Path) -> dict:
-    """A run tree's JSON object, strictly (``agrieval.scoring.ctv.json_input``: a coded rejection for any bad file)."""
-    from agrieval.scoring.ctv.json_input import load_object
+    """A run tree's JSON object, strictly (``agrieval.scoring.analysis_input.json_input``: a coded rejection for any bad file)."""
+    from agrieval.scoring.analysis_input.json_input import load_object
 
     return load_object(path)
 
@@ -111,7 +111,7 @@ def read_predictions(path: Path, columns: Sequence[str], confidence_max: float):
 
     import io
 
-    from agrieval.scoring.ctv.json_input import read_regular
+    from agrieval.scoring.analysis_input.json_input import read_regular
 
     name = str(path)
     if not path.exists():
@@ -208,7 +208,7 @@ def build_run(frame, *, source: str, layout: str, meta_file: str, protocol: str 
 
 def _read_history(path: Path) -> list[dict]:
     """The per-epoch records; an accuracy must be a finite fraction in [0, 1] (or null: not measured)."""
-    from agrieval.scoring.ctv.json_input import MAX_HISTORY_BYTES, parse, read_regular
+    from agrieval.scoring.analysis_input.json_input import MAX_HISTORY_BYTES, parse, read_regular
 
     if not path.exists() and not path.is_symlink():
         return []  # a run without a per-epoch history (the script's runs, older agrieval runs)
@@ -223,8 +223,10 @@ def _read_history(path: Path) -> list[dict]:
         if not line.strip():
             continue
         row = parse(line, file=name, line=k)
-        if not isinstance(row, dict) or not isinstance(row.get("epoch"), int) or isinstance(row["epoch"], bool):
-            raise InputError("bad_json", "each line must be an object with an integer 'epoch'", file=name, line=k)
+        if (not isinstance(row, dict) or not isinstance(row.get("epoch"), int) or isinstance(row["epoch"], bool)
+                or row["epoch"] < 0):
+            raise InputError("bad_json", "each line must be an object with a non-negative integer 'epoch'",
+                             file=name, line=k)
         record = {"epoch": row["epoch"]}
         for s in SPLITS:
             value = row.get(f"{s}_acc")

@@ -29,7 +29,7 @@ from pathlib import Path
 
 import numpy as np
 
-from agrieval.scoring.ctv.input_error import InputError
+from agrieval.scoring.analysis_input.input_error import InputError
 from agrieval.scoring.ctv.results_table import PROTOCOLS
 from agrieval.scoring.ctv.runs import Run, build_run, load_json, read_predictions
 
@@ -126,7 +126,7 @@ def read_matrix(path: Path) -> tuple[list[str], dict[tuple[str, str], float | No
     import io
 
     name = str(path)
-    from agrieval.scoring.ctv.json_input import read_regular
+    from agrieval.scoring.analysis_input.json_input import read_regular
 
     data = read_regular(path, MAX_MATRIX_BYTES, "cross-team matrix")  # the one opening rule
     try:

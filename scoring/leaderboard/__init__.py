@@ -11,7 +11,8 @@ Public (``__all__``, imported on first use): ``build_leaderboard``, ``list_submi
 resample of rows), ``paired_vs_leader``, the charts ``scores_chart`` and ``rank_chart``, and the module
 ``rank_agreement`` (``rank_agreement.rank_agreement``, ``RankAgreement``, ``read_scores``).
 
-Internal (may change without notice): ``bootstrap``, ``marks``, ``team_board`` (one row per team from the
+Internal (may change without notice): ``bootstrap``, ``marks``, ``permutation_pvalues`` (exact p-values of
+the rank correlations for few items), ``team_board`` (one row per team from the
 own server's log: ``leaderboard --per-team``).
 """
 
@@ -24,7 +25,7 @@ _HOME = {"build_leaderboard": "build", "list_submissions": "build", "Leaderboard
          "write_outputs": "outputs", "row_frame": "rows", "metric_from_rows": "rows",
          "paired_vs_leader": "paired_test", "scores_chart": "plots", "rank_chart": "plots",
          "rank_agreement": "rank_agreement"}
-_INTERNAL = ("bootstrap", "marks", "team_board")
+_INTERNAL = ("bootstrap", "marks", "permutation_pvalues", "team_board")
 
 __getattr__, __dir__ = lazy_exports(__name__, _HOME)
 del lazy_exports  # (the package offers only its own names)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from agrieval.scoring.ctv.input_error import InputError
+from agrieval.scoring.analysis_input.input_error import InputError
 from agrieval.scoring.leaderboard.build import Entry, Leaderboard
 from agrieval.scoring.runtime.ladder import MAX_STATE_BYTES
 from agrieval.scoring.runtime.untrusted import read_json

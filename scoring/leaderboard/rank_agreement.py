@@ -10,7 +10,7 @@ For paired scores ``x`` and ``y`` over the same keys:
 The statistics come from scipy.stats (``spearmanr``, ``kendalltau``, ``pearsonr``). Their two-sided
 p-values are computed once, here, by ``agreement_stats`` for every command (``rank-agreement`` and
 ``ctv summarize``/``ctv report``), which states its method: for n <= 8 items the exact permutation
-p-value (all n! pairings, ``agrieval.scoring.ctv.permutation_pvalues``; the asymptotic formulas are
+p-value (all n! pairings, ``agrieval.scoring.leaderboard.permutation_pvalues``; the asymptotic formulas are
 wrong there: for 4 teams scipy's Spearman p is 0.60 where the exact one is 0.75); above, scipy's
 asymptotic p-values, a perfect agreement getting 2/n! instead of 0. The bootstrap interval resamples
 the keys (pairs) with replacement and takes the percentile interval
@@ -28,7 +28,7 @@ from pathlib import Path
 
 import numpy as np
 
-from agrieval.scoring.ctv.input_error import InputError
+from agrieval.scoring.analysis_input.input_error import InputError
 
 STATISTICS = ("spearman", "pearson", "kendall")
 
@@ -99,7 +99,7 @@ def agreement_stats(x, y) -> tuple[dict[str, tuple[float, float]], str]:
     n <= 8: exact permutation p-values (``permutation_pvalues``); more items:
     scipy's asymptotic ones, except that a perfect agreement gets 2/n! instead of 0.
     """
-    from agrieval.scoring.ctv.permutation_pvalues import MAX_EXACT_N, exact_pvalues, perfect_agreement_pvalue
+    from agrieval.scoring.leaderboard.permutation_pvalues import MAX_EXACT_N, exact_pvalues, perfect_agreement_pvalue
 
     stats = correlations(x, y)
     if any(math.isnan(st) for st, _ in stats.values()):
@@ -189,7 +189,7 @@ def read_scores(path: str | Path, key: str, value: str, where: Mapping[str, str]
     """``{key: value}`` from a CSV file, over the rows whose ``where`` columns hold the given values (a
     report's ``results.csv``: ``{"protocol": "LOTO", "arch": "densenet121"}``); duplicate keys among those
     rows and non-numbers are rejected, and so is a filter that keeps no row."""
-    from agrieval.scoring.ctv.csv_input import key_cell, number_cell, read_csv_rows
+    from agrieval.scoring.analysis_input.csv_input import key_cell, number_cell, read_csv_rows
 
     where = dict(where or {})
     table = read_csv_rows(path, [key, value, *sorted(set(where) - {key, value})])

@@ -12,7 +12,7 @@ from click.testing import CliRunner
 
 from agrieval.scoring.cli.main import cli
 from agrieval.scoring.ctv.cross_team_matrix import toto_matrices
-from agrieval.scoring.ctv.input_error import InputError
+from agrieval.scoring.analysis_input.input_error import InputError
 from agrieval.scoring.ctv.run_set import read_runs
 from tests.ctv.run_folders import HEADER, write_run
 

@@ -87,8 +87,8 @@ def test_a_run_file_that_is_a_device_is_refused_not_read(tmp_path, name):
 
 
 def test_a_device_is_never_read_even_when_reached():
-    from agrieval.scoring.ctv.input_error import InputError
-    from agrieval.scoring.ctv.json_input import MAX_JSON_BYTES, read_regular
+    from agrieval.scoring.analysis_input.input_error import InputError
+    from agrieval.scoring.analysis_input.json_input import MAX_JSON_BYTES, read_regular
 
     with pytest.raises(InputError) as info:
         read_regular(Path("/dev/zero"), MAX_JSON_BYTES, "run file")
@@ -210,12 +210,12 @@ def test_a_very_long_arch_gets_a_file_name_the_file_system_takes(tmp_path):
 def test_a_long_history_costs_linear_time():
     """The learning curves scanned every history once per epoch: 20,000 epochs were minutes of CPU."""
     import time
-    from types import SimpleNamespace
-
     from agrieval.scoring.ctv.paper_figures import learning_curves
+    from agrieval.scoring.ctv.runs import Run
 
     history = [{"epoch": e, "train": 50.0, "val": 60.0} for e in range(20_000)]
-    runs = [SimpleNamespace(protocol="TOTO", arch="net", history=history) for _ in range(2)]
+    runs = [Run("p", "agrieval", "TOTO", "net", f, [f], {"val": 1, "test": 1}, {"val": 1, "test": 1},
+                history=history) for f in ("a", "b")]
     start = time.monotonic()
     curves = learning_curves(runs, {"TOTO": 0})
     assert len(curves) == 20_000 and curves[0]["val"] == {"n_runs": 2, "mean": 60.0, "std": 0.0}
@@ -227,7 +227,7 @@ def test_a_long_history_costs_linear_time():
 def test_a_run_json_of_empty_lists_is_refused_before_it_is_parsed(tmp_path, monkeypatch):
     """A 15 MB run.json of empty lists cost 28.8x its size before it was refused: now a run record is at most
     4 MiB and 10,000 lists and objects, counted on its bytes."""
-    import agrieval.scoring.ctv.json_input as json_input
+    import agrieval.scoring.analysis_input.json_input as json_input
 
     runs = _runs(tmp_path / "runs")
     (runs / "TOTO" / "net" / "a" / "run.json").write_text("[" + ",".join(["[]"] * 20_000) + "]")

@@ -29,3 +29,24 @@ def test_leave_one_team_out_keeps_the_first_of_two_equal_epochs():
     fold.held_out = [run("h1", [{"epoch": 1, "test": 70.0}, {"epoch": 2, "test": 60.0}, {"epoch": 3, "test": 66.0}]),
                      run("h2", [{"epoch": 1, "test": 50.0}, {"epoch": 2, "test": 70.0}, {"epoch": 3, "test": 64.0}])]
     assert select(fold, "leave_one_team_out") == Selected(2, 92.0, 40.0)
+
+
+def test_every_registered_rule_states_itself_with_a_worked_example_that_runs():
+    """Each rule of the registry is a class whose docstring names the rule and holds an example; the examples
+    pass (run here one class at a time, so a rule without one is named)."""
+    import doctest
+
+    from agrieval.scoring.ctv import selection_rules
+    from agrieval.scoring.ctv.selection_rules import ALL_RULES, REGISTRY
+
+    assert set(REGISTRY) == set(ALL_RULES) == {"training_team_val", "last_epoch", "oracle_test",
+                                                "leave_one_team_out"}
+    for name, cls in REGISTRY.items():
+        assert cls.name == name and f"``{name}``" in cls.__doc__
+        tests = doctest.DocTestFinder(recurse=False).find(cls, name, module=selection_rules,
+                                                          globs=vars(selection_rules))
+        assert sum(len(t.examples) for t in tests) >= 1, f"{name} has no worked example"
+        runner = doctest.DocTestRunner()
+        for t in tests:
+            runner.run(t)
+        assert runner.summarize(verbose=False).failed == 0, name

@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from agrieval.scoring.cli.main import cli
-from agrieval.scoring.ctv.input_error import InputError
+from agrieval.scoring.analysis_input.input_error import InputError
 from agrieval.scoring.leaderboard.rank_agreement import correlations, rank_agreement, read_scores
 
 

@@ -51,7 +51,7 @@ PACKAGES = marked_packages()
 def test_the_marked_packages_are_the_ones_the_docs_name():
     assert sorted(PACKAGES) == [
         "agrieval.baselines", "agrieval.baselines.ctv", "agrieval.baselines.plantclef", "agrieval.data_tools",
-        "agrieval.scoring", "agrieval.scoring.audit", "agrieval.scoring.authoring", "agrieval.scoring.ctv",
+        "agrieval.scoring", "agrieval.scoring.analysis_input", "agrieval.scoring.audit", "agrieval.scoring.authoring", "agrieval.scoring.ctv",
         "agrieval.scoring.leaderboard", "agrieval.scoring.runtime", "agrieval.scoring.runtime.metrics",
         "agrieval.scoring.runtime.reading", "agrieval.scoring.text", "agrieval.scoring.writing"]
 

@@ -15,7 +15,7 @@ import json
 import math
 from pathlib import Path
 
-from agrieval.scoring.ctv.input_error import InputError
+from agrieval.scoring.analysis_input.input_error import InputError
 from agrieval.scoring.runtime.untrusted import UntrustedFileError, check_json_shape, read_bytes
 
 # What a run tree's JSON files can be: a run.json is kilobytes (baselines/ctv/runner.py caps its own at 1 MiB);
