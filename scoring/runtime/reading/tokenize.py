@@ -170,17 +170,15 @@ def _parse(raw: bytes, *, delimiter: str, required: Sequence[str], optional: Seq
         log.error("too_many_rows", f"the file has {n_lines:,} lines, far more than the {max_rows:,} data rows "
                   "this competition accepts", line=2 * max_rows + 3)
         return None, None
-    regular = _regular(raw, header, read_as, delimiter, max_rows, max_cell_chars)
-    if regular is not None:
-        return regular
-    # regular but for blanks after closing quotes, blank lines or ragged rows: tokenised by numpy, each
-    # problem named as the csv path names it
-    blanks = quote_blanks.take_out(raw, delimiter) if n_fields > 1 and b'"' in raw else None
+    # blanks typed after closing quotes (never in a regular file: looked for first only where a quote is
+    # followed by a blank somewhere) are taken out by numpy, each named as the csv path names it
+    blanks = quote_blanks.take_out(raw, delimiter) if n_fields > 1 and (b'" ' in raw or b'"\t' in raw) else None
+    if blanks is None:
+        regular = _regular(raw, header, read_as, delimiter, max_rows, max_cell_chars)
+        if regular is not None:
+            return regular
+    # blank lines and ragged rows (and what blanks were taken out of): tokenised by numpy too
     source = raw if blanks is None else blanks.mended
-    regular = None if blanks is None else _regular(source, header, read_as, delimiter, max_rows, max_cell_chars)
-    if regular is not None:
-        _say_blanks(blanks, log, header_blanks)
-        return regular[0], None
     lines = _lines(source, header, delimiter, max_cell_chars) if n_fields > 1 else None
     if lines is not None:
         return _read_lines(source, lines, read_as, delimiter, max_rows, blanks, header_blanks, log), None
@@ -288,8 +286,7 @@ def _say_blanks(blanks: quote_blanks.Blanks, log: ProblemLog, header_blanks: lis
     if k == len(first):
         return
     rest = key[:, first[k:]]
-    said_keys = np.array(sorted(said), dtype=np.int64).reshape(-1, 3).T
-    maybe = np.isin(rest[0], said_keys[0]) & np.isin(rest[1], said_keys[1]) & np.isin(rest[2], said_keys[2])
+    maybe = np.isin(rest[0], [offset for offset, _, _ in said])  # (the rest of the key checked by the log)
     for g in np.flatnonzero(maybe).tolist():  # (a message heard before: its repeats are counted as such)
         _say_blank(log, tuple(rest[:, g].tolist()), lines[bounds[k + g]:bounds[k + g + 1]])
     sizes = np.diff(bounds[k:])
