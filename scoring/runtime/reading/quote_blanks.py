@@ -62,15 +62,23 @@ def take_out(raw: bytes, delimiter: str) -> Blanks | None:
     # the first byte after each closing quote that is not a blank: the delimiter, a line end or the end.
     # Runs of blanks from the blanks' positions alone (a regular file has few: not one index per byte)
     after = closes + 1
-    blanks = np.flatnonzero((a == _SPACE) | (a == _TAB)).astype(small)
     nxt = after.copy()
-    if len(blanks):
-        k = np.searchsorted(blanks, after)
-        starts_run = (k < len(blanks)) & (blanks[np.minimum(k, len(blanks) - 1)] == after)
+    # Short runs (one or two blanks typed) a byte at a time over the quotes still on a blank; the quotes left
+    # after a few steps (long runs) from the blanks' positions (not one index per byte of the file).
+    on = np.arange(len(nxt))
+    for step in range(_STEPS + 1):
+        byte = a.take(nxt[on], mode="clip")
+        on = on[((byte == _SPACE) | (byte == _TAB)) & (nxt[on] < len(a))]
+        if not len(on) or step == _STEPS:
+            break
+        nxt[on] += 1
+    if len(on):
+        blanks = np.flatnonzero((a == _SPACE) | (a == _TAB)).astype(small)
+        k = np.searchsorted(blanks, nxt[on])  # (each still on a blank: found)
         run_last = np.append(np.flatnonzero(np.diff(blanks) != 1), len(blanks) - 1)  # each run's last blank
-        nxt[starts_run] = blanks[run_last[np.searchsorted(run_last, k[starts_run])]] + 1
-        del k, starts_run, run_last
-    del blanks
+        nxt[on] = blanks[run_last[np.searchsorted(run_last, k)]] + 1
+        del blanks, k, run_last
+    del on
     follows = a[np.minimum(nxt, len(a) - 1)]
     if not ((nxt == len(a)) | (follows == delim) | (follows == _LF) | (follows == _CR)).all():
         return None  # text after a closing quote (or a doubled quote): the csv module says where it stops
@@ -102,3 +110,6 @@ def take_out(raw: bytes, delimiter: str) -> Blanks | None:
     step[at + length] = 1
     mended = a[np.cumsum(step[:-1], dtype=np.int8) == 0].tobytes()
     return Blanks(mended, line + 1, offset, length, field)
+
+
+_STEPS = 4  # bytes looked at one by one after each closing quote before the runs are found from the blanks

@@ -207,6 +207,25 @@ def _regular(raw: bytes, header: list[str], read_as: list[str], delimiter: str, 
     return None
 
 
+class _LineNumbers:
+    """Line numbers held as a numpy array, read by ``ProblemLog.add_on_lines`` as a list of ints: it looks at
+    a few and counts the rest (a file of 2 million blank lines as a list would be ~70 MB of ints)."""
+
+    def __init__(self, numbers: np.ndarray):
+        self._numbers = numbers
+
+    def __len__(self) -> int:
+        return len(self._numbers)
+
+    def __getitem__(self, k):
+        if isinstance(k, slice):
+            return _LineNumbers(self._numbers[k])
+        return int(self._numbers[k])
+
+    def __iter__(self):
+        return iter(self._numbers.tolist())
+
+
 def _lines(raw: bytes, header: list[str], delimiter: str, max_cell_chars: int) -> csv_spans.LineFields | None:
     """``csv_spans.line_fields`` of a file whose first line is ``header`` and no field longer than the csv
     module takes (bytes: a longer field in fewer characters is left to the csv module); else None."""
@@ -239,7 +258,7 @@ def _read_lines(raw: bytes, found: csv_spans.LineFields, header: list[str], deli
         _say_blanks(blanks._replace(lines=blanks.lines[keep], offsets=blanks.offsets[keep],
                                     lengths=blanks.lengths[keep], fields=blanks.fields[keep]), log, header_blanks)
     if blank.any():
-        log.add_on_lines("blank_line", "empty line skipped", line_no[blank].tolist(), severity="warning")
+        log.add_on_lines("blank_line", "empty line skipped", _LineNumbers(line_no[blank]), severity="warning")
     ragged = ~good & ~blank
     ragged[0] = False
     skipped: list[tuple[int, list[str]]] = []
@@ -249,7 +268,7 @@ def _read_lines(raw: bytes, found: csv_spans.LineFields, header: list[str], deli
         at = np.repeat(r_first - np.cumsum(kept) + kept, kept) + np.arange(int(kept.sum()))
         fields = csv_spans.decode_spans(raw, found.starts[at], found.ends[at])
         bounds = np.cumsum(kept).tolist()
-        lines_list, counts_list = r_lines.tolist(), r_counts.tolist()
+        lines_list, counts_list = _LineNumbers(r_lines), r_counts.tolist()
         skipped = [(line, fields[b - k:b]) for line, k, b in zip(lines_list, kept.tolist(), bounds)]
         change = np.flatnonzero(np.diff(r_counts, prepend=-1) != 0).tolist() + [len(lines_list)]
         for lo, hi in zip(change[:-1], change[1:]):
@@ -281,7 +300,7 @@ def _say_blanks(blanks: quote_blanks.Blanks, log: ProblemLog, header_blanks: lis
     key = np.stack([blanks.offsets, blanks.lengths, blanks.fields])
     first = np.flatnonzero(np.concatenate([[True], (key[:, 1:] != key[:, :-1]).any(axis=0)]))
     bounds = np.append(first, len(blanks.lines))
-    lines = blanks.lines.tolist()
+    lines = _LineNumbers(blanks.lines)
     said = set(header_blanks)
     k = 0
     while k < len(first) and not log.tracks_no_more("space_after_quote"):

@@ -125,3 +125,17 @@ def test_a_run_of_one_message_logs_as_its_calls_one_by_one(runs, distinct_cap):
         problems._DISTINCT_TRACKED = saved
     assert logs[0].finish() == logs[1].finish()
     assert logs[0]._counts == logs[1]._counts and logs[0]._listable == logs[1]._listable
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(st.text(alphabet=[" ", "\t"], max_size=12), min_size=1, max_size=8))
+def test_long_runs_of_blanks_read_as_the_csv_module_path_reads_them(monkeypatch, runs):
+    """Runs longer than the steps taken a byte at a time (``quote_blanks._STEPS``) are found from the blanks'
+    positions: the same verdicts either way."""
+    raw = ("qid,species\n" + "".join(f'"Q-{i}"{run},"[1]"{run[::-1]}\n' for i, run in enumerate(runs))).encode()
+    d = _definition()
+    new = _summary(read_submission(raw, d, filename="s.csv"))
+    with monkeypatch.context() as m:
+        m.setattr(quote_blanks, "take_out", lambda *a: None)
+        old = _summary(read_submission(raw, d, filename="s.csv"))
+    assert new == old
