@@ -311,7 +311,11 @@ def _say_blanks(blanks: quote_blanks.Blanks, log: ProblemLog, header_blanks: lis
     if k == len(first):
         return
     rest = key[:, first[k:]]
-    maybe = np.isin(rest[0], [offset for offset, _, _ in said])  # (the rest of the key checked by the log)
+    # the troubles that may repeat a message said: those at an offset said (the rest of the key is checked
+    # by the log); a search in the few said offsets, not a sort of all the troubles (``np.isin``)
+    said_offsets = np.unique(np.array([offset for offset, _, _ in said] or [-1], dtype=np.int64))
+    at = np.minimum(np.searchsorted(said_offsets, rest[0]), len(said_offsets) - 1)
+    maybe = said_offsets[at] == rest[0]
     for g in np.flatnonzero(maybe).tolist():  # (a message heard before: its repeats are counted as such)
         _say_blank(log, tuple(rest[:, g].tolist()), lines[bounds[k + g]:bounds[k + g + 1]])
     sizes = np.diff(bounds[k:])
