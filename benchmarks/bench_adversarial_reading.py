@@ -7,8 +7,11 @@ Each shape is a PlantCLEF 2025 submission of about --mb MB read by ``read_submis
 entry point runs). The competition's row and byte limits are raised so that every file is read to its
 end (with the shipped limits most shapes are refused early by the pre-checks, which is also timed with
 --shipped-limits). For each shape the benchmark prints the seconds per MB (best of --repeat), the ratio
-to the regular file's seconds per MB, the peak of the memory traced while reading (``tracemalloc``, in
-a separate run), and that peak minus the regular file's, as a multiple of the file's size.
+to the regular file's seconds per MB (with --shipped-limits, the regular file read to its end with the limits
+raised: under the shipped ones it is refused by the line count first), the peak of the memory traced while
+reading (``tracemalloc``, in a separate run), that peak minus the regular file's, as a multiple of the file's
+size, the share of the definition's time limit (``limits.max_seconds``) the reading took, and the ratio of
+CPU seconds per MB to the regular file's (the steadier figure on a shared machine).
 
 Shapes:
 
@@ -158,14 +161,16 @@ def _definition(shipped: bool):
     return dataclasses.replace(definition, limits=limits)
 
 
-def _seconds(data: bytes, definition, repeat: int) -> float:
-    best = float("inf")
+def _seconds(data: bytes, definition, repeat: int) -> tuple[float, float]:
+    """The best wall and the best CPU seconds of ``repeat`` reads (on a shared machine the CPU time is the
+    steadier of the two)."""
+    best = cpu = float("inf")
     for _ in range(repeat):
         gc.collect()
-        t = time.perf_counter()
+        t, c = time.perf_counter(), time.process_time()
         read_submission(data, definition)
-        best = min(best, time.perf_counter() - t)
-    return best
+        best, cpu = min(best, time.perf_counter() - t), min(cpu, time.process_time() - c)
+    return best, cpu
 
 
 def _peak(data: bytes, definition) -> int:
@@ -185,14 +190,22 @@ def measure(mb: float, repeat: int, shipped: bool, shapes=None) -> list[dict]:
     out = []
     for name in shapes or SHAPES:
         data = SHAPES[name](size)
-        seconds = _seconds(data, definition, repeat)
+        seconds, cpu = _seconds(data, definition, repeat)
         peak = _peak(data, definition)
         out.append({"shape": name, "bytes": len(data), "seconds": seconds, "s_per_mb": seconds / (len(data) / 1e6),
-                    "peak": peak})
+                    "cpu_per_mb": cpu / (len(data) / 1e6), "peak": peak})
     regular = next((r for r in out if r["shape"] == "regular"), None)
+    if shipped and regular is not None:
+        # under the shipped limits the regular file of this size is refused by the line count before it is
+        # tokenised: the reference per MB is that file read to its end (limits raised), as without the flag
+        data = SHAPES["regular"](size)
+        seconds, cpu = _seconds(data, _definition(False), repeat)
+        regular = dict(regular, s_per_mb=seconds / (len(data) / 1e6), cpu_per_mb=cpu / (len(data) / 1e6))
     for r in out:
+        r["of_limit"] = r["seconds"] / definition.limits.max_seconds
         if regular is not None:
             r["time_ratio"] = r["s_per_mb"] / regular["s_per_mb"]
+            r["cpu_ratio"] = r["cpu_per_mb"] / regular["cpu_per_mb"]
             r["extra_x_size"] = (r["peak"] - regular["peak"] * r["bytes"] / regular["bytes"]) / r["bytes"]
     return out
 
@@ -213,14 +226,14 @@ def main(argv=None) -> int:
           f"{'shipped' if args.shipped_limits else 'raised'} limits, {args.mb} MB per file, best of {args.repeat}"
           + (", JSON shapes" if args.json else ""))
     print(f"{'shape':<20} {'MB':>6} {'s':>7} {'s/MB':>7} {'x regular':>9} {'peak MiB':>9} {'extra x size':>12}"
-          + ("  outcome" if args.json else ""))
+          + ("  outcome" if args.json else f" {'of limit':>8} {'x reg CPU':>9}"))
     shapes = ["regular"] + [s for s in args.shapes or table if s != "regular" and s in table]
     rows = (measure_json if args.json else measure)(args.mb, args.repeat, args.shipped_limits, shapes)
     worst_time = worst_mem = 0.0
     for r in rows:
         print(f"{r['shape']:<20} {r['bytes'] / 1e6:>6.2f} {r['seconds']:>7.3f} {r['s_per_mb']:>7.3f} "
               f"{r['time_ratio']:>9.2f} {r['peak'] / 2**20:>9.1f} {r['extra_x_size']:>12.2f}"
-              + (f"  {r['outcome']}" if args.json else ""))
+              + (f"  {r['outcome']}" if args.json else f" {r['of_limit']:>8.1%} {r['cpu_ratio']:>9.2f}"))
         worst_time, worst_mem = max(worst_time, r["time_ratio"]), max(worst_mem, r["extra_x_size"])
     ok = worst_time <= 3 and worst_mem <= 3
     print(f"# worst: {worst_time:.2f}x the regular file's time per MB, {worst_mem:.2f}x the file's size in extra "

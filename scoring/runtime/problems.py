@@ -215,6 +215,17 @@ class ProblemLog:
         more[0] += rest
         more[1].extend(lines[k:k + max(0, _LINES_SHOWN - len(more[1]))])
 
+    def tracks_no_more(self, code: str) -> bool:
+        """Whether a message of ``code`` not said before would now only be counted (``add``)."""
+        return self._distinct.get(code, 0) >= _DISTINCT_TRACKED
+
+    def count_untracked(self, code: str, n: int) -> None:
+        """``add`` of ``n`` problems of ``code`` whose messages were never said, once ``tracks_no_more``:
+        each is only counted, so they are counted in one step."""
+        assert self.tracks_no_more(code) or not n
+        self._counts[code] = self._counts.get(code, 0) + n
+        self._listable[code] = self._listable.get(code, 0) + n
+
     def error(self, code: str, message: str, line: int | None = None, column: int | None = None) -> None:
         self.add(code, message, severity="error", line=line, column=column)
 

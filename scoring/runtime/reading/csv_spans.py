@@ -4,8 +4,10 @@ Submissions are almost always regular: one record per line, the same number of
 fields on every line, fields either bare or wrapped in one pair of double quotes
 with no quote inside. For such files numpy finds every field's byte span from
 the positions of the few structural bytes (quotes, delimiters, line ends).
-Anything else (a quote inside a field, a field over several lines, a blank line,
-a ragged row, a lone CR) returns None and ``tokenize`` reads the file with
+A file whose quotes are as simple but whose lines are not all alike (blank
+lines, ragged rows) gets its fields from ``line_fields``: every field of every
+line, and how many each line has. Anything else (a quote inside a field, a field
+over several lines, a lone CR) returns None and ``tokenize`` reads the file with
 Python's ``csv`` module instead, which then locates each problem.
 """
 
@@ -89,6 +91,76 @@ def field_spans(raw: bytes, delimiter: str, n_fields: int) -> Spans | None:
     starts += quoted
     ends -= quoted
     return Spans(starts, ends, n_crlf)
+
+
+class LineFields(NamedTuple):
+    """Every field of every line, in file order (quotes excluded, a CRLF's CR too), and for each line how
+    many fields it has and whether it is blank (no byte but its line end: the csv module's empty record)."""
+    starts: np.ndarray  # (n_fields_in_all,)
+    ends: np.ndarray
+    counts: np.ndarray  # (n_lines,) fields of each line (a blank line: 1, an empty field)
+    blank: np.ndarray  # (n_lines,) bool
+
+
+def line_fields(raw: bytes, delimiter: str) -> LineFields | None:
+    """The fields of a file whose lines may differ in width or be blank, but whose quotes are simple (each
+    quoted field whole, on one line, no quote inside; no lone CR); None for any other file.
+
+    A ragged file can hold a field every two bytes (``,x,x,x``): positions are kept as int32 where the
+    file allows, and fields are picked by masks, not index arrays, so that the peak stays a few times the
+    file (``tests/scoring/reading/test_linear_reading.py``).
+    """
+    a = np.frombuffer(raw, dtype=np.uint8)
+    if not len(a):
+        return None
+    has_cr = b"\r" in raw
+    if has_cr and a[-1] == _CR:
+        return None
+    pos, n_cr = _structural(a, ord(delimiter), count_cr=has_cr)
+    if a[-1] != _LF:  # as field_spans: a line end pretended just past the data
+        pos = np.append(pos, len(a))
+        kind = np.append(a[pos[:-1]], np.uint8(_LF))
+    else:
+        kind = a[pos]
+    small = np.int32 if len(a) < 2**31 - 1 else np.int64
+    pos = pos.astype(small)
+    n_quotes_before = np.cumsum(kind == _QUOTE, dtype=small)
+    outside = (n_quotes_before & 1) == 0
+    is_lf = kind == _LF
+    if (is_lf & ~outside).any():
+        return None  # a field spans lines
+    outside &= kind == ord(delimiter)
+    outside |= is_lf  # the field boundaries: delimiters outside quotes, line ends
+    del kind
+    ends = pos[outside]
+    at_lf = is_lf[outside]
+    n_quotes = np.diff(n_quotes_before[outside], prepend=small(0))
+    del pos, n_quotes_before, outside, is_lf
+    starts = np.empty_like(ends)
+    starts[0] = 0
+    np.add(ends[:-1], 1, out=starts[1:])
+    if has_cr:
+        crlf = a.take(ends - 1, mode="clip") == _CR
+        crlf &= at_lf
+        crlf &= ends > 0
+        if int(np.count_nonzero(crlf)) != n_cr:
+            return None  # a lone CR, or a CR inside a field
+        ends -= crlf
+        del crlf
+    quoted = n_quotes == 2
+    if not ((n_quotes == 0) | quoted).all():
+        return None
+    del n_quotes
+    if not (np.array_equal(a.take(starts, mode="clip") == _QUOTE, quoted)
+            and np.array_equal(a.take(ends - 1, mode="clip") == _QUOTE, quoted)):
+        return None
+    last = np.flatnonzero(at_lf)  # each line's last field
+    del at_lf
+    counts = np.diff(last, prepend=-1)
+    blank = (counts == 1) & (ends[last] == starts[last])  # (a quoted empty field "" is no blank line)
+    starts += quoted
+    ends -= quoted
+    return LineFields(starts, ends, counts, blank)
 
 
 def _structural(a: np.ndarray, delimiter: int, *, count_cr: bool = False) -> tuple[np.ndarray, int]:

@@ -31,13 +31,16 @@ class Blanks(NamedTuple):
     fields: np.ndarray
 
 
-def take_out(raw: bytes, delimiter: str, n_fields: int) -> Blanks | None:
-    """The blanks after closing quotes of ``raw`` (clean UTF-8, ``n_fields`` a record) taken out, or None
+def take_out(raw: bytes, delimiter: str) -> Blanks | None:
+    """The blanks after closing quotes of ``raw`` (clean UTF-8) taken out, or None
     when the file is not of the simple shape above (then nothing is said about it: the csv module reads it)."""
     if b"\r" in raw and raw.count(b"\r") != raw.count(b"\r\n"):
         return None  # a lone CR ends a line for the csv module: not counted here
     a = np.frombuffer(raw, dtype=np.uint8)
-    q = np.flatnonzero(a == _QUOTE)
+    # positions as int32 where the file allows: one line of '"Q-1" ,' holds a quote every 3.5 bytes, and
+    # this runs before the csv path would (whose peak, ~20x such a file, it must not pass)
+    small = np.int32 if len(a) < 2**31 - 1 else np.int64
+    q = np.flatnonzero(a == _QUOTE).astype(small)
     if not len(q) or len(q) % 2:
         return None
     opens, closes = q[0::2], q[1::2]
@@ -46,38 +49,48 @@ def take_out(raw: bytes, delimiter: str, n_fields: int) -> Blanks | None:
     if not ((before == delim) | (before == _LF)).all():
         return None  # a quote inside an unquoted field (kept as text by the csv module), or a doubled quote
     newlines = np.flatnonzero(a == _LF)
-    line_of_close = np.searchsorted(newlines, closes)  # 0-based line of each closing quote
+    line_of_close = np.searchsorted(newlines, closes).astype(small)  # 0-based line of each closing quote
     if not np.array_equal(np.searchsorted(newlines, opens), line_of_close):
         return None  # a quoted field over several lines
-    # the delimiters outside quotes: n_fields - 1 on every line, else the file is ragged (left to the csv
-    # module, before any more memory is spent on it)
+    del before
+    # the delimiters outside quotes (a line may have any number of them: ragged rows and blank lines are
+    # named by ``tokenize`` from the mended bytes, as the csv module names them after mending a record)
     d = np.flatnonzero(a == delim)
     j = np.searchsorted(opens, d, side="right") - 1
-    outside = d[(j < 0) | (d > closes[np.maximum(j, 0)])]
+    outside = d[(j < 0) | (d > closes[np.maximum(j, 0)])].astype(small)
     del d, j
-    n_lines = len(newlines) + (a[-1] != _LF)
-    if len(outside) != (n_fields - 1) * n_lines or (
-            np.bincount(np.searchsorted(newlines, outside), minlength=n_lines) != n_fields - 1).any():
-        return None
     # the first byte after each closing quote that is not a blank: the delimiter, a line end or the end.
     # Runs of blanks from the blanks' positions alone (a regular file has few: not one index per byte)
     after = closes + 1
-    blanks = np.flatnonzero((a == _SPACE) | (a == _TAB))
     nxt = after.copy()
-    if len(blanks):
-        k = np.searchsorted(blanks, after)
-        starts_run = (k < len(blanks)) & (blanks[np.minimum(k, len(blanks) - 1)] == after)
+    # Short runs (one or two blanks typed) a byte at a time over the quotes still on a blank; the quotes left
+    # after a few steps (long runs) from the blanks' positions (not one index per byte of the file).
+    on = np.arange(len(nxt))
+    for step in range(_STEPS + 1):
+        byte = a.take(nxt[on], mode="clip")
+        on = on[((byte == _SPACE) | (byte == _TAB)) & (nxt[on] < len(a))]
+        if not len(on) or step == _STEPS:
+            break
+        nxt[on] += 1
+    if len(on):
+        blanks = np.flatnonzero((a == _SPACE) | (a == _TAB)).astype(small)
+        k = np.searchsorted(blanks, nxt[on])  # (each still on a blank: found)
         run_last = np.append(np.flatnonzero(np.diff(blanks) != 1), len(blanks) - 1)  # each run's last blank
-        nxt[starts_run] = blanks[run_last[np.searchsorted(run_last, k[starts_run])]] + 1
+        nxt[on] = blanks[run_last[np.searchsorted(run_last, k)]] + 1
+        del blanks, k, run_last
+    del on
     follows = a[np.minimum(nxt, len(a) - 1)]
     if not ((nxt == len(a)) | (follows == delim) | (follows == _LF) | (follows == _CR)).all():
         return None  # text after a closing quote (or a doubled quote): the csv module says where it stops
+    del follows
     length = nxt - after
+    del nxt
     has = length > 0
     if not has.any():
         return None  # nothing to take out: the numpy tokenizer already refused this file for another reason
     at, length, line = after[has], length[has], line_of_close[has]
-    line_start = np.zeros(len(at), dtype=np.int64)
+    del after, line_of_close, has, q, opens, closes
+    line_start = np.zeros(len(at), dtype=small)
     starts_later = line > 0
     line_start[starts_later] = newlines[line[starts_later] - 1] + 1
     # the column in characters of the mended line: bytes from the line start, less UTF-8 continuation
@@ -90,9 +103,13 @@ def take_out(raw: bytes, delimiter: str, n_fields: int) -> Blanks | None:
     first_on_line = np.searchsorted(line, line)  # (line ascends with the file)
     offset -= taken_before - taken_before[first_on_line]
     # the field a closing quote closes: 1 + the delimiters outside quotes from the line start to it
-    field = 1 + np.searchsorted(outside, at) - np.searchsorted(outside, line_start)
+    field = (1 + np.searchsorted(outside, at) - np.searchsorted(outside, line_start)).astype(small)
+    del outside, line_start, taken_before, first_on_line
     step = np.zeros(len(a) + 1, dtype=np.int8)  # -1 where a run of blanks starts, +1 past its end
     step[at] = -1  # (runs never overlap, nor start where another ends: a run ends before a solid byte)
     step[at + length] = 1
     mended = a[np.cumsum(step[:-1], dtype=np.int8) == 0].tobytes()
     return Blanks(mended, line + 1, offset, length, field)
+
+
+_STEPS = 4  # bytes looked at one by one after each closing quote before the runs are found from the blanks

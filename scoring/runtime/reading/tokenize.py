@@ -8,8 +8,11 @@ Whatever the file, its cells come out in one shape, ``Cells``: the bytes that
 hold them, each cell's byte span, and the line each row starts on. A regular
 file (one record per line, the same number of fields on each, quotes only
 around whole fields) is tokenised by numpy (``csv_spans``) and its spans point
-into the file itself; any other file is read by Python's ``csv`` module, which
-also locates each problem, and its cells are laid out one after the other in a
+into the file itself; so is a file with such quotes but blank lines or ragged
+rows (``csv_spans.line_fields``), and one with blanks after closing quotes
+(taken out first by ``quote_blanks``), each problem named as the ``csv`` module
+path names it. Any other file is read by Python's ``csv`` module, which also
+locates each problem, and its cells are laid out one after the other in a
 buffer of their own, with the same spans.
 """
 
@@ -119,6 +122,7 @@ def _parse(raw: bytes, *, delimiter: str, required: Sequence[str], optional: Seq
 
     # the header alone first: a regular file never needs the csv module beyond it
     removed = 0  # blanks taken out after closing quotes (each named: space_after_quote)
+    header_blanks = []  # their (offset, length, field), as ``_say_blanks`` keys them
     while True:
         try:
             with _field_limit(max_cell_chars):
@@ -134,6 +138,7 @@ def _parse(raw: bytes, *, delimiter: str, required: Sequence[str], optional: Seq
                 return None, None
             log.error("space_after_quote", quote_trouble.space_message(trouble, trouble.start + 1 + removed),
                       line=1, column=trouble.field)
+            header_blanks.append((trouble.start + removed, trouble.length, trouble.field))
             first_line = first_line[:trouble.start] + first_line[trouble.start + trouble.length:]
             removed += trouble.length
     if removed:  # read the rest of the file after the mended header
@@ -165,17 +170,25 @@ def _parse(raw: bytes, *, delimiter: str, required: Sequence[str], optional: Seq
         log.error("too_many_rows", f"the file has {n_lines:,} lines, far more than the {max_rows:,} data rows "
                   "this competition accepts", line=2 * max_rows + 3)
         return None, None
-    regular = _regular(raw, header, read_as, delimiter, max_rows, max_cell_chars)
-    if regular is not None:
-        return regular
-    # regular but for blanks after closing quotes: those taken out by numpy, each named as the csv path does
-    blanks = quote_blanks.take_out(raw, delimiter, n_fields) if n_fields > 1 and b'"' in raw else None
-    regular = None if blanks is None else _regular(blanks.mended, header, read_as, delimiter, max_rows,
-                                                   max_cell_chars)
-    if regular is not None:
-        _say_blanks(blanks, log)
-        return regular[0], None
-    del blanks  # (not held while the csv module reads the file)
+    # Blanks typed after closing quotes (never in a regular file) are taken out by numpy, each named as the
+    # csv path names it. Looked for before the regular tokenizer where the file's first 64 KiB has a quote
+    # followed by a blank (a file of them: one scan of the file fewer), after it otherwise (a regular file:
+    # no search of the whole file for them); the outcome is the same either way.
+    probe = raw[:1 << 16]
+    blanks_first = n_fields > 1 and (b'" ' in probe or b'"\t' in probe)
+    blanks = quote_blanks.take_out(raw, delimiter) if blanks_first else None
+    if blanks is None:
+        regular = _regular(raw, header, read_as, delimiter, max_rows, max_cell_chars)
+        if regular is not None:
+            return regular
+        if n_fields > 1 and not blanks_first and b'"' in raw:
+            blanks = quote_blanks.take_out(raw, delimiter)
+    # blank lines and ragged rows (and what blanks were taken out of): tokenised by numpy too
+    source = raw if blanks is None else blanks.mended
+    lines = _lines(source, header, delimiter, max_cell_chars) if n_fields > 1 else None
+    if lines is not None:
+        return _read_lines(source, lines, read_as, delimiter, max_rows, blanks, header_blanks, log), None
+    del blanks, source  # (not held while the csv module reads the file)
     return _read_irregular(raw, read_as, delimiter, max_rows, max_cell_chars, log), None
 
 
@@ -194,17 +207,125 @@ def _regular(raw: bytes, header: list[str], read_as: list[str], delimiter: str, 
     return None
 
 
-def _say_blanks(blanks: quote_blanks.Blanks, log: ProblemLog) -> None:
+class _LineNumbers:
+    """Line numbers held as a numpy array, read by ``ProblemLog.add_on_lines`` as a list of ints: it looks at
+    a few and counts the rest (a file of 2 million blank lines as a list would be ~70 MB of ints)."""
+
+    def __init__(self, numbers: np.ndarray):
+        self._numbers = numbers
+
+    def __len__(self) -> int:
+        return len(self._numbers)
+
+    def __getitem__(self, k):
+        if isinstance(k, slice):
+            return _LineNumbers(self._numbers[k])
+        return int(self._numbers[k])
+
+    def __iter__(self):
+        return iter(self._numbers.tolist())
+
+
+def _lines(raw: bytes, header: list[str], delimiter: str, max_cell_chars: int) -> csv_spans.LineFields | None:
+    """``csv_spans.line_fields`` of a file whose first line is ``header`` and no field longer than the csv
+    module takes (bytes: a longer field in fewer characters is left to the csv module); else None."""
+    found = csv_spans.line_fields(raw, delimiter)
+    if (found is None or found.counts[0] != len(header) or found.blank[0]
+            or int((found.ends - found.starts).max()) > max_cell_chars
+            or csv_spans.decode_spans(raw, found.starts[:len(header)], found.ends[:len(header)]) != header):
+        return None
+    return found
+
+
+def _read_lines(raw: bytes, found: csv_spans.LineFields, header: list[str], delimiter: str, max_rows: int,
+                blanks: quote_blanks.Blanks | None, header_blanks: list, log: ProblemLog) -> Table | None:
+    """The table of a file with blank lines or ragged rows (``_lines``), its problems named as
+    ``_read_rows`` names them record by record: a blank line warned, a ragged row refused and its first
+    fields kept, and past the row limit the first row too many refused (nothing after it said)."""
+    n_fields = len(header)
+    counts, blank = found.counts, found.blank
+    first_field = np.cumsum(counts) - counts
+    line_no = np.arange(1, len(counts) + 1, dtype=np.int64)
+    good = (counts == n_fields) & ~blank
+    good[0] = False  # the header
+    good_lines = np.flatnonzero(good)
+    stop = None  # the 0-based line of the first row too many
+    if len(good_lines) > max_rows:
+        stop = int(good_lines[max_rows])
+        counts, blank, first_field, line_no, good = (x[:stop] for x in (counts, blank, first_field, line_no, good))
+    if blanks is not None:
+        keep = blanks.lines <= (len(found.counts) if stop is None else stop + 1)
+        _say_blanks(blanks._replace(lines=blanks.lines[keep], offsets=blanks.offsets[keep],
+                                    lengths=blanks.lengths[keep], fields=blanks.fields[keep]), log, header_blanks)
+    if blank.any():
+        log.add_on_lines("blank_line", "empty line skipped", _LineNumbers(line_no[blank]), severity="warning")
+    ragged = ~good & ~blank
+    ragged[0] = False
+    skipped: list[tuple[int, list[str]]] = []
+    if ragged.any():
+        r_lines, r_counts, r_first = line_no[ragged], counts[ragged], first_field[ragged]
+        kept = np.minimum(r_counts, n_fields)
+        at = np.repeat(r_first - np.cumsum(kept) + kept, kept) + np.arange(int(kept.sum()))
+        fields = csv_spans.decode_spans(raw, found.starts[at], found.ends[at])
+        bounds = np.cumsum(kept).tolist()
+        lines_list, counts_list = _LineNumbers(r_lines), r_counts.tolist()
+        skipped = [(line, fields[b - k:b]) for line, k, b in zip(lines_list, kept.tolist(), bounds)]
+        change = np.flatnonzero(np.diff(r_counts, prepend=-1) != 0).tolist() + [len(lines_list)]
+        for lo, hi in zip(change[:-1], change[1:]):
+            n = counts_list[lo]
+            log.add_on_lines("ragged_row", f"this row has {n} fields but the header has {n_fields} "
+                             f"(separator {delimiter_name(delimiter)}; a list with commas must be quoted)",
+                             lines_list[lo:hi], column=n_fields + 1 if n > n_fields else n + 1)
+    if stop is not None:
+        log.error("too_many_rows", f"the file has more than {max_rows:,} data rows, the limit of this competition",
+                  line=stop + 1)
+        return None
+    at = (first_field[good][:, None] + np.arange(n_fields)).ravel()
+    cells = Cells(raw, found.starts[at].reshape(-1, n_fields).astype(np.int64),
+                  found.ends[at].reshape(-1, n_fields).astype(np.int64), line_no[good])
+    if not len(cells.lines) and not log.has_errors:
+        log.error("header_only", "the file has a header but no data rows", line=1)
+        return None
+    return Table(header, cells, delimiter, skipped)
+
+
+def _say_blanks(blanks: quote_blanks.Blanks, log: ProblemLog, header_blanks: list) -> None:
     """One ``space_after_quote`` per run of blanks, in file order, worded as ``_mend_record`` words them; a
-    message repeated on consecutive troubles (a file of them) is handed to the log in one call."""
+    message repeated on consecutive troubles (a file of them) is handed to the log in one call. Once the
+    log tracks no more distinct messages of the code, the troubles whose message it never heard are only
+    counted, in one step (19 MB of ``"Q-1" ,`` is 2.7 million messages, each naming its character);
+    ``header_blanks``: the keys of those said on the header."""
+    if not len(blanks.lines):
+        return  # (all past the row too many)
     key = np.stack([blanks.offsets, blanks.lengths, blanks.fields])
     first = np.flatnonzero(np.concatenate([[True], (key[:, 1:] != key[:, :-1]).any(axis=0)]))
-    bounds = np.append(first, len(blanks.lines)).tolist()
-    lines = blanks.lines.tolist()
-    for k, (offset, length, field) in enumerate(key[:, first].T.tolist()):
-        trouble = quote_trouble.QuoteTrouble("space", offset, length, field)
-        log.add_on_lines("space_after_quote", quote_trouble.space_message(trouble, offset + 1),
-                         lines[bounds[k]:bounds[k + 1]], column=field)
+    bounds = np.append(first, len(blanks.lines))
+    lines = _LineNumbers(blanks.lines)
+    said = set(header_blanks)
+    k = 0
+    while k < len(first) and not log.tracks_no_more("space_after_quote"):
+        offset, length, field = key[:, first[k]].tolist()
+        _say_blank(log, (offset, length, field), lines[bounds[k]:bounds[k + 1]])
+        said.add((offset, length, field))
+        k += 1
+    if k == len(first):
+        return
+    rest = key[:, first[k:]]
+    # the troubles that may repeat a message said: those at an offset said (the rest of the key is checked
+    # by the log); a search in the few said offsets, not a sort of all the troubles (``np.isin``)
+    said_offsets = np.unique(np.array([offset for offset, _, _ in said] or [-1], dtype=np.int64))
+    at = np.minimum(np.searchsorted(said_offsets, rest[0]), len(said_offsets) - 1)
+    maybe = said_offsets[at] == rest[0]
+    for g in np.flatnonzero(maybe).tolist():  # (a message heard before: its repeats are counted as such)
+        _say_blank(log, tuple(rest[:, g].tolist()), lines[bounds[k + g]:bounds[k + g + 1]])
+    sizes = np.diff(bounds[k:])
+    log.count_untracked("space_after_quote", int(sizes[~maybe].sum()))
+
+
+def _say_blank(log: ProblemLog, key: tuple, lines: list) -> None:
+    offset, length, field = key
+    trouble = quote_trouble.QuoteTrouble("space", offset, length, field)
+    log.add_on_lines("space_after_quote", quote_trouble.space_message(trouble, offset + 1), lines, column=field)
 
 
 def _read_irregular(raw: bytes, header: list[str], delimiter: str, max_rows: int, max_cell_chars: int,

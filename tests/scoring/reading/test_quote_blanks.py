@@ -70,15 +70,20 @@ def test_blanks_after_quotes_read_as_the_csv_module_path_reads_them(monkeypatch,
     b'qid,species\n"a\nb" ,"[1]"\n',  # a quoted field over two lines
     b'qid,species\n"a" ,"[1]"\r"b","[2]"\n',  # a lone CR
     b'qid,species\nx"a" ,"[1]"\n',  # a quote inside an unquoted field
-    b'qid,species\n"a" ,"[1]",x\n',  # a ragged row
 ])
 def test_files_of_other_shapes_are_left_to_the_csv_module(raw):
-    assert quote_blanks.take_out(raw, ",", 2) is None
+    assert quote_blanks.take_out(raw, ",") is None
+
+
+def test_a_ragged_row_with_blanks_has_them_taken_out_too():
+    # (the ragged row is then named from the mended bytes: tests/scoring/reading/test_line_fields.py)
+    blanks = quote_blanks.take_out(b'qid,species\n"a" ,"[1]",x\n', ",")
+    assert blanks.mended == b'qid,species\n"a","[1]",x\n' and blanks.fields.tolist() == [1]
 
 
 def test_a_file_of_blanks_after_quotes_is_read_by_numpy_with_every_blank_named():
     raw = b'qid,species\n' + b''.join(b'"Q-%d" ,"[1, 2]"\t\n' % i for i in range(300))
-    blanks = quote_blanks.take_out(raw, ",", 2)
+    blanks = quote_blanks.take_out(raw, ",")
     assert blanks.lines.tolist() == [k for i in range(2, 302) for k in (i, i)]
     assert blanks.fields.tolist() == [1, 2] * 300
     sub = read_submission(raw, _definition(), filename="s.csv")
@@ -120,3 +125,17 @@ def test_a_run_of_one_message_logs_as_its_calls_one_by_one(runs, distinct_cap):
         problems._DISTINCT_TRACKED = saved
     assert logs[0].finish() == logs[1].finish()
     assert logs[0]._counts == logs[1]._counts and logs[0]._listable == logs[1]._listable
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(st.text(alphabet=[" ", "\t"], max_size=12), min_size=1, max_size=8))
+def test_long_runs_of_blanks_read_as_the_csv_module_path_reads_them(monkeypatch, runs):
+    """Runs longer than the steps taken a byte at a time (``quote_blanks._STEPS``) are found from the blanks'
+    positions: the same verdicts either way."""
+    raw = ("qid,species\n" + "".join(f'"Q-{i}"{run},"[1]"{run[::-1]}\n' for i, run in enumerate(runs))).encode()
+    d = _definition()
+    new = _summary(read_submission(raw, d, filename="s.csv"))
+    with monkeypatch.context() as m:
+        m.setattr(quote_blanks, "take_out", lambda *a: None)
+        old = _summary(read_submission(raw, d, filename="s.csv"))
+    assert new == old
