@@ -16,15 +16,18 @@ $(VENV)/bin/python:
 
 # setuptools tells every editable install of a package-dir layout to mind same-named folders (a UserWarning
 # banner from the build backend, which --quiet does not hide): silenced here only; tests/packaging builds the wheel
-# with every warning shown.
+# with every warning shown. setuptools' editable install is an import hook that mypy, pyright and IDEs do not run:
+# scripts/static_editable.py adds a plain path entry beside it (folder links, so new modules need no reinstall).
 QUIET_BUILD := PYTHONWARNINGS=ignore::UserWarning
 
 $(SCORING): pyproject.toml constraints.txt | $(VENV)/bin/python
 	$(QUIET_BUILD) $(BIN)/python -m pip install --quiet -c constraints.txt -e .
+	$(BIN)/python scripts/static_editable.py
 	touch $(SCORING)
 
 $(ALL): pyproject.toml constraints.txt | $(VENV)/bin/python
 	$(QUIET_BUILD) $(BIN)/python -m pip install --quiet -c constraints.txt -e '.[all]'
+	$(BIN)/python scripts/static_editable.py
 	touch $(SCORING) $(ALL)
 
 demo: $(SCORING)

@@ -15,7 +15,5 @@ __all__ = ["ctv", "plantclef", "write_validated", "SubmissionFailsValidation"]
 
 _HOME = {"ctv": "ctv", "plantclef": "plantclef", "write_validated": "submission",
          "SubmissionFailsValidation": "submission"}
-_INTERNAL = ("cli", "device", "sbatch")
-
 __getattr__, __dir__ = lazy_exports(__name__, _HOME)
 del lazy_exports  # (the package offers only its own names)

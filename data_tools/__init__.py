@@ -39,8 +39,5 @@ _HOME = {"build_catalog": "catalog", "read_catalog": "catalog", "dedup": "dedup"
          "walk_pool": "walk", "ClassMap": "classes", "load_class_map": "classes", "canonical": "classes",
          "read_table": "tables", "write_table": "tables", "make_demo_pool": "demo_pool",
          "library_versions": "versions", "DataError": "errors"}
-_INTERNAL = ("cli", "hamming", "heif", "keep_rules", "keyed_ids", "notebook_versions", "parallel", "pillow_warnings",
-             "progress", "shuffle_split", "untrusted_images")
-
 __getattr__, __dir__ = lazy_exports(__name__, _HOME)
 del lazy_exports  # (the package offers only its own names)

@@ -29,6 +29,9 @@ def canonical(name: str) -> str:
 
 @dataclass(frozen=True)
 class ClassMap:
+    """The class names in their fixed order, the aliases that map other spellings onto them, and where they
+    came from."""
+
     classes: tuple[str, ...]
     aliases: dict[str, str] = field(default_factory=dict)
     source: str = "data_tools/class_map.toml"

@@ -42,6 +42,9 @@ EXIF_MAKE, EXIF_MODEL = 0x010F, 0x0110
 
 @dataclass
 class ProbeResult:
+    """What probing one image found: its format, size, perceptual hash, and whether it could be read (else the
+    error)."""
+
     format: str
     width: int
     height: int

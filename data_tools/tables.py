@@ -40,6 +40,8 @@ def _text_safe(df: pd.DataFrame) -> pd.DataFrame:
 
 
 def write_table(df: pd.DataFrame, path: str | Path) -> Path:
+    """Write ``df`` to ``path`` as CSV or Parquet (by the suffix), atomically; a name that is not valid UTF-8 (a lone
+    surrogate) is written in its escaped display form. Returns ``path``."""
     path = Path(path)
     df = _text_safe(df)
     if path.suffix.lower() == ".parquet":
@@ -70,6 +72,8 @@ def read_folds_json(path: Path) -> dict:
 
 
 def read_table(path: str | Path, required: tuple[str, ...] = ()) -> pd.DataFrame:
+    """A CSV (every cell a string, nothing coerced) or Parquet table, opened by the one rule for files others wrote;
+    ``DataError`` (``bad_table``) if it is missing, unreadable or lacks a column of ``required``."""
     path = Path(path)
     try:  # the one opening rule (scoring/runtime/untrusted.py): a FIFO or a device is refused, not read
         data = read_bytes(path, max_bytes=MAX_TABLE_BYTES, what="table")

@@ -69,6 +69,8 @@ def _link_reason(link: Path, root: Path) -> str:
 
 
 def walk_pool(root: str | Path) -> tuple[list[Entry], list[Skipped]]:
+    """The images of a pool laid out as ``ROOT/<team>/<class>/<image>``, in sorted order, and what was skipped with
+    its reason; ``DataError`` if ``root`` is not a folder."""
     root = Path(root)
     if not root.is_dir():
         raise DataError("not_a_directory", f"{root}: not a folder (expected ROOT/<team>/<class>/<image>)")

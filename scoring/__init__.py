@@ -27,7 +27,5 @@ __version__ = "0.1.0"
 __all__ = ["__version__", "runtime", "authoring", "writing", "leaderboard", "ctv", "audit", "analysis_input", "text"]
 
 _HOME = {name: name for name in __all__[1:]}
-_INTERNAL = ("cli", "server")
-
 __getattr__, __dir__ = lazy_exports(__name__, _HOME)
 del lazy_exports  # (the package offers only its own names)

@@ -45,10 +45,5 @@ _HOME = {"TrainConfig": "config", "make_config": "config", "PRESETS": "config", 
          "plan": "sweep", "run_all": "sweep", "sbatch_script": "slurm", "load_fold": "manifest",
          "list_folds": "manifest", "build_model": "models", "train_one_epoch": "engine", "predict": "engine",
          "run_demo": "demo", "submit_run": "submit", "CTVError": "errors"}
-_INTERNAL = ("archs", "augment", "cache", "checkpoint", "cli", "dataset", "distributed", "fidelity_pool",
-             "loader_check", "loader_workers", "options", "outputs", "pipelines", "precision", "preset_table",
-             "progress", "replicates", "run_folders", "script_transforms", "seed_streams", "seeding", "selection",
-             "slurm_status", "smoke", "transforms")
-
 __getattr__, __dir__ = lazy_exports(__name__, _HOME)
 del lazy_exports  # (the package offers only its own names)

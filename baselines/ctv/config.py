@@ -31,6 +31,9 @@ def _setting(default, help: str, **cli):
 
 @dataclass
 class TrainConfig:
+    """Everything one CTV training run depends on (model, optimisation, augmentation, seeds, device, data
+    loading), from a preset and the command-line flags, which are generated from these fields; written with the run."""
+
     # what to train (the commands' own options, not flags of the run settings)
     preset: str = "paper"
     protocol: str = "toto"

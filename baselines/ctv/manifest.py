@@ -75,6 +75,10 @@ def read_folds_json(splits_dir: str | Path, protocol: str) -> dict:
 
 def load_fold(splits_dir: str | Path, protocol: str, fold: str, *, data_root: str | Path | None = None,
               check_files: bool = True) -> FoldData:
+    """One fold of a protocol as the runner trains on it: the manifest ``<splits_dir>/<protocol>/<fold>.csv``
+    read and checked, its images under ``data_root`` (default: the ``root`` of the protocol's ``folds.json``),
+    each file checked to exist unless ``check_files=False``. A missing or malformed part is a ``CTVError`` with
+    its code."""
     manifest = Path(splits_dir) / protocol / f"{fold}.csv"
     if not manifest.is_file():
         known = ", ".join(list_folds(splits_dir, protocol))

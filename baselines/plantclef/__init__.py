@@ -56,9 +56,5 @@ _HOME = {"run_predict": "predict", "RunOptions": "predict", "PredictResult": "pr
          "load_class_mapping": "classes", "build_model": "model", "ModelSpec": "model", "TileScorer": "inference",
          "PreprocessConfig": "preprocess", "tile_boxes": "geometry", "transect_map": "transects",
          "run_sweep": "sweep", "SweepGrid": "sweep", "run_demo": "demo"}
-_INTERNAL = ("awkward_logits", "bma", "cli", "draw", "ensemble", "exactness", "fidelity", "full_probs", "genus",
-             "image_stats", "jpeg", "loader", "pooling", "prior", "shards", "slurm", "smoke", "synthetic",
-             "threshold_search", "tie_rules", "weights", "zmerge")
-
 __getattr__, __dir__ = lazy_exports(__name__, _HOME)
 del lazy_exports  # (the package offers only its own names)

@@ -60,6 +60,8 @@ def write_solution(path: Path, planted: dict[str, list[int]], definition: Compet
 
 def run_demo(out: Path, definition: CompetitionDefinition, *, n_images: int = 8, n_classes: int = 8,
              progress: bool = True) -> DemoResult:
+    """The whole PlantCLEF pipeline on synthetic quadrats, in ``out`` (a new folder or one an earlier demo made):
+    images with planted species, a tiny model, prediction, aggregation and scoring against the planted solution."""
     from agrieval.scoring.runtime.scorer import score_file
 
     out = Path(out)

@@ -42,6 +42,9 @@ class TileOutput:
 
 @dataclass
 class TileScorer:
+    """Scores batches of image tiles with a model: the top-k species per tile (or every score), with the
+    normalisation, test-time flips and speed switches it was given."""
+
     model: torch.nn.Module
     device: torch.device
     top_k: int

@@ -29,6 +29,8 @@ from agrieval.baselines.plantclef.classes import DOWNLOAD_HINT
 
 @dataclass(frozen=True)
 class ModelSpec:
+    """Which model to build: its timm name, its input size and the keyword arguments it is built with."""
+
     name: str = "vit_base_patch14_reg4_dinov2"
     img_size: int = 518
     kwargs: dict = field(default_factory=dict)

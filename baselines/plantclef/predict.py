@@ -45,6 +45,9 @@ class ResumeError(RuntimeError):
 
 @dataclass
 class RunOptions:
+    """How a prediction run executes (device, batching, what it saves, sharding, speed switches): options that
+    do not change the model or the aggregation."""
+
     device: str = "auto"
     batch_size: int = 64  # tiles per forward pass
     workers: int | None = None  # None: auto
@@ -66,6 +69,9 @@ class RunOptions:
 
 @dataclass
 class PredictResult:
+    """What ``run_predict`` wrote (the submission, the tile scores if saved) and did: counts, seconds, model
+    information, warnings and the images it skipped."""
+
     submission: Path | None  # None for a shard: the submission comes after merge-tiles
     tile_scores: Path | None
     n_images: int
@@ -320,6 +326,9 @@ def run_predict(images: Path, out: Path, *, checkpoint: Path | None, class_mappi
                 resume: bool = False, overwrite: bool = False,
                 species: np.ndarray | None = None, model: torch.nn.Module | None = None,
                 genus=None) -> PredictResult:
+    """Predict every quadrat image under ``images`` and write the submission to ``out`` (through the output
+    policy: never among the images, never onto the checkpoint or the class mapping); with ``opts.shard``, one
+    shard of the images, resumable (``resume``). Returns what was written and how long it took."""
     started = time.perf_counter()
     out = Path(out)
     from agrieval.scoring.writing.policy import OutputPlan

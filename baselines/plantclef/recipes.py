@@ -25,6 +25,9 @@ AGGREGATION_KEYS = tuple(f.name for f in fields(AggregationConfig))
 
 @dataclass(frozen=True)
 class Recipe:
+    """A named set of option values (a published pipeline's settings) with their source and a summary, and the
+    variants that change some of them."""
+
     name: str
     values: dict
     source: str
@@ -45,6 +48,8 @@ RECIPES: dict[str, Recipe] = {}
 
 
 def register(recipe: Recipe) -> Recipe:
+    """Add ``recipe`` to the registry under its ``name`` (a name registered twice is a ``ValueError``) and return it,
+    so that it can decorate or wrap a definition."""
     if recipe.name in RECIPES:
         raise ValueError(f"recipe {recipe.name!r} is already registered")
     RECIPES[recipe.name] = recipe
@@ -52,6 +57,7 @@ def register(recipe: Recipe) -> Recipe:
 
 
 def get_recipe(name: str) -> Recipe:
+    """The registered recipe called ``name``; ``ValueError`` naming the registered ones if there is none."""
     if name not in RECIPES:
         raise ValueError(f"recipe {name!r} is not one of {', '.join(sorted(RECIPES))}")
     return RECIPES[name]

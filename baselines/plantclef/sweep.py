@@ -31,6 +31,8 @@ OVERFIT_WARNING = ("WARNING: picking the best of these settings on this solution
 
 @dataclass(frozen=True)
 class SweepGrid:
+    """The aggregation settings a sweep tries: one list of candidate values per setting, combined as a grid."""
+
     strategies: tuple[str, ...] = ("union", "max", "mean", "vote")
     top_k: tuple[int, ...] = (1, 3, 5)
     thresholds: tuple[float, ...] = (0.05, 0.1, 0.2)

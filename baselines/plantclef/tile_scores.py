@@ -99,11 +99,16 @@ def _table(frame: pd.DataFrame, meta: dict) -> pa.Table:
 
 
 def write_tile_scores(path: str | Path, frame: pd.DataFrame, meta: dict, *, overwrite: bool = True) -> None:
+    """Write ``frame`` and ``meta`` to ``path`` as one zstd-compressed Parquet file, atomically (a temporary name,
+    then renamed); ``overwrite=False`` refuses an existing file."""
     with atomic_write(path, "wb", encoding=None, overwrite=overwrite) as fh:
         pq.write_table(_table(frame, meta), fh, compression="zstd")
 
 
 def read_tile_scores(path: str | Path) -> tuple[pd.DataFrame, dict]:
+    """The tile scores that ``predict --save-tile-scores`` wrote (a Parquet file): the frame of the required
+    columns (and the optional ones present) and the run's metadata; ``TileScoresError`` if the file is missing,
+    not Parquet or lacks a column."""
     path = Path(path)
     if not path.is_file():
         raise TileScoresError(f"tile scores {path} not found (write them with predict --save-tile-scores)")

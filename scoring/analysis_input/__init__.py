@@ -14,7 +14,6 @@ from agrieval.scoring.runtime.lazy_exports import lazy_exports
 __all__ = ["InputError"]
 
 _HOME = {"InputError": "input_error"}
-_INTERNAL = ("csv_input", "json_input")
 
 __getattr__, __dir__ = lazy_exports(__name__, _HOME)
 del lazy_exports  # (the package offers only its own names)

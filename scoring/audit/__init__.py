@@ -18,7 +18,5 @@ __all__ = ["audit", "Audit", "to_text", "read_log", "LoggedSubmission", "score_l
 
 _HOME = {"audit": "audit_report", "Audit": "audit_report", "to_text": "audit_report", "read_log": "submission_log",
          "LoggedSubmission": "submission_log", "score_log": "scored_log", "ScoredLog": "scored_log"}
-_INTERNAL = ("near_duplicates", "rank_movement", "selection_cost", "split_permutation")
-
 __getattr__, __dir__ = lazy_exports(__name__, _HOME)
 del lazy_exports  # (the package offers only its own names)

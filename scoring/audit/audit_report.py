@@ -21,6 +21,9 @@ from agrieval.scoring.text.terminal import cell, one_line
 
 @dataclass
 class Audit:
+    """An audit's findings: per team, the permutation test of its selected public score, the ranks, near-duplicate
+    submissions, the rejected files and the file each team selected, with the settings that produced them."""
+
     competition: str
     metric: str
     unit: str

@@ -19,6 +19,9 @@ from agrieval.scoring.runtime.warm import Grader
 
 @dataclass
 class ScoredLog:
+    """A submission log scored per unit: the kept entries with one row of unit scores each, the units, the split
+    scored, and the entries rejected with their error codes."""
+
     entries: list[LoggedSubmission]  # the scored ones, in log order (team, time)
     values: np.ndarray  # (S, N) per-row parts of the primary metric
     keys: list[np.ndarray]  # per entry, one prediction key per solution row
@@ -30,6 +33,8 @@ class ScoredLog:
 
 def score_log(entries: list[LoggedSubmission], grader: Grader,
               progress: Callable[[str], None] | None = None) -> ScoredLog:
+    """Score each logged submission with ``grader`` (the solution read once), per unit, keeping the rejected ones
+    with their error codes; ``progress`` is told each file's outcome."""
     from agrieval.scoring.runtime.unit_scores import unit_name
 
     definition, sol = grader.definition, grader.solution

@@ -24,6 +24,8 @@ COLUMNS = ("team", "submitted_at", "file")
 
 @dataclass(frozen=True)
 class LoggedSubmission:
+    """One row of a submission log: the team, when it submitted, the file, and the log line it came from."""
+
     team: str
     submitted_at: dt.datetime
     path: Path  # resolved, inside the log's folder

@@ -18,7 +18,5 @@ __all__ = ["load_competition", "available_competitions", "load_toml", "definitio
 
 _HOME = {"load_competition": "definitions", "available_competitions": "definitions", "load_toml": "definitions",
          "definition_schema": "schemas", "report_schema": "schemas", "order_warnings": "solution_order"}
-_INTERNAL = ("bundles", "public_precision", "vendoring")
-
 __getattr__, __dir__ = lazy_exports(__name__, _HOME)
 del lazy_exports  # (the package offers only its own names)

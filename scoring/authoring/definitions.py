@@ -39,6 +39,7 @@ def _toml_module():
 
 
 def available_competitions() -> list[str]:
+    """The names of the competitions the kit ships, sorted (as ``agrieval score -c`` takes them)."""
     return shipped_competitions()
 
 

@@ -25,7 +25,5 @@ _HOME = {"build_leaderboard": "build", "list_submissions": "build", "Leaderboard
          "write_outputs": "outputs", "row_frame": "rows", "metric_from_rows": "rows",
          "paired_vs_leader": "paired_test", "scores_chart": "plots", "rank_chart": "plots",
          "rank_agreement": "rank_agreement"}
-_INTERNAL = ("bootstrap", "marks", "permutation_pvalues", "team_board")
-
 __getattr__, __dir__ = lazy_exports(__name__, _HOME)
 del lazy_exports  # (the package offers only its own names)

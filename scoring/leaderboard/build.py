@@ -35,6 +35,9 @@ class SplitScore:
 
 @dataclass
 class Entry:
+    """One submission on the leaderboard: its file, its status, its public (and private) score with their
+    intervals, its errors, warnings and marks."""
+
     name: str
     file: str
     status: str  # "scored" or "rejected"
@@ -53,6 +56,9 @@ class Entry:
 
 @dataclass
 class Leaderboard:
+    """A ranked leaderboard: one ``Entry`` per submission with the resampling settings that gave its intervals,
+    and the agreement between the public and private rankings when the private split is revealed."""
+
     competition: str
     metric: str
     unit: str
@@ -113,6 +119,9 @@ def build_leaderboard(folder: str | Path, solution_path: str | Path, definition,
                       metric: str | None = None, unit: str = "group", n_resamples: int = 1000, seed: int = 0,
                       confidence: float = 0.95, alpha: float = 0.05, recursive: bool = False,
                       progress: Callable[[str], None] | None = None, limits: bool = True) -> Leaderboard:
+    """Score every submission under ``folder`` against the solution (read once) and rank them, with bootstrap
+    intervals over ``unit`` and a paired test of each against the leader; each file is graded under the
+    competition's limits unless ``limits=False``."""
     from agrieval.scoring.leaderboard.rows import row_frame
     from agrieval.scoring.runtime.warm import Grader
 

@@ -30,6 +30,8 @@ class PairedResult:
 
 def paired_vs_leader(leader_scores: np.ndarray, scores: np.ndarray, observed_delta: float, *,
                      confidence: float = 0.95, alpha: float = 0.05) -> PairedResult:
+    """The leader's margin over one submission: ``observed_delta``, the percentile interval of the resampled
+    margins, the one-sided bootstrap p-value that the margin is not positive, and whether it is below ``alpha``."""
     deltas = np.asarray(leader_scores, float) - np.asarray(scores, float)
     deltas = deltas[~np.isnan(deltas)]
     lo, hi = percentile_interval(deltas, confidence)

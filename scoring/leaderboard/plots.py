@@ -77,6 +77,7 @@ def _mark_handles(kinds: dict) -> list:
 
 
 def scores_chart(board: Leaderboard, path: Path, fmt: FigureFormat | None = None) -> Path:
+    """Draw the leaderboard's scores with their intervals into ``path`` (format from ``fmt`` or the suffix)."""
     with drawing():  # mathtext stays off while the figure is drawn into the file too
         return save(draw_scores_chart(board), path, fmt)
 
@@ -125,5 +126,6 @@ def draw_rank_chart(board: Leaderboard):
 
 
 def rank_chart(board: Leaderboard, path: Path, fmt: FigureFormat | None = None) -> Path:
+    """Draw each submission's range of ranks over the resamples into ``path`` (format from ``fmt`` or the suffix)."""
     with drawing():
         return save(draw_rank_chart(board), path, fmt)

@@ -37,7 +37,4 @@ _HOME = {"grade": "guard", "GradeResult": "result", "score_file": "scorer", "sco
          "group_ids": "grouping",
          "atomic_write": "atomic", "write_text": "atomic", "write_bytes": "atomic",
          "metrics": "metrics", "reading": "reading"}
-_INTERNAL = ("ladder", "matching", "split_safe", "time_limit", "unit_scores", "whole_writes", "lazy_exports",
-             "platforms")
-
 __getattr__, __dir__ = _lazy.lazy_exports(__name__, _HOME)

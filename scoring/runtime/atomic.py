@@ -159,6 +159,7 @@ def atomic_write(path: Union[str, Path], mode: str = "w", *, overwrite: bool = T
 
 
 def write_text(path: Union[str, Path], text: str, **kw) -> None:
+    """Write ``text`` to ``path`` atomically (a temporary name, then renamed); ``kw`` as ``atomic_write`` takes them."""
     with atomic_write(path, "w", **kw) as fh:
         fh.write(text)
 

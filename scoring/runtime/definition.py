@@ -361,6 +361,7 @@ def _with_source(definition: CompetitionDefinition, source: str) -> CompetitionD
 
 
 def shipped_competitions() -> list:
+    """The names of the frozen competition definitions the runtime carries, sorted."""
     return sorted(p.stem for p in FROZEN_DIR.glob("*.json"))
 
 

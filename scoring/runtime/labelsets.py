@@ -16,6 +16,8 @@ import numpy as np
 
 @dataclass(frozen=True)
 class LabelSets:
+    """One label set per row, stored sparse (CSR): row ``i``'s labels are ``labels[indptr[i]:indptr[i + 1]]``."""
+
     indptr: np.ndarray  # int64, len n_rows + 1
     labels: np.ndarray  # int64, sorted and unique within each row
 

@@ -120,6 +120,9 @@ def locate(file: str | None, line: int | None = None, column: int | None = None)
 
 @dataclass(frozen=True)
 class Problem:
+    """One finding about a file: a stable ``code``, an actionable ``message``, its severity and, where it does not
+    leak the split, the file, line and column."""
+
     code: str
     message: str
     severity: Severity = "error"

@@ -62,6 +62,8 @@ def read_upload(submission: str | Path | bytes, checked_ids: CheckedIds | None, 
 
 def score(sub: Submission, sol: Solution, definition: CompetitionDefinition, *, reveal_private: bool = False,
           own_team: str | None = None, val_accuracy: float | None = None) -> ScoreReport:
+    """The report of a submission already read and aligned with the solution (``score_file`` reads and scores a
+    file): every metric of ``definition`` on the public split, on the private one too if ``reveal_private``."""
     return score_aligned(sub, sol, definition, reveal_private=reveal_private, own_team=own_team,
                          val_accuracy=val_accuracy)[0]
 

@@ -18,7 +18,5 @@ from agrieval.scoring.runtime.lazy_exports import lazy_exports
 __all__ = ["terminal", "markdown", "html", "plot", "tables", "file_names", "literals"]
 
 _HOME = {name: name for name in __all__}
-_INTERNAL = ()
-
 __getattr__, __dir__ = lazy_exports(__name__, _HOME)
 del lazy_exports  # (the package offers only its own names)

@@ -17,7 +17,5 @@ __all__ = ["OutputPlan", "OutputRefused", "inside", "UnsafePath", "FigureFormat"
 _HOME = {"OutputPlan": "policy", "OutputRefused": "policy", "inside": "table_paths", "UnsafePath": "table_paths",
          "FigureFormat": "figures", "write_submission": "submission", "format_submission": "submission",
          "format_labels": "submission"}
-_INTERNAL = ()
-
 __getattr__, __dir__ = lazy_exports(__name__, _HOME)
 del lazy_exports  # (the package offers only its own names)

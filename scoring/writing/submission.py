@@ -12,6 +12,7 @@ from agrieval.scoring.runtime.definition import CompetitionDefinition
 
 
 def format_labels(labels: Sequence[int], definition: CompetitionDefinition) -> str:
+    """One row's labels as the competition writes them: ``[1, 2]`` (python-list syntax) or ``1 2``."""
     if definition.list_syntax == "python-list":
         return "[" + ", ".join(str(int(x)) for x in labels) + "]"
     return " ".join(str(int(x)) for x in labels)
@@ -32,4 +33,5 @@ def format_submission(ids: Sequence[str], labels: Sequence, definition: Competit
 
 
 def write_submission(path: str | Path, ids: Sequence[str], labels: Sequence, definition: CompetitionDefinition) -> None:
+    """Write a submission file for ``definition``: one row per id with its labels, in the competition's format."""
     write_text(path, format_submission(ids, labels, definition))

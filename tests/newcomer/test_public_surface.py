@@ -1,9 +1,10 @@
 """The public surface: what others may build on is named in each package's ``__all__``, the rest is marked internal.
 
-Every package that a public package leads to holds ``__all__`` (its public names), ``_HOME`` (the module of the
-package that defines each one; a public module maps to itself) and ``_INTERNAL`` (its other modules), and says
-both in its docstring. Here: every module and subpackage is classified exactly once, every public name resolves
-to a thing defined in its home module, a public name never shadows a submodule, importing every package imports
+Every package that a public package leads to holds ``__all__`` (its public names) and ``_HOME`` (the module of
+the package that defines each one, a public module mapping to itself: the map its lazy ``__getattr__`` imports
+from). Internal is derived: every module no public name lives in. Here: every public name resolves to a thing
+defined in its home module and has its own docstring, internal modules stay reachable, a public name never
+shadows a submodule, importing every package imports
 none of their modules (the names load on first use: ``agrieval score`` and the grading runtime pay nothing),
 and ``docs/scoring_api.md`` lists exactly the public names of the scoring packages.
 """
@@ -56,20 +57,36 @@ def test_the_marked_packages_are_the_ones_the_docs_name():
         "agrieval.scoring.runtime.reading", "agrieval.scoring.text", "agrieval.scoring.writing"]
 
 
+# Packages other branches of issue 58 are rewriting: their ``__init__`` still keeps ``_INTERNAL`` (and scoring/ctv two
+# public functions without a docstring) until those branches merge. Strict: the mark fails once they are fixed.
+PENDING = {"agrieval.scoring.ctv", "agrieval.scoring.runtime.reading"}
+
+
+def pending(test: str) -> list:
+    return [pytest.param(n, marks=pytest.mark.xfail(strict=True, reason=f"{n}: {test} after its branch merges"))
+            if n in PENDING else n for n in sorted(PACKAGES)]
+
+
+def internal_modules(name: str) -> set[str]:
+    """A package's internal modules: those no public name lives in (none of ``_HOME``'s values)."""
+    return children(PACKAGES[name]) - set(importlib.import_module(name)._HOME.values())
+
+
 @pytest.mark.parametrize("name", sorted(PACKAGES))
-def test_every_module_is_public_or_internal_exactly_once(name):
+def test_internal_modules_are_the_ones_no_public_name_lives_in(name):
     package = importlib.import_module(name)
-    homes, internal = package._HOME, set(package._INTERNAL)
-    public_modules = set(homes.values())
-    assert not public_modules & internal, f"{name}: both public and internal: {sorted(public_modules & internal)}"
-    unclassified = children(PACKAGES[name]) - public_modules - internal
-    assert not unclassified, (f"{name}: {sorted(unclassified)} are neither a home of a public name (_HOME) nor "
-                              "internal (_INTERNAL): add each to one of them and to the package's docstring")
-    gone = (public_modules | internal) - children(PACKAGES[name])
-    assert not gone, f"{name}: _HOME or _INTERNAL names modules that do not exist: {sorted(gone)}"
-    for module in sorted(internal):  # an internal module stays reachable under its name (no public name hides it)
+    gone = set(package._HOME.values()) - children(PACKAGES[name])
+    assert not gone, f"{name}: _HOME names modules that do not exist: {sorted(gone)}"
+    for module in sorted(internal_modules(name)):  # reachable under its name (no public name hides it)
         assert getattr(importlib.import_module(f"{name}.{module}"), "__name__", None) == f"{name}.{module}"
         assert inspect.ismodule(getattr(package, module)), f"{name}.{module} is hidden by a name of the package"
+
+
+@pytest.mark.parametrize("name", pending("one list"))
+def test_a_package_keeps_one_list(name):
+    """``__all__`` says what is public and ``_HOME`` where each public name lives (the lazy map); nothing else
+    lists modules: "internal" is derived (``internal_modules``)."""
+    assert not hasattr(importlib.import_module(name), "_INTERNAL"), f"{name}: drop _INTERNAL (it is derived)"
 
 
 @pytest.mark.parametrize("name", sorted(PACKAGES))
@@ -95,15 +112,20 @@ def test_every_public_name_resolves_to_what_its_home_defines(name):
         getattr(package, "no_such_name")
 
 
-@pytest.mark.parametrize("name", sorted(PACKAGES))
-def test_the_docstring_names_every_public_name_and_every_internal_module(name):
+@pytest.mark.parametrize("name", pending("docstrings"))
+def test_every_public_function_and_class_has_its_own_docstring(name):
+    """What ``help()`` shows of a public name is written for it: not missing, not inherited, not the signature a
+    dataclass makes up."""
     package = importlib.import_module(name)
-    doc = package.__doc__
-    assert "Public (``__all__``" in doc, f"{name}: the docstring does not say what is public"
-    missing = [n for n in list(package.__all__) + list(package._INTERNAL) if f"``{n}``" not in doc]
-    assert not missing, f"{name}: the docstring does not name {missing}"
-    if package._INTERNAL:
-        assert "Internal" in doc
+    bare = []
+    for public in package.__all__:
+        value = getattr(package, public)
+        if not (inspect.isclass(value) or inspect.isfunction(value)):
+            continue
+        doc = (vars(value).get("__doc__") if inspect.isclass(value) else value.__doc__) or ""
+        if not doc.strip() or doc.startswith(f"{value.__name__}("):
+            bare.append(public)
+    assert not bare, f"{name}: public names without a docstring: {bare}"
 
 
 def test_importing_every_package_imports_none_of_their_modules():

@@ -12,7 +12,5 @@ from ..lazy_exports import lazy_exports
 __all__ = ["multilabel", "multiclass"]
 
 _HOME = {"multilabel": "multilabel", "multiclass": "multiclass"}
-_INTERNAL = ()
-
 __getattr__, __dir__ = lazy_exports(__name__, _HOME)
 del lazy_exports  # (the package offers only its own names)
