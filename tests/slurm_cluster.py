@@ -112,12 +112,13 @@ def attempts(log: Path) -> list[str]:
     return re.findall(r"^== attempt (\d+)", log.read_text(), flags=re.M) if log.is_file() else []
 
 
-def task_processes(job: str, index: int) -> list[int]:
-    """The pids of array task ``job_index``'s run: the processes whose environment has the task's ids and the
-    stop file the job script exports (so the run and its children, not the batch shell). The node is this
-    machine, so /proc shows them."""
+
+def task_processes(job: str, index: int) -> dict[int, Path]:
+    """{pid: the stop file it watches} for the run of array task ``job_index``: the processes whose environment
+    has the task's ids and the stop file the job script exports (the run and its children, not the batch
+    shell, whose USR1 trap creates that file). The node is this machine, so /proc shows them."""
     want = {b"SLURM_ARRAY_JOB_ID=" + job.encode(), b"SLURM_ARRAY_TASK_ID=" + str(index).encode()}
-    pids = []
+    found = {}
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
             continue
@@ -125,14 +126,7 @@ def task_processes(job: str, index: int) -> list[int]:
             env = set((entry / "environ").read_bytes().split(b"\0"))
         except OSError:  # gone, or not ours
             continue
-        if want <= env and any(v.startswith(b"AGRIEVAL_STOP_FILE=") for v in env):
-            pids.append(int(entry.name))
-    return sorted(pids)
-
-
-def stop_file(pid: int) -> Path:
-    """The stop file the job script's USR1 trap creates, as the run ``pid`` sees it."""
-    for var in Path(f"/proc/{pid}/environ").read_bytes().split(b"\0"):
-        if var.startswith(b"AGRIEVAL_STOP_FILE="):
-            return Path(var.partition(b"=")[2].decode())
-    raise AssertionError(f"process {pid} has no AGRIEVAL_STOP_FILE")
+        stop = [v.partition(b"=")[2] for v in env if v.startswith(b"AGRIEVAL_STOP_FILE=")]
+        if want <= env and stop:
+            found[int(entry.name)] = Path(stop[0].decode())
+    return dict(sorted(found.items()))

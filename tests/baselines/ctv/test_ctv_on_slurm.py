@@ -61,12 +61,17 @@ def _release_until_done(job: str, timeout: float = 900) -> None:
 
 
 def test_requeue_and_term_mid_run_resume_to_one_process_result(ctv_data, tmp_path):
+    from concurrent.futures import ThreadPoolExecutor
+
     _, splits = ctv_data
-    epochs = 60
-    reference = {fold: _reference(splits, tmp_path, fold, epochs) for fold in ("alpha", "beta")}
+    epochs = 30
     script = _write(splits, tmp_path, "--folds", "alpha,beta", "--epochs", str(epochs), "--time", "10",
                     "--signal-lead", "120")
     job = sc.submit(script)
+    # the uninterrupted runs, in this process while the tasks run (one thread: each reference at 1 thread)
+    pool = ThreadPoolExecutor(1)
+    reference = {fold: pool.submit(_reference, splits, tmp_path, fold, epochs) for fold in ("alpha", "beta")}
+    pool.shutdown(wait=False)
     runs = tmp_path / "runs" / "toto" / "tiny_cnn"
     # both tasks run at once (one CPU each); each is hit once it has trained 3 epochs
     acted = {0: False, 1: False}
@@ -92,7 +97,7 @@ def test_requeue_and_term_mid_run_resume_to_one_process_result(ctv_data, tmp_pat
         log = (logs / f"ctv-{i}.out").read_text()
         assert sc.attempts(logs / f"ctv-{i}.out") == ["1", "2"], log  # --open-mode=append: both attempts kept
         assert f"resume toto/tiny_cnn/{fold} from epoch" in log and "done toto/tiny_cnn/" in log
-        assert (runs / fold / "predictions.csv").read_bytes() == reference[fold], fold
+        assert (runs / fold / "predictions.csv").read_bytes() == reference[fold].result(), fold
     res = CliRunner().invoke(cli, ["baselines", "ctv", "status", str(script), "--job", job, "--json"])
     assert res.exit_code == 0, res.output
     assert '"run_state": "done"' in res.output and '"partial"' not in res.output
@@ -110,6 +115,7 @@ def test_time_limit_warning_checkpoints_and_requeues(ctv_data, tmp_path):
     import os
     import signal
     from concurrent.futures import ThreadPoolExecutor
+    from contextlib import suppress
 
     _, splits = ctv_data
     epochs = 30
@@ -119,19 +125,21 @@ def test_time_limit_warning_checkpoints_and_requeues(ctv_data, tmp_path):
     run = tmp_path / "runs" / "toto" / "tiny_cnn" / "gamma"
     try:
         sc.wait_for(lambda: sc.epochs_written(run) >= 1, "the first epoch", poll=0.02)
-        pids = sc.task_processes(job, 0)
-        for pid in pids:
-            os.kill(pid, signal.SIGSTOP)
+        runs = sc.task_processes(job, 0)  # (none if an early warning already stopped it after its first epoch)
+        for pid in runs:
+            with suppress(ProcessLookupError):  # (it may have ended since)
+                os.kill(pid, signal.SIGSTOP)
         try:
             trained = sc.epochs_written(run)
-            assert pids and trained < epochs, f"the run ended before the test could pause it ({trained} epochs)"
-            warned = sc.stop_file(pids[0])
+            assert trained < epochs, f"the run ended before the test could pause it ({trained} epochs)"
             with ThreadPoolExecutor(1) as pool:  # the uninterrupted run, while SLURM's check is awaited
                 reference = pool.submit(_reference, splits, tmp_path, "gamma", epochs)
-                sc.wait_for(warned.exists, "SLURM's USR1 warning (the trap's stop file)", timeout=120)
+                for warned in set(runs.values()):
+                    sc.wait_for(warned.exists, "SLURM's USR1 warning (the trap's stop file)", timeout=120)
         finally:
-            for pid in pids:
-                os.kill(pid, signal.SIGCONT)
+            for pid in runs:
+                with suppress(ProcessLookupError):
+                    os.kill(pid, signal.SIGCONT)
         sc.wait_for(lambda: sc.states(job).get(f"{job}_0") == "PENDING", "the task to requeue itself", timeout=120)
         sc.scontrol("update", f"jobid={job}_0", "timelimit=10")
         _release_until_done(job)
