@@ -47,6 +47,7 @@ class _OnlyTheNamespace(importlib.abc.MetaPathFinder):
 sys.meta_path.insert(0, _OnlyTheNamespace())
 
 
+@pytest.hookimpl(tryfirst=True)  # before xdist's own hook, which reads the groups into the test ids
 def pytest_collection_modifyitems(config, items):
     """Groups for xdist (the comment at the top): "slurm", the files named for it, which submit to the one-node
     SLURM of scripts/slurm/up.sh (one queue, the node's CPUs); "newcomer-clone", the users of the clone."""
