@@ -38,7 +38,7 @@ demo: $(SCORING)
 
 # Where this is root with apt-get (CI, a fresh Debian machine), a one-node SLURM is installed and started for the
 # tests that submit the generated job scripts, and those tests must pass; elsewhere (a laptop) they skip and say
-# how to start one. Set AGRIEVAL_REQUIRE_SLURM=1 or 0 to decide yourself.
+# how to start one. Set AGRIEVAL_REQUIRE_SLURM=1 or 0 to decide yourself (0 as root: nothing is installed).
 CAN_SLURM := $(shell [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null && echo 1 || echo 0)
 AGRIEVAL_REQUIRE_SLURM ?= $(CAN_SLURM)
 # Likewise headless Chromium (Debian's package) for the tests that open the pages the kit writes (tests/browser.py):
@@ -66,9 +66,9 @@ platform-venvs:
 	scripts/platform_venvs.sh
 
 slurm:
-	@if [ "$(CAN_SLURM)" = 1 ]; then scripts/slurm/up.sh; \
-	elif [ "$(AGRIEVAL_REQUIRE_SLURM)" = 1 ]; then echo "error: AGRIEVAL_REQUIRE_SLURM=1 but SLURM cannot be installed here (scripts/slurm/up.sh needs root and apt-get)" >&2; exit 1; \
-	else echo "note: no SLURM here (scripts/slurm/up.sh needs root and apt-get): the tests that submit job scripts will skip"; fi
+	@if [ "$(AGRIEVAL_REQUIRE_SLURM)" != 1 ]; then echo "note: SLURM is not set up (AGRIEVAL_REQUIRE_SLURM=$(AGRIEVAL_REQUIRE_SLURM); as root with apt-get, scripts/slurm/up.sh installs and starts it): the tests that submit job scripts skip unless a SLURM already answers here"; \
+	elif [ "$(CAN_SLURM)" = 1 ]; then scripts/slurm/up.sh; \
+	else echo "error: AGRIEVAL_REQUIRE_SLURM=1 but SLURM cannot be installed here (scripts/slurm/up.sh needs root and apt-get)" >&2; exit 1; fi
 
 BROWSER_PACKAGE := chromium
 browser:

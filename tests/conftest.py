@@ -11,9 +11,10 @@ REFERENCE = REPO / "reference_submissions"
 
 # Under pytest-xdist (`make test` runs `-n auto --dist loadgroup`) the tests of one ``xdist_group`` run on one
 # worker, one after the other (pytest_collection_modifyitems below); every other test is independent.
-# The newcomer's fresh clone and scoring-only venv (tests/newcomer/conftest.py) are session fixtures: in one
-# group they are built once, not once per worker (about 12 s and 340 MB a venv).
-_CLONE_FIXTURES = frozenset({"fresh_clone", "another_clone", "scoring_venv"})
+# The newcomer's fresh clone and the scoring-only venv `make demo` makes in another (tests/newcomer/conftest.py)
+# are session fixtures: in one group they are built once, not once per worker (about 12 s and 340 MB a venv).
+# The tests that only take `another_clone` (each call a new clone of its own) stay free to run beside them.
+_CLONE_FIXTURES = frozenset({"fresh_clone", "scoring_venv", "demo_clone"})
 
 
 @pytest.fixture(scope="session")
@@ -46,6 +47,7 @@ class _OnlyTheNamespace(importlib.abc.MetaPathFinder):
 sys.meta_path.insert(0, _OnlyTheNamespace())
 
 
+@pytest.hookimpl(tryfirst=True)  # before xdist's own hook, which reads the groups into the test ids
 def pytest_collection_modifyitems(config, items):
     """Groups for xdist (the comment at the top): "slurm", the files named for it, which submit to the one-node
     SLURM of scripts/slurm/up.sh (one queue, the node's CPUs); "newcomer-clone", the users of the clone; "browser",

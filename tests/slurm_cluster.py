@@ -110,3 +110,23 @@ def epochs_written(run: Path) -> int:
 
 def attempts(log: Path) -> list[str]:
     return re.findall(r"^== attempt (\d+)", log.read_text(), flags=re.M) if log.is_file() else []
+
+
+
+def task_processes(job: str, index: int) -> dict[int, Path]:
+    """{pid: the stop file it watches} for the run of array task ``job_index``: the processes whose environment
+    has the task's ids and the stop file the job script exports (the run and its children, not the batch
+    shell, whose USR1 trap creates that file). The node is this machine, so /proc shows them."""
+    want = {b"SLURM_ARRAY_JOB_ID=" + job.encode(), b"SLURM_ARRAY_TASK_ID=" + str(index).encode()}
+    found = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            env = set((entry / "environ").read_bytes().split(b"\0"))
+        except OSError:  # gone, or not ours
+            continue
+        stop = [v.partition(b"=")[2] for v in env if v.startswith(b"AGRIEVAL_STOP_FILE=")]
+        if want <= env and stop:
+            found[int(entry.name)] = Path(stop[0].decode())
+    return dict(sorted(found.items()))

@@ -12,7 +12,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
 
-__all__ = ["copy_tracked", "link_platform_venvs", "platform_links"]
+__all__ = ["copy_tracked", "git_snapshot", "left_in_tree", "link_platform_venvs", "platform_links"]
 
 
 def copy_tracked(dest: Path) -> Path:
@@ -26,6 +26,18 @@ def copy_tracked(dest: Path) -> Path:
             (dest / name).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(src, dest / name)
     return dest
+
+
+def git_snapshot(clone: Path) -> None:
+    """Make the copy a git checkout of what it holds, so `git status --porcelain` shows what commands add."""
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@example.invalid", "-c", "commit.gpgsign=false"]
+    for args in (["init", "-q"], ["add", "-A"], ["commit", "-q", "-m", "clone"]):
+        subprocess.run(git + args, cwd=clone, check=True, capture_output=True)
+
+
+def left_in_tree(clone: Path) -> str:
+    return subprocess.run(["git", "status", "--porcelain"], cwd=clone, capture_output=True, text=True,
+                          check=True).stdout
 
 
 def link_platform_venvs(clone: Path) -> None:

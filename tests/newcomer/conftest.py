@@ -1,14 +1,14 @@
-"""A fresh clone and a scoring-only venv (``pip install -e .``, no extras), built once per session."""
+"""A fresh clone and a scoring-only venv (`make demo`'s: ``pip install -e .``, no extras), built once per session."""
 
 import shutil
 import subprocess
 import sys
-import venv
 from pathlib import Path
+from typing import NamedTuple
 
 import pytest
 
-from .clone import REPO, copy_tracked
+from .clone import REPO, copy_tracked, git_snapshot, left_in_tree
 
 
 @pytest.fixture(scope="session")
@@ -33,21 +33,28 @@ def another_clone(tmp_path_factory):
     return make
 
 
+class DemoClone(NamedTuple):
+    path: Path
+    make: subprocess.CompletedProcess  # `make demo`'s
+    left_in_tree: str  # `git status --porcelain` right after it
+
+
 @pytest.fixture(scope="session")
-def scoring_venv(tmp_path_factory, fresh_clone) -> Path:
-    """bin/ of a venv holding the scoring install only, as `make demo` makes it (about 12 s, 340 MB)."""
-    root = tmp_path_factory.mktemp("venv-scoring")
-    venv.create(root, with_pip=True)
-    bin_dir = root / "bin"
-    done = subprocess.run([str(bin_dir / "python"), "-m", "pip", "install", "--quiet", "-c",
-                           str(fresh_clone / "constraints.txt"), "-e", str(fresh_clone)],
-                          capture_output=True, text=True, timeout=900)
-    assert done.returncode == 0, done.stderr[-3000:]
-    # make's second install line: the path entry static analysers follow (scripts/static_editable.py)
-    done = subprocess.run([str(bin_dir / "python"), str(fresh_clone / "scripts" / "static_editable.py")],
-                          capture_output=True, text=True, timeout=60)
-    assert done.returncode == 0, done.stderr[-3000:]
-    return bin_dir
+def demo_clone(another_clone) -> DemoClone:
+    """A fresh clone (a git checkout of itself) in which `make demo` ran: its .venv holds the scoring install
+    only (about 12 s quiet, 340 MB). One venv for the `make demo` test and the partial-install tests."""
+    clone = another_clone()
+    git_snapshot(clone)
+    out = subprocess.run(["make", "demo"], cwd=clone, env=base_env(None), capture_output=True, text=True,
+                         timeout=900)
+    return DemoClone(clone, out, left_in_tree(clone))
+
+
+@pytest.fixture(scope="session")
+def scoring_venv(demo_clone) -> Path:
+    """bin/ of a venv holding the scoring install only, as `make demo` makes it (it is `make demo`'s)."""
+    assert demo_clone.make.returncode == 0, demo_clone.make.stderr[-3000:]
+    return demo_clone.path / ".venv" / "bin"
 
 
 @pytest.fixture(scope="session")

@@ -16,6 +16,7 @@ REPO = Path(__file__).resolve().parents[2]
 README = (REPO / "README.md").read_text(encoding="utf-8")
 
 from . import clone as clone_module, doc_blocks  # noqa: E402
+from .clone import git_snapshot, left_in_tree  # noqa: E402
 
 
 def runnable(cheap: bool) -> list:
@@ -65,18 +66,6 @@ def test_every_command_writes_under_out_or_a_temporary_folder():
             if not path.startswith(("out/", "/")) and not re.fullmatch(r"[A-Z_]+", path):
                 outside.append((command.page, command.text.splitlines()[0], path))
     assert not outside, outside
-
-
-def git_snapshot(clone: Path) -> None:
-    """Make the copy a git checkout of what it holds, so `git status --porcelain` shows what commands add."""
-    git = ["git", "-c", "user.name=t", "-c", "user.email=t@example.invalid", "-c", "commit.gpgsign=false"]
-    for args in (["init", "-q"], ["add", "-A"], ["commit", "-q", "-m", "clone"]):
-        subprocess.run(git + args, cwd=clone, check=True, capture_output=True)
-
-
-def left_in_tree(clone: Path) -> str:
-    return subprocess.run(["git", "status", "--porcelain"], cwd=clone, capture_output=True, text=True,
-                          check=True).stdout
 
 
 def run_in_order(commands, clone: Path, env: dict, compare: bool = False) -> None:
@@ -130,14 +119,10 @@ def test_every_runnable_command_runs_as_pasted_prints_what_the_pages_show_and_le
 
 
 @pytest.mark.slow
-def test_make_demo_from_a_fresh_clone_installs_the_scoring_kit_says_what_next_and_leaves_the_tree_clean(
-        another_clone, env_with):
-    clone = another_clone()
-    git_snapshot(clone)
-    out = subprocess.run(["make", "demo"], cwd=clone, env=env_with(None), capture_output=True, text=True,
-                         timeout=900)
-    assert out.returncode == 0, out.stderr[-3000:]
-    assert "== plantclef2025:" in out.stdout and ". .venv/bin/activate" in out.stdout
-    torch = subprocess.run([str(clone / ".venv/bin/python"), "-c", "import torch"], capture_output=True)
+def test_make_demo_from_a_fresh_clone_installs_the_scoring_kit_says_what_next_and_leaves_the_tree_clean(demo_clone):
+    """`make demo` ran in a fresh clone (the session's ``demo_clone``, whose venv the partial-install tests use)."""
+    assert demo_clone.make.returncode == 0, demo_clone.make.stderr[-3000:]
+    assert "== plantclef2025:" in demo_clone.make.stdout and ". .venv/bin/activate" in demo_clone.make.stdout
+    torch = subprocess.run([str(demo_clone.path / ".venv/bin/python"), "-c", "import torch"], capture_output=True)
     assert torch.returncode != 0
-    assert left_in_tree(clone) == ""
+    assert demo_clone.left_in_tree == ""

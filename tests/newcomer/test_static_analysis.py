@@ -1,5 +1,5 @@
 """A static analyser follows the editable install of a fresh clone: mypy, run on a file that imports ``agrieval.*``
-against the clone's scoring venv (installed as `make demo` installs it), resolves the names to their definitions,
+against the venv `make demo` made in a fresh clone, resolves the names to their definitions,
 a module added to the clone after the install included (no reinstall), and Python imports the same files."""
 
 from __future__ import annotations
@@ -19,8 +19,9 @@ reveal_type(added_after_install.ADDED)
 
 
 @pytest.mark.slow
-def test_mypy_resolves_agrieval_names_in_a_fresh_clone(fresh_clone, scoring_venv, tmp_path):
-    added = fresh_clone / "scoring" / "runtime" / "added_after_install.py"
+def test_mypy_resolves_agrieval_names_in_a_fresh_clone(demo_clone, scoring_venv, tmp_path):
+    clone = demo_clone.path
+    added = clone / "scoring" / "runtime" / "added_after_install.py"
     added.write_text('ADDED = "yes"\n')
     try:
         probe = tmp_path / "probe.py"
@@ -42,7 +43,7 @@ def test_mypy_resolves_agrieval_names_in_a_fresh_clone(fresh_clone, scoring_venv
                                 "from pathlib import Path; from agrieval.scoring.runtime import scorer, "
                                 "added_after_install as a; print(Path(scorer.__file__).resolve()); print(a.ADDED)"],
                                capture_output=True, text=True, cwd=tmp_path, timeout=60)
-        assert where.stdout.splitlines() == [str(fresh_clone.resolve() / "scoring" / "runtime" / "scorer.py"), "yes"], \
+        assert where.stdout.splitlines() == [str(clone.resolve() / "scoring" / "runtime" / "scorer.py"), "yes"], \
             where.stderr
     finally:
         added.unlink()

@@ -61,12 +61,17 @@ def _release_until_done(job: str, timeout: float = 900) -> None:
 
 
 def test_requeue_and_term_mid_run_resume_to_one_process_result(ctv_data, tmp_path):
+    from concurrent.futures import ThreadPoolExecutor
+
     _, splits = ctv_data
-    epochs = 60
-    reference = {fold: _reference(splits, tmp_path, fold, epochs) for fold in ("alpha", "beta")}
+    epochs = 30
     script = _write(splits, tmp_path, "--folds", "alpha,beta", "--epochs", str(epochs), "--time", "10",
                     "--signal-lead", "120")
     job = sc.submit(script)
+    # the uninterrupted runs, in this process while the tasks run (one thread: each reference at 1 thread)
+    pool = ThreadPoolExecutor(1)
+    reference = {fold: pool.submit(_reference, splits, tmp_path, fold, epochs) for fold in ("alpha", "beta")}
+    pool.shutdown(wait=False)
     runs = tmp_path / "runs" / "toto" / "tiny_cnn"
     # both tasks run at once (one CPU each); each is hit once it has trained 3 epochs
     acted = {0: False, 1: False}
@@ -92,26 +97,58 @@ def test_requeue_and_term_mid_run_resume_to_one_process_result(ctv_data, tmp_pat
         log = (logs / f"ctv-{i}.out").read_text()
         assert sc.attempts(logs / f"ctv-{i}.out") == ["1", "2"], log  # --open-mode=append: both attempts kept
         assert f"resume toto/tiny_cnn/{fold} from epoch" in log and "done toto/tiny_cnn/" in log
-        assert (runs / fold / "predictions.csv").read_bytes() == reference[fold], fold
+        assert (runs / fold / "predictions.csv").read_bytes() == reference[fold].result(), fold
     res = CliRunner().invoke(cli, ["baselines", "ctv", "status", str(script), "--job", job, "--json"])
     assert res.exit_code == 0, res.output
     assert '"run_state": "done"' in res.output and '"partial"' not in res.output
 
 
 def test_time_limit_warning_checkpoints_and_requeues(ctv_data, tmp_path):
-    """--time 1 with a 45 s lead: SLURM warns each attempt within its first half-minute (its check runs about
-    every 30 s); the run stops at the next epoch boundary, the script requeues the task, and the attempts add
-    up to the uninterrupted run (no TIMEOUT)."""
+    """--time 2 with a 119 s lead: SLURM sends the batch shell USR1 at its first time-limit check of the attempt
+    (slurmctld checks about every 30 s). So that the warning finds the run mid-training on any machine, fast or
+    loaded, the test pauses the run (SIGSTOP) once it has trained an epoch until the script's trap has created
+    the stop file: an epoch longer than the wait for the check. The run then stops at its next epoch boundary
+    with its checkpoint (exit 75), the script requeues the task, and the second attempt (its time limit raised
+    while it waits, so that no second warning comes) resumes and ends with the uninterrupted run's predictions,
+    with no TIMEOUT. (Training 1,500 epochs until the warning came on its own took minutes, and under load an
+    attempt's start-up could take most of its time: hundreds of attempts of one epoch each.)"""
+    import os
+    import signal
+    from concurrent.futures import ThreadPoolExecutor
+    from contextlib import suppress
+
     _, splits = ctv_data
-    # well over a minute of training on one quiet core: 300 epochs took 16 s on a quiet machine and ended
-    # before the first warning, which SLURM may send up to 45 s into an attempt; this many is warned every time
-    epochs = 1500
-    script = _write(splits, tmp_path, "--folds", "gamma", "--epochs", str(epochs), "--time", "1",
-                    "--signal-lead", "45")
-    reference = _reference(splits, tmp_path, "gamma", epochs)
+    epochs = 30
+    script = _write(splits, tmp_path, "--folds", "gamma", "--epochs", str(epochs), "--time", "2",
+                    "--signal-lead", "119")
     job = sc.submit(script)
-    _release_until_done(job)
-    log = (tmp_path / "job" / "slurm-logs" / "ctv-0.out").read_text()
+    run = tmp_path / "runs" / "toto" / "tiny_cnn" / "gamma"
+    try:
+        sc.wait_for(lambda: sc.epochs_written(run) >= 1, "the first epoch", poll=0.02)
+        runs = sc.task_processes(job, 0)  # (none if an early warning already stopped it after its first epoch)
+        for pid in runs:
+            with suppress(ProcessLookupError):  # (it may have ended since)
+                os.kill(pid, signal.SIGSTOP)
+        try:
+            trained = sc.epochs_written(run)
+            assert trained < epochs, f"the run ended before the test could pause it ({trained} epochs)"
+            with ThreadPoolExecutor(1) as pool:  # the uninterrupted run, while SLURM's check is awaited
+                reference = pool.submit(_reference, splits, tmp_path, "gamma", epochs)
+                for warned in set(runs.values()):
+                    sc.wait_for(warned.exists, "SLURM's USR1 warning (the trap's stop file)", timeout=120)
+        finally:
+            for pid in runs:
+                with suppress(ProcessLookupError):
+                    os.kill(pid, signal.SIGCONT)
+        sc.wait_for(lambda: sc.states(job).get(f"{job}_0") == "PENDING", "the task to requeue itself", timeout=120)
+        sc.scontrol("update", f"jobid={job}_0", "timelimit=10")
+        _release_until_done(job)
+    finally:
+        if sc.states(job):  # a failed check leaves no task behind for the other SLURM tests
+            sc.scancel(job)
+    log_path = tmp_path / "job" / "slurm-logs" / "ctv-0.out"
+    log = log_path.read_text()
     assert "stopped on SLURM's warning (exit 75): requeueing" in log, log
-    assert len(sc.attempts(tmp_path / "job" / "slurm-logs" / "ctv-0.out")) >= 2 and "TIME LIMIT" not in log
-    assert (tmp_path / "runs" / "toto" / "tiny_cnn" / "gamma" / "predictions.csv").read_bytes() == reference
+    assert sc.attempts(log_path) == ["1", "2"] and "TIME LIMIT" not in log, log
+    assert "resume toto/tiny_cnn/gamma from epoch" in log and "done toto/tiny_cnn/" in log, log
+    assert (run / "predictions.csv").read_bytes() == reference.result()
