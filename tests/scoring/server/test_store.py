@@ -44,3 +44,24 @@ def test_an_uploads_folder_replaced_by_a_file_is_a_host_failure_and_costs_nothin
     os.unlink(store_path.parent / "comp.db.uploads")
     again = intake.grade_stored(store, upload("partial.csv"), "p.csv", "a", now=DAY1)
     assert again.status == "scored" and again.report.details["submission"] == 1
+
+
+@pytest.mark.parametrize("failure, code", [(RuntimeError("a bug in the scorer"), "internal_error"),
+                                           (KeyboardInterrupt(), "grading_interrupted")])
+def test_a_grading_step_that_raises_releases_its_row_and_raises(store_path, monkeypatch, failure, code):
+    """Not only a StoreError: whatever stops the grading step in a long-lived process releases the reserved row
+    (an ``error`` row with a code, costing nothing) and reaches the caller unchanged."""
+    from agrieval.scoring.runtime import guard
+
+    store = make_store(store_path, limits=SubmissionLimits(total=1))
+
+    def broken(*args, **kwargs):
+        raise failure
+
+    with monkeypatch.context() as patch:
+        patch.setattr(guard, "grade", broken)
+        with pytest.raises(type(failure)):
+            intake.grade_stored(store, upload("partial.csv"), "p.csv", "a", now=DAY1)
+    assert store.conn.execute("SELECT status, codes FROM uploads").fetchall() == [("error", code)]
+    again = intake.grade_stored(store, upload("partial.csv"), "p.csv", "a", now=DAY1)
+    assert again.status == "scored" and again.report.details["submission"] == 1
