@@ -65,3 +65,13 @@ def test_a_grading_step_that_raises_releases_its_row_and_raises(store_path, monk
     assert store.conn.execute("SELECT status, codes FROM uploads").fetchall() == [("error", code)]
     again = intake.grade_stored(store, upload("partial.csv"), "p.csv", "a", now=DAY1)
     assert again.status == "scored" and again.report.details["submission"] == 1
+
+
+def test_every_store_code_reaches_the_operators_diagnostics():
+    """``runtime.guard.host_failure`` keeps the codes it knows and makes the rest ``internal_error``: a store's
+    code must survive (the operator's line says what to fix), and the runtime stays free of the server."""
+    from agrieval.scoring.runtime.guard import host_failure
+    from agrieval.scoring.server.store import CODES
+
+    for code in CODES:
+        assert host_failure("plantclef2025", code, "m").host.diagnostics[0].code == code
