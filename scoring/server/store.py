@@ -10,6 +10,8 @@ sets stays. Uploads' bytes are kept beside it, in ``<store>.uploads/<sha256>`` (
 
 The schema (``schema.py``) is versioned with ``PRAGMA user_version``: opening a store runs the
 migrations it lacks, in one transaction; a store made by a newer agrieval is refused (``store_newer``).
+Nothing is written before the file is known to be ours (``_check_file``: SQLite's header bytes, the schema
+version read through a read-only connection); a foreign, corrupt or newer file is left byte for byte.
 ``Store.immediate()`` is the one way to write: ``BEGIN IMMEDIATE`` (the write lock taken at once, so
 two writers never both read then write), commit on success, rollback on any error.
 """
@@ -153,6 +155,49 @@ def read_kept(path: str, digest: str, max_bytes: int, upload: Optional[int] = No
     return data
 
 
+_HEADER = b"SQLite format 3\x00"
+
+
+def _check_file(real: str, shown: str, *, new: bool) -> None:
+    """Refuse, before anything writes to it, a file that is not this agrieval's store: its first bytes must be
+    SQLite's header (or none at all, for a store ``create_store`` has just made), and its schema version, read
+    through a read-only connection, one this agrieval knows (0 only for a new store). Switching to WAL, the
+    first write, comes after this: a foreign or corrupt file is left byte for byte as it was."""
+    try:
+        with open(real, "rb") as fh:
+            head = fh.read(len(_HEADER))
+    except OSError as exc:
+        raise StoreError("store_unwritable", f"cannot read the store {shown!r}: {exc.strerror or exc}") from None
+    if not head and new:
+        return
+    if head != _HEADER:
+        raise StoreError("store_corrupt", f"{shown!r} is not an agrieval store (not an SQLite file); it was left "
+                                          "as it is")
+    try:
+        probe = sqlite3.connect(f"{Path(real).as_uri()}?mode=ro", uri=True, timeout=BUSY_SECONDS)
+        try:
+            version = probe.execute("PRAGMA user_version").fetchone()[0]
+        finally:
+            probe.close()
+    except sqlite3.OperationalError as exc:
+        if "unable to open" not in str(exc):
+            raise StoreError("store_corrupt", f"{shown!r} is not an agrieval store: {exc}; it was left as it is") \
+                from None
+        # (a WAL store whose folder cannot be written: even a reader needs its -shm file there)
+        raise StoreError("store_unwritable", f"cannot open the store {shown!r} ({exc}): SQLite keeps its -wal and "
+                                             "-shm files beside it, so the store and its folder must be writable") \
+            from None
+    except sqlite3.DatabaseError as exc:  # (a header on garbage)
+        raise StoreError("store_corrupt", f"{shown!r} is not an agrieval store: {exc}; it was left as it is") \
+            from None
+    if version == 0 and not new:  # (an SQLite file of someone else's: never migrated into ours)
+        raise StoreError("store_corrupt", f"{shown!r} is an SQLite file but not an agrieval store; it was left as "
+                                          "it is")
+    if version > len(MIGRATIONS):
+        raise StoreError("store_newer", f"the store {shown!r} has schema version {version}; this agrieval knows "
+                                        f"versions up to {len(MIGRATIONS)}")
+
+
 def _connect(real: str) -> sqlite3.Connection:
     conn = None
     try:
@@ -206,6 +251,7 @@ def create_store(path: Union[str, Path]) -> Store:
     except OSError as exc:
         raise StoreError("store_unwritable", f"cannot create the store {str(path)!r}: {exc.strerror or exc}") \
             from None
+    _check_file(real, str(path), new=True)
     store = Store(real, _connect(real))
     _migrate(store)
     return store
@@ -214,13 +260,8 @@ def create_store(path: Union[str, Path]) -> Store:
 def open_store(path: Union[str, Path], *, migrate: bool = True) -> Store:
     """The store at ``path`` (resolved once, a regular file), migrated to this agrieval's schema."""
     real = resolve_store(path, must_exist=True)
+    _check_file(real, str(path), new=False)
     store = Store(real, _connect(real))
-    try:
-        version = store.conn.execute("PRAGMA user_version").fetchone()[0]
-    except sqlite3.DatabaseError as exc:
-        raise StoreError("store_corrupt", f"{str(path)!r} is not an agrieval store: {exc}") from None
-    if version == 0:  # (an SQLite file of someone else's: never migrated into ours)
-        raise StoreError("store_corrupt", f"{str(path)!r} is an SQLite file but not an agrieval store")
     if migrate:
         _migrate(store)
     if store.conn.execute("SELECT count(*) FROM competition").fetchone()[0] != 1:

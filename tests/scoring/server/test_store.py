@@ -75,3 +75,43 @@ def test_every_store_code_reaches_the_operators_diagnostics():
 
     for code in CODES:
         assert host_failure("plantclef2025", code, "m").host.diagnostics[0].code == code
+
+
+def _foreign_sqlite(path):
+    import sqlite3
+
+    conn = sqlite3.connect(path)
+    conn.execute("CREATE TABLE notes (body TEXT)")
+    conn.execute("INSERT INTO notes VALUES ('an organizer keeps this')")
+    conn.commit()
+    conn.close()
+
+
+def _newer_store(path):
+    import sqlite3
+
+    make_store(path).close()
+    conn = sqlite3.connect(path)
+    conn.execute("PRAGMA journal_mode=DELETE")  # (so that the file alone is the store, no -wal beside it)
+    conn.execute("PRAGMA user_version = 99")
+    conn.close()
+
+
+@pytest.mark.parametrize("make, code", [
+    (lambda p: p.write_bytes(b""), "store_corrupt"),
+    (lambda p: p.write_bytes(b"id,label\n1,oak\n" * 100), "store_corrupt"),
+    (lambda p: p.write_bytes(b"SQLite format 3\x00" + bytes(range(256)) * 20), "store_corrupt"),
+    (_foreign_sqlite, "store_corrupt"),
+    (_newer_store, "store_newer"),
+], ids=["empty", "csv", "sqlite-header-on-garbage", "foreign-sqlite", "newer-schema"])
+def test_a_file_that_is_not_our_store_is_refused_and_never_written(tmp_path, make, code):
+    """Every command opens through ``open_store``: a 0-byte file, a CSV, a corrupt one, someone else's SQLite
+    database and a newer store are refused before SQLite switches them to WAL (the first write)."""
+    path = tmp_path / "comp.db"
+    make(path)
+    before = (path.read_bytes(), path.stat().st_mtime_ns)
+    with pytest.raises(StoreError) as err:
+        open_store(path)
+    assert err.value.code == code
+    assert (path.read_bytes(), path.stat().st_mtime_ns) == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["comp.db"]  # no -wal, -shm or journal left beside it
