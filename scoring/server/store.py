@@ -232,12 +232,16 @@ def _migrate(store: Store) -> None:
                                         f"knows versions up to {len(MIGRATIONS)}")
     if version == len(MIGRATIONS):
         return
-    with store.immediate() as conn:
-        version = conn.execute("PRAGMA user_version").fetchone()[0]  # (another process may have migrated)
-        for step in MIGRATIONS[version:]:
-            for statement in step:
-                conn.execute(statement)
-        conn.execute(f"PRAGMA user_version = {len(MIGRATIONS)}")
+    try:
+        with store.immediate() as conn:
+            version = conn.execute("PRAGMA user_version").fetchone()[0]  # (another process may have migrated)
+            for step in MIGRATIONS[version:]:
+                for statement in step:
+                    conn.execute(statement)
+            conn.execute(f"PRAGMA user_version = {len(MIGRATIONS)}")
+    except sqlite3.IntegrityError as exc:  # (rolled back: the store is left at its version)
+        raise StoreError("store_corrupt", f"the store {store.path!r} holds rows this agrieval refuses ({exc}); it "
+                                          "was not migrated") from None
 
 
 def create_store(path: Union[str, Path]) -> Store:

@@ -115,3 +115,57 @@ def test_a_file_that_is_not_our_store_is_refused_and_never_written(tmp_path, mak
     assert err.value.code == code
     assert (path.read_bytes(), path.stat().st_mtime_ns) == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["comp.db"]  # no -wal, -shm or journal left beside it
+
+
+def test_the_schemas_team_name_check_is_the_terminal_formatters():
+    """The triggers of schema version 2 refuse exactly the characters ``one_line`` escapes (over the whole BMP;
+    surrogates cannot reach SQLite as text), NUL included."""
+    import sqlite3
+
+    from agrieval.scoring.server.schema import MIGRATIONS
+    from agrieval.scoring.text.terminal import is_safe
+
+    conn = sqlite3.connect(":memory:")
+    for step in MIGRATIONS:
+        for statement in step:
+            conn.execute(statement)
+    refused = set()
+    for code in [*range(0, 0xD800), *range(0xE000, 0x10000)]:
+        try:
+            conn.execute("INSERT INTO teams (name) VALUES (?)", (f"a{chr(code)}b",))
+        except sqlite3.IntegrityError as exc:
+            assert "bad_team" in str(exc)
+            refused.add(code)
+    assert refused == {code for code in [*range(0, 0xD800), *range(0xE000, 0x10000)] if not is_safe(chr(code))}
+    with pytest.raises(sqlite3.IntegrityError):
+        conn.execute("UPDATE teams SET name = 'x\x1b[2Jy' WHERE name = 'a b'")
+
+
+def test_a_name_another_tool_stored_is_refused_at_migration_and_escaped_on_the_board(store_path):
+    """A version-1 store holding a control character in a team name (written by another tool) is not migrated
+    (``store_corrupt``, left at version 1); a store whose check was dropped prints the name escaped (the board's
+    Markdown cells go through ``text.markdown.text``, which is ``one_line`` first)."""
+    import sqlite3
+
+    from click.testing import CliRunner
+
+    from agrieval.scoring.cli.main import cli
+
+    store = make_store(store_path)
+    intake.grade_stored(store, upload("partial.csv"), "p.csv", "a", now=DAY1)
+    store.close()
+    raw = sqlite3.connect(store_path, isolation_level=None)
+    raw.execute("DROP TRIGGER teams_printable_insert")  # what another tool can do
+    raw.execute("INSERT INTO teams (name) VALUES ('evil\x1b[2J\u202e')")
+    raw.execute("INSERT INTO uploads (team, submitted_at, name, status, number, sha256) SELECT 'evil\x1b[2J\u202e', "
+                "submitted_at, name, 'scored', 1, sha256 FROM uploads WHERE id = 1")
+    raw.execute("INSERT INTO scores SELECT 2, version, public, private, shown FROM scores WHERE upload = 1")
+    out = CliRunner().invoke(cli, ["server", "board", str(store_path), "--rule", "best"])
+    assert out.exit_code == 0, out.output
+    assert "evil%1B\\[2J%E2%80%AE" in out.output and "\x1b" not in out.output and "\u202e" not in out.output
+    for undo in ("DROP TRIGGER teams_printable_update", "DROP TABLE ladder_versions", "PRAGMA user_version = 1"):
+        raw.execute(undo)  # (the store as version 1 left it)
+    with pytest.raises(StoreError) as err:
+        open_store(store_path)
+    assert err.value.code == "store_corrupt" and "not migrated" in str(err.value)
+    assert raw.execute("PRAGMA user_version").fetchone()[0] == 1
