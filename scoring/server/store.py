@@ -93,14 +93,28 @@ class Store:
             raise StoreError("store_unwritable", f"cannot lock the store {self.path!r}: {exc}") from None
         try:
             yield self.conn
+        except sqlite3.OperationalError as exc:
+            self._rollback()
+            if not _is_full(exc):
+                raise
+            raise StoreError("store_unwritable", f"cannot write to the store {self.path!r} ({exc}): free space on "
+                                                 "its disk; nothing of this step was written") from None
         except BaseException:
-            self.conn.execute("ROLLBACK")
+            self._rollback()
             raise
         try:
             self.conn.execute("COMMIT")
         except sqlite3.Error as exc:
+            self._rollback()
+            hint = ": free space on its disk" if _is_full(exc) else ""
+            raise StoreError("store_unwritable", f"cannot commit to the store {self.path!r} ({exc}){hint}; nothing "
+                                                 "of this step was written") from None
+
+    def _rollback(self) -> None:
+        # SQLite has already rolled back a transaction that failed for a full disk or an I/O error: a ROLLBACK then
+        # fails too, and would hide the first error
+        if self.conn.in_transaction:
             self.conn.execute("ROLLBACK")
-            raise StoreError("store_unwritable", f"cannot commit to the store {self.path!r}: {exc}") from None
 
     def keep_upload(self, data: bytes) -> str:
         """``data`` kept under its sha256 in the uploads folder (0700 / 0600; written once); its hash."""
@@ -133,6 +147,12 @@ class Store:
 
     def close(self) -> None:
         self.conn.close()
+
+
+def _is_full(exc: sqlite3.Error) -> bool:
+    """A full disk or an I/O error (SQLITE_FULL, SQLITE_IOERR): the host's problem, not the store's format."""
+    text = str(exc)
+    return "disk is full" in text or "disk I/O error" in text
 
 
 def read_kept(path: str, digest: str, max_bytes: int, upload: Optional[int] = None) -> bytes:
