@@ -183,9 +183,14 @@ def _check_file(real: str, shown: str, *, new: bool) -> None:
     SQLite's header (or none at all, for a store ``create_store`` has just made), and its schema version, read
     through a read-only connection, one this agrieval knows (0 only for a new store). Switching to WAL, the
     first write, comes after this: a foreign or corrupt file is left byte for byte as it was."""
-    try:
-        with open(real, "rb") as fh:
+    from agrieval.scoring.runtime.untrusted import UntrustedFileError, open_regular
+
+    try:  # (the opening rule: a file swapped for a FIFO since resolve_store is refused, not waited on)
+        with open_regular(real, max_bytes=1 << 62, what="store") as fh:
             head = fh.read(len(_HEADER))
+    except UntrustedFileError as exc:
+        raise StoreError("store_not_regular" if exc.code == "not_regular_file" else "store_unwritable",
+                         f"cannot read the store {shown!r}: {exc}") from None
     except OSError as exc:
         raise StoreError("store_unwritable", f"cannot read the store {shown!r}: {exc.strerror or exc}") from None
     if not head and new:
