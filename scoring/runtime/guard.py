@@ -230,4 +230,8 @@ _HOST_CODES = ("solution_invalid", "definition_invalid", "internal_error", "time
                "memory_limit_exceeded", "log_corrupt", "log_unwritable",
                # the command line's own host-side codes (scoring/cli/failures.py): the operator's diagnostics
                # keep them rather than a vaguer internal_error
-               "folder_not_found", "file_not_found", "bad_option")
+               "folder_not_found", "file_not_found", "bad_option",
+               # the own server's store (scoring/server/store.py's CODES; listed here because the runtime imports
+               # nothing of the server: tests/scoring/server/test_store.py checks the two lists agree)
+               "store_not_regular", "store_missing", "store_exists", "store_corrupt", "store_newer",
+               "store_unwritable", "store_foreign", "store_upload_lost")

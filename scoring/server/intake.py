@@ -24,6 +24,7 @@ import datetime as dt
 import json
 import math
 import os
+import sqlite3
 from typing import List, Optional, Sequence
 
 from agrieval.scoring.runtime.result import GradeResult
@@ -183,14 +184,25 @@ def grade_stored(store: Store, data: bytes, name: str, team: str, *, now: Option
     upload, refusal = _reserve(store, comp, team, raw_name, when)
     if refusal is not None:
         return refused(definition, *refusal)
+    # whatever stops the grading step (a StoreError answered here; anything else, even an interrupt, raised to the
+    # caller as it is) releases the reserved row now: a long-lived process's own id stays alive, and its row
+    # would hold the team's limit until ABANDONED_AFTER
+    code, committed = "internal_error", False
     try:
         digest = store.keep_upload(data)
         result = grade(data, comp.solution, definition, reveal_private=True, filename=name,
                        unit_values=comp.settings.ladder)
         result = _commit(store, comp, upload, team, result, name, digest)
+        committed = True
     except StoreError as exc:
-        _release(store, upload, exc.code)
+        code = exc.code
         return host_failure(definition.name, exc.code, str(exc))
+    except (KeyboardInterrupt, SystemExit):
+        code = INTERRUPTED_CODE
+        raise
+    finally:
+        if not committed:
+            _release(store, upload, code)
     if result.status == "scored" and not reveal_private:
         hide_private(result)
     result.report.details["timeline"] = comp.settings.timeline.texts()
@@ -198,13 +210,13 @@ def grade_stored(store: Store, data: bytes, name: str, team: str, *, now: Option
 
 
 def _release(store: Store, upload: int, code: str) -> None:
-    """A reserved row whose grading failed on the host side becomes ``error`` now (it costs the team nothing), not
+    """A reserved row whose grading failed (for any reason) becomes ``error`` now (it costs the team nothing), not
     when this process has ended: a long-lived process's own id stays alive. Left ``pending`` if even that fails."""
     try:
         with store.immediate() as conn:
             conn.execute("UPDATE uploads SET status = 'error', codes = ?, pid = NULL, reserved_at = NULL WHERE id = ? "
                          "AND status = 'pending'", (code, upload))
-    except StoreError:
+    except (StoreError, sqlite3.Error):
         pass  # (the store itself is what failed: the next reservation resolves the row once this process is gone)
 
 

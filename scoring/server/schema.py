@@ -15,7 +15,12 @@ limit is a whole number of at least 1. No row can hold what the boards cannot ra
                   published when the organizer confirms
 ``scores``        one row per upload and version: raw public, raw private, the value shown
 ``selections``    one row per final selection of a team (its latest counts)
-``ladder``        one row per team: the Ladder's state (``runtime/ladder.py``'s ``State`` as JSON)
+``ladder``        one row per team: the Ladder's state (``runtime/ladder.py``'s ``State`` as JSON) that the team's
+                  next upload continues from
+``ladder_versions`` (version 2) one row per rescore and team: the state the rescore replayed; its confirm copies
+                  it into ``ladder``
+
+Version 2 also makes every team name one printable line at the schema level (triggers: whoever inserts it).
 
 Never edit a migration that was released: add one.
 """
@@ -98,4 +103,31 @@ VERSION_1 = (
         state TEXT NOT NULL CHECK (typeof(state) = 'text'))""",
 )
 
-MIGRATIONS = (VERSION_1,)
+# What ``agrieval.scoring.text.terminal.one_line`` escapes (C0, DEL, C1, line and paragraph separators, bidi marks,
+# embeddings, overrides and isolates), written out here because a released migration never changes; NUL is
+# tested on the bytes (SQLite's text functions stop at it). tests/scoring/server/test_store.py checks the two
+# sets agree over the whole Basic Multilingual Plane.
+_UNPRINTABLE = [*range(0x01, 0x20), *range(0x7F, 0xA0), 0x061C, 0x200E, 0x200F, 0x2028, 0x2029,
+                *range(0x202A, 0x202F), *range(0x2066, 0x206A)]
+_UNPRINTABLE_SQL = ("(instr(CAST(NEW.name AS BLOB), x'00') > 0 OR NEW.name GLOB '*[' || char("
+                    + ", ".join(map(str, _UNPRINTABLE)) + ") || ']*')")
+_TEAM_NAME_REFUSED = "bad_team: a team name must be one printable line"
+
+VERSION_2 = (
+    # the Ladder's state of each team as a rescore replayed it, kept with that score version; the confirm copies it
+    # into ``ladder`` (the state the next upload continues from)
+    f"""CREATE TABLE ladder_versions (
+        version INTEGER NOT NULL REFERENCES score_versions(version),
+        team TEXT NOT NULL REFERENCES teams(name),
+        state TEXT NOT NULL CHECK (typeof(state) = 'text'),
+        PRIMARY KEY (version, team))""",
+    # a team name is checked once at entry (submission_log.check_team); these keep a name that would move a terminal's
+    # cursor out of the store whoever writes it (an imported log, another tool)
+    f"""CREATE TRIGGER teams_printable_insert BEFORE INSERT ON teams WHEN {_UNPRINTABLE_SQL}
+        BEGIN SELECT RAISE(ABORT, '{_TEAM_NAME_REFUSED}'); END""",
+    f"""CREATE TRIGGER teams_printable_update BEFORE UPDATE OF name ON teams WHEN {_UNPRINTABLE_SQL}
+        BEGIN SELECT RAISE(ABORT, '{_TEAM_NAME_REFUSED}'); END""",
+    "UPDATE teams SET name = name",  # (the names already there pass the same check, or the migration stops)
+)
+
+MIGRATIONS = (VERSION_1, VERSION_2)

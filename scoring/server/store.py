@@ -10,6 +10,8 @@ sets stays. Uploads' bytes are kept beside it, in ``<store>.uploads/<sha256>`` (
 
 The schema (``schema.py``) is versioned with ``PRAGMA user_version``: opening a store runs the
 migrations it lacks, in one transaction; a store made by a newer agrieval is refused (``store_newer``).
+Nothing is written before the file is known to be ours (``_check_file``: SQLite's header bytes, the schema
+version read through a read-only connection); a foreign, corrupt or newer file is left byte for byte.
 ``Store.immediate()`` is the one way to write: ``BEGIN IMMEDIATE`` (the write lock taken at once, so
 two writers never both read then write), commit on success, rollback on any error.
 """
@@ -91,14 +93,28 @@ class Store:
             raise StoreError("store_unwritable", f"cannot lock the store {self.path!r}: {exc}") from None
         try:
             yield self.conn
+        except sqlite3.OperationalError as exc:
+            self._rollback()
+            if not _is_full(exc):
+                raise
+            raise StoreError("store_unwritable", f"cannot write to the store {self.path!r} ({exc}): free space on "
+                                                 "its disk; nothing of this step was written") from None
         except BaseException:
-            self.conn.execute("ROLLBACK")
+            self._rollback()
             raise
         try:
             self.conn.execute("COMMIT")
         except sqlite3.Error as exc:
+            self._rollback()
+            hint = ": free space on its disk" if _is_full(exc) else ""
+            raise StoreError("store_unwritable", f"cannot commit to the store {self.path!r} ({exc}){hint}; nothing "
+                                                 "of this step was written") from None
+
+    def _rollback(self) -> None:
+        # SQLite has already rolled back a transaction that failed for a full disk or an I/O error: a ROLLBACK then
+        # fails too, and would hide the first error
+        if self.conn.in_transaction:
             self.conn.execute("ROLLBACK")
-            raise StoreError("store_unwritable", f"cannot commit to the store {self.path!r}: {exc}") from None
 
     def keep_upload(self, data: bytes) -> str:
         """``data`` kept under its sha256 in the uploads folder (0700 / 0600; written once); its hash."""
@@ -133,6 +149,12 @@ class Store:
         self.conn.close()
 
 
+def _is_full(exc: sqlite3.Error) -> bool:
+    """A full disk or an I/O error (SQLITE_FULL, SQLITE_IOERR): the host's problem, not the store's format."""
+    text = str(exc)
+    return "disk is full" in text or "disk I/O error" in text
+
+
 def read_kept(path: str, digest: str, max_bytes: int, upload: Optional[int] = None) -> bytes:
     """``Store.read_kept`` for a worker that has the path only (``rescore``'s process pool)."""
     from agrieval.scoring.runtime.untrusted import UntrustedFileError, read_bytes
@@ -151,6 +173,54 @@ def read_kept(path: str, digest: str, max_bytes: int, upload: Optional[int] = No
                                               "sha256: the file was changed after the upload; restore it from a "
                                               "backup")
     return data
+
+
+_HEADER = b"SQLite format 3\x00"
+
+
+def _check_file(real: str, shown: str, *, new: bool) -> None:
+    """Refuse, before anything writes to it, a file that is not this agrieval's store: its first bytes must be
+    SQLite's header (or none at all, for a store ``create_store`` has just made), and its schema version, read
+    through a read-only connection, one this agrieval knows (0 only for a new store). Switching to WAL, the
+    first write, comes after this: a foreign or corrupt file is left byte for byte as it was."""
+    from agrieval.scoring.runtime.untrusted import UntrustedFileError, open_regular
+
+    try:  # (the opening rule: a file swapped for a FIFO since resolve_store is refused, not waited on)
+        with open_regular(real, max_bytes=1 << 62, what="store") as fh:
+            head = fh.read(len(_HEADER))
+    except UntrustedFileError as exc:
+        raise StoreError("store_not_regular" if exc.code == "not_regular_file" else "store_unwritable",
+                         f"cannot read the store {shown!r}: {exc}") from None
+    except OSError as exc:
+        raise StoreError("store_unwritable", f"cannot read the store {shown!r}: {exc.strerror or exc}") from None
+    if not head and new:
+        return
+    if head != _HEADER:
+        raise StoreError("store_corrupt", f"{shown!r} is not an agrieval store (not an SQLite file); it was left "
+                                          "as it is")
+    try:
+        probe = sqlite3.connect(f"{Path(real).as_uri()}?mode=ro", uri=True, timeout=BUSY_SECONDS)
+        try:
+            version = probe.execute("PRAGMA user_version").fetchone()[0]
+        finally:
+            probe.close()
+    except sqlite3.OperationalError as exc:
+        if "unable to open" not in str(exc):
+            raise StoreError("store_corrupt", f"{shown!r} is not an agrieval store: {exc}; it was left as it is") \
+                from None
+        # (a WAL store whose folder cannot be written: even a reader needs its -shm file there)
+        raise StoreError("store_unwritable", f"cannot open the store {shown!r} ({exc}): SQLite keeps its -wal and "
+                                             "-shm files beside it, so the store and its folder must be writable") \
+            from None
+    except sqlite3.DatabaseError as exc:  # (a header on garbage)
+        raise StoreError("store_corrupt", f"{shown!r} is not an agrieval store: {exc}; it was left as it is") \
+            from None
+    if version == 0 and not new:  # (an SQLite file of someone else's: never migrated into ours)
+        raise StoreError("store_corrupt", f"{shown!r} is an SQLite file but not an agrieval store; it was left as "
+                                          "it is")
+    if version > len(MIGRATIONS):
+        raise StoreError("store_newer", f"the store {shown!r} has schema version {version}; this agrieval knows "
+                                        f"versions up to {len(MIGRATIONS)}")
 
 
 def _connect(real: str) -> sqlite3.Connection:
@@ -187,12 +257,16 @@ def _migrate(store: Store) -> None:
                                         f"knows versions up to {len(MIGRATIONS)}")
     if version == len(MIGRATIONS):
         return
-    with store.immediate() as conn:
-        version = conn.execute("PRAGMA user_version").fetchone()[0]  # (another process may have migrated)
-        for step in MIGRATIONS[version:]:
-            for statement in step:
-                conn.execute(statement)
-        conn.execute(f"PRAGMA user_version = {len(MIGRATIONS)}")
+    try:
+        with store.immediate() as conn:
+            version = conn.execute("PRAGMA user_version").fetchone()[0]  # (another process may have migrated)
+            for step in MIGRATIONS[version:]:
+                for statement in step:
+                    conn.execute(statement)
+            conn.execute(f"PRAGMA user_version = {len(MIGRATIONS)}")
+    except sqlite3.IntegrityError as exc:  # (rolled back: the store is left at its version)
+        raise StoreError("store_corrupt", f"the store {store.path!r} holds rows this agrieval refuses ({exc}); it "
+                                          "was not migrated") from None
 
 
 def create_store(path: Union[str, Path]) -> Store:
@@ -206,6 +280,7 @@ def create_store(path: Union[str, Path]) -> Store:
     except OSError as exc:
         raise StoreError("store_unwritable", f"cannot create the store {str(path)!r}: {exc.strerror or exc}") \
             from None
+    _check_file(real, str(path), new=True)
     store = Store(real, _connect(real))
     _migrate(store)
     return store
@@ -214,13 +289,8 @@ def create_store(path: Union[str, Path]) -> Store:
 def open_store(path: Union[str, Path], *, migrate: bool = True) -> Store:
     """The store at ``path`` (resolved once, a regular file), migrated to this agrieval's schema."""
     real = resolve_store(path, must_exist=True)
+    _check_file(real, str(path), new=False)
     store = Store(real, _connect(real))
-    try:
-        version = store.conn.execute("PRAGMA user_version").fetchone()[0]
-    except sqlite3.DatabaseError as exc:
-        raise StoreError("store_corrupt", f"{str(path)!r} is not an agrieval store: {exc}") from None
-    if version == 0:  # (an SQLite file of someone else's: never migrated into ours)
-        raise StoreError("store_corrupt", f"{str(path)!r} is an SQLite file but not an agrieval store")
     if migrate:
         _migrate(store)
     if store.conn.execute("SELECT count(*) FROM competition").fetchone()[0] != 1:

@@ -68,8 +68,8 @@ def test_a_failing_commit_leaves_neither_row_nor_ladder(store_path, monkeypatch)
         intake.grade_stored(store, upload("partial.csv"), "p.csv", "a", now=DAY1)
     assert store.conn.execute("SELECT count(*) FROM ladder").fetchone()[0] == 0
     assert store.conn.execute("SELECT count(*) FROM scores").fetchone()[0] == 0
-    assert _count(store, "a", "pending") == 1  # reserved, never committed: resolved by the next call
-    monkeypatch.setattr(intake, "_alive", lambda pid: False)
+    # reserved, never committed: released at once as an error row (it costs nothing), the exception raised as is
+    assert _count(store, "a", "pending") == 0 and _count(store, "a", "error") == 1
     monkeypatch.setattr(intake, "_values", real)
     assert intake.grade_stored(store, upload("partial.csv"), "p.csv", "a", now=DAY1).status == "scored"
     assert _count(store, "a", "error") == 1 and _count(store, "a", "pending") == 0

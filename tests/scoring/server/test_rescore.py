@@ -93,3 +93,56 @@ def test_the_audit_refuses_changed_kept_bytes_and_an_edited_solution(store_path,
     assert out.exit_code == 3 and "store_foreign" in out.output, out.output
     solution.write_text("\n".join(lines) + "\n")
     assert json.loads(CliRunner().invoke(cli, audit).stdout)["teams"]
+
+
+def _units(name: str) -> tuple:
+    """An upload's public unit values and metrics, from the runtime alone (the oracle's input)."""
+    from agrieval.scoring.runtime.guard import grade
+
+    from .conftest import SOL
+
+    result = grade(upload(name), str(SOL), "plantclef2025", unit_values=True, filename=name)
+    units = result.report.details["public"].pop("ladder_unit_values")
+    return units, dict(result.metrics.public)
+
+
+def test_the_next_upload_after_a_confirmed_rescore_continues_from_the_replayed_ladder(store_path, monkeypatch):
+    """A rescore replays each team's Ladder; once confirmed, the team's next upload must continue from that
+    replay, not from the state the old scorer left (compared with a replay by ``runtime.ladder`` alone)."""
+    from agrieval.scoring.runtime import ladder
+
+    store = make_store(store_path, ladder=True)
+    for name in ("partial.csv", "perfect.csv"):
+        assert intake.grade_stored(store, upload(name), name, "a", now=DAY1).status == "scored"
+    score = rescore_module._score
+    rescored = {}
+
+    def fixed_scorer(job):  # the fixed scorer finds submission 2 much worse than the old one did
+        uid, status, public, private, units, metrics = score(job)
+        if uid == 2:
+            units = [u * 0.1 for u in units]
+            metrics = {k: v * 0.1 for k, v in metrics.items()}
+            public *= 0.1
+        rescored[uid] = (units, metrics)
+        return uid, status, public, private, units, metrics
+
+    monkeypatch.setattr(rescore_module, "_score", fixed_scorer)
+    rescore(store, load_competition(store), confirm=True, jobs=1)
+    monkeypatch.undo()
+    answer = intake.grade_stored(store, upload("baseline_top5_common.csv"), "b.csv", "a", now=DAY1)
+    assert answer.status == "scored"
+
+    metric = load_competition(store).definition.primary_metric
+    oracle = ladder.State("plantclef2025", metric, "transect", len(rescored[1][0]), load_competition(store)
+                          .settings.solution_sha256)
+    decisions = [ladder.decide(oracle, *rescored[1]), ladder.decide(oracle, *rescored[2]),
+                 ladder.decide(oracle, *_units("baseline_top5_common.csv"))]
+    assert [d.released for d in decisions[:2]] == [True, False]  # the replay changed which submission is shown
+    import json
+
+    kept = ladder.state_from_dict(json.loads(store.conn.execute("SELECT state FROM ladder").fetchone()[0]))
+    assert kept.n_submissions == oracle.n_submissions == 3
+    assert [h["released"] for h in kept.history] == [h["released"] for h in oracle.history]
+    assert kept.released["shown"] == oracle.released["shown"]
+    shown = store.conn.execute("SELECT shown FROM scores WHERE upload = 3").fetchone()[0]
+    assert shown == decisions[2].shown[metric] == answer.metrics.public[metric]
