@@ -139,7 +139,7 @@ def build(inputs: Inputs, *, options: Options | None = None, **_options) -> Bund
     validate_cmd = VALIDATE_CMD  # the starting kit's validate.py: Python and numpy, nothing to install
     page = pages(inputs, options, validate_cmd=validate_cmd, sample_note=note,
                       sample_where="published with the test data",
-                 upload_how="Upload the CSV itself (a zip holding it is read too).")
+                 upload_how=prose("Upload the CSV itself (a zip holding it is read too)."))
     upload = {"challenge_config.yaml": config_text.encode(), "logo.png": logo_png(),
               "evaluation_script.zip": zip_bytes(under(bundle, "evaluation_script")),
               "description.html": page["overview"].encode(), "evaluation_details.html": page["evaluation"].encode(),
