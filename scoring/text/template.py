@@ -20,6 +20,7 @@ kind               what the value becomes                                 langua
 ``shell_line``     ``literals.shell_line`` of a sequence of words         sh
 ``sbatch``         ``#SBATCH --option[=value]`` lines from (option, value)  sh
                    pairs, each value one printable shell word
+``shell_code``     the user's own line (``--setup``), as written            sh
 ``number``         an int, or digits and dots (a version, a decimal)      every one
 ``date``           ``YYYY-MM-DD`` or ``YYYY-MM-DD HH:MM:SS``              every one
 ``filled``         text this module made: another template's ``fill``,    md, html, sh
@@ -97,11 +98,11 @@ def _sbatch(value) -> str:
 KINDS = {"markdown": lit.markdown, "markdown_code": lit.markdown_code, "markdown_block": lit.markdown_block,
          "html": lit.html, "html_block": lit.html_block, "html_link": lit.html_link, "shell_word": lit.shell_word,
          "shell_line": _words, "sbatch": _sbatch, "number": _number, "date": _date, "filled": _filled,
-         "text": str}
+         "shell_code": str, "text": str}
 _EVERYWHERE = {"number", "date"}
 LANGUAGES = {"md": {"markdown", "markdown_code", "markdown_block", "filled"} | _EVERYWHERE,
              "html": {"html", "html_block", "html_link", "filled"} | _EVERYWHERE,
-             "sh": {"shell_word", "shell_line", "sbatch", "filled"} | _EVERYWHERE,
+             "sh": {"shell_word", "shell_line", "sbatch", "shell_code", "filled"} | _EVERYWHERE,
              "txt": {"text"} | _EVERYWHERE}
 
 
