@@ -177,9 +177,12 @@ def preflight(cfg, runs: list[PlannedRun], splits: str, runs_dir: str, *, weight
             spec = resolve_arch(key)
             found = find_weights(spec, cfg.weights, weights_dir)
             if found is None or not Path(found).is_file():
-                where = (f"{found}: no such file" if found else f"{weights_dir}: no {spec.timm_name}.safetensors "
-                         "(or .pth)" if weights_dir else f"{spec.key} starts from ImageNet weights and no "
-                         "--weights-dir or --weights was given")
+                if found:
+                    where = f"{found}: no such file"
+                elif weights_dir:
+                    where = f"{weights_dir}: no {spec.timm_name}.safetensors (or .pth)"
+                else:
+                    where = f"{spec.key} starts from ImageNet weights and no --weights-dir or --weights was given"
                 raise CTVError("weights_missing", f"{where}; {weights_hint(spec)}; or --no-pretrained, or "
                                "--allow-download")
     if data_root is None:

@@ -151,7 +151,7 @@ def build(inputs: Inputs, *, options: Options | None = None, **_options) -> Bund
     upload.update({f"evaluation_script/{rel}": data for rel, data in under(bundle, "evaluation_script").items()})
     for codename, split in _phases(d):
         upload[f"annotations/{codename}.csv"] = inputs.solution_path.read_bytes()
-        host_only = prose(" (host-only until published)" if split == "private" else "")
+        host_only = prose(" (host-only until published)") if split == "private" else prose("")
         upload[f"phase_{codename}.html"] = fill(__file__, "evalai_phase.html", codename=codename, split=split,
                                                 host_only=host_only).encode()
     bundle.add(UPLOAD, zip_bytes(upload))

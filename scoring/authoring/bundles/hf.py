@@ -90,7 +90,7 @@ def build(inputs: Inputs, *, options: Options | None = None, **_options) -> Bund
                                  notes=solution_notes(inputs), primary=inputs.keys[0], end=end,
                                  rows=len(inputs.solution.ids), selection_limit=k, note=note))
     bundle.next_steps = ["create the competition: https://huggingface.co/spaces/competitions/create (README step 2)",
-                         f"upload: huggingface-cli upload ORG/NAME {BUNDLE_HOLE} . --repo-type=dataset "
-                         "--exclude README.md",
+                         "upload: huggingface-cli upload ORG/NAME " + BUNDLE_HOLE
+                         + " . --repo-type=dataset --exclude README.md",
                          "publish sample_submission.csv with the test data; try a submission; make the Space public"]
     return bundle
