@@ -147,6 +147,11 @@ def checked(directives: list) -> list:
     return list(directives)
 
 
+def directive(option: str, value: str | int | None = None) -> Filled:
+    """One ``#SBATCH --option=value`` line, the value checked and quoted (``checked``, the ``sbatch`` hole)."""
+    return script("directives.sh", directives=checked([(option, value)]))
+
+
 def script(name: str, **values) -> Filled:
     """The job-script template ``baselines/templates/NAME.tmpl`` filled (``agrieval.scoring.text.template``)."""
     return fill(__file__, name, **values)
@@ -180,5 +185,5 @@ def setup_line(setup: str | None) -> Filled:
 
 
 __all__ = ["EXIT_REQUEUE", "EXTRA_OPTIONS", "RESERVED", "STOP_FILE_ENV", "DirectiveError", "StopRequested", "stop_file_present", "attempt_header", "check_mem", "check_name",
-           "check_printable", "checked", "parse_extra", "requeue_trap", "run_with_requeue", "script", "setup_line",
+           "check_printable", "checked", "directive", "parse_extra", "requeue_trap", "run_with_requeue", "script", "setup_line",
            "time_seconds"]
