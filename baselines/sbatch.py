@@ -19,7 +19,7 @@ from __future__ import annotations
 import os
 import re
 
-from agrieval.scoring.text.literals import shell_word
+from agrieval.scoring.text.template import Filled, fill, prose
 
 EXIT_REQUEUE = 75  # what a run exits with when it stopped at a checkpoint on request (EX_TEMPFAIL)
 # The job script's trap creates this file on SLURM's warning; a run checks it at its safe points (the CTV run
@@ -137,60 +137,53 @@ def parse_extra(text: str) -> tuple[str, str | None]:
     return option, (value if eq else None)
 
 
-def directive(option: str, value: str | int | None = None) -> str:
-    """``#SBATCH --option=value`` with the value quoted for sbatch's shell-like reading."""
-    if value is None:
-        return f"#SBATCH --{option}"
-    value = check_printable(str(value), f"--{option}")
-    return f"#SBATCH --{option}={shell_word(value)}"
+def checked(directives: list) -> list:
+    """``directives``, (option, value or None) pairs, once every value is one a job script can carry
+    (``check_printable``); the script's template writes each ``#SBATCH --option=value`` with the value one shell
+    word, as sbatch reads it (``agrieval.scoring.text.template``, kind ``sbatch``)."""
+    for option, value in directives:
+        if value is not None:
+            check_printable(str(value), f"--{option}")
+    return list(directives)
 
 
-def requeue_trap() -> list[str]:
+def directive(option: str, value: str | int | None = None) -> Filled:
+    """One ``#SBATCH --option=value`` line, the value checked and quoted (``checked``, the ``sbatch`` hole)."""
+    return script("directives.sh", directives=checked([(option, value)]))
+
+
+def script(name: str, **values) -> Filled:
+    """The job-script template ``baselines/templates/NAME.tmpl`` filled (``agrieval.scoring.text.template``)."""
+    return fill(__file__, name, **values)
+
+
+def requeue_trap() -> Filled:
     """The first lines after ``set -euo pipefail``: from here on SLURM's USR1 warning creates the stop file
     (before the trap, USR1 would end the shell). A requeued attempt keeps its job id: its stale file goes.
     (A file, not a signal to the run: bash starts a background command with SIGINT ignored, and torchrun would
     not pass USR1 on to its ranks.)"""
-    return [
-        f'export {STOP_FILE_ENV}="${{TMPDIR:-/tmp}}/agrieval-stop-$SLURM_JOB_ID"',
-        f'rm -f "${STOP_FILE_ENV}"',
-        "# SLURM's warning (--signal=B:USR1) reaches this shell only: ask the run to stop at its next checkpoint",
-        f"trap 'touch \"${STOP_FILE_ENV}\"' USR1",
-    ]
+    return script("requeue_trap.sh")
 
 
-def run_with_requeue(command: str) -> list[str]:
-    """Shell lines that run ``command`` (already quoted) so that SLURM's USR1 warning (``requeue_trap``) ends it
-    at a checkpoint and requeues the task: a run that did not finish (exit status not 0) after the warning
-    came is requeued; any other exit status is the task's."""
-    return [
-        f"{command} &",
-        "run=$!",
-        "status=0",
-        "while :; do  # wait returns early when the trap runs; the run goes on until it exits",
-        '  wait "$run" && status=0 || status=$?',
-        '  kill -0 "$run" 2>/dev/null || break',
-        "done",
-        f'if [ "$status" -ne 0 ] && [ -e "$AGRIEVAL_STOP_FILE" ]; then  # warned and stopped (ctv run: {EXIT_REQUEUE})',
-        '  rm -f "$AGRIEVAL_STOP_FILE"',
-        # an array's first task has SLURM_JOB_ID equal to the array's id, which `scontrol requeue` takes for
-        # every task of the array (seen on SLURM 22.05): name this task as ARRAY_INDEX
-        '  task="${SLURM_ARRAY_JOB_ID:+${SLURM_ARRAY_JOB_ID}_${SLURM_ARRAY_TASK_ID}}"',
-        '  task="${task:-$SLURM_JOB_ID}"',
-        '  echo "== stopped on SLURM\'s warning (exit $status): requeueing $task"',
-        '  scontrol requeue "$task"',
-        "  exit 0",
-        "fi",
-        'rm -f "$AGRIEVAL_STOP_FILE"',
-        'exit "$status"',
-    ]
+def run_with_requeue(command: Filled) -> Filled:
+    """Shell lines that run ``command`` (a filled template) so that SLURM's USR1 warning (``requeue_trap``)
+    ends it at a checkpoint and requeues the task: a run that did not finish (exit status not 0) after the
+    warning came is requeued; any other exit status is the task's. The task requeues itself as
+    ``ARRAY_INDEX``: an array's first task has ``SLURM_JOB_ID`` equal to the array's id, which ``scontrol
+    requeue`` takes for every task of the array (seen on SLURM 22.05)."""
+    return script("run_with_requeue.sh", command=command, exit_requeue=EXIT_REQUEUE)
 
 
-def attempt_header() -> str:
+def attempt_header() -> Filled:
     """The line each attempt writes first into the task's (appended) log."""
-    return ('echo "== attempt $(( ${SLURM_RESTART_COUNT:-0} + 1 )): job ${SLURM_JOB_ID:-?} '
-            '(array ${SLURM_ARRAY_JOB_ID:-?} task ${SLURM_ARRAY_TASK_ID:-?}) on $(hostname) at '
-            '$(date -u +%Y-%m-%dT%H:%M:%SZ)"')
+    return script("attempt_header.sh")
+
+
+def setup_line(setup: str | None) -> Filled:
+    """The user's own shell line (``--setup``, e.g. ``source .venv/bin/activate``), run as written; none."""
+    return script("setup_line.sh", setup=setup) if setup else prose("")
 
 
 __all__ = ["EXIT_REQUEUE", "EXTRA_OPTIONS", "RESERVED", "STOP_FILE_ENV", "DirectiveError", "StopRequested", "stop_file_present", "attempt_header", "check_mem", "check_name",
-           "check_printable", "directive", "parse_extra", "requeue_trap", "run_with_requeue", "time_seconds"]
+           "check_printable", "checked", "directive", "parse_extra", "requeue_trap", "run_with_requeue", "script", "setup_line",
+           "time_seconds"]

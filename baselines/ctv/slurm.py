@@ -35,7 +35,7 @@ from pathlib import Path
 from agrieval.baselines import sbatch
 from agrieval.baselines.ctv.errors import CTVError
 from agrieval.baselines.ctv.sweep import PlannedRun
-from agrieval.scoring.text.literals import shell_word
+from agrieval.scoring.text.template import prose
 
 MEM_PER_CPU_GB = 4
 MEM_PER_GPU_GB = 8
@@ -111,56 +111,33 @@ def sbatch_script(runs: list[PlannedRun], *, common_args: list[str], res: TaskRe
         raise CTVError("bad_option", f"{log_dir}: the log folder's path holds '%' or a backslash, which sbatch "
                        "reads as a file-name pattern; write the script into another folder")
     n = len(runs)
-    d = sbatch.directive
-    lines = ["#!/bin/bash",
-             d("job-name", job_name),
-             d("array", f"0-{n - 1}" + (f"%{max_parallel}" if max_parallel else ""))]
+    directives = [("job-name", job_name), ("array", f"0-{n - 1}" + (f"%{max_parallel}" if max_parallel else ""))]
     if res.gpus:
-        lines.append(d("gres", f"gpu:{res.gpus}"))
-    lines += [d("cpus-per-task", res.cpus),
-              d("mem", _checked(sbatch.check_mem, res.mem)),
-              d("time", time),
-              _checked(d, "output", f"{log_dir}/{LOG_NAME}"),  # the folder must exist before sbatch (the CLI)
-              d("open-mode", "append"),
-              d("requeue"),
-              d("signal", f"B:USR1@{signal_lead}")]
+        directives.append(("gres", f"gpu:{res.gpus}"))
+    directives += [("cpus-per-task", res.cpus), ("mem", _checked(sbatch.check_mem, res.mem)), ("time", time),
+                   ("output", f"{log_dir}/{LOG_NAME}"),  # the folder must exist before sbatch (the CLI)
+                   ("open-mode", "append"), ("requeue", None), ("signal", f"B:USR1@{signal_lead}")]
     if partition:
-        lines.append(d("partition", _checked(sbatch.check_name, partition, "partition", several=True)))
+        directives.append(("partition", _checked(sbatch.check_name, partition, "partition", several=True)))
     if account:
-        lines.append(d("account", _checked(sbatch.check_name, account, "account")))
-    lines += [d(name, value) for name, value in extras]
-    gpu_text = f"{res.gpus} GPU(s)" if res.gpus else "no GPU"
-    lines += ["", "# Written by 'agrieval baselines ctv slurm'. One array task per run (runs.tsv beside this",
-              "# script maps index -> run -> log). A requeued or resubmitted task skips a finished run and resumes",
-              "# a partial one from its last epoch.",
-              f"# Each task: {gpu_text}, {res.ranks} process(es) x ({res.workers} loader workers + {res.threads} "
-              "torch threads) CPUs.",
-              "set -euo pipefail",
-              *sbatch.requeue_trap(),
-              sbatch.attempt_header(),
-              f"export OMP_NUM_THREADS={res.threads}"]
-    if setup:
-        lines.append(setup)  # the user's own shell line (e.g. 'source .venv/bin/activate'), run as written
+        directives.append(("account", _checked(sbatch.check_name, account, "account")))
+    directives += extras
     seeded = runs_root is not None
-    columns = [("PROTOCOLS", [r.protocol for r in runs]), ("ARCHS", [r.arch for r in runs]),
-               ("FOLDS", [r.fold for r in runs])]
-    if seeded:
-        lines.append(f"RUNS_ROOT={shell_word(runs_root)}")
-        columns.append(("SEEDS", [str(r.seed) for r in runs]))
-    for name, values in columns:
-        lines.append(f"{name}=({' '.join(shell_word(v) for v in values)})")
-    lines.append("i=$SLURM_ARRAY_TASK_ID")
-    launcher = "agrieval baselines ctv run"
-    if res.ranks > 1:  # the same command, one process per rank
-        launcher = f"torchrun --standalone --nproc_per_node={res.ranks} --no-python {launcher}"
+    launcher = sbatch.script("ctv_torchrun.sh", ranks=res.ranks) if res.ranks > 1 else prose("")  # one per rank
     args = list(common_args) + ["--num-workers", str(res.workers)]
     if pass_threads:
         args += ["--threads", str(res.threads)]
-    replicate = ' --seed "${SEEDS[$i]}" --runs-dir "$RUNS_ROOT/seed-${SEEDS[$i]}"' if seeded else ""
-    command = (f'{launcher} --protocol "${{PROTOCOLS[$i]}}" --arch "${{ARCHS[$i]}}" --fold "${{FOLDS[$i]}}"'
-               + replicate + " " + " ".join(shell_word(a) for a in args))
-    lines += sbatch.run_with_requeue(command)
-    return "\n".join(lines) + "\n"
+    replicate = prose(' --seed "${SEEDS[$i]}" --runs-dir "$RUNS_ROOT/seed-${SEEDS[$i]}"') if seeded else prose("")
+    command = sbatch.script("ctv_run.sh", launcher=launcher, replicate=replicate, args=args)
+    return sbatch.script(
+        "ctv_array.sh", directives=_checked(sbatch.checked, directives),
+        gpu_text=sbatch.script("ctv_gpus.sh", gpus=res.gpus) if res.gpus else prose("no GPU"), ranks=res.ranks,
+        workers=res.workers, threads=res.threads, requeue_trap=sbatch.requeue_trap(),
+        attempt_header=sbatch.attempt_header(), setup=sbatch.setup_line(setup),
+        runs_root=sbatch.script("ctv_runs_root.sh", runs_root=runs_root) if seeded else prose(""),
+        protocols=[r.protocol for r in runs], archs=[r.arch for r in runs], folds=[r.fold for r in runs],
+        seeds=sbatch.script("ctv_seeds.sh", seeds=[str(r.seed) for r in runs]) if seeded else prose(""),
+        run=sbatch.run_with_requeue(command))
 
 
 def runs_table(runs: list[PlannedRun], log_dir: str | Path, job_name: str = "ctv") -> str:
@@ -200,9 +177,12 @@ def preflight(cfg, runs: list[PlannedRun], splits: str, runs_dir: str, *, weight
             spec = resolve_arch(key)
             found = find_weights(spec, cfg.weights, weights_dir)
             if found is None or not Path(found).is_file():
-                where = (f"{found}: no such file" if found else f"{weights_dir}: no {spec.timm_name}.safetensors "
-                         "(or .pth)" if weights_dir else f"{spec.key} starts from ImageNet weights and no "
-                         "--weights-dir or --weights was given")
+                if found:
+                    where = f"{found}: no such file"
+                elif weights_dir:
+                    where = f"{weights_dir}: no {spec.timm_name}.safetensors (or .pth)"
+                else:
+                    where = f"{spec.key} starts from ImageNet weights and no --weights-dir or --weights was given"
                 raise CTVError("weights_missing", f"{where}; {weights_hint(spec)}; or --no-pretrained, or "
                                "--allow-download")
     if data_root is None:

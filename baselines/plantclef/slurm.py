@@ -20,7 +20,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from agrieval.baselines import sbatch
-from agrieval.scoring.text.literals import shell_word
 
 TILES = "tiles.parquet"
 SUBMISSION = "submission.csv"
@@ -71,78 +70,49 @@ class ShardJob:
         return self.work / f"tiles.shard-{i}-of-{self.shards}.parquet"
 
 
-def _head(job: ShardJob, name: str, log: str, *, array: bool) -> list[str]:
-    d = sbatch.directive
-    lines = ["#!/bin/bash", d("job-name", name)]
+def _directives(job: ShardJob, name: str, log: str, *, array: bool) -> list:
+    """The (option, value) pairs of a script's ``#SBATCH`` lines, checked (``sbatch.checked``)."""
+    out = [("job-name", name)]
     if array:
-        lines.append(d("array", f"0-{job.shards - 1}"))
+        out.append(("array", f"0-{job.shards - 1}"))
     if job.gpus and array:
-        lines.append(d("gres", f"gpu:{job.gpus}"))
-    lines += [d("cpus-per-task", job.cpus if array else 1), d("mem", job.mem), d("time", job.time),
-              d("output", str(job.log_dir / log)), d("open-mode", "append"), d("requeue")]
-    if array:
-        lines.append(d("signal", f"B:USR1@{job.signal_lead}"))
-    else:
-        lines.append(d("kill-on-invalid-dep", "yes"))
+        out.append(("gres", f"gpu:{job.gpus}"))
+    out += [("cpus-per-task", job.cpus if array else 1), ("mem", job.mem), ("time", job.time),
+            ("output", str(job.log_dir / log)), ("open-mode", "append"), ("requeue", None)]
+    out.append(("signal", f"B:USR1@{job.signal_lead}") if array else ("kill-on-invalid-dep", "yes"))
     if job.partition:
-        lines.append(d("partition", job.partition))
+        out.append(("partition", job.partition))
     if job.account:
-        lines.append(d("account", job.account))
-    lines += [d(*sbatch.parse_extra(e)) for e in job.extra]
-    return lines
+        out.append(("account", job.account))
+    out += [sbatch.parse_extra(e) for e in job.extra]
+    return sbatch.checked(out)
 
 
 def shard_script(job: ShardJob) -> str:
     job.check()
-    q = shell_word
-    lines = _head(job, job.job_name, "%x-%a.out", array=True)
-    lines += ["", "# Written by 'agrieval baselines plantclef slurm': task I predicts shard I of "
-              f"{job.shards}; the merge job joins them.", "set -euo pipefail", *sbatch.requeue_trap(),
-              sbatch.attempt_header()]
-    if job.setup:
-        lines.append(job.setup)  # the user's own shell line, run as written
-    lines += ["shard_file=" + q(str(job.work)) + '/tiles.shard-"$SLURM_ARRAY_TASK_ID"-of-' + f"{job.shards}.parquet",
-              'if [ -f "$shard_file" ]; then',
-              f'  echo "shard $SLURM_ARRAY_TASK_ID/{job.shards}: already written ($shard_file); nothing to do"',
-              "  exit 0", "fi"]
     words = ["agrieval", "baselines", "plantclef", "predict", str(job.images), *job.predict_args,
              "--save-tile-scores", str(job.work / TILES), "--out", str(job.work / SUBMISSION), "--resume",
              "--quiet"]
-    command = " ".join(q(w) for w in words) + f' --shard "$SLURM_ARRAY_TASK_ID/{job.shards}"'
-    lines += sbatch.run_with_requeue(command)
-    return "\n".join(lines) + "\n"
+    command = sbatch.script("plantclef_predict.sh", words=words, shards=job.shards)
+    return sbatch.script("plantclef_shards.sh", directives=_directives(job, job.job_name, "%x-%a.out", array=True),
+                         shards=job.shards, requeue_trap=sbatch.requeue_trap(), attempt_header=sbatch.attempt_header(),
+                         setup=sbatch.setup_line(job.setup), work=str(job.work), run=sbatch.run_with_requeue(command))
 
 
 def merge_script(job: ShardJob) -> str:
     job.check()
-    q = shell_word
-    lines = _head(job, f"{job.job_name}-merge", "%x.out", array=False)
-    lines += ["", "# Written by 'agrieval baselines plantclef slurm': runs after every shard ended well "
-              "(afterok), joins them, aggregates, validates.", "set -euo pipefail", sbatch.attempt_header()]
-    if job.setup:
-        lines.append(job.setup)
     shards = [str(job.shard_file(i)) for i in range(job.shards)]
-    lines.append(" ".join(q(w) for w in ["agrieval", "baselines", "plantclef", "merge-tiles", *shards, "--out",
-                                         str(job.work / TILES), "--overwrite"]))
-    lines.append(" ".join(q(w) for w in ["agrieval", "baselines", "plantclef", "aggregate", str(job.work / TILES),
-                                         *job.aggregate_args, "--out", str(job.work / SUBMISSION),
-                                         "--overwrite"]))
-    return "\n".join(lines) + "\n"
+    return sbatch.script(
+        "plantclef_merge.sh", directives=_directives(job, f"{job.job_name}-merge", "%x.out", array=False),
+        attempt_header=sbatch.attempt_header(), setup=sbatch.setup_line(job.setup),
+        merge=["agrieval", "baselines", "plantclef", "merge-tiles", *shards, "--out", str(job.work / TILES),
+               "--overwrite"],
+        aggregate=["agrieval", "baselines", "plantclef", "aggregate", str(job.work / TILES), *job.aggregate_args,
+                   "--out", str(job.work / SUBMISSION), "--overwrite"])
 
 
 def submit_script(array_script: Path, merge: Path) -> str:
-    q = shell_word
-    return "\n".join([
-        "#!/bin/bash",
-        "# Written by 'agrieval baselines plantclef slurm': submits the shard array, then the merge job that",
-        "# waits for every shard to end well (a failed shard cancels it: --kill-on-invalid-dep=yes).",
-        "set -euo pipefail",
-        f"array=$(sbatch --parsable {q(str(array_script))})",
-        'array=${array%%;*}',
-        f"merge=$(sbatch --parsable --dependency=afterok:$array {q(str(merge))})",
-        'echo "submitted shards: job $array; merge: job ${merge%%;*} (after the shards)"',
-        "",
-    ])
+    return sbatch.script("plantclef_submit.sh", array_script=str(array_script), merge_script=str(merge))
 
 
 __all__ = ["SUBMISSION", "TILES", "ShardJob", "merge_script", "shard_script", "submit_script"]

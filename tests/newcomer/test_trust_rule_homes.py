@@ -12,7 +12,8 @@ opening a file someone else wrote   ``scoring/runtime/untrusted.py`` (``open_reg
 a name in a terminal table          ``scoring/text/terminal.py`` (``cell``, ``one_line``)
 CSV written for people              ``scoring/text/tables.py`` (``csv_text``: formulas neutralised)
 values handed to another program    ``scoring/text/literals.py`` (``shell_word``, ``shell_line``; commands as
-                                    argv lists), ``baselines/sbatch.py`` (``directive``, ``parse_extra``)
+                                    argv lists), ``scoring/text/template.py`` (the ``sbatch`` hole, its values
+                                    checked by ``baselines/sbatch.py`` ``checked``, ``parse_extra``)
 ==================================  ===========================================================================
 """
 
@@ -35,6 +36,7 @@ OPENING_ALLOWED = {
     ("scoring/authoring/bundles/hf.py", "build", ".read_bytes"): ORGANIZER,
     ("scoring/authoring/bundles/kaggle.py", "build", ".read_bytes"): ORGANIZER,
     ("scoring/authoring/vendoring.py", "runtime_sources", ".read_text"): PACKAGE + " (scoring/runtime's sources)",
+    ("scoring/text/template.py", "_read", ".read_text"): PACKAGE + " (a template: templates/*.tmpl)",
     ("scoring/cli/competitions.py", "show", ".read_text"): PACKAGE + " (a shipped TOML) or the organizer's own",
     ("scoring/cli/output.py", "_hold_closed_descriptor", "os.open"): "opens /dev/null for a closed stdout",
     ("scoring/runtime/atomic.py", "_umask", "open"): PROC,
@@ -77,7 +79,7 @@ CSV_ALLOWED = {  # machine formats read back exactly: a formula guard would chan
     ("baselines/ctv/slurm.py", "runs_table", "csv.writer"): "runs.tsv, read by the job script and ctv status",
     ("baselines/plantclef/demo.py", "write_solution", "csv.writer"): "the demo's solution (machine)",
 }
-PROGRAM_ALLOWED = {("baselines/sbatch.py", "directive", "#SBATCH line"): "the home of #SBATCH lines"}
+PROGRAM_ALLOWED = {("scoring/text/template.py", "_sbatch", "#SBATCH line"): "the home of #SBATCH lines (hole kind sbatch)"}
 
 
 def _check(check, allowed, skip=()):
@@ -110,7 +112,7 @@ def test_no_csv_is_written_outside_tables_csv_text_but_the_listed_machine_format
 def test_no_value_reaches_another_program_outside_its_function():
     found = _check(th.program_value_bypasses, PROGRAM_ALLOWED)
     assert not found, ("run commands as argv lists (shell words: agrieval.scoring.text.literals.shell_word), "
-                       "#SBATCH lines through agrieval.baselines.sbatch.directive:\n" + "\n".join(found))
+                       "#SBATCH lines through a job-script template's sbatch hole (agrieval.baselines.sbatch.script):\n" + "\n".join(found))
 
 
 def test_every_allowed_entry_says_why():

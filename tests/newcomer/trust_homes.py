@@ -101,7 +101,7 @@ def csv_writer_calls(path: Path):
                 yield qual, "to_csv" if name.endswith(".to_csv") else name
 
 
-# --- values handed to another program: argv lists, shell words, #SBATCH lines from baselines/sbatch.py -----------
+# --- values handed to another program: argv lists, shell words, #SBATCH lines from the templates' sbatch hole ---
 _RUNNERS = {"subprocess.run", "subprocess.call", "subprocess.check_call", "subprocess.check_output",
             "subprocess.Popen"}
 
@@ -117,7 +117,7 @@ def _string_start(node: ast.expr) -> str | None:
 def program_value_bypasses(path: Path):
     """(qualname, what) of each way a value reaches another program without its one function: a command run
     through a shell (``shell=True``, ``os.system``, ``os.popen``, a command given as one string), and a
-    ``#SBATCH`` line formatted outside ``baselines/sbatch.py`` (``directive``, ``parse_extra``)."""
+    ``#SBATCH`` line formatted outside the template module's ``sbatch`` hole (``scoring/text/template.py``)."""
     tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
     for node, qual in _qualnames(tree):
         if isinstance(node, ast.Call):

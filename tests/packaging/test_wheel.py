@@ -42,7 +42,10 @@ def test_wheel_and_sdist_contents(dist):
     for needed in ("scoring/runtime/guard.py", "scoring/runtime/platforms/kaggle.py",
                    "scoring/runtime/competitions/plantclef2025.json", "scoring/competitions/plantclef2025.toml",
                    "scoring/competitions/plantclef_species.txt", "scoring/authoring/bundles/codabench.py",
-                   "data_tools/class_map.toml", "baselines/ctv/runner.py"):
+                   "data_tools/class_map.toml", "baselines/ctv/runner.py",
+                   # the templates of the bundles' prose and of the job scripts (package data)
+                   "scoring/authoring/bundles/templates/codabench_readme.md.tmpl",
+                   "baselines/templates/ctv_array.sh.tmpl"):
         assert "agrieval/" + needed in names, needed
     # One namespace: every file is under agrieval/ or the dist-info folder; agrieval/ itself has no __init__
     # (an implicit namespace package holding scoring, data_tools and baselines).
@@ -93,9 +96,10 @@ def test_pyproject_lists_every_package_folder_under_the_namespace():
     # the data-only folders the wheel carries (no __init__.py): declared too, or setuptools prints its
     # "Package would be ignored" banner at every install (make demo)
     data = sorted("agrieval." + ".".join(d.relative_to(REPO).parts)
-                  for top in ("scoring", "data_tools", "baselines") for d in (REPO / top).rglob("competitions")
-                  if d.is_dir() and not (d / "__init__.py").exists())
-    assert data == ["agrieval.scoring.competitions", "agrieval.scoring.runtime.competitions"]
+                  for top in ("scoring", "data_tools", "baselines") for name in ("competitions", "templates")
+                  for d in (REPO / top).rglob(name) if d.is_dir() and not (d / "__init__.py").exists())
+    assert data == ["agrieval.baselines.templates", "agrieval.scoring.authoring.bundles.templates",
+                    "agrieval.scoring.competitions", "agrieval.scoring.runtime.competitions"]
     assert sorted(_declared_packages()) == sorted(on_disk + data)
 
 

@@ -33,12 +33,13 @@ def test_a_title_cannot_change_the_structure_or_the_pages(tmp_path):
     assert yaml.safe_load(dump({"title": title, "version": 2})) == {"title": title, "version": 2}
 
     from agrieval.scoring.runtime.definition import Limits
+    from agrieval.scoring.text.template import prose
 
     class _Def:
         name, url, task, list_syntax = "demo", "", "multilabel", "python-list"
         prediction_column, delimiter, expected_columns, primary_metric, higher_is_better = (
             "p", ",", ["id", "p"], "sample_f1", True)
-        vocabulary, label_type, quoting, limits = None, "int", "minimal", Limits()
+        vocabulary, label_type, quoting, limits, grouping = None, "int", "minimal", Limits(), None
 
     _Def.title = title
 
@@ -48,7 +49,7 @@ def test_a_title_cannot_change_the_structure_or_the_pages(tmp_path):
     class _Inputs:
         definition, keys, solution = _Def(), ["sample_f1"], _Solution()
 
-    html = pages(_Inputs(), Options(title=title), upload_how="", validate_cmd="agrieval validate x",
+    html = pages(_Inputs(), Options(title=title), upload_how=prose(""), validate_cmd="agrieval validate x",
                  sample_note="n", sample_where="w")
     assert all("<script>" not in page for page in html.values())
     assert "&lt;script&gt;" in html["overview"]

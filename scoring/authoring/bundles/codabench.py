@@ -20,6 +20,7 @@ from agrieval.scoring.authoring.bundles.files import (Bundle, Inputs, runtime_no
 from agrieval.scoring.authoring.bundles.yaml_text import dump
 from agrieval.scoring.runtime.definition import freeze
 from agrieval.scoring.text import literals as lit
+from agrieval.scoring.text.template import Filled, fill, prose
 
 IMAGE = "codalab/codalab-legacy:py39"
 COMMAND = "python3 $program/score.py $input $output"
@@ -95,7 +96,7 @@ def program_zips(inputs: Inputs, metadata_name: str, platform: str) -> dict:
 
 
 def upload_zip(bundle: Bundle, inputs: Inputs, options: Options, config_text: str, metadata_name: str, *,
-               page_folder: str, kit_readme: str, sample_note: str, upload_how: str) -> bytes:
+               page_folder: str, kit_readme: str, sample_note: str, upload_how: Filled) -> bytes:
     """The zip an organizer uploads (to Codabench or CodaLab): the competition YAML, a logo, the reference data,
     the starting kit (the sample submission, ``kit_readme`` and ``validate.py``), the pages (under ``page_folder``) and the two
     scoring programs. ``bundle`` already holds ``reference_data/`` and the sample submission (``shared_files``)."""
@@ -179,11 +180,12 @@ def build(inputs: Inputs, *, split: str = "public", options: Options | None = No
     config_text = "# Codabench competition bundle (version 2), written by `agrieval bundle codabench`.\n" + dump(config)
     bundle.add("competition.yaml", config_text)
     bundle.add(UPLOAD, upload_zip(bundle, inputs, options, config_text, "metadata.yaml", page_folder="pages/",
-                                  kit_readme=STARTING_KIT.format(name=lit.markdown(d.name), validate=VALIDATE_CMD,
-                                                                 note=note),
+                                  kit_readme=fill(__file__, "codabench_starting_kit.md", name=d.name,
+                                                  validate=VALIDATE_CMD, note=note),
                                   sample_note=note,
-                                  upload_how="Codabench takes a zip: put the CSV alone in a zip "
-                                             "(<code>zip submission.zip submission.csv</code>) and upload the zip."))
+                                  upload_how=prose("Codabench takes a zip: put the CSV alone in a zip "
+                                                   "(<code>zip submission.zip submission.csv</code>) and upload "
+                                                   "the zip.")))
     bundle.add("README.md", _readme(inputs, options, split, note))
     bundle.next_steps = [f"upload {UPLOAD} (Benchmarks -> Management -> Upload)",
                          "set the dates, terms and logo in the editor if the placeholders stay",
@@ -198,113 +200,28 @@ def build(inputs: Inputs, *, split: str = "public", options: Options | None = No
 
 UPLOAD = "codabench_competition.zip"
 
-STARTING_KIT = """# Starting kit: {name}
-
-`sample_submission.csv` holds every id of the test set with a valid prediction that says nothing of the truth
-({note}). Replace the predictions with yours, keep the header, the ids and the format.
-
-Check your file before uploading it, with the validator in this kit (Python 3.8+ and numpy, nothing else; it
-checks the format and the ids as the grader reads them):
-
-    {validate}
-
-Codabench takes a zip: `zip submission.zip submission.csv`, then upload `submission.zip`. A rejected file fails
-with the reason (line, column, a stable code) in the submission's logs.
-"""
 
 
-# The README's step 3: who may submit. Codabench keeps a registration "pending" without auto-approval, and a
-# pending participant cannot submit (api/views/competitions.py register ~351-375; api/serializers/submissions.py
+# The README's step 3 (templates/codabench_approval.md.tmpl, codabench_auto_approval.md.tmpl): who may submit.
+# Codabench keeps a registration "pending" without auto-approval, and a pending participant cannot submit
+# (api/views/competitions.py register ~351-375; api/serializers/submissions.py
 # SubmissionCreationSerializer.validate ~157-163).
-APPROVAL = """\
-3. **Approve each participant** before the end: a registration stays pending, and that person cannot submit,
-   until you approve it (`registration_auto_approve: false`): on the competition's page, button Participants
-   (shown to organizers), approve each pending request. **Approve no registration after the end**: a latecomer
-   left pending gets no private score. (Approving nobody leaves the leaderboard empty; rebuild with
-   `--auto-approve` to let everyone in at once, at the cost stated there.)"""
-AUTO_APPROVAL = """\
-3. Participants are approved as they register (you chose `--auto-approve`; `registration_auto_approve:
-   true`). Its cost: someone who registers after the end is approved at once and can upload to the private
-   leaderboard phase; steps 6 and 7 are then all that keeps such an entry off the private ranking. To close
-   registration at the end, untick "Auto approve registration requests" in the editor's participation tab then."""
-
-# The README's end-of-competition steps, each one checked against Codabench's code (codalab/codabench c7dbc756;
-# docs/platform_checks.md). Codabench has no setting that closes one phase to uploads: its upload page offers
-# only the phase that is Current, but its API checks no dates, and a phase limit of 0 means no limit.
-AFTER_THE_END = """\
-5. The reveal is automatic: when {reveal_name} starts ({reveal}, one minute after the end), Codabench
-   re-runs each participant's last {final_name} submission (the one on its leaderboard, `Force_Last`; choose
-   "Force_Best" in the editor's leaderboard to take each participant's best public score instead) on the private
-   split, within minutes (its migration task runs every 300 s). That phase's leaderboard is the private ranking.
-6. **Once that leaderboard lists the re-run entries, stop scoring new uploads**: in the editor's details, untick
-   "Auto-run submissions" (`auto_run_submissions`). From then on an upload to any phase waits unscored
-   ("Submitting") until you run it yourself (`api/serializers/submissions.py` ~128-131 starts a new submission
-   only with that box ticked); the re-run entries were started by the migration itself (`competitions/models.py`
-   `Competition.apply_phase_migration` ~159-160). Not before the re-run entries are listed: a {final_name} upload
-   left unscored keeps the migration waiting (~125-134). Do not set a phase's max submissions to 0: Codabench
-   reads 0 as no limit (`Phase.can_user_make_submissions` ~339-344); ending a phase closes only its upload page
-   (the submissions API checks no dates).
-7. **Remove every private entry without a {final_name} submission**: the private leaderboard phase takes one
-   submission per person and the re-run one counts, but an approved participant who made no {final_name}
-   submission may still upload one there between {reveal} and step 6. In that phase's submissions (organizer
-   view), delete each submission whose author has no finished {final_name} submission (organizers may delete any
-   submission, one on the leaderboard too: `api/views/submissions.py` `destroy` ~199-220)."""
+# Its end-of-competition steps (templates/codabench_after_the_end.md.tmpl), each one checked against Codabench's
+# code (codalab/codabench c7dbc756; docs/platform_checks.md). Codabench has no setting that closes one phase to
+# uploads: its upload page offers only the phase that is Current, but its API checks no dates, and a phase limit
+# of 0 means no limit.
 
 
 def _readme(inputs: Inputs, options: Options, split: str, note: str) -> str:
     d = inputs.definition
     dev_start, dev_end, final_start, end = options.text_dates()
     reveal, reveal_end = options.reveal_text(), options.reveal_end_text()
-    approval = (APPROVAL if options.require_approval else AUTO_APPROVAL).format(reveal=reveal)
-    after_end = AFTER_THE_END.format(reveal=reveal, reveal_name=lit.markdown_code(options.reveal_name),
-                                     final_name=lit.markdown_code(options.final_name))
-    return f"""# Codabench competition for {lit.markdown_code(d.name)}
-
-Written by `agrieval bundle codabench`. {runtime_note()}
-{solution_notes(inputs)}
-**Upload `{UPLOAD}`** on Codabench's bundle upload page (Benchmarks -> Management -> Upload; Codabench's docs:
-Organizers/Benchmark_Creation/Competition-Creation-Bundle.md). Its
-`competition.yaml` (copy next to this README) names the title "{lit.markdown(options.title_of(inputs))}", the docker image
-`{IMAGE}` (Python 3.9, numpy 1.22; the default `codalab/codalab-legacy:py37` is too old), the pages (overview,
-evaluation, data, terms), a logo, two tasks (the same program for the public and the private split, one
-`reference_data.zip`), three phases and one leaderboard ({lit.markdown_code(inputs.keys[0])} first, {PRECISION} decimals).
-
-Then, in the competition's editor:
-1. Dates (UTC; `--dev-start/--final-start/--end/--reveal-end`, or the editor): {lit.markdown_code(options.dev_name)} {dev_start}
-   to {dev_end}, {lit.markdown_code(options.final_name)} {final_start} to {end}, {lit.markdown_code(options.reveal_name)} {reveal} to
-   {reveal_end}. Replace the terms page and the logo.
-2. Publish the competition. The first two phases score the public split: participants see public scores only.
-{approval}
-4. Participants zip their CSV (`zip submission.zip submission.csv`; Codabench unzips every upload itself).
-   The starting kit holds `sample_submission.csv` ({note}) and `validate.py` (Python and numpy alone).
-{after_end}
-What the phase dates do on Codabench. A phase takes submissions from its start to its end; the page shows each
-phase as Next, Current or Previous from those dates. Codabench stores none of the statuses or the "final phase"
-mark written in the upload: it recomputes them from the dates, every few minutes, so right after the upload a
-phase may show no status for a while. A phase without an end date would show none once it starts, so the private
-leaderboard phase ends too ({reveal_end}; any date after its start will do). Change a date in the editor, not by
-uploading again (an upload makes a new competition).
-
-Why the final phase scores the public split: a participant sees every score of their own submissions, hidden
-leaderboard columns included, so a private score computed before the end would be seen by its author. The
-private scores exist only from the reveal on.
-
-What participants see: a rejected submission fails with the reason in its logs (stable codes such as
-`[missing_column]`, line and column; no label of the solution, nothing about which ids are private). A failure
-on the organizers' side says "this is not your submission's fault" and names only the problem's code; rerun
-`agrieval grade SUBMISSION --solution reference_data/solution.csv --competition scoring_program/competition.json`
-to see its cause.
-
-Also here, to read or try: `scoring_program/` (the {split} split's program, as zipped in the bundle),
-`reference_data/`, `sample_submission.csv`. Try it as the worker lays it out: `input/ref/solution.csv`,
-`input/res/<participant files>`, then `python3 scoring_program/score.py input output --show-scores`.
-
-Sources (codalab/codabench at c7dbc756): statuses recomputed by `competitions/tasks.py` `do_phase_migrations`
-(every 300 s, `settings/base.py` ~232-235), which makes a phase current only between its start and its end;
-the upload's statuses and `is_final_phase` are read-only fields of `api/serializers/competitions.py`
-`PhaseSerializer`; registration: `api/views/competitions.py` `register`; the reveal: `competitions/models.py`
-`Competition.apply_phase_migration`; who may submit: `api/serializers/submissions.py`
-`SubmissionCreationSerializer.validate` (approved participants only) and `create` (scored at once only with
-`auto_run_submissions`). Details: the agrieval docs, `docs/organizers.md` and
-`docs/platform_checks.md`.
-"""
+    approval = fill(__file__, "codabench_approval.md" if options.require_approval else "codabench_auto_approval.md")
+    after_end = fill(__file__, "codabench_after_the_end.md", reveal=reveal, reveal_name=options.reveal_name,
+                     final_name=options.final_name)
+    return fill(__file__, "codabench_readme.md", name=d.name, runtime=runtime_note(), notes=solution_notes(inputs),
+                upload=UPLOAD, title=options.title_of(inputs), image=IMAGE, primary=inputs.keys[0],
+                precision=PRECISION, dev_name=options.dev_name, final_name=options.final_name,
+                reveal_name=options.reveal_name, dev_start=dev_start, dev_end=dev_end, final_start=final_start,
+                end=end, reveal=reveal, reveal_end=reveal_end, approval=approval, after_end=after_end, note=note,
+                split=split)

@@ -18,7 +18,7 @@ from agrieval.scoring.authoring.bundles.submission_limits import resolved
 from agrieval.scoring.authoring.bundles.competition_pages import Options
 from agrieval.scoring.authoring.bundles.files import Bundle, Inputs, runtime_note, solution_notes
 from agrieval.scoring.authoring.bundles.yaml_text import dump
-from agrieval.scoring.text import literals as lit
+from agrieval.scoring.text.template import fill, prose
 
 NUMERIC_FORMAT = 4
 UPLOAD = "codalab_competition.zip"
@@ -66,53 +66,17 @@ def build(inputs: Inputs, *, split: str = "public", options: Options | None = No
     config_text = "# CodaLab competition bundle (v1), written by `agrieval bundle codalab`.\n" + dump(
         competition(inputs, options))
     bundle.add("competition.yaml", config_text)
-    kit_readme = (f"# Starting kit: {lit.markdown(d.name)}\n\n`sample_submission.csv`: {note}.\n\nCheck a file: "
-                  f"`{VALIDATE_CMD}`.\nUpload a zip holding the CSV alone: `zip submission.zip "
-                  "submission.csv` (CodaLab fails a CSV uploaded as it is).\n")
+    kit_readme = fill(__file__, "codalab_starting_kit.md", name=d.name, note=note, validate=VALIDATE_CMD)
     bundle.add(UPLOAD, upload_zip(bundle, inputs, options, config_text, "metadata", page_folder="",
                                   kit_readme=kit_readme, sample_note=note,
-                                  upload_how="Upload a zip holding the CSV alone (<code>zip submission.zip "
-                                             "submission.csv</code>): CodaLab reads an upload that is not a zip as "
-                                             "YAML and fails it."))
+                                  upload_how=prose("Upload a zip holding the CSV alone (<code>zip submission.zip "
+                                                   "submission.csv</code>): CodaLab reads an upload that is not a "
+                                                   "zip as YAML and fails it.")))
     dev_start, _dev_end, final_start, end = options.text_dates()
-    bundle.add("README.md", f"""# CodaLab (legacy) competition for {lit.markdown_code(d.name)}
-
-Written by `agrieval bundle codalab`. {runtime_note()}
-{solution_notes(inputs)}
-**Upload `{UPLOAD}`**: sign in to the CodaLab site (an account is all an organizer needs), then My Competitions ->
-Create Competition -> upload the bundle (codalab/codalab-competitions at c7ef5e28: the menu, `templates/base.html`
-~94; the button, `templates/web/my/index.html` ~57; the upload page, `web/competitions/upload_competition.html`;
-the site unpacks it with `CompetitionDefBundle.unpack`, `codalab/apps/web/models.py` ~1875). Its
-`competition.yaml` (v1; copy next to this README) names the title "{lit.markdown(options.title_of(inputs))}", the docker image
-`{IMAGE}`, the html pages (overview, evaluation, terms, data), a logo, and two phases:
-{lit.markdown_code(options.dev_name)} from {dev_start} (public split, results shown) and {lit.markdown_code(options.final_name)} from {final_start}
-(private split, `leaderboard_management_mode: hide_results`: results shown to the organizers only); the
-competition ends {end} (UTC; `--dev-start/--final-start/--end`).
-
-Then:
-1. Replace the terms page and the logo in the editor; publish.
-2. **Approve each participant**: the competition requires registration (`has_registration: true`), so a
-   registration stays `pending`, and its author cannot submit, until you approve it (the competition's
-   Participants page, as organizer). Approve no one after the end. (codalab/codalab-competitions at c7ef5e28:
-   `codalab/apps/api/views/competition_views.py` `participate` ~236-239 stores `pending`;
-   `CompetitionSubmissionViewSet.perform_create` ~590-591 refuses a participant who is not approved.)
-3. **Participants must zip their CSV** (`zip submission.zip submission.csv`): the v1 worker reads an upload that
-   is not a zip as YAML and the submission fails before the scoring program runs. The starting kit says so and
-   holds `sample_submission.csv` ({note}).
-4. After the end, publish the final phase's results: edit the phase {lit.markdown_code(options.final_name)} and set its
-   leaderboard mode to the default (results shown).
-
-What CodaLab does with the dates: a phase takes submissions from its start date until the next phase starts,
-the last one until the competition's end date ({end}); nothing switches by itself at the end. The final phase
-is blind: participants see that their submission ran, not its scores, until step 4, which is the reveal.
-(codalab/codalab-competitions at c7ef5e28: `codalab/apps/web/models.py` `CompetitionPhase.is_active` ~1001-1013,
-`Competition.is_active` ~430-436.)
-
-The program writes `scores.txt` (`key: value` lines: the only file CodaLab reads) and `scores.json`. A rejected
-submission exits 1 with the reason in `stderr.txt`; a failure on the organizers' side exits 3 and says it is not
-the participant's fault. Also here, to read or try: `scoring_program/` (the {split} split's program),
-`reference_data/`, `sample_submission.csv`.
-""")
+    bundle.add("README.md", fill(__file__, "codalab_readme.md", name=d.name, runtime=runtime_note(),
+                                 notes=solution_notes(inputs), upload=UPLOAD, title=options.title_of(inputs),
+                                 image=IMAGE, dev_name=options.dev_name, final_name=options.final_name,
+                                 dev_start=dev_start, final_start=final_start, end=end, note=note, split=split))
     bundle.next_steps = [f"upload {UPLOAD} (Create Competition)", "replace terms and logo; publish",
                          "approve each participant: registrations stay pending until you do (README step 2)",
                          "after the end: set the final phase's leaderboard mode to default (README step 4)"]

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from agrieval.scoring.authoring.bundles.files import Inputs
 from agrieval.scoring.runtime.problems import HostError
-from agrieval.scoring.text import literals as lit
+from agrieval.scoring.text.template import Filled, fill, join, prose
 
 DATE_FORMAT = "%Y-%m-%d %H:%M:%S"
 # Placeholder dates (the README says to set them): fixed, so that the same inputs give the same bundle.
@@ -94,48 +94,34 @@ class Options:
         return self.title or inputs.definition.title or inputs.definition.name
 
 
-def _e(text) -> str:
-    return lit.html(text)
-
-
-def pages(inputs: Inputs, options: Options, *, upload_how: str, validate_cmd: str, sample_note: str,
+def pages(inputs: Inputs, options: Options, *, upload_how: Filled, validate_cmd: str, sample_note: str,
           sample_where: str) -> dict:
-    """``{page: html}`` for overview, evaluation, data and terms."""
+    """``{page: html}`` for overview, evaluation, data and terms (``templates/*.html.tmpl``)."""
     d = inputs.definition
     dev_start, dev_end, final_start, end = options.text_dates()
-    better = "higher" if d.higher_is_better else "lower"
-    columns = "".join(f"<li><code>{_e(k)}</code></li>" for k in inputs.keys)
-    link = f"<p>Source: {lit.html_link(d.url)}</p>" if d.url else ""  # a link only to an http(s) URL
-    if d.task == "multiclass":
-        fmt = f"one class of the vocabulary per row in <code>{_e(d.prediction_column)}</code>"
-    else:
-        fmt = (f"the list of predicted labels per row in <code>{_e(d.prediction_column)}</code>, written "
-               f"<code>{'[1, 2, 3]' if d.list_syntax == 'python-list' else '1 2 3'}</code>; an empty list is a "
-               "valid prediction")
-    extra = _participant_blocks(inputs, options)
+    title = options.title_of(inputs)
     # the definition's title under the page's title only where it says something else (not the title twice)
-    subtitle = f"<p>{_e(d.title or d.name)}</p>\n" if (d.title or d.name) != options.title_of(inputs) else ""
-    about = f"<p>{_e(options.description)}</p>\n" if options.description else ""
+    subtitle = fill(__file__, "paragraph.html", text=d.title or d.name) if (d.title or d.name) != title else prose("")
+    about = fill(__file__, "paragraph.html", text=options.description) if options.description else prose("")
+    link = fill(__file__, "source_link.html", url=d.url) if d.url else prose("")  # a link only to an http(s) URL
+    if d.task == "multiclass":
+        fmt = fill(__file__, "format_multiclass.html", column=d.prediction_column)
+    else:
+        fmt = fill(__file__, "format_multilabel.html", column=d.prediction_column,
+                   example="[1, 2, 3]" if d.list_syntax == "python-list" else "1 2 3")
+    extra = _participant_blocks(inputs, options)
     return {
-        "overview": f"<h2>{_e(options.title_of(inputs))}</h2>\n{subtitle}{about}{link}\n"
-                    f"<p>Phases: <b>{_e(options.dev_name)}</b> ({_e(dev_start)} to {_e(dev_end)} UTC) scores the "
-                    f"public part of the test set; <b>{_e(options.final_name)}</b> ({_e(final_start)} to "
-                    f"{_e(end)} UTC) ranks on the private part; the private ranking is shown after the end.</p>\n",
-        "evaluation": f"<h2>Evaluation</h2>\n<p>Primary metric: <code>{_e(d.primary_metric)}</code> ({better} is "
-                      f"better). Leaderboard columns:</p>\n<ul>{columns}</ul>\n"
-                      "<p>A submission with any problem is rejected with the reason (file, line, column, a "
-                      "stable code) and is not scored.</p>\n" + extra["evaluation"],
-        "data": f"<h2>Submission format</h2>\n<p>A CSV file with the header <code>"
-                f"{_e(d.delimiter.join(d.expected_columns))}</code> (delimiter <code>{_e(repr(d.delimiter))}</code>), "
-                f"one row per id of the test set, {fmt}.</p>\n"
-                f"<p><code>sample_submission.csv</code> ({_e(sample_where)}) is a valid file: "
-                f"{_e(sample_note)}.</p>\n"
-                f"<p>{upload_how}</p>\n"
-                f"<p>Check a file before uploading it with <code>validate.py</code> (Python 3.8+ and numpy, nothing "
-                f"else; it checks the format and the ids as the grader reads them):</p>\n<pre>{_e(validate_cmd)}</pre>\n"
-                + extra["data"],
-        "terms": "<h2>Terms and conditions</h2>\n<p>Organizers: replace this text with your terms (data licence, "
-                 "team rules, prizes). Participants agree to them when they register.</p>\n",
+        "overview": fill(__file__, "overview.html", title=title, subtitle=subtitle, about=about, link=link,
+                         dev_name=options.dev_name, final_name=options.final_name, dev_start=dev_start,
+                         dev_end=dev_end, final_start=final_start, end=end),
+        "evaluation": fill(__file__, "evaluation.html", primary=d.primary_metric,
+                           better="higher" if d.higher_is_better else "lower",
+                           columns=join(fill(__file__, "column_item.html", key=k) for k in inputs.keys),
+                           definitions=extra["evaluation"]),
+        "data": fill(__file__, "data.html", header=d.delimiter.join(d.expected_columns), delimiter=repr(d.delimiter),
+                     format=fmt, sample_where=sample_where, sample_note=sample_note, upload_how=upload_how,
+                     validate_cmd=validate_cmd, participant=extra["data"]),
+        "terms": fill(__file__, "terms.html"),
     }
 
 
@@ -147,9 +133,9 @@ def _participant_blocks(inputs: Inputs, options: Options) -> dict:
     dev_start, dev_end, final_start, end = options.text_dates()
     labels = example_labels(d)
     limits = limits_sentence(d, options.per_day, options.total, options.time_limit)
-    timeline = (f"{options.dev_name}: {dev_start} to {dev_end} UTC, scored on the public part of the test set. "
-                f"{options.final_name}: {final_start} to {end} UTC, ranked on the private part after the end "
-                f"(the private ranking appears from {options.reveal_text()} UTC).")
+    timeline = fill(__file__, "timeline.txt", dev_name=options.dev_name, final_name=options.final_name,
+                    dev_start=dev_start, dev_end=dev_end, final_start=final_start, end=end,
+                    reveal=options.reveal_text())
     return {"evaluation": definitions_html(list(inputs.keys), d.primary_metric, group_name(d)),
             "data": participant_html(d, sorted(inputs.solution.ids), labels, limits, timeline)}
 
@@ -178,5 +164,5 @@ def limits_sentence(d, per_day: int | None, total: int | None, time_limit: int |
     day = (f"At most {per_day} submissions a day" if per_day is not None
            else "The platform's daily submission limit")
     all_ = f", {total} in total" if total is not None else ""
-    return (f"{day}{all_}; a file of at most {d.limits.max_bytes:,} bytes and {d.limits.max_rows:,} rows; "
-            f"grading stops after {time_limit or d.limits.max_seconds:g} seconds. A rejected file is not scored.")
+    return fill(__file__, "limits.txt", day=day, total=all_, max_bytes=f"{d.limits.max_bytes:,}",
+                max_rows=f"{d.limits.max_rows:,}", seconds=f"{time_limit or d.limits.max_seconds:g}")

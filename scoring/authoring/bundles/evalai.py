@@ -20,6 +20,7 @@ from agrieval.scoring.authoring.bundles.files import (MIN_NUMPY, Bundle, Inputs,
 from agrieval.scoring.authoring.bundles.yaml_text import dump
 from agrieval.scoring.runtime.definition import freeze
 from agrieval.scoring.text import literals as lit
+from agrieval.scoring.text.template import fill, join, prose
 
 # A 3.7 worker (EvalAI allows 3.7-3.9: apps/challenges/constants.py) fails the import deep in the runtime; the
 # worker saves that traceback as the challenge's evaluation_module_error (submission_worker.py ~486-507): make
@@ -107,27 +108,12 @@ def challenge_config(inputs: Inputs, options: Options) -> dict:
     }
 
 
-# The README's step 2. EvalAI ranks each team's best private score unless the phase split ranks by the latest
-# submission, and its challenge creation drops that key from challenge_config.yaml (apps/challenges/views.py
-# create_challenge_using_zip_file ~2149-2156 and create_or_update_github_challenge ~4675-4682 copy six keys of
-# each challenge_phase_splits entry), so the host sets it through the API the site's own page calls
-# (challengeCtrl.js toggleShowLeaderboardByLatest ~1543-1548), once, before the end.
-LATEST_STEP = """\
-2. **Before the end, rank the private split by each team's latest submission** (without it EvalAI ranks each
-   team's best private score over all its submissions: chance decides; the YAML cannot set it, see "Which
-   submission counts" below). With your auth token (step 1 of the list above) and the challenge's id:
-
-       curl -H "Authorization: Bearer $TOKEN" https://eval.ai/api/challenges/$CHALLENGE/challenge_phase_split
-
-   lists the phase splits (a host sees the private one too); take the `id` of the one whose
-   `challenge_phase_name` is {final_name} and `dataset_split_name` is `private`, then
-
-       curl -X PATCH -H "Authorization: Bearer $TOKEN" -H "Content-Type: application/json" \\
-         -d '{{"show_leaderboard_by_latest_submission": true}}' \\
-         https://eval.ai/api/challenges/challenge/create/challenge_phase_split/$ID/
-
-   The answer shows `"show_leaderboard_by_latest_submission": true`. A later push of the configuration keeps it
-   (the update sends the same six keys)."""
+# The README's step 2 (templates/evalai_latest_step.md.tmpl). EvalAI ranks each team's best private score unless
+# the phase split ranks by the latest submission, and its challenge creation drops that key from
+# challenge_config.yaml (apps/challenges/views.py create_challenge_using_zip_file ~2149-2156 and
+# create_or_update_github_challenge ~4675-4682 copy six keys of each challenge_phase_splits entry), so the host
+# sets it through the API the site's own page calls (challengeCtrl.js toggleShowLeaderboardByLatest ~1543-1548),
+# once, before the end.
 
 
 def build(inputs: Inputs, *, options: Options | None = None, **_options) -> Bundle:
@@ -153,7 +139,7 @@ def build(inputs: Inputs, *, options: Options | None = None, **_options) -> Bund
     validate_cmd = VALIDATE_CMD  # the starting kit's validate.py: Python and numpy, nothing to install
     page = pages(inputs, options, validate_cmd=validate_cmd, sample_note=note,
                       sample_where="published with the test data",
-                 upload_how="Upload the CSV itself (a zip holding it is read too).")
+                 upload_how=prose("Upload the CSV itself (a zip holding it is read too)."))
     upload = {"challenge_config.yaml": config_text.encode(), "logo.png": logo_png(),
               "evaluation_script.zip": zip_bytes(under(bundle, "evaluation_script")),
               "description.html": page["overview"].encode(), "evaluation_details.html": page["evaluation"].encode(),
@@ -165,60 +151,19 @@ def build(inputs: Inputs, *, options: Options | None = None, **_options) -> Bund
     upload.update({f"evaluation_script/{rel}": data for rel, data in under(bundle, "evaluation_script").items()})
     for codename, split in _phases(d):
         upload[f"annotations/{codename}.csv"] = inputs.solution_path.read_bytes()
-        upload[f"phase_{codename}.html"] = (f"<p>Phase <code>{lit.html(codename)}</code>: scored on the {split} split"
-                                            + (" (host-only until published)" if split == "private" else "")
-                                            + ".</p>\n").encode()
+        host_only = prose(" (host-only until published)") if split == "private" else prose("")
+        upload[f"phase_{codename}.html"] = fill(__file__, "evalai_phase.html", codename=codename, split=split,
+                                                host_only=host_only).encode()
     bundle.add(UPLOAD, zip_bytes(upload))
-    phases = ", ".join(f"{lit.markdown_code(k)} -> {v}" for k, v in sorted(d.split.phases.items()))
+    phases = join([fill(__file__, "evalai_phase.md", codename=k, split=v) for k, v in sorted(d.split.phases.items())],
+                  ", ")
     dev_start, dev_end, final_start, end = options.text_dates()
-    bundle.add("README.md", f"""# EvalAI challenge for {lit.markdown_code(d.name)}
-
-Written by `agrieval bundle evalai`. {runtime_note()} EvalAI workers run Python 3.7-3.9 (the challenge's
-`worker_python_version`, default 3.9); use 3.8 or 3.9: under 3.7 the import stops with a message naming that setting.
-{solution_notes(inputs)}
-**From nothing to the challenge**, by the GitHub route of EvalAI's hosting guide (Cloud-CV/EvalAI at 0f040392,
-docs/source/02-for-challenge-hosts/hosting-guide/host-challenge.md, steps 1-6):
-
-1. An account on https://eval.ai and a **host team** (https://eval.ai/web/challenge-host-teams): its `ID` is the
-   `host_team_pk`; your auth token is on https://eval.ai/web/profile ("Get your Auth Token").
-2. A GitHub repository made from the EvalAI-Starters template (https://github.com/Cloud-CV/EvalAI-Starters), with
-   a GitHub personal access token in its secrets as `AUTH_TOKEN`.
-3. In it, a branch `challenge` from `master` (only that branch is synchronized with EvalAI); replace the
-   template's challenge files by the content of `{UPLOAD}` (unzip it at the repository's root; it holds
-   `evaluation_script/`, from which the template's action rebuilds `evaluation_script.zip`); put the auth token,
-   `host_team_pk` and `evalai_host_url` (`https://eval.ai`) in `github/host_config.json`.
-4. Push to `challenge`. EvalAI checks the configuration with `validate_challenge_config_util` (what
-   `scripts/platform_checks/evalai_config.py` runs) and the action opens an issue listing any error. (The zip can
-   also be posted to the host API's `zip_upload/` endpoint, whose own checks were not run here.)
-
-`challenge_config.yaml` (copy next to this README) holds the title "{lit.markdown(options.title_of(inputs))}", the HTML pages (description, evaluation
-details, terms, submission guidelines, one per phase), a logo, `evaluation_script.zip` (zipped from inside the package),
-one annotation file per phase (`annotations/<codename>.csv`), one leaderboard ({lit.markdown_code(inputs.keys[0])} first), the
-dataset splits `public` and `private`, and the phases of the definition ({phases}): {lit.markdown_code(options.dev_name)}
-{dev_start} to {dev_end}, {lit.markdown_code(options.final_name)} {final_start} to {end} (UTC; `--dev-start/--final-start/--end`).
-
-Then:
-1. Wait for EvalAI's admins to approve the challenge; replace the terms page and the logo.
-{LATEST_STEP.format(final_name=lit.markdown_code(options.final_name))}
-3. Participants upload the CSV itself. Publish `sample_submission.csv` ({note}) with your test data
-   (EvalAI hosts no participant files in the challenge zip); the submission guidelines page describes it.
-4. After the end, show the private ranking: Host -> the phase {lit.markdown_code(options.final_name)} -> leaderboard -> set the
-   private split's visibility to public. Each team's latest {lit.markdown_code(options.final_name)} submission is ranked (step 2).
-
-What EvalAI does with the phases. A phase takes submissions from its start date to its end date; no other
-status is set by hand. Every submission is public on the leaderboard unless its author hides it
-(`is_submission_public: true`); with `false` the leaderboard would list only the submissions their authors made
-public one by one, and would stay empty by default. {lit.markdown_code(options.final_name)} is scored on both splits: its public
-split's scores are shown to everyone as they come, its private split's only to you until step 4.
-
-`submission_result` (the participant's "Result file") holds the public split only. A rejected submission fails
-with the participant-safe reason written first to the submission's stderr, then the exception; a failure on your
-side says it is not the participant's fault and names only the problem's code.
-
-Sources (Cloud-CV/EvalAI at 0f040392): the default visibility of a new submission, `apps/jobs/views.py` ~359-361;
-the public leaderboard lists only public submissions, `apps/jobs/utils.py` ~423-427; split visibility 1 host, 3
-public, `apps/challenges/models.py` ~1127-1146. Details: the agrieval docs, `docs/platform_checks.md`.
-""")
+    bundle.add("README.md", fill(__file__, "evalai_readme.md", name=d.name, runtime=runtime_note(),
+                                 notes=solution_notes(inputs), upload=UPLOAD, title=options.title_of(inputs),
+                                 primary=inputs.keys[0], phases=phases, dev_name=options.dev_name,
+                                 final_name=options.final_name, dev_start=dev_start, dev_end=dev_end,
+                                 final_start=final_start, end=end, note=note,
+                                 latest_step=fill(__file__, "evalai_latest_step.md", final_name=options.final_name)))
 
     bundle.next_steps = [f"put the content of {UPLOAD} in an EvalAI-Starters repository, push to `challenge`",
                          "once approved, before the end: rank the final phase's private split by each team's "

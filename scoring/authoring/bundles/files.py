@@ -13,6 +13,7 @@ from agrieval.scoring.runtime.guard import grade
 from agrieval.scoring.runtime.problems import HostError
 from agrieval.scoring.runtime.reading.solution import Solution, load_solution
 from agrieval.scoring.text import literals as lit
+from agrieval.scoring.text.template import Filled, fill, join, prose
 
 # The oldest Python and numpy the runtime claims (tested in CI: .ci/interpreters).
 MIN_PYTHON = "3.8"
@@ -128,12 +129,9 @@ def sorting(definition: CompetitionDefinition) -> str:
     return "desc" if definition.higher_is_better else "asc"
 
 
-def runtime_note() -> str:
-    return (f"The runtime needs Python >= {MIN_PYTHON} and numpy >= {MIN_NUMPY}, nothing else "
-            f"(agrieval runtime {vendoring.runtime_digest()}).")
-
-
-ORDER_HASH = "sha256"
+def runtime_note() -> Filled:
+    return fill(__file__, "runtime_note.md", min_python=MIN_PYTHON, min_numpy=MIN_NUMPY,
+                digest=vendoring.runtime_digest())
 
 
 def publication_order(ids: list, key: str) -> list:
@@ -151,18 +149,12 @@ def publication_order(ids: list, key: str) -> list:
     return sorted(ids, key=lambda i: (hashlib.sha256(prefix + i.encode("utf-8")).hexdigest(), i))
 
 
-def order_note(inputs: Inputs) -> str:
+def order_note(inputs: Inputs) -> Filled:
     """README paragraph: the order of the published ids, its key, why; and any warning about the order."""
     found = [w for w in inputs.warnings if getattr(w, "code", "") in ("order_reveals_labels", "order_reveals_split")]
-    warn = "".join(f"\n**Warning ({lit.markdown_code(w.code)}):** {lit.markdown(w.message)}.\n" for w in found)
-    return (f"\n**Order of the published ids.** `sample_submission.csv` (and every copy of it in this bundle) lists "
-            f"the ids by `{ORDER_HASH}(KEY + \"\\n\" + id)` with KEY {lit.markdown_code(inputs.key)} (`--order-key`), "
-            "not in the "
-            "solution's order, which may follow its classes or its split, nor sorted, which keeps what the ids' "
-            "spelling says: a row's position then tells nothing its id does not. Rebuild it with "
-            "`agrieval.scoring.authoring.bundles.files.publication_order(ids, KEY)`. The solution's row order and its "
-            "sorted ids were tested against its classes and split (runs and rank-sum tests within each group, "
-            "`scoring/authoring/solution_order.py`)" + (": see below.\n" if found else ": nothing found.\n") + warn)
+    warnings = [fill(__file__, "order_warning.md", code=w.code, message=w.message) for w in found]
+    verdict = join([prose(": see below.\n")] + warnings) if found else prose(": nothing found.\n")
+    return fill(__file__, "order_note.md", key=inputs.key, found=verdict)
 
 
 def sample_submission(inputs: Inputs) -> tuple:
@@ -181,11 +173,9 @@ def sample_submission(inputs: Inputs) -> tuple:
         if not labels:
             raise HostError("definition_invalid", f"{d.name}: a multiclass sample submission needs the vocabulary")
         first = labels[0]
-        note = (f"every row predicts {lit.markdown_code(first)}, the first class in sorted order: a row of "
-                f"{lit.markdown_code(d.name)} must hold exactly one class, and one class repeated says nothing of "
-                "the truth")
+        note = fill(__file__, "sample_note_multiclass.md", first=first, name=d.name)
         return format_submission(ids, [str(first)] * len(ids), d), note
-    note = "every row predicts the empty list, a valid prediction that says nothing of the truth"
+    note = prose("every row predicts the empty list, a valid prediction that says nothing of the truth")
     return format_submission(ids, [[] for _ in ids], d), note
 
 
@@ -210,16 +200,12 @@ def under(bundle: Bundle, folder: str) -> dict:
     return {rel[len(prefix):]: data for rel, data in bundle.files.items() if rel.startswith(prefix)}
 
 
-def leak_note(inputs: Inputs) -> str:
+def leak_note(inputs: Inputs) -> Filled:
     """README paragraph on a solution whose ids reveal their labels (empty when they do not)."""
     found = [w for w in inputs.warnings if getattr(w, "code", "") == "ids_reveal_labels"]
-    if not found:
-        return ""
-    return ("\n**Warning (`ids_reveal_labels`):** " + lit.markdown(found[0].message) + ". Every participant could "
-            "read the truth "
-            "from the ids in this bundle's `sample_submission.csv`; fix the ids before publishing.\n")
+    return fill(__file__, "leak_note.md", message=found[0].message) if found else prose("")
 
 
-def solution_notes(inputs: Inputs) -> str:
+def solution_notes(inputs: Inputs) -> Filled:
     """What every bundle README says about the solution before the steps: ids that reveal labels, the order."""
-    return leak_note(inputs) + order_note(inputs)
+    return join([leak_note(inputs), order_note(inputs)])

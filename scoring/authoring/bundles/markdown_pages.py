@@ -14,12 +14,12 @@ from agrieval.scoring.authoring.bundles.competition_pages import Options, exampl
 from agrieval.scoring.authoring.bundles.files import Inputs
 from agrieval.scoring.authoring.bundles.metric_pages import definitions_markdown, group_name, participant_markdown
 from agrieval.scoring.authoring.bundles.submission_limits import resolved
-from agrieval.scoring.text import literals as lit
+from agrieval.scoring.text.template import Filled, fill, prose
 
 __all__ = ["pages"]
 
 
-def pages(inputs: Inputs, options: Options, platform: str, *, sample_note: str, validate_cmd: str, until: str,
+def pages(inputs: Inputs, options: Options, platform: str, *, sample_note: str, validate_cmd: str, until: Filled,
           timeline: str) -> dict:
     """``{"overview", "data", "submission": markdown}``. ``until``: the overview's words for how long the
     public ranking runs (" until 2027-04-01"); ``timeline``: the platform's account of the dates and the reveal.
@@ -27,20 +27,17 @@ def pages(inputs: Inputs, options: Options, platform: str, *, sample_note: str, 
     ``limits.max_seconds``): the platforms' time settings bound their own workers, not a metric run."""
     d = inputs.definition
     limits = resolved(platform, options)
-    better = "higher" if d.higher_is_better else "lower"
     title = options.title_of(inputs)
-    subtitle = f"{lit.markdown(d.title or d.name)}\n\n" if (d.title or d.name) != title else ""
-    about = f"{lit.markdown(options.description)}\n\n" if options.description else ""
+    subtitle = fill(__file__, "paragraph.md", text=d.title or d.name) if (d.title or d.name) != title else prose("")
+    about = fill(__file__, "paragraph.md", text=options.description) if options.description else prose("")
     sentence = limits_sentence(d, limits.per_day, limits.total, options.time_limit)
-    header = lit.markdown_code(d.delimiter.join(d.expected_columns))
+    participant = participant_markdown(d, sorted(inputs.solution.ids), example_labels(d), sentence, timeline)
     return {
-        "overview": f"# {lit.markdown(title)}\n\n{subtitle}{about}Ranked on {lit.markdown_code(d.primary_metric)} ({better} "
-                    f"is better) on the public part of the test set{until}; the private leaderboard is shown after "
-                    "the end.\n\n" + definitions_markdown(list(inputs.keys), d.primary_metric, group_name(d)),
-        "data": f"# Data\n\n`sample_submission.csv` holds every id of the test set: {lit.markdown(sample_note)}. "
-                "`validate.py` checks a file before you upload it.\n",
-        "submission": f"# Submissions\n\nA CSV with the header {header}, one row per id (or a zip holding it). "
-                      "Check it first with `validate.py` (Python 3.8+ and numpy, nothing else; it checks the format "
-                      f"and the ids as the grader reads them):\n\n    {validate_cmd}\n\n"
-                      + participant_markdown(d, sorted(inputs.solution.ids), example_labels(d), sentence, timeline),
+        "overview": fill(__file__, "overview.md", title=title, subtitle=subtitle, about=about,
+                         primary_metric=d.primary_metric, better="higher" if d.higher_is_better else "lower",
+                         until=until, definitions=definitions_markdown(list(inputs.keys), d.primary_metric,
+                                                                       group_name(d))),
+        "data": fill(__file__, "data.md", sample_note=sample_note),
+        "submission": fill(__file__, "submission.md", header=d.delimiter.join(d.expected_columns),
+                           validate_cmd=validate_cmd, participant=participant),
     }

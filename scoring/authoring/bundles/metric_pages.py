@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Dict, List, Tuple
 
-from agrieval.scoring.text import literals as lit
+from agrieval.scoring.text.template import Filled, fill, join, prose
 
 __all__ = ["METRICS", "definitions_html", "definitions_markdown", "format_examples", "group_name", "meaning_of",
            "participant_html", "participant_markdown"]
@@ -41,10 +41,6 @@ METRICS: Dict[str, Tuple[str, str]] = {
 }
 
 
-def _e(value) -> str:
-    return lit.html(str(value))
-
-
 def group_name(definition) -> str:
     """What the definition calls one of its groups (``[grouping] name``: team, transect); "group" without one."""
     return definition.grouping.name if definition.grouping else "group"
@@ -58,12 +54,9 @@ def meaning_of(key: str, group: str = "group") -> str:
 def definitions_html(keys: List[str], primary: str, group: str = "group") -> str:
     """A definition list of every metric in ``keys`` (a ``KeyError`` for one without a definition: a test
     keeps ``METRICS`` complete); ``group``: the name of the definition's grouping (its groups' unit)."""
-    items = []
-    for k in keys:
-        formula, meaning = METRICS[k][0], meaning_of(k, group)
-        role = " (the ranking metric)" if k == primary else ""
-        items.append(f"<dt><code>{_e(k)}</code>{_e(role)}</dt>\n<dd><code>{_e(formula)}</code>: {_e(meaning)}.</dd>")
-    return "<h3>Metric definitions</h3>\n<dl>\n" + "\n".join(items) + "\n</dl>\n"
+    items = [fill(__file__, "metric_item.html", key=k, role=" (the ranking metric)" if k == primary else "",
+                  formula=METRICS[k][0], meaning=meaning_of(k, group)) for k in keys]
+    return fill(__file__, "definitions.html", items=join(items, "\n"))
 
 
 def format_examples(definition, ids: List[str], labels: Tuple[str, str]) -> Tuple[str, str, str]:
@@ -91,37 +84,28 @@ def participant_html(definition, ids: List[str], labels: Tuple[str, str], limits
                      timeline_text: str) -> str:
     """The format examples, the limits and the timeline, as a block of the data page."""
     right, wrong, code = format_examples(definition, ids, labels)
-    return (f"<h3>A file that is accepted</h3>\n<pre>{lit.html_block(right)}</pre>\n"
-            f"<h3>A file that is rejected (<code>{_e(code)}</code>)</h3>\n<pre>{lit.html_block(wrong)}</pre>\n"
-            + ("<p>A list holds commas, so its cell must be quoted: <code>df.to_csv(..., quoting=csv.QUOTE_ALL)"
-               "</code> or pandas' default quoting does it; write each list as <code>[1, 2, 3]</code>, not as a "
-               "numpy array prints (<code>[1 2 3]</code>).</p>\n"
-               if definition.task == "multilabel" and definition.delimiter == "," else "")
-            + f"<h3>Limits</h3>\n<p>{_e(limits_text)}</p>\n<h3>Timeline and reveal</h3>\n<p>{_e(timeline_text)}</p>\n")
+    return fill(__file__, "participant.html", right=right, wrong=wrong, code=code, advice=_advice(definition, "html"),
+                limits=limits_text, timeline=timeline_text)
 
 
-_QUOTING_ADVICE = ("A list holds commas, so its cell must be quoted: `df.to_csv(..., quoting=csv.QUOTE_ALL)` or "
-                   "pandas' default quoting does it; write each list as `[1, 2, 3]`, not as a numpy array prints "
-                   "(`[1 2 3]`).")
+def _advice(definition, language: str) -> Filled:
+    """How to write a list cell, where a list holds commas (a multilabel file delimited by commas)."""
+    if definition.task == "multilabel" and definition.delimiter == ",":
+        return fill(__file__, f"quoting_advice.{language}")
+    return prose("")
 
 
 def definitions_markdown(keys: List[str], primary: str, group: str = "group") -> str:
     """``definitions_html`` in Markdown: a list of every metric in ``keys`` with its formula and meaning."""
-    items = []
-    for k in keys:
-        formula, meaning = METRICS[k][0], meaning_of(k, group)
-        role = " (the ranking metric)" if k == primary else ""  # our words, not a value: no escaping
-        items.append(f"- {lit.markdown_code(k)}{role}: {lit.markdown_code(formula)}: "
-                     f"{lit.markdown(meaning)}.")
-    return "## Metric definitions\n\n" + "\n".join(items) + "\n"
+    role = prose(" (the ranking metric)")
+    items = [fill(__file__, "metric_item.md", key=k, role=role if k == primary else prose(""), formula=METRICS[k][0],
+                  meaning=meaning_of(k, group)) for k in keys]
+    return fill(__file__, "definitions.md", items=join(items, "\n"))
 
 
 def participant_markdown(definition, ids: List[str], labels: Tuple[str, str], limits_text: str,
                          timeline_text: str) -> str:
     """``participant_html`` in Markdown: the format examples, the limits and the timeline."""
     right, wrong, code = format_examples(definition, ids, labels)
-    advice = (_QUOTING_ADVICE + "\n\n" if definition.task == "multilabel" and definition.delimiter == "," else "")
-    return (f"## A file that is accepted\n{lit.markdown_block(right)}"
-            f"## A file that is rejected ({lit.markdown_code(code)})\n{lit.markdown_block(wrong)}"
-            f"{advice}## Limits\n\n{lit.markdown(limits_text)}\n\n"
-            f"## Timeline and reveal\n\n{lit.markdown(timeline_text)}\n")
+    return fill(__file__, "participant.md", right=right, wrong=wrong, code=code, advice=_advice(definition, "md"),
+                limits=limits_text, timeline=timeline_text)

@@ -17,6 +17,11 @@ __all__ = ["validator_py", "VALIDATOR_NAME", "VALIDATE_CMD"]
 VALIDATOR_NAME = "validate.py"
 VALIDATE_CMD = "python validate.py submission.csv"
 
+_HEAD = ('"""Check a submission for the competition _NAME names before uploading it:\n'
+         'python validate.py submission.csv\n\n'
+         'Needs Python 3.8 or later and numpy; nothing else. Written by `agrieval bundle`: the grader\'s own\n'
+         'reading rules, the competition\'s definition and the test ids are inside this file.\n"""\n')
+
 _MAIN = '''
 
 import sys as _sys
@@ -52,9 +57,6 @@ def validator_py(inputs) -> str:
     """The text of ``validate.py`` for ``inputs`` (``files.Inputs``)."""
     d = inputs.definition
     # No value in the docstring or any comment: the name and the ids are literals (scoring.text.literals).
-    head = ('"""Check a submission for the competition _NAME names before uploading it:\n'
-            'python validate.py submission.csv\n\n'
-            'Needs Python 3.8 or later and numpy; nothing else. Written by `agrieval bundle`: the grader\'s own\n'
-            'reading rules, the competition\'s definition and the test ids are inside this file.\n"""\n')
-    return (head + vendoring.embedded_runtime() + f"\n_NAME = {lit.python(d.name)}\n_FROZEN = {lit.python(freeze(d))}\n"
-            "_TEST_IDS = [" + ", ".join(lit.python(i) for i in sorted(inputs.solution.ids)) + "]\n" + _MAIN)
+    ids = ", ".join(lit.python(i) for i in sorted(inputs.solution.ids))
+    values = f"\n_NAME = {lit.python(d.name)}\n_FROZEN = {lit.python(freeze(d))}\n_TEST_IDS = [{ids}]\n"
+    return _HEAD + vendoring.embedded_runtime() + values + _MAIN
