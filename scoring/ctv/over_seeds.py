@@ -40,8 +40,8 @@ def seed_interval(values) -> dict:
     (``agrieval.scoring.ctv.spread.seed_stats``: the one place they are computed).
 
     >>> d = seed_interval([80.0, 82.0, 84.0])
-    >>> d["mean"], d["se"], round(d["ci_low"], 3), round(d["ci_high"], 3)
-    (82.0, 1.1547005383792515, 77.032, 86.968)
+    >>> d["mean"], round(d["se"], 6), round(d["ci_low"], 3), round(d["ci_high"], 3)
+    (82.0, 1.154701, 77.032, 86.968)
     """
     s = seed_stats(values)
     return {"n_seeds": s["n_seeds"], "mean": s["mean"], "std": s["std"], "se": s["se"],
@@ -74,10 +74,6 @@ def lacking_warnings(entries: list[dict]) -> list[str]:
     return out
 
 
-def _seed_key(seed) -> tuple:
-    return (seed is None, seed or 0)
-
-
 def over_seeds(runs) -> list[dict]:
     """One entry per (protocol, arch, rule) with every metric's per-seed values and interval (``runs``:
     ``Records`` or a list of runs)."""
@@ -86,7 +82,7 @@ def over_seeds(runs) -> list[dict]:
     teams, classes = rec.team_cells(), rec.class_cells()
     out = []
     for (protocol, arch), group in rec.groups(rec.run_rows(), ("protocol", "arch")):
-        seeds = sorted(set(values(group, "seed")), key=_seed_key)
+        seeds = sorted(set(values(group, "seed")), key=lambda s: (s is None, s or 0))
         by_seed = {s: group[[seed == s for seed in values(group, "seed")]] for s in seeds}
         paper_test = {s: float(np.mean(values(g))) for s, g in by_seed.items()}
         for rule in rules_for(rec.frame[rec.frame["run"].isin(group["run"])], protocol):

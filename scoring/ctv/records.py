@@ -95,10 +95,6 @@ class Records:
                 frame = frame[frame[column] == value]
         return frame
 
-    def finals(self, split: str, team: str = "") -> object:
-        """The final predictions' rows of one split (``team`` "": the whole split)."""
-        return self.query(epoch=FINAL, split=split, team=team)
-
     def team_cells(self) -> object:
         """The final per-test-team rows."""
         f = self.query(epoch=FINAL)
@@ -116,7 +112,7 @@ class Records:
 
     def run_rows(self) -> object:
         """One row per run (its final test rows): its configuration, in the run set's order."""
-        return self.finals("test")
+        return self.query(epoch=FINAL, split="test", team="")
 
     def groups(self, frame, keys: tuple[str, ...]) -> Iterator[tuple[tuple, object]]:
         """``frame``'s rows by ``keys``, in the order each key first appears (the run set's order)."""

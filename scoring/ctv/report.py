@@ -253,8 +253,7 @@ def _write_tables(write: Callable[[str, str], None], study: _Study) -> None:
         ["protocol", "arch", "arch_as_written", "fold", "seed", "layout", "n_train", "n_val", "n_test", "train_acc",
          "val_acc", "test_acc", "vtg", "source"],
         [[r["protocol"], r["arch"], r["arch_raw"], r["fold"], "" if r["seed"] is None else r["seed"], r["layout"],
-          *(r["n"][s] for s in SPLITS), *(fmt(r["acc"][s], FULL) for s in SPLITS),
-          fmt(validation_test_gap(r["acc"]["val"], r["acc"]["test"]), FULL), r["source"]] for r in study.per_run]))
+          *_run_cells(r, FULL), r["source"]] for r in study.per_run]))
     write("cross_check.csv", csv_text(["file", "quantity", "stored", "recomputed", "difference", "agrees"],
                                       [[c.file, c.quantity, "" if c.stored is None else repr(c.stored),
                                         "" if c.recomputed is None else repr(c.recomputed), f"{c.difference:.3g}",
@@ -408,9 +407,13 @@ def _runs_section(runs: list, digits: int, seeded: bool) -> str:
         ["Protocol", "Arch", "Fold", *seed_col, "Layout", "Train images", "Val images", "Test images", "Train acc",
          "Val acc", "Test acc", "VTG"],
         [[r["protocol"], r["arch"], r["fold"], *([r["seed"]] if seeded else []), r["layout"],
-          r["n"]["train"] or NO_TRAIN, r["n"]["val"], r["n"]["test"], *(fmt(r["acc"][s], digits) for s in SPLITS),
-          fmt(validation_test_gap(r["acc"]["val"], r["acc"]["test"]), digits)]
-         for r in runs])
+          *_run_cells(r, digits, no_train=NO_TRAIN)] for r in runs])
+
+
+def _run_cells(r: dict, digits: int, no_train=0) -> list:
+    """A run's images per split (train 0: ``no_train``), accuracy per split and VTG."""
+    return [r["n"]["train"] or no_train, r["n"]["val"], r["n"]["test"], *(fmt(r["acc"][s], digits) for s in SPLITS),
+            fmt(validation_test_gap(r["acc"]["val"], r["acc"]["test"]), digits)]
 
 
 def _splits_section(split_accuracy: list[dict], digits: int) -> str:

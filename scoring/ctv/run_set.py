@@ -41,16 +41,9 @@ class RunSet:
 
         return Records.from_runs(self.runs)
 
-    def seeds(self) -> list:
-        """The replicates' seeds, sorted (None: a run that records none, such as the public script's)."""
-        return sorted({r.seed for r in self.runs}, key=lambda s: (s is None, s))
-
     def seeds_per_fold(self) -> int:
         """The most runs one (protocol, arch, fold) has: 1 without replicates."""
-        counts: dict[tuple[str, str, str], int] = {}
-        for r in self.runs:
-            counts[(r.protocol, r.arch, r.fold)] = counts.get((r.protocol, r.arch, r.fold), 0) + 1
-        return max(counts.values(), default=0)
+        return int(self.records.run_rows().groupby(["protocol", "arch", "fold"]).size().max())
 
     def results_table(self) -> ResultsTable:
         """The per-team table (percent) that ``ctv summarize`` reads: with several seeds, each team's

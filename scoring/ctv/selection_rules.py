@@ -74,14 +74,10 @@ def _rows(fold: str, history: list, protocol: str = "TOTO", val: int = 9, test: 
     ``held_out``: (team, history) of its held-out runs."""
     from agrieval.scoring.ctv.runs import Run
 
-    def run(team, hist):
-        return Run("p", "agrieval", protocol, "net", team, [team], {"val": 10, "test": 10},
-                   {"val": val, "test": test}, history=hist)
-
-    main = run(fold, history)
-    main.train_teams = list(train_teams or [fold])
-    main.held_out = [run(team, hist) for team, hist in held_out]
-    return Records.from_runs([main]).frame
+    held = [Run("p", "agrieval", protocol, "net", t, [], {}, {}, history=h) for t, h in held_out]
+    return Records.from_runs([Run("p", "agrieval", protocol, "net", fold, list(train_teams or [fold]),
+                                  {"val": 10, "test": 10}, {"val": val, "test": test}, history=history,
+                                  held_out=held)]).frame
 
 
 @_register
