@@ -107,7 +107,7 @@ MUTATIONS: Tuple[Mutation, ...] = (
       'if body[:1] in ("-", "+", "="):', 'if body[:1] in ("-", "="):',
       TEXT_TESTS, "literals.markdown not escaping a leading '+'"),
     M("oracle_epoch_tie_later", "scoring/ctv/selection_rules.py",
-      'key=lambda h: (h["test"], -h["epoch"])', 'key=lambda h: (h["test"], h["epoch"])',
+      "key=lambda h: (h[2], -h[0])", "key=lambda h: (h[2], h[0])",
       ("tests/ctv/test_selection_ties.py", "tests/ctv/test_ctv_replicates.py"),
       "ties in the oracle-test epoch keeping the later epoch"),
     M("lodo_epoch_tie_later", "scoring/ctv/selection_rules.py",

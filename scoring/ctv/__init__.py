@@ -9,7 +9,7 @@ the analyses query; ``cross_check`` compares every
 number a run stored with the one recomputed from its predictions
 (``weighted_prf`` for the script's precision/recall/F1); ``cross_team_matrix``
 builds the TOTO matrix, ``paper_figures`` the numbers of the paper's other
-figures, ``selection_rules`` the named model-selection rules over a run's history (``held_out`` reads
+figures, ``selection_rules`` the named model-selection rules over a run's rows (``run_set`` also reads
 the held-out runs of leave-one-team-out selection, ``ctv report --lodo``),
 ``over_seeds`` the aggregates with intervals over replicate seeds (worst team and class among them),
 ``spread`` the one mean ± spread over seeds (se, std, ci95) every table and figure shows,
@@ -23,7 +23,7 @@ module ``summarize`` (``summarize.summarize``: the paper's statistics), ``build_
 ``agrieval.scoring.analysis_input.InputError`` on a bad input file.
 
 Internal (may change without notice): ``arch_colours``, ``arch_names``, ``cross_check``,
-``held_out``, ``markdown_html``, ``on_the_line``, ``over_seeds``, ``paper_figures``,
+``markdown_html``, ``on_the_line``, ``over_seeds``, ``paper_figures``,
 ``plots``, ``records``, ``script_runs``, ``seed_sections``, ``selection_rules``, ``spread``, ``summary_markdown``,
 ``weighted_prf``.
 """
@@ -36,7 +36,7 @@ __all__ = ["read_results", "ResultsTable", "summarize", "build_report", "read_ru
 _HOME = {"read_results": "results_table", "ResultsTable": "results_table", "summarize": "summarize",
          "build_report": "report", "read_runs": "run_set", "RunSet": "run_set", "read_agrieval_run": "runs",
          "toto_matrices": "cross_team_matrix", "CrossTeamMatrix": "cross_team_matrix"}
-_INTERNAL = ("arch_colours", "arch_names", "cross_check", "held_out", "markdown_html",
+_INTERNAL = ("arch_colours", "arch_names", "cross_check", "markdown_html",
              "on_the_line", "over_seeds", "paper_figures", "plots", "records", "script_runs",
              "seed_sections", "selection_rules", "spread", "summary_markdown", "weighted_prf")
 

@@ -44,12 +44,12 @@ def line_points(runs) -> list[dict]:
     """One point per (run, epoch): protocol, arch, fold, seed, epoch (None: the run's final predictions), val, test."""
     rec = of(runs)
     out = []
-    for (run,), rows in rec.groups(rec.frame, ("run",)):
+    for (run,), rows in rec.groups(rec.query(), ("run",)):
         first = rows.iloc[0]
         base = {"protocol": first["protocol"], "arch": first["arch"], "fold": first["fold"], "seed": first["seed"]}
         acc: dict = {}
         for epoch, split, team, value in zip(rows["epoch"], rows["split"], rows["team"], rows["acc"]):
-            if not team:
+            if not team and value == value:  # NaN: an epoch that did not measure the split
                 acc.setdefault(int(epoch), {})[split] = value
         final = acc.pop(FINAL)
         epochs = [(e, a) for e, a in acc.items() if "val" in a and "test" in a]

@@ -23,11 +23,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from agrieval.scoring.ctv.runs import Run
+from agrieval.scoring.ctv.records import of, values
 from agrieval.scoring.ctv.selection_rules import PAPER_RULE, rules_for, select
 from agrieval.scoring.ctv.spread import seed_stats
 
-__all__ = ["INTERVAL", "LEVEL", "METRICS", "seed_interval", "over_seeds", "worst_class", "worst_team", "run_name",
+__all__ = ["INTERVAL", "LEVEL", "METRICS", "seed_interval", "over_seeds", "worst_group", "run_name",
            "lacking_warnings"]
 
 LEVEL = 0.95
@@ -40,41 +40,26 @@ def seed_interval(values) -> dict:
     (``agrieval.scoring.ctv.spread.seed_stats``: the one place they are computed).
 
     >>> d = seed_interval([80.0, 82.0, 84.0])
-    >>> d["mean"], d["se"], round(d["ci_low"], 3), round(d["ci_high"], 3)
-    (82.0, 1.1547005383792515, 77.032, 86.968)
+    >>> d["mean"], round(d["se"], 6), round(d["ci_low"], 3), round(d["ci_high"], 3)
+    (82.0, 1.154701, 77.032, 86.968)
     """
     s = seed_stats(values)
     return {"n_seeds": s["n_seeds"], "mean": s["mean"], "std": s["std"], "se": s["se"],
             "ci_low": s["mean"] - s["ci95"], "ci_high": s["mean"] + s["ci95"], "level": LEVEL}
 
 
-def worst_team(runs: list[Run]) -> tuple[str, float]:
-    """The target team served worst: min over teams of the mean accuracy (percent) of the runs testing on it."""
-    per_team: dict[str, list[float]] = {}
-    for r in runs:
-        for t in r.team_n:
-            per_team.setdefault(t, []).append(r.team_pct(t))
-    means = {t: float(np.mean(v)) for t, v in sorted(per_team.items())}
-    team = min(means, key=lambda t: (means[t], t))
-    return team, means[team]
+def worst_group(cells, runs: list[int], group: str) -> tuple[str, float]:
+    """The group served worst among ``runs``: min over the values of ``group`` (``team``: the per-team rows,
+    ``label``: the per-class rows) of the mean accuracy (percent) of the runs that have it; ties: the first name."""
+    cells = cells[cells["run"].isin(runs)]
+    means = {name: float(np.mean(values(g))) for (name,), g in cells.groupby([group], sort=True)}
+    name = min(means, key=lambda t: (means[t], t))
+    return name, means[name]
 
 
-def worst_class(runs: list[Run]) -> tuple[str, float]:
-    """The class served worst: min over classes of the mean over runs of its test recall (percent)."""
-    per_class: dict[str, list[float]] = {}
-    for r in runs:
-        true, pred = r.labels["test"]
-        for c in sorted(set(true)):
-            hit = true == c
-            per_class.setdefault(str(c), []).append(100.0 * float((pred[hit] == c).sum()) / float(hit.sum()))
-    means = {c: float(np.mean(v)) for c, v in sorted(per_class.items())}
-    cls = min(means, key=lambda c: (means[c], c))
-    return cls, means[cls]
-
-
-def run_name(r: Run) -> str:
-    """``protocol/arch/fold`` and its seed when there are replicates: how a report names one run."""
-    return f"{r.protocol}/{r.arch}/{r.fold}" + (f" (seed {r.seed})" if r.seed is not None else "")
+def run_name(row) -> str:
+    """``protocol/arch/fold`` and its seed when there are replicates: how a report names one run (a record row)."""
+    return f"{row.protocol}/{row.arch}/{row.fold}" + (f" (seed {row.seed})" if row.seed is not None else "")
 
 
 def lacking_warnings(entries: list[dict]) -> list[str]:
@@ -89,32 +74,29 @@ def lacking_warnings(entries: list[dict]) -> list[str]:
     return out
 
 
-def _seed_key(seed) -> tuple:
-    return (seed is None, seed or 0)
-
-
-def over_seeds(runs: list[Run]) -> list[dict]:
-    """One entry per (protocol, arch, rule) with every metric's per-seed values and interval."""
-    groups: dict[tuple[str, str], list[Run]] = {}
-    for r in runs:
-        groups.setdefault((r.protocol, r.arch), []).append(r)
+def over_seeds(runs) -> list[dict]:
+    """One entry per (protocol, arch, rule) with every metric's per-seed values and interval (``runs``:
+    ``Records`` or a list of runs)."""
+    rec = of(runs)
+    rows_of = {i: rows for (i,), rows in rec.groups(rec.frame, ("run",))}  # each run's rows, for the rules
+    teams, classes = rec.team_cells(), rec.class_cells()
     out = []
-    for (protocol, arch), group in groups.items():
-        seeds = sorted({r.seed for r in group}, key=_seed_key)
-        by_seed = {s: [r for r in group if r.seed == s] for s in seeds}
-        paper_test = {s: float(np.mean([r.pct("test") for r in rs])) for s, rs in by_seed.items()}
-        for rule in rules_for(group, protocol):
-            chosen = {s: [select(r, rule) for r in rs] for s, rs in by_seed.items()}
-            lacking = [run_name(r) for s, rs in by_seed.items() for r, c in zip(rs, chosen[s]) if c is None]
-            missing = len(lacking)
+    for (protocol, arch), group in rec.groups(rec.run_rows(), ("protocol", "arch")):
+        seeds = sorted(set(values(group, "seed")), key=lambda s: (s is None, s or 0))
+        by_seed = {s: group[[seed == s for seed in values(group, "seed")]] for s in seeds}
+        paper_test = {s: float(np.mean(values(g))) for s, g in by_seed.items()}
+        for rule in rules_for(rec.frame[rec.frame["run"].isin(group["run"])], protocol):
+            chosen = {s: [select(rows_of[i], rule) for i in values(g, "run")] for s, g in by_seed.items()}
+            lacking = [run_name(row) for s, g in by_seed.items() for row, c in zip(g.itertuples(), chosen[s])
+                       if c is None]
             entry = {"protocol": protocol, "arch": arch, "rule": rule, "seeds": seeds,
-                     "n_folds": len({r.fold for r in group}), "n_runs": len(group), "n_runs_without": missing,
+                     "n_folds": len(set(values(group, "fold"))), "n_runs": len(group), "n_runs_without": len(lacking),
                      "runs_without": sorted(lacking), "interval": INTERVAL, "metrics": {}}
-            if missing:  # the rule cannot say for every run: no number rather than a mixed one
-                out.append(entry)
+            out.append(entry)
+            if lacking:  # the rule cannot say for every run: no number rather than a mixed one
                 continue
-            per_seed: dict[str, list[float]] = {m: [] for m in METRICS}
-            worst_names: dict[str, list[str]] = {"worst_team": [], "worst_class": []}
+            per_seed: dict[str, list] = {m: [] for m in METRICS}
+            worst: dict[str, list[str]] = {"worst_team_per_seed": [], "worst_class_per_seed": []}
             for s in seeds:
                 test = float(np.mean([c.test for c in chosen[s]]))
                 val = float(np.mean([c.val for c in chosen[s]]))
@@ -123,18 +105,12 @@ def over_seeds(runs: list[Run]) -> list[dict]:
                 per_seed["vtg"].append(val - test)
                 if rule != PAPER_RULE:  # the paper's rule against itself: 0 by definition
                     per_seed["gap_to_paper_rule"].append(test - paper_test[s])
-                else:
-                    team, acc = worst_team(by_seed[s])
-                    per_seed["worst_team_acc"].append(acc)
-                    worst_names["worst_team"].append(team)
-                    cls, acc = worst_class(by_seed[s])
-                    per_seed["worst_class_acc"].append(acc)
-                    worst_names["worst_class"].append(cls)
-            for m, values in per_seed.items():
-                if values:
-                    entry["metrics"][m] = {"per_seed": values, **seed_interval(values)}
+                    continue
+                for metric, cells, column in (("worst_team", teams, "team"), ("worst_class", classes, "label")):
+                    name, acc = worst_group(cells, values(by_seed[s], "run"), column)
+                    per_seed[f"{metric}_acc"].append(acc)
+                    worst[f"{metric}_per_seed"].append(name)
+            entry["metrics"] = {m: {"per_seed": v, **seed_interval(v)} for m, v in per_seed.items() if v}
             if rule == PAPER_RULE:
-                entry["worst_team_per_seed"] = worst_names["worst_team"]
-                entry["worst_class_per_seed"] = worst_names["worst_class"]
-            out.append(entry)
+                entry |= worst
     return out

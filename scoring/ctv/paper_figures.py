@@ -52,6 +52,8 @@ def learning_curves(runs, ddof: dict[str, int]) -> list[dict]:
     by_group: dict[tuple[str, str], dict[int, dict[str, list[float]]]] = {
         key: {} for key in zip(rec.frame["protocol"], rec.frame["arch"])}  # the run set's order of groups
     for protocol, arch, epoch, split, acc in zip(ep["protocol"], ep["arch"], ep["epoch"], ep["split"], ep["acc"]):
+        if acc != acc:  # NaN: the epoch did not measure this split
+            continue
         by_group[(protocol, arch)].setdefault(int(epoch), {s: [] for s in SPLITS})[split].append(acc)
     rows = []
     for (protocol, arch), by_epoch in by_group.items():

@@ -40,6 +40,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 
 from agrieval.scoring.ctv import paper_figures
@@ -52,6 +53,7 @@ from agrieval.scoring.ctv.results_table import ResultsTable
 from agrieval.scoring.ctv.run_set import RunSet, read_runs
 from agrieval.scoring.ctv.on_the_line import fit_lines, line_points
 from agrieval.scoring.ctv.over_seeds import lacking_warnings, over_seeds
+from agrieval.scoring.ctv.records import CONFIG, FINAL, Records, values
 from agrieval.scoring.ctv.runs import SPLITS
 from agrieval.scoring.ctv.seed_sections import on_the_line_section, over_seeds_rows, over_seeds_section
 from agrieval.scoring.ctv.selection_rules import PAPER_RULE, rules_for
@@ -150,7 +152,7 @@ def build_report(runs_dirs: str | Path | Sequence[str | Path], out_dir: Path, *,
                  spread: str = DEFAULT_SPREAD) -> ReportResult:
     """Read the runs and compute every number, claim every output before the first is written, then write the
     CSV and JSON tables, the plots (``plots``) and the report pages (module docstring: what each file holds).
-    ``lodo``: the held-out runs of leave-one-team-out selection (``agrieval.scoring.ctv.held_out``);
+    ``lodo``: the held-out runs of leave-one-team-out selection (``agrieval.scoring.ctv.run_set``);
     ``spread``: what follows ± in the tables and bars of means over seeds (``agrieval.scoring.ctv.spread``)."""
     if spread not in SPREADS:
         raise ValueError(f"spread must be one of {', '.join(SPREADS)}, not {spread!r}")
@@ -160,7 +162,7 @@ def build_report(runs_dirs: str | Path | Sequence[str | Path], out_dir: Path, *,
     figures = figure_format or FigureFormat()
     out_dir = _claim_outputs(plan or OutputPlan(), dirs + ([lodo] if lodo is not None else []), study, out_dir,
                              plots, figures)
-    result = ReportResult(study.runs, study.summary, study.matrices, study.extra,
+    result = ReportResult(study.per_run, study.summary, study.matrices, study.extra,
                           warnings=study.runset.warnings + study.summary.warnings)
 
     def write(name: str, text: str) -> None:
@@ -193,27 +195,39 @@ class _Study:
     #              accuracy_on_the_line, cross_check, spread (summary.json beside summary)
 
     @property
-    def runs(self) -> list:
-        return self.runset.runs
+    def records(self) -> Records:
+        return self.runset.records
+
+    @cached_property
+    def per_run(self) -> list[dict]:
+        return per_run(self.records)
+
+
+def per_run(rec: Records) -> list[dict]:
+    """One dict per run, in the run set's order: its configuration (``records.CONFIG``) and, per split, its
+    images ``n`` and accuracy ``acc`` (percent) from its final predictions."""
+    out = []
+    for _, g in rec.groups(rec.query(epoch=FINAL, team=""), ("run",)):
+        first = next(g.itertuples())
+        out.append({**{k: getattr(first, k) for k in ("run", *CONFIG)}, "n": dict(zip(values(g, "split"), values(g, "n"))),
+                    "acc": dict(zip(values(g, "split"), values(g)))})
+    return out
 
 
 def _compute(dirs: list, ddof: int | dict | None, threshold: float,
              progress: Callable[[str], None] | None, lodo: str | Path | None = None) -> _Study:
-    runset: RunSet = read_runs(dirs, progress)
-    if lodo is not None:
-        from agrieval.scoring.ctv.held_out import attach_held_out
-
-        runset.warnings += attach_held_out(runset.runs, lodo)
+    runset: RunSet = read_runs(dirs, progress, lodo)
+    rec = runset.records
     table = runset.results_table()
     summary = summarize(table, ddof=ddof, threshold=threshold)
-    points = line_points(runset.runs)
-    matrices = toto_matrices(runset.runs)
-    seeds = over_seeds(runset.runs)
+    points = line_points(rec)
+    matrices = toto_matrices(rec)
+    seeds = over_seeds(rec)
     runset.warnings += lacking_warnings(seeds)  # the report's Warnings and summary.json's name those runs
-    extra = {"split_accuracy": paper_figures.split_accuracy(runset.runs, summary.ddof),
-             "learning_curves": paper_figures.learning_curves(runset.runs, summary.ddof),
+    extra = {"split_accuracy": paper_figures.split_accuracy(rec, summary.ddof),
+             "learning_curves": paper_figures.learning_curves(rec, summary.ddof),
              "matrix_correlation": paper_figures.matrix_correlation(matrices),
-             "selection_rules": rules_for(runset.runs), "paper_rule": PAPER_RULE,
+             "selection_rules": rules_for(rec.frame), "paper_rule": PAPER_RULE,
              "over_seeds": seeds,
              "accuracy_on_the_line": {"fits": fit_lines(points)},
              "cross_check": {"n_checked": len(runset.checks), "n_disagree": sum(not c.ok for c in runset.checks)}}
@@ -224,7 +238,7 @@ def _claim_outputs(plan: OutputPlan, dirs: list, study: _Study, out_dir: Path, p
                    figures: FigureFormat) -> Path:
     """The output folder and every file to write in it, checked by the output policy (module docstring)."""
     plan.add_sources(*dirs)  # the run folders are other people's outputs: nothing is written among them
-    plan.add_inputs(*[r.source for r in study.runs], *(p for d in dirs for p in _read_files(Path(d))))
+    plan.add_inputs(*values(study.records.run_rows(), "source"), *(p for d in dirs for p in _read_files(Path(d))))
     out_dir = plan.claim_dir(out_dir, what="report folder")
     planned = _planned_files(study.matrices, study.table, plots, bool(study.extra["learning_curves"]), figures)
     plan.claim_all([out_dir / n for n in planned], what="report file")
@@ -234,20 +248,21 @@ def _claim_outputs(plan: OutputPlan, dirs: list, study: _Study, out_dir: Path, p
 def _write_tables(write: Callable[[str, str], None], study: _Study) -> None:
     """runs.csv, cross_check.csv, team_accuracy.csv, results.csv, split_accuracy.csv, learning_curves.csv,
     summary.json and one cross_team_<arch>.csv per matrix, every number with ``FULL`` decimals."""
-    runs, checks, extra = study.runs, study.runset.checks, study.extra
+    checks, extra = study.runset.checks, study.extra
     write("runs.csv", csv_text(
         ["protocol", "arch", "arch_as_written", "fold", "seed", "layout", "n_train", "n_val", "n_test", "train_acc",
          "val_acc", "test_acc", "vtg", "source"],
-        [[r.protocol, r.arch, r.arch_raw, r.fold, "" if r.seed is None else r.seed, r.layout, r.n["train"], r.n["val"], r.n["test"],
-          fmt(r.pct("train"), FULL), fmt(r.pct("val"), FULL), fmt(r.pct("test"), FULL),
-          fmt(validation_test_gap(r.pct("val"), r.pct("test")), FULL), r.source] for r in runs]))
+        [[r["protocol"], r["arch"], r["arch_raw"], r["fold"], "" if r["seed"] is None else r["seed"], r["layout"],
+          *_run_cells(r, FULL), r["source"]] for r in study.per_run]))
     write("cross_check.csv", csv_text(["file", "quantity", "stored", "recomputed", "difference", "agrees"],
                                       [[c.file, c.quantity, "" if c.stored is None else repr(c.stored),
                                         "" if c.recomputed is None else repr(c.recomputed), f"{c.difference:.3g}",
                                         "yes" if c.ok else "no"] for c in checks]))
+    teams = study.records.team_cells()
     write("team_accuracy.csv", csv_text(["protocol", "arch", "fold", "test_team", "n_images", "accuracy"],
-                                        [[r.protocol, r.arch, r.fold, t, r.team_n[t], fmt(r.team_pct(t), FULL)]
-                                         for r in runs for t in r.team_n]))
+                                        [[*row[:5], fmt(row[5], FULL)] for row in zip(
+                                            *(values(teams, c) for c in ("protocol", "arch", "fold", "team", "n",
+                                                                         "acc")))]))
     write("results.csv", csv_text(["protocol", "arch", "team", "val_acc", "test_acc"],
                                   [[t.protocol, t.arch, t.team, fmt(t.val_acc, FULL), fmt(t.test_acc, FULL)]
                                    for t in study.table.rows]))
@@ -324,13 +339,13 @@ def _write_plots(out_dir: Path, study: _Study, figures: FigureFormat, digits: in
 def _markdown(dirs: list, study: _Study, images: dict[str, str], digits: int, warnings: list[str]) -> str:
     """report.md: its sections in order, each figure under the table it draws.
     Every name below comes from the run files: text, never markup (agrieval.scoring.text.markdown)."""
-    runs, extra = study.runs, study.extra
+    runs, extra = study.per_run, study.extra
     seeded = study.runset.seeds_per_fold() > 1  # replicates (the two layouts side by side are not)
     md = [_opening(dirs, study, seeded), _checks_section(study.runset.checks), _runs_section(runs, digits, seeded),
           _splits_section(extra["split_accuracy"], digits)]
     if "splits" in images:
         md.append(f"![Train, val and test accuracy]({images['splits']})\n")
-    md.append(_curves_section(extra["learning_curves"], runs, digits))
+    md.append(_curves_section(extra["learning_curves"], study.records, digits))
     if "curves" in images:
         md.append(f"![Mean learning curves]({images['curves']})\n")
     md.append("## Per-team tables\n\n" + per_team_tables(study.table, study.summary, digits, extra["spread"]))
@@ -352,10 +367,11 @@ def _markdown(dirs: list, study: _Study, images: dict[str, str], digits: int, wa
 
 
 def _opening(dirs: list, study: _Study, seeded: bool) -> str:
-    runs = study.runs
+    runs = study.per_run
     ddofs = ", ".join(f"{p} ddof={d}" for p, d in study.summary.ddof.items())
-    layouts = sorted({r.layout for r in runs})
-    renamed = sorted({f"{md_text.code(r.arch_raw)} → {md_text.code(r.arch)}" for r in runs if r.arch_raw != r.arch})
+    layouts = sorted({r["layout"] for r in runs})
+    renamed = sorted({f"{md_text.code(r['arch_raw'])} → {md_text.code(r['arch'])}" for r in runs
+                      if r["arch_raw"] != r["arch"]})
     text = (f"# Cross-Team Validation report\n\n{len(runs)} runs read from "
             + ", ".join(md_text.code(d) for d in dirs) + f" (layouts: {', '.join(layouts)}). "
             "Accuracies (%) are recomputed from each run's predictions as 100 × correct / images; "
@@ -390,11 +406,14 @@ def _runs_section(runs: list, digits: int, seeded: bool) -> str:
     return "## Runs\n\n" + RUNS_COLUMNS + "\n\n" + markdown_table(
         ["Protocol", "Arch", "Fold", *seed_col, "Layout", "Train images", "Val images", "Test images", "Train acc",
          "Val acc", "Test acc", "VTG"],
-        [[r.protocol, r.arch, r.fold, *([r.seed] if seeded else []), r.layout, r.n["train"] or NO_TRAIN, r.n["val"],
-          r.n["test"],
-          fmt(r.pct("train"), digits), fmt(r.pct("val"), digits), fmt(r.pct("test"), digits),
-          fmt(validation_test_gap(r.pct("val"), r.pct("test")), digits)]
-         for r in runs])
+        [[r["protocol"], r["arch"], r["fold"], *([r["seed"]] if seeded else []), r["layout"],
+          *_run_cells(r, digits, no_train=NO_TRAIN)] for r in runs])
+
+
+def _run_cells(r: dict, digits: int, no_train=0) -> list:
+    """A run's images per split (train 0: ``no_train``), accuracy per split and VTG."""
+    return [r["n"]["train"] or no_train, r["n"]["val"], r["n"]["test"], *(fmt(r["acc"][s], digits) for s in SPLITS),
+            fmt(validation_test_gap(r["acc"]["val"], r["acc"]["test"]), digits)]
 
 
 def _splits_section(split_accuracy: list[dict], digits: int) -> str:
@@ -438,12 +457,13 @@ RUNS_COLUMNS = ("Columns: **Protocol** TOTO (train on one team) or LOTO (leave o
                 "**VTG** val acc − test acc, in points.")
 
 
-def _curves_section(curves: list[dict], runs, digits: int) -> str:
-    no_history = [r for r in runs if not r.history]
+def _curves_section(curves: list[dict], rec: Records, digits: int) -> str:
+    with_history = set(values(rec.epochs(), "run"))
+    no_history = [r for r in per_run(rec) if r["run"] not in with_history]
     head = "## Mean learning curves (the paper's Figs 5 and 11)\n\n"
     note = ""
     if no_history:
-        script = sum(r.layout == "agri_script" for r in no_history)
+        script = sum(r["layout"] == "agri_script" for r in no_history)
         note = (f"{len(no_history)} runs have no per-epoch history"
                 + (f" ({script} of the public script, which logs it to Weights & Biases only)" if script else "")
                 + ".\n\n")

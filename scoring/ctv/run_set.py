@@ -1,15 +1,25 @@
-"""Every CTV run under one or several folders, in both layouts, with the cross-checks of their stored numbers.
+"""Every CTV run under one or several folders, in both layouts, with the cross-checks of their stored numbers:
+the one reader of run folders, whose ``RunSet.records`` is the record table every analysis queries.
 
 ``read_runs`` finds the agrieval baselines' runs (``agrieval.scoring.ctv.runs``) and the public AgrI script's
 output trees (``agrieval.scoring.ctv.script_runs``) under each folder, reads every run, compares the numbers the runs
 stored about themselves with the recomputed ones (``agrieval.scoring.ctv.cross_check``) and returns a ``RunSet``:
 the runs sorted by protocol, architecture and fold, the warnings and the checks.
+
+``lodo`` (``ctv report --lodo``): the held-out runs of leave-one-team-out selection. That folder holds one runs
+folder per LOTO test team T, named T: the runs of ``agrieval data splits --without-team T --protocol loto`` (the
+pool without T, each of T's training teams held out in turn), trained with the per-epoch test accuracy
+(``--eval-test-every-epoch``). The held-out runs of the LOTO run of fold T, architecture a and seed s are the LOTO
+runs of ``LODO/T`` with the same a and s; the rule (``selection_rules.leave_one_team_out``) uses them only when
+there is one for every training team of the fold. A fold name comes from a run's own files: it is joined under
+``LODO`` by the one rule for such paths (``scoring/writing/table_paths.inside``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 
 from agrieval.scoring.ctv import cross_check, script_runs
@@ -24,23 +34,23 @@ class RunSet:
     warnings: list[str] = field(default_factory=list)
     checks: list = field(default_factory=list)  # agrieval.scoring.ctv.cross_check.Check
 
-    def seeds(self) -> list:
-        """The replicates' seeds, sorted (None: a run that records none, such as the public script's)."""
-        return sorted({r.seed for r in self.runs}, key=lambda s: (s is None, s))
+    @cached_property
+    def records(self):
+        """The record table of these runs (``agrieval.scoring.ctv.records.Records``), built once."""
+        from agrieval.scoring.ctv.records import Records
+
+        return Records.from_runs(self.runs)
 
     def seeds_per_fold(self) -> int:
         """The most runs one (protocol, arch, fold) has: 1 without replicates."""
-        counts: dict[tuple[str, str, str], int] = {}
-        for r in self.runs:
-            counts[(r.protocol, r.arch, r.fold)] = counts.get((r.protocol, r.arch, r.fold), 0) + 1
-        return max(counts.values(), default=0)
+        return int(self.records.run_rows().groupby(["protocol", "arch", "fold"]).size().max())
 
     def results_table(self) -> ResultsTable:
         """The per-team table (percent) that ``ctv summarize`` reads: with several seeds, each team's
         accuracies are the mean over its seeds (one seed: the run's own numbers, unchanged)."""
-        from agrieval.scoring.ctv.records import FINAL, Records
+        from agrieval.scoring.ctv.records import FINAL
 
-        rec = Records.from_runs(self.runs)
+        rec = self.records
         finals = rec.query(epoch=FINAL, team="")
         rows = []
         for (p, a, f), g in rec.groups(finals[finals["split"] != "train"], ("protocol", "arch", "fold")):
@@ -79,9 +89,39 @@ def _confine(root: Path, files: list[Path]) -> None:
                              "copy the file into the folder if it belongs to the run", file=str(f))
 
 
+def _attach_held_out(runs: list[Run], lodo: str | Path) -> list[str]:
+    """Set ``held_out`` of every LOTO run in ``runs`` from ``lodo`` (module docstring); return warnings for the
+    folds whose held-out runs are missing or incomplete (the rule then gives no number for them, and says so)."""
+    from agrieval.scoring.writing.table_paths import UnsafePath, inside
+
+    root = Path(lodo)
+    if not root.is_dir():
+        raise InputError("file_not_found", f"no such folder: {root} (--lodo)", file=str(root))
+    by_fold: dict[str, list[Run]] = {}
+    warnings = []
+    for run in runs:
+        if run.protocol != "LOTO":
+            continue
+        if run.fold not in by_fold:
+            try:
+                folder = inside(root, run.fold, where=f"{run.source}: fold", follow=True, escaped=False)
+            except UnsafePath as exc:
+                raise InputError("bad_run", str(exc), file=run.source) from None
+            by_fold[run.fold] = read_runs(folder).runs if folder.is_dir() else []
+        mine = [h for h in by_fold[run.fold] if h.protocol == "LOTO" and h.arch == run.arch and h.seed == run.seed]
+        run.held_out = mine
+        missing = sorted(set(run.train_teams) - {h.fold for h in mine})
+        if missing:
+            seed = "" if run.seed is None else f" seed {run.seed}"
+            warnings.append(f"leave_one_team_out: LOTO/{run.arch}/{run.fold}{seed}: no held-out run for "
+                            f"{', '.join(missing)} under {root / run.fold}")
+    return warnings
+
+
 def read_runs(runs_dirs: str | Path | Sequence[str | Path],
-              progress: Callable[[str], None] | None = None) -> RunSet:
-    """Every run under one or several folders (each an agrieval runs folder or a script output tree)."""
+              progress: Callable[[str], None] | None = None, lodo: str | Path | None = None) -> RunSet:
+    """Every run under one or several folders (each an agrieval runs folder or a script output tree); ``lodo``:
+    the folder of the held-out runs of leave-one-team-out selection (module docstring)."""
     roots = [Path(runs_dirs)] if isinstance(runs_dirs, (str, Path)) else [Path(d) for d in runs_dirs]
     if not roots:
         raise InputError("no_runs", "no run folder given")
@@ -125,4 +165,6 @@ def read_runs(runs_dirs: str | Path | Sequence[str | Path],
         seen[key] = r
     runs.sort(key=lambda r: (PROTOCOLS.index(r.protocol), r.arch, r.fold, r.seed is None, r.seed or 0))
     warnings += [c.warning() for c in checks if not c.ok]
+    if lodo is not None:
+        warnings += _attach_held_out(runs, lodo)
     return RunSet(runs, warnings, checks)

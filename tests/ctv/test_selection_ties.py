@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 
+from agrieval.scoring.ctv.records import Records
 from agrieval.scoring.ctv.runs import Run
 from agrieval.scoring.ctv.selection_rules import Selected, select
 
@@ -14,11 +15,16 @@ def run(fold, history, protocol="LOTO"):
     return Run("p", "agrieval", protocol, "a", fold, [], {}, {}, history=history)
 
 
+def rows(run):
+    """The run's rows of the record table: what a rule reads."""
+    return Records.from_runs([run]).frame
+
+
 @pytest.mark.parametrize("protocol", ["TOTO", "LOTO"])
 def test_oracle_test_keeps_the_first_of_two_equal_epochs(protocol):
     r = run("T", [{"epoch": 1, "val": 80.0, "test": 60.0}, {"epoch": 2, "val": 85.0, "test": 70.0},
                   {"epoch": 3, "val": 90.0, "test": 70.0}, {"epoch": 4, "val": 95.0, "test": 65.0}], protocol)
-    assert select(r, "oracle_test") == Selected(2, 85.0, 70.0)
+    assert select(rows(r), "oracle_test") == Selected(2, 85.0, 70.0)
 
 
 def test_leave_one_team_out_keeps_the_first_of_two_equal_epochs():
@@ -28,7 +34,7 @@ def test_leave_one_team_out_keeps_the_first_of_two_equal_epochs():
     # mean held-out accuracy: epoch 1 60, epoch 2 65, epoch 3 65 (a tie): epoch 2
     fold.held_out = [run("h1", [{"epoch": 1, "test": 70.0}, {"epoch": 2, "test": 60.0}, {"epoch": 3, "test": 66.0}]),
                      run("h2", [{"epoch": 1, "test": 50.0}, {"epoch": 2, "test": 70.0}, {"epoch": 3, "test": 64.0}])]
-    assert select(fold, "leave_one_team_out") == Selected(2, 92.0, 40.0)
+    assert select(rows(fold), "leave_one_team_out") == Selected(2, 92.0, 40.0)
 
 
 def test_every_registered_rule_states_itself_with_a_worked_example_that_runs():
