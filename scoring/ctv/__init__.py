@@ -36,9 +36,5 @@ __all__ = ["read_results", "ResultsTable", "summarize", "build_report", "read_ru
 _HOME = {"read_results": "results_table", "ResultsTable": "results_table", "summarize": "summarize",
          "build_report": "report", "read_runs": "run_set", "RunSet": "run_set", "read_agrieval_run": "runs",
          "toto_matrices": "cross_team_matrix", "CrossTeamMatrix": "cross_team_matrix"}
-_INTERNAL = ("arch_colours", "arch_names", "cross_check", "markdown_html",
-             "on_the_line", "over_seeds", "paper_figures", "plots", "records", "script_runs",
-             "seed_sections", "selection_rules", "spread", "summary_markdown", "weighted_prf")
-
 __getattr__, __dir__ = lazy_exports(__name__, _HOME)
 del lazy_exports  # (the package offers only its own names)

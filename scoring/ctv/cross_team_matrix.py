@@ -20,6 +20,9 @@ from agrieval.scoring.ctv.records import FINAL, of, values
 
 @dataclass
 class CrossTeamMatrix:
+    """One architecture's cross-team matrix: ``values[i, j]`` is the accuracy (percent) of the runs trained on
+    ``teams[i]`` tested on ``teams[j]``, the mean over seeds (``seeds`` keeps each cell's per-seed values)."""
+
     arch: str
     teams: list[str]
     values: np.ndarray  # percent; NaN where no run covers the pair

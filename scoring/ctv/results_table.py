@@ -47,6 +47,9 @@ class TeamResult:
 
 @dataclass
 class ResultsTable:
+    """The per-team results of a CTV study: one ``TeamResult`` per protocol, architecture and test team, sorted
+    TOTO before LOTO, then by architecture and team; ``source`` names where they were read from."""
+
     rows: list[TeamResult]
     source: str = "<memory>"
     warnings: list[str] = field(default_factory=list)

@@ -30,6 +30,9 @@ from agrieval.scoring.ctv.runs import Run, read_agrieval_run
 
 @dataclass
 class RunSet:
+    """The runs of one study as the one reader read them, with the warnings and stored-number checks of the
+    reading; every analysis queries ``records``, the table built from them once."""
+
     runs: list[Run]
     warnings: list[str] = field(default_factory=list)
     checks: list = field(default_factory=list)  # agrieval.scoring.ctv.cross_check.Check

@@ -243,6 +243,8 @@ def _read_history(path: Path) -> list[dict]:
 
 
 def read_agrieval_run(meta_path: Path) -> Run:
+    """The run whose ``run.json`` is ``meta_path`` (an agrieval run folder: its predictions and history beside it),
+    checked as it is read: an ``InputError`` naming the file and the field otherwise."""
     meta = load_json(meta_path)
     for key in ("protocol", "arch", "fold"):
         if not isinstance(meta.get(key), str) or not meta[key].strip():

@@ -15,8 +15,5 @@ __all__ = ["read_submission", "Submission", "load_solution", "Solution", "read_i
 
 _HOME = {"read_submission": "submission", "Submission": "submission", "load_solution": "solution",
          "Solution": "solution", "read_id_list": "id_list", "IdListError": "id_list"}
-_INTERNAL = ("uploads", "bytes_checks", "tokenize", "csv_spans", "quote_blanks", "quote_trouble", "id_lengths",
-             "digit_lists", "id_cells", "label_cells", "cell_keys")
-
 __getattr__, __dir__ = lazy_exports(__name__, _HOME)
 del lazy_exports  # (the package offers only its own names)

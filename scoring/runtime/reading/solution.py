@@ -24,6 +24,9 @@ SPLIT_DTYPE = "<U7"
 
 @dataclass
 class Solution:
+    """A read solution: each id's split and group (transect or team), its labels or classes, and the host-side
+    warnings of the file (never shown to participants)."""
+
     split: np.ndarray  # "public" / "private" / "ignored" per id
     group_source: str  # "column 'transect_id'" or "rule 'strip-date'"...
     labels: LabelSets | None = None

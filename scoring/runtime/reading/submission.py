@@ -22,6 +22,9 @@ from ..labelsets import LabelSets
 
 @dataclass
 class Submission:
+    """A read submission: its ids (``ids``), the line of each row, its label sets (multilabel) or classes
+    (multiclass), and every problem found while reading, each with its code, line and column."""
+
     id_list: list[str] | None = None  # None: the ids are those of ``id_order``'s CheckedIds (see ``ids``)
     lines: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
     labels: LabelSets | None = None  # multilabel
