@@ -393,7 +393,8 @@ def _label_codes(y_true: LabelSets, y_pred: LabelSets, matches: _Matches, n_spli
     if span < 50_000_000 and (n_splits + 1) * span <= 8 * len(both):
         # species ids span < 2e6: counting by id (from the smallest) is linear, no sort needed; worth it
         # only when the counters (one per id and split) are not many more than the labels counted
-        codes = [y_true.labels - low, y_pred.labels - low, matches.labels - low]
+        # (int64: one side's int32 labels may lie far below the other's smallest, or be none at all)
+        codes = [np.subtract(side, low, dtype=np.int64) for side in (y_true.labels, y_pred.labels, matches.labels)]
         return codes, span
     classes, inv = np.unique(both, return_inverse=True)
     return [inv[:n_t], inv[n_t:], np.searchsorted(classes, matches.labels)], len(classes)
