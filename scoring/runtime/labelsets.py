@@ -9,8 +9,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import cached_property
-
 import numpy as np
 
 
@@ -19,7 +17,7 @@ class LabelSets:
     """One label set per row, stored sparse (CSR): row ``i``'s labels are ``labels[indptr[i]:indptr[i + 1]]``."""
 
     indptr: np.ndarray  # int64, len n_rows + 1
-    labels: np.ndarray  # int64, sorted and unique within each row
+    labels: np.ndarray  # int32 (int64 for a label past 2**31 - 1), sorted and unique within each row
 
     @property
     def n_rows(self) -> int:
@@ -29,21 +27,18 @@ class LabelSets:
     def sizes(self) -> np.ndarray:
         return np.diff(self.indptr)
 
-    @cached_property  # frozen dataclass: cached_property writes __dict__ directly, which is allowed
+    @property
     def row_of_label(self) -> np.ndarray:
-        """Row index of every entry of ``labels``."""
-        if "_keys" in self.__dict__:
-            bits, key = self.__dict__["_keys"]
-            return key >> bits
-        return np.repeat(np.arange(self.n_rows, dtype=np.int64), self.sizes)
+        """Row index of every entry of ``labels`` (int32 below 2**31 rows): made on each call, not kept,
+        since it is as long as the labels (issue 54: what a set holds is what a fresh score's peak holds)."""
+        return np.repeat(np.arange(self.n_rows, dtype=_index_dtype(self.n_rows)), self.sizes)
 
-    def keys(self, bits: int) -> np.ndarray:
-        """``row << bits | label`` for every entry: strictly increasing (rows ascending, labels sorted and
-        unique within a row). Every label must be below ``2**bits``."""
-        known = self.__dict__.get("_keys")
-        if known is not None and known[0] == bits:
-            return known[1]
-        key = self.row_of_label << bits
+    def keys(self, bits: int, out: np.ndarray | None = None) -> np.ndarray:
+        """``row << bits | label`` (int64) for every entry: strictly increasing (rows ascending, labels sorted
+        and unique within a row). Every label must be below ``2**bits``. ``out``: an int64 array as long as
+        ``labels`` to write them into (a slice of the caller's buffer, say)."""
+        key = np.empty(len(self.labels), dtype=np.int64) if out is None else out
+        np.left_shift(self.row_of_label, bits, out=key, dtype=np.int64)
         key |= self.labels
         return key
 
@@ -87,9 +82,8 @@ class LabelSets:
                 # one by one and 85 ms for numpy's quicksort, on the benchmark's AMD EPYC)
                 key.sort(kind="stable")
             if increasing or not (key[1:] == key[:-1]).any():  # no repeats: the usual case
-                sets = cls(indptr, key & ((1 << bits) - 1))
-                sets.__dict__["_keys"] = (bits, key)  # kept: the metrics match rows by these very keys
-                return sets, np.zeros(n, dtype=bool)
+                key &= (1 << bits) - 1
+                return cls(indptr, key.astype(_index_dtype(1 << bits))), np.zeros(n, dtype=bool)
             rows, flat = key >> bits, key & ((1 << bits) - 1)
         else:
             order = np.lexsort((flat, rows))
@@ -102,7 +96,7 @@ class LabelSets:
         rows, flat = rows[keep], flat[keep]
         indptr = np.zeros(n + 1, dtype=np.int64)
         np.cumsum(np.bincount(rows, minlength=n), out=indptr[1:])
-        return cls(indptr, flat), had_repeat
+        return cls(indptr, flat.astype(_index_dtype(int(flat.max()) + 1 if len(flat) else 1))), had_repeat
 
     def take(self, index: np.ndarray) -> "LabelSets":
         """Rows in the order of ``index`` (e.g. to align a submission to the solution)."""
@@ -126,3 +120,9 @@ class LabelSets:
             positions[at] = jump
             np.cumsum(positions, out=positions)
         return LabelSets(indptr, self.labels[positions])
+
+
+def _index_dtype(bound: int) -> type:
+    """int32 for values below ``bound`` when it fits (7-digit species ids, row numbers), else int64: half the
+    memory of the label sets a fresh score holds (issue 54)."""
+    return np.int32 if bound <= 2**31 else np.int64

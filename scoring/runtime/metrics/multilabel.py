@@ -79,7 +79,10 @@ class _Matches:
         # order is moved into the solution's first, ``LabelSets.take``: a full sort of its keys in place
         # took 0.21 s for 3.6 million keys on the benchmark's AMD EPYC, where numpy's sort is scalar;
         # the move and the merge 0.06 s)
-        both = np.concatenate([y_true.keys(self.bits), y_pred.keys(self.bits)])
+        n_true = len(y_true.labels)
+        both = np.empty(n_true + len(y_pred.labels), dtype=np.int64)  # each side's keys written in place
+        y_true.keys(self.bits, out=both[:n_true])
+        y_pred.keys(self.bits, out=both[n_true:])
         both.sort(kind="stable")
         later = both[1:]
         return np.compress(later == both[:-1], later)  # (compress: faster than a boolean index)
@@ -343,16 +346,22 @@ def _counts(y_true: LabelSets, y_pred: LabelSets, matches: _Matches, split_of_ro
     """[true, predicted, true positive] counts, each (n_splits + 1, classes): by split, then class code."""
     found = _table_codes(y_true, y_pred, matches, class_codes) if class_codes is not None else None
     codes, n_codes = found if found is not None else _label_codes(y_true, y_pred, matches, n_splits)
-    rows = [y_true.row_of_label, y_pred.row_of_label, matches.rows]
     size = (n_splits + 1) * n_codes
+    # one side at a time, its rows made and dropped in turn (issue 54: the three sides' codes and rows at once
+    # were the peak of a fresh 200,000-row score); one buffer for the slots: fresh memory costs more than the
+    # counting (page faults)
+    slot_type = np.int32 if size < 2**31 else np.int64
+    split_of_row = split_of_row.astype(slot_type, copy=False)
+    buffer = np.empty(max(map(len, codes)), dtype=slot_type)
     counted = []
-    # one buffer for the three sides' slots: fresh memory costs more than the counting (page faults)
-    buffer = np.empty(max(map(len, rows)), dtype=split_of_row.dtype)
-    for code, row in zip(codes, rows):
+    for side in range(3):
+        row = y_true.row_of_label if side == 0 else y_pred.row_of_label if side == 1 else matches.rows
         slot = buffer[:len(row)]
         np.take(split_of_row, row, out=slot, mode="clip")  # (rows are in range; "raise" would copy via a buffer)
+        del row
         slot *= n_codes
-        slot += code
+        slot += codes[side]
+        codes[side] = None  # dropped once counted
         counted.append(np.bincount(slot, minlength=size).reshape(n_splits + 1, n_codes))
     true_c, pred_c, tp_c = counted
     return [true_c, pred_c, tp_c]
@@ -384,7 +393,8 @@ def _label_codes(y_true: LabelSets, y_pred: LabelSets, matches: _Matches, n_spli
     if span < 50_000_000 and (n_splits + 1) * span <= 8 * len(both):
         # species ids span < 2e6: counting by id (from the smallest) is linear, no sort needed; worth it
         # only when the counters (one per id and split) are not many more than the labels counted
-        codes = [y_true.labels - low, y_pred.labels - low, matches.labels - low]
+        # (int64: one side's int32 labels may lie far below the other's smallest, or be none at all)
+        codes = [np.subtract(side, low, dtype=np.int64) for side in (y_true.labels, y_pred.labels, matches.labels)]
         return codes, span
     classes, inv = np.unique(both, return_inverse=True)
     return [inv[:n_t], inv[n_t:], np.searchsorted(classes, matches.labels)], len(classes)

@@ -69,6 +69,17 @@ class CheckedIds:
         padding = words.size * 8 - int(length.sum()) + len(length)
         return not heads.translate(None, first) and len(left) == padding and not left.strip(b"\0")
 
+    def compact(self) -> "CheckedIds":
+        """These ids in bytes of their own (``cell_keys.compact_cells``), with what is already known of them:
+        a solution keeps its ids, not its file."""
+        raw, starts, ends = self.cells
+        cells = cell_keys.compact_cells(raw, starts, ends, self._words[0])
+        if cells[0] is raw:
+            return self
+        kept = CheckedIds(cells, self.id_pattern)
+        kept.__dict__.update({k: v for k, v in self.__dict__.items() if k in ("ids", "_words", "_by_hash")})
+        return kept
+
     def same_column(self, cells: tuple[bytes, np.ndarray, np.ndarray]) -> bool:
         """Whether ``cells`` (raw, starts, ends) hold exactly these ids, row for row."""
         raw, starts, ends = cells

@@ -96,6 +96,7 @@ def load_solution(source: str | Path | bytes, definition: CompetitionDefinition)
     if not checked.plainly_valid():
         ids = checked.ids
         check_ids(ids, tab.lines, id_col, definition, log)
+    checked = checked.compact()
     labels = classes = None
     if definition.task == "multilabel":
         labels = label_cells.parse_multilabel_column(tab, definition, log)
@@ -138,7 +139,7 @@ def _column_codes(tab: tokenize.Table, column: str) -> tuple[np.ndarray, Sequenc
         return group_codes(tab.column(column))
     codes, first_rows = found
     raw, starts, ends = cells
-    return codes, _CellNames(raw, starts[first_rows], ends[first_rows])
+    return codes, _CellNames(*cell_keys.compact_cells(raw, starts[first_rows], ends[first_rows]))
 
 
 class _CellNames(Sequence):

@@ -169,3 +169,53 @@ def test_the_id_pattern_lowers_the_cap_and_a_solution_over_it_is_host_side(tmp_p
     with pytest.raises(HostError) as err:
         load_solution(b'quadrat_id,species_ids,Usage\nQ-1234567,"[1]",Public\n', definition)
     assert err.value.code == "solution_invalid" and "max_id_chars" in str(err.value)
+
+
+# A fresh score's traced peak (issue 54): the solution and the upload read, every metric of both splits, against
+# the two files' size. Measured on the 200,000 rows of benchmarks/bench_scoring.py: 2.7x (4.3x before label sets
+# held int32 labels without cached keys, the solution its ids without its file, and the metrics counted one side
+# at a time); on this test's 100,000 rows (22 MiB, some predictions repeating a label): 3.5x, the peak there
+# being the upload's tokenizing (about 5x its own bytes for a moment) with the solution held. Bound with margin
+# over that; not timing: tracemalloc counts bytes.
+TRACED_PEAK_PER_BYTE = 4.0
+
+
+def _scored_pair(d: Path, n: int) -> tuple[Path, Path]:
+    import numpy as np
+
+    from agrieval.scoring.runtime.definition import load_definition
+
+    rng = np.random.default_rng(54)
+    vocab = np.array(sorted(int(v) for v in load_definition("plantclef2025").labels), dtype=np.int64)
+    sol, sub = ['"quadrat_id","species_ids","Usage","transect_id"\n'], ["quadrat_id,species_ids\n"]
+    for i in range(n):
+        truth = rng.choice(vocab, size=int(rng.integers(1, 16)), replace=False)
+        pred = np.concatenate([truth[rng.random(len(truth)) < 0.6], rng.choice(vocab, size=int(rng.integers(0, 11)))])
+        q = f"CBN-T{i // 5:06d}-{20130101 + i % 5}"
+        sol.append(f'"{q}","[{", ".join(map(str, truth.tolist()))}]","{"Public" if i % 5 < 2 else "Private"}",'
+                   f'"CBN-T{i // 5:06d}"\n')
+        sub.append(f'{q},"[{", ".join(map(str, pred.tolist()))}]"\n')
+    return _write(d / "big_sol.csv", "".join(sol)), _write(d / "big_sub.csv", "".join(sub))
+
+
+def test_a_fresh_score_traces_at_most_three_times_its_two_files(tmp_path):
+    import dataclasses
+    import tracemalloc
+
+    from agrieval.scoring.runtime.definition import load_definition
+    from agrieval.scoring.runtime.scorer import score_file
+
+    sol, sub = _scored_pair(tmp_path, 100_000)
+    d = load_definition("plantclef2025")
+    d = dataclasses.replace(d, limits=dataclasses.replace(d.limits, max_rows=200_000, max_bytes=100_000_000))
+    d.int_label_codes, d.int_label_lookup  # the definition's tables (the vocabulary's), not the files': made first
+    size = sol.stat().st_size + sub.stat().st_size
+    tracemalloc.start()
+    try:
+        report = score_file(sub, sol, d, reveal_private=True)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert report.status == "scored", report.errors
+    assert report.metrics.private["sample_f1"] > 0  # both splits scored, duplicates in predictions counted once
+    assert peak <= TRACED_PEAK_PER_BYTE * size, f"traced peak {peak / size:.2f}x the {size / 2**20:.1f} MiB of files"
