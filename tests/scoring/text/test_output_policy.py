@@ -135,15 +135,15 @@ def test_report_plans_every_file_it_writes_from_several_folders(tmp_path):
     out = tmp_path / "report"
     result = build_report([ours, script], out, plots=True, plan=OutputPlan())
     written = sorted(str(p.relative_to(out)) for p in out.rglob("*") if p.is_file())
-    planned = _planned_files(result.matrices, _table(result), True,
+    planned = _planned_files(result.matrices, _table([ours, script]), True,
                              bool(result.extra["learning_curves"]))
     assert written == sorted(result.files) == sorted(planned)
-    assert {r.layout for r in result.runs} == {"agrieval", "agri_script"}
+    assert {r["layout"] for r in result.runs} == {"agrieval", "agri_script"}
     res = invoke("ctv", "report", ours, script, "--out", out, "--plots")  # every one of them is now refused
     assert res.exit_code == 2 and "error [output_exists]" in res.stderr
 
 
-def _table(result):
-    from agrieval.scoring.ctv.run_set import RunSet
+def _table(dirs):
+    from agrieval.scoring.ctv.run_set import read_runs
 
-    return RunSet(result.runs, []).results_table()
+    return read_runs(dirs).results_table()
