@@ -6,7 +6,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from hook_drivers import BIG_CASES, CASES, COMPETITION, CORPUS
+from tests.platforms.hook_drivers import BIG_CASES, CASES, COMPETITION, CORPUS
 
 from agrieval.scoring.authoring.definitions import load_competition
 

@@ -8,11 +8,11 @@ import io
 import json
 import zipfile
 
-import platform_loaders as loaders
+from tests.platforms import platform_loaders as loaders
 import pytest
 import yaml
 from click.testing import CliRunner
-from hook_drivers import COMPETITION, SOLUTION
+from tests.platforms.hook_drivers import COMPETITION, SOLUTION
 
 from agrieval.scoring.authoring.bundles.submission_limits import PLATFORM_DEFAULTS
 from agrieval.scoring.cli.main import cli

@@ -17,8 +17,8 @@ from pathlib import Path
 import pytest
 import yaml
 from click.testing import CliRunner
-from hook_drivers import COMPETITION, CORPUS, ROOT, SOLUTION, codabench_layout, evalai_stored
-from platform_pythons import CODABENCH, EVALAI, HF, python
+from tests.platforms.hook_drivers import COMPETITION, CORPUS, ROOT, SOLUTION, codabench_layout, evalai_stored
+from tests.platform_pythons import CODABENCH, EVALAI, HF, python
 
 from agrieval.scoring.cli.main import cli
 

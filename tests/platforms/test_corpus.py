@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from hook_drivers import BIG_CASES, CASES, DRIVERS, EXTRA_DRIVERS, PLATFORM_VERDICTS, solution_rows
+from tests.platforms.hook_drivers import BIG_CASES, CASES, DRIVERS, EXTRA_DRIVERS, PLATFORM_VERDICTS, solution_rows
 
 from agrieval.scoring.runtime.problems import CODES
 

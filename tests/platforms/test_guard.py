@@ -11,7 +11,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from hook_drivers import COMPETITION, CORPUS, SOLUTION
+from tests.platforms.hook_drivers import COMPETITION, CORPUS, SOLUTION
 
 from agrieval.scoring.runtime.guard import grade
 from agrieval.scoring.runtime.result import HOST_FAILURE_MESSAGE

@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from hook_drivers import SOLUTION
+from tests.platforms.hook_drivers import SOLUTION
 
 from agrieval.scoring.runtime.platforms.kaggle import ParticipantVisibleError, score
 from agrieval.scoring.runtime.split_safe import ROWS_INVALID_MESSAGE

@@ -10,11 +10,11 @@ import sys
 import zipfile
 from pathlib import Path
 
-import platform_loaders as loaders
+from tests.platforms import platform_loaders as loaders
 import pytest
 import yaml
 from click.testing import CliRunner
-from hook_drivers import COMPETITION, ROOT, SOLUTION
+from tests.platforms.hook_drivers import COMPETITION, ROOT, SOLUTION
 
 from agrieval.scoring.authoring.bundles.files import zip_bytes
 from agrieval.scoring.cli.main import cli

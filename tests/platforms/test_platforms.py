@@ -9,7 +9,7 @@ import sys
 import pandas as pd
 import pytest
 from click.testing import CliRunner
-from hook_drivers import COMPETITION, CORPUS, ROOT, SOLUTION, hf_definition, hf_repo
+from tests.platforms.hook_drivers import COMPETITION, CORPUS, ROOT, SOLUTION, hf_definition, hf_repo
 
 from agrieval.scoring.cli.main import cli
 from agrieval.scoring.runtime.problems import HostError

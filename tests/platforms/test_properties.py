@@ -19,7 +19,7 @@ import shutil
 
 import pandas as pd
 import pytest
-from hook_drivers import tree_state
+from tests.platforms.hook_drivers import tree_state
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 

@@ -15,8 +15,8 @@ import pandas as pd
 import pytest
 import yaml
 from click.testing import CliRunner
-from hook_drivers import COMPETITION, SOLUTION
-from reveal_rules import CodabenchSite, Refused, codalab_v1_participate, evalai_board, evalai_created_splits
+from tests.platforms.hook_drivers import COMPETITION, SOLUTION
+from tests.platforms.reveal_rules import CodabenchSite, Refused, codalab_v1_participate, evalai_board, evalai_created_splits
 
 from agrieval.scoring.cli.main import cli
 

@@ -12,7 +12,7 @@ import json
 
 import pytest
 from click.testing import CliRunner
-from hook_drivers import CASES, COMPETITION, CORPUS, SOLUTION
+from tests.platforms.hook_drivers import CASES, COMPETITION, CORPUS, SOLUTION
 
 from agrieval.scoring.cli.main import cli
 

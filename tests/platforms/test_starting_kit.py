@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from hook_drivers import COMPETITION, SOLUTION
-from platform_pythons import python
+from tests.platforms.hook_drivers import COMPETITION, SOLUTION
+from tests.platform_pythons import python
 
 from agrieval.scoring.cli.main import cli
 

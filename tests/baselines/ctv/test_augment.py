@@ -246,7 +246,7 @@ def test_a_gpu_run_draws_the_cpus_parameters(photo):
 def test_a_kit_run_loads_bytes_and_trains_on_batches_augmented_on_the_device(ctv_data, tmp_path):
     """The workers' part is decode + resize (uint8 at --resize-size); the model sees normalised float batches
     of --img-size, different in each epoch; the official preset's loader still gives the script's tensors."""
-    from ctv_fixtures import tiny_config
+    from tests.baselines.ctv.ctv_fixtures import tiny_config
 
     from agrieval.baselines.ctv.distributed import DistInfo
     from agrieval.baselines.ctv.manifest import load_fold

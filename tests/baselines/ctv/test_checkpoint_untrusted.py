@@ -14,7 +14,7 @@ import signal
 
 import pytest
 import torch
-from ctv_fixtures import tiny_config
+from tests.baselines.ctv.ctv_fixtures import tiny_config
 from PIL import Image
 
 from agrieval.baselines.ctv import checkpoint

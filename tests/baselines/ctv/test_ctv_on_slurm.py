@@ -8,7 +8,7 @@ Skipped where no SLURM runs (``tests/slurm_cluster.py`` says how to start one); 
 from __future__ import annotations
 
 import pytest
-import slurm_cluster as sc
+from tests import slurm_cluster as sc
 from click.testing import CliRunner
 
 from agrieval.baselines.ctv.config import make_config

@@ -7,7 +7,7 @@ import hashlib
 import numpy as np
 import pytest
 import torch
-from ctv_fixtures import tiny_config
+from tests.baselines.ctv.ctv_fixtures import tiny_config
 from hypothesis import given, settings
 from hypothesis import strategies as st
 

@@ -8,7 +8,7 @@ import json
 
 import pytest
 import torch
-from ctv_fixtures import tiny_config
+from tests.baselines.ctv.ctv_fixtures import tiny_config
 
 from agrieval.baselines.ctv.config import make_config
 from agrieval.baselines.ctv.errors import CTVError

@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import torch
-from ctv_fixtures import tiny_config
+from tests.baselines.ctv.ctv_fixtures import tiny_config
 from torchvision import transforms as T
 
 from agrieval.baselines.ctv.config import PRESET_SOURCES, make_config, preset_archs

@@ -6,7 +6,7 @@ import json
 
 import pandas as pd
 import pytest
-from ctv_fixtures import tiny_config
+from tests.baselines.ctv.ctv_fixtures import tiny_config
 from sklearn.metrics import accuracy_score
 
 from agrieval.baselines.ctv.errors import CTVError

@@ -18,7 +18,7 @@ from agrieval.scoring.runtime.problems import HostError, ProblemLog
 from agrieval.scoring.runtime.reading.id_cells import CheckedIds, check_ids
 from agrieval.scoring.runtime.reading.solution import load_solution
 from agrieval.scoring.runtime.reading.submission import read_submission
-from strict_reading import strict_reading
+from tests.scoring.reading.strict_reading import strict_reading
 
 
 def _definition(id_pattern: str) -> CompetitionDefinition:

@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from strict_reading import strict_reading
+from tests.scoring.reading.strict_reading import strict_reading
 
 from agrieval.scoring.authoring.definitions import load_competition
 from agrieval.scoring.runtime.reading.solution import load_solution

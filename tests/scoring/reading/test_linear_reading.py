@@ -22,8 +22,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from one_mend_at_a_time import one_mend_at_a_time
-from strict_reading import strict_reading
+from tests.scoring.reading.one_mend_at_a_time import one_mend_at_a_time
+from tests.scoring.reading.strict_reading import strict_reading
 
 from agrieval.scoring.authoring.definitions import load_competition
 from agrieval.scoring.runtime.problems import ProblemLog

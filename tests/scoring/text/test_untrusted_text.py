@@ -18,7 +18,7 @@ from click.testing import CliRunner
 
 from agrieval.scoring.cli.main import cli
 
-from tests.ctv.run_folders import write_run
+from tests.scoring.ctv.run_folders import write_run
 
 REF = Path(__file__).resolve().parents[3] / "reference_submissions"
 PC = REF / "plantclef2025"

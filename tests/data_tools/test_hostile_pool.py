@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from dt_photos import jpeg_bytes, write
+from tests.data_tools.dt_photos import jpeg_bytes, write
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from PIL import Image

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from dt_photos import tree_digest
+from tests.data_tools.dt_photos import tree_digest
 from PIL import Image
 
 from agrieval.data_tools.catalog import build_catalog

@@ -11,7 +11,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 from click.testing import CliRunner
-from dt_photos import jpeg_bytes, tree_digest, write
+from tests.data_tools.dt_photos import jpeg_bytes, tree_digest, write
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 

@@ -172,7 +172,7 @@ def test_accuracy_on_the_line_agrees_with_scipy(study):
 
 
 def test_one_seed_gives_no_interval_and_a_rule_without_history_no_number(tmp_path):
-    from tests.ctv.run_folders import write_run
+    from tests.scoring.ctv.run_folders import write_run
 
     for fold in ("a", "b", "c"):
         others = [t for t in ("a", "b", "c") if t != fold]
@@ -204,7 +204,7 @@ def test_the_documented_json_names_are_the_reports(study):
     from agrieval.scoring.ctv.selection_rules import RULES
 
     _, summary, _ = study
-    doc = (Path(__file__).resolve().parents[2] / "docs" / "ctv_reporting.md").read_text(encoding="utf-8")
+    doc = (Path(__file__).resolve().parents[3] / "docs" / "ctv_reporting.md").read_text(encoding="utf-8")
     table = doc.split("## Stable names", 1)[1]
     documented = re.findall(r"^\| `([a-z_]+)", table, flags=re.M)
     assert documented and all(k in summary for k in documented), documented
@@ -222,7 +222,7 @@ def test_the_documented_json_names_are_the_reports(study):
 def test_one_seed_per_fold_keeps_the_paper_tables(tmp_path):
     """The examples (agrieval runs without a recorded seed beside the public script's tree) are one seed per
     fold: no Seed column, no interval, and results.csv is the runs' own numbers."""
-    examples = Path(__file__).resolve().parents[2] / "examples" / "ctv" / "runs"
+    examples = Path(__file__).resolve().parents[3] / "examples" / "ctv" / "runs"
     build_report(examples, tmp_path / "rep")
     text = (tmp_path / "rep" / "report.md").read_text()
     assert "| Seed |" not in text and "seeds per fold" not in text and "Seeds: not recorded (1 per group)" in text
@@ -347,7 +347,7 @@ def test_the_bars_and_heatmaps_draw_the_spread(study):
 
 
 def test_one_seed_shows_no_spread_and_says_n_1(tmp_path):
-    examples = Path(__file__).resolve().parents[2] / "examples" / "ctv" / "runs"
+    examples = Path(__file__).resolve().parents[3] / "examples" / "ctv" / "runs"
     build_report(examples, tmp_path / "rep")
     md = (tmp_path / "rep" / "report.md").read_text()
     assert "±" not in md.split("## Per-team tables")[1].split("## Summary")[0]

@@ -16,7 +16,7 @@ from agrieval.scoring.audit.near_duplicates import label_set_keys, near_duplicat
 from agrieval.scoring.audit.split_permutation import holm, permutation_test, split_blocks, split_scores
 from agrieval.scoring.cli.main import cli
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 PC = REPO / "reference_submissions" / "plantclef2025"
 
 

@@ -7,7 +7,7 @@ import pytest
 from agrieval.scoring.ctv import plots
 from agrieval.scoring.ctv.results_table import read_results
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 
 
 # heatmap numbers: the tables' text (test_figures_as_printed.py::test_heatmap_numbers_have_the_tables_decimals)

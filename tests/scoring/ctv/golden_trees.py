@@ -1,6 +1,6 @@
 """A 3-seed CTV study written by formula (no random generator, so every machine writes the same bytes): TOTO and
 LOTO runs of two architectures over four teams, three classes, per-epoch histories with the test accuracy, and
-the held-out runs of leave-one-team-out selection. The golden report test (test_ctv_golden_report.py) reads it."""
+the held-out runs of leave-one-team-out selection. The golden report test (test_golden_report.py) reads it."""
 
 from __future__ import annotations
 

@@ -22,9 +22,9 @@ from agrieval.scoring.cli.main import cli
 from tests.scoring.reading.strict_reading import strict_reading
 from agrieval.scoring.runtime.reading.submission import read_submission
 
-from tests.ctv.run_folders import write_run
+from tests.scoring.ctv.run_folders import write_run
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 PC = REPO / "reference_submissions" / "plantclef2025"
 AG = REPO / "reference_submissions" / "agrichallenge2024"
 

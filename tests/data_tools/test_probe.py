@@ -6,7 +6,7 @@ import io
 
 import imagehash
 import pytest
-from dt_photos import jpeg_bytes, write
+from tests.data_tools.dt_photos import jpeg_bytes, write
 from PIL import Image
 
 from agrieval.data_tools.probe import probe_file

@@ -19,7 +19,7 @@ from agrieval.scoring.leaderboard.marks import mark_flagged, mark_held
 from agrieval.scoring.leaderboard.outputs import to_csv, to_dict, to_markdown
 from agrieval.scoring.runtime.guard import grade
 
-PC = Path(__file__).resolve().parents[2] / "reference_submissions" / "plantclef2025"
+PC = Path(__file__).resolve().parents[3] / "reference_submissions" / "plantclef2025"
 SOL = PC / "solution.csv"
 
 

@@ -10,7 +10,7 @@ from collections import Counter
 from agrieval.scoring.ctv import records
 from agrieval.scoring.ctv.records import FINAL, Records
 from agrieval.scoring.ctv.run_set import read_runs
-from tests.ctv.golden_trees import SEEDS, write_study
+from tests.scoring.ctv.golden_trees import SEEDS, write_study
 
 
 def test_the_worked_example_holds():

@@ -15,7 +15,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 from click.testing import CliRunner
-from dt_photos import PHOTOS, jpeg_bytes, photo_variant, write
+from tests.data_tools.dt_photos import PHOTOS, jpeg_bytes, photo_variant, write
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 

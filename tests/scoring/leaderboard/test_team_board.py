@@ -29,7 +29,7 @@ from agrieval.scoring.server.store import create_store, open_store
 from agrieval.scoring.server.submission_log import LogRow
 from agrieval.scoring.server.timeline import Timeline
 
-REF = Path(__file__).resolve().parents[2] / "reference_submissions" / "plantclef2025"
+REF = Path(__file__).resolve().parents[3] / "reference_submissions" / "plantclef2025"
 SOL = REF / "solution.csv"
 DEF = load_competition("plantclef2025")
 HOSTILE = '<img src=x onerror="alert(1)"> =cmd|team'  # a team name is the participant's text

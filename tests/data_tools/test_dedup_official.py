@@ -6,8 +6,8 @@ import os
 
 import pandas as pd
 import pytest
-from dt_photos import jpeg_bytes, photo_variant, write
-from test_data_dedup import rows
+from tests.data_tools.dt_photos import jpeg_bytes, photo_variant, write
+from tests.data_tools.test_dedup import rows
 
 from agrieval.data_tools.catalog import build_catalog
 from agrieval.data_tools.dedup import dedup

@@ -23,7 +23,7 @@ from agrieval.scoring.ctv.run_set import read_runs
 from agrieval.scoring.ctv.summarize import agreement_stats
 from agrieval.scoring.ctv.summary_markdown import format_pvalue
 
-from tests.ctv.run_folders import write_run
+from tests.scoring.ctv.run_folders import write_run
 
 
 def _history(d: Path, rows: list[tuple]) -> None:

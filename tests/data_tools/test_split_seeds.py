@@ -12,7 +12,7 @@ import pandas as pd
 
 from agrieval.data_tools.splits import make_splits
 
-from test_data_splits import KEY, pool
+from tests.data_tools.test_splits import KEY, pool
 
 TEAMS, CLASSES, N = ("t1", "t2", "t3"), ("chene", "frene"), 20
 

@@ -18,7 +18,7 @@ from agrieval.scoring.ctv.results_table import ResultsTable, TeamResult, read_re
 from agrieval.scoring.ctv.summarize import summarize
 from agrieval.scoring.ctv.summary_markdown import render
 
-EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "ctv" / "RESULTS.csv"
+EXAMPLE = Path(__file__).resolve().parents[3] / "examples" / "ctv" / "RESULTS.csv"
 
 # protocol, arch, team, val, test: small enough to check by hand
 HAND = [

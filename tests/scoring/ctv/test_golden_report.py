@@ -4,7 +4,7 @@ with held-out runs, under the flags that change outputs, against the SHA-256 rec
 tests/fixtures/golden/ctv_report.json. Figures are compared by the numbers they draw (the CSV files beside them)
 and their names, not their PNG bytes (the rasteriser's version decides those).
 
-After an intended change of an output: ``python -m tests.ctv.test_ctv_golden_report`` rewrites the file; say in
+After an intended change of an output: ``python -m tests.scoring.ctv.test_golden_report`` rewrites the file; say in
 the commit which outputs changed and why."""
 
 from __future__ import annotations
@@ -23,9 +23,9 @@ import scipy
 from click.testing import CliRunner
 
 from agrieval.scoring.cli.main import cli
-from tests.ctv.golden_trees import write_study
+from tests.scoring.ctv.golden_trees import write_study
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 GOLDEN_FILE = REPO / "tests" / "fixtures" / "golden" / "ctv_report.json"
 EXAMPLES = "examples/ctv/runs"
 # name -> (the tree, the command's arguments after `ctv report`); paths are relative to a scratch folder, so that

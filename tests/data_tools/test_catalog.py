@@ -7,7 +7,7 @@ import os
 import imagehash
 import pandas as pd
 import pytest
-from dt_photos import jpeg_bytes, tree_digest, write
+from tests.data_tools.dt_photos import jpeg_bytes, tree_digest, write
 from PIL import Image
 
 from agrieval.data_tools.catalog import CATALOG_COLUMNS, build_catalog, read_catalog, summarize_catalog

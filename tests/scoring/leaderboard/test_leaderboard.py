@@ -17,7 +17,7 @@ from agrieval.scoring.leaderboard.bootstrap import draw_units, generic_resample_
 from agrieval.scoring.leaderboard.build import build_leaderboard, competition_ranks
 from agrieval.scoring.leaderboard.paired_test import paired_vs_leader
 
-REF = Path(__file__).resolve().parents[2] / "reference_submissions"
+REF = Path(__file__).resolve().parents[3] / "reference_submissions"
 EXPECTED = json.loads((REF / "expected_scores.json").read_text())
 
 

@@ -10,7 +10,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-import slurm_cluster as sc
+from tests import slurm_cluster as sc
 from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import csv
 from click.testing import CliRunner
-from dt_photos import jpeg_bytes, tree_digest, write
+from tests.data_tools.dt_photos import jpeg_bytes, tree_digest, write
 
 from agrieval.data_tools.catalog import read_catalog
 from agrieval.data_tools.demo_pool import CLASSES, make_demo_pool

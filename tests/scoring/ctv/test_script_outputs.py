@@ -19,10 +19,10 @@ from agrieval.scoring.analysis_input.input_error import InputError
 from agrieval.scoring.ctv.run_set import read_runs
 from agrieval.scoring.ctv.weighted_prf import weighted_prf
 
-REAL = Path(__file__).resolve().parents[2] / "tests" / "fixtures" / "real" / "agri_script"
+REAL = Path(__file__).resolve().parents[3] / "tests" / "fixtures" / "real" / "agri_script"
 TOTO = REAL / "CTV_TOTO_densenet_epochs_2"
 LOTO = REAL / "CTV_LOTO_densenet_epochs_1"
-EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "ctv" / "runs"
+EXAMPLE = Path(__file__).resolve().parents[3] / "examples" / "ctv" / "runs"
 
 
 def _csv(path: Path) -> list[dict]:
