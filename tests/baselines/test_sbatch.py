@@ -8,7 +8,8 @@ import re
 import subprocess
 
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 from agrieval.baselines import sbatch
 from tests import slurm_cluster

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import csv
+
 from click.testing import CliRunner
-from tests.data_tools.dt_photos import jpeg_bytes, tree_digest, write
 
 from agrieval.data_tools.catalog import read_catalog
 from agrieval.data_tools.demo_pool import CLASSES, make_demo_pool
 from agrieval.scoring.cli.main import cli
+from tests.data_tools.dt_photos import jpeg_bytes, tree_digest, write
 
 
 def run(*args, code=0):

@@ -6,12 +6,12 @@ import os
 
 import pandas as pd
 import pytest
-from tests.data_tools.dt_photos import jpeg_bytes, photo_variant, write
-from tests.data_tools.test_dedup import rows
 
 from agrieval.data_tools.catalog import build_catalog
 from agrieval.data_tools.dedup import dedup
 from agrieval.data_tools.errors import DataError
+from tests.data_tools.dt_photos import jpeg_bytes, photo_variant, write
+from tests.data_tools.test_dedup import rows
 
 H = "8f8f8f8f0f0f0f0f"
 

@@ -11,15 +11,15 @@ from pathlib import Path
 import pandas as pd
 import pytest
 from click.testing import CliRunner
-from tests.data_tools.dt_photos import jpeg_bytes, tree_digest, write
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from agrieval.data_tools.catalog import build_catalog
 from agrieval.data_tools.dedup import dedup
 from agrieval.data_tools.tables import write_table
-from agrieval.scoring.runtime.atomic import write_text
 from agrieval.scoring.cli.main import cli
+from agrieval.scoring.runtime.atomic import write_text
+from tests.data_tools.dt_photos import jpeg_bytes, tree_digest, write
 
 # The policy's own names are imported inside the tests that use them, so that the command-line tests
 # also run (and fail for what they check) against a tree without the policy.

@@ -6,10 +6,10 @@ import io
 
 import imagehash
 import pytest
-from tests.data_tools.dt_photos import jpeg_bytes, write
 from PIL import Image
 
 from agrieval.data_tools.probe import probe_file
+from tests.data_tools.dt_photos import jpeg_bytes, write
 
 
 @pytest.mark.parametrize("fmt,suffix", [("JPEG", ".jpg"), ("PNG", ".png"), ("BMP", ".bmp"), ("TIFF", ".tif"),

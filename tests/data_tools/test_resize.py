@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from tests.data_tools.dt_photos import tree_digest
 from PIL import Image
 
 from agrieval.data_tools.catalog import build_catalog
@@ -12,6 +11,7 @@ from agrieval.data_tools.dedup import dedup
 from agrieval.data_tools.errors import DataError
 from agrieval.data_tools.resize import resize_tree, square_resize
 from agrieval.scoring.writing.policy import OutputRefused
+from tests.data_tools.dt_photos import tree_digest
 
 
 def test_resize_kept_files(small_pool, tmp_path):

@@ -11,7 +11,6 @@ import numpy as np
 import pandas as pd
 
 from agrieval.data_tools.splits import make_splits
-
 from tests.data_tools.test_splits import KEY, pool
 
 TEAMS, CLASSES, N = ("t1", "t2", "t3"), ("chene", "frene"), 20

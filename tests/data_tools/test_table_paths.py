@@ -15,7 +15,6 @@ from pathlib import Path
 import pandas as pd
 import pytest
 from click.testing import CliRunner
-from tests.data_tools.dt_photos import PHOTOS, jpeg_bytes, photo_variant, write
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
@@ -29,6 +28,7 @@ from agrieval.scoring.cli.main import cli
 from agrieval.scoring.text.file_names import unescape_name
 from agrieval.scoring.writing.policy import OutputPlan, OutputRefused
 from agrieval.scoring.writing.table_paths import UnsafePath, inside
+from tests.data_tools.dt_photos import PHOTOS, jpeg_bytes, photo_variant, write
 
 REFUSED = (UnsafePath, DataError, OutputRefused)
 

@@ -14,6 +14,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
+
 from tests.platform_pythons import python
 
 if sys.version_info >= (3, 11):

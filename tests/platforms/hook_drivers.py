@@ -22,8 +22,8 @@ from pathlib import Path
 import pandas as pd
 from click.testing import CliRunner
 
-from agrieval.scoring.cli.main import cli
 from agrieval.scoring.authoring.definitions import load_competition
+from agrieval.scoring.cli.main import cli
 
 ROOT = Path(__file__).resolve().parents[2]
 CORPUS = Path(__file__).parent / "corpus"

@@ -17,10 +17,10 @@ from pathlib import Path
 import pytest
 import yaml
 from click.testing import CliRunner
-from tests.platforms.hook_drivers import COMPETITION, CORPUS, ROOT, SOLUTION, codabench_layout, evalai_stored
-from tests.platform_pythons import CODABENCH, EVALAI, HF, python
 
 from agrieval.scoring.cli.main import cli
+from tests.platform_pythons import CODABENCH, EVALAI, HF, python
+from tests.platforms.hook_drivers import COMPETITION, CORPUS, ROOT, SOLUTION, codabench_layout, evalai_stored
 
 EXPECTED = json.loads((ROOT / "reference_submissions" / "expected_scores.json").read_text())
 SUBS = ROOT / "reference_submissions" / COMPETITION / "submissions"

@@ -9,10 +9,10 @@ import sys
 import pandas as pd
 import pytest
 from click.testing import CliRunner
-from tests.platforms.hook_drivers import COMPETITION, CORPUS, ROOT, SOLUTION, hf_definition, hf_repo
 
 from agrieval.scoring.cli.main import cli
 from agrieval.scoring.runtime.problems import HostError
+from tests.platforms.hook_drivers import COMPETITION, CORPUS, ROOT, SOLUTION, hf_definition, hf_repo
 
 EXPECTED = json.loads((ROOT / "reference_submissions" / "expected_scores.json").read_text())
 SUBMISSIONS = ROOT / "reference_submissions"

@@ -7,8 +7,8 @@ import pytest
 from click.testing import CliRunner
 
 from agrieval.baselines.plantclef.synthetic import demo_ids, make_quadrats
-from agrieval.scoring.cli.main import cli
 from agrieval.scoring.authoring.definitions import load_competition
+from agrieval.scoring.cli.main import cli
 
 N_CLASSES = 5
 
@@ -397,7 +397,6 @@ def test_predict_with_a_prior_and_a_score_scale(workspace, tmp_path):
 
 
 def test_shards_merge_to_the_bytes_of_one_process(workspace, tmp_path, monkeypatch):
-    folder = workspace[0]
     one = _predict(workspace, tmp_path / "one.csv", "--save-tile-scores", str(tmp_path / "one.parquet"))
     assert one.exit_code == 0, one.output
     for i in range(2):

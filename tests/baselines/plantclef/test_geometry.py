@@ -5,8 +5,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agrieval.baselines.plantclef.geometry import (Level, border_box, expected_count, level_boxes, parse_border,
-                                          parse_level, tile_boxes)
+from agrieval.baselines.plantclef.geometry import (
+    Level,
+    border_box,
+    expected_count,
+    level_boxes,
+    parse_border,
+    parse_level,
+    tile_boxes,
+)
 
 sizes = st.integers(min_value=1, max_value=300)
 

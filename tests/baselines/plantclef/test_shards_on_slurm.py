@@ -10,12 +10,12 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from tests import slurm_cluster as sc
 from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from agrieval.scoring.cli.main import cli
+from tests import slurm_cluster as sc
 
 PREDICT = ["--preset", "tiny", "--tiling", "grid:2", "--tiling", "full", "--strategy", "union", "--top-k", "1",
            "--max-species", "4", "--save-top-k", "5", "--competition", "plantclef2025", "--device", "cpu",

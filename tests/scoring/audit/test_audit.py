@@ -139,7 +139,7 @@ def test_a_bad_log_row_is_rejected_with_its_line_and_column(tmp_path, row, code)
     log = _log(tmp_path / "sub", ["a,2025-05-01T09:00:00Z,partial.csv", row])
     (tmp_path / "outside.csv").write_text("x")
     r = CliRunner().invoke(cli, ["audit", str(log), "-s", str(PC / "solution.csv"), "-c", "plantclef2025"])
-    assert r.exit_code == 1 and f"log.csv:3:" in r.stderr and f"[{code}]" in r.stderr
+    assert r.exit_code == 1 and "log.csv:3:" in r.stderr and f"[{code}]" in r.stderr
 
 
 def test_rank_movement_is_tight_for_separated_teams_and_loose_for_close_ones():

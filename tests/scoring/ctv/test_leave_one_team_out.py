@@ -148,9 +148,10 @@ def test_a_fold_name_cannot_lead_out_of_the_lodo_folder(study, tmp_path):
 def test_the_data_tools_make_the_held_out_splits(tmp_path):
     """`agrieval data splits --without-team T` leaves T out of the pool (same key, same ids); an unknown team
     is refused."""
+    import pandas as pd
+
     from agrieval.data_tools.errors import DataError
     from agrieval.data_tools.splits import without
-    import pandas as pd
 
     df = pd.DataFrame({"team": ["a", "a", "b", "c"], "path": ["a/x/1", "a/x/2", "b/x/1", "c/x/1"]})
     assert sorted(without(df, "a")["team"]) == ["b", "c"]

@@ -19,10 +19,9 @@ from click.testing import CliRunner
 
 from agrieval.scoring.authoring.definitions import load_competition
 from agrieval.scoring.cli.main import cli
-from tests.scoring.reading.strict_reading import strict_reading
 from agrieval.scoring.runtime.reading.submission import read_submission
-
 from tests.scoring.ctv.run_folders import write_run
+from tests.scoring.reading.strict_reading import strict_reading
 
 REPO = Path(__file__).resolve().parents[3]
 PC = REPO / "reference_submissions" / "plantclef2025"
@@ -210,6 +209,7 @@ def test_a_very_long_arch_gets_a_file_name_the_file_system_takes(tmp_path):
 def test_a_long_history_costs_linear_time():
     """The learning curves scanned every history once per epoch: 20,000 epochs were minutes of CPU."""
     import time
+
     from agrieval.scoring.ctv.paper_figures import learning_curves
     from agrieval.scoring.ctv.runs import Run
 

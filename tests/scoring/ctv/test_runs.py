@@ -10,11 +10,11 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
+from agrieval.scoring.analysis_input.input_error import InputError
 from agrieval.scoring.cli.main import cli
 from agrieval.scoring.ctv.cross_team_matrix import toto_matrices
-from agrieval.scoring.analysis_input.input_error import InputError
 from agrieval.scoring.ctv.run_set import read_runs
-from tests.scoring.ctv.run_folders import HEADER, write_run
+from tests.scoring.ctv.run_folders import write_run
 
 EXAMPLE_RUNS = Path(__file__).resolve().parents[3] / "examples" / "ctv" / "runs"
 

@@ -14,8 +14,8 @@ import pytest
 from click.testing import CliRunner
 from sklearn.metrics import precision_recall_fscore_support
 
-from agrieval.scoring.cli.main import cli
 from agrieval.scoring.analysis_input.input_error import InputError
+from agrieval.scoring.cli.main import cli
 from agrieval.scoring.ctv.run_set import read_runs
 from agrieval.scoring.ctv.weighted_prf import weighted_prf
 

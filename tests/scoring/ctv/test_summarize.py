@@ -12,8 +12,8 @@ from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agrieval.scoring.cli.main import cli
 from agrieval.scoring.analysis_input.input_error import CODES, InputError
+from agrieval.scoring.cli.main import cli
 from agrieval.scoring.ctv.results_table import ResultsTable, TeamResult, read_results
 from agrieval.scoring.ctv.summarize import summarize
 from agrieval.scoring.ctv.summary_markdown import render

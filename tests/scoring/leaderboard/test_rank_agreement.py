@@ -12,8 +12,8 @@ from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agrieval.scoring.cli.main import cli
 from agrieval.scoring.analysis_input.input_error import InputError
+from agrieval.scoring.cli.main import cli
 from agrieval.scoring.leaderboard.rank_agreement import correlations, rank_agreement, read_scores
 
 

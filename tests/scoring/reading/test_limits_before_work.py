@@ -16,8 +16,8 @@ import dataclasses
 import pytest
 
 from agrieval.scoring.authoring.definitions import load_competition
-from agrieval.scoring.runtime.reading import digit_lists, label_cells
 from agrieval.scoring.runtime.labelsets import LabelSets
+from agrieval.scoring.runtime.reading import digit_lists, label_cells
 from agrieval.scoring.runtime.reading.submission import read_submission
 from tests.scoring.reading.strict_reading import strict_reading
 

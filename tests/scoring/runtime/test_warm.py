@@ -23,7 +23,6 @@ from agrieval.scoring.runtime.warm import Grader
 from tests.scoring.runtime.shipped_files import CORPUS, REFERENCE, uploads
 
 
-
 def _graded(result) -> dict:
     view = result.to_dict() if hasattr(result, "to_dict") else dict(vars(result))
     view.pop("host", None)  # timings

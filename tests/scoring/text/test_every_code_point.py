@@ -14,7 +14,6 @@ import pytest
 import yaml
 
 from agrieval.scoring.text import literals, terminal
-
 from tests.scoring.text.test_text_escaping import gfm, parse
 
 # Every code point but the surrogates (a lone surrogate is its own case in one_line, and cannot be YAML)
