@@ -248,9 +248,8 @@ def drive_hf(path: Path, work: Path) -> Outcome:
     import sys
     from unittest import mock
 
-    from fake_hub import hub_module
-
     from agrieval.scoring.runtime.platforms.hf import SubmissionRejected, make_compute
+    from tests.platforms.fake_hub import hub_module
 
     params, repo = hf_repo(work, path)
     params.competition_id = "agrieval-org/plantclef-demo"
