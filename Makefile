@@ -45,15 +45,16 @@ AGRIEVAL_REQUIRE_SLURM ?= $(CAN_SLURM)
 # installed where this is root with apt-get (the same condition), and then those tests must pass; elsewhere they skip.
 export AGRIEVAL_REQUIRE_BROWSER ?= $(CAN_SLURM)
 
-# The whole suite on this Python, then the grading runtime's own tests under every interpreter of
-# .ci/interpreters (the grading platforms' Pythons, numpy only), each in its own venv. Each phase prints its
-# wall time, then the total. The suite runs on pytest-xdist workers, one per CPU (TEST_WORKERS=0: in this
+# ruff (pyflakes and isort, as pyproject.toml's [tool.ruff] sets them), the whole suite on this Python, then the
+# grading runtime's own tests under every interpreter of .ci/interpreters (the grading platforms' Pythons, numpy
+# only), each in its own venv. Each phase prints its wall time, then the total. The suite runs on pytest-xdist workers, one per CPU (TEST_WORKERS=0: in this
 # process); the tests that share something run in one worker (the groups of tests/conftest.py).
 TEST_WORKERS ?= auto
 PHASE = scripts/timed_phase.sh
 test:
 	@start=$$(date +%s); \
 	$(PHASE) install $(MAKE) --no-print-directory $(ALL) && \
+	$(PHASE) ruff $(BIN)/ruff check . && \
 	$(PHASE) "platform venvs" $(MAKE) --no-print-directory platform-venvs && \
 	$(PHASE) slurm $(MAKE) --no-print-directory slurm && \
 	$(PHASE) browser $(MAKE) --no-print-directory browser && \

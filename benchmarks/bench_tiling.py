@@ -90,6 +90,7 @@ def main() -> None:
         jpeg_stage_report()
         return
 
+    from agrieval.baselines.device import device_or_exit
     from agrieval.baselines.plantclef.aggregation_config import AggregationConfig
     from agrieval.baselines.plantclef.geometry import parse_level
     from agrieval.baselines.plantclef.inference import TileScorer
@@ -98,8 +99,6 @@ def main() -> None:
     from agrieval.baselines.plantclef.preprocess import PreprocessConfig
     from agrieval.baselines.plantclef.synthetic import make_quadrats
     from agrieval.scoring.authoring.definitions import load_competition
-
-    from agrieval.baselines.device import device_or_exit
 
     device = device_or_exit(args.device)  # a missing GPU: error [device_unavailable], exit 2
     cuda = device.type == "cuda"

@@ -9,11 +9,12 @@ then looked up among ``classes`` and ``aliases``. An unknown name maps to
 from __future__ import annotations
 
 import re
-import tomllib
 import unicodedata
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
+
+import tomllib
 
 from agrieval.data_tools.errors import DataError
 

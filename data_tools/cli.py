@@ -257,8 +257,8 @@ def splits(catalog_file, protocol, output, seed, val_fraction, preset, stratify,
     image_id is img-<keyed hash of the path>: it carries neither the class nor the team (their columns do),
     and without the key nobody can compute it from a guessed path.
     """
-    from agrieval.data_tools.keyed_ids import default_key_path
     from agrieval.data_tools.catalog import read_catalog
+    from agrieval.data_tools.keyed_ids import default_key_path
     from agrieval.data_tools.splits import SPLIT_PRESETS, make_splits, summarize_splits
 
     df = read_catalog(catalog_file)

@@ -22,7 +22,6 @@ from math import comb
 
 import numpy as np
 
-
 TABLE_BITS = 24  # blocks up to this wide get a bucket table (2^24 int64 counts = 128 MiB at most)
 # Relative cost of one lookup, against 1 per candidate pair verified (measured, order of
 # magnitude): a table that fits in cache is nearly free, a larger one costs a cache miss.

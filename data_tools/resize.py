@@ -46,9 +46,9 @@ from agrieval.data_tools.probe import DEFAULT_MAX_PIXELS, bound_pixels
 from agrieval.data_tools.tables import table_row, write_table
 from agrieval.data_tools.untrusted_images import ImageUnreadable, decode_image
 from agrieval.data_tools.versions import write_versions
+from agrieval.scoring.runtime.atomic import remove_leftover_temporaries, write_bytes
 from agrieval.scoring.text.file_names import display_name, unescape_name
 from agrieval.scoring.writing.policy import OutputPlan, OutputRefused
-from agrieval.scoring.runtime.atomic import remove_leftover_temporaries, write_bytes
 from agrieval.scoring.writing.table_paths import inside
 
 MANIFEST_COLUMNS = ["source_root", "source_path", "team", "class", "phash", "bytes", "mtime_ns",

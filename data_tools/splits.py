@@ -55,9 +55,9 @@ from agrieval.data_tools.keyed_ids import keyed_id, load_or_create_key
 from agrieval.data_tools.shuffle_split import stratified_train_test_split
 from agrieval.data_tools.tables import read_folds_json, table_row, write_table
 from agrieval.data_tools.versions import STAGE_LIBRARIES, library_versions
+from agrieval.scoring.runtime.atomic import write_text
 from agrieval.scoring.text.file_names import unescape_name
 from agrieval.scoring.writing.policy import OutputPlan
-from agrieval.scoring.runtime.atomic import write_text
 from agrieval.scoring.writing.table_paths import inside
 
 SPLIT_COLUMNS = ["image_id", "path", "team", "class", "split"]

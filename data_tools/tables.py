@@ -21,9 +21,9 @@ from pathlib import Path
 import pandas as pd
 
 from agrieval.data_tools.errors import DataError
-from agrieval.scoring.text.file_names import display_name, has_undecodable
 from agrieval.scoring.runtime.atomic import atomic_write
 from agrieval.scoring.runtime.untrusted import UntrustedFileError, read_bytes, read_json
+from agrieval.scoring.text.file_names import display_name, has_undecodable
 
 INT_COLUMNS = ("width", "height", "bytes", "mtime_ns", "group_id", "group_size",
                "out_width", "out_height")

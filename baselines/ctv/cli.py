@@ -23,6 +23,7 @@ from agrieval.scoring.cli.group import ContractGroup, document
 from agrieval.scoring.text.literals import shell_word
 from agrieval.scoring.text.terminal import cell, one_line
 
+
 def train_options(f):
     """The run settings' flags (generated from ``TrainConfig``: ``agrieval.baselines.ctv.options``) and the
     options every training command shares."""
@@ -235,8 +236,8 @@ def slurm_cmd(preset, splits, runs_dir, data_root, weights_dir, protocols, archs
     """Write an sbatch array script, one task per run of the sweep (of each seed), and runs.tsv beside it."""
     from agrieval.baselines.ctv.config import make_config
     from agrieval.baselines.ctv.slurm import RUNS_TSV, preflight, runs_table, sbatch_script, task_resources
-    from agrieval.scoring.writing.policy import OutputPlan, OutputRefused
     from agrieval.scoring.runtime.atomic import write_text
+    from agrieval.scoring.writing.policy import OutputPlan, OutputRefused
 
     table = Path(output).resolve().parent / RUNS_TSV
     try:

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-
 DEMO_SIZE = 48  # side of the resized demo images (the real pipeline uses 336)
 
 

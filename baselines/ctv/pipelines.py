@@ -13,10 +13,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from agrieval.baselines.ctv.augment import BatchAugment
 from agrieval.baselines.ctv.config import TrainConfig
 from agrieval.baselines.ctv.loader_workers import worker_context
 from agrieval.baselines.ctv.script_transforms import script_eval_transform, script_train_transform
-from agrieval.baselines.ctv.augment import BatchAugment
 from agrieval.baselines.ctv.transforms import decode_transform, eval_transform
 
 

@@ -25,26 +25,33 @@ import torch
 from torch.utils.data import DataLoader
 
 from agrieval.baselines.ctv import checkpoint, outputs
-from agrieval.scoring.runtime.untrusted import UntrustedFileError, read_json
 from agrieval.baselines.ctv.archs import ArchSpec, resolve_arch
 from agrieval.baselines.ctv.cache import build_cache
 from agrieval.baselines.ctv.config import PRESET_SOURCES, TrainConfig
 from agrieval.baselines.ctv.dataset import SplitDataset, unreadable_paths
-from agrieval.baselines.ctv.distributed import (DistInfo, Shard, all_reduce_sum, barrier, broadcast_buffers, collective,
-                                                init_distributed)
+from agrieval.baselines.ctv.distributed import (
+    DistInfo,
+    Shard,
+    all_reduce_sum,
+    barrier,
+    broadcast_buffers,
+    collective,
+    init_distributed,
+)
 from agrieval.baselines.ctv.engine import Runtime, accuracy, needs_two_per_step, predict, train_one_epoch
 from agrieval.baselines.ctv.errors import CTVError
-from agrieval.baselines.sbatch import EXIT_REQUEUE, STOP_FILE_ENV, StopRequested, stop_file_present  # noqa: F401
 from agrieval.baselines.ctv.manifest import FoldData, load_fold
 from agrieval.baselines.ctv.models import build_model, find_weights
 from agrieval.baselines.ctv.pipelines import pipeline_for
-from agrieval.baselines.ctv.run_folders import run_dir, run_status  # noqa: F401 (run_status: the sweep's way in)
 from agrieval.baselines.ctv.precision import amp_dtype, precision_for  # noqa: F401 (amp_dtype: the tests' way in)
+from agrieval.baselines.ctv.run_folders import run_dir, run_status  # noqa: F401 (run_status: the sweep's way in)
 from agrieval.baselines.ctv.seed_streams import FoldStream, seed_stream_for
 from agrieval.baselines.ctv.seeding import fold_seed, set_deterministic
 from agrieval.baselines.ctv.selection import SELECTIONS, BestKeeper, Selection
+from agrieval.baselines.sbatch import EXIT_REQUEUE, STOP_FILE_ENV, StopRequested, stop_file_present  # noqa: F401
 from agrieval.scoring.runtime.atomic import remove_leftover_temporaries
 from agrieval.scoring.runtime.metrics.multiclass import validation_test_gap
+from agrieval.scoring.runtime.untrusted import UntrustedFileError, read_json
 
 STOP_ENV = "AGRIEVAL_CTV_STOP_AFTER_EPOCH"  # test hook: behave as if killed after this epoch
 # A scheduler's warning (SLURM's --signal=B:USR1@N, trapped by the job script) creates the stop file

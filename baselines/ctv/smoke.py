@@ -97,7 +97,6 @@ def check_arch(arch: str, device: str, batch: int, steps: int, img: int, amp: bo
 @click.option("--amp/--no-amp", default=None, help="bf16 autocast [on for CUDA].")
 def main(device, archs, batch, steps, img_size, amp):
     """Build, train a few steps and time the CTV paper models on DEVICE."""
-    import torch
 
     from agrieval.baselines.device import device_or_exit
 

@@ -10,14 +10,14 @@ from __future__ import annotations
 import dataclasses
 import time
 from dataclasses import dataclass
-from statistics import mean
 from pathlib import Path
+from statistics import mean
 
 from agrieval.baselines.ctv.archs import resolve_arch
-from agrieval.baselines.ctv.progress import format_duration
 from agrieval.baselines.ctv.config import TrainConfig
 from agrieval.baselines.ctv.errors import CTVError
 from agrieval.baselines.ctv.manifest import list_folds
+from agrieval.baselines.ctv.progress import format_duration
 from agrieval.baselines.ctv.replicates import seed_root
 from agrieval.baselines.ctv.run_folders import run_dir, run_status
 

@@ -80,13 +80,19 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from agrieval.baselines.plantclef import tie_rules, zmerge
 from agrieval.baselines.plantclef.aggregation_config import AggregationConfig
 from agrieval.baselines.plantclef.ensemble import tile_bounds, tile_zscores
 from agrieval.baselines.plantclef.exactness import NotExact
 from agrieval.baselines.plantclef.image_stats import ImageStats, image_level_matrix
-from agrieval.baselines.plantclef.pooling import (order_key, pool_contains, pool_count_topk, pool_mean, pool_min_images,
-                                                  pool_union)
-from agrieval.baselines.plantclef import tie_rules, zmerge
+from agrieval.baselines.plantclef.pooling import (
+    order_key,
+    pool_contains,
+    pool_count_topk,
+    pool_mean,
+    pool_min_images,
+    pool_union,
+)
 from agrieval.baselines.plantclef.threshold_search import threshold_for_mean_count
 
 KEYS = ["image_id", "species_id"]

@@ -1,7 +1,7 @@
 """The kit's side of the comparison with the PlantCLEF teams' own code, on the seeded awkward logits.
 
 ``scripts/fidelity/plantclef_teams.py`` runs the teams' snippets beside these functions and records the teams'
-outputs as ``tests/fixtures/golden/plantclef_teams.json``; ``tests/baselines/plantclef/test_plantclef_golden.py``
+outputs as ``tests/fixtures/golden/plantclef_teams.json``; ``tests/baselines/plantclef/test_golden.py``
 replays these same functions against that file (CI cannot fetch the teams' repositories). One definition for
 both, so that what the tests compare is what the script compared.
 """

@@ -18,7 +18,6 @@ import pandas as pd
 import torch
 
 from agrieval.baselines.device import resolve_device
-from agrieval.baselines.sbatch import StopRequested, stop_file_present
 from agrieval.baselines.plantclef.aggregate import aggregate
 from agrieval.baselines.plantclef.aggregation_config import AggregationConfig
 from agrieval.baselines.plantclef.classes import load_class_mapping
@@ -31,9 +30,10 @@ from agrieval.baselines.plantclef.pooling import containment_notes
 from agrieval.baselines.plantclef.preprocess import PreprocessConfig
 from agrieval.baselines.plantclef.prior import PriorError, file_digest, load_prior
 from agrieval.baselines.plantclef.shards import shard_items, shard_path
-from agrieval.baselines.submission import write_validated
 from agrieval.baselines.plantclef.tile_scores import PartStore, tile_frame, write_tile_scores
 from agrieval.baselines.plantclef.transects import transect_map
+from agrieval.baselines.sbatch import StopRequested, stop_file_present
+from agrieval.baselines.submission import write_validated
 from agrieval.data_tools.progress import Progress
 from agrieval.data_tools.untrusted_images import ImageUnreadable
 from agrieval.scoring.runtime.definition import CompetitionDefinition
@@ -133,7 +133,6 @@ def predict_tiles(images: Path, out: Path, *, checkpoint: Path | None, class_map
     if opts.image_stats not in ("image", "level", "none"):
         raise ValueError(f"image stats {opts.image_stats!r} is not one of image, level, none")
     store = PartStore(parts_folder(out))
-    n_resumed = 0
     if store.exists():
         if resume:
             if store.settings() != settings:

@@ -26,10 +26,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--workers", type=int, default=None)
     args = ap.parse_args(argv)
 
+    from agrieval.baselines.device import device_or_exit
     from agrieval.baselines.plantclef.aggregation_config import AggregationConfig
     from agrieval.baselines.plantclef.geometry import parse_level
     from agrieval.baselines.plantclef.model import PRESETS, build_model
-    from agrieval.baselines.device import device_or_exit
     from agrieval.baselines.plantclef.predict import RunOptions, run_predict
     from agrieval.baselines.plantclef.preprocess import PreprocessConfig
     from agrieval.baselines.plantclef.synthetic import make_quadrats

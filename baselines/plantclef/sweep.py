@@ -20,9 +20,9 @@ import pandas as pd
 
 from agrieval.baselines.plantclef.aggregate import NotExact, aggregate
 from agrieval.baselines.plantclef.aggregation_config import AggregationConfig
-from agrieval.baselines.submission import write_validated
 from agrieval.baselines.plantclef.threshold_search import TargetUnreachable
 from agrieval.baselines.plantclef.transects import transect_map
+from agrieval.baselines.submission import write_validated
 from agrieval.scoring.runtime.definition import CompetitionDefinition
 
 OVERFIT_WARNING = ("WARNING: picking the best of these settings on this solution overfits it; tuning on the "

@@ -8,8 +8,8 @@ rejected), 2 on a usage error and 3 on an internal problem.
 
 from __future__ import annotations
 
-from agrieval.scoring.runtime.problems import locate
 from agrieval.scoring.runtime.coded_error import CodedError
+from agrieval.scoring.runtime.problems import locate
 
 # code -> what it means; tests check that every raised code is listed here.
 CODES: dict[str, str] = {

@@ -49,11 +49,11 @@ def audit(log: Path, solution: Path, competition: str, as_json: bool, alpha: flo
     team's private rank interval (bootstrap over private units) and runs of near-duplicate submissions.
     See docs/ladder.md.
     """
+    from agrieval.scoring.analysis_input.input_error import InputError
     from agrieval.scoring.audit.audit_report import audit as run_audit
     from agrieval.scoring.audit.audit_report import to_text
     from agrieval.scoring.audit.scored_log import score_log
     from agrieval.scoring.audit.submission_log import read_log
-    from agrieval.scoring.analysis_input.input_error import InputError
     from agrieval.scoring.runtime.warm import Grader
     from agrieval.scoring.text.terminal import one_line
 

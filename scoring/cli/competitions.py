@@ -72,9 +72,9 @@ def freeze(toml_file, output, overwrite) -> None:
     2 usage error (output exists without --overwrite, or is TOML_FILE), 3 invalid definition.
     """
     from agrieval.scoring.authoring.definitions import load_toml
-    from agrieval.scoring.writing.policy import OutputPlan
     from agrieval.scoring.runtime.atomic import write_text
     from agrieval.scoring.runtime.definition import freeze as freeze_text
+    from agrieval.scoring.writing.policy import OutputPlan
 
     OutputPlan(overwrite=overwrite, inputs=[toml_file]).claim(output, what="frozen definition")
     definition = load_toml(toml_file)  # validated; a HostError (invalid) is exit 3

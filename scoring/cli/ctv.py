@@ -13,10 +13,10 @@ import sys
 
 import click
 
+from agrieval.scoring.analysis_input.input_error import InputError
 from agrieval.scoring.cli.failures import refuse_input, require
 from agrieval.scoring.cli.group import ContractGroup, document
 from agrieval.scoring.cli.options import figure_options
-from agrieval.scoring.analysis_input.input_error import InputError
 from agrieval.scoring.text.file_names import display_name
 from agrieval.scoring.text.terminal import one_line
 from agrieval.scoring.writing.policy import OutputPlan, OutputRefused
@@ -56,10 +56,10 @@ def summarize_cmd(results_csv, ddof, threshold, digits, as_json, out, overwrite)
     Std rows), the per-group statistics, the agreement of team rankings across
     architectures, and the TOTO -> LOTO change.
     """
-    from agrieval.scoring.runtime.atomic import write_text
     from agrieval.scoring.ctv.results_table import read_results
     from agrieval.scoring.ctv.summarize import summarize
     from agrieval.scoring.ctv.summary_markdown import render
+    from agrieval.scoring.runtime.atomic import write_text
 
     if out:  # checked before any work, and before anything is printed
         try:

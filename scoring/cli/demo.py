@@ -27,8 +27,8 @@ def demo(ref_dir: Path | None, reveal_private: bool) -> None:
     """Score the bundled reference submissions of every competition."""
     from agrieval.scoring.authoring.definitions import load_competition
     from agrieval.scoring.cli.output import fmt
-    from agrieval.scoring.runtime.scorer import score_file
     from agrieval.scoring.runtime.reading.solution import load_solution
+    from agrieval.scoring.runtime.scorer import score_file
 
     ref_dir = ref_dir or _find_reference_dir()
     if ref_dir is None:

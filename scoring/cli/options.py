@@ -112,7 +112,6 @@ def _pair_message(path, other: str, definition) -> str:
 def _competition_of_header(path, definition) -> str | None:
     """The shipped competition whose id and prediction columns the file's header holds, if not ``definition``'s."""
     from agrieval.scoring.authoring.definitions import available_competitions, load_competition
-
     from agrieval.scoring.runtime.untrusted import UntrustedFileError, open_regular
 
     try:  # the participant's file: by the opening rule (a FIFO named like a submission never hangs the hint)

@@ -6,11 +6,10 @@ import json
 
 import click
 
-from agrieval.scoring.text.terminal import cell, one_line
-
+from agrieval.scoring.analysis_input.input_error import InputError
 from agrieval.scoring.cli.failures import refuse_input
 from agrieval.scoring.cli.group import epilog
-from agrieval.scoring.analysis_input.input_error import InputError
+from agrieval.scoring.text.terminal import cell, one_line
 
 
 def _where(ctx, param, values) -> dict[str, str]:
@@ -49,9 +48,9 @@ def rank_agreement(a_csv, b_csv, key, value, value_b, where, where_a, where_b, r
     `ctv report` (one computation; exact permutation up to 8 items, else scipy's asymptotic), and the
     output names the method. Exit code 1 when a file is rejected or the two files do not hold the same keys.
     """
-    from agrieval.scoring.text.tables import fmt
     from agrieval.scoring.leaderboard.rank_agreement import rank_agreement as compute
     from agrieval.scoring.leaderboard.rank_agreement import read_scores
+    from agrieval.scoring.text.tables import fmt
 
     try:
         a = read_scores(a_csv, key, value, where | where_a)

@@ -27,7 +27,8 @@ def score(submission: Path, solution: Path, competition: str, as_json: bool, rev
           own_team: str | None, val_accuracy: float | None) -> int:
     """Score SUBMISSION against --solution and print every metric of the competition."""
     from agrieval.scoring.cli.options import load_solution_for
-    from agrieval.scoring.runtime.scorer import read_both, score as score_upload
+    from agrieval.scoring.runtime.scorer import read_both
+    from agrieval.scoring.runtime.scorer import score as score_upload
 
     definition = load_definition(competition)
     sol, sub, refused = read_both(submission, solution, definition, load=load_solution_for)

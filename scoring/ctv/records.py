@@ -19,7 +19,7 @@ with the run's configuration:
 
 Rows keep the run set's order (protocol, arch, fold, seed) and each history's line order, so that a query's
 values come in the order the report's arithmetic has always summed them (its outputs stay byte-identical:
-``tests/ctv/test_ctv_golden_report.py``). ``query`` leaves out the per-class and held-out rows unless asked.
+``tests/scoring/ctv/test_golden_report.py``). ``query`` leaves out the per-class and held-out rows unless asked.
 
 >>> from agrieval.scoring.ctv.runs import Run
 >>> run = Run("p", "agrieval", "TOTO", "net", "a", ["a"], {"train": 0, "val": 10, "test": 20},

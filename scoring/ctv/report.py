@@ -44,24 +44,26 @@ from functools import cached_property
 from pathlib import Path
 
 from agrieval.scoring.ctv import paper_figures
-from agrieval.scoring.writing.figures import FigureFormat
 from agrieval.scoring.ctv.cross_check import summary_line
-from agrieval.scoring.runtime.atomic import write_text
-from agrieval.scoring.runtime.metrics.multiclass import validation_test_gap
 from agrieval.scoring.ctv.cross_team_matrix import CrossTeamMatrix, toto_matrices
-from agrieval.scoring.ctv.results_table import ResultsTable
-from agrieval.scoring.ctv.run_set import RunSet, read_runs
 from agrieval.scoring.ctv.on_the_line import fit_lines, line_points
 from agrieval.scoring.ctv.over_seeds import lacking_warnings, over_seeds
 from agrieval.scoring.ctv.records import CONFIG, FINAL, Records, values
+from agrieval.scoring.ctv.results_table import ResultsTable
+from agrieval.scoring.ctv.run_set import RunSet, read_runs
 from agrieval.scoring.ctv.runs import SPLITS
 from agrieval.scoring.ctv.seed_sections import on_the_line_section, over_seeds_rows, over_seeds_section
 from agrieval.scoring.ctv.selection_rules import PAPER_RULE, rules_for
-from agrieval.scoring.ctv.spread import DEFAULT as DEFAULT_SPREAD, SPREADS, caption, cell as spread_cell, seed_stats
+from agrieval.scoring.ctv.spread import DEFAULT as DEFAULT_SPREAD
+from agrieval.scoring.ctv.spread import SPREADS, caption, seed_stats
+from agrieval.scoring.ctv.spread import cell as spread_cell
 from agrieval.scoring.ctv.summarize import Summary, json_safe, summarize
 from agrieval.scoring.ctv.summary_markdown import format_pvalue, per_team_tables, summary_tables
-from agrieval.scoring.text.tables import csv_text, fmt, markdown_table
+from agrieval.scoring.runtime.atomic import write_text
+from agrieval.scoring.runtime.metrics.multiclass import validation_test_gap
 from agrieval.scoring.text import markdown as md_text
+from agrieval.scoring.text.tables import csv_text, fmt, markdown_table
+from agrieval.scoring.writing.figures import FigureFormat
 from agrieval.scoring.writing.policy import OutputPlan
 
 FULL = 10  # decimals of the CSV outputs: enough to compare with stored numbers at 1e-9

@@ -22,8 +22,8 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 
-from agrieval.scoring.ctv import cross_check, script_runs
 from agrieval.scoring.analysis_input.input_error import InputError
+from agrieval.scoring.ctv import cross_check, script_runs
 from agrieval.scoring.ctv.results_table import PROTOCOLS, ResultsTable, TeamResult
 from agrieval.scoring.ctv.runs import Run, read_agrieval_run
 

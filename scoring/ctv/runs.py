@@ -26,8 +26,8 @@ from pathlib import Path
 
 import numpy as np
 
-from agrieval.scoring.ctv.arch_names import canonical_arch
 from agrieval.scoring.analysis_input.input_error import InputError
+from agrieval.scoring.ctv.arch_names import canonical_arch
 from agrieval.scoring.ctv.results_table import PROTOCOLS
 from agrieval.scoring.runtime.metrics.multiclass import accuracy_from_counts, validation_test_gap
 
@@ -107,9 +107,9 @@ def load_json(path: Path) -> dict:
 
 def read_predictions(path: Path, columns: Sequence[str], confidence_max: float):
     """The predictions table, every cell checked; ``confidence`` within [0, confidence_max]."""
-    import pandas as pd
-
     import io
+
+    import pandas as pd
 
     from agrieval.scoring.analysis_input.json_input import read_regular
 

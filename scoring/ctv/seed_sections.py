@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from agrieval.scoring.ctv.over_seeds import METRICS
 from agrieval.scoring.ctv.selection_rules import ALL_RULES, LODO_RULE, PAPER_RULE
-from agrieval.scoring.ctv.spread import DEFAULT, SPREADS, cell as spread_cell
+from agrieval.scoring.ctv.spread import DEFAULT, SPREADS
+from agrieval.scoring.ctv.spread import cell as spread_cell
 from agrieval.scoring.ctv.summarize import Summary
 from agrieval.scoring.text.tables import fmt, markdown_table
 

@@ -2,7 +2,7 @@
 
 DomainBed's finding is that a domain-generalisation result without its model-selection rule is
 incomplete; it reports several side by side. Each rule is a small class registered in ``REGISTRY`` (name ->
-class), whose docstring states the rule with a worked example (doctested by ``tests/ctv``); a rule reads one
+class), whose docstring states the rule with a worked example (doctested by ``tests/scoring/ctv``); a rule reads one
 run's rows of the record table (``agrieval.scoring.ctv.records``: its final rows and its history, accuracies in
 percent) and gives the ``Selected`` epoch, or None when the run's history cannot say: the report counts such runs
 instead of guessing. Ties: the first epoch with the best value. ``last_epoch`` and ``oracle_test`` need the

@@ -9,10 +9,11 @@ agreement and the TOTO -> LOTO change.
 from __future__ import annotations
 
 from agrieval.scoring.ctv.results_table import ResultsTable
-from agrieval.scoring.ctv.spread import caption, cell as spread_cell, seed_stats
+from agrieval.scoring.ctv.spread import caption, seed_stats
+from agrieval.scoring.ctv.spread import cell as spread_cell
 from agrieval.scoring.ctv.summarize import Summary
+from agrieval.scoring.text.markdown import Markdown
 from agrieval.scoring.text.tables import fmt, markdown_table
-from agrieval.scoring.text.markdown import Markdown, text
 
 _TEAM_ROLE = {"TOTO": "training team", "LOTO": "held-out team"}
 

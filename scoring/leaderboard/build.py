@@ -16,10 +16,10 @@ from pathlib import Path
 
 import numpy as np
 
-from agrieval.scoring.text.file_names import display_name
-from agrieval.scoring.text.terminal import one_line
 from agrieval.scoring.leaderboard.bootstrap import draw_units, percentile_interval, resample_scores, unit_codes
 from agrieval.scoring.leaderboard.paired_test import PairedResult, paired_vs_leader
+from agrieval.scoring.text.file_names import display_name
+from agrieval.scoring.text.terminal import one_line
 
 SCHEMA_VERSION = 1
 

@@ -11,10 +11,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from agrieval.scoring.runtime.atomic import write_text
 from agrieval.scoring.leaderboard.build import SCHEMA_VERSION, Leaderboard, SplitScore
-from agrieval.scoring.text.tables import csv_text, fmt, json_number, markdown_table
+from agrieval.scoring.runtime.atomic import write_text
 from agrieval.scoring.text import markdown
+from agrieval.scoring.text.tables import csv_text, fmt, json_number, markdown_table
 
 
 def _split_dict(s: SplitScore | None) -> dict | None:

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from agrieval.scoring.writing.figures import FigureFormat, pyplot, save
 from agrieval.scoring.leaderboard.build import Leaderboard
 from agrieval.scoring.text.plot import MAX_TICK_LABELS, drawing, inches, label, set_ticks
+from agrieval.scoring.writing.figures import FigureFormat, pyplot, save
 
 _OUTSIDE = {"loc": "upper left", "bbox_to_anchor": (1.02, 1.0), "borderaxespad": 0.0}  # right of the axes
 _SPLIT_COLOURS = {"public": "tab:blue", "private": "tab:orange"}

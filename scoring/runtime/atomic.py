@@ -31,7 +31,7 @@ import os
 import re
 import tempfile
 from pathlib import Path
-from typing import IO, Callable, Dict, Iterable, Iterator, List, Optional, Union
+from typing import IO, Callable, Iterable, Iterator, List, Optional, Union
 
 from .whole_writes import OutputIncomplete
 

@@ -16,8 +16,8 @@ from .definition import CompetitionDefinition
 from .matching import align, id_problems_beside, in_report_order
 from .metrics import multiclass, multilabel
 from .problems import OptionError, ProblemLog
-from .reading.solution import Solution, load_solution
 from .reading.id_cells import CheckedIds
+from .reading.solution import Solution, load_solution
 from .reading.submission import Submission, read_submission
 from .reading.uploads import unpack
 from .report import Metrics, ReportProblem, ScoreReport

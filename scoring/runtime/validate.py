@@ -16,6 +16,7 @@ from .reading.solution import Solution
 from .reading.submission import read_submission
 from .reading.uploads import unpack
 
+
 def validate_file(path: str | Path | bytes, definition: CompetitionDefinition, solution: Solution | None = None,
                   *, filename: str | None = None, test_ids: Sequence[str] | None = None) -> list[Problem]:
     """Every problem of an upload (a CSV, a zip holding one, a folder holding one), as ``grade`` would find

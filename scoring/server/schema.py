@@ -116,7 +116,7 @@ _TEAM_NAME_REFUSED = "bad_team: a team name must be one printable line"
 VERSION_2 = (
     # the Ladder's state of each team as a rescore replayed it, kept with that score version; the confirm copies it
     # into ``ladder`` (the state the next upload continues from)
-    f"""CREATE TABLE ladder_versions (
+    """CREATE TABLE ladder_versions (
         version INTEGER NOT NULL REFERENCES score_versions(version),
         team TEXT NOT NULL REFERENCES teams(name),
         state TEXT NOT NULL CHECK (typeof(state) = 'text'),

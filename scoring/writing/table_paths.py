@@ -32,8 +32,8 @@ import os
 import re
 from pathlib import Path
 
-from agrieval.scoring.text.file_names import display_name, unescape_name
 from agrieval.scoring.runtime.coded_error import CodedError
+from agrieval.scoring.text.file_names import display_name, unescape_name
 
 CODES = {
     "unsafe_path": "A table value (team, class, pHash, path, fold file) would name a place outside its folder "

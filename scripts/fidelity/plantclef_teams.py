@@ -42,11 +42,10 @@ sys.path.insert(0, str(ROOT))
 from agrieval.baselines.plantclef.aggregate import aggregate  # noqa: E402
 from agrieval.baselines.plantclef.aggregation_config import AggregationConfig  # noqa: E402
 from agrieval.baselines.plantclef.awkward_logits import N_CLASSES, awkward_quadrats, probabilities  # noqa: E402
-from agrieval.baselines.plantclef.fidelity import (SPECIES, kit_frame, kit_scorer_frame, recipe_config,  # noqa: E402
-                                          sha)
+from agrieval.baselines.plantclef.fidelity import SPECIES, kit_frame, kit_scorer_frame, recipe_config, sha  # noqa: E402
 from agrieval.baselines.plantclef.geometry import level_boxes, parse_level  # noqa: E402
-from agrieval.baselines.plantclef.preprocess import PreprocessConfig, quadrat_tiles  # noqa: E402
 from agrieval.baselines.plantclef.predict import _cpu_features  # noqa: E402
+from agrieval.baselines.plantclef.preprocess import PreprocessConfig, quadrat_tiles  # noqa: E402
 from agrieval.baselines.plantclef.recipes import get_recipe  # noqa: E402
 from agrieval.baselines.plantclef.synthetic import field_quadrat  # noqa: E402
 from agrieval.baselines.plantclef.tie_rules import parse_specs  # noqa: E402

@@ -106,7 +106,6 @@ def main(argv: list) -> int:
     real_stdout, sys.stdout = sys.stdout, sys.stderr
     try:
         import requests
-
         import worker
 
         worker.check_output = lambda cmd: b""

@@ -30,7 +30,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import fetched  # noqa: E402
-from hf_competitions import COMMIT, REPO_ID, TEAM, hub_cache  # noqa: E402
+from hf_competitions import REPO_ID, TEAM, hub_cache  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 REPO_FILES = ("conf.json", "COMPETITION_DESC.md", "DATASET_DESC.md", "SUBMISSION_DESC.md", "RULES.md", "metric.py",

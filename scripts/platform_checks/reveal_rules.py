@@ -26,7 +26,6 @@ Prints one JSON report; exits 1 when a rule does not hold.
 from __future__ import annotations
 
 import ast
-import io
 import json
 import sys
 import textwrap

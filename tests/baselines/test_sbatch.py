@@ -8,10 +8,11 @@ import re
 import subprocess
 
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 from agrieval.baselines import sbatch
-import slurm_cluster
+from tests import slurm_cluster
 
 # Each passed the exact-name check before the allow-list (seen with sbatch --test-only -vv, SLURM 22.05): the
 # array outgrew runs.tsv, every task logged into one file, the requeue signal was lost.

@@ -5,8 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from dt_photos import PHOTOS, jpeg_bytes, photo_variant, write
 from PIL import Image
+
+from tests.data_tools.dt_photos import PHOTOS, jpeg_bytes, photo_variant, write
 
 
 @pytest.fixture(scope="session")

@@ -4,7 +4,6 @@ command blocks of README.md and of every page of the mkdocs nav run, in that ord
 tree as git checked it out. What a block, a command and its shown output are: tests/newcomer/doc_blocks.py, shared
 with scripts/regen_docs_outputs.py, which rewrites the shown outputs."""
 
-import os
 import re
 import subprocess
 import sys
@@ -15,7 +14,8 @@ import pytest
 REPO = Path(__file__).resolve().parents[2]
 README = (REPO / "README.md").read_text(encoding="utf-8")
 
-from . import clone as clone_module, doc_blocks  # noqa: E402
+from . import clone as clone_module  # noqa: E402
+from . import doc_blocks
 from .clone import git_snapshot, left_in_tree  # noqa: E402
 
 

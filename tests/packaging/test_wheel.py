@@ -14,7 +14,8 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from platform_pythons import python
+
+from tests.platform_pythons import python
 
 if sys.version_info >= (3, 11):
     import tomllib

@@ -6,9 +6,9 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from hook_drivers import BIG_CASES, CASES, COMPETITION, CORPUS
 
 from agrieval.scoring.authoring.definitions import load_competition
+from tests.platforms.hook_drivers import BIG_CASES, CASES, COMPETITION, CORPUS
 
 
 @pytest.fixture(scope="session")

@@ -22,8 +22,8 @@ from pathlib import Path
 import pandas as pd
 from click.testing import CliRunner
 
-from agrieval.scoring.cli.main import cli
 from agrieval.scoring.authoring.definitions import load_competition
+from agrieval.scoring.cli.main import cli
 
 ROOT = Path(__file__).resolve().parents[2]
 CORPUS = Path(__file__).parent / "corpus"
@@ -248,9 +248,8 @@ def drive_hf(path: Path, work: Path) -> Outcome:
     import sys
     from unittest import mock
 
-    from fake_hub import hub_module
-
     from agrieval.scoring.runtime.platforms.hf import SubmissionRejected, make_compute
+    from tests.platforms.fake_hub import hub_module
 
     params, repo = hf_repo(work, path)
     params.competition_id = "agrieval-org/plantclef-demo"

@@ -8,14 +8,14 @@ import io
 import json
 import zipfile
 
-import platform_loaders as loaders
 import pytest
 import yaml
 from click.testing import CliRunner
-from hook_drivers import COMPETITION, SOLUTION
 
 from agrieval.scoring.authoring.bundles.submission_limits import PLATFORM_DEFAULTS
 from agrieval.scoring.cli.main import cli
+from tests.platforms import platform_loaders as loaders
+from tests.platforms.hook_drivers import COMPETITION, SOLUTION
 
 UPLOADS = {"codabench": "codabench_competition.zip", "codalab": "codalab_competition.zip",
            "evalai": "evalai_challenge.zip"}

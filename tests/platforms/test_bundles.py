@@ -17,10 +17,10 @@ from pathlib import Path
 import pytest
 import yaml
 from click.testing import CliRunner
-from hook_drivers import COMPETITION, CORPUS, ROOT, SOLUTION, codabench_layout, evalai_stored
-from platform_pythons import CODABENCH, EVALAI, HF, python
 
 from agrieval.scoring.cli.main import cli
+from tests.platform_pythons import CODABENCH, EVALAI, HF, python
+from tests.platforms.hook_drivers import COMPETITION, CORPUS, ROOT, SOLUTION, codabench_layout, evalai_stored
 
 EXPECTED = json.loads((ROOT / "reference_submissions" / "expected_scores.json").read_text())
 SUBS = ROOT / "reference_submissions" / COMPETITION / "submissions"
@@ -322,7 +322,7 @@ HF_RUN = textwrap.dedent('''
     import importlib, json, os, sys, types
     hooks, repo_dir, cache, sub_id = sys.argv[1:5]
     sys.path.insert(0, hooks)
-    import fake_hub
+    import fake_hub  # (sys.argv[1] is this folder)
     sys.modules["huggingface_hub"] = hub = fake_hub.hub_module(repo_dir, cache, "agrieval-org/plantclef-demo")
     params = types.SimpleNamespace(competition_id="agrieval-org/plantclef-demo", competition_type="generic",
         metric="custom", token="hf_x", team_id="team7", submission_id=sub_id, submission_id_col="quadrat_id",

@@ -13,9 +13,9 @@ from __future__ import annotations
 import re
 
 import pytest
-from hook_drivers import BIG_CASES, CASES, DRIVERS, EXTRA_DRIVERS, PLATFORM_VERDICTS, solution_rows
 
 from agrieval.scoring.runtime.problems import CODES
+from tests.platforms.hook_drivers import BIG_CASES, CASES, DRIVERS, EXTRA_DRIVERS, PLATFORM_VERDICTS, solution_rows
 
 ALL_NAMES = sorted(CASES) + sorted(BIG_CASES)
 TRUTH_LABELS = sorted({lab.strip() for r in solution_rows() for lab in r["species_ids"].strip("[]").split(",")

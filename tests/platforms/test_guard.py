@@ -11,11 +11,11 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from hook_drivers import COMPETITION, CORPUS, SOLUTION
 
 from agrieval.scoring.runtime.guard import grade
-from agrieval.scoring.runtime.result import HOST_FAILURE_MESSAGE
 from agrieval.scoring.runtime.reading.uploads import from_zip
+from agrieval.scoring.runtime.result import HOST_FAILURE_MESSAGE
+from tests.platforms.hook_drivers import COMPETITION, CORPUS, SOLUTION
 
 
 def _with_limits(definition, **kw):

@@ -30,7 +30,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from hypothesis import assume, HealthCheck, example, given, settings
+from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
 
 from agrieval.scoring.authoring.bundles import PLATFORMS

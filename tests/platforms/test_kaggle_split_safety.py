@@ -13,10 +13,10 @@ import pandas as pd
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from hook_drivers import SOLUTION
 
 from agrieval.scoring.runtime.platforms.kaggle import ParticipantVisibleError, score
 from agrieval.scoring.runtime.split_safe import ROWS_INVALID_MESSAGE
+from tests.platforms.hook_drivers import SOLUTION
 
 PERFECT = SOLUTION.parent / "submissions" / "perfect.csv"
 # Each kind makes a distinct problem code in the strict reader.

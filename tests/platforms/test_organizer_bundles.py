@@ -10,16 +10,16 @@ import sys
 import zipfile
 from pathlib import Path
 
-import platform_loaders as loaders
 import pytest
 import yaml
 from click.testing import CliRunner
-from hook_drivers import COMPETITION, ROOT, SOLUTION
 
 from agrieval.scoring.authoring.bundles.files import zip_bytes
 from agrieval.scoring.cli.main import cli
 from agrieval.scoring.runtime.definition import load_definition
 from agrieval.scoring.runtime.platforms.hf import compute_scores
+from tests.platforms import platform_loaders as loaders
+from tests.platforms.hook_drivers import COMPETITION, ROOT, SOLUTION
 
 SUBS = ROOT / "reference_submissions" / COMPETITION / "submissions"
 EXPECTED = json.loads((ROOT / "reference_submissions" / "expected_scores.json").read_text())[COMPETITION]["partial"]

@@ -9,10 +9,10 @@ import sys
 import pandas as pd
 import pytest
 from click.testing import CliRunner
-from hook_drivers import COMPETITION, CORPUS, ROOT, SOLUTION, hf_definition, hf_repo
 
 from agrieval.scoring.cli.main import cli
 from agrieval.scoring.runtime.problems import HostError
+from tests.platforms.hook_drivers import COMPETITION, CORPUS, ROOT, SOLUTION, hf_definition, hf_repo
 
 EXPECTED = json.loads((ROOT / "reference_submissions" / "expected_scores.json").read_text())
 SUBMISSIONS = ROOT / "reference_submissions"
@@ -119,9 +119,8 @@ def test_hf_compute_with_platform_params(tmp_path, definition, upload):
 def test_hf_compute_fetches_from_the_hub_by_repo_id(tmp_path, definition, monkeypatch):
     """competition_id is a Hub repo id: the metric downloads solution.csv and the upload as the platform does; the
     real hf_hub_download answers a symbolic link into the cache's blobs (fake_hub.py), which must still score."""
-    from fake_hub import hub_module
-
     from agrieval.scoring.runtime.platforms.hf import make_compute
+    from tests.platforms.fake_hub import hub_module
 
     params, repo = hf_repo(tmp_path, SUBMISSIONS / COMPETITION / "submissions" / "perfect.csv")
     calls = []
@@ -141,9 +140,8 @@ def test_hf_compute_fetches_from_the_hub_by_repo_id(tmp_path, definition, monkey
 def test_hf_compute_finds_an_upload_stored_with_another_extension(tmp_path, definition, monkeypatch, name):
     """The platform stores `sub.CSV` as submissions/<team>-<id>.CSV (the uploaded name's last dot, case kept:
     huggingface/competitions submissions.py ~276-281); the metric finds it through the repository listing."""
-    from fake_hub import hub_module
-
     from agrieval.scoring.runtime.platforms.hf import make_compute
+    from tests.platforms.fake_hub import hub_module
 
     source = SUBMISSIONS / COMPETITION / "submissions" / "partial.csv"
     upload = tmp_path / name

@@ -19,7 +19,6 @@ import shutil
 
 import pandas as pd
 import pytest
-from hook_drivers import tree_state
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -27,6 +26,7 @@ from agrieval.scoring.authoring.definitions import TOML_DIR, load_competition
 from agrieval.scoring.runtime.guard import grade
 from agrieval.scoring.runtime.platforms import codabench
 from agrieval.scoring.runtime.reading.solution import load_solution
+from tests.platforms.hook_drivers import tree_state
 
 N = 12
 IDS = [f"SYN-T{i // 3}-Q{i}-2023050{i % 3 + 1}" for i in range(N)]

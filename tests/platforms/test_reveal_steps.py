@@ -12,13 +12,18 @@ import sys
 import zipfile
 
 import pandas as pd
-import pytest
 import yaml
 from click.testing import CliRunner
-from hook_drivers import COMPETITION, SOLUTION
-from reveal_rules import CodabenchSite, Refused, codalab_v1_participate, evalai_board, evalai_created_splits
 
 from agrieval.scoring.cli.main import cli
+from tests.platforms.hook_drivers import COMPETITION, SOLUTION
+from tests.platforms.reveal_rules import (
+    CodabenchSite,
+    Refused,
+    codalab_v1_participate,
+    evalai_board,
+    evalai_created_splits,
+)
 
 
 def _build(root, platform, *extra):

@@ -12,9 +12,9 @@ import json
 
 import pytest
 from click.testing import CliRunner
-from hook_drivers import CASES, COMPETITION, CORPUS, SOLUTION
 
 from agrieval.scoring.cli.main import cli
+from tests.platforms.hook_drivers import CASES, COMPETITION, CORPUS, SOLUTION
 
 
 def _codes(payload: dict) -> set:

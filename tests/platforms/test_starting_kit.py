@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from hook_drivers import COMPETITION, SOLUTION
-from platform_pythons import python
 
 from agrieval.scoring.cli.main import cli
+from tests.platform_pythons import python
+from tests.platforms.hook_drivers import COMPETITION, SOLUTION
 
 SUBS = Path(SOLUTION).parent / "submissions"
 
@@ -162,7 +162,7 @@ def test_the_markdown_pages_define_every_metric_and_their_examples_validate_as_t
     definition = load_definition(competition)
     defined = set(re.findall(r"^- `([a-z_0-9]+)`", overview, re.M))
     assert definition.primary_metric in defined and defined <= set(METRICS)
-    assert f"(the ranking metric)" in overview
+    assert "(the ranking metric)" in overview
 
     def block(title: str) -> tuple:
         m = re.search(rf"## {title}( \(`([a-z_]+)`\))?\n\n((?:    .*\n)+)", submission)

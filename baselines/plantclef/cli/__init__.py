@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import click
 
-from agrieval.scoring.cli.group import ContractGroup, document
-
 from agrieval.baselines.plantclef.cli.aggregate import aggregate_cmd
 from agrieval.baselines.plantclef.cli.demo import demo
 from agrieval.baselines.plantclef.cli.predict import merge_tiles, predict
@@ -17,6 +15,7 @@ from agrieval.baselines.plantclef.cli.recipes import recipes
 from agrieval.baselines.plantclef.cli.slurm import slurm
 from agrieval.baselines.plantclef.cli.sweep import sweep
 from agrieval.baselines.plantclef.cli.tiles import tiles
+from agrieval.scoring.cli.group import ContractGroup, document
 
 
 @click.group(cls=ContractGroup)

@@ -8,8 +8,13 @@ import click
 
 from agrieval.baselines.plantclef.aggregation_config import STRATEGIES
 from agrieval.baselines.plantclef.cli.errors import guard
-from agrieval.baselines.plantclef.cli.options import (aggregation_config, aggregation_options, apply_recipe,
-                                             competition_definition, load_genus)
+from agrieval.baselines.plantclef.cli.options import (
+    aggregation_config,
+    aggregation_options,
+    apply_recipe,
+    competition_definition,
+    load_genus,
+)
 
 
 @click.command("aggregate")
@@ -27,8 +32,8 @@ def aggregate_cmd(ctx, tile_scores, out, competition, overwrite, **kw):
     (mean of the models' probabilities over the same tiles)."""
     from agrieval.baselines.plantclef.pooling import containment_notes
     from agrieval.baselines.plantclef.predict import predictions
-    from agrieval.baselines.submission import write_validated
     from agrieval.baselines.plantclef.tile_scores import load_scores
+    from agrieval.baselines.submission import write_validated
     from agrieval.scoring.writing.policy import OutputPlan
 
     OutputPlan(overwrite=overwrite, inputs=list(tile_scores)).claim(out, what="--out submission")

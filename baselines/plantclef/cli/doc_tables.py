@@ -1,7 +1,7 @@
 """The generated tables of ``docs/plantclef.md``: ``python -m agrieval.baselines.plantclef.cli.doc_tables [--check]``.
 
 Each table sits between ``<!-- generated: NAME -->`` and ``<!-- end generated: NAME -->``;
-``tests/baselines/plantclef/test_plantclef_docs.py`` fails when one is not what this module renders.
+``tests/baselines/plantclef/test_docs.py`` fails when one is not what this module renders.
 """
 
 from __future__ import annotations

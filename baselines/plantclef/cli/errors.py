@@ -48,8 +48,8 @@ def guard(fn):
 
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
-        from agrieval.baselines.submission import SubmissionFailsValidation
         from agrieval.baselines.sbatch import EXIT_REQUEUE, StopRequested
+        from agrieval.baselines.submission import SubmissionFailsValidation
         from agrieval.scoring.runtime.coded_error import CodedError
 
         try:

@@ -7,8 +7,14 @@ from pathlib import Path
 import click
 
 from agrieval.baselines.plantclef.cli.errors import InputProblem, guard
-from agrieval.baselines.plantclef.cli.options import (aggregation_config, aggregation_options, apply_recipe,
-                                             competition_definition, load_genus, tiling_options)
+from agrieval.baselines.plantclef.cli.options import (
+    aggregation_config,
+    aggregation_options,
+    apply_recipe,
+    competition_definition,
+    load_genus,
+    tiling_options,
+)
 from agrieval.baselines.plantclef.jpeg import SUBSAMPLINGS
 from agrieval.baselines.plantclef.preprocess import JPEG_STAGES
 from agrieval.baselines.plantclef.tie_rules import parse_specs as parse_tie_specs
@@ -169,8 +175,8 @@ def predict(ctx, images, checkpoint, class_mapping, out, competition, preset, mo
 def merge_tiles(shards, out, overwrite):
     """Join the tile-score files of every shard of predict --shard I/N (and their image stats) into the file
     one process would have written."""
-    from agrieval.baselines.plantclef.image_stats import stats_path
     from agrieval.baselines.plantclef.full_probs import full_path
+    from agrieval.baselines.plantclef.image_stats import stats_path
     from agrieval.baselines.plantclef.shards import merge_tile_scores
     from agrieval.scoring.writing.policy import OutputPlan
 

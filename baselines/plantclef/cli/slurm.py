@@ -54,8 +54,14 @@ def slurm(images, shards, work, predict_args, aggregate_args, output, time_limit
     shards and aggregates them into a validated submission once every shard ended well."""
     from agrieval.baselines import sbatch
     from agrieval.baselines.plantclef.cli.predict import predict
-    from agrieval.baselines.plantclef.slurm import (SUBMISSION, TILES, ShardJob, merge_script, shard_script,
-                                                    submit_script)
+    from agrieval.baselines.plantclef.slurm import (
+        SUBMISSION,
+        TILES,
+        ShardJob,
+        merge_script,
+        shard_script,
+        submit_script,
+    )
     from agrieval.scoring.runtime.atomic import write_text
     from agrieval.scoring.writing.policy import OutputPlan
 

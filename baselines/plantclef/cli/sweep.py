@@ -71,12 +71,12 @@ def sweep(tile_scores, solution, competition, strategies, top_ks, thresholds, mi
           tile_transforms, min_species, out_csv, overwrite, as_json):
     """Score aggregation settings of TILE_SCORES (several files: their ensemble) against --solution; print them
     best first. Settings the saved scores cannot give exactly are listed with the reason."""
-    from agrieval.data_tools.progress import Progress
     from agrieval.baselines.plantclef.sweep import OVERFIT_WARNING, SweepGrid, render_table, run_sweep
     from agrieval.baselines.plantclef.tile_scores import load_scores
+    from agrieval.data_tools.progress import Progress
+    from agrieval.scoring.runtime.atomic import write_text
     from agrieval.scoring.text.tables import csv_text, json_number
     from agrieval.scoring.writing.policy import OutputPlan
-    from agrieval.scoring.runtime.atomic import write_text
 
     if out_csv:
         OutputPlan(overwrite=overwrite, inputs=[*tile_scores, solution]).claim(out_csv, what="--out-csv")

@@ -12,11 +12,19 @@ than the runtime: the snippet names ``codalab/codalab-legacy:py39``
 
 from __future__ import annotations
 
+from agrieval.scoring.authoring.bundles.competition_pages import Options, logo_png, pages
+from agrieval.scoring.authoring.bundles.files import (
+    Bundle,
+    Inputs,
+    runtime_note,
+    sample_submission,
+    solution_notes,
+    sorting,
+    under,
+    zip_bytes,
+)
 from agrieval.scoring.authoring.bundles.starting_kit import VALIDATE_CMD, validator_py
 from agrieval.scoring.authoring.bundles.submission_limits import resolved
-from agrieval.scoring.authoring.bundles.competition_pages import Options, logo_png, pages
-from agrieval.scoring.authoring.bundles.files import (Bundle, Inputs, runtime_note, sample_submission, solution_notes,
-                                             sorting, under, zip_bytes)
 from agrieval.scoring.authoring.bundles.yaml_text import dump
 from agrieval.scoring.runtime.definition import freeze
 from agrieval.scoring.text import literals as lit

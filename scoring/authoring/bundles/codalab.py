@@ -13,10 +13,10 @@ hide_results`` is "blind": its results are shown to the admins only (``Competiti
 from __future__ import annotations
 
 from agrieval.scoring.authoring.bundles.codabench import IMAGE, shared_files, upload_zip
-from agrieval.scoring.authoring.bundles.starting_kit import VALIDATE_CMD
-from agrieval.scoring.authoring.bundles.submission_limits import resolved
 from agrieval.scoring.authoring.bundles.competition_pages import Options
 from agrieval.scoring.authoring.bundles.files import Bundle, Inputs, runtime_note, solution_notes
+from agrieval.scoring.authoring.bundles.starting_kit import VALIDATE_CMD
+from agrieval.scoring.authoring.bundles.submission_limits import resolved
 from agrieval.scoring.authoring.bundles.yaml_text import dump
 from agrieval.scoring.text.template import fill, prose
 

@@ -12,11 +12,19 @@ every split codename in ``result`` must be linked to the phase
 
 from __future__ import annotations
 
+from agrieval.scoring.authoring.bundles.competition_pages import Options, logo_png, pages
+from agrieval.scoring.authoring.bundles.files import (
+    MIN_NUMPY,
+    Bundle,
+    Inputs,
+    runtime_note,
+    sample_submission,
+    solution_notes,
+    under,
+    zip_bytes,
+)
 from agrieval.scoring.authoring.bundles.starting_kit import VALIDATE_CMD
 from agrieval.scoring.authoring.bundles.submission_limits import resolved
-from agrieval.scoring.authoring.bundles.competition_pages import Options, logo_png, pages
-from agrieval.scoring.authoring.bundles.files import (MIN_NUMPY, Bundle, Inputs, runtime_note, sample_submission,
-                                             solution_notes, under, zip_bytes)
 from agrieval.scoring.authoring.bundles.yaml_text import dump
 from agrieval.scoring.runtime.definition import freeze
 from agrieval.scoring.text import literals as lit

@@ -13,11 +13,17 @@ import json
 
 from agrieval.scoring.authoring import vendoring
 from agrieval.scoring.authoring.bundles import markdown_pages
+from agrieval.scoring.authoring.bundles.competition_pages import Options
+from agrieval.scoring.authoring.bundles.files import (
+    BUNDLE_HOLE,
+    Bundle,
+    Inputs,
+    runtime_note,
+    sample_submission,
+    solution_notes,
+)
 from agrieval.scoring.authoring.bundles.starting_kit import VALIDATE_CMD
 from agrieval.scoring.authoring.bundles.submission_limits import resolved
-from agrieval.scoring.authoring.bundles.competition_pages import Options
-from agrieval.scoring.authoring.bundles.files import (BUNDLE_HOLE, Bundle, Inputs, runtime_note, sample_submission,
-                                                      solution_notes)
 from agrieval.scoring.runtime.definition import freeze
 from agrieval.scoring.text import literals as lit
 from agrieval.scoring.text.template import fill

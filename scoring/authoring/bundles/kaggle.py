@@ -14,10 +14,17 @@ from __future__ import annotations
 from agrieval.scoring.authoring import vendoring
 from agrieval.scoring.authoring.bundles import markdown_pages
 from agrieval.scoring.authoring.bundles.competition_pages import Options
-from agrieval.scoring.authoring.bundles.submission_limits import resolved
+from agrieval.scoring.authoring.bundles.files import (
+    DEFINITION_FILE,
+    Bundle,
+    Inputs,
+    runtime_note,
+    sample_submission,
+    solution_notes,
+    validate_command,
+)
 from agrieval.scoring.authoring.bundles.starting_kit import VALIDATE_CMD
-from agrieval.scoring.authoring.bundles.files import (DEFINITION_FILE, Bundle, Inputs, runtime_note, sample_submission,
-                                                      solution_notes, validate_command)
+from agrieval.scoring.authoring.bundles.submission_limits import resolved
 from agrieval.scoring.runtime.definition import freeze
 from agrieval.scoring.text import literals as lit
 from agrieval.scoring.text.template import fill, prose

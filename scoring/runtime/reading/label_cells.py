@@ -18,10 +18,10 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..definition import CompetitionDefinition
+from ..labelsets import LabelSets
 from ..problems import ProblemLog
 from . import digit_lists
 from .csv_spans import decode_spans
-from ..labelsets import LabelSets
 
 if TYPE_CHECKING:
     from .tokenize import Table

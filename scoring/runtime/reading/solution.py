@@ -11,12 +11,12 @@ import numpy as np
 
 from ..definition import CompetitionDefinition
 from ..grouping import group_codes, group_ids
+from ..labelsets import LabelSets
 from ..problems import HostError, Problem, ProblemLog
 from . import cell_keys, csv_spans, label_cells, tokenize
 from .bytes_checks import checked_utf8, read_limited
 from .id_cells import CheckedIds, check_ids  # the same id rules as for submissions
 from .id_lengths import refuse_long_ids
-from ..labelsets import LabelSets
 
 SPLITS = ("public", "private", "ignored")
 SPLIT_DTYPE = "<U7"

@@ -12,12 +12,12 @@ from pathlib import Path
 import numpy as np
 
 from ..definition import CompetitionDefinition
+from ..labelsets import LabelSets
 from ..problems import Problem, ProblemLog
 from . import cell_keys, label_cells, tokenize
 from .bytes_checks import checked_utf8, read_limited
 from .id_cells import CheckedIds, check_ids
 from .id_lengths import refuse_long_ids
-from ..labelsets import LabelSets
 
 
 @dataclass

@@ -17,8 +17,15 @@ from scipy import stats
 from torchvision.transforms import v2
 from torchvision.transforms.v2 import functional as TF
 
-from agrieval.baselines.ctv.augment import (AugmentSpec, BatchAugment, adjust_hue, augment, color_jitter, draw_params,
-                                   warp_grid)
+from agrieval.baselines.ctv.augment import (
+    AugmentSpec,
+    BatchAugment,
+    adjust_hue,
+    augment,
+    color_jitter,
+    draw_params,
+    warp_grid,
+)
 from agrieval.baselines.ctv.config import make_config
 
 N = 3000
@@ -246,11 +253,10 @@ def test_a_gpu_run_draws_the_cpus_parameters(photo):
 def test_a_kit_run_loads_bytes_and_trains_on_batches_augmented_on_the_device(ctv_data, tmp_path):
     """The workers' part is decode + resize (uint8 at --resize-size); the model sees normalised float batches
     of --img-size, different in each epoch; the official preset's loader still gives the script's tensors."""
-    from ctv_fixtures import tiny_config
-
     from agrieval.baselines.ctv.distributed import DistInfo
     from agrieval.baselines.ctv.manifest import load_fold
     from agrieval.baselines.ctv.runner import _loaders, run_fold
+    from tests.baselines.ctv.ctv_fixtures import tiny_config
 
     _, splits = ctv_data
     cfg = tiny_config(epochs=2)

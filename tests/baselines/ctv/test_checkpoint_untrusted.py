@@ -14,7 +14,6 @@ import signal
 
 import pytest
 import torch
-from ctv_fixtures import tiny_config
 from PIL import Image
 
 from agrieval.baselines.ctv import checkpoint
@@ -22,6 +21,7 @@ from agrieval.baselines.ctv.cache import decode_square
 from agrieval.baselines.ctv.dataset import load_image, load_pil
 from agrieval.baselines.ctv.errors import CTVError
 from agrieval.baselines.ctv.runner import run_fold
+from tests.baselines.ctv.ctv_fixtures import tiny_config
 
 
 class _Planted:

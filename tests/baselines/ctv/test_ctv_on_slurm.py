@@ -8,12 +8,12 @@ Skipped where no SLURM runs (``tests/slurm_cluster.py`` says how to start one); 
 from __future__ import annotations
 
 import pytest
-import slurm_cluster as sc
 from click.testing import CliRunner
 
 from agrieval.baselines.ctv.config import make_config
 from agrieval.baselines.ctv.runner import run_fold
 from agrieval.scoring.cli.main import cli
+from tests import slurm_cluster as sc
 
 pytestmark = pytest.mark.slow
 FLAGS = ["--preset", "demo", "--archs", "tiny_cnn", "--protocols", "toto", "--device", "cpu", "--deterministic",

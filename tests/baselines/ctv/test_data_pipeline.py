@@ -7,7 +7,6 @@ import hashlib
 import numpy as np
 import pytest
 import torch
-from ctv_fixtures import tiny_config
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -17,6 +16,7 @@ from agrieval.baselines.ctv.errors import CTVError
 from agrieval.baselines.ctv.manifest import load_fold
 from agrieval.baselines.ctv.seeding import derive_seed, fold_seed
 from agrieval.baselines.ctv.transforms import eval_transform, normalize_batch, train_transform
+from tests.baselines.ctv.ctv_fixtures import tiny_config
 
 
 @pytest.mark.parametrize("square", [True, False])

@@ -1,5 +1,5 @@
 """``--device cuda`` without a GPU is ``error [device_unavailable]`` and exit 2 wherever a device is asked for:
-the commands (tested with their inputs in test_cli.py and test_plantclef_cli.py), the smoke checks and the
+the commands (tested with their inputs in test_cli.py here and in ../plantclef/), the smoke checks and the
 benchmarks."""
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ def _commands_with_device(cmd, path):
 
 
 def test_every_command_with_a_device_option_is_known():
-    # run, run-all: test_cli.py; submit: test_submit.py; predict: test_plantclef_cli.py. slurm only writes a job
+    # run, run-all: test_cli.py; submit: test_submit.py; predict: ../plantclef/test_cli.py. slurm only writes a job
     # script: the device is the cluster node's, so it is not looked for here.
     assert sorted(_commands_with_device(cli, [])) == ["baselines ctv run", "baselines ctv run-all",
                                                       "baselines ctv slurm", "baselines ctv submit",

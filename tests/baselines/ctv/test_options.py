@@ -90,8 +90,10 @@ def test_flags_round_trip_through_the_command_line():
     words = as_flags(given)
     seen = {}
 
+    train_options = __import__("agrieval.baselines.ctv.options", fromlist=["x"]).train_options
+
     @ctv.command("_probe")
-    @__import__("agrieval.baselines.ctv.options", fromlist=["x"]).train_options
+    @train_options
     def probe(**params):
         seen.update(overrides(params))
 

@@ -6,12 +6,12 @@ import json
 
 import pandas as pd
 import pytest
-from ctv_fixtures import tiny_config
 from sklearn.metrics import accuracy_score
 
 from agrieval.baselines.ctv.errors import CTVError
 from agrieval.baselines.ctv.outputs import PREDICTION_COLUMNS
 from agrieval.baselines.ctv.runner import Interrupted, run_fold
+from tests.baselines.ctv.ctv_fixtures import tiny_config
 
 
 def _quiet(*_):

@@ -322,7 +322,7 @@ def test_a_failed_single_run_leaves_failed_json_for_status(ctv_data, tmp_path):
 
 
 def test_without_slurm_the_cluster_tests_skip_with_the_reason_or_fail_when_required(monkeypatch):
-    import slurm_cluster as sc
+    from tests import slurm_cluster as sc
 
     monkeypatch.setattr(sc.shutil, "which", lambda name: None)  # a laptop: no sbatch
     monkeypatch.delenv("AGRIEVAL_REQUIRE_SLURM", raising=False)

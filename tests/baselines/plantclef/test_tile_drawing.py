@@ -74,7 +74,6 @@ def test_the_organisers_windows_overlap_and_their_padding_is_hatched():
 
 
 def test_a_grid_has_no_overlap_key_and_no_padding_key():
-    image = Image.new("RGB", (600, 400), (30, 120, 30))
     lay = layout(600, 400, _cfg(["grid:3"]), max_side=100_000)
     assert lay.coverage.max() == 1 and not lay.padding
     from agrieval.baselines.plantclef.draw import _keys

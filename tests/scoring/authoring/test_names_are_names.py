@@ -20,8 +20,18 @@ from hypothesis import strategies as st
 from agrieval.scoring.authoring.definitions import load_competition, load_toml, validate
 from agrieval.scoring.authoring.schemas import definition_schema
 from agrieval.scoring.cli.main import cli
-from agrieval.scoring.runtime.definition import (NAME_CODE, NameInvalid, check_name, fingerprint, freeze,
-                                                 from_plain, load_definition, shipped_competitions, thaw, to_plain)
+from agrieval.scoring.runtime.definition import (
+    NAME_CODE,
+    NameInvalid,
+    check_name,
+    fingerprint,
+    freeze,
+    from_plain,
+    load_definition,
+    shipped_competitions,
+    thaw,
+    to_plain,
+)
 from agrieval.scoring.runtime.problems import CODES, HostError
 
 CRAFTED = ['it\'s "final"', 'x"""\nimport os; os.system("id")\n"""', "a\nb", "a b", "$(id)", "`id`", "a#b", "-rf",

@@ -6,8 +6,8 @@ import pytest
 
 from agrieval.baselines.ctv.errors import CTVError
 from agrieval.data_tools.errors import DataError
-from agrieval.scoring.cli.failures import CommandError, exit_code_of
 from agrieval.scoring.analysis_input.input_error import InputError
+from agrieval.scoring.cli.failures import CommandError, exit_code_of
 from agrieval.scoring.runtime.coded_error import CodedError
 from agrieval.scoring.runtime.problems import HostError, OptionError
 from agrieval.scoring.runtime.whole_writes import OutputIncomplete

@@ -7,11 +7,10 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-
-from agrieval.scoring.cli.main import cli
 from pydantic import TypeAdapter
 
 from agrieval.scoring.authoring import schemas
+from agrieval.scoring.cli.main import cli
 from agrieval.scoring.runtime.report import ScoreReport
 
 REPO = Path(__file__).resolve().parents[3]

@@ -16,8 +16,8 @@ from sklearn.preprocessing import MultiLabelBinarizer
 from agrieval.scoring.ctv.results_table import TeamResult
 from agrieval.scoring.ctv.runs import Run
 from agrieval.scoring.runtime.definition import load_definition
-from agrieval.scoring.runtime.metrics import multiclass, multilabel
 from agrieval.scoring.runtime.labelsets import LabelSets
+from agrieval.scoring.runtime.metrics import multiclass, multilabel
 from agrieval.scoring.runtime.reading.solution import load_solution
 from agrieval.scoring.runtime.scorer import score_file
 

@@ -15,10 +15,9 @@ import numpy as np
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-
+from agrieval.scoring.runtime.problems import ProblemLog
 from agrieval.scoring.runtime.reading import cell_keys, csv_spans, digit_lists
 from agrieval.scoring.runtime.reading.label_cells import parse_cell
-from agrieval.scoring.runtime.problems import ProblemLog
 
 plain = st.integers(0, 10**18 - 1).map(str)
 odd = st.one_of(st.integers(10**18, 10**20).map(str), st.from_regex(r"0[0-9]{1,3}", fullmatch=True),

@@ -7,7 +7,6 @@ shortcut with the path it stands in for, on inputs made to trip it.
 
 from __future__ import annotations
 
-
 import numpy as np
 import pytest
 from hypothesis import event, given, settings
@@ -18,7 +17,7 @@ from agrieval.scoring.runtime.problems import HostError, ProblemLog
 from agrieval.scoring.runtime.reading.id_cells import CheckedIds, check_ids
 from agrieval.scoring.runtime.reading.solution import load_solution
 from agrieval.scoring.runtime.reading.submission import read_submission
-from strict_reading import strict_reading
+from tests.scoring.reading.strict_reading import strict_reading
 
 
 def _definition(id_pattern: str) -> CompetitionDefinition:
@@ -216,8 +215,8 @@ def test_metrics_by_split_of_a_reordered_prediction_match_sklearn(data, scale, n
     from sklearn.metrics import f1_score
     from sklearn.preprocessing import MultiLabelBinarizer
 
-    from agrieval.scoring.runtime.metrics.multilabel import metrics_by_split
     from agrieval.scoring.runtime.labelsets import LabelSets
+    from agrieval.scoring.runtime.metrics.multilabel import metrics_by_split
 
     truth, pred, order, split = data
     truth = [sorted({x * scale for x in r}) for r in truth]

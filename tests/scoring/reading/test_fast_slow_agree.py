@@ -14,11 +14,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from strict_reading import strict_reading
-
 from agrieval.scoring.authoring.definitions import load_competition
 from agrieval.scoring.runtime.reading.solution import load_solution
 from agrieval.scoring.runtime.reading.submission import read_submission
+from tests.scoring.reading.strict_reading import strict_reading
 
 REPO = Path(__file__).resolve().parents[3]
 CORPUS = sorted((REPO / "tests" / "platforms" / "corpus").glob("*.csv"))

@@ -16,10 +16,10 @@ import dataclasses
 import pytest
 
 from agrieval.scoring.authoring.definitions import load_competition
-from agrieval.scoring.runtime.reading import digit_lists, label_cells
 from agrieval.scoring.runtime.labelsets import LabelSets
+from agrieval.scoring.runtime.reading import digit_lists, label_cells
 from agrieval.scoring.runtime.reading.submission import read_submission
-from strict_reading import strict_reading
+from tests.scoring.reading.strict_reading import strict_reading
 
 SPECIES = sorted(load_competition("plantclef2025").labels)[:3000]
 

@@ -22,12 +22,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from one_mend_at_a_time import one_mend_at_a_time
-from strict_reading import strict_reading
-
 from agrieval.scoring.authoring.definitions import load_competition
 from agrieval.scoring.runtime.problems import ProblemLog
 from agrieval.scoring.runtime.reading.submission import read_submission
+from tests.scoring.reading.one_mend_at_a_time import one_mend_at_a_time
+from tests.scoring.reading.strict_reading import strict_reading
 
 PLANTCLEF = load_competition("plantclef2025")
 # a small cell limit, so that the field-limit stop is reached by short drawn files

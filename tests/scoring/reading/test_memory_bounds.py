@@ -143,7 +143,7 @@ def test_peak_memory_is_bounded_by_the_upload(uploads):
 
 @pytest.mark.parametrize("slow", [False, True])
 def test_an_overlong_id_is_a_coded_rejection_on_both_reader_paths(monkeypatch, slow):
-    from strict_reading import strict_reading
+    from tests.scoring.reading.strict_reading import strict_reading
 
     definition = load_competition("plantclef2025")
     cap = definition.max_id_chars

@@ -70,8 +70,8 @@ def test_vectorised_tokenizer_agrees_with_csv_module(rows, quote_all, crlf):
 
     import numpy as np
 
-    from agrieval.scoring.runtime.reading import csv_spans, tokenize
     from agrieval.scoring.runtime.problems import ProblemLog
+    from agrieval.scoring.runtime.reading import csv_spans, tokenize
 
     buf = io.StringIO()
     csv.writer(buf, quoting=csv.QUOTE_ALL if quote_all else csv.QUOTE_MINIMAL,
@@ -89,9 +89,9 @@ def test_vectorised_tokenizer_agrees_with_csv_module(rows, quote_all, crlf):
 
 
 def test_real_file_takes_the_vectorised_path(real_files):
+    from agrieval.scoring.runtime.problems import ProblemLog
     from agrieval.scoring.runtime.reading import digit_lists, tokenize
     from agrieval.scoring.runtime.reading.bytes_checks import checked_utf8
-    from agrieval.scoring.runtime.problems import ProblemLog
 
     data = (real_files / "plantclef2025_submission_tiling_quadrat.csv").read_bytes()
     log = ProblemLog()
@@ -107,9 +107,9 @@ def test_real_file_takes_the_vectorised_path(real_files):
 @given(st.lists(st.sampled_from(["\n", "\r\n", "\r"]), min_size=1, max_size=8), st.booleans())
 def test_line_endings_reported_from_the_tokenizer_as_from_the_bytes(ends, final):
     """CRLF and mixed line ends: the tokenizer's count gives the warning a look at every byte gives."""
+    from agrieval.scoring.runtime.problems import ProblemLog
     from agrieval.scoring.runtime.reading import tokenize
     from agrieval.scoring.runtime.reading.bytes_checks import report_line_endings
-    from agrieval.scoring.runtime.problems import ProblemLog
 
     lines = ["quadrat_id,species_ids"] + [f"q{i},[{i + 1}]" for i in range(len(ends))]
     data = "".join(line + end for line, end in zip(lines, ["\n"] + ends)).encode()

@@ -3,9 +3,9 @@
 import pytest
 
 from agrieval.scoring.authoring.definitions import load_competition
-from agrieval.scoring.runtime.scorer import score_file
 from agrieval.scoring.runtime.reading.solution import load_solution
 from agrieval.scoring.runtime.reading.submission import read_submission
+from agrieval.scoring.runtime.scorer import score_file
 from agrieval.scoring.writing.submission import format_submission
 
 PC25 = ["plantclef2025_submission_tiling_quadrat.csv", "plantclef2025_submission_topk5.csv",

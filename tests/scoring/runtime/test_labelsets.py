@@ -10,8 +10,8 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agrieval.scoring.runtime.metrics import multilabel
 from agrieval.scoring.runtime.labelsets import LabelSets
+from agrieval.scoring.runtime.metrics import multilabel
 
 small = st.integers(0, 40)
 huge = st.integers(0, 10**18)  # (row, label) no longer fits one int64 key: the lexsort path

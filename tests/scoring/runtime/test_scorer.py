@@ -11,7 +11,7 @@ import pytest
 from agrieval.scoring.runtime.definition import load_definition
 from agrieval.scoring.runtime.problems import HostError
 from agrieval.scoring.runtime.scorer import read_both
-from shipped_files import CORPUS, REFERENCE
+from tests.scoring.runtime.shipped_files import CORPUS, REFERENCE
 
 
 def test_a_bad_solution_is_a_host_error_even_when_the_upload_is_refused(tmp_path):

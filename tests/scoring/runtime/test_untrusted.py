@@ -145,7 +145,8 @@ def test_the_csv_readers_open_by_the_rule(tmp_path):
 
 # --- caps on what JSON parses to (issue 56): checked on the bytes, before anything is built ----------------------
 
-from hypothesis import given, settings, strategies as st  # noqa: E402
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st
 
 from agrieval.scoring.runtime.untrusted import json_depth, json_shape  # noqa: E402
 

@@ -20,8 +20,7 @@ from agrieval.scoring.runtime.guard import grade
 from agrieval.scoring.runtime.problems import HostError
 from agrieval.scoring.runtime.scorer import score_file
 from agrieval.scoring.runtime.warm import Grader
-from shipped_files import CORPUS, REFERENCE, uploads
-
+from tests.scoring.runtime.shipped_files import CORPUS, REFERENCE, uploads
 
 
 def _graded(result) -> dict:

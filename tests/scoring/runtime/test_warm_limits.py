@@ -20,7 +20,7 @@ from agrieval.scoring.runtime import warm
 from agrieval.scoring.runtime.definition import load_definition
 from agrieval.scoring.runtime.scorer import score_file
 from agrieval.scoring.runtime.warm import Grader
-from shipped_files import REFERENCE
+from tests.scoring.runtime.shipped_files import REFERENCE
 
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="the memory cap is RLIMIT_AS (POSIX, /proc)")
 

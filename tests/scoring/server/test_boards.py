@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from agrieval.scoring.authoring.definitions import load_competition
 from agrieval.scoring.cli.main import cli
@@ -20,11 +21,10 @@ from agrieval.scoring.server import intake
 from agrieval.scoring.server.boards import store_board
 from agrieval.scoring.server.export import export
 from agrieval.scoring.server.migrate_log import import_log
-from agrieval.scoring.server.store import open_store
 from agrieval.scoring.server.submission_log import LogError
 from agrieval.scoring.server.timeline import Timeline, utc_text
 
-from .conftest import DAY1, SOL, SUBS, make_store, upload
+from .conftest import DAY1, SUBS, make_store, upload
 
 DEF = load_competition("plantclef2025")
 HOUR = dt.timedelta(hours=1)

@@ -22,7 +22,7 @@ from agrieval.scoring.server.limits import SubmissionLimits
 from agrieval.scoring.server.store import StoreError, open_store
 from agrieval.scoring.server.timeline import Timeline
 
-from .conftest import DAY1, SOL, SUBS, make_store, upload
+from .conftest import DAY1, SUBS, make_store, upload
 
 HOUR = dt.timedelta(hours=1)
 

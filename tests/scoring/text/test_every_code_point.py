@@ -14,8 +14,7 @@ import pytest
 import yaml
 
 from agrieval.scoring.text import literals, terminal
-
-from test_text_escaping import gfm, parse
+from tests.scoring.text.test_text_escaping import gfm, parse
 
 # Every code point but the surrogates (a lone surrogate is its own case in one_line, and cannot be YAML)
 EVERY = "".join(chr(c) for c in range(0x110000) if not 0xD800 <= c <= 0xDFFF)

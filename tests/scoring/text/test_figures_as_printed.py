@@ -14,16 +14,15 @@ from click.testing import CliRunner
 pytest.importorskip("matplotlib")
 
 from matplotlib.collections import PathCollection  # noqa: E402
-from matplotlib.lines import Line2D  # noqa: E402
 
 from agrieval.scoring.authoring.definitions import load_competition  # noqa: E402
 from agrieval.scoring.cli.main import cli  # noqa: E402
 from agrieval.scoring.ctv import plots  # noqa: E402
 from agrieval.scoring.ctv.arch_colours import arch_colour  # noqa: E402
 from agrieval.scoring.ctv.results_table import read_results  # noqa: E402
-from agrieval.scoring.writing.figures import pyplot  # noqa: E402
 from agrieval.scoring.leaderboard import plots as lb_plots  # noqa: E402
 from agrieval.scoring.leaderboard.build import build_leaderboard  # noqa: E402
+from agrieval.scoring.writing.figures import pyplot  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[3]
 RESULTS = REPO / "examples/ctv/RESULTS.csv"
@@ -53,9 +52,9 @@ def boards():
 
 def _figures(boards):
     table = read_results(RESULTS)
+    from agrieval.scoring.ctv import paper_figures
     from agrieval.scoring.ctv.report import build_report  # noqa: F401 (the split accuracies come from the bundled runs)
     from agrieval.scoring.ctv.run_set import read_runs
-    from agrieval.scoring.ctv import paper_figures
     from agrieval.scoring.ctv.summarize import summarize
 
     runset = read_runs([RUNS])

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-import browser as cdp
+from tests import browser as cdp
 
 REPO = Path(__file__).resolve().parents[3]
 ARTEFACTS = Path(os.environ.get("AGRIEVAL_ARTEFACTS", REPO / "out")) / "browser"
@@ -69,8 +69,7 @@ def _ctv_runs(root: Path) -> list:
     hostile names without '/'), each tested on every team, a hostile test-only team too; the numbers run.json
     stores agree with the predictions, and the accuracies differ per pair so that every table and plot has a
     spread. The teams, for the report's cells."""
-    sys.path.insert(0, str(REPO / "tests" / "ctv"))
-    from run_folders import write_run
+    from tests.scoring.ctv.run_folders import write_run
 
     folds = ["alpha", HOSTILE[0], "a &lt; b & <i>c", "<svg onload=alert(1)>"]
     teams = [*folds, HOSTILE[1]]

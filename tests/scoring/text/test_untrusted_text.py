@@ -8,8 +8,8 @@ test here failed before the sinks escaped their text (agrieval.scoring.text).
 from __future__ import annotations
 
 import html.parser
-import re
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -17,8 +17,7 @@ import pytest
 from click.testing import CliRunner
 
 from agrieval.scoring.cli.main import cli
-
-from tests.ctv.run_folders import write_run
+from tests.scoring.ctv.run_folders import write_run
 
 REF = Path(__file__).resolve().parents[3] / "reference_submissions"
 PC = REF / "plantclef2025"
