@@ -42,7 +42,8 @@ demo: $(SCORING)
 CAN_SLURM := $(shell [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null && echo 1 || echo 0)
 AGRIEVAL_REQUIRE_SLURM ?= $(CAN_SLURM)
 # Likewise headless Chromium (Debian's package) for the tests that open the pages the kit writes (tests/browser.py):
-# installed where this is root with apt-get (the same condition), and then those tests must pass; elsewhere they skip.
+# installed where this is root with apt-get (the same condition), and then those tests must pass; elsewhere they skip
+# (AGRIEVAL_REQUIRE_BROWSER=0 as root: nothing is installed).
 export AGRIEVAL_REQUIRE_BROWSER ?= $(CAN_SLURM)
 
 # ruff (pyflakes and isort, as pyproject.toml's [tool.ruff] sets them), the whole suite on this Python, then the
@@ -74,6 +75,7 @@ slurm:
 BROWSER_PACKAGE := chromium
 browser:
 	@if command -v $(BROWSER_PACKAGE) >/dev/null; then echo "$(BROWSER_PACKAGE): $$(command -v $(BROWSER_PACKAGE))"; \
+	elif [ "$(AGRIEVAL_REQUIRE_BROWSER)" != 1 ]; then echo "note: Chromium is not set up (AGRIEVAL_REQUIRE_BROWSER=$(AGRIEVAL_REQUIRE_BROWSER)): the tests that open the kit's pages in a browser will skip"; \
 	elif [ "$(CAN_SLURM)" = 1 ]; then export DEBIAN_FRONTEND=noninteractive; \
 		apt-get install -y --no-install-recommends $(BROWSER_PACKAGE) >/dev/null \
 		|| { apt-get update >/dev/null && apt-get install -y --no-install-recommends $(BROWSER_PACKAGE) >/dev/null; }; \
