@@ -5,10 +5,8 @@ header. Each is an ``image_unreadable`` row naming the file, never a decode, nev
 
 from __future__ import annotations
 
-import contextlib
 import io
 import os
-import signal
 from pathlib import Path
 
 import pytest
@@ -17,21 +15,7 @@ from PIL import Image, ImageFile
 from agrieval.data_tools.probe import exact_hash_task, probe_file
 from agrieval.data_tools.resize import _resize_task
 from agrieval.data_tools.untrusted_images import MAX_IMAGE_BYTES, ImageUnreadable
-
-
-@contextlib.contextmanager
-def _at_most(seconds: int):
-    """A read that blocks (a FIFO opened without O_NONBLOCK) fails the test instead of hanging it."""
-    def give_up(signum, frame):
-        raise TimeoutError(f"still blocked after {seconds} s: the image was opened outside the image rule")
-
-    previous = signal.signal(signal.SIGALRM, give_up)
-    signal.alarm(seconds)
-    try:
-        yield
-    finally:
-        signal.alarm(0)
-        signal.signal(signal.SIGALRM, previous)
+from tests.hostile_files import at_most
 
 
 def _png(side: int) -> bytes:
@@ -83,7 +67,7 @@ def no_decode(monkeypatch):
 @pytest.mark.parametrize("shape", sorted(SAYS))
 def test_each_image_path_refuses_each_hostile_file_by_name_unread(tmp_path, reader, shape, no_decode):
     path = _shape(tmp_path, shape)
-    with _at_most(10):
+    with at_most(10, "the image"):
         error = READERS[reader](path)
     assert error.startswith(f"image_unreadable: {path}: ") and SAYS[shape] in error, error
     assert not no_decode and not (tmp_path / "out.jpg").exists()

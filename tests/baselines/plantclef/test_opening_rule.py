@@ -5,30 +5,14 @@ attacked with each shape and must refuse it at once, naming the file, with its c
 
 from __future__ import annotations
 
-import contextlib
 import os
-import signal
 from pathlib import Path
 
 import pytest
 
 from agrieval.baselines.plantclef import classes, genus, model, prior
 from agrieval.baselines.plantclef.cli.errors import code_of, input_codes
-
-
-@contextlib.contextmanager
-def _at_most(seconds: int):
-    """A read that blocks (a FIFO opened without O_NONBLOCK) fails the test instead of hanging it."""
-    def give_up(signum, frame):
-        raise TimeoutError(f"still blocked after {seconds} s: the file was opened outside the opening rule")
-
-    previous = signal.signal(signal.SIGALRM, give_up)
-    signal.alarm(seconds)
-    try:
-        yield
-    finally:
-        signal.alarm(0)
-        signal.signal(signal.SIGALRM, previous)
+from tests.hostile_files import at_most
 
 
 def _sparse(path: Path, size: int) -> Path:
@@ -63,7 +47,7 @@ def test_each_plantclef_reader_refuses_each_adversarial_shape_at_once(tmp_path, 
         path.symlink_to("/dev/zero")  # the name the reader expects, leading to a device
     else:
         _sparse(path, cap + 1)
-    with _at_most(10), pytest.raises(Exception) as err:
+    with at_most(10, "the file"), pytest.raises(Exception) as err:
         read(path)
     assert code_of(err.value, input_codes()) == code, repr(err.value)
     assert str(path) in str(err.value) and SAYS[shape] in str(err.value), str(err.value)

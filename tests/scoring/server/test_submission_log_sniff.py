@@ -4,28 +4,13 @@ larger than any log is not a log, and a real log is still recognised."""
 
 from __future__ import annotations
 
-import contextlib
 import os
-import signal
 
 import pytest
 
 from agrieval.scoring.server import submission_log
 from agrieval.scoring.server.submission_log import COLUMNS, is_submission_log
-
-
-@contextlib.contextmanager
-def _at_most(seconds: int):
-    def give_up(signum, frame):
-        raise TimeoutError(f"still blocked after {seconds} s: the log was opened outside the opening rule")
-
-    previous = signal.signal(signal.SIGALRM, give_up)
-    signal.alarm(seconds)
-    try:
-        yield
-    finally:
-        signal.alarm(0)
-        signal.signal(signal.SIGALRM, previous)
+from tests.hostile_files import at_most
 
 
 def test_a_log_is_recognised_by_its_header(tmp_path):
@@ -48,5 +33,5 @@ def test_a_hostile_file_is_not_a_log_and_is_not_waited_on(tmp_path, monkeypatch,
     else:  # a log's header, in a file larger than the cap: refused before it is read
         path.write_text(",".join(COLUMNS) + "\n")
         monkeypatch.setattr(submission_log, "MAX_LOG_BYTES", path.stat().st_size - 1)
-    with _at_most(10):
+    with at_most(10, "the log"):
         assert not is_submission_log(path)
