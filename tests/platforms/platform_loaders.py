@@ -16,6 +16,16 @@ import zipfile
 import yaml
 
 
+def opened(files: dict, prefix: str = ""):
+    """``(path, bytes)`` of every file of a bundle, sorted, each zip opened in place (``a.zip!member``)."""
+    for rel, data in sorted(files.items()):
+        if rel.endswith(".zip"):
+            with zipfile.ZipFile(io.BytesIO(data)) as zf:
+                yield from opened({n: zf.read(n) for n in zf.namelist()}, f"{prefix}{rel}!")
+        else:
+            yield prefix + rel, data
+
+
 def _zip(data: bytes) -> zipfile.ZipFile:
     return zipfile.ZipFile(io.BytesIO(data))
 

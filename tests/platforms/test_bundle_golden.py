@@ -13,11 +13,9 @@ writes under ``$AGRIEVAL_GOLDEN_DUMP`` (when set) before and after the change.""
 from __future__ import annotations
 
 import hashlib
-import io
 import json
 import os
 import re
-import zipfile
 from dataclasses import replace
 from pathlib import Path
 
@@ -28,6 +26,7 @@ from agrieval.scoring.authoring.bundles import PLATFORMS
 from agrieval.scoring.authoring.bundles.competition_pages import Options
 from agrieval.scoring.authoring.bundles.files import check_inputs
 from agrieval.scoring.runtime.definition import load_definition
+from tests.platforms.platform_loaders import opened
 
 ROOT = Path(__file__).resolve().parents[2]
 GOLDEN = Path(__file__).parent / "golden" / "bundles.json"
@@ -38,21 +37,12 @@ CASES = {"plantclef2025-options": ("plantclef2025", None, ORGANIZER),
          "agrichallenge2024-custom": ("agrichallenge2024", "mycompetition", Options(require_approval=False))}
 
 
-def _opened(files: dict, prefix: str = ""):
-    for rel, data in sorted(files.items()):
-        if rel.endswith(".zip"):
-            with zipfile.ZipFile(io.BytesIO(data)) as zf:
-                yield from _opened({n: zf.read(n) for n in zf.namelist()}, f"{prefix}{rel}!")
-        else:
-            yield prefix + rel, data
-
-
 def normalized(files: dict) -> dict:
     """``{path: bytes}`` of a bundle, zips opened, without what the runtime makes."""
     embedded = vendoring.embedded_runtime().encode()
     digest = vendoring.runtime_digest().encode()
     out = {}
-    for path, data in _opened(files):
+    for path, data in opened(files):
         if "agrieval_runtime/" in path:
             continue
         data = data.replace(embedded, b"<EMBEDDED RUNTIME>\n").replace(digest, b"<RUNTIME DIGEST>")

@@ -20,10 +20,8 @@ from __future__ import annotations
 import ast
 import functools
 import html.parser
-import io
 import json
 import shlex
-import zipfile
 from collections import Counter
 from dataclasses import replace
 from pathlib import Path
@@ -38,6 +36,7 @@ from agrieval.scoring.authoring.bundles.competition_pages import Options
 from agrieval.scoring.authoring.bundles.files import check_inputs, validate_command
 from agrieval.scoring.runtime.definition import load_definition, shipped_competitions
 from agrieval.scoring.text import literals as lit
+from tests.platforms.platform_loaders import opened
 
 ROOT = Path(__file__).resolve().parents[2]
 SOLUTION = ROOT / "reference_submissions" / "agrichallenge2024" / "solution.csv"
@@ -65,17 +64,8 @@ def build(inputs, v: dict) -> dict:
     out = {}
     for platform, builder in sorted(PLATFORMS.items()):
         kwargs = {"split": "public"} if platform in ("codabench", "codalab") else {}
-        out[platform] = dict(_opened(builder(made, options=options, **kwargs).files))
+        out[platform] = dict(opened(builder(made, options=options, **kwargs).files))
     return out
-
-
-def _opened(files: dict, prefix: str = ""):
-    for rel, data in sorted(files.items()):
-        if rel.endswith(".zip"):
-            with zipfile.ZipFile(io.BytesIO(data)) as zf:
-                yield from _opened({n: zf.read(n) for n in zf.namelist()}, f"{prefix}{rel}!")
-        else:
-            yield prefix + rel, data
 
 
 class _Blank(ast.NodeTransformer):
