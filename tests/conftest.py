@@ -49,13 +49,17 @@ sys.meta_path.insert(0, _OnlyTheNamespace())
 
 @pytest.hookimpl(tryfirst=True)  # before xdist's own hook, which reads the groups into the test ids
 def pytest_collection_modifyitems(config, items):
-    """Groups for xdist (the comment at the top): "slurm", the files named for it, which submit to the one-node
+    """Groups for xdist (the comment at the top): a module's own ``XDIST_GROUP`` (its tests read what an earlier
+    one wrote: one worker, in file order); "slurm", the files named for it, which submit to the one-node
     SLURM of scripts/slurm/up.sh (one queue, the node's CPUs); "newcomer-clone", the users of the clone; "browser",
     the users of the one headless Chromium (tests/browser.py)."""
     if not config.pluginmanager.hasplugin("xdist"):  # (the marker is xdist's; the platform venvs run without it)
         return
     for item in items:
-        if "slurm" in item.path.name:
+        own = getattr(getattr(item, "module", None), "XDIST_GROUP", None)  # a module that needs its tests in order
+        if own:
+            item.add_marker(pytest.mark.xdist_group(own))
+        elif "slurm" in item.path.name:
             item.add_marker(pytest.mark.xdist_group("slurm"))
         elif _CLONE_FIXTURES & set(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.xdist_group("newcomer-clone"))

@@ -13,6 +13,11 @@ from agrieval.scoring.cli.main import cli
 N_CLASSES = 5
 
 
+# Later tests read the first test's tile scores: under pytest-xdist the module runs on one worker, in order
+# (tests/conftest.py), so they never skip for want of them.
+XDIST_GROUP = "plantclef-cli"
+
+
 @pytest.fixture(scope="module")
 def workspace(tmp_path_factory, tiny_checkpoint):
     folder = tmp_path_factory.mktemp("e2e")
