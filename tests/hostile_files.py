@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import os
 import signal
 
 
@@ -20,3 +21,19 @@ def at_most(seconds: int, what: str = "the file"):
     finally:
         signal.alarm(0)
         signal.signal(signal.SIGALRM, previous)
+
+
+NOT_REGULAR = ("fifo", "device", "folder")
+
+
+def make_not_regular(path, shape: str) -> None:
+    """``path`` made as one of the files a reader must refuse at once without reading: a FIFO (a read would block
+    for ever), a link to /dev/zero (a read would never end), or a folder."""
+    if shape == "fifo":
+        os.mkfifo(path)
+    elif shape == "device":
+        path.symlink_to("/dev/zero")
+    elif shape == "folder":
+        path.mkdir()
+    else:
+        raise ValueError(f"not one of {NOT_REGULAR}: {shape!r}")

@@ -6,7 +6,6 @@ header. Each is an ``image_unreadable`` row naming the file, never a decode, nev
 from __future__ import annotations
 
 import io
-import os
 from pathlib import Path
 
 import pytest
@@ -15,7 +14,7 @@ from PIL import Image, ImageFile
 from agrieval.data_tools.probe import exact_hash_task, probe_file
 from agrieval.data_tools.resize import _resize_task
 from agrieval.data_tools.untrusted_images import MAX_IMAGE_BYTES, ImageUnreadable
-from tests.hostile_files import at_most
+from tests.hostile_files import NOT_REGULAR, at_most, make_not_regular
 
 
 def _png(side: int) -> bytes:
@@ -26,12 +25,8 @@ def _png(side: int) -> bytes:
 
 def _shape(tmp_path: Path, shape: str) -> Path:
     path = tmp_path / "photo.png"
-    if shape == "fifo":
-        os.mkfifo(path)
-    elif shape == "device":
-        path.symlink_to("/dev/zero")
-    elif shape == "folder":
-        path.mkdir()
+    if shape in NOT_REGULAR:
+        make_not_regular(path, shape)
     elif shape == "over the cap":
         with open(path, "wb") as fh:  # sparse: no disk is spent on it
             fh.truncate(MAX_IMAGE_BYTES + 1)

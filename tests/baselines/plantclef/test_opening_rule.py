@@ -5,14 +5,13 @@ attacked with each shape and must refuse it at once, naming the file, with its c
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
 
 from agrieval.baselines.plantclef import classes, genus, model, prior
 from agrieval.baselines.plantclef.cli.errors import code_of, input_codes
-from tests.hostile_files import at_most
+from tests.hostile_files import NOT_REGULAR, at_most, make_not_regular
 
 
 def _sparse(path: Path, size: int) -> Path:
@@ -39,12 +38,8 @@ SAYS = {"fifo": "is a FIFO, not a regular file", "device": "is a device, not a r
 def test_each_plantclef_reader_refuses_each_adversarial_shape_at_once(tmp_path, reader, shape):
     read, name, cap, code = READERS[reader]
     path = tmp_path / name
-    if shape == "fifo":
-        os.mkfifo(path)
-    elif shape == "folder":
-        path.mkdir()
-    elif shape == "device":
-        path.symlink_to("/dev/zero")  # the name the reader expects, leading to a device
+    if shape in NOT_REGULAR:
+        make_not_regular(path, shape)  # under the name the reader expects
     else:
         _sparse(path, cap + 1)
     with at_most(10, "the file"), pytest.raises(Exception) as err:

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
+import os
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -33,3 +36,17 @@ def upload(name: str) -> bytes:
 @pytest.fixture
 def store_path(tmp_path) -> Path:
     return tmp_path / "comp.db"
+
+
+@contextlib.contextmanager
+def tiny_tmpfs(folder: Path):
+    """``folder`` as a 1 MiB tmpfs for the test's length (a full disk; remounted read-only, a folder even root
+    cannot write); the test skips where mounting is not allowed (not root, or a container that forbids it)."""
+    folder.mkdir()
+    if os.geteuid() != 0 or subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", str(folder)],
+                                           capture_output=True).returncode != 0:
+        pytest.skip("needs root and mount -t tmpfs (CI's container may not allow it)")
+    try:
+        yield folder
+    finally:
+        subprocess.run(["umount", "-l", str(folder)], check=False)

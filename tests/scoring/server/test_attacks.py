@@ -18,7 +18,7 @@ from agrieval.scoring.server import intake
 from agrieval.scoring.server.limits import SubmissionLimits
 from agrieval.scoring.server.store import open_store
 
-from .conftest import DAY1, make_store, upload
+from .conftest import DAY1, make_store, tiny_tmpfs, upload
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 
@@ -54,14 +54,9 @@ def test_an_upload_at_the_byte_cap_is_read_and_one_byte_more_is_refused_for_its_
 
 @pytest.fixture
 def tiny_disk(tmp_path):
-    """A 1 MiB tmpfs; skipped where mount is not allowed (CI's container may not allow it)."""
-    folder = tmp_path / "tiny"
-    folder.mkdir()
-    if os.geteuid() != 0 or subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", str(folder)],
-                                           capture_output=True).returncode != 0:
-        pytest.skip("needs root and mount -t tmpfs")
-    yield folder
-    subprocess.run(["umount", "-l", str(folder)], check=False)
+    """A 1 MiB tmpfs; skipped where mount is not allowed."""
+    with tiny_tmpfs(tmp_path / "tiny") as folder:
+        yield folder
 
 
 def _fill(folder) -> str:

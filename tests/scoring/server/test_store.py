@@ -11,19 +11,14 @@ from agrieval.scoring.server import intake
 from agrieval.scoring.server.limits import SubmissionLimits
 from agrieval.scoring.server.store import StoreError, open_store
 
-from .conftest import DAY1, make_store, upload
+from .conftest import DAY1, make_store, tiny_tmpfs, upload
 
 
 @pytest.fixture
 def read_only_folder(tmp_path):
     """A folder that cannot be written, even by root (a read-only tmpfs); skipped where mount is not allowed."""
-    folder = tmp_path / "ro"
-    folder.mkdir()
-    if os.geteuid() != 0 or subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", str(folder)],
-                                           capture_output=True).returncode != 0:
-        pytest.skip("needs root and mount (CI's container may not allow it)")
-    yield folder
-    subprocess.run(["umount", "-l", str(folder)], check=False)
+    with tiny_tmpfs(tmp_path / "ro") as folder:
+        yield folder
 
 
 def test_a_store_in_a_read_only_folder_is_unwritable_not_corrupt(read_only_folder):

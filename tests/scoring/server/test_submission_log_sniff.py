@@ -4,13 +4,11 @@ larger than any log is not a log, and a real log is still recognised."""
 
 from __future__ import annotations
 
-import os
-
 import pytest
 
 from agrieval.scoring.server import submission_log
 from agrieval.scoring.server.submission_log import COLUMNS, is_submission_log
-from tests.hostile_files import at_most
+from tests.hostile_files import NOT_REGULAR, at_most, make_not_regular
 
 
 def test_a_log_is_recognised_by_its_header(tmp_path):
@@ -24,12 +22,8 @@ def test_a_log_is_recognised_by_its_header(tmp_path):
 @pytest.mark.parametrize("shape", ["fifo", "device", "folder", "over the cap"])
 def test_a_hostile_file_is_not_a_log_and_is_not_waited_on(tmp_path, monkeypatch, shape):
     path = tmp_path / "log.csv"
-    if shape == "fifo":
-        os.mkfifo(path)
-    elif shape == "device":
-        path.symlink_to("/dev/zero")
-    elif shape == "folder":
-        path.mkdir()
+    if shape in NOT_REGULAR:
+        make_not_regular(path, shape)
     else:  # a log's header, in a file larger than the cap: refused before it is read
         path.write_text(",".join(COLUMNS) + "\n")
         monkeypatch.setattr(submission_log, "MAX_LOG_BYTES", path.stat().st_size - 1)
