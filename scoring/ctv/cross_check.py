@@ -30,9 +30,10 @@ from pathlib import Path
 import numpy as np
 
 from agrieval.scoring.analysis_input.input_error import InputError
-from agrieval.scoring.ctv.runs import Run, load_json
+from agrieval.scoring.ctv.records import FINAL, values
+from agrieval.scoring.ctv.runs import load_json
 from agrieval.scoring.ctv.script_runs import final_results, read_matrix, summary_key
-from agrieval.scoring.ctv.weighted_prf import weighted_prf
+from agrieval.scoring.ctv.weighted_prf import weighted_prf_of_counts
 
 TOLERANCE = 1e-9  # percent points
 _STALE_BEST = (" (the first published version of the script, e736f7e, restored the last epoch's weights while "
@@ -66,36 +67,64 @@ class Check:
                 f"{self.note}")
 
 
-def _prf(run: Run) -> dict[str, float]:
-    true, pred = run.labels["test"]
-    return {f"test_{k}": 100.0 * v for k, v in weighted_prf(true, pred).items()}
+def _recomputed(rec) -> dict[int, dict]:
+    """Per run of the record table, what its predictions give (one pass over the final rows): ``acc`` and ``n``
+    per split, ``correct`` over the splits, ``teams`` {test team: acc}, and its per-class counts ``classes``."""
+    f = rec.query(epoch=FINAL, label=None)
+    out: dict[int, dict] = {}
+    for run, split, team, label, n, right, predicted, acc in zip(
+            *(values(f, c) for c in ("run", "split", "team", "label", "n", "correct", "predicted", "acc"))):
+        r = out.setdefault(run, {"acc": {}, "n": {}, "correct": 0, "teams": {}, "classes": []})
+        if label:
+            r["classes"].append((label, n, right, predicted))
+        elif team:
+            r["teams"][team] = acc
+        else:
+            r["acc"][split], r["n"][split] = acc, n
+            r["correct"] += right
+    return out
 
 
-def recomputed_final(run: Run) -> dict[str, float]:
-    """The script's ``final_results`` recomputed from the run's predictions (percent)."""
-    return {"test_accuracy": run.pct("test"), **_prf(run), "best_val_accuracy": run.pct("val")}
+def recomputed_final(r: dict) -> dict[str, float]:
+    """The script's ``final_results`` recomputed from a run's predictions (percent; ``r``: ``_recomputed``'s)."""
+    prf = weighted_prf_of_counts(*zip(*r["classes"]))
+    return {"test_accuracy": r["acc"]["test"], **{f"test_{k}": 100.0 * v for k, v in prf.items()},
+            "best_val_accuracy": r["acc"]["val"]}
 
 
-def _final_checks(file: str, prefix: str, stored: dict[str, float], run: Run) -> list[Check]:
-    mine = recomputed_final(run)
+def _final_checks(file: str, prefix: str, stored: dict[str, float], r: dict) -> list[Check]:
+    mine = recomputed_final(r)
     return [Check(file, f"{prefix}{k}", stored[k], mine[k], _STALE_BEST if k == "best_val_accuracy" else "")
             for k in stored]
 
 
-def check_script(tree, runs: list[Run], warnings: list[str]) -> list[Check]:
+def check_folders(rec, folders: list[tuple], warnings: list[str]) -> list[Check]:
+    """Every check, a query of the record table ``rec``: per folder read, (its ``script_runs.ScriptTree``, each
+    of its runs' index in ``rec`` with the numbers it stored, in the order they were read), its runs' checks then
+    its script tree's summaries and matrices."""
+    mine = _recomputed(rec)
+    config = {row.run: row for row in rec.run_rows().itertuples()}
     checks: list[Check] = []
-    for r in runs:
-        checks += _final_checks(r.meta_file, "final_results.", r.stored["final_results"], r)
-        checks.append(Check(r.source, "rows with correct == True", float(r.stored["correct_true"]),
-                            float(sum(r.n_correct.values())),
-                            f" (first disagreeing line: {r.stored['correct_first_disagreement']})"))
-        stated, seen = r.stored["test_teams"], sorted(r.team_n)
+    for tree, read in folders:
+        runs = [(config[i], mine[i], stored) for i, stored in read]
+        checks += _check_agrieval([r for r in runs if r[0].layout == "agrieval"])
+        checks += _check_script(tree, [r for r in runs if r[0].layout == "agri_script"], warnings)
+    return checks
+
+
+def _check_script(tree, runs: list[tuple], warnings: list[str]) -> list[Check]:
+    checks: list[Check] = []
+    for c, r, stored in runs:
+        checks += _final_checks(c.meta_file, "final_results.", stored["final_results"], r)
+        checks.append(Check(c.source, "rows with correct == True", float(stored["correct_true"]),
+                            float(r["correct"]), f" (first disagreeing line: {stored['correct_first_disagreement']})"))
+        stated, seen = stored["test_teams"], sorted(r["teams"])
         if stated != seen:
-            warnings.append(f"{r.meta_file}: the JSON names test teams {stated} but the predictions' test rows "
+            warnings.append(f"{c.meta_file}: the JSON names test teams {stated} but the predictions' test rows "
                             f"are of {seen}")
-    by_key = {}
-    for r in runs:
-        by_key.setdefault((r.protocol, r.arch_raw), {})[r.fold] = r
+    by_key: dict = {}
+    for c, r, _ in runs:
+        by_key.setdefault((c.protocol, c.arch_raw), {})[c.fold] = r
     for path in tree.summaries:
         meta = load_json(path)
         key = summary_key(path, meta)
@@ -113,7 +142,7 @@ def check_script(tree, runs: list[Run], warnings: list[str]) -> list[Check]:
             if team in group:
                 checks += _final_checks(str(path), f"results.{team}.",
                                         final_results({"final_results": results[team]}, str(path)), group[team])
-        accs = [group[t].pct("test") for t in teams if t in group]
+        accs = [group[t]["acc"]["test"] for t in teams if t in group]
         for name, value in (("avg_accuracy", float(np.mean(accs)) if accs else None),
                             ("std_accuracy (ddof 0)", float(np.std(accs)) if accs else None)):
             stored = meta.get(name.split(" ")[0])
@@ -123,32 +152,31 @@ def check_script(tree, runs: list[Run], warnings: list[str]) -> list[Check]:
         group = by_key.get(("TOTO", arch), {})
         row_teams, cells = read_matrix(path)
         for (train, test), value in sorted(cells.items()):
-            run = group.get(train)
+            r = group.get(train)
             if train == test:
                 if value is not None:
                     warnings.append(f"{path}: the diagonal cell ({train}, {test}) holds {value!r}; the script "
                                     "leaves it empty")
                 continue
-            mine = run.team_pct(test) if run is not None and test in run.team_n else None
-            checks.append(Check(str(path), f"cell {train} -> {test}", value, mine))
+            checks.append(Check(str(path), f"cell {train} -> {test}", value,
+                                r["teams"].get(test) if r is not None else None))
         for team in sorted(set(group) - set(row_teams)):
             warnings.append(f"{path}: no row for training team {team}, which has a run")
     return checks
 
 
-def check_agrieval(runs: list[Run]) -> list[Check]:
+def _check_agrieval(runs: list[tuple]) -> list[Check]:
     checks = []
-    for r in runs:
+    for c, r, stored in runs:
         for key, split in (("train_acc", "train"), ("val_acc", "val"), ("test_acc", "test")):
-            v = r.stored.get(key)
+            v = stored.get(key)
             if isinstance(v, (int, float)) and not isinstance(v, bool):
-                checks.append(Check(r.meta_file, f"{key} (x100)", 100.0 * v, r.pct(split) if r.n[split] else None))
-        teams = r.stored.get("per_test_team_acc")
+                checks.append(Check(c.meta_file, f"{key} (x100)", 100.0 * v, r["acc"][split] if r["n"][split] else None))
+        teams = stored.get("per_test_team_acc")
         if isinstance(teams, dict):
             for t, v in sorted(teams.items()):
                 if isinstance(v, (int, float)):
-                    checks.append(Check(r.meta_file, f"per_test_team_acc.{t} (x100)", 100.0 * v,
-                                        r.team_pct(t) if t in r.team_n else None))
+                    checks.append(Check(c.meta_file, f"per_test_team_acc.{t} (x100)", 100.0 * v, r["teams"].get(t)))
     return checks
 
 

@@ -5,15 +5,17 @@ only code that holds ``Run`` objects) into a pandas frame, one row per (run, epo
 with the run's configuration:
 
 * ``run`` (the run's position in the run set), ``protocol``, ``arch``, ``arch_raw`` (as the run wrote it),
-  ``fold``, ``seed`` (None: not recorded), ``layout``, ``train_teams`` (a tuple), ``source`` (its predictions);
+  ``fold``, ``seed`` (None: not recorded), ``layout``, ``train_teams`` (a tuple), ``source`` (its predictions),
+  ``meta_file`` (its run.json or results JSON);
 * ``epoch``: -1 (``FINAL``) for the run's final predictions (its own selection, ``predictions.csv``), else the
   epoch of ``history.jsonl``;
 * ``split`` (``train``, ``val``, ``test``); ``team`` ("": the whole split; a team: the run's test images of that
-  team) and ``label`` ("": every class; a class: the run's test images of that true class, its recall), both
-  for the final predictions only;
+  team) and ``label`` ("": every class; a class of the test split's truth or predictions: the run's test images
+  of that true class, its recall, NaN for a class only predicted), both for the final predictions only;
 * ``held_out`` ("": the run's own rows; a team h: a row of the held-out run of ``ctv report --lodo`` that held
   out h for this LOTO run, its final whole-split rows and its history);
-* ``n``, ``correct`` (images and right ones; -1 for a history row, which records the accuracy alone) and
+* ``n``, ``correct`` (images and right ones; -1 for a history row, which records the accuracy alone),
+  ``predicted`` (a class row: the test images predicted as that class, what its precision needs; -1 elsewhere) and
   ``acc``, the accuracy in percent (NaN for a split without images, or an epoch that did not measure it: every
   history line gives one row per split).
 
@@ -47,23 +49,25 @@ from agrieval.scoring.ctv.runs import SPLITS, Run
 __all__ = ["FINAL", "Records", "of"]
 
 FINAL = -1  # the epoch of a run's final predictions
-CONFIG = ("protocol", "arch", "arch_raw", "fold", "seed", "layout", "train_teams", "source")
-COLUMNS = ("run", *CONFIG, "epoch", "split", "team", "label", "held_out", "n", "correct", "acc")
+CONFIG = ("protocol", "arch", "arch_raw", "fold", "seed", "layout", "train_teams", "source", "meta_file")
+COLUMNS = ("run", *CONFIG, "epoch", "split", "team", "label", "held_out", "n", "correct", "predicted", "acc")
 
 
 def _rows(i: int, r: Run, config: tuple, held_out: str = "") -> list[tuple]:
     """One run's rows: its final predictions per split (per test team and class for its own run), its history."""
-    rows = [config + (FINAL, s, "", "", held_out, r.n.get(s, 0), r.n_correct.get(s, 0), r.pct(s)) for s in SPLITS]
+    rows = [config + (FINAL, s, "", "", held_out, r.n.get(s, 0), r.n_correct.get(s, 0), -1, r.pct(s)) for s in SPLITS]
     if not held_out:
-        rows += [config + (FINAL, "test", t, "", "", r.team_n[t], r.team_correct[t], r.team_pct(t))
+        rows += [config + (FINAL, "test", t, "", "", r.team_n[t], r.team_correct[t], -1, r.team_pct(t))
                  for t in r.team_n]
         if "test" in r.labels:
             true, pred = r.labels["test"]
-            for c in sorted(set(true)):
+            for c in sorted(set(true) | set(pred)):
                 hit = true == c
                 n, right = int(hit.sum()), int((pred[hit] == c).sum())
-                rows.append(config + (FINAL, "test", "", str(c), "", n, right, 100 * right / n))
-    rows += [config + (h["epoch"], s, "", "", held_out, -1, -1, h.get(s, math.nan)) for h in r.history for s in SPLITS]
+                rows.append(config + (FINAL, "test", "", str(c), "", n, right, int((pred == c).sum()),
+                                      100 * right / n if n else math.nan))
+    rows += [config + (h["epoch"], s, "", "", held_out, -1, -1, -1, h.get(s, math.nan))
+             for h in r.history for s in SPLITS]
     return rows
 
 
@@ -78,7 +82,7 @@ class Records:
         rows = []
         for i, r in enumerate(runs):
             config = (i, r.protocol, r.arch, r.arch_raw, r.fold, r.seed, r.layout, tuple(r.train_teams),
-                      r.source)
+                      r.source, r.meta_file)
             rows += _rows(i, r, config)
             for h in r.held_out:
                 rows += _rows(i, h, config, held_out=h.fold)
@@ -101,9 +105,9 @@ class Records:
         return f[f["team"] != ""]
 
     def class_cells(self) -> object:
-        """The final per-class rows (test recall of each true class)."""
+        """The final per-class rows of the classes in the truth (test recall of each true class)."""
         f = self.query(epoch=FINAL, label=None)
-        return f[f["label"] != ""]
+        return f[(f["label"] != "") & (f["n"] > 0)]
 
     def epochs(self) -> object:
         """The history rows (every run's per-epoch accuracies; NaN: not measured that epoch)."""

@@ -129,7 +129,7 @@ def read_runs(runs_dirs: str | Path | Sequence[str | Path],
     if not roots:
         raise InputError("no_runs", "no run folder given")
     runs: list[Run] = []
-    checks: list = []
+    folders: list[tuple] = []  # (script tree, its runs in reading order): the checks follow that order
     warnings: list[str] = []
     for root in roots:
         if not root.is_dir():
@@ -152,8 +152,7 @@ def read_runs(runs_dirs: str | Path | Sequence[str | Path],
         if not found:
             raise InputError("no_runs", "found no run.json (agrieval baselines) nor results/*_results.json "
                              "(AgrI script) under the folder", file=str(root))
-        checks += cross_check.check_agrieval([r for r in found if r.layout == "agrieval"])
-        checks += cross_check.check_script(script, [r for r in found if r.layout == "agri_script"], warnings)
+        folders.append((script, found))
         runs += found
     _label_side_by_side(runs)
     seen: dict[tuple, Run] = {}
@@ -167,7 +166,10 @@ def read_runs(runs_dirs: str | Path | Sequence[str | Path],
                              f"{r.source}", file=r.source)
         seen[key] = r
     runs.sort(key=lambda r: (PROTOCOLS.index(r.protocol), r.arch, r.fold, r.seed is None, r.seed or 0))
-    warnings += [c.warning() for c in checks if not c.ok]
-    if lodo is not None:
-        warnings += _attach_held_out(runs, lodo)
-    return RunSet(runs, warnings, checks)
+    held = _attach_held_out(runs, lodo) if lodo is not None else []
+    runset = RunSet(runs, warnings)
+    at = {id(r): k for k, r in enumerate(runs)}
+    runset.checks = cross_check.check_folders(runset.records, [(tree, [(at[id(r)], r.stored) for r in found])
+                                                               for tree, found in folders], warnings)
+    warnings += [c.warning() for c in runset.checks if not c.ok] + held
+    return runset

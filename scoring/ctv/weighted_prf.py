@@ -23,6 +23,30 @@ def weighted_prf(y_true: Sequence[str], y_pred: Sequence[str]) -> dict[str, floa
     labels = sorted(set(np.asarray(y_true, dtype=object).tolist()) | set(np.asarray(y_pred, dtype=object).tolist()))
     if not labels:
         raise ValueError("no rows")
-    stats = per_class(y_true, y_pred, labels)
+    return _weighted(per_class(y_true, y_pred, labels), labels)
+
+
+def weighted_prf_of_counts(labels: Sequence[str], true: Sequence[int], right: Sequence[int],
+                           predicted: Sequence[int]) -> dict[str, float]:
+    """``weighted_prf`` of the predictions whose class ``labels[k]`` (the classes of truth and prediction, sorted)
+    has ``true[k]`` true rows, ``right[k]`` of them right, and ``predicted[k]`` predicted rows (the per-class rows
+    of the record table). ``per_class`` needs these counts alone, so it reads rows that have them: a miss pairs
+    the class with a class outside ``labels``, whose numbers are left out.
+
+    >>> t, p = ["oak", "oak", "ash", "tipu"], ["oak", "ash", "ash", "elm"]
+    >>> weighted_prf_of_counts(["ash", "elm", "oak", "tipu"], [1, 0, 2, 1], [1, 0, 1, 0], [2, 1, 1, 0]) \\
+    ...     == weighted_prf(t, p)
+    True
+    """
+    other = object()
+    t: list = []
+    p: list = []
+    for c, n, k, q in zip(labels, true, right, predicted):
+        t += [c] * n + [other] * (q - k)
+        p += [c] * k + [other] * (n - k) + [c] * (q - k)
+    return _weighted(per_class(t, p, [*labels, other]), labels)
+
+
+def _weighted(stats: dict, labels: Sequence[str]) -> dict[str, float]:
     support = np.array([stats[c]["support"] for c in labels], dtype=float)
     return {m: float(np.average([stats[c][m] for c in labels], weights=support)) for m in ("precision", "recall", "f1")}
