@@ -32,7 +32,7 @@ import numpy as np
 from agrieval.scoring.analysis_input.input_error import InputError
 from agrieval.scoring.ctv.records import FINAL, values
 from agrieval.scoring.ctv.runs import load_json
-from agrieval.scoring.ctv.script_runs import final_results, read_matrix, summary_key
+from agrieval.scoring.ctv.script_runs import final_results, matrix_arch, read_matrix, summary_key
 from agrieval.scoring.ctv.weighted_prf import weighted_prf_of_counts
 
 TOLERANCE = 1e-9  # percent points
@@ -148,8 +148,7 @@ def _check_script(tree, runs: list[tuple], warnings: list[str]) -> list[Check]:
             stored = meta.get(name.split(" ")[0])
             checks.append(Check(str(path), name, float(stored) if isinstance(stored, (int, float)) else None, value))
     for path in tree.matrices:
-        arch = path.name[len("TOTO_"): -len("_cross_team_matrix.csv")] if path.name.startswith("TOTO_") else None
-        group = by_key.get(("TOTO", arch), {})
+        group = by_key.get(("TOTO", matrix_arch(path)), {})
         row_teams, cells = read_matrix(path)
         for (train, test), value in sorted(cells.items()):
             r = group.get(train)

@@ -140,13 +140,6 @@ def _planned_files(matrices: list[CrossTeamMatrix], table, plots: bool, curves: 
     return names + ["report.md", "report.html"]
 
 
-def _read_files(root: Path) -> list[Path]:
-    """The files ``read_runs`` may read under one run folder (agrieval runs and AgrI script trees)."""
-    patterns = ("run.json", "predictions.csv", "history.jsonl", "*_results.json", "*_predictions.csv",
-                "*_summary.json", "*_cross_team_matrix.csv")
-    return [p for pattern in patterns for p in root.rglob(pattern)]
-
-
 def build_report(runs_dirs: str | Path | Sequence[str | Path], out_dir: Path, *, plots: bool = False,
                  ddof: int | dict | None = None, threshold: float = 95.0, digits: int = 2,
                  progress: Callable[[str], None] | None = None, plan: OutputPlan | None = None,
@@ -240,7 +233,7 @@ def _claim_outputs(plan: OutputPlan, dirs: list, study: _Study, out_dir: Path, p
                    figures: FigureFormat) -> Path:
     """The output folder and every file to write in it, checked by the output policy (module docstring)."""
     plan.add_sources(*dirs)  # the run folders are other people's outputs: nothing is written among them
-    plan.add_inputs(*values(study.records.run_rows(), "source"), *(p for d in dirs for p in _read_files(Path(d))))
+    plan.add_inputs(*study.runset.files)  # every file the reader read
     out_dir = plan.claim_dir(out_dir, what="report folder")
     planned = _planned_files(study.matrices, study.table, plots, bool(study.extra["learning_curves"]), figures)
     plan.claim_all([out_dir / n for n in planned], what="report file")

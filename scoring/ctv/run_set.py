@@ -36,6 +36,7 @@ class RunSet:
     runs: list[Run]
     warnings: list[str] = field(default_factory=list)
     checks: list = field(default_factory=list)  # agrieval.scoring.ctv.cross_check.Check
+    files: list[Path] = field(default_factory=list)  # every file the reading may open (the report's inputs)
 
     @cached_property
     def records(self):
@@ -81,20 +82,22 @@ def _label_side_by_side(runs: list[Run]) -> None:
             r.arch = f"{r.arch} ({r.layout})"
 
 
-def _confine(root: Path, files: list[Path]) -> None:
+def _confine(root: Path, files: list[Path]) -> list[Path]:
     """Refuse a run file that is a link leading out of its run folder: a received tree is read within itself
-    (a ``predictions.csv`` linked to a local table would put that table's names into the report)."""
+    (a ``predictions.csv`` linked to a local table would put that table's names into the report); ``files``."""
     base = root.resolve()
     for f in files:
         real = f.resolve()  # every link on the way followed
         if real != base and base not in real.parents:
             raise InputError("link_outside", f"this run file is a link to {real}, outside the run folder {root}; "
                              "copy the file into the folder if it belongs to the run", file=str(f))
+    return files
 
 
-def _attach_held_out(runs: list[Run], lodo: str | Path) -> list[str]:
-    """Set ``held_out`` of every LOTO run in ``runs`` from ``lodo`` (module docstring); return warnings for the
-    folds whose held-out runs are missing or incomplete (the rule then gives no number for them, and says so)."""
+def _attach_held_out(runs: list[Run], lodo: str | Path, files: list[Path]) -> list[str]:
+    """Set ``held_out`` of every LOTO run in ``runs`` from ``lodo`` (module docstring), adding the files read to
+    ``files``; return warnings for the folds whose held-out runs are missing or incomplete (the rule then gives
+    no number for them, and says so)."""
     from agrieval.scoring.writing.table_paths import UnsafePath, inside
 
     root = Path(lodo)
@@ -110,7 +113,9 @@ def _attach_held_out(runs: list[Run], lodo: str | Path) -> list[str]:
                 folder = inside(root, run.fold, where=f"{run.source}: fold", follow=True, escaped=False)
             except UnsafePath as exc:
                 raise InputError("bad_run", str(exc), file=run.source) from None
-            by_fold[run.fold] = read_runs(folder).runs if folder.is_dir() else []
+            held = read_runs(folder) if folder.is_dir() else RunSet([])
+            by_fold[run.fold] = held.runs
+            files += held.files
         mine = [h for h in by_fold[run.fold] if h.protocol == "LOTO" and h.arch == run.arch and h.seed == run.seed]
         run.held_out = mine
         missing = sorted(set(run.train_teams) - {h.fold for h in mine})
@@ -131,12 +136,13 @@ def read_runs(runs_dirs: str | Path | Sequence[str | Path],
     runs: list[Run] = []
     folders: list[tuple] = []  # (script tree, its runs in reading order): the checks follow that order
     warnings: list[str] = []
+    files: list[Path] = []
     for root in roots:
         if not root.is_dir():
             raise InputError("file_not_found", f"no such folder: {root}", file=str(root))
         run_files = sorted(root.rglob("run.json"))
         script = script_runs.find(root)
-        _confine(root, [f for m in run_files for f in (m, m.parent / "predictions.csv", m.parent / "history.jsonl")]
+        files += _confine(root, [f for m in run_files for f in (m, m.parent / "predictions.csv", m.parent / "history.jsonl")]
                  + [f for r in script.results for f in (r, script_runs.predictions_path(r))]
                  + script.summaries + script.matrices)
         total = len(run_files) + len(script.results)
@@ -166,8 +172,8 @@ def read_runs(runs_dirs: str | Path | Sequence[str | Path],
                              f"{r.source}", file=r.source)
         seen[key] = r
     runs.sort(key=lambda r: (PROTOCOLS.index(r.protocol), r.arch, r.fold, r.seed is None, r.seed or 0))
-    held = _attach_held_out(runs, lodo) if lodo is not None else []
-    runset = RunSet(runs, warnings)
+    held = _attach_held_out(runs, lodo, files) if lodo is not None else []
+    runset = RunSet(runs, warnings, files=files)
     at = {id(r): k for k, r in enumerate(runs)}
     runset.checks = cross_check.check_folders(runset.records, [(tree, [(at[id(r)], r.stored) for r in found])
                                                                for tree, found in folders], warnings)

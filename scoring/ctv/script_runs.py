@@ -151,6 +151,11 @@ def read_matrix(path: Path) -> tuple[list[str], dict[tuple[str, str], float | No
     return teams, cells
 
 
+def matrix_arch(path: Path) -> str | None:
+    """The architecture a ``TOTO_<arch>_cross_team_matrix.csv`` names (None: another name)."""
+    return path.name[len("TOTO_"): -len("_cross_team_matrix.csv")] if path.name.startswith("TOTO_") else None
+
+
 def summary_key(path: Path, meta: dict) -> tuple[str, str]:
     """(scenario, architecture) of a summary JSON."""
     file = str(path)

@@ -218,14 +218,21 @@ def run_kit_sweep(data_dir: Path, listing: list[str], work: Path, protocol: str 
                           progress=False)
     finally:
         events = rec.close()
+    best = _best_val(work / "runs")
     folds = {r["fold"]: {"test_acc": r.get("test_acc"), "best_val": r.get("val_acc") if r.get("kept_epoch") == "last"
-                         else max(h["val_acc"] for h in _history(work, r))} for r in records}
+                         else best[r["fold"]]} for r in records}
     return {"events": events, "folds": folds, "records": records}
 
 
-def _history(work: Path, record: dict) -> list[dict]:
-    path = work / "runs" / record["protocol"] / record["arch"] / record["fold"] / "history.jsonl"
-    return [json.loads(line) for line in path.read_text().splitlines()]
+def _best_val(runs: Path) -> dict[str, float]:
+    """Each fold's best per-epoch val accuracy (a fraction), a query of the runs' record table (the one reader)."""
+    from agrieval.scoring.ctv.records import FINAL
+    from agrieval.scoring.ctv.run_set import read_runs
+
+    rec = read_runs(runs).records
+    val = rec.query(split="val")
+    val = val[val["epoch"] != FINAL]
+    return {fold: float(g["acc"].max()) / 100 for (fold,), g in rec.groups(val, ("fold",))}
 
 
 def _cpu() -> str:
