@@ -1,31 +1,13 @@
-"""Cross-Team Validation (CTV) analysis of the AgrI Challenge study.
+"""Cross-Team Validation (CTV) analysis of the AgrI Challenge study: runs -> records -> reports.
 
-``results_table`` reads the per-team RESULTS.csv, ``summarize`` computes the
-paper's statistics from it,
-``summary_markdown`` renders the paper's tables; ``runs`` reads agrieval run
-folders and ``script_runs`` the public AgrI script's output trees, with
-``arch_names`` putting both in one vocabulary; ``records`` flattens the runs once into the one record table
-the analyses query; ``cross_check`` compares every
-number a run stored with the one recomputed from its predictions
-(``weighted_prf`` for the script's precision/recall/F1); ``cross_team_matrix``
-builds the TOTO matrix, ``paper_figures`` the numbers of the paper's other
-figures, ``selection_rules`` the named model-selection rules over a run's rows (``run_set`` also reads
-the held-out runs of leave-one-team-out selection, ``ctv report --lodo``),
-``over_seeds`` the aggregates with intervals over replicate seeds (worst team and class among them),
-``spread`` the one mean ± spread over seeds (se, std, ci95) every table and figure shows,
-``on_the_line`` the accuracy-on-the-line fit, ``seed_sections`` their report sections, ``plots``
-draws them and ``report`` writes report.md / report.html (reporting rules: docs/ctv_reporting.md).
-scipy and matplotlib are imported inside the functions that use them.
-
-Public (``__all__``, imported on first use): ``read_results`` and ``ResultsTable`` (a RESULTS.csv), the
-module ``summarize`` (``summarize.summarize``: the paper's statistics), ``build_report``, ``read_runs`` and
-``RunSet`` (agrieval run folders), ``read_agrieval_run``, ``toto_matrices`` and ``CrossTeamMatrix``. Every reader here raises
-``agrieval.scoring.analysis_input.InputError`` on a bad input file.
-
-Internal (may change without notice): ``arch_colours``, ``arch_names``, ``cross_check``,
-``markdown_html``, ``on_the_line``, ``over_seeds``, ``paper_figures``,
-``plots``, ``records``, ``script_runs``, ``seed_sections``, ``selection_rules``, ``spread``, ``summary_markdown``,
-``weighted_prf``.
+``run_set.read_runs`` is the one reader of run folders (``runs``: the agrieval baselines' layout, ``script_runs``:
+the public AgrI script's, ``arch_names``: one vocabulary for both); ``records`` flattens them once into the record
+table that every analysis queries: ``cross_check`` (the numbers the runs stored), ``cross_team_matrix``,
+``paper_figures``, ``selection_rules`` and ``over_seeds`` (with ``spread``), ``on_the_line``. ``report`` writes
+the tables, ``plots`` the figures, ``seed_sections`` and ``summary_markdown`` the Markdown and ``markdown_html``
+the page. ``results_table`` reads a per-team RESULTS.csv, ``summarize`` computes the paper's statistics from it.
+The map: docs/development.md; the reporting rules: docs/ctv_reporting.md. scipy and matplotlib are imported inside
+the functions that use them; every reader raises ``agrieval.scoring.analysis_input.InputError`` on a bad file.
 """
 
 from agrieval.scoring.runtime.lazy_exports import lazy_exports

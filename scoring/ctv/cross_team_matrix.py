@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from agrieval.scoring.ctv.records import FINAL, of, values
+from agrieval.scoring.ctv.records import FINAL, Records, values
 
 
 @dataclass
@@ -60,10 +60,9 @@ def _nan_stat(a: np.ndarray, fn, axis: int) -> np.ndarray:
     return out
 
 
-def toto_matrices(runs) -> list[CrossTeamMatrix]:
-    """One matrix per architecture of the TOTO runs (``runs``: ``Records`` or a list of runs): a query of the
-    final rows, each cell the mean of its seeds' values."""
-    rec = of(runs)
+def toto_matrices(rec: Records) -> list[CrossTeamMatrix]:
+    """One matrix per architecture of the TOTO runs of the record table: a query of the final rows, each cell the
+    mean of its seeds' values."""
     toto = rec.query(protocol="TOTO", epoch=FINAL)
     out = []
     for arch in sorted(set(toto["arch"])):

@@ -26,7 +26,7 @@ import math
 
 import numpy as np
 
-from agrieval.scoring.ctv.records import FINAL, of
+from agrieval.scoring.ctv.records import FINAL, Records
 
 __all__ = ["EPS", "fit_lines", "line_points", "probit"]
 
@@ -40,9 +40,8 @@ def probit(acc_pct) -> np.ndarray:
     return norm.ppf(np.clip(np.asarray(acc_pct, dtype=float) / 100.0, EPS, 1 - EPS))
 
 
-def line_points(runs) -> list[dict]:
+def line_points(rec: Records) -> list[dict]:
     """One point per (run, epoch): protocol, arch, fold, seed, epoch (None: the run's final predictions), val, test."""
-    rec = of(runs)
     out = []
     for (run,), rows in rec.groups(rec.query(), ("run",)):
         first = rows.iloc[0]

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from agrieval.scoring.ctv.records import of, values
+from agrieval.scoring.ctv.records import Records, values
 from agrieval.scoring.ctv.selection_rules import PAPER_RULE, rules_for, select
 from agrieval.scoring.ctv.spread import seed_stats
 
@@ -74,10 +74,8 @@ def lacking_warnings(entries: list[dict]) -> list[str]:
     return out
 
 
-def over_seeds(runs) -> list[dict]:
-    """One entry per (protocol, arch, rule) with every metric's per-seed values and interval (``runs``:
-    ``Records`` or a list of runs)."""
-    rec = of(runs)
+def over_seeds(rec: Records) -> list[dict]:
+    """One entry per (protocol, arch, rule) with every metric's per-seed values and interval."""
     rows_of = {i: rows for (i,), rows in rec.groups(rec.frame, ("run",))}  # each run's rows, for the rules
     teams, classes = rec.team_cells(), rec.class_cells()
     out = []

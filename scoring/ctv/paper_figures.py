@@ -24,14 +24,13 @@ import math
 import numpy as np
 
 from agrieval.scoring.ctv.cross_team_matrix import CrossTeamMatrix
-from agrieval.scoring.ctv.records import FINAL, of, values
+from agrieval.scoring.ctv.records import FINAL, Records, values
 from agrieval.scoring.ctv.runs import SPLITS
 from agrieval.scoring.ctv.summarize import mean_std
 
 
-def split_accuracy(runs, ddof: dict[str, int]) -> list[dict]:
+def split_accuracy(rec: Records, ddof: dict[str, int]) -> list[dict]:
     """Per (protocol, arch): the final accuracy of each split over the runs that have images in it."""
-    rec = of(runs)
     finals = rec.query(epoch=FINAL, team="")
     rows = []
     for (protocol, arch), group in rec.groups(finals, ("protocol", "arch")):
@@ -44,10 +43,9 @@ def split_accuracy(runs, ddof: dict[str, int]) -> list[dict]:
     return rows
 
 
-def learning_curves(runs, ddof: dict[str, int]) -> list[dict]:
+def learning_curves(rec: Records, ddof: dict[str, int]) -> list[dict]:
     """Per (protocol, arch, epoch): each split's accuracy over the runs whose history has it (one pass over the
     history rows: a history of a million lines stays linear)."""
-    rec = of(runs)
     ep = rec.epochs()
     by_group: dict[tuple[str, str], dict[int, dict[str, list[float]]]] = {
         key: {} for key in zip(rec.frame["protocol"], rec.frame["arch"])}  # the run set's order of groups

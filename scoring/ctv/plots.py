@@ -4,8 +4,8 @@ learning curves, drawn as a paper prints them: every kind of marker in a legend,
 architecture in every figure (``agrieval.scoring.ctv.arch_colours``), a series that is absent said so where it
 would be drawn, one y range for panels that are compared, and in-cell numbers with the tables' decimals.
 
-Each ``draw_*`` returns the figure (tests look at it); the function of the same name without ``draw_``
-writes it in the asked-for format (``agrieval.scoring.writing.figures``). matplotlib is imported inside the
+Each ``draw_*`` returns the figure (tests look at it); ``write(draw_*, path, fmt, ...)`` writes it in the
+asked-for format (``agrieval.scoring.writing.figures``). matplotlib is imported inside the
 functions so that the rest of ``scoring`` never pays for it. Names (teams, archs) are drawn as text, never
 mathtext, through ``agrieval.scoring.text.plot``.
 """
@@ -30,6 +30,12 @@ from agrieval.scoring.writing.figures import FigureFormat, pyplot, save
 _MEDIAN, _MEAN = "black", "white"
 _OUTSIDE = {"loc": "upper left", "bbox_to_anchor": (1.02, 1.0), "borderaxespad": 0.0}  # right of the axes
 RULE = f"model selection: {PAPER_RULE}"  # every figure of one number per run names the rule that chose its epoch
+
+
+def write(draw, path: Path, fmt: FigureFormat | None, *args) -> Path:
+    """``draw(*args)`` saved to ``path`` in the format ``fmt``."""
+    with drawing():  # mathtext off while the figure is drawn into the file too
+        return save(draw(*args), path, fmt)
 
 
 def shared_scale(matrices: Sequence[CrossTeamMatrix]) -> tuple[float, float]:
@@ -79,11 +85,6 @@ def draw_heatmap(m: CrossTeamMatrix, scale: tuple[float, float] | None = None, d
     return fig
 
 
-def heatmap(m: CrossTeamMatrix, path: Path, fmt: FigureFormat | None = None,
-            scale: tuple[float, float] | None = None, digits: int = 2, spread: str | None = None) -> Path:
-    with drawing():  # mathtext off while the figure is drawn into the file too
-        return save(draw_heatmap(m, scale, digits, spread), path, fmt)
-
 
 @drawing()
 def draw_vtg_distribution(table: ResultsTable):
@@ -121,10 +122,6 @@ def draw_vtg_distribution(table: ResultsTable):
     ax.legend(handles=handles, fontsize=8, **_OUTSIDE)
     return fig
 
-
-def vtg_distribution(table: ResultsTable, path: Path, fmt: FigureFormat | None = None) -> Path:
-    with drawing():  # mathtext off while the figure is drawn into the file too
-        return save(draw_vtg_distribution(table), path, fmt)
 
 
 def _absent(ax, x: float, text: str) -> None:
@@ -172,11 +169,6 @@ def draw_team_bars(table: ResultsTable, protocol: str, spread: str | None = None
     return fig
 
 
-def team_bars(table: ResultsTable, protocol: str, path: Path, fmt: FigureFormat | None = None,
-              spread: str | None = None) -> Path:
-    with drawing():  # mathtext off while the figure is drawn into the file too
-        return save(draw_team_bars(table, protocol, spread), path, fmt)
-
 
 @drawing()
 def draw_split_bars(split_accuracy: list[dict]):
@@ -208,10 +200,6 @@ def draw_split_bars(split_accuracy: list[dict]):
     ax.grid(axis="y", alpha=0.3)
     return fig
 
-
-def split_bars(split_accuracy: list[dict], path: Path, fmt: FigureFormat | None = None) -> Path:
-    with drawing():  # mathtext off while the figure is drawn into the file too
-        return save(draw_split_bars(split_accuracy), path, fmt)
 
 
 @drawing()
@@ -288,10 +276,6 @@ def draw_learning_curves(curves: list[dict]):
     return fig
 
 
-def learning_curves(curves: list[dict], path: Path, fmt: FigureFormat | None = None) -> Path:
-    with drawing():  # mathtext off while the figure is drawn into the file too
-        return save(draw_learning_curves(curves), path, fmt)
-
 
 @drawing()
 def draw_on_the_line(points: list[dict], fits: list[dict]):
@@ -336,7 +320,3 @@ def draw_on_the_line(points: list[dict], fits: list[dict]):
         ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=1)  # below, never over data
     return fig
 
-
-def on_the_line(points: list[dict], fits: list[dict], path: Path, fmt: FigureFormat | None = None) -> Path:
-    with drawing():  # mathtext off while the figure is drawn into the file too
-        return save(draw_on_the_line(points, fits), path, fmt)

@@ -46,7 +46,7 @@ from dataclasses import dataclass
 
 from agrieval.scoring.ctv.runs import SPLITS, Run
 
-__all__ = ["FINAL", "Records", "of"]
+__all__ = ["FINAL", "Records", "values"]
 
 FINAL = -1  # the epoch of a run's final predictions
 CONFIG = ("protocol", "arch", "arch_raw", "fold", "seed", "layout", "train_teams", "source", "meta_file")
@@ -122,11 +122,6 @@ class Records:
         """``frame``'s rows by ``keys``, in the order each key first appears (the run set's order)."""
         for key, group in frame.groupby(list(keys), sort=False, dropna=False):
             yield key, group
-
-
-def of(runs_or_records) -> Records:
-    """``Records`` as they are, or the record table of a list of runs."""
-    return runs_or_records if isinstance(runs_or_records, Records) else Records.from_runs(list(runs_or_records))
 
 
 def values(frame, column: str = "acc") -> list:

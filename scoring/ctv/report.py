@@ -123,20 +123,12 @@ def _mean_std_cell(stat: dict, digits: int) -> str:
     return f"{fmt(stat['mean'], digits)} ± {std}" if std else fmt(stat["mean"], digits)
 
 
-def _planned_files(matrices: list[CrossTeamMatrix], table, plots: bool, curves: bool,
-                   figures: FigureFormat | None = None) -> list[str]:
+def _planned_files(study: _Study, plots: bool, figures: FigureFormat | None = None) -> list[str]:
     """Every file ``build_report`` writes, known before the first is written (the output policy checks them all)."""
-    figures = figures or FigureFormat()
     names = ["runs.csv", "cross_check.csv", "team_accuracy.csv", "results.csv", "split_accuracy.csv",
              "learning_curves.csv", "over_seeds.csv", "team_over_seeds.csv", "on_the_line.csv", "summary.json"]
-    names += [f"cross_team_{_slug(m.arch)}.csv" for m in matrices]
-    if plots:
-        names += [figures.name(f"plots/cross_team_{_slug(m.arch)}") for m in matrices]
-        names += [figures.name("plots/vtg_distribution")]
-        names += [figures.name(f"plots/team_accuracy_{p}") for p in table.protocols()]
-        names += [figures.name("plots/split_accuracy")]
-        names += [figures.name("plots/learning_curves")] if curves else []
-        names += [figures.name("plots/accuracy_on_the_line")]
+    names += [f"cross_team_{_slug(m.arch)}.csv" for m in study.matrices]
+    names += [name for _, name, _, _ in _figures(study, figures or FigureFormat(), 2)] if plots else []
     return names + ["report.md", "report.html"]
 
 
@@ -152,8 +144,7 @@ def build_report(runs_dirs: str | Path | Sequence[str | Path], out_dir: Path, *,
     if spread not in SPREADS:
         raise ValueError(f"spread must be one of {', '.join(SPREADS)}, not {spread!r}")
     dirs = [runs_dirs] if isinstance(runs_dirs, (str, Path)) else list(runs_dirs)
-    study = _compute(dirs, ddof, threshold, progress, lodo)
-    study.extra["spread"] = spread
+    study = _compute(dirs, ddof, threshold, progress, lodo, spread)
     figures = figure_format or FigureFormat()
     out_dir = _claim_outputs(plan or OutputPlan(), dirs + ([lodo] if lodo is not None else []), study, out_dir,
                              plots, figures)
@@ -209,8 +200,8 @@ def per_run(rec: Records) -> list[dict]:
     return out
 
 
-def _compute(dirs: list, ddof: int | dict | None, threshold: float,
-             progress: Callable[[str], None] | None, lodo: str | Path | None = None) -> _Study:
+def _compute(dirs: list, ddof: int | dict | None, threshold: float, progress: Callable[[str], None] | None,
+             lodo: str | Path | None = None, spread: str = DEFAULT_SPREAD) -> _Study:
     runset: RunSet = read_runs(dirs, progress, lodo)
     rec = runset.records
     table = runset.results_table()
@@ -225,7 +216,8 @@ def _compute(dirs: list, ddof: int | dict | None, threshold: float,
              "selection_rules": rules_for(rec.frame), "paper_rule": PAPER_RULE,
              "over_seeds": seeds,
              "accuracy_on_the_line": {"fits": fit_lines(points)},
-             "cross_check": {"n_checked": len(runset.checks), "n_disagree": sum(not c.ok for c in runset.checks)}}
+             "cross_check": {"n_checked": len(runset.checks), "n_disagree": sum(not c.ok for c in runset.checks)},
+             "spread": spread}
     return _Study(runset, table, summary, matrices, points, extra)
 
 
@@ -235,7 +227,7 @@ def _claim_outputs(plan: OutputPlan, dirs: list, study: _Study, out_dir: Path, p
     plan.add_sources(*dirs)  # the run folders are other people's outputs: nothing is written among them
     plan.add_inputs(*study.runset.files)  # every file the reader read
     out_dir = plan.claim_dir(out_dir, what="report folder")
-    planned = _planned_files(study.matrices, study.table, plots, bool(study.extra["learning_curves"]), figures)
+    planned = _planned_files(study, plots, figures)
     plan.claim_all([out_dir / n for n in planned], what="report file")
     return out_dir
 
@@ -304,30 +296,32 @@ def _team_over_seeds_rows(study: _Study) -> list[list]:
     return rows
 
 
-def _write_plots(out_dir: Path, study: _Study, figures: FigureFormat, digits: int) -> dict[str, str]:
-    """Every figure, written under ``plots/``; returns {what it shows: its file name} for the report pages."""
+def _figures(study: _Study, figures: FigureFormat, digits: int) -> list[tuple]:
+    """Every figure of the report: (what it shows, its file name, the ``plots`` function drawing it, its arguments)."""
     from agrieval.scoring.ctv import plots as P
 
-    table, matrices, extra = study.table, study.matrices, study.extra
-    images: dict[str, str] = {}
-    scale = P.shared_scale(matrices)  # one colour scale: the architectures' heatmaps compare by colour
-    for m in matrices:
-        name = figures.name(f"plots/cross_team_{_slug(m.arch)}")
-        P.heatmap(m, out_dir / name, figures, scale, digits, extra["spread"])
-        images[f"heatmap:{m.arch}"] = name
-    images["vtg"] = figures.name("plots/vtg_distribution")
-    P.vtg_distribution(table, out_dir / images["vtg"], figures)
-    for protocol in table.protocols():
-        name = figures.name(f"plots/team_accuracy_{protocol}")
-        P.team_bars(table, protocol, out_dir / name, figures, extra["spread"])
-        images[f"bars:{protocol}"] = name
-    images["splits"] = figures.name("plots/split_accuracy")
-    P.split_bars(extra["split_accuracy"], out_dir / images["splits"], figures)
+    table, extra, spread = study.table, study.extra, study.extra["spread"]
+    scale = P.shared_scale(study.matrices)  # one colour scale: the architectures' heatmaps compare by colour
+    out = [(f"heatmap:{m.arch}", f"plots/cross_team_{_slug(m.arch)}", P.draw_heatmap, (m, scale, digits, spread))
+           for m in study.matrices]
+    out.append(("vtg", "plots/vtg_distribution", P.draw_vtg_distribution, (table,)))
+    out += [(f"bars:{p}", f"plots/team_accuracy_{p}", P.draw_team_bars, (table, p, spread)) for p in table.protocols()]
+    out.append(("splits", "plots/split_accuracy", P.draw_split_bars, (extra["split_accuracy"],)))
     if extra["learning_curves"]:
-        images["curves"] = figures.name("plots/learning_curves")
-        P.learning_curves(extra["learning_curves"], out_dir / images["curves"], figures)
-    images["line"] = figures.name("plots/accuracy_on_the_line")
-    P.on_the_line(study.points, extra["accuracy_on_the_line"]["fits"], out_dir / images["line"], figures)
+        out.append(("curves", "plots/learning_curves", P.draw_learning_curves, (extra["learning_curves"],)))
+    out.append(("line", "plots/accuracy_on_the_line", P.draw_on_the_line,
+                (study.points, extra["accuracy_on_the_line"]["fits"])))
+    return [(key, figures.name(stem), draw, args) for key, stem, draw, args in out]
+
+
+def _write_plots(out_dir: Path, study: _Study, figures: FigureFormat, digits: int) -> dict[str, str]:
+    """Every figure, written under ``plots/``; returns {what it shows: its file name} for the report pages."""
+    from agrieval.scoring.ctv.plots import write
+
+    images = {}
+    for key, name, draw, args in _figures(study, figures, digits):
+        write(draw, out_dir / name, figures, *args)
+        images[key] = name
     return images
 
 

@@ -29,7 +29,7 @@ import numpy as np
 from agrieval.scoring.analysis_input.input_error import InputError
 from agrieval.scoring.ctv.arch_names import canonical_arch
 from agrieval.scoring.ctv.results_table import PROTOCOLS
-from agrieval.scoring.runtime.metrics.multiclass import accuracy_from_counts, validation_test_gap
+from agrieval.scoring.runtime.metrics.multiclass import accuracy_from_counts
 
 AGRIEVAL_COLUMNS = ("image_id", "team", "split", "true_label", "predicted_label", "confidence")
 SPLITS = ("train", "val", "test")
@@ -71,31 +71,6 @@ class Run:
     def team_pct(self, team: str) -> float:
         """Accuracy on one test team, in percent."""
         return accuracy_from_counts(self.team_correct[team], self.team_n[team], "percent")
-
-    @property
-    def train_acc(self) -> float | None:
-        """Fraction, or None when the run wrote no train predictions."""
-        return accuracy_from_counts(self.n_correct["train"], self.n["train"]) if self.n.get("train") else None
-
-    @property
-    def val_acc(self) -> float:
-        """Fraction."""
-        return accuracy_from_counts(self.n_correct["val"], self.n["val"])
-
-    @property
-    def test_acc(self) -> float:
-        """Fraction."""
-        return accuracy_from_counts(self.n_correct["test"], self.n["test"])
-
-    @property
-    def team_acc(self) -> dict[str, float]:
-        """Fraction per test team."""
-        return {t: accuracy_from_counts(self.team_correct[t], self.team_n[t]) for t in self.team_n}
-
-    @property
-    def vtg(self) -> float:
-        """val_acc - test_acc, as a fraction."""
-        return validation_test_gap(self.val_acc, self.test_acc)
 
 
 def load_json(path: Path) -> dict:

@@ -50,7 +50,7 @@ def sweep(tmp_path):
 
 def test_learning_curves_mean_and_std_per_epoch(sweep):
     rs = read_runs(sweep)
-    curves = learning_curves(rs.runs, {"TOTO": 0, "LOTO": 1})
+    curves = learning_curves(rs.records, {"TOTO": 0, "LOTO": 1})
     e2 = next(c for c in curves if c["arch"] == "densenet121" and c["epoch"] == 2)
     train = [100 * (0.5 + 0.2 + 0.01 * f) for f in range(3)]
     assert e2["train"]["n_runs"] == 3
@@ -59,13 +59,13 @@ def test_learning_curves_mean_and_std_per_epoch(sweep):
     e3 = next(c for c in curves if c["arch"] == "swin_tiny" and c["epoch"] == 3)
     assert e3["val"]["n_runs"] == 1 and e3["val"]["mean"] == pytest.approx(100 * (0.4 + 0.3 - 0.02))
     assert math.isfinite(e3["val"]["std"])  # ddof 0: the std of one run is 0, not undefined
-    one = next(c for c in learning_curves(rs.runs, {"TOTO": 1, "LOTO": 1}) if c["epoch"] == 3)
+    one = next(c for c in learning_curves(rs.records, {"TOTO": 1, "LOTO": 1}) if c["epoch"] == 3)
     assert math.isnan(one["val"]["std"])  # ddof 1 over one run: undefined, left empty in the tables
 
 
 def test_split_accuracy_uses_train_rows(sweep):
     rs = read_runs(sweep)
-    rows = split_accuracy(rs.runs, {"TOTO": 1, "LOTO": 1})
+    rows = split_accuracy(rs.records, {"TOTO": 1, "LOTO": 1})
     dn = next(r for r in rows if r["arch"] == "densenet121")
     trains = [r.pct("train") for r in rs.runs if r.arch == "densenet121"]
     assert dn["train"]["n_runs"] == 3 and dn["train"]["mean"] == pytest.approx(np.mean(trains))
@@ -73,7 +73,7 @@ def test_split_accuracy_uses_train_rows(sweep):
 
 
 def test_matrix_correlation_is_pearson_over_off_diagonal_cells(sweep):
-    ms = toto_matrices(read_runs(sweep).runs)
+    ms = toto_matrices(read_runs(sweep).records)
     (c,) = matrix_correlation(ms)
     off = ~np.eye(3, dtype=bool)
     a, b = ms[0].values[off], ms[1].values[off]

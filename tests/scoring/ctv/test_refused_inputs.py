@@ -211,13 +211,14 @@ def test_a_long_history_costs_linear_time():
     import time
 
     from agrieval.scoring.ctv.paper_figures import learning_curves
+    from agrieval.scoring.ctv.records import Records
     from agrieval.scoring.ctv.runs import Run
 
     history = [{"epoch": e, "train": 50.0, "val": 60.0} for e in range(20_000)]
     runs = [Run("p", "agrieval", "TOTO", "net", f, [f], {"val": 1, "test": 1}, {"val": 1, "test": 1},
                 history=history) for f in ("a", "b")]
     start = time.monotonic()
-    curves = learning_curves(runs, {"TOTO": 0})
+    curves = learning_curves(Records.from_runs(runs), {"TOTO": 0})
     assert len(curves) == 20_000 and curves[0]["val"] == {"n_runs": 2, "mean": 60.0, "std": 0.0}
     assert time.monotonic() - start < 15
 

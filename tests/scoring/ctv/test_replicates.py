@@ -244,13 +244,13 @@ def test_every_figure_names_its_selection_rule(study):
     _, _, out = study
     runset = read_runs(out.parent / "runs")
     table = runset.results_table()
-    figures = [plots.draw_heatmap(toto_matrices(runset.runs)[0]), plots.draw_vtg_distribution(table),
-               plots.draw_team_bars(table, "LOTO"), plots.draw_split_bars(split_accuracy(runset.runs, {"TOTO": 0,
+    figures = [plots.draw_heatmap(toto_matrices(runset.records)[0]), plots.draw_vtg_distribution(table),
+               plots.draw_team_bars(table, "LOTO"), plots.draw_split_bars(split_accuracy(runset.records, {"TOTO": 0,
                                                                                                       "LOTO": 1}))]
     for fig in figures:
         assert any("model selection: training_team_val" in ax.get_title() for ax in fig.axes)
         pyplot().close(fig)
-    pts = line_points(runset.runs)
+    pts = line_points(runset.records)
     fig = plots.draw_on_the_line(pts, fit_lines(pts))
     assert all(ax.get_title().endswith("no selection") for ax in fig.axes)
     pyplot().close(fig)
@@ -336,7 +336,7 @@ def test_the_bars_and_heatmaps_draw_the_spread(study):
     want = sorted(round(_spreads([_acc(truth[(s, "LOTO", a, t)][0], "test") for s in SEEDS])["std"], 8)
                   for a in ("net_a", "net_b") for t in TEAMS)
     assert lengths == want
-    fig = plots.draw_heatmap(toto_matrices(runset.runs)[0], spread="se")
+    fig = plots.draw_heatmap(toto_matrices(runset.records)[0], spread="se")
     texts = [t.get_text() for t in fig.axes[0].texts]
     runs = [truth[(s, "TOTO", "net_a", "t1")][0] for s in SEEDS]
     cross = _spreads([_acc(i, "test", team="t2") for i in runs])

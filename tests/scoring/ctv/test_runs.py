@@ -34,9 +34,9 @@ def toto_runs(tmp_path):
 def test_accuracies_are_recomputed_and_mismatch_warned(toto_runs):
     rs = read_runs(toto_runs)
     by = {r.fold: r for r in rs.runs}
-    assert (by["a"].val_acc, by["a"].test_acc) == (0.9, 0.5)
-    assert by["b"].test_acc == pytest.approx(13 / 20)
-    assert by["b"].team_acc == {"a": 0.8, "c": 0.5}
+    assert (by["a"].pct("val"), by["a"].pct("test")) == (90.0, 50.0)
+    assert by["b"].pct("test") == pytest.approx(100 * 13 / 20)
+    assert {t: by["b"].team_pct(t) for t in by["b"].team_n} == {"a": 80.0, "c": 50.0}
     assert any("b/run.json: test_acc (x100): stored 70.0, recomputed from the predictions 65.0" in w
                for w in rs.warnings)
     assert not any("/a/" in w and "val_acc" in w for w in rs.warnings)
@@ -44,7 +44,7 @@ def test_accuracies_are_recomputed_and_mismatch_warned(toto_runs):
 
 
 def test_cross_team_matrix_by_hand(toto_runs):
-    (m,) = toto_matrices(read_runs(toto_runs).runs)
+    (m,) = toto_matrices(read_runs(toto_runs).records)
     assert m.teams == ["a", "b", "c"]
     expected = np.array([[90, 60, 40], [80, 100, 50], [30, 90, 70]], float)
     np.testing.assert_allclose(m.values, expected)
@@ -57,7 +57,7 @@ def test_cross_team_matrix_by_hand(toto_runs):
 def test_loto_is_inferred_and_contradictions_rejected(tmp_path):
     write_run(tmp_path, "LOTO", "net", "c", {("a", "val"): (9, 10), ("b", "val"): (8, 10), ("c", "test"): (5, 10)})
     (run,) = read_runs(tmp_path).runs
-    assert (run.protocol, run.fold, run.val_acc, run.test_acc) == ("LOTO", "c", 0.85, 0.5)
+    assert (run.protocol, run.fold, run.pct("val"), run.pct("test")) == ("LOTO", "c", 85.0, 50.0)
     bad = tmp_path / "bad"
     write_run(bad, "TOTO", "net", "c", {("a", "val"): (9, 10), ("b", "val"): (8, 10), ("c", "test"): (5, 10)})
     with pytest.raises(InputError) as info:

@@ -109,10 +109,10 @@ def test_accuracy_is_one_formula_in_a_stated_unit(pairs):
         multiclass.accuracy_from_counts(n_correct, len(t), "points")
 
 
-def test_the_gap_of_a_run_is_a_fraction_and_of_a_table_row_percentage_points():
+def test_the_accuracy_of_a_run_and_the_gap_of_a_table_row_are_percentages():
     run = Run(source="p.csv", layout="agrieval", protocol="TOTO", arch="densenet121", fold="team_a",
               train_teams=["team_a"], n={"train": 0, "val": 40, "test": 160}, n_correct={"val": 38, "test": 96})
-    assert (run.val_acc, run.test_acc) == (0.95, 0.6) and run.vtg == pytest.approx(0.35, abs=1e-15)
+    assert (run.pct("val"), run.pct("test")) == (95.0, 60.0) == (multiclass.accuracy_from_counts(38, 40, "percent"),
+                                                                 multiclass.accuracy_from_counts(96, 160, "percent"))
     row = TeamResult("TOTO", "densenet121", "team_a", run.pct("val"), run.pct("test"))
-    assert (row.val_acc, row.test_acc) == (95.0, 60.0) and row.vtg == 35.0
-    assert multiclass.validation_test_gap(0.95, 0.6) == run.vtg
+    assert (row.val_acc, row.test_acc) == (95.0, 60.0) and row.vtg == 35.0 == multiclass.validation_test_gap(95.0, 60.0)

@@ -63,7 +63,7 @@ def _figures(boards):
         "vtg": plots.draw_vtg_distribution(table),
         "bars_TOTO": plots.draw_team_bars(table, "TOTO"),
         "bars_LOTO": plots.draw_team_bars(table, "LOTO"),
-        "splits": plots.draw_split_bars(paper_figures.split_accuracy(runset.runs, ddof)),
+        "splits": plots.draw_split_bars(paper_figures.split_accuracy(runset.records, ddof)),
         "curves": plots.draw_learning_curves(_curves([1, 2, 3])),
         "scores": lb_plots.draw_scores_chart(boards[0.05]),
         "scores_hollow": lb_plots.draw_scores_chart(boards[0.0001]),
@@ -175,7 +175,7 @@ def test_a_split_without_predictions_is_named_where_its_bar_would_be():
     from agrieval.scoring.ctv.summarize import summarize
 
     runset = read_runs([RUNS])
-    groups = paper_figures.split_accuracy(runset.runs, summarize(runset.results_table()).ddof)
+    groups = paper_figures.split_accuracy(runset.records, summarize(runset.results_table()).ddof)
     fig = plots.draw_split_bars(groups)
     texts = [t.get_text() for t in fig.axes[0].texts]
     assert texts.count("no train predictions") == sum(not g["train"]["n_runs"] for g in groups) > 0
@@ -203,7 +203,7 @@ def test_heatmap_numbers_have_the_tables_decimals():
     from agrieval.scoring.ctv.run_set import read_runs
     from agrieval.scoring.text.tables import fmt
 
-    m = toto_matrices(read_runs([RUNS]).runs)[0]
+    m = toto_matrices(read_runs([RUNS]).records)[0]
     for digits in (0, 2):
         fig = plots.draw_heatmap(m, digits=digits)
         texts = {t.get_text().split("\n")[0] for t in fig.axes[0].texts}
@@ -238,7 +238,7 @@ def test_a_report_draws_all_its_heatmaps_on_one_colour_scale(tmp_path, monkeypat
     assert len(seen) == 3 and len({clim for _, clim in seen}) == 1, seen
     lows = []
     for m in __import__("agrieval.scoring.ctv.cross_team_matrix", fromlist=["x"]).toto_matrices(
-            __import__("agrieval.scoring.ctv.run_set", fromlist=["x"]).read_runs([RUNS]).runs):
+            __import__("agrieval.scoring.ctv.run_set", fromlist=["x"]).read_runs([RUNS]).records):
         off = m.off_diagonal()
         lows.append(np.nanmin(off))
     assert seen[0][1] == (np.floor(min(lows) / 5) * 5, 100.0)

@@ -126,7 +126,7 @@ def test_any_submission_file_name_gets_a_board(names):
 def test_report_plans_every_file_it_writes_from_several_folders(tmp_path):
     """The output policy is asked about every file before the first is written: the planned list is the
     written list, also with the paper figures, plots and the script's runs read from a second folder."""
-    from agrieval.scoring.ctv.report import _planned_files, build_report
+    from agrieval.scoring.ctv.report import _compute, _planned_files, build_report
     from agrieval.scoring.writing.policy import OutputPlan
 
     ours, script = tmp_path / "ours", tmp_path / "script"
@@ -135,15 +135,8 @@ def test_report_plans_every_file_it_writes_from_several_folders(tmp_path):
     out = tmp_path / "report"
     result = build_report([ours, script], out, plots=True, plan=OutputPlan())
     written = sorted(str(p.relative_to(out)) for p in out.rglob("*") if p.is_file())
-    planned = _planned_files(result.matrices, _table([ours, script]), True,
-                             bool(result.extra["learning_curves"]))
+    planned = _planned_files(_compute([ours, script], None, 95.0, None), True)
     assert written == sorted(result.files) == sorted(planned)
     assert {r["layout"] for r in result.runs} == {"agrieval", "agri_script"}
     res = invoke("ctv", "report", ours, script, "--out", out, "--plots")  # every one of them is now refused
     assert res.exit_code == 2 and "error [output_exists]" in res.stderr
-
-
-def _table(dirs):
-    from agrieval.scoring.ctv.run_set import read_runs
-
-    return read_runs(dirs).results_table()

@@ -251,7 +251,7 @@ def test_a_heatmap_of_many_teams_is_bounded(tmp_path):
 
     n = 1200
     m = CrossTeamMatrix("net", [f"t{i}" for i in range(n)], np.random.default_rng(0).uniform(50, 100, (n, n)))
-    plots.heatmap(m, tmp_path / "h.png")
+    plots.write(plots.draw_heatmap, tmp_path / "h.png", None, m)
     image = pytest.importorskip("PIL.Image")
 
     with image.open(tmp_path / "h.png") as img:
