@@ -69,20 +69,6 @@ from agrieval.scoring.writing.policy import OutputPlan
 FULL = 10  # decimals of the CSV outputs: enough to compare with stored numbers at 1e-9
 
 
-@dataclass
-class ReportResult:
-    runs: list
-    summary: Summary
-    matrices: list[CrossTeamMatrix]
-    extra: dict = field(default_factory=dict)
-    files: list[str] = field(default_factory=list)
-    warnings: list[str] = field(default_factory=list)
-
-    def as_dict(self) -> dict:
-        return {"n_runs": len(self.runs), "files": self.files,
-                "summary": self.summary.as_dict() | json_safe(self.extra), "warnings": self.warnings}
-
-
 def _slug(text: str) -> str:
     """A file-name part for an arch: letters, digits and ``-_.``; a long name is cut and keeps a hash of the
     whole (names come from run files: a 300-character arch must not make a name the file system refuses)."""
@@ -123,7 +109,7 @@ def _mean_std_cell(stat: dict, digits: int) -> str:
     return f"{fmt(stat['mean'], digits)} ± {std}" if std else fmt(stat["mean"], digits)
 
 
-def _planned_files(study: _Study, plots: bool, figures: FigureFormat | None = None) -> list[str]:
+def _planned_files(study: ReportResult, plots: bool, figures: FigureFormat | None = None) -> list[str]:
     """Every file ``build_report`` writes, known before the first is written (the output policy checks them all)."""
     names = ["runs.csv", "cross_check.csv", "team_accuracy.csv", "results.csv", "split_accuracy.csv",
              "learning_curves.csv", "over_seeds.csv", "team_over_seeds.csv", "on_the_line.csv", "summary.json"]
@@ -148,29 +134,27 @@ def build_report(runs_dirs: str | Path | Sequence[str | Path], out_dir: Path, *,
     figures = figure_format or FigureFormat()
     out_dir = _claim_outputs(plan or OutputPlan(), dirs + ([lodo] if lodo is not None else []), study, out_dir,
                              plots, figures)
-    result = ReportResult(study.per_run, study.summary, study.matrices, study.extra,
-                          warnings=study.runset.warnings + study.summary.warnings)
 
     def write(name: str, text: str) -> None:
         write_text(out_dir / name, text)
-        result.files.append(name)
+        study.files.append(name)
 
     _write_tables(write, study)
     images = _write_plots(out_dir, study, figures, digits) if plots else {}
-    result.files += sorted(images.values())
-    text = _markdown(dirs, study, images, digits, result.warnings)
+    study.files += sorted(images.values())
+    text = _markdown(dirs, study, images, digits, study.warnings)
     write("report.md", text)
     from agrieval.scoring.ctv.markdown_html import to_html
 
     # Only the figures written above are embedded: never a path named by the Markdown text.
     write("report.html", to_html(text, "Cross-Team Validation report",
                                  images={name: out_dir / name for name in images.values()}))
-    return result
+    return study
 
 
 @dataclass
-class _Study:
-    """Every number the report shows, computed before anything is written."""
+class ReportResult:
+    """Every number the report shows, computed before anything is written, and the files written."""
 
     runset: RunSet
     table: ResultsTable
@@ -179,14 +163,24 @@ class _Study:
     points: list[dict]  # (val, test) accuracy of every run and epoch: the accuracy-on-the-line fit's input
     extra: dict  # split_accuracy, learning_curves, matrix_correlation, selection rules, over_seeds,
     #              accuracy_on_the_line, cross_check, spread (summary.json beside summary)
+    files: list[str] = field(default_factory=list)
 
     @property
     def records(self) -> Records:
         return self.runset.records
 
     @cached_property
-    def per_run(self) -> list[dict]:
+    def runs(self) -> list[dict]:
         return per_run(self.records)
+
+    @property
+    def warnings(self) -> list[str]:
+        """All the report's warnings: the runs', the held-out runs', the rules' and the statistics'."""
+        return self.runset.warnings + self.summary.warnings
+
+    def as_dict(self) -> dict:
+        return {"n_runs": len(self.runs), "files": self.files,
+                "summary": self.summary.as_dict() | json_safe(self.extra), "warnings": self.warnings}
 
 
 def per_run(rec: Records) -> list[dict]:
@@ -201,7 +195,7 @@ def per_run(rec: Records) -> list[dict]:
 
 
 def _compute(dirs: list, ddof: int | dict | None, threshold: float, progress: Callable[[str], None] | None,
-             lodo: str | Path | None = None, spread: str = DEFAULT_SPREAD) -> _Study:
+             lodo: str | Path | None = None, spread: str = DEFAULT_SPREAD) -> ReportResult:
     runset: RunSet = read_runs(dirs, progress, lodo)
     rec = runset.records
     table = runset.results_table()
@@ -218,10 +212,10 @@ def _compute(dirs: list, ddof: int | dict | None, threshold: float, progress: Ca
              "accuracy_on_the_line": {"fits": fit_lines(points)},
              "cross_check": {"n_checked": len(runset.checks), "n_disagree": sum(not c.ok for c in runset.checks)},
              "spread": spread}
-    return _Study(runset, table, summary, matrices, points, extra)
+    return ReportResult(runset, table, summary, matrices, points, extra)
 
 
-def _claim_outputs(plan: OutputPlan, dirs: list, study: _Study, out_dir: Path, plots: bool,
+def _claim_outputs(plan: OutputPlan, dirs: list, study: ReportResult, out_dir: Path, plots: bool,
                    figures: FigureFormat) -> Path:
     """The output folder and every file to write in it, checked by the output policy (module docstring)."""
     plan.add_sources(*dirs)  # the run folders are other people's outputs: nothing is written among them
@@ -232,7 +226,7 @@ def _claim_outputs(plan: OutputPlan, dirs: list, study: _Study, out_dir: Path, p
     return out_dir
 
 
-def _write_tables(write: Callable[[str, str], None], study: _Study) -> None:
+def _write_tables(write: Callable[[str, str], None], study: ReportResult) -> None:
     """runs.csv, cross_check.csv, team_accuracy.csv, results.csv, split_accuracy.csv, learning_curves.csv,
     summary.json and one cross_team_<arch>.csv per matrix, every number with ``FULL`` decimals."""
     checks, extra = study.runset.checks, study.extra
@@ -240,7 +234,7 @@ def _write_tables(write: Callable[[str, str], None], study: _Study) -> None:
         ["protocol", "arch", "arch_as_written", "fold", "seed", "layout", "n_train", "n_val", "n_test", "train_acc",
          "val_acc", "test_acc", "vtg", "source"],
         [[r["protocol"], r["arch"], r["arch_raw"], r["fold"], "" if r["seed"] is None else r["seed"], r["layout"],
-          *_run_cells(r, FULL), r["source"]] for r in study.per_run]))
+          *_run_cells(r, FULL), r["source"]] for r in study.runs]))
     write("cross_check.csv", csv_text(["file", "quantity", "stored", "recomputed", "difference", "agrees"],
                                       [[c.file, c.quantity, "" if c.stored is None else repr(c.stored),
                                         "" if c.recomputed is None else repr(c.recomputed), f"{c.difference:.3g}",
@@ -271,16 +265,15 @@ def _write_tables(write: Callable[[str, str], None], study: _Study) -> None:
                                       [[p["protocol"], p["arch"], p["fold"], "" if p["seed"] is None else p["seed"],
                                         "" if p["epoch"] is None else p["epoch"], fmt(p["val"], FULL),
                                         fmt(p["test"], FULL)] for p in study.points]))
-    # the report's warnings, all of them (the runs', the held-out runs', the rules' and the statistics')
-    every = {"warnings": study.runset.warnings + study.summary.warnings}
-    write("summary.json", json.dumps(study.summary.as_dict() | json_safe(extra) | every, indent=2, sort_keys=True)
+    write("summary.json", json.dumps(study.summary.as_dict() | json_safe(extra) | {"warnings": study.warnings},
+                                     indent=2, sort_keys=True)
           + "\n")
     for m in study.matrices:
         header, rows = matrix_rows(m, FULL)
         write(f"cross_team_{_slug(m.arch)}.csv", csv_text(header, [[c.rstrip("*") for c in r] for r in rows]))
 
 
-def _team_over_seeds_rows(study: _Study) -> list[list]:
+def _team_over_seeds_rows(study: ReportResult) -> list[list]:
     """``team_over_seeds.csv``: every mean over seeds the per-team tables and the matrices show, with all three
     spreads (``test_team`` empty: a per-team table's cell; else a cross-team cell, ``own_val_acc`` its diagonal)."""
     def row(protocol, arch, team, test_team, metric, values):
@@ -296,7 +289,7 @@ def _team_over_seeds_rows(study: _Study) -> list[list]:
     return rows
 
 
-def _figures(study: _Study, figures: FigureFormat, digits: int) -> list[tuple]:
+def _figures(study: ReportResult, figures: FigureFormat, digits: int) -> list[tuple]:
     """Every figure of the report: (what it shows, its file name, the ``plots`` function drawing it, its arguments)."""
     from agrieval.scoring.ctv import plots as P
 
@@ -314,7 +307,7 @@ def _figures(study: _Study, figures: FigureFormat, digits: int) -> list[tuple]:
     return [(key, figures.name(stem), draw, args) for key, stem, draw, args in out]
 
 
-def _write_plots(out_dir: Path, study: _Study, figures: FigureFormat, digits: int) -> dict[str, str]:
+def _write_plots(out_dir: Path, study: ReportResult, figures: FigureFormat, digits: int) -> dict[str, str]:
     """Every figure, written under ``plots/``; returns {what it shows: its file name} for the report pages."""
     from agrieval.scoring.ctv.plots import write
 
@@ -325,16 +318,16 @@ def _write_plots(out_dir: Path, study: _Study, figures: FigureFormat, digits: in
     return images
 
 
-def _markdown(dirs: list, study: _Study, images: dict[str, str], digits: int, warnings: list[str]) -> str:
+def _markdown(dirs: list, study: ReportResult, images: dict[str, str], digits: int, warnings: list[str]) -> str:
     """report.md: its sections in order, each figure under the table it draws.
     Every name below comes from the run files: text, never markup (agrieval.scoring.text.markdown)."""
-    runs, extra = study.per_run, study.extra
+    runs, extra = study.runs, study.extra
     seeded = study.runset.seeds_per_fold() > 1  # replicates (the two layouts side by side are not)
     md = [_opening(dirs, study, seeded), _checks_section(study.runset.checks), _runs_section(runs, digits, seeded),
           _splits_section(extra["split_accuracy"], digits)]
     if "splits" in images:
         md.append(f"![Train, val and test accuracy]({images['splits']})\n")
-    md.append(_curves_section(extra["learning_curves"], study.records, digits))
+    md.append(_curves_section(extra["learning_curves"], study, digits))
     if "curves" in images:
         md.append(f"![Mean learning curves]({images['curves']})\n")
     md.append("## Per-team tables\n\n" + per_team_tables(study.table, study.summary, digits, extra["spread"]))
@@ -355,8 +348,8 @@ def _markdown(dirs: list, study: _Study, images: dict[str, str], digits: int, wa
     return "\n".join(md)
 
 
-def _opening(dirs: list, study: _Study, seeded: bool) -> str:
-    runs = study.per_run
+def _opening(dirs: list, study: ReportResult, seeded: bool) -> str:
+    runs = study.runs
     ddofs = ", ".join(f"{p} ddof={d}" for p, d in study.summary.ddof.items())
     layouts = sorted({r["layout"] for r in runs})
     renamed = sorted({f"{md_text.code(r['arch_raw'])} → {md_text.code(r['arch'])}" for r in runs
@@ -446,9 +439,9 @@ RUNS_COLUMNS = ("Columns: **Protocol** TOTO (train on one team) or LOTO (leave o
                 "**VTG** val acc − test acc, in points.")
 
 
-def _curves_section(curves: list[dict], rec: Records, digits: int) -> str:
-    with_history = set(values(rec.epochs(), "run"))
-    no_history = [r for r in per_run(rec) if r["run"] not in with_history]
+def _curves_section(curves: list[dict], study: ReportResult, digits: int) -> str:
+    with_history = set(values(study.records.epochs(), "run"))
+    no_history = [r for r in study.runs if r["run"] not in with_history]
     head = "## Mean learning curves (the paper's Figs 5 and 11)\n\n"
     note = ""
     if no_history:
