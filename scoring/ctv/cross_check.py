@@ -30,7 +30,6 @@ from pathlib import Path
 import numpy as np
 
 from agrieval.scoring.analysis_input.input_error import InputError
-from agrieval.scoring.ctv.records import FINAL, values
 from agrieval.scoring.ctv.runs import load_json
 from agrieval.scoring.ctv.script_runs import final_results, matrix_arch, read_matrix, summary_key
 from agrieval.scoring.ctv.weighted_prf import weighted_prf_of_counts
@@ -67,26 +66,8 @@ class Check:
                 f"{self.note}")
 
 
-def _recomputed(rec) -> dict[int, dict]:
-    """Per run of the record table, what its predictions give (one pass over the final rows): ``acc`` and ``n``
-    per split, ``correct`` over the splits, ``teams`` {test team: acc}, and its per-class counts ``classes``."""
-    f = rec.query(epoch=FINAL, label=None)
-    out: dict[int, dict] = {}
-    for run, split, team, label, n, right, predicted, acc in zip(
-            *(values(f, c) for c in ("run", "split", "team", "label", "n", "correct", "predicted", "acc"))):
-        r = out.setdefault(run, {"acc": {}, "n": {}, "correct": 0, "teams": {}, "classes": []})
-        if label:
-            r["classes"].append((label, n, right, predicted))
-        elif team:
-            r["teams"][team] = acc
-        else:
-            r["acc"][split], r["n"][split] = acc, n
-            r["correct"] += right
-    return out
-
-
 def recomputed_final(r: dict) -> dict[str, float]:
-    """The script's ``final_results`` recomputed from a run's predictions (percent; ``r``: ``_recomputed``'s)."""
+    """The script's ``final_results`` recomputed from a run's predictions (percent; ``r``: ``Records.per_run``'s)."""
     prf = weighted_prf_of_counts(*zip(*r["classes"]))
     return {"test_accuracy": r["acc"]["test"], **{f"test_{k}": 100.0 * v for k, v in prf.items()},
             "best_val_accuracy": r["acc"]["val"]}
@@ -102,29 +83,29 @@ def check_folders(rec, folders: list[tuple], warnings: list[str]) -> list[Check]
     """Every check, a query of the record table ``rec``: per folder read, (its ``script_runs.ScriptTree``, each
     of its runs' index in ``rec`` with the numbers it stored, in the order they were read), its runs' checks then
     its script tree's summaries and matrices."""
-    mine = _recomputed(rec)
-    config = {row.run: row for row in rec.run_rows().itertuples()}
+    mine = rec.per_run()
     checks: list[Check] = []
     for tree, read in folders:
-        runs = [(config[i], mine[i], stored) for i, stored in read]
-        checks += _check_agrieval([r for r in runs if r[0].layout == "agrieval"])
-        checks += _check_script(tree, [r for r in runs if r[0].layout == "agri_script"], warnings)
+        runs = [(mine[i], stored) for i, stored in read]
+        checks += _check_agrieval([r for r in runs if r[0]["layout"] == "agrieval"])
+        checks += _check_script(tree, [r for r in runs if r[0]["layout"] == "agri_script"], warnings)
     return checks
 
 
 def _check_script(tree, runs: list[tuple], warnings: list[str]) -> list[Check]:
     checks: list[Check] = []
-    for c, r, stored in runs:
-        checks += _final_checks(c.meta_file, "final_results.", stored["final_results"], r)
-        checks.append(Check(c.source, "rows with correct == True", float(stored["correct_true"]),
-                            float(r["correct"]), f" (first disagreeing line: {stored['correct_first_disagreement']})"))
+    for r, stored in runs:
+        checks += _final_checks(r["meta_file"], "final_results.", stored["final_results"], r)
+        checks.append(Check(r["source"], "rows with correct == True", float(stored["correct_true"]),
+                            float(sum(r["correct"].values())),
+                            f" (first disagreeing line: {stored['correct_first_disagreement']})"))
         stated, seen = stored["test_teams"], sorted(r["teams"])
         if stated != seen:
-            warnings.append(f"{c.meta_file}: the JSON names test teams {stated} but the predictions' test rows "
+            warnings.append(f"{r['meta_file']}: the JSON names test teams {stated} but the predictions' test rows "
                             f"are of {seen}")
     by_key: dict = {}
-    for c, r, _ in runs:
-        by_key.setdefault((c.protocol, c.arch_raw), {})[c.fold] = r
+    for r, _ in runs:
+        by_key.setdefault((r["protocol"], r["arch_raw"]), {})[r["fold"]] = r
     for path in tree.summaries:
         meta = load_json(path)
         key = summary_key(path, meta)
@@ -166,16 +147,16 @@ def _check_script(tree, runs: list[tuple], warnings: list[str]) -> list[Check]:
 
 def _check_agrieval(runs: list[tuple]) -> list[Check]:
     checks = []
-    for c, r, stored in runs:
+    for r, stored in runs:
         for key, split in (("train_acc", "train"), ("val_acc", "val"), ("test_acc", "test")):
             v = stored.get(key)
             if isinstance(v, (int, float)) and not isinstance(v, bool):
-                checks.append(Check(c.meta_file, f"{key} (x100)", 100.0 * v, r["acc"][split] if r["n"][split] else None))
+                checks.append(Check(r["meta_file"], f"{key} (x100)", 100.0 * v, r["acc"][split] if r["n"][split] else None))
         teams = stored.get("per_test_team_acc")
         if isinstance(teams, dict):
             for t, v in sorted(teams.items()):
                 if isinstance(v, (int, float)):
-                    checks.append(Check(c.meta_file, f"per_test_team_acc.{t} (x100)", 100.0 * v, r["teams"].get(t)))
+                    checks.append(Check(r["meta_file"], f"per_test_team_acc.{t} (x100)", 100.0 * v, r["teams"].get(t)))
     return checks
 
 

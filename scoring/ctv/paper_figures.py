@@ -34,13 +34,14 @@ def split_accuracy(rec: Records, ddof: dict[str, int]) -> list[dict]:
     finals = rec.query(epoch=FINAL, team="")
     rows = []
     for (protocol, arch), group in rec.groups(finals, ("protocol", "arch")):
-        row = {"protocol": protocol, "arch": arch, "ddof": ddof[protocol]}
-        for split in SPLITS:
-            accs = values(group[(group["split"] == split) & (group["n"] > 0)])
-            m, s = mean_std(accs, ddof[protocol])
-            row[split] = {"n_runs": len(accs), "mean": m, "std": s}
-        rows.append(row)
+        accs = {s: values(group[(group["split"] == s) & (group["n"] > 0)]) for s in SPLITS}
+        rows.append({"protocol": protocol, "arch": arch, "ddof": ddof[protocol], **_per_split(accs, ddof[protocol])})
     return rows
+
+
+def _per_split(accs: dict[str, list[float]], ddof: int) -> dict:
+    """{split: its number of runs, mean and std (``ddof``)} of each split's accuracies over runs."""
+    return {s: dict(zip(("n_runs", "mean", "std"), (len(accs[s]), *mean_std(accs[s], ddof)))) for s in SPLITS}
 
 
 def learning_curves(rec: Records, ddof: dict[str, int]) -> list[dict]:
@@ -55,13 +56,8 @@ def learning_curves(rec: Records, ddof: dict[str, int]) -> list[dict]:
         by_group[(protocol, arch)].setdefault(int(epoch), {s: [] for s in SPLITS})[split].append(acc)
     rows = []
     for (protocol, arch), by_epoch in by_group.items():
-        for epoch in sorted(by_epoch):
-            row = {"protocol": protocol, "arch": arch, "epoch": epoch, "ddof": ddof[protocol]}
-            for split in SPLITS:
-                accs = by_epoch[epoch][split]
-                m, s = mean_std(accs, ddof[protocol])
-                row[split] = {"n_runs": len(accs), "mean": m, "std": s}
-            rows.append(row)
+        rows += [{"protocol": protocol, "arch": arch, "epoch": epoch, "ddof": ddof[protocol],
+                  **_per_split(by_epoch[epoch], ddof[protocol])} for epoch in sorted(by_epoch)]
     return rows
 
 

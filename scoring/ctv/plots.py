@@ -85,7 +85,6 @@ def draw_heatmap(m: CrossTeamMatrix, scale: tuple[float, float] | None = None, d
     return fig
 
 
-
 @drawing()
 def draw_vtg_distribution(table: ResultsTable):
     from matplotlib.lines import Line2D
@@ -121,7 +120,6 @@ def draw_vtg_distribution(table: ResultsTable):
                 Line2D([], [], color="0.5", lw=0.8, ls="--", label="no gap (VTG = 0)")]
     ax.legend(handles=handles, fontsize=8, **_OUTSIDE)
     return fig
-
 
 
 def _absent(ax, x: float, text: str) -> None:
@@ -161,13 +159,7 @@ def draw_team_bars(table: ResultsTable, protocol: str, spread: str | None = None
     ax.set_ylabel("accuracy (%)")
     over = f"mean over seeds ± {SPREADS[spread]}, " if errors else ""
     ax.set_title(f"{protocol}: test accuracy per {role} (bars) and validation accuracy (ticks)\n{over}{RULE}")
-    if errors:  # the error bars' own legend entry, as draw_split_bars does
-        ax.errorbar([np.nan], [np.nan], yerr=[1.0], fmt="none", ecolor="black", capsize=3,
-                    label=f"± {SPREADS[spread]} over seeds")
-    ax.legend(fontsize=8, **_OUTSIDE)
-    ax.grid(axis="y", alpha=0.3)
-    return fig
-
+    return _legend_beside(fig, ax, f"± {SPREADS[spread]} over seeds" if errors else None)
 
 
 @drawing()
@@ -194,12 +186,17 @@ def draw_split_bars(split_accuracy: list[dict]):
     ax.set_ylim(0, 102)
     ddofs = sorted({f"{g['protocol']} ddof={g['ddof']}" for g in split_accuracy})
     ax.set_title(f"Train / val / test accuracy, mean ± std over runs ({', '.join(ddofs)})\n{RULE}")
-    # the error bars' own legend entry, drawn as they are (an empty error bar: nothing on the axes)
-    ax.errorbar([np.nan], [np.nan], yerr=[1.0], fmt="none", ecolor="black", capsize=3, label="± std over runs")
+    return _legend_beside(fig, ax, "± std over runs")
+
+
+def _legend_beside(fig, ax, error_bars: str | None):
+    """The bars' legend beside the axes, with the error bars' own entry (``error_bars``: its text; None: no
+    error bars), drawn as they are (an empty error bar: nothing on the axes); a grid along y."""
+    if error_bars:
+        ax.errorbar([np.nan], [np.nan], yerr=[1.0], fmt="none", ecolor="black", capsize=3, label=error_bars)
     ax.legend(fontsize=8, **_OUTSIDE)
     ax.grid(axis="y", alpha=0.3)
     return fig
-
 
 
 @drawing()
@@ -274,7 +271,6 @@ def draw_learning_curves(curves: list[dict]):
     names = [f"{s}: mean over runs,\nband ± std over runs" for s in drawn]
     grid[0][-1].legend(handles, names, fontsize=8, **_OUTSIDE)  # one legend, beside the first row
     return fig
-
 
 
 @drawing()

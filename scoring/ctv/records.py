@@ -118,6 +118,27 @@ class Records:
         """One row per run (its final test rows): its configuration, in the run set's order."""
         return self.query(epoch=FINAL, split="test", team="")
 
+    def per_run(self) -> list[dict]:
+        """One dict per run, in the run set's order, from its final rows (one pass): its configuration
+        (``run`` and ``CONFIG``), per split its images ``n``, right ones ``correct`` and accuracy ``acc``, its
+        ``teams`` {test team: acc} and ``classes`` [(label, n, correct, predicted)]."""
+        f = self.query(epoch=FINAL, label=None)
+        out: dict[int, dict] = {}
+        for k, (run, split, team, label, n, right, predicted, acc) in enumerate(zip(
+                *(values(f, c) for c in ("run", "split", "team", "label", "n", "correct", "predicted", "acc")))):
+            if run not in out:
+                first = f.iloc[k]
+                out[run] = {"run": run, **{c: first[c] for c in CONFIG}, "n": {}, "correct": {}, "acc": {},
+                            "teams": {}, "classes": []}
+            r = out[run]
+            if label:
+                r["classes"].append((label, n, right, predicted))
+            elif team:
+                r["teams"][team] = acc
+            else:
+                r["n"][split], r["correct"][split], r["acc"][split] = n, right, acc
+        return list(out.values())
+
     def groups(self, frame, keys: tuple[str, ...]) -> Iterator[tuple[tuple, object]]:
         """``frame``'s rows by ``keys``, in the order each key first appears (the run set's order)."""
         for key, group in frame.groupby(list(keys), sort=False, dropna=False):

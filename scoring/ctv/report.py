@@ -48,7 +48,7 @@ from agrieval.scoring.ctv.cross_check import summary_line
 from agrieval.scoring.ctv.cross_team_matrix import CrossTeamMatrix, toto_matrices
 from agrieval.scoring.ctv.on_the_line import fit_lines, line_points
 from agrieval.scoring.ctv.over_seeds import lacking_warnings, over_seeds
-from agrieval.scoring.ctv.records import CONFIG, FINAL, Records, values
+from agrieval.scoring.ctv.records import Records, values
 from agrieval.scoring.ctv.results_table import ResultsTable
 from agrieval.scoring.ctv.run_set import RunSet, read_runs
 from agrieval.scoring.ctv.runs import SPLITS
@@ -171,7 +171,7 @@ class ReportResult:
 
     @cached_property
     def runs(self) -> list[dict]:
-        return per_run(self.records)
+        return self.records.per_run()
 
     @property
     def warnings(self) -> list[str]:
@@ -181,17 +181,6 @@ class ReportResult:
     def as_dict(self) -> dict:
         return {"n_runs": len(self.runs), "files": self.files,
                 "summary": self.summary.as_dict() | json_safe(self.extra), "warnings": self.warnings}
-
-
-def per_run(rec: Records) -> list[dict]:
-    """One dict per run, in the run set's order: its configuration (``records.CONFIG``) and, per split, its
-    images ``n`` and accuracy ``acc`` (percent) from its final predictions."""
-    out = []
-    for _, g in rec.groups(rec.query(epoch=FINAL, team=""), ("run",)):
-        first = next(g.itertuples())
-        out.append({**{k: getattr(first, k) for k in ("run", *CONFIG)}, "n": dict(zip(values(g, "split"), values(g, "n"))),
-                    "acc": dict(zip(values(g, "split"), values(g)))})
-    return out
 
 
 def _compute(dirs: list, ddof: int | dict | None, threshold: float, progress: Callable[[str], None] | None,
