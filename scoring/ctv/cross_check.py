@@ -57,6 +57,11 @@ class Check:
     def ok(self) -> bool:
         return self.difference <= TOLERANCE
 
+    def cells(self) -> list[str]:
+        """file, quantity, stored and recomputed value (exact), difference: a row of the report's tables."""
+        return [self.file, self.quantity, "" if self.stored is None else repr(self.stored),
+                "" if self.recomputed is None else repr(self.recomputed), f"{self.difference:.3g}"]
+
     def warning(self) -> str:
         def show(v):
             return "nothing" if v is None else repr(v)

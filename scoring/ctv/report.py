@@ -225,9 +225,7 @@ def _write_tables(write: Callable[[str, str], None], study: ReportResult) -> Non
         [[r["protocol"], r["arch"], r["arch_raw"], r["fold"], "" if r["seed"] is None else r["seed"], r["layout"],
           *_run_cells(r, FULL), r["source"]] for r in study.runs]))
     write("cross_check.csv", csv_text(["file", "quantity", "stored", "recomputed", "difference", "agrees"],
-                                      [[c.file, c.quantity, "" if c.stored is None else repr(c.stored),
-                                        "" if c.recomputed is None else repr(c.recomputed), f"{c.difference:.3g}",
-                                        "yes" if c.ok else "no"] for c in checks]))
+                                      [c.cells() + ["yes" if c.ok else "no"] for c in checks]))
     teams = study.records.team_cells()
     write("team_accuracy.csv", csv_text(["protocol", "arch", "fold", "test_team", "n_images", "accuracy"],
                                         [[*row[:5], fmt(row[5], FULL)] for row in zip(
@@ -366,9 +364,7 @@ def _checks_section(checks: list) -> str:
     bad = [c for c in checks if not c.ok]
     if bad:
         text += "\n" + markdown_table(["File", "Quantity", "Stored", "Recomputed", "Difference"],
-                                       [[c.file, c.quantity, "" if c.stored is None else repr(c.stored),
-                                         "" if c.recomputed is None else repr(c.recomputed), f"{c.difference:.3g}"]
-                                        for c in bad])
+                                       [c.cells() for c in bad])
     return text
 
 
