@@ -109,7 +109,7 @@ JSON_SHAPES = {
 
 
 def _read_json(path: Path, shipped: bool):
-    from agrieval.scoring.ctv.json_input import MAX_JSON_CONTAINERS, MAX_JSON_VALUES
+    from agrieval.scoring.analysis_input.json_input import MAX_JSON_CONTAINERS, MAX_JSON_VALUES
     from agrieval.scoring.runtime.untrusted import UntrustedFileError, read_json
 
     caps = {"max_containers": MAX_JSON_CONTAINERS, "max_values": MAX_JSON_VALUES} if shipped else {}
