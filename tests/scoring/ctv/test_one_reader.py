@@ -1,9 +1,9 @@
 """One reader of CTV runs (issue 58): ``scoring/ctv/run_set.py`` with ``runs.py`` and ``script_runs.py`` reads the
 run folders, ``records.py`` flattens the runs into the record table, and every other module queries that table.
-This test reads every module's syntax tree (``scoring``, ``baselines``, ``data_tools``, ``scripts``, ``examples``)
-and fails on a walker outside the reader: a module that takes ``Run`` objects (imports ``Run`` or a function that
-reads one, or reads ``.runs`` of a run set) or names a run file (``run.json``, ``history.jsonl``, the script's
-``*_results.json`` ...) as a path would. What is allowed outside the reader is listed with its reason. The checker
+This test reads every module's syntax tree (``scoring``, ``baselines``, ``data_tools``, ``scripts``, ``examples``,
+``benchmarks``) and fails on a walker outside the reader: a module that takes ``Run`` objects (imports ``Run`` or a
+function that reads one, or reads ``.runs`` of a run set) or names a run file (``run.json``, ``history.jsonl``, the
+script's ``*_results.json`` ...) as a path would. What is allowed outside the reader is listed with its reason. The checker
 is shown to catch a planted walker."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import ast
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[3]
-FOLDERS = ("scoring", "baselines", "data_tools", "scripts", "examples")
+FOLDERS = ("scoring", "baselines", "data_tools", "scripts", "examples", "benchmarks")
 READER = {"scoring/ctv/run_set.py", "scoring/ctv/runs.py", "scoring/ctv/script_runs.py", "scoring/ctv/records.py"}
 # the names that hand out Run objects, and the run set's attributes that hold them
 RUN_NAMES = {"Run", "read_agrieval_run", "read_run", "build_run"}
