@@ -12,6 +12,7 @@ from agrieval.scoring.ctv.results_table import ResultsTable
 from agrieval.scoring.ctv.spread import caption, seed_stats
 from agrieval.scoring.ctv.spread import cell as spread_cell
 from agrieval.scoring.ctv.summarize import Summary
+from agrieval.scoring.text import markdown as md_text
 from agrieval.scoring.text.markdown import Markdown
 from agrieval.scoring.text.tables import fmt, markdown_table
 
@@ -101,5 +102,5 @@ def summary_tables(summary: Summary, digits: int = 2) -> str:
 def render(table: ResultsTable, summary: Summary, digits: int = 2) -> str:
     text = per_team_tables(table, summary, digits) + "\n" + summary_tables(summary, digits)
     if summary.warnings:
-        text += "\n" + "\n".join(f"> warning: {text(w)}" for w in summary.warnings) + "\n"
+        text += "\n" + "\n".join(f"> warning: {md_text.text(w)}" for w in summary.warnings) + "\n"
     return text

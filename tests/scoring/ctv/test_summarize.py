@@ -203,6 +203,15 @@ def test_cli_json_on_bundled_example():
     assert g["test_acc"]["std"] == pytest.approx(np.sqrt(np.mean((test - test.mean()) ** 2)))
 
 
+def test_warnings_are_rendered_as_escaped_notes(tmp_path):
+    """One team per group: the std with the LOTO ddof 1 is undefined and said so under the tables (the names from
+    the file escaped as text); rendering it once failed with a TypeError (a local string called as a function)."""
+    path = write_table(tmp_path / "one.csv", [("TOTO", "a*b", "t1", 90, 80), ("LOTO", "a*b", "t1", 90, 80)])
+    res = CliRunner().invoke(cli, ["ctv", "summarize", str(path)])
+    assert res.exit_code == 0, res.output
+    assert "> warning: LOTO/a\\*b: one team only, the std with ddof=1 is undefined" in res.stdout
+
+
 def test_cli_rejects_bad_file_with_exit_1(tmp_path):
     path = write_table(tmp_path / "r.csv", [("TOTO", "A", "t1", 90, 101)])
     res = CliRunner().invoke(cli, ["ctv", "summarize", str(path)])
