@@ -4,8 +4,8 @@
 the public AgrI script's, ``arch_names``: one vocabulary for both); ``records`` flattens them once into the record
 table that every analysis queries: ``cross_check`` (the numbers the runs stored), ``cross_team_matrix``,
 ``paper_figures``, ``selection_rules`` and ``over_seeds`` (with ``spread``), ``on_the_line``. ``report`` writes
-the tables, ``plots`` the figures, ``seed_sections`` and ``summary_markdown`` the Markdown and ``markdown_html``
-the page. ``results_table`` reads a per-team RESULTS.csv, ``summarize`` computes the paper's statistics from it.
+the tables, ``plots`` the figures, ``seed_sections`` and ``summary_markdown`` the Markdown
+(``agrieval.scoring.text.markdown_html`` turns it into the page). ``results_table`` reads a per-team RESULTS.csv, ``summarize`` computes the paper's statistics from it.
 The map: docs/development.md; the reporting rules: docs/ctv_reporting.md. scipy and matplotlib are imported inside
 the functions that use them; every reader raises ``agrieval.scoring.analysis_input.InputError`` on a bad file.
 """

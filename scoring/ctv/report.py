@@ -144,7 +144,7 @@ def build_report(runs_dirs: str | Path | Sequence[str | Path], out_dir: Path, *,
     study.files += sorted(images.values())
     text = _markdown(dirs, study, images, digits, study.warnings)
     write("report.md", text)
-    from agrieval.scoring.ctv.markdown_html import to_html
+    from agrieval.scoring.text.markdown_html import to_html
 
     # Only the figures written above are embedded: never a path named by the Markdown text.
     write("report.html", to_html(text, "Cross-Team Validation report",

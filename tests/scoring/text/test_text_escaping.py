@@ -17,9 +17,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from agrieval.scoring.ctv.markdown_html import to_html
 from agrieval.scoring.text import html as html_text
 from agrieval.scoring.text import markdown, plot, terminal
+from agrieval.scoring.text.markdown_html import to_html
 from agrieval.scoring.text.tables import markdown_table
 
 # Text a name can hold: any code point (surrogates too: an undecodable file name byte), markup favoured.

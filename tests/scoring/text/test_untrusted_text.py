@@ -75,7 +75,7 @@ def test_an_arch_naming_an_image_never_embeds_a_local_file(tmp_path, target):
 
 
 def test_the_html_step_embeds_only_images_the_report_wrote(tmp_path):
-    from agrieval.scoring.ctv.markdown_html import to_html
+    from agrieval.scoring.text.markdown_html import to_html
 
     secret = tmp_path / "secret.png"
     secret.write_bytes(b"\x89PNG-SECRET")
@@ -96,7 +96,7 @@ def test_a_figure_of_ours_replaced_by_another_shape_is_not_embedded(tmp_path, sh
     a FIFO (a plain read would hang), a folder or a huge file in its place leaves the figure out."""
     import os
 
-    from agrieval.scoring.ctv import markdown_html
+    from agrieval.scoring.text import markdown_html
 
     secret = tmp_path / "secret.png"
     secret.write_bytes(b"\x89PNG-SECRET")
