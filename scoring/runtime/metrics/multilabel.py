@@ -278,11 +278,6 @@ def _on_all_rows(y_true: LabelSets, y_pred: LabelSets, empty_both: float) -> dic
     return all_metrics(y_true, y_pred, np.arange(y_true.n_rows, dtype=np.int64), empty_both=empty_both)
 
 
-def _macro(tp_c: np.ndarray, true_c: np.ndarray, pred_c: np.ndarray, *, empty_both: float) -> float:
-    """2 tp_c / (|true rows of c| + |predicted rows of c|), averaged over the classes counted."""
-    return float(np.mean(2 * tp_c / (true_c + pred_c))) if len(tp_c) else empty_both
-
-
 def all_metrics(y_true: LabelSets, y_pred: LabelSets, group_codes: np.ndarray, *, empty_both: float = 1.0
                 ) -> dict[str, float]:
     """Every metric of this module on all rows (at least one), matching (row, label) pairs once.
@@ -335,18 +330,17 @@ def metrics_by_split(y_true: LabelSets, y_pred: LabelSets, group_codes: np.ndarr
     tp = true_positives(y_true, y_pred, matches=matches)
     p, r, f = sample_scores(y_true, y_pred, empty_both=empty_both, tp=tp)
     n_pred = y_pred.sizes
-    per_class = _per_class_by_split(y_pred, matches, truth)
+    macro = _macro_by_split(y_pred, matches, truth, empty_both)
     out = {}
     for k, name in enumerate(truth.names):
         rows = split_rows[name]
         f_rows = f[rows]
         denom = truth.n_true_by_split[k] + int(n_pred[rows].sum())
-        tp_c, true_c, pred_c = per_class[k]
         out[name] = {
             "transect_f1": truth.groups[k].mean(f_rows),
             "sample_f1": float(f_rows.mean()),
             "micro_f1": empty_both if denom == 0 else 2 * int(tp[rows].sum()) / denom,
-            "macro_f1": _macro(tp_c, true_c, pred_c, empty_both=empty_both),
+            "macro_f1": macro[k],
             "sample_precision": float(p[rows].mean()),
             "sample_recall": float(r[rows].mean()),
         }
@@ -424,18 +418,20 @@ class TrueSide:
         return kept
 
 
-def _per_class_by_split(y_pred: LabelSets, matches: _Matches, truth: TrueSide
-                        ) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
-    """(tp, true count, predicted count) of each class present in the split's truth or prediction, by split
-    and in ascending label order, counted for all splits at once."""
-    n_splits = len(truth.names)
+def _macro_by_split(y_pred: LabelSets, matches: _Matches, truth: TrueSide, empty_both: float) -> list[float]:
+    """The macro F1 of each split: 2 tp_c / (|true rows of c| + |predicted rows of c|), averaged over the
+    classes present in the split's truth or prediction in ascending label order (``empty_both`` when there is
+    none), with the classes counted for all splits at once."""
     if not len(truth.y_true.labels) + len(y_pred.labels):
-        return [(np.zeros(0, dtype=np.int64),) * 3 for _ in range(n_splits)]
+        return [empty_both] * len(truth.names)
     true_c, pred_c, tp_c = _counts(truth.y_true, y_pred, matches, truth)
+    counted = true_c + pred_c  # (splits + 1, classes)
+    present = counted > 0
+    f1_c = np.divide(2 * tp_c, counted, out=np.zeros(counted.shape), where=present)
     out = []
-    for k in range(n_splits):
-        present = np.flatnonzero(true_c[k] + pred_c[k])
-        out.append((tp_c[k][present], true_c[k][present], pred_c[k][present]))
+    for k in range(len(truth.names)):
+        f1_k = f1_c[k][present[k]]
+        out.append(float(np.mean(f1_k)) if len(f1_k) else empty_both)
     return out
 
 
