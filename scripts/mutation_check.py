@@ -129,7 +129,7 @@ MUTATIONS: Tuple[Mutation, ...] = (
       "else 2 * int(tp[rows].sum()) / denom", "else int(tp[rows].sum()) / denom",
       ("tests/scoring/metrics/",), "micro F1 without its factor 2"),
     M("macro_f1_truth_classes_only", "scoring/runtime/metrics/multilabel.py",
-      "present = counted > 0", "present = true_c > 0",
+      "present = np.flatnonzero(counted)", "present = np.flatnonzero(true_c)",
       ("tests/scoring/metrics/",), "multi-label macro F1 over the true classes only (a false class costs nothing)"),
     M("multiclass_macro_f1_truth_only", "scoring/runtime/metrics/multiclass.py",
       "labels = sorted(set(t.tolist()) | set(p.tolist()))\n    stats = per_class",

@@ -426,13 +426,11 @@ def _macro_by_split(y_pred: LabelSets, matches: _Matches, truth: TrueSide, empty
         return [empty_both] * len(truth.names)
     true_c, pred_c, tp_c = _counts(truth.y_true, y_pred, matches, truth)
     counted = true_c + pred_c  # (splits + 1, classes)
-    present = counted > 0
-    f1_c = np.divide(2 * tp_c, counted, out=np.zeros(counted.shape), where=present)
-    out = []
-    for k in range(len(truth.names)):
-        f1_k = f1_c[k][present[k]]
-        out.append(float(np.mean(f1_k)) if len(f1_k) else empty_both)
-    return out
+    n_codes = counted.shape[1]
+    present = np.flatnonzero(counted)  # by split, then class: each split's classes one after the other
+    f1_c = 2 * tp_c.take(present) / counted.take(present)
+    bounds = np.searchsorted(present, np.arange(0, (len(truth.names) + 1) * n_codes, n_codes)).tolist()
+    return [float(np.mean(f1_c[lo:hi])) if hi > lo else empty_both for lo, hi in zip(bounds, bounds[1:])]
 
 
 def _counts(y_true: LabelSets, y_pred: LabelSets, matches: _Matches, truth: TrueSide) -> list[np.ndarray]:
