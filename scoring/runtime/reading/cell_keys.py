@@ -112,9 +112,9 @@ def _chunks(words: np.ndarray, starts: np.ndarray, length: np.ndarray, offsets: 
     np.maximum(rest, 0, out=rest)
     last = len(words) - 1
     if not at.size or int(at[-1].max()) <= last:
-        w = words.take(at)  # every word lies within the data (take: faster than words[at])
+        w = words[at]  # every word lies within the data (not words.take: it copies a strided view whole first)
     else:
-        w = words.take(np.minimum(at, last))
+        w = words[np.minimum(at, last)]
         # the few chunks that start in the last 7 bytes: the last word, its bytes shifted down (a chunk past
         # the data holds no byte of its field: masked below)
         tail = np.flatnonzero(at.ravel() > last)
