@@ -123,13 +123,13 @@ MUTATIONS: Tuple[Mutation, ...] = (
       "    for arr in (precision, recall, f1):\n", "    for arr in (precision, recall):\n",
       ("tests/scoring/metrics/",), "a quadrat with nothing to find and nothing found scoring F1 0"),
     M("transect_f1_flat_mean", "scoring/runtime/metrics/multilabel.py",
-      '"transect_f1": grouped_mean(f[rows], group_codes[rows]),', '"transect_f1": float(f[rows].mean()),',
+      '"transect_f1": truth.groups[k].mean(f_rows),', '"transect_f1": float(f_rows.mean()),',
       ("tests/scoring/metrics/",), "transect F1 as the mean over quadrats (a transect surveyed twice counts twice)"),
     M("micro_f1_without_two", "scoring/runtime/metrics/multilabel.py",
       "else 2 * int(tp[rows].sum()) / denom", "else int(tp[rows].sum()) / denom",
       ("tests/scoring/metrics/",), "micro F1 without its factor 2"),
     M("macro_f1_truth_classes_only", "scoring/runtime/metrics/multilabel.py",
-      "present = np.flatnonzero(true_c[k] + pred_c[k])", "present = np.flatnonzero(true_c[k])",
+      "present = np.flatnonzero(counted)", "present = np.flatnonzero(true_c)",
       ("tests/scoring/metrics/",), "multi-label macro F1 over the true classes only (a false class costs nothing)"),
     M("multiclass_macro_f1_truth_only", "scoring/runtime/metrics/multiclass.py",
       "labels = sorted(set(t.tolist()) | set(p.tolist()))\n    stats = per_class",
@@ -295,7 +295,7 @@ if __name__ == "__main__":
 
 
 # Equivalent mutations met while writing the list (not planted: no test can or should catch them)
-# - multilabel.grouped_mean's "dense codes" test (``group_codes.max() <= 4 * len(group_codes)``) with another
+# - multilabel.Groups's "dense codes" test (``group_codes.max() <= 4 * len(group_codes)``) with another
 #   factor: both branches give every group its mean (np.unique's codes or the codes themselves, absent groups
 #   counting 0 rows and left out by ``present``); the factor only trades a sort for a longer bincount.
 # - multilabel._label_codes's ``span < 50_000_000`` and ``8 * len(both)`` thresholds: counting by id or by

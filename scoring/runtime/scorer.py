@@ -102,9 +102,7 @@ def score_aligned(sub: Submission, sol: Solution, definition: CompetitionDefinit
         report.errors = [ReportProblem.of(p) for p in log.finish()]
         return report, None
 
-    splits = ["public"] + (["private"] if reveal_private else [])
-    split_rows = {split: np.flatnonzero(sol.split == split) for split in splits}
-    split_rows = {split: rows for split, rows in split_rows.items() if len(rows)}
+    split_rows = _split_rows(sol, reveal_private)
     if definition.task == "multilabel":
         results = _multilabel(sub, sol, definition, order, split_rows)
     else:
@@ -122,6 +120,43 @@ def score_aligned(sub: Submission, sol: Solution, definition: CompetitionDefinit
     return report, order
 
 
+def derived(sol: Solution, key: tuple, make: Callable[[], object], *made_from: object):
+    """``make()``, made once for ``sol``: kept in ``sol.derived`` under ``key`` with the objects it is made from
+    (of the solution or the definition), and made again if one of them is no longer the same object. A warm
+    grader scores every upload against one solution: what depends on it alone is found for the first upload."""
+    kept = sol.derived.get(key)
+    if kept is None or len(kept[0]) != len(made_from) or any(a is not b for a, b in zip(kept[0], made_from)):
+        kept = sol.derived[key] = (made_from, make())
+    return kept[1]
+
+
+def prepare(sol: Solution, definition: CompetitionDefinition, *, reveal_private: bool = False) -> None:
+    """Find now what scoring finds from ``sol`` alone (``derived``) rather than for the first upload: a warm
+    grader's children (forked, one per upload) then find it made."""
+    split_rows = _split_rows(sol, reveal_private)
+    if definition.task == "multilabel" and split_rows:
+        _true_side(sol, definition, split_rows)
+
+
+def _split_rows(sol: Solution, reveal_private: bool) -> dict[str, np.ndarray]:
+    """The rows of each split scored (public, and private if ``reveal_private``) that has any."""
+    def find() -> dict[str, np.ndarray]:
+        splits = ["public"] + (["private"] if reveal_private else [])
+        split_rows = {split: np.flatnonzero(sol.split == split) for split in splits}
+        return {split: rows for split, rows in split_rows.items() if len(rows)}
+
+    return derived(sol, ("split rows", reveal_private), find, sol.split)
+
+
+def _true_side(sol: Solution, definition: CompetitionDefinition, split_rows: dict[str, np.ndarray]
+               ) -> multilabel.TrueSide:
+    codes, _ = sol.group_codes
+    class_codes = definition.int_label_codes
+    return derived(sol, ("true side", tuple(split_rows)),
+                   lambda: multilabel.TrueSide(sol.labels, codes, split_rows, class_codes=class_codes),
+                   sol.labels, codes, split_rows, class_codes)
+
+
 def _why_no_private(sol: Solution, definition: CompetitionDefinition) -> str:
     spec = definition.split
     if not sol.has_split_column:
@@ -136,16 +171,16 @@ def _multilabel(sub: Submission, sol: Solution, definition: CompetitionDefinitio
     y_pred = sub.labels.take(order)
     eb = definition.empty_both_score
     codes, _ = sol.group_codes
+    truth = _true_side(sol, definition, split_rows)
     values = multilabel.metrics_by_split(sol.labels, y_pred, codes, split_rows, empty_both=eb,
-                                          class_codes=definition.int_label_codes)
+                                          class_codes=definition.int_label_codes, truth=truth)
     grouping = definition.grouping
     out = {}
-    for split, rows in split_rows.items():
-        n_groups = int(np.count_nonzero(np.bincount(codes[rows]))) if len(rows) else 0  # codes: 0..G-1
+    for k, (split, rows) in enumerate(split_rows.items()):
         out[split] = values[split], {
             "n_scored_rows": int(len(rows)),
             "grouping": {"unit": grouping.name if grouping else "row", "source": sol.group_source,
-                         "n_groups": n_groups, "official": False},
+                         "n_groups": truth.groups[k].n_groups, "official": False},
             "empty_set_policy": {"empty_prediction_nonempty_truth": 0.0, "both_empty": eb},
         }
     return out

@@ -37,7 +37,7 @@ from .reading.solution import Solution, load_solution
 from .reading.submission import Submission
 from .report import ScoreReport
 from .result import GradeResult
-from .scorer import read_upload, score_aligned
+from .scorer import prepare, read_upload, score_aligned
 from .time_limit import run_with_time_limit
 
 _SOLUTION_IDS = "solution ids"  # stands for the solution's CheckedIds in a child's answer (sent back, not copied)
@@ -70,6 +70,7 @@ class Grader:
         self.definition.int_label_lookup
         self.definition.int_label_codes
         self.solution.group_codes
+        prepare(self.solution, self.definition, reveal_private=reveal_private)  # split rows, metrics' true side
 
     def evaluate(self, submission: Union[str, Path, bytes], *, filename: Optional[str] = None) -> Graded:
         """Score one upload (a CSV, a zip holding one, a folder holding one, or bytes): the report and the rows.

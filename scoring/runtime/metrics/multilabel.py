@@ -37,7 +37,7 @@ import numpy as np
 from ..labelsets import LabelSets
 
 __all__ = ["transect_f1", "sample_f1", "sample_precision", "sample_recall", "micro_f1", "macro_f1", "all_metrics",
-           "metrics_by_split", "sample_scores", "grouped_mean"]
+           "metrics_by_split", "sample_scores", "grouped_mean", "Groups", "TrueSide"]
 
 
 def _check_aligned(y_true: LabelSets, y_pred: LabelSets) -> None:
@@ -140,20 +140,46 @@ def grouped_mean(values: np.ndarray, group_codes: np.ndarray) -> float:
     >>> grouped_mean([1.0, 0.0, 0.0], [0, 1, 1])  # a group of one row counts as much as a group of two
     0.5
     """
-    values = np.asarray(values, dtype=float)
-    group_codes = np.asarray(group_codes, dtype=np.int64)
-    if len(values) != len(group_codes):
-        raise ValueError("values and group_codes differ in length")
-    if not len(values):
-        return float("nan")
-    if group_codes.min() >= 0 and group_codes.max() <= 4 * len(group_codes):
-        codes = group_codes  # dense codes (``group_codes`` gives 0..G-1): absent groups just count 0
-    else:
-        _, codes = np.unique(group_codes, return_inverse=True)
-    sums = np.bincount(codes, weights=values)
-    counts = np.bincount(codes)
-    present = counts > 0
-    return float(np.mean(sums[present] / counts[present]))
+    return Groups(group_codes).mean(values)
+
+
+class Groups:
+    """The groups of ``grouped_mean``, found once (a solution's transects), then ``mean`` of any values.
+
+    Examples
+    --------
+    >>> groups = Groups([0, 0, 1])
+    >>> groups.n_groups, groups.mean([1.0, 0.0, 0.5]), groups.mean([0.0, 0.0, 1.0])
+    (2, 0.5, 0.5)
+    """
+
+    def __init__(self, group_codes: np.ndarray):
+        group_codes = np.asarray(group_codes, dtype=np.int64)
+        self.n_rows = len(group_codes)
+        if not self.n_rows:
+            codes = group_codes
+        elif group_codes.min() >= 0 and group_codes.max() <= 4 * len(group_codes):
+            codes = group_codes  # dense codes (``group_codes`` gives 0..G-1): absent groups just count 0
+        else:
+            _, codes = np.unique(group_codes, return_inverse=True)
+        counts = np.bincount(codes)
+        self._codes = codes
+        self._present = counts > 0
+        self._counts = counts[self._present]
+
+    @property
+    def n_groups(self) -> int:
+        return len(self._counts)
+
+    def mean(self, values: np.ndarray) -> float:
+        """mean_g mean_{i in g} v_i (NaN for no row)."""
+        values = np.asarray(values, dtype=float)
+        if len(values) != self.n_rows:
+            raise ValueError("values and group_codes differ in length")
+        if not len(values):
+            return float("nan")
+        sums = np.bincount(self._codes, weights=values)
+        return float(np.mean(sums[self._present] / self._counts))
 
 
 def transect_f1(y_true: LabelSets, y_pred: LabelSets, group_codes: np.ndarray, *, empty_both: float = 1.0) -> float:
@@ -252,11 +278,6 @@ def _on_all_rows(y_true: LabelSets, y_pred: LabelSets, empty_both: float) -> dic
     return all_metrics(y_true, y_pred, np.arange(y_true.n_rows, dtype=np.int64), empty_both=empty_both)
 
 
-def _macro(tp_c: np.ndarray, true_c: np.ndarray, pred_c: np.ndarray, *, empty_both: float) -> float:
-    """2 tp_c / (|true rows of c| + |predicted rows of c|), averaged over the classes counted."""
-    return float(np.mean(2 * tp_c / (true_c + pred_c))) if len(tp_c) else empty_both
-
-
 def all_metrics(y_true: LabelSets, y_pred: LabelSets, group_codes: np.ndarray, *, empty_both: float = 1.0
                 ) -> dict[str, float]:
     """Every metric of this module on all rows (at least one), matching (row, label) pairs once.
@@ -278,13 +299,16 @@ def all_metrics(y_true: LabelSets, y_pred: LabelSets, group_codes: np.ndarray, *
 
 def metrics_by_split(y_true: LabelSets, y_pred: LabelSets, group_codes: np.ndarray,
                      split_rows: dict[str, np.ndarray],
-                     *, empty_both: float = 1.0, class_codes: np.ndarray | None = None) -> dict[str, dict[str, float]]:
+                     *, empty_both: float = 1.0, class_codes: np.ndarray | None = None,
+                     truth: TrueSide | None = None) -> dict[str, dict[str, float]]:
     """``all_metrics`` on the rows ``split_rows[name]`` (ascending, disjoint) of each split, from one
     matching of all rows: no copy of each split's label sets. The same numbers as ``all_metrics`` on
     each split's rows alone (the same values summed in the same order).
 
     ``class_codes``: optionally, a number 0..K-1 for each label (indexed by label, ascending with the
     label, -1 for none), e.g. the vocabulary's: then per-class counts take K counters per split.
+    ``truth``: ``TrueSide(y_true, group_codes, split_rows, class_codes=class_codes)`` when already made (a
+    warm grader's solution: what depends on the truth alone is then not done again for each prediction).
 
     Examples
     --------
@@ -298,89 +322,174 @@ def metrics_by_split(y_true: LabelSets, y_pred: LabelSets, group_codes: np.ndarr
     (0.6667, 0.0)
     """
     _check_aligned(y_true, y_pred)
+    if truth is None:
+        truth = TrueSide(y_true, group_codes, split_rows, class_codes=class_codes)
+    elif not truth.made_from(y_true, group_codes, split_rows, class_codes):
+        raise ValueError("truth was made from other label sets, groups, splits or class codes")
     matches = _Matches(y_true, y_pred)
     tp = true_positives(y_true, y_pred, matches=matches)
     p, r, f = sample_scores(y_true, y_pred, empty_both=empty_both, tp=tp)
-    n_true, n_pred = y_true.sizes, y_pred.sizes
-    names = list(split_rows)
-    split_of_row = np.full(y_true.n_rows, len(names), dtype=np.int64)  # len(names): a row of no split
-    for k, name in enumerate(names):
-        split_of_row[split_rows[name]] = k
-    per_class = _per_class_by_split(y_true, y_pred, matches, split_of_row, len(names), class_codes)
+    n_pred = y_pred.sizes
+    macro = _macro_by_split(y_pred, matches, truth, empty_both)
     out = {}
-    for k, name in enumerate(names):
+    for k, name in enumerate(truth.names):
         rows = split_rows[name]
-        if not len(rows):
-            raise ValueError(f"split {name!r} has no rows")
-        denom = int(n_true[rows].sum()) + int(n_pred[rows].sum())
-        tp_c, true_c, pred_c = per_class[k]
+        f_rows = f[rows]
+        denom = truth.n_true_by_split[k] + int(n_pred[rows].sum())
         out[name] = {
-            "transect_f1": grouped_mean(f[rows], group_codes[rows]),
-            "sample_f1": float(f[rows].mean()),
+            "transect_f1": truth.groups[k].mean(f_rows),
+            "sample_f1": float(f_rows.mean()),
             "micro_f1": empty_both if denom == 0 else 2 * int(tp[rows].sum()) / denom,
-            "macro_f1": _macro(tp_c, true_c, pred_c, empty_both=empty_both),
+            "macro_f1": macro[k],
             "sample_precision": float(p[rows].mean()),
             "sample_recall": float(r[rows].mean()),
         }
     return out
 
 
-def _per_class_by_split(y_true: LabelSets, y_pred: LabelSets, matches: _Matches, split_of_row: np.ndarray,
-                        n_splits: int, class_codes: np.ndarray | None
-                        ) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
-    """(tp, true count, predicted count) of each class present in the split's truth or prediction, by split
-    and in ascending label order, counted for all splits at once (``split_of_row``: 0..n_splits - 1, or
-    n_splits for a row of no split)."""
-    if not len(y_true.labels) + len(y_pred.labels):
-        return [(np.zeros(0, dtype=np.int64),) * 3 for _ in range(n_splits)]
-    true_c, pred_c, tp_c = _counts(y_true, y_pred, matches, split_of_row, n_splits, class_codes)
-    out = []
-    for k in range(n_splits):
-        present = np.flatnonzero(true_c[k] + pred_c[k])
-        out.append((tp_c[k][present], true_c[k][present], pred_c[k][present]))
-    return out
+class TrueSide:
+    """What ``metrics_by_split`` finds from the truth, its groups, its splits and the class codes alone: made
+    once for a solution, it is reused by every prediction scored against it (a warm grader, ``scorer``), which
+    then pays for its own side only. The numbers are those of a fresh one
+    (``tests/scoring/metrics/test_metrics_once.py``).
+
+    Examples
+    --------
+    >>> from agrieval.scoring.runtime import LabelSets
+    >>> import numpy as np
+    >>> y_true = LabelSets.from_lists([[1, 2], [3], [4, 5]])
+    >>> groups, splits = np.array([0, 0, 1]), {"public": np.array([0, 1]), "private": np.array([2])}
+    >>> truth = TrueSide(y_true, groups, splits)
+    >>> for y_pred in (LabelSets.from_lists([[1], [3, 6], []]), LabelSets.from_lists([[], [], []])):
+    ...     print(round(metrics_by_split(y_true, y_pred, groups, splits, truth=truth)["public"]["sample_f1"], 4))
+    0.6667
+    0.0
+    """
+
+    def __init__(self, y_true: LabelSets, group_codes: np.ndarray, split_rows: dict[str, np.ndarray], *,
+                 class_codes: np.ndarray | None = None):
+        self._made_from = (y_true, group_codes, split_rows, class_codes)
+        self.names = list(split_rows)
+        n_true = y_true.sizes
+        split_of_row = np.full(y_true.n_rows, len(self.names), dtype=np.int64)  # len(names): a row of no split
+        for k, name in enumerate(self.names):
+            rows = split_rows[name]
+            if not len(rows):
+                raise ValueError(f"split {name!r} has no rows")
+            split_of_row[rows] = k
+        self.split_of_row = split_of_row
+        self._split_of_row: dict[np.dtype, np.ndarray] = {}
+        self.n_true_by_split = [int(n_true[split_rows[name]].sum()) for name in self.names]
+        self.groups = [Groups(np.asarray(group_codes)[split_rows[name]]) for name in self.names]
+        self._table: tuple[np.ndarray, int] | None | bool = False  # (made on first use: ``table_counts``)
+
+    def made_from(self, y_true: LabelSets, group_codes: np.ndarray, split_rows: dict[str, np.ndarray],
+                  class_codes: np.ndarray | None) -> bool:
+        """Whether this was made from these very objects."""
+        return all(a is b for a, b in zip(self._made_from, (y_true, group_codes, split_rows, class_codes)))
+
+    @property
+    def y_true(self) -> LabelSets:
+        return self._made_from[0]
+
+    @property
+    def class_codes(self) -> np.ndarray | None:
+        return self._made_from[3]
+
+    def table_counts(self) -> tuple[np.ndarray, int] | None:
+        """The true labels' counts by split, then class code from ``class_codes`` ((splits + 1, classes)), and
+        the number of classes; None without class codes or when a true label is past them or not numbered."""
+        if self._table is False:
+            self._table = None
+            labels = self.y_true.labels
+            n_codes = _n_table_codes(self.class_codes) if self.class_codes is not None else 0
+            if self.class_codes is not None and (not len(labels) or int(labels.max()) < len(self.class_codes)):
+                codes = self.class_codes[labels]
+                if not len(codes) or int(codes.min()) >= 0:
+                    buffer = _slots(self, n_codes, len(codes))
+                    self._table = _count_by_split(self.y_true.row_of_label, codes, self, n_codes, buffer), n_codes
+        return self._table
+
+    def split_of_row_as(self, dtype: np.dtype) -> np.ndarray:
+        """The split of each row (0..n_splits - 1, n_splits for a row of no split) as ``dtype``."""
+        kept = self._split_of_row.get(np.dtype(dtype))
+        if kept is None:
+            kept = self._split_of_row[np.dtype(dtype)] = self.split_of_row.astype(dtype)
+        return kept
 
 
-def _counts(y_true: LabelSets, y_pred: LabelSets, matches: _Matches, split_of_row: np.ndarray, n_splits: int,
-            class_codes: np.ndarray | None) -> list[np.ndarray]:
-    """[true, predicted, true positive] counts, each (n_splits + 1, classes): by split, then class code."""
-    found = _table_codes(y_true, y_pred, matches, class_codes) if class_codes is not None else None
-    codes, n_codes = found if found is not None else _label_codes(y_true, y_pred, matches, n_splits)
-    size = (n_splits + 1) * n_codes
-    # one side at a time, its rows made and dropped in turn (issue 54: the three sides' codes and rows at once
-    # were the peak of a fresh 200,000-row score); one buffer for the slots: fresh memory costs more than the
-    # counting (page faults)
-    slot_type = np.int32 if size < 2**31 else np.int64
-    split_of_row = split_of_row.astype(slot_type, copy=False)
-    buffer = np.empty(max(map(len, codes)), dtype=slot_type)
+def _macro_by_split(y_pred: LabelSets, matches: _Matches, truth: TrueSide, empty_both: float) -> list[float]:
+    """The macro F1 of each split: 2 tp_c / (|true rows of c| + |predicted rows of c|), averaged over the
+    classes present in the split's truth or prediction in ascending label order (``empty_both`` when there is
+    none), with the classes counted for all splits at once."""
+    if not len(truth.y_true.labels) + len(y_pred.labels):
+        return [empty_both] * len(truth.names)
+    true_c, pred_c, tp_c = _counts(truth.y_true, y_pred, matches, truth)
+    counted = true_c + pred_c  # (splits + 1, classes)
+    n_codes = counted.shape[1]
+    present = np.flatnonzero(counted)  # by split, then class: each split's classes one after the other
+    f1_c = 2 * tp_c.take(present) / counted.take(present)
+    bounds = np.searchsorted(present, np.arange(0, (len(truth.names) + 1) * n_codes, n_codes)).tolist()
+    return [float(np.mean(f1_c[lo:hi])) if hi > lo else empty_both for lo, hi in zip(bounds, bounds[1:])]
+
+
+def _counts(y_true: LabelSets, y_pred: LabelSets, matches: _Matches, truth: TrueSide) -> list[np.ndarray]:
+    """[true, predicted, true positive] counts, each (n_splits + 1, classes): by split, then class code.
+
+    One side at a time, its rows made and dropped in turn (issue 54: the three sides' codes and rows at once
+    were the peak of a fresh 200,000-row score), in one buffer (fresh memory costs more than the counting:
+    page faults); the true side's from ``truth`` when its class codes number every label."""
+    table = truth.table_counts()
+    pred_codes = _table_codes(y_pred.labels, truth.class_codes) if table is not None else None
+    if pred_codes is not None:
+        true_c, n_codes = table
+        buffer = _slots(truth, n_codes, max(len(y_pred.labels), len(matches.labels)))
+        pred_c = _count_by_split(y_pred.row_of_label, pred_codes, truth, n_codes, buffer)
+        del pred_codes
+        return [true_c, pred_c, _count_by_split(matches.rows, truth.class_codes[matches.labels], truth, n_codes,
+                                                buffer)]
+    codes, n_codes = _label_codes(y_true, y_pred, matches, len(truth.names))
+    buffer = _slots(truth, n_codes, max(map(len, codes)))
     counted = []
     for side in range(3):
         row = y_true.row_of_label if side == 0 else y_pred.row_of_label if side == 1 else matches.rows
-        slot = buffer[:len(row)]
-        np.take(split_of_row, row, out=slot, mode="clip")  # (rows are in range; "raise" would copy via a buffer)
+        counted.append(_count_by_split(row, codes[side], truth, n_codes, buffer))
         del row
-        slot *= n_codes
-        slot += codes[side]
         codes[side] = None  # dropped once counted
-        counted.append(np.bincount(slot, minlength=size).reshape(n_splits + 1, n_codes))
-    true_c, pred_c, tp_c = counted
-    return [true_c, pred_c, tp_c]
+    return counted
 
 
-def _table_codes(y_true: LabelSets, y_pred: LabelSets, matches: _Matches, class_codes: np.ndarray
-                 ) -> tuple[list[np.ndarray], int] | None:
-    """``_label_codes`` from a table of codes by label; None when a label is past it or not numbered."""
-    top = max(int(y_true.labels.max()) if len(y_true.labels) else 0,
-              int(y_pred.labels.max()) if len(y_pred.labels) else 0)
-    if top >= len(class_codes):
+def _slots(truth: TrueSide, n_codes: int, n: int) -> np.ndarray:
+    """A buffer for ``_count_by_split``'s slots of up to ``n`` pairs."""
+    return np.empty(n, dtype=np.int32 if (len(truth.names) + 1) * n_codes < 2**31 else np.int64)
+
+
+def _count_by_split(row: np.ndarray, codes: np.ndarray, truth: TrueSide, n_codes: int, buffer: np.ndarray
+                    ) -> np.ndarray:
+    """How many of the (row, code) pairs fall in each split and code: (n_splits + 1, n_codes)."""
+    n_splits = len(truth.names)
+    slot = buffer[:len(row)]
+    # (rows are in range; "raise" would copy via a buffer)
+    np.take(truth.split_of_row_as(buffer.dtype), row, out=slot, mode="clip")
+    slot *= n_codes
+    slot += codes
+    return np.bincount(slot, minlength=(n_splits + 1) * n_codes).reshape(n_splits + 1, n_codes)
+
+
+def _table_codes(labels: np.ndarray, class_codes: np.ndarray) -> np.ndarray | None:
+    """The codes of ``labels`` from a table of codes by label; None when a label is past it or not numbered."""
+    if len(labels) and int(labels.max()) >= len(class_codes):
         return None
-    codes = [class_codes[y_true.labels], class_codes[y_pred.labels], class_codes[matches.labels]]
-    if any(len(c) and int(c.min()) < 0 for c in codes[:2]):
-        return None
+    codes = class_codes[labels]
+    return None if len(codes) and int(codes.min()) < 0 else codes
+
+
+def _n_table_codes(class_codes: np.ndarray) -> int:
+    """How many codes a table of codes by label numbers."""
     # codes ascend with the label: the last entry, when numbered, is the largest (a max over the 1.7 million
     # entries of the PlantCLEF table was a tenth of a 2,105-row upload's scoring)
     last = int(class_codes[-1]) if len(class_codes) else -1
-    return codes, (last if last >= 0 else int(class_codes.max())) + 1
+    return (last if last >= 0 else int(class_codes.max()) if len(class_codes) else -1) + 1
 
 
 def _label_codes(y_true: LabelSets, y_pred: LabelSets, matches: _Matches, n_splits: int

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import BinaryIO
 
 from ..problems import ProblemLog
 from ..untrusted import UntrustedFileError, open_regular
@@ -37,16 +38,22 @@ def read_limited(path: str | Path, max_bytes: int, log: ProblemLog) -> bytes | N
         log.error("not_text", f"{path.name!r} is not a regular file (a named pipe, socket or device); upload the "
                   "CSV file itself")
         return None
+    with fh:
+        return read_opened(fh, max_bytes, log)
+
+
+def read_opened(fh: BinaryIO, max_bytes: int, log: ProblemLog) -> bytes | None:
+    """``read_limited`` of a file it opened (or ``uploads``, which looks at its first bytes first), from its
+    start: refused before reading when over ``max_bytes``."""
     size = os.fstat(fh.fileno()).st_size
     if size > max_bytes:
-        fh.close()
         log.error("file_too_large", f"the file is {size:,} bytes; this competition accepts at most {max_bytes:,} bytes")
         return None
-    with fh:
-        # (read(n) reserves n bytes first: with n = the limit, 10 GB for a solution, that is slow and may fail)
-        data = fh.read(min(size, max_bytes) + 1)
-        if len(data) > size:  # grew since stat: read on, up to the limit
-            data += fh.read(max_bytes + 1 - len(data))
+    fh.seek(0)
+    # (read(n) reserves n bytes first: with n = the limit, 10 GB for a solution, that is slow and may fail)
+    data = fh.read(min(size, max_bytes) + 1)
+    if len(data) > size:  # grew since stat: read on, up to the limit
+        data += fh.read(max_bytes + 1 - len(data))
     if len(data) > max_bytes:  # grew while we read it
         log.error("file_too_large", f"the file is larger than {max_bytes:,} bytes")
         return None

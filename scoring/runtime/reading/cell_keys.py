@@ -26,12 +26,20 @@ def cell_words(raw: bytes, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
     past its end. Two fields are equal exactly when their lengths and these words are."""
     length = ends - starts
     n_chunks = (int(length.max()) + 7) // 8 if len(starts) and len(raw) else 0
-    out = np.zeros((n_chunks, len(starts)), dtype=np.uint64)
-    if n_chunks:
-        words = words_view(raw if len(raw) >= 8 else raw + bytes(8 - len(raw)))
-        for chunk in range(n_chunks):
-            out[chunk] = _chunk(words, starts, length, chunk)
+    if not n_chunks:
+        return np.zeros((0, len(starts)), dtype=np.uint64)
+    words = words_view(raw if len(raw) >= 8 else raw + bytes(8 - len(raw)))
+    offsets = np.arange(0, 8 * n_chunks, 8, dtype=np.int64)[:, None]
+    if len(starts) <= _WORD_BLOCK:
+        return _chunks(words, starts, length, offsets)  # (a few numpy calls for every chunk of every cell)
+    out = np.empty((n_chunks, len(starts)), dtype=np.uint64)
+    for lo in range(0, len(starts), _WORD_BLOCK):
+        out[:, lo:lo + _WORD_BLOCK] = _chunks(words, starts[lo:lo + _WORD_BLOCK], length[lo:lo + _WORD_BLOCK],
+                                              offsets)
     return out
+
+
+_WORD_BLOCK = 1 << 15  # cells per step of cell_words: its temporaries stay a few MB, as one chunk of 200,000 cells
 
 
 def compact_cells(raw: bytes, starts: np.ndarray, ends: np.ndarray, words: np.ndarray | None = None
@@ -95,23 +103,29 @@ def cell_codes(raw: bytes, starts: np.ndarray, ends: np.ndarray) -> tuple[np.nda
     return codes, heads[is_first]
 
 
-def _chunk(words: np.ndarray, starts: np.ndarray, length: np.ndarray, chunk: int) -> np.ndarray:
-    """Bytes 8 * chunk to 8 * chunk + 7 of each field as the low bytes of a uint64, zeros past its end."""
-    at = starts + 8 * chunk if chunk else starts
-    rest = length - 8 * chunk  # this chunk's bytes: below 1 or above 8 for some fields
-    np.clip(rest, 0, 8, out=rest)
-    if not len(at) or int(at.max()) < len(words):
-        w = words[at]  # the usual case: every word lies within the data
+def _chunks(words: np.ndarray, starts: np.ndarray, length: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+    """(len(offsets), cells) uint64: bytes o to o + 7 of each field, for each o of ``offsets`` (a column of
+    multiples of 8), as the low bytes of a uint64, zeros past its end."""
+    at = starts + offsets
+    rest = length - offsets  # each chunk's bytes: below 1 or above 8 for some fields
+    np.minimum(rest, 8, out=rest)  # (np.clip: several times the overhead)
+    np.maximum(rest, 0, out=rest)
+    last = len(words) - 1
+    if not at.size or int(at[-1].max()) <= last:
+        w = words[at]  # every word lies within the data (not words.take: it copies a strided view whole first)
     else:
-        base = np.minimum(at, len(words) - 1)
-        # a field in the last 7 bytes: read the last word and shift its bytes down
-        w = words[base] >> ((at - base).astype(np.uint64) * np.uint64(8))
-    if not len(rest) or int(rest.min()) < 8:  # (a chunk that every field fills needs no mask)
+        w = words[np.minimum(at, last)]
+        # the few chunks that start in the last 7 bytes: the last word, its bytes shifted down (a chunk past
+        # the data holds no byte of its field: masked below)
+        tail = np.flatnonzero(at.ravel() > last)
+        w.ravel()[tail] >>= (at.ravel()[tail] - last).astype(np.uint64) * np.uint64(8)
+    if not rest.size or int(rest.min()) < 8:  # (chunks that every field fills need no mask)
         w &= LOW_BYTES[rest]
     return w
 
 
 _MIX = np.uint64(0x9E3779B97F4A7C15)
+_FIRST = np.zeros((1, 1), dtype=np.int64)  # ``_chunks``' offsets for the first chunk alone
 
 
 def match_cells(raw: bytes, starts: np.ndarray, ends: np.ndarray, values: list[bytes]) -> np.ndarray:
@@ -125,7 +139,7 @@ def match_cells(raw: bytes, starts: np.ndarray, ends: np.ndarray, values: list[b
     out = np.full(len(starts), -1, dtype=np.int64)
     if not len(starts):
         return out
-    head = _chunk(words_view(raw if len(raw) >= 8 else raw + bytes(8 - len(raw))), starts, length, 0)
+    head = _chunks(words_view(raw if len(raw) >= 8 else raw + bytes(8 - len(raw))), starts, length, _FIRST)[0]
     a = np.frombuffer(raw, dtype=np.uint8)
     for k, value in enumerate(values):
         rows = np.flatnonzero((length == len(value)) & (head == np.uint64(int.from_bytes(value[:8], "little")))

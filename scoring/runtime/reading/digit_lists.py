@@ -29,8 +29,11 @@ def int_lists(raw: bytes, starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndar
     if n == 0:
         return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
     a = np.frombuffer(raw, dtype=np.uint8)
-    if ((ends - starts) < 2).any() or (a[starts] != ord("[")).any() or (a[ends - 1] != ord("]")).any():
+    length = ends - starts
+    if (length < 2).any() or (a[starts] != ord("[")).any() or (a[ends - 1] != ord("]")).any():
         return None
+    if int(length.max()) == 2:  # every list empty, ``[]``: what the reading below finds, without its passes
+        return np.zeros(n, dtype=np.int64), np.zeros(0, dtype=np.int64)
     fixed = _fixed_width_items(raw, a, starts, ends)
     if fixed is not None:
         sizes, item_start, item_end = fixed

@@ -69,6 +69,14 @@ class CheckedIds:
         padding = words.size * 8 - int(length.sum()) + len(length)
         return not heads.translate(None, first) and len(left) == padding and not left.strip(b"\0")
 
+    def holds(self, value: bytes) -> bool:
+        """Whether one of these ids is ``value``, byte for byte (found once per value: every upload asks a
+        solution's ids whether the id column's name is one of them)."""
+        found = self.__dict__.setdefault("_holds", {})
+        if value not in found:
+            found[value] = bool((cell_keys.match_cells(*self.cells, [value]) >= 0).any())
+        return found[value]
+
     def compact(self) -> "CheckedIds":
         """These ids in bytes of their own (``cell_keys.compact_cells``), with what is already known of them:
         a solution keeps its ids, not its file."""

@@ -38,6 +38,9 @@ class Solution:
     # set by ``load_solution`` unless the cells give them without a string per row (see ``ids``, ``groups``)
     id_list: list[str] | None = None
     group_list: list[str] | None = None
+    # what the scorer finds from this solution alone (the split rows, the metrics' true side): made for the first
+    # upload scored against it and kept with the objects it was made from (``scorer.derived``)
+    derived: dict = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def ids(self) -> list[str]:

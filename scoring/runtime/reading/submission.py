@@ -104,11 +104,14 @@ def read_submission(source: str | Path | bytes, definition: CompetitionDefinitio
                                                definition, log)
     id_col = tab.header.index(definition.id_column) + 1
     cells = tab.spans(definition.id_column)
-    # an id that is the column's name: _repeated_header may have a problem to name
-    plain = not (cell_keys.match_cells(*cells, [definition.id_column.encode("utf-8")]) >= 0).any()
-    reusable = plain and checked_ids is not None and checked_ids.id_pattern == definition.id_pattern
+    reusable = checked_ids is not None and checked_ids.id_pattern == definition.id_pattern
     same = reusable and checked_ids.same_column(cells)
-    order = checked_ids.order_in(cells) if reusable and not same else None
+    # an id that is the column's name: _repeated_header may have a problem to name (the solution's own ids,
+    # when these are them byte for byte: asked of them once)
+    name = definition.id_column.encode("utf-8")
+    plain = not (checked_ids.holds(name) if same else (cell_keys.match_cells(*cells, [name]) >= 0).any())
+    same = same and plain
+    order = checked_ids.order_in(cells) if reusable and plain and not same else None
     mine = CheckedIds(cells, definition.id_pattern)
     if same or order is not None:
         # the solution's ids, row for row or in another order (matched byte for byte): valid and unique too,

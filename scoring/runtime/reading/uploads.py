@@ -18,6 +18,7 @@ Nothing here writes to disk.
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 from dataclasses import dataclass, field
@@ -27,7 +28,7 @@ from typing import TYPE_CHECKING
 from ..definition import Limits
 from ..problems import Problem, ProblemLog
 from ..untrusted import UntrustedFileError, open_regular
-from .bytes_checks import read_limited
+from .bytes_checks import read_opened
 
 _NO_CAP = 1 << 62  # open_regular's size cap left to the caller: the competition's limit is checked with a message
 
@@ -81,14 +82,18 @@ def open_upload(path: str | Path, limits: Limits) -> Upload:
     as problems on the returned ``Upload``.
     """
     path = Path(path)
-    if path.is_symlink():
+    try:  # (one lstat: is_symlink, is_dir and exists were three)
+        mode = os.lstat(path).st_mode
+    except OSError as exc:
+        if exc.errno not in (errno.ENOENT, errno.ENOTDIR, errno.EBADF, errno.ELOOP):  # (pathlib's "no such path")
+            raise
+        raise FileNotFoundError(f"submission path {str(path)!r} does not exist") from None
+    if stat.S_ISLNK(mode):
         log = ProblemLog(file=path.name)
         log.error("zip_unsafe_member", f"{path.name!r} is a symbolic link; upload the CSV file itself")
         return Upload(None, path.name, log.finish())
-    if path.is_dir():
+    if stat.S_ISDIR(mode):
         return _from_folder(path, limits)
-    if not path.exists():
-        raise FileNotFoundError(f"submission path {str(path)!r} does not exist")
     return _from_file(path, limits)
 
 
@@ -96,25 +101,25 @@ def _from_file(path: Path, limits: Limits) -> Upload:
     log = ProblemLog(file=path.name)
     try:  # the one opening rule (untrusted.py): a FIFO or a device would block or never end; the size is the
         # opened file's, checked below against the competition's limit
-        with open_regular(path, max_bytes=_NO_CAP, what="upload") as fh:
-            size = os.fstat(fh.fileno()).st_size
-            head = fh.read(4)
+        fh = open_regular(path, max_bytes=_NO_CAP, what="upload")
     except UntrustedFileError as exc:
         if exc.code != "not_regular_file":
             raise
         log.error("not_text", f"{path.name!r} is not a regular file (a named pipe, socket or device); upload the "
                   "CSV file itself")
         return Upload(None, path.name, log.finish())
-    if head in (ZIP_MAGIC, EMPTY_ZIP_MAGIC):
-        # The zip's own size is bounded by max_bytes too: a huge central directory is work as well.
-        if size > limits.max_bytes:
-            log.error("file_too_large", f"the archive is {size:,} bytes; this competition accepts at most "
-                      f"{limits.max_bytes:,} bytes")
-            return Upload(None, path.name, log.finish())
-        return from_zip(path, limits, display_name=path.name)
-    # Plain file: the reader checks the byte limit itself, before reading.
-    data = read_limited(path, limits.max_bytes, log)
-    return Upload(data, path.name, log.finish())
+    with fh:
+        size = os.fstat(fh.fileno()).st_size
+        head = fh.read(4)
+        if head not in (ZIP_MAGIC, EMPTY_ZIP_MAGIC):
+            # Plain file: the reader checks the byte limit itself, before reading (the file opened once)
+            return Upload(read_opened(fh, limits.max_bytes, log), path.name, log.finish())
+    # The zip's own size is bounded by max_bytes too: a huge central directory is work as well.
+    if size > limits.max_bytes:
+        log.error("file_too_large", f"the archive is {size:,} bytes; this competition accepts at most "
+                  f"{limits.max_bytes:,} bytes")
+        return Upload(None, path.name, log.finish())
+    return from_zip(path, limits, display_name=path.name)
 
 
 def from_zip(path: str | Path, limits: Limits, *, display_name: str | None = None) -> Upload:

@@ -95,6 +95,53 @@ def test_the_scorer_reports_what_the_public_functions_return_on_a_real_file(real
                                                  abs=1e-12), (split, name)
 
 
+@st.composite
+def one_truth_many_predictions(draw):
+    """A truth, its groups and splits (a row of no split too), class codes by label (or none), predictions."""
+    n = draw(st.integers(1, 30))
+    sets = st.lists(st.lists(st.integers(0, 20), max_size=5), min_size=n, max_size=n)
+    split_of = draw(st.lists(st.sampled_from(["public", "private", None]), min_size=n, max_size=n)
+                    .filter(lambda s: "public" in s))
+    split_rows = {name: np.flatnonzero(np.array([s == name for s in split_of]))
+                  for name in ("public", "private") if name in split_of}
+    numbered = draw(st.sets(st.integers(0, 25)))  # labels past them or not numbered: the codes are not used
+    class_codes = draw(st.sampled_from([None, np.cumsum([k in numbered for k in range(26)]) - 1]))
+    if class_codes is not None:
+        class_codes[[k not in numbered for k in range(26)]] = -1
+    groups = np.array(draw(st.lists(st.integers(0, 6), min_size=n, max_size=n)))
+    return (LabelSets.from_lists(draw(sets)), groups, split_rows, class_codes,
+            [LabelSets.from_lists(draw(sets)) for _ in range(draw(st.integers(1, 4)))])
+
+
+@settings(max_examples=150, deadline=None)
+@given(one_truth_many_predictions(), st.sampled_from([0.0, 1.0]))
+def test_a_true_side_made_once_gives_what_a_fresh_computation_gives(data, empty_both):
+    """The warm grader's cache (``TrueSide``, made for the first upload, reused by the next ones): every number
+    is the one ``metrics_by_split`` finds from scratch for each prediction, whatever the predictions before."""
+    y_true, groups, split_rows, class_codes, predictions = data
+    truth = multilabel.TrueSide(y_true, groups, split_rows, class_codes=class_codes)
+    for y_pred in predictions:
+        kept = multilabel.metrics_by_split(y_true, y_pred, groups, split_rows, empty_both=empty_both,
+                                           class_codes=class_codes, truth=truth)
+        fresh = multilabel.metrics_by_split(y_true, y_pred, groups, split_rows, empty_both=empty_both,
+                                            class_codes=class_codes)
+        alone = {name: multilabel.all_metrics(LabelSets.from_lists([y_true.row(i) for i in rows]),
+                                              LabelSets.from_lists([y_pred.row(i) for i in rows]),
+                                              groups[rows], empty_both=empty_both)
+                 for name, rows in split_rows.items()}
+        assert kept == fresh == alone
+
+
+def test_a_true_side_is_used_only_with_what_it_was_made_from():
+    y_true = LabelSets.from_lists([[1, 2], [3]])
+    groups, split_rows = np.array([0, 1]), {"public": np.array([0, 1])}
+    truth = multilabel.TrueSide(y_true, groups, split_rows)
+    with pytest.raises(ValueError, match="made from other"):
+        multilabel.metrics_by_split(LabelSets.from_lists([[1, 2], [3]]), y_true, groups, split_rows, truth=truth)
+    with pytest.raises(ValueError, match="made from other"):
+        multilabel.metrics_by_split(y_true, y_true, groups.copy(), split_rows, truth=truth)
+
+
 @settings(max_examples=100, deadline=None)
 @given(st.lists(st.tuples(st.sampled_from("abc"), st.sampled_from("abc")), min_size=0, max_size=40))
 def test_accuracy_is_one_formula_in_a_stated_unit(pairs):

@@ -178,6 +178,27 @@ def test_gathered_cells_in_blocks_of_any_size(cells, gap, block):
 
 
 @settings(max_examples=300, deadline=None)
+@given(st.lists(st.binary(max_size=30), min_size=1, max_size=40), st.integers(0, 3), st.integers(1, 8),
+       st.booleans())
+def test_cell_words_are_each_cells_bytes_zero_padded_in_blocks_of_any_size(cells, gap, block, wrap):
+    """Every chunk of every cell in one gather, a block of cells at a time (any block size), cells ending in
+    the data's last 8 bytes included (``wrap``: a separator after the last cell, or none)."""
+    raw, starts, ends = _packed(cells, gap, b"|")
+    raw += b"|" if wrap else b""
+    n_chunks = (max(map(len, cells)) + 7) // 8
+    saved = cell_keys._WORD_BLOCK
+    cell_keys._WORD_BLOCK = block
+    try:
+        got = cell_keys.cell_words(raw, starts, ends)
+    finally:
+        cell_keys._WORD_BLOCK = saved
+    padded = [c + bytes(8 * n_chunks - len(c)) for c in cells]
+    expected = np.array([[int.from_bytes(c[8 * k:8 * k + 8], "little") for c in padded] for k in range(n_chunks)],
+                        dtype=np.uint64).reshape(n_chunks, len(cells))
+    assert got.shape == expected.shape and np.array_equal(got, expected)
+
+
+@settings(max_examples=300, deadline=None)
 @given(st.lists(st.text(alphabet="ab-", max_size=4), max_size=6), st.data())
 def test_checked_ids_match_a_column_only_when_every_id_is_equal(ids, data):
     """Reusing the solution's checked ids: never for a column that differs, line breaks included.
