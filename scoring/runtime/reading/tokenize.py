@@ -30,7 +30,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ..problems import ProblemLog
-from . import cell_keys, csv_spans, quote_blanks, quote_trouble
+from . import cell_keys, csv_records, csv_spans, quote_blanks, quote_trouble
 from .bytes_checks import report_line_endings
 
 _CANDIDATE_DELIMITERS = [",", ";", "\t", "|"]
@@ -164,8 +164,10 @@ def _parse(raw: bytes, *, delimiter: str, required: Sequence[str], optional: Seq
     # Every kind of line end counts (LF, CRLF and a lone CR each end a line for the csv module): a file of
     # lone CRs must meet this bound as a file of LFs does.
     n_lines = csv_spans.count_byte(raw, 10)
+    lone_crs = 0
     if b"\r" in raw:
-        n_lines += csv_spans.count_byte(raw, 13) - csv_spans.count_crlf(raw)
+        lone_crs = csv_spans.count_byte(raw, 13) - csv_spans.count_crlf(raw)
+        n_lines += lone_crs
     if n_lines > 2 * max_rows + 2:
         log.error("too_many_rows", f"the file has {n_lines:,} lines, far more than the {max_rows:,} data rows "
                   "this competition accepts", line=2 * max_rows + 3)
@@ -174,20 +176,23 @@ def _parse(raw: bytes, *, delimiter: str, required: Sequence[str], optional: Seq
     # csv path names it. Looked for before the regular tokenizer where the file's first 64 KiB has a quote
     # followed by a blank (a file of them: one scan of the file fewer), after it otherwise (a regular file:
     # no search of the whole file for them); the outcome is the same either way.
+    # A file with lone CRs (old Mac line ends) is neither regular nor of simple quotes: straight to
+    # ``csv_records``, which takes any line end.
     probe = raw[:1 << 16]
-    blanks_first = n_fields > 1 and (b'" ' in probe or b'"\t' in probe)
+    blanks_first = n_fields > 1 and not lone_crs and (b'" ' in probe or b'"\t' in probe)
     blanks = quote_blanks.take_out(raw, delimiter) if blanks_first else None
-    if blanks is None:
+    if blanks is None and not lone_crs:
         regular = _regular(raw, header, read_as, delimiter, max_rows, max_cell_chars)
         if regular is not None:
             return regular
         if n_fields > 1 and not blanks_first and b'"' in raw:
             blanks = quote_blanks.take_out(raw, delimiter)
-    # blank lines and ragged rows (and what blanks were taken out of): tokenised by numpy too
+    # blank lines, ragged rows, lone CRs, doubled quotes, quoted fields over several lines (and what blanks
+    # were taken out of): tokenised by numpy too
     source = raw if blanks is None else blanks.mended
-    lines = _lines(source, header, delimiter, max_cell_chars) if n_fields > 1 else None
+    lines = _lines(source, header, delimiter, max_cell_chars, simple=not lone_crs) if n_fields > 1 else None
     if lines is not None:
-        return _read_lines(source, lines, read_as, delimiter, max_rows, blanks, header_blanks, log), None
+        return _read_lines(lines, read_as, delimiter, max_rows, blanks, header_blanks, log), None
     del blanks, source  # (not held while the csv module reads the file)
     return _read_irregular(raw, read_as, delimiter, max_rows, max_cell_chars, log), None
 
@@ -226,35 +231,42 @@ class _LineNumbers:
         return iter(self._numbers.tolist())
 
 
-def _lines(raw: bytes, header: list[str], delimiter: str, max_cell_chars: int) -> csv_spans.LineFields | None:
-    """``csv_spans.line_fields`` of a file whose first line is ``header`` and no field longer than the csv
-    module takes (bytes: a longer field in fewer characters is left to the csv module); else None."""
-    found = csv_spans.line_fields(raw, delimiter)
+def _lines(raw: bytes, header: list[str], delimiter: str, max_cell_chars: int, *, simple: bool
+           ) -> csv_records.Records | None:
+    """The records of a file whose first record is ``header`` and no field longer than the csv module takes
+    (bytes: a longer field in fewer characters is left to the csv module); else None. ``csv_spans.line_fields``
+    where quotes are simple and lines end in LF or CRLF (``simple``: no lone CR), else ``csv_records``."""
+    simple_lines = csv_spans.line_fields(raw, delimiter) if simple else None
+    if simple_lines is not None:
+        found = csv_records.Records(raw, *simple_lines, np.arange(1, len(simple_lines.counts) + 1, dtype=np.int64))
+    else:
+        found = csv_records.records(raw, delimiter)
     if (found is None or found.counts[0] != len(header) or found.blank[0]
             or int((found.ends - found.starts).max()) > max_cell_chars
-            or csv_spans.decode_spans(raw, found.starts[:len(header)], found.ends[:len(header)]) != header):
+            or csv_spans.decode_spans(found.raw, found.starts[:len(header)], found.ends[:len(header)]) != header):
         return None
     return found
 
 
-def _read_lines(raw: bytes, found: csv_spans.LineFields, header: list[str], delimiter: str, max_rows: int,
+def _read_lines(found: csv_records.Records, header: list[str], delimiter: str, max_rows: int,
                 blanks: quote_blanks.Blanks | None, header_blanks: list, log: ProblemLog) -> Table | None:
     """The table of a file with blank lines or ragged rows (``_lines``), its problems named as
     ``_read_rows`` names them record by record: a blank line warned, a ragged row refused and its first
     fields kept, and past the row limit the first row too many refused (nothing after it said)."""
     n_fields = len(header)
-    counts, blank = found.counts, found.blank
+    raw, counts, blank, line_no = found.raw, found.counts, found.blank, found.lines
     first_field = np.cumsum(counts) - counts
-    line_no = np.arange(1, len(counts) + 1, dtype=np.int64)
     good = (counts == n_fields) & ~blank
     good[0] = False  # the header
     good_lines = np.flatnonzero(good)
-    stop = None  # the 0-based line of the first row too many
+    stop = None  # the 0-based record of the first row too many
+    stop_line = None  # and the line it starts on
     if len(good_lines) > max_rows:
         stop = int(good_lines[max_rows])
+        stop_line = int(line_no[stop])
         counts, blank, first_field, line_no, good = (x[:stop] for x in (counts, blank, first_field, line_no, good))
     if blanks is not None:
-        keep = blanks.lines <= (len(found.counts) if stop is None else stop + 1)
+        keep = blanks.lines <= (int(found.lines[-1]) if stop is None else stop_line)
         _say_blanks(blanks._replace(lines=blanks.lines[keep], offsets=blanks.offsets[keep],
                                     lengths=blanks.lengths[keep], fields=blanks.fields[keep]), log, header_blanks)
     if blank.any():
@@ -278,7 +290,7 @@ def _read_lines(raw: bytes, found: csv_spans.LineFields, header: list[str], deli
                              lines_list[lo:hi], column=n_fields + 1 if n > n_fields else n + 1)
     if stop is not None:
         log.error("too_many_rows", f"the file has more than {max_rows:,} data rows, the limit of this competition",
-                  line=stop + 1)
+                  line=stop_line)
         return None
     at = (first_field[good][:, None] + np.arange(n_fields)).ravel()
     cells = Cells(raw, found.starts[at].reshape(-1, n_fields).astype(np.int64),
