@@ -46,14 +46,56 @@ class Cells(NamedTuple):
     lines: np.ndarray  # (n_rows,) int64, 1-based
 
 
+class SkippedRows:
+    """Rows left out for having another number of fields than the header (``ragged_row``): their lines and,
+    of their fields, as many as the header has (where the id is). Held flat, one list of all their fields
+    and the count of each row's, not a list and a tuple per row: 180,000 one-field rows as containers cost
+    the garbage collector more than reading the file (its passes walk every container still alive)."""
+
+    def __init__(self, lines: Sequence[int] = (), fields: Sequence[str] = (), kept: Sequence[int] = ()):
+        self._lines, self._fields, self._kept = list(lines), list(fields), list(kept)
+
+    @classmethod
+    def of(cls, rows) -> SkippedRows:
+        """From (line, fields) pairs."""
+        out = cls()
+        for line, fields in rows:
+            out.append((line, fields))
+        return out
+
+    def append(self, row: tuple[int, list[str]]) -> None:
+        line, fields = row
+        self._lines.append(line)
+        self._fields.extend(fields)
+        self._kept.append(len(fields))
+
+    def __len__(self) -> int:
+        return len(self._lines)
+
+    def __iter__(self):
+        """(line, fields) of each row."""
+        bounds = itertools.accumulate(self._kept)
+        return ((line, self._fields[b - k:b]) for line, k, b in zip(self._lines, self._kept, bounds))
+
+    def field(self, j: int) -> list[str]:
+        """Field ``j`` (0-based) of each row that has it, in file order."""
+        kept = np.asarray(self._kept, dtype=np.int64)
+        if len(kept) and (kept == kept[0]).all():  # (all rows alike: a stride)
+            return self._fields[j::int(kept[0])] if j < kept[0] else []
+        first = np.cumsum(kept) - kept
+        return [self._fields[i] for i in (first[kept > j] + j).tolist()]
+
+
 @dataclass
 class Table:
     header: list[str]
     cells: Cells
     delimiter: str = ","
-    # rows left out for having another number of fields than the header (ragged_row): (line, fields), of
-    # the fields only as many as the header has (where the id is)
-    skipped: list[tuple[int, list[str]]] = field(default_factory=list)
+    skipped: SkippedRows = field(default_factory=SkippedRows)
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.skipped, SkippedRows):
+            self.skipped = SkippedRows.of(self.skipped)
 
     @property
     def lines(self) -> np.ndarray:
@@ -273,15 +315,14 @@ def _read_lines(found: csv_records.Records, header: list[str], delimiter: str, m
         log.add_on_lines("blank_line", "empty line skipped", _LineNumbers(line_no[blank]), severity="warning")
     ragged = ~good & ~blank
     ragged[0] = False
-    skipped: list[tuple[int, list[str]]] = []
+    skipped = SkippedRows()
     if ragged.any():
         r_lines, r_counts, r_first = line_no[ragged], counts[ragged], first_field[ragged]
         kept = np.minimum(r_counts, n_fields)
         at = np.repeat(r_first - np.cumsum(kept) + kept, kept) + np.arange(int(kept.sum()))
         fields = csv_spans.decode_spans(raw, found.starts[at], found.ends[at])
-        bounds = np.cumsum(kept).tolist()
         lines_list, counts_list = _LineNumbers(r_lines), r_counts.tolist()
-        skipped = [(line, fields[b - k:b]) for line, k, b in zip(lines_list, kept.tolist(), bounds)]
+        skipped = SkippedRows(r_lines.tolist(), fields, kept.tolist())
         change = np.flatnonzero(np.diff(r_counts, prepend=-1) != 0).tolist() + [len(lines_list)]
         for lo, hi in zip(change[:-1], change[1:]):
             n = counts_list[lo]
@@ -351,7 +392,7 @@ def _read_irregular(raw: bytes, header: list[str], delimiter: str, max_rows: int
         except csv.Error as exc:
             log.error("malformed_csv", f"the header cannot be read as CSV ({exc})", line=1)
             return None
-        skipped: list[tuple[int, list[str]]] = []
+        skipped = SkippedRows()
         cells = _read_rows(reader, text, header, max_rows, max_cell_chars, delimiter, log, skipped)
     if cells is None:
         return None
@@ -419,7 +460,7 @@ _CHUNK_ROWS = 256  # (rows of 200 fields: 256 of them as lists of strings are ~3
 
 
 def _read_rows(reader, text: str, header: list[str], max_rows: int, max_cell_chars: int, delimiter: str,
-               log: ProblemLog, skipped: list[tuple[int, list[str]]]) -> Cells | None:
+               log: ProblemLog, skipped: SkippedRows) -> Cells | None:
     """The data rows' cells and the line each starts on.
 
     Fast path: read every record at C speed; when there are as many records as
