@@ -25,7 +25,7 @@ import numpy as np
 
 _QUOTE, _LF, _CR = ord('"'), ord("\n"), ord("\r")
 
-__all__ = ["Records", "records"]
+__all__ = ["Records", "records", "structural_positions"]
 
 
 class Records(NamedTuple):
@@ -55,7 +55,7 @@ def records(raw: bytes, delimiter: str) -> Records | None:
     delim = ord(delimiter)
     small = np.int32 if len(a) < 2**31 - 1 else np.int64
     has_cr = b"\r" in raw
-    pos = _structural(a, delim, has_cr, small)
+    pos = structural_positions(a, delim, with_cr=has_cr, dtype=small)
     kind = a[pos]
     is_quote = kind == _QUOTE
     n_quotes = int(np.count_nonzero(is_quote))
@@ -149,7 +149,7 @@ def _doubled(a: np.ndarray, quotes: np.ndarray, delim: int) -> np.ndarray | None
     return closing[pair] + 1
 
 
-def _structural(a: np.ndarray, delimiter: int, with_cr: bool, dtype) -> np.ndarray:
+def structural_positions(a: np.ndarray, delimiter: int, *, with_cr: bool, dtype) -> np.ndarray:
     """Sorted positions (``dtype``) of the quotes, LFs, delimiters and (``with_cr``) CRs of ``a``, a block
     at a time through reused masks (as ``csv_spans``' scan)."""
     found = []

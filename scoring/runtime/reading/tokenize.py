@@ -350,29 +350,45 @@ def _say_blanks(blanks: quote_blanks.Blanks, log: ProblemLog, header_blanks: lis
     ``header_blanks``: the keys of those said on the header."""
     if not len(blanks.lines):
         return  # (all past the row too many)
-    key = np.stack([blanks.offsets, blanks.lengths, blanks.fields])
-    first = np.flatnonzero(np.concatenate([[True], (key[:, 1:] != key[:, :-1]).any(axis=0)]))
+    offsets, lengths, fields = blanks.offsets, blanks.lengths, blanks.fields
+    changed = offsets[1:] != offsets[:-1]
+    changed |= lengths[1:] != lengths[:-1]
+    changed |= fields[1:] != fields[:-1]
+    first = np.flatnonzero(np.concatenate([[True], changed]))
+    del changed
     bounds = np.append(first, len(blanks.lines))
     lines = _LineNumbers(blanks.lines)
     said = set(header_blanks)
     k = 0
     while k < len(first) and not log.tracks_no_more("space_after_quote"):
-        offset, length, field = key[:, first[k]].tolist()
-        _say_blank(log, (offset, length, field), lines[bounds[k]:bounds[k + 1]])
-        said.add((offset, length, field))
-        k += 1
+        # (a chunk of keys as Python ints at a time: the log takes them one by one, up to its limit)
+        chunk = first[k:k + _SAY_CHUNK]
+        keys = zip(offsets[chunk].tolist(), lengths[chunk].tolist(), fields[chunk].tolist())
+        for key, lo, hi in zip(keys, bounds[k:k + _SAY_CHUNK].tolist(), bounds[k + 1:k + 1 + _SAY_CHUNK].tolist()):
+            if log.tracks_no_more("space_after_quote"):
+                break
+            _say_blank(log, key, [lines[lo]] if hi == lo + 1 else lines[lo:hi])
+            said.add(key)
+            k += 1
     if k == len(first):
         return
-    rest = key[:, first[k:]]
     # the troubles that may repeat a message said: those at an offset said (the rest of the key is checked
-    # by the log); a search in the few said offsets, not a sort of all the troubles (``np.isin``)
+    # by the log); a search in the few said offsets, not a sort of all the troubles (``np.isin``), and only
+    # for the troubles not past the largest (one long line: none)
+    rest = first[k:]
     said_offsets = np.unique(np.array([offset for offset, _, _ in said] or [-1], dtype=np.int64))
-    at = np.minimum(np.searchsorted(said_offsets, rest[0]), len(said_offsets) - 1)
-    maybe = said_offsets[at] == rest[0]
+    rest_offsets = offsets[rest]
+    maybe = rest_offsets <= said_offsets[-1]
+    near = np.flatnonzero(maybe)
+    maybe[near] = said_offsets[np.searchsorted(said_offsets, rest_offsets[near])] == rest_offsets[near]
     for g in np.flatnonzero(maybe).tolist():  # (a message heard before: its repeats are counted as such)
-        _say_blank(log, tuple(rest[:, g].tolist()), lines[bounds[k + g]:bounds[k + g + 1]])
+        key = (int(offsets[rest[g]]), int(lengths[rest[g]]), int(fields[rest[g]]))
+        _say_blank(log, key, lines[bounds[k + g]:bounds[k + g + 1]])
     sizes = np.diff(bounds[k:])
     log.count_untracked("space_after_quote", int(sizes[~maybe].sum()))
+
+
+_SAY_CHUNK = 1024
 
 
 def _say_blank(log: ProblemLog, key: tuple, lines: list) -> None:
