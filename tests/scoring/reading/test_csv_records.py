@@ -143,3 +143,13 @@ def test_a_row_too_many_after_a_multi_line_field_is_named_on_its_first_line(monk
 def test_records_hold_int32_positions_for_a_file_of_lone_crs():
     found = csv_records.records(b"qid,species\r" + b"\r" * 1000, ",")
     assert found.starts.dtype == np.int32 and found.blank[1:].all() and found.lines[-1] == 1001
+
+
+@settings(max_examples=300)
+@given(st.lists(st.sampled_from(["q", "\r", '"', ",", "é"]), max_size=12).map("".join))
+def test_the_header_is_read_from_the_lines_a_string_buffer_gives(text):
+    """A lone-CR file is one LF-less first line: its header is read from it a line at a time
+    (``tokenize._cr_lines``), not from a buffer of the whole file, and the same lines come out."""
+    import io
+
+    assert list(tokenize._cr_lines(text)) == list(io.StringIO(text, newline=""))
