@@ -89,7 +89,7 @@ def _files(draw, clean: bool) -> bytes:
     return text.encode("utf-8")
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(_files(clean=False), st.integers(1, 12), st.sampled_from([4, 12, 100_000]), st.booleans())
 def test_any_file_reads_as_the_csv_module_path_reads_it(monkeypatch, raw, max_rows, max_cell_chars, few_tracked):
     with monkeypatch.context() as m:
