@@ -26,6 +26,8 @@ Shapes:
   ragged           every row with three more fields than the header
   ragged-short     every row a single field
   long-cells       rows whose label cell is a 19,000-character quoted text
+  multi-line       every row's list over two lines, ``"[1355868,\n 1355869]"`` (a valid file)
+  doubled-quotes   every id ``Q-"00000001"``, its quotes doubled inside its quoted field (a valid CSV file)
   many-columns     rows of 200 fields each
 
 JSON shapes (``--json``, issue 56), each a file of about --mb MB read by ``read_json``
@@ -89,6 +91,8 @@ SHAPES = {
     "ragged": lambda s: _rows(s, lambda i: b'Q-%08d,"[1355868, 1355869]",a,b,c\n' % i),
     "ragged-short": lambda s: _rows(s, lambda i: b"Q-%08d\n" % i),
     "long-cells": lambda s: _rows(s, lambda i: b'Q-%08d,"%s"\n' % (i, b"x" * 19_000)),
+    "multi-line": lambda s: _rows(s, lambda i: b'Q-%08d,"[1355868,\n 1355869]"\n' % i),
+    "doubled-quotes": lambda s: _rows(s, lambda i: b'"Q-""%08d""","[1355868, 1355869]"\n' % i),
     "many-columns": lambda s: _rows(s, lambda i: b'Q-%08d,"[1355868]"' % i + b",x" * 198 + b"\n"),
 }
 

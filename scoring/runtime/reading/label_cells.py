@@ -108,8 +108,13 @@ def names_hint(definition: CompetitionDefinition) -> str:
 
 def _looks_like_name(text: str) -> bool:
     """Whether a label is a species name ('Poa annua', 'Festuca rubra L.') rather than a mistyped number."""
-    t = text.strip().strip("'\"").strip()
-    return sum(c.isalpha() for c in t) >= 2 and all(c.isalpha() or c in " .-'×" for c in t)
+    # letters and `` .-'×`` only, two letters at least: the letters left once those are taken out (in C: a
+    # loop over the characters took 20 ms a 19,000-character cell)
+    letters = text.strip().strip("'\"").strip().translate(_NAME_MARKS)
+    return len(letters) >= 2 and letters.isalpha()
+
+
+_NAME_MARKS = str.maketrans("", "", " .-'×")
 
 
 def parse_cell(cell: str, syntax: str, log: ProblemLog, line: int, column: int, *,

@@ -125,7 +125,7 @@ def read_submission(source: str | Path | bytes, definition: CompetitionDefinitio
         check_ids(ids, tab.lines, id_col, definition, log)
         sub = Submission(id_list=ids, lines=tab.lines)
     sub.labels, sub.classes = labels, classes
-    sub.unread_ids = [fields[id_col - 1] for _, fields in tab.skipped if len(fields) >= id_col]
+    sub.unread_ids = tab.skipped.field(id_col - 1)
     sub.problems = log.finish()
     return sub
 

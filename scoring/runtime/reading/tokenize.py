@@ -30,7 +30,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ..problems import ProblemLog
-from . import cell_keys, csv_spans, quote_blanks, quote_trouble
+from . import cell_keys, csv_records, csv_spans, quote_blanks, quote_trouble
 from .bytes_checks import report_line_endings
 
 _CANDIDATE_DELIMITERS = [",", ";", "\t", "|"]
@@ -46,14 +46,56 @@ class Cells(NamedTuple):
     lines: np.ndarray  # (n_rows,) int64, 1-based
 
 
+class SkippedRows:
+    """Rows left out for having another number of fields than the header (``ragged_row``): their lines and,
+    of their fields, as many as the header has (where the id is). Held flat, one list of all their fields
+    and the count of each row's, not a list and a tuple per row: 180,000 one-field rows as containers cost
+    the garbage collector more than reading the file (its passes walk every container still alive)."""
+
+    def __init__(self, lines: Sequence[int] = (), fields: Sequence[str] = (), kept: Sequence[int] = ()):
+        self._lines, self._fields, self._kept = list(lines), list(fields), list(kept)
+
+    @classmethod
+    def of(cls, rows) -> SkippedRows:
+        """From (line, fields) pairs."""
+        out = cls()
+        for line, fields in rows:
+            out.append((line, fields))
+        return out
+
+    def append(self, row: tuple[int, list[str]]) -> None:
+        line, fields = row
+        self._lines.append(line)
+        self._fields.extend(fields)
+        self._kept.append(len(fields))
+
+    def __len__(self) -> int:
+        return len(self._lines)
+
+    def __iter__(self):
+        """(line, fields) of each row."""
+        bounds = itertools.accumulate(self._kept)
+        return ((line, self._fields[b - k:b]) for line, k, b in zip(self._lines, self._kept, bounds))
+
+    def field(self, j: int) -> list[str]:
+        """Field ``j`` (0-based) of each row that has it, in file order."""
+        kept = np.asarray(self._kept, dtype=np.int64)
+        if len(kept) and (kept == kept[0]).all():  # (all rows alike: a stride)
+            return self._fields[j::int(kept[0])] if j < kept[0] else []
+        first = np.cumsum(kept) - kept
+        return [self._fields[i] for i in (first[kept > j] + j).tolist()]
+
+
 @dataclass
 class Table:
     header: list[str]
     cells: Cells
     delimiter: str = ","
-    # rows left out for having another number of fields than the header (ragged_row): (line, fields), of
-    # the fields only as many as the header has (where the id is)
-    skipped: list[tuple[int, list[str]]] = field(default_factory=list)
+    skipped: SkippedRows = field(default_factory=SkippedRows)
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.skipped, SkippedRows):
+            self.skipped = SkippedRows.of(self.skipped)
 
     @property
     def lines(self) -> np.ndarray:
@@ -126,7 +168,7 @@ def _parse(raw: bytes, *, delimiter: str, required: Sequence[str], optional: Seq
     while True:
         try:
             with _field_limit(max_cell_chars):
-                header = next(csv.reader(io.StringIO(first_line, newline=""), delimiter=delimiter, strict=True))
+                header = next(csv.reader(_cr_lines(first_line), delimiter=delimiter, strict=True))
             break
         except StopIteration:
             log.error("empty_file", "the file has no lines")
@@ -162,39 +204,53 @@ def _parse(raw: bytes, *, delimiter: str, required: Sequence[str], optional: Seq
     # than twice the row limit in lines, the file has too many rows however many of them are blank or
     # continue a quoted field (those are problems of their own).
     # Every kind of line end counts (LF, CRLF and a lone CR each end a line for the csv module): a file of
-    # lone CRs must meet this bound as a file of LFs does. (Counted only where it can be passed: a file has
-    # at most as many lines as bytes, and as LFs and CRs; issue 54: three passes over every upload.)
-    if len(raw) > 2 * max_rows + 2:
-        n_lines = csv_spans.count_byte(raw, 10)
-        if b"\r" in raw:
-            n_lines += csv_spans.count_byte(raw, 13)
-            if n_lines > 2 * max_rows + 2:
-                n_lines -= csv_spans.count_crlf(raw)
-        if n_lines > 2 * max_rows + 2:
-            log.error("too_many_rows", f"the file has {n_lines:,} lines, far more than the {max_rows:,} data "
-                      "rows this competition accepts", line=2 * max_rows + 3)
-            return None, None
+    # lone CRs must meet this bound as a file of LFs does.
+    n_lines = csv_spans.count_byte(raw, 10)
+    lone_crs = 0
+    if b"\r" in raw:
+        lone_crs = csv_spans.count_byte(raw, 13) - csv_spans.count_crlf(raw)
+        n_lines += lone_crs
+    if n_lines > 2 * max_rows + 2:
+        log.error("too_many_rows", f"the file has {n_lines:,} lines, far more than the {max_rows:,} data rows "
+                  "this competition accepts", line=2 * max_rows + 3)
+        return None, None
     # Blanks typed after closing quotes (never in a regular file) are taken out by numpy, each named as the
     # csv path names it. Looked for before the regular tokenizer where the file's first 4 KiB has a quote
     # followed by a blank (a file of them: one scan of the file fewer), after it otherwise (a regular file:
-    # no search of the whole file for them); the outcome is the same either way. (4 KiB: searching 64 KiB
-    # for the two pairs took about 0.1 ms, 6% of scoring a 2,105-row upload; issue 54.)
+    # no search of the whole file for them); the outcome is the same either way.
+    # A file with lone CRs (old Mac line ends) is neither regular nor of simple quotes: straight to
+    # ``csv_records``, which takes any line end.
     probe = raw[:1 << 12]
-    blanks_first = n_fields > 1 and (b'" ' in probe or b'"\t' in probe)
+    blanks_first = n_fields > 1 and not lone_crs and (b'" ' in probe or b'"\t' in probe)
     blanks = quote_blanks.take_out(raw, delimiter) if blanks_first else None
-    if blanks is None:
+    # (each line of a regular file holds a delimiter per field but the last and its line end: a file of
+    # shorter lines, blank ones say, is not looked at as one)
+    maybe_regular = not lone_crs and len(raw) + 1 >= n_lines * n_fields
+    if blanks is None and maybe_regular:
         regular = _regular(raw, header, read_as, delimiter, max_rows, max_cell_chars)
         if regular is not None:
             return regular
         if n_fields > 1 and not blanks_first and b'"' in raw:
             blanks = quote_blanks.take_out(raw, delimiter)
-    # blank lines and ragged rows (and what blanks were taken out of): tokenised by numpy too
+    # blank lines, ragged rows, lone CRs, doubled quotes, quoted fields over several lines (and what blanks
+    # were taken out of): tokenised by numpy too
     source = raw if blanks is None else blanks.mended
-    lines = _lines(source, header, delimiter, max_cell_chars) if n_fields > 1 else None
+    lines = _lines(source, header, delimiter, max_cell_chars, simple=not lone_crs) if n_fields > 1 else None
     if lines is not None:
-        return _read_lines(source, lines, read_as, delimiter, max_rows, blanks, header_blanks, log), None
+        return _read_lines(lines, read_as, delimiter, max_rows, blanks, header_blanks, log), None
     del blanks, source  # (not held while the csv module reads the file)
     return _read_irregular(raw, read_as, delimiter, max_rows, max_cell_chars, log), None
+
+
+def _cr_lines(text: str):
+    """The lines of ``text``, which holds no LF, as ``io.StringIO(text, newline="")`` gives them, one at a time:
+    the csv module reads the header from the first few (a file of lone CRs is all one LF-less "first line": a
+    StringIO of it was 4 bytes per character, 76 MB for 19 MB, and 0.2 s)."""
+    start = 0
+    while start < len(text):
+        end = text.find("\r", start) + 1 or len(text)
+        yield text[start:end]
+        start = end
 
 
 def _regular(raw: bytes, header: list[str], read_as: list[str], delimiter: str, max_rows: int, max_cell_chars: int
@@ -231,50 +287,56 @@ class _LineNumbers:
         return iter(self._numbers.tolist())
 
 
-def _lines(raw: bytes, header: list[str], delimiter: str, max_cell_chars: int) -> csv_spans.LineFields | None:
-    """``csv_spans.line_fields`` of a file whose first line is ``header`` and no field longer than the csv
-    module takes (bytes: a longer field in fewer characters is left to the csv module); else None."""
-    found = csv_spans.line_fields(raw, delimiter)
+def _lines(raw: bytes, header: list[str], delimiter: str, max_cell_chars: int, *, simple: bool
+           ) -> csv_records.Records | None:
+    """The records of a file whose first record is ``header`` and no field longer than the csv module takes
+    (bytes: a longer field in fewer characters is left to the csv module); else None. ``csv_spans.line_fields``
+    where quotes are simple and lines end in LF or CRLF (``simple``: no lone CR), else ``csv_records``."""
+    simple_lines = csv_spans.line_fields(raw, delimiter) if simple else None
+    if simple_lines is not None:
+        found = csv_records.Records(raw, *simple_lines, np.arange(1, len(simple_lines.counts) + 1, dtype=np.int64))
+    else:
+        found = csv_records.records(raw, delimiter)
     if (found is None or found.counts[0] != len(header) or found.blank[0]
             or int((found.ends - found.starts).max()) > max_cell_chars
-            or csv_spans.decode_spans(raw, found.starts[:len(header)], found.ends[:len(header)]) != header):
+            or csv_spans.decode_spans(found.raw, found.starts[:len(header)], found.ends[:len(header)]) != header):
         return None
     return found
 
 
-def _read_lines(raw: bytes, found: csv_spans.LineFields, header: list[str], delimiter: str, max_rows: int,
+def _read_lines(found: csv_records.Records, header: list[str], delimiter: str, max_rows: int,
                 blanks: quote_blanks.Blanks | None, header_blanks: list, log: ProblemLog) -> Table | None:
     """The table of a file with blank lines or ragged rows (``_lines``), its problems named as
     ``_read_rows`` names them record by record: a blank line warned, a ragged row refused and its first
     fields kept, and past the row limit the first row too many refused (nothing after it said)."""
     n_fields = len(header)
-    counts, blank = found.counts, found.blank
+    raw, counts, blank, line_no = found.raw, found.counts, found.blank, found.lines
     first_field = np.cumsum(counts) - counts
-    line_no = np.arange(1, len(counts) + 1, dtype=np.int64)
     good = (counts == n_fields) & ~blank
     good[0] = False  # the header
     good_lines = np.flatnonzero(good)
-    stop = None  # the 0-based line of the first row too many
+    stop = None  # the 0-based record of the first row too many
+    stop_line = None  # and the line it starts on
     if len(good_lines) > max_rows:
         stop = int(good_lines[max_rows])
+        stop_line = int(line_no[stop])
         counts, blank, first_field, line_no, good = (x[:stop] for x in (counts, blank, first_field, line_no, good))
     if blanks is not None:
-        keep = blanks.lines <= (len(found.counts) if stop is None else stop + 1)
+        keep = blanks.lines <= (int(found.lines[-1]) if stop is None else stop_line)
         _say_blanks(blanks._replace(lines=blanks.lines[keep], offsets=blanks.offsets[keep],
                                     lengths=blanks.lengths[keep], fields=blanks.fields[keep]), log, header_blanks)
     if blank.any():
         log.add_on_lines("blank_line", "empty line skipped", _LineNumbers(line_no[blank]), severity="warning")
     ragged = ~good & ~blank
     ragged[0] = False
-    skipped: list[tuple[int, list[str]]] = []
+    skipped = SkippedRows()
     if ragged.any():
         r_lines, r_counts, r_first = line_no[ragged], counts[ragged], first_field[ragged]
         kept = np.minimum(r_counts, n_fields)
         at = np.repeat(r_first - np.cumsum(kept) + kept, kept) + np.arange(int(kept.sum()))
         fields = csv_spans.decode_spans(raw, found.starts[at], found.ends[at])
-        bounds = np.cumsum(kept).tolist()
         lines_list, counts_list = _LineNumbers(r_lines), r_counts.tolist()
-        skipped = [(line, fields[b - k:b]) for line, k, b in zip(lines_list, kept.tolist(), bounds)]
+        skipped = SkippedRows(r_lines.tolist(), fields, kept.tolist())
         change = np.flatnonzero(np.diff(r_counts, prepend=-1) != 0).tolist() + [len(lines_list)]
         for lo, hi in zip(change[:-1], change[1:]):
             n = counts_list[lo]
@@ -283,7 +345,7 @@ def _read_lines(raw: bytes, found: csv_spans.LineFields, header: list[str], deli
                              lines_list[lo:hi], column=n_fields + 1 if n > n_fields else n + 1)
     if stop is not None:
         log.error("too_many_rows", f"the file has more than {max_rows:,} data rows, the limit of this competition",
-                  line=stop + 1)
+                  line=stop_line)
         return None
     at = (first_field[good][:, None] + np.arange(n_fields)).ravel()
     cells = Cells(raw, found.starts[at].reshape(-1, n_fields).astype(np.int64),
@@ -302,35 +364,59 @@ def _say_blanks(blanks: quote_blanks.Blanks, log: ProblemLog, header_blanks: lis
     ``header_blanks``: the keys of those said on the header."""
     if not len(blanks.lines):
         return  # (all past the row too many)
-    key = np.stack([blanks.offsets, blanks.lengths, blanks.fields])
-    first = np.flatnonzero(np.concatenate([[True], (key[:, 1:] != key[:, :-1]).any(axis=0)]))
+    offsets, lengths, fields = blanks.offsets, blanks.lengths, blanks.fields
+    changed = offsets[1:] != offsets[:-1]
+    changed |= lengths[1:] != lengths[:-1]
+    changed |= fields[1:] != fields[:-1]
+    first = np.flatnonzero(np.concatenate([[True], changed]))
+    del changed
     bounds = np.append(first, len(blanks.lines))
     lines = _LineNumbers(blanks.lines)
     said = set(header_blanks)
     k = 0
     while k < len(first) and not log.tracks_no_more("space_after_quote"):
-        offset, length, field = key[:, first[k]].tolist()
-        _say_blank(log, (offset, length, field), lines[bounds[k]:bounds[k + 1]])
-        said.add((offset, length, field))
-        k += 1
+        # (a chunk of keys as Python ints at a time: the log takes them one by one, up to its limit)
+        chunk = first[k:k + _SAY_CHUNK]
+        keys = zip(offsets[chunk].tolist(), lengths[chunk].tolist(), fields[chunk].tolist(),
+                   blanks.lines[chunk].tolist())
+        for (*key, line), lo, hi in zip(keys, bounds[k:k + _SAY_CHUNK].tolist(),
+                                        bounds[k + 1:k + 1 + _SAY_CHUNK].tolist()):
+            key = tuple(key)
+            if log.tracks_no_more("space_after_quote"):
+                break
+            if hi == lo + 1:  # (said once: ``add_on_lines`` of one line is one ``error``)
+                log.error("space_after_quote", _blank_message(*key), line=line, column=key[2])
+            else:
+                _say_blank(log, key, lines[lo:hi])
+            said.add(key)
+            k += 1
     if k == len(first):
         return
-    rest = key[:, first[k:]]
     # the troubles that may repeat a message said: those at an offset said (the rest of the key is checked
-    # by the log); a search in the few said offsets, not a sort of all the troubles (``np.isin``)
+    # by the log); a search in the few said offsets, not a sort of all the troubles (``np.isin``), and only
+    # for the troubles not past the largest (one long line: none)
+    rest = first[k:]
     said_offsets = np.unique(np.array([offset for offset, _, _ in said] or [-1], dtype=np.int64))
-    at = np.minimum(np.searchsorted(said_offsets, rest[0]), len(said_offsets) - 1)
-    maybe = said_offsets[at] == rest[0]
+    rest_offsets = offsets[rest]
+    maybe = rest_offsets <= said_offsets[-1]
+    near = np.flatnonzero(maybe)
+    maybe[near] = said_offsets[np.searchsorted(said_offsets, rest_offsets[near])] == rest_offsets[near]
     for g in np.flatnonzero(maybe).tolist():  # (a message heard before: its repeats are counted as such)
-        _say_blank(log, tuple(rest[:, g].tolist()), lines[bounds[k + g]:bounds[k + g + 1]])
+        key = (int(offsets[rest[g]]), int(lengths[rest[g]]), int(fields[rest[g]]))
+        _say_blank(log, key, lines[bounds[k + g]:bounds[k + g + 1]])
     sizes = np.diff(bounds[k:])
     log.count_untracked("space_after_quote", int(sizes[~maybe].sum()))
 
 
+_SAY_CHUNK = 1024
+
+
 def _say_blank(log: ProblemLog, key: tuple, lines: list) -> None:
-    offset, length, field = key
-    trouble = quote_trouble.QuoteTrouble("space", offset, length, field)
-    log.add_on_lines("space_after_quote", quote_trouble.space_message(trouble, offset + 1), lines, column=field)
+    log.add_on_lines("space_after_quote", _blank_message(*key), lines, column=key[2])
+
+
+def _blank_message(offset: int, length: int, field: int) -> str:
+    return quote_trouble.space_message(quote_trouble.QuoteTrouble("space", offset, length, field), offset + 1)
 
 
 def _read_irregular(raw: bytes, header: list[str], delimiter: str, max_rows: int, max_cell_chars: int,
@@ -344,7 +430,7 @@ def _read_irregular(raw: bytes, header: list[str], delimiter: str, max_rows: int
         except csv.Error as exc:
             log.error("malformed_csv", f"the header cannot be read as CSV ({exc})", line=1)
             return None
-        skipped: list[tuple[int, list[str]]] = []
+        skipped = SkippedRows()
         cells = _read_rows(reader, text, header, max_rows, max_cell_chars, delimiter, log, skipped)
     if cells is None:
         return None
@@ -412,7 +498,7 @@ _CHUNK_ROWS = 256  # (rows of 200 fields: 256 of them as lists of strings are ~3
 
 
 def _read_rows(reader, text: str, header: list[str], max_rows: int, max_cell_chars: int, delimiter: str,
-               log: ProblemLog, skipped: list[tuple[int, list[str]]]) -> Cells | None:
+               log: ProblemLog, skipped: SkippedRows) -> Cells | None:
     """The data rows' cells and the line each starts on.
 
     Fast path: read every record at C speed; when there are as many records as
