@@ -51,8 +51,8 @@ class Mutation:
 M = Mutation
 LADDER_TESTS = ("tests/scoring/runtime/test_ladder_inputs.py", "tests/scoring/runtime/test_ladder.py",
                  "tests/scoring/cli/test_grade_ladder.py")
-LIMIT_TESTS = ("tests/scoring/runtime/test_limits_at_the_boundary.py", "tests/scoring/runtime/reading/test_limits_before_work.py",
-               "tests/scoring/runtime/test_untrusted.py")
+LIMIT_TESTS = ("tests/scoring/runtime/test_limits_at_the_boundary.py",
+               "tests/scoring/runtime/reading/test_limits_before_work.py", "tests/scoring/runtime/test_untrusted.py")
 TEXT_TESTS = ("tests/scoring/text/test_every_code_point.py", "tests/scoring/text/test_text_escaping.py")
 # The reader's differential tests (issue 58): each shortcut against its oracle, the csv-module path's own messages
 READER_TESTS = ("tests/scoring/runtime/reading/",)
@@ -126,13 +126,15 @@ MUTATIONS: Tuple[Mutation, ...] = (
       ("tests/scoring/runtime/metrics/",), "a quadrat with nothing to find and nothing found scoring F1 0"),
     M("transect_f1_flat_mean", "scoring/runtime/metrics/multilabel.py",
       '"transect_f1": grouped_mean(f[rows], group_codes[rows]),', '"transect_f1": float(f[rows].mean()),',
-      ("tests/scoring/runtime/metrics/",), "transect F1 as the mean over quadrats (a transect surveyed twice counts twice)"),
+      ("tests/scoring/runtime/metrics/",),
+      "transect F1 as the mean over quadrats (a transect surveyed twice counts twice)"),
     M("micro_f1_without_two", "scoring/runtime/metrics/multilabel.py",
       "else 2 * int(tp[rows].sum()) / denom", "else int(tp[rows].sum()) / denom",
       ("tests/scoring/runtime/metrics/",), "micro F1 without its factor 2"),
     M("macro_f1_truth_classes_only", "scoring/runtime/metrics/multilabel.py",
       "present = np.flatnonzero(true_c[k] + pred_c[k])", "present = np.flatnonzero(true_c[k])",
-      ("tests/scoring/runtime/metrics/",), "multi-label macro F1 over the true classes only (a false class costs nothing)"),
+      ("tests/scoring/runtime/metrics/",),
+      "multi-label macro F1 over the true classes only (a false class costs nothing)"),
     M("multiclass_macro_f1_truth_only", "scoring/runtime/metrics/multiclass.py",
       "labels = sorted(set(t.tolist()) | set(p.tolist()))\n    stats = per_class",
       "labels = sorted(set(t.tolist()))\n    stats = per_class",

@@ -1,8 +1,8 @@
-"""The job scripts both baselines write, byte for byte (``tests/fixtures/golden/sbatch_scripts.json``): the CTV array on CPUs,
-on GPUs with several ranks and every optional line, and with replicates; the PlantCLEF shard array, its merge job
-and the script that submits both. Written when the scripts moved from lines built in Python into package-data
-templates (baselines/templates/), to show that the move changed no byte. After a deliberate change, rewrite the
-golden file with ``AGRIEVAL_REGEN_GOLDEN=1`` and read its diff."""
+"""The job scripts both baselines write, byte for byte (``tests/fixtures/golden/sbatch_scripts.json``): the CTV array
+on CPUs, on GPUs with several ranks and every optional line, and with replicates; the PlantCLEF shard array, its
+merge job and the script that submits both. Written when the scripts moved from lines built in Python into
+package-data templates (baselines/templates/), to show that the move changed no byte. After a deliberate change,
+rewrite the golden file with ``AGRIEVAL_REGEN_GOLDEN=1`` and read its diff."""
 
 from __future__ import annotations
 

@@ -112,7 +112,8 @@ SHAPES = {
         _blank(3, 2, 4), _blank(4, 3, 3, 2),
     ]),
     "text after a quote after a blank": (PLANTCLEF, HEAD + b'"Q-1" ,"[1]" x\n', [], [
-        _blank(2, 1, 6), ("malformed_csv", 2, 2, "' x' follows the closing quote of field 2 (character 12 of the line)"),
+        _blank(2, 1, 6),
+        ("malformed_csv", 2, 2, "' x' follows the closing quote of field 2 (character 12 of the line)"),
     ]),
     "a quote left open": (PLANTCLEF, HEAD + b'"Q-1" ,"open\n' + b'"x" ,' * 3, [], [
         ("malformed_csv", 2, None, "a double quote on this line is never closed on it: the quoted field runs on to "

@@ -280,7 +280,8 @@ def test_the_hand_edited_file_of_the_docs_gets_every_problem_in_one_run():
     # tests/fixtures/submissions/hand_edited.csv: one float label, a space after a quote, a species name, 3 ids gone;
     # the sample submission a participant has: every test id with an empty list
     sample = REPO / "reference_submissions/plantclef2025/submissions/empty_lists.csv"
-    r = run("validate", REPO / "tests" / "fixtures" / "submissions" / "hand_edited.csv", "-c", "plantclef2025", "--ids", sample)
+    hand_edited = REPO / "tests" / "fixtures" / "submissions" / "hand_edited.csv"
+    r = run("validate", hand_edited, "-c", "plantclef2025", "--ids", sample)
     assert r.exit_code == 1
     found = [line.split(" error [")[1].split("]")[0] for line in r.output.splitlines() if " error [" in line]
     assert found == ["missing_ids", "float_label", "space_after_quote", "non_integer_label"]
