@@ -82,10 +82,13 @@ browser:
 	elif [ "$(AGRIEVAL_REQUIRE_BROWSER)" = 1 ]; then echo "error: AGRIEVAL_REQUIRE_BROWSER=1 but Chromium cannot be installed here (needs root and apt-get)" >&2; exit 1; \
 	else echo "note: no Chromium here (installing it needs root and apt-get): the tests that open the kit's pages in a browser will skip"; fi
 
+# The runtime's own tests, the top of tests/scoring/runtime/: those of its subpackages (reading/, metrics/) take
+# scikit-learn and the authoring side as oracles, and run in the suite.
+RUNTIME_TESTS := tests/scoring/runtime --ignore=tests/scoring/runtime/reading --ignore=tests/scoring/runtime/metrics
 test-runtime: platform-venvs
 	@for venv in .venv-platforms/*/; do \
 		$(PHASE) "runtime under $$venv" env PYTHONPATH=$(CURDIR) $$venv/bin/python -m pytest -q -p no:cacheprovider \
-			tests/scoring/runtime || exit 1; \
+			$(RUNTIME_TESTS) || exit 1; \
 	done
 
 $(BENCH): $(ALL)

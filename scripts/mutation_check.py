@@ -51,9 +51,11 @@ class Mutation:
 M = Mutation
 LADDER_TESTS = ("tests/scoring/runtime/test_ladder_inputs.py", "tests/scoring/runtime/test_ladder.py",
                  "tests/scoring/cli/test_grade_ladder.py")
-LIMIT_TESTS = ("tests/scoring/runtime/test_limits_at_the_boundary.py", "tests/scoring/reading/test_limits_before_work.py",
-               "tests/scoring/runtime/test_untrusted.py")
+LIMIT_TESTS = ("tests/scoring/runtime/test_limits_at_the_boundary.py",
+               "tests/scoring/runtime/reading/test_limits_before_work.py", "tests/scoring/runtime/test_untrusted.py")
 TEXT_TESTS = ("tests/scoring/text/test_every_code_point.py", "tests/scoring/text/test_text_escaping.py")
+# The reader's differential tests (issue 58): each shortcut against its oracle, the csv-module path's own messages
+READER_TESTS = ("tests/scoring/runtime/reading/",)
 MUTATIONS: Tuple[Mutation, ...] = (
     # --- the survivors of issue 56's round (appendix), minus the own server's (the store's tests carry those)
     M("ladder_units_all_rows", "scoring/runtime/unit_scores.py",
@@ -74,11 +76,11 @@ MUTATIONS: Tuple[Mutation, ...] = (
       "Holm's adjusted p-values without their running maximum"),
     M("strip_date_any_number", "scoring/runtime/grouping.py",
       'return re.sub(r"-[0-9]{8}$", "", joined', 'return re.sub(r"-[0-9]+$", "", joined',
-      ("tests/scoring/metrics/test_transect_grouping.py",),
+      ("tests/scoring/runtime/test_transect_grouping.py",),
       "the strip-date rule stripping any trailing number instead of exactly eight digits"),
     M("strip_date_any_number_slow_path", "scoring/runtime/grouping.py",
       '    tail = quadrat_id[-9:]\n', '    return re.sub(r"-[0-9]+$", "", quadrat_id)\n',
-      ("tests/scoring/metrics/test_transect_grouping.py",),
+      ("tests/scoring/runtime/test_transect_grouping.py",),
       "the same in the per-id rule (ids with a line break)"),
     M("upload_bytes_at_limit_refused", "scoring/runtime/reading/submission.py",
       "if len(data) > limits.max_bytes:", "if len(data) >= limits.max_bytes:",
@@ -121,26 +123,26 @@ MUTATIONS: Tuple[Mutation, ...] = (
     # --- this round's own: metrics
     M("f1_empty_both_ignored", "scoring/runtime/metrics/multilabel.py",
       "    for arr in (precision, recall, f1):\n", "    for arr in (precision, recall):\n",
-      ("tests/scoring/metrics/",), "a quadrat with nothing to find and nothing found scoring F1 0"),
+      ("tests/scoring/runtime/metrics/",), "a quadrat with nothing to find and nothing found scoring F1 0"),
     M("transect_f1_flat_mean", "scoring/runtime/metrics/multilabel.py",
       '"transect_f1": truth.groups[k].mean(f_rows),', '"transect_f1": float(f_rows.mean()),',
-      ("tests/scoring/metrics/",), "transect F1 as the mean over quadrats (a transect surveyed twice counts twice)"),
+      ("tests/scoring/runtime/metrics/",), "transect F1 as the mean over quadrats (a transect surveyed twice counts twice)"),
     M("micro_f1_without_two", "scoring/runtime/metrics/multilabel.py",
       "else 2 * int(tp[rows].sum()) / denom", "else int(tp[rows].sum()) / denom",
-      ("tests/scoring/metrics/",), "micro F1 without its factor 2"),
+      ("tests/scoring/runtime/metrics/",), "micro F1 without its factor 2"),
     M("macro_f1_truth_classes_only", "scoring/runtime/metrics/multilabel.py",
       "present = np.flatnonzero(counted)", "present = np.flatnonzero(true_c)",
-      ("tests/scoring/metrics/",), "multi-label macro F1 over the true classes only (a false class costs nothing)"),
+      ("tests/scoring/runtime/metrics/",), "multi-label macro F1 over the true classes only (a false class costs nothing)"),
     M("multiclass_macro_f1_truth_only", "scoring/runtime/metrics/multiclass.py",
       "labels = sorted(set(t.tolist()) | set(p.tolist()))\n    stats = per_class",
       "labels = sorted(set(t.tolist()))\n    stats = per_class",
-      ("tests/scoring/metrics/",), "single-label macro F1 over the true classes only"),
+      ("tests/scoring/runtime/metrics/",), "single-label macro F1 over the true classes only"),
     M("cross_team_accuracy_own_team", "scoring/runtime/metrics/multiclass.py",
       "keep = g != own_group", "keep = g == own_group",
-      ("tests/scoring/metrics/",), "TOTO's cross-team accuracy measured on the training team"),
+      ("tests/scoring/runtime/metrics/",), "TOTO's cross-team accuracy measured on the training team"),
     M("vtg_sign", "scoring/runtime/metrics/multiclass.py",
       "return float(val_accuracy) - float(test_accuracy)", "return float(test_accuracy) - float(val_accuracy)",
-      ("tests/scoring/metrics/",), "VTG as test - val"),
+      ("tests/scoring/runtime/metrics/",), "VTG as test - val"),
     M("vtg_sign_over_seeds", "scoring/ctv/over_seeds.py",
       'per_seed["vtg"].append(val - test)', 'per_seed["vtg"].append(test - val)',
       ("tests/scoring/ctv/test_replicates.py",), "VTG over seeds as test - val"),
@@ -178,6 +180,30 @@ MUTATIONS: Tuple[Mutation, ...] = (
     M("markdown_paren_list_item", "scoring/text/literals.py",
       '_ORDERED = re.compile(r"[0-9]{1,9}[.)]")', '_ORDERED = re.compile(r"[0-9]{1,9}[.]")',
       TEXT_TESTS, "literals.markdown not escaping a leading '1)' list item"),
+    # --- the reader: a shortcut that stops agreeing with its oracle, a message the one-pass mending gets wrong
+    M("field_spans_lone_cr", "scoring/runtime/reading/csv_spans.py", "if n_crlf != n_cr:", "if n_crlf > n_cr:",
+      READER_TESTS, "the numpy tokenizer taking a file with a lone CR (the csv module ends a record there)"),
+    M("line_fields_one_field_blank", "scoring/runtime/reading/csv_spans.py",
+      "blank = (counts == 1) & (ends[last] == starts[last])", "blank = counts == 1",
+      READER_TESTS, "a line of one non-empty field taken for a blank line"),
+    M("quote_blanks_column_unmended", "scoring/runtime/reading/quote_blanks.py",
+      "offset -= taken_before - taken_before[first_on_line]", "offset -= 0",
+      READER_TESTS, "the vectorised blanks' character counted on the unmended line"),
+    M("mend_record_column_unmended", "scoring/runtime/reading/quote_trouble.py",
+      'on_space(k, i - removed, QuoteTrouble("space", i - removed, b - i, field))',
+      'on_space(k, i, QuoteTrouble("space", i, b - i, field))',
+      READER_TESTS, "the one-pass mending's character counted on the unmended line"),
+    M("mend_record_field_after_quote", "scoring/runtime/reading/quote_trouble.py",
+      "        field += 1\n        i += 1", "        i += 1",
+      READER_TESTS, "the one-pass mending not counting a quoted field (the wrong column for the next blank)"),
+    M("mend_space_on_first_line", "scoring/runtime/reading/tokenize.py", "line=first + 1 + k,", "line=first + 1,",
+      READER_TESTS, "a blank after a quote in a record over several lines named on the record's first line"),
+    M("irregular_ragged_column", "scoring/runtime/reading/tokenize.py",
+      "column=n_fields + 1 if len(rec) > n_fields else len(rec) + 1)", "column=n_fields + 1)",
+      READER_TESTS, "a short ragged row (csv-module path) named at the column past the header's"),
+    M("int_lists_leading_zero", "scoring/runtime/reading/digit_lists.py",
+      "leading_zero = a[starts[lo:hi]] == ord(\"0\")", "leading_zero = a[starts[lo:hi]] == ord(\"/\")",
+      READER_TESTS, "the byte-level list reader taking a label with a leading zero"),
 )
 
 
@@ -300,3 +326,5 @@ if __name__ == "__main__":
 #   counting 0 rows and left out by ``present``); the factor only trades a sort for a longer bincount.
 # - multilabel._label_codes's ``span < 50_000_000`` and ``8 * len(both)`` thresholds: counting by id or by
 #   np.unique's codes gives the same per-class counts in the same ascending label order; speed only.
+# - csv_spans.field_spans letting a field of four quotes (a doubled quote inside) pass its quote count: the check
+#   after it (a quoted field's first and last bytes are its only quotes, by position) declines the same fields.

@@ -3,7 +3,7 @@
 No official rule maps a PlantCLEF quadrat id to its transect. Public pipelines
 disagree, so each rule here is a named, documented choice, never "the" rule.
 Measured on the 2,105 real PlantCLEF 2025 test ids (``tests/fixtures/real/``, see
-``tests/scoring/metrics/test_transect_grouping.py`` which recomputes these numbers):
+``tests/scoring/runtime/test_transect_grouping.py`` which recomputes these numbers):
 
 ==================  ======  ==============================================
 rule                groups  what it does

@@ -1,8 +1,8 @@
-"""The job scripts both baselines write, byte for byte (``golden/sbatch_scripts.json``): the CTV array on CPUs,
-on GPUs with several ranks and every optional line, and with replicates; the PlantCLEF shard array, its merge job
-and the script that submits both. Written when the scripts moved from lines built in Python into package-data
-templates (baselines/templates/), to show that the move changed no byte. After a deliberate change, rewrite the
-golden file with ``AGRIEVAL_REGEN_GOLDEN=1`` and read its diff."""
+"""The job scripts both baselines write, byte for byte (``tests/fixtures/golden/sbatch_scripts.json``): the CTV array
+on CPUs, on GPUs with several ranks and every optional line, and with replicates; the PlantCLEF shard array, its
+merge job and the script that submits both. Written when the scripts moved from lines built in Python into
+package-data templates (baselines/templates/), to show that the move changed no byte. After a deliberate change,
+rewrite the golden file with ``AGRIEVAL_REGEN_GOLDEN=1`` and read its diff."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from agrieval.baselines.ctv.slurm import sbatch_script, task_resources
 from agrieval.baselines.ctv.sweep import PlannedRun
 from agrieval.baselines.plantclef.slurm import ShardJob, merge_script, shard_script, submit_script
 
-GOLDEN = Path(__file__).parent / "golden" / "sbatch_scripts.json"
+GOLDEN = Path(__file__).parents[1] / "fixtures" / "golden" / "sbatch_scripts.json"
 RUNS = [PlannedRun("toto", "resnet50", "fold_0", Path("/runs/toto/resnet50/fold_0"), "pending"),
         PlannedRun("loto", "vit_b16", "team 'b'", Path("/runs/loto/vit_b16/team b"), "pending")]
 SEEDED = [PlannedRun("toto", "resnet50", "fold_0", Path("/runs/seed-1/toto"), "pending", seed=1),

@@ -1,4 +1,4 @@
-"""Fixtures of the data_tools tests (helpers live in dt_photos.py)."""
+"""Fixtures of the data_tools tests (helpers live in photos.py)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-from tests.data_tools.dt_photos import PHOTOS, jpeg_bytes, photo_variant, write
+from tests.data_tools.photos import PHOTOS, jpeg_bytes, photo_variant, write
 
 
 @pytest.fixture(scope="session")

@@ -11,7 +11,7 @@ from PIL import Image
 
 from agrieval.data_tools.catalog import CATALOG_COLUMNS, build_catalog, read_catalog, summarize_catalog
 from agrieval.data_tools.errors import DataError
-from tests.data_tools.dt_photos import jpeg_bytes, tree_digest, write
+from tests.data_tools.photos import jpeg_bytes, tree_digest, write
 
 
 def test_catalog_rows_and_hashes(small_pool, tmp_path):

@@ -9,7 +9,7 @@ from click.testing import CliRunner
 from agrieval.data_tools.catalog import read_catalog
 from agrieval.data_tools.demo_pool import CLASSES, make_demo_pool
 from agrieval.scoring.cli.main import cli
-from tests.data_tools.dt_photos import jpeg_bytes, tree_digest, write
+from tests.data_tools.photos import jpeg_bytes, tree_digest, write
 
 
 def run(*args, code=0):

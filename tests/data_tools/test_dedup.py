@@ -11,7 +11,7 @@ from PIL import Image
 from agrieval.data_tools.catalog import CATALOG_COLUMNS, build_catalog
 from agrieval.data_tools.dedup import apply_drops, dedup, summarize_dedup
 from agrieval.scoring.writing.policy import OutputRefused
-from tests.data_tools.dt_photos import jpeg_bytes, tree_digest, write
+from tests.data_tools.photos import jpeg_bytes, tree_digest, write
 
 
 def rows(*specs) -> pd.DataFrame:

@@ -10,7 +10,7 @@ import pytest
 from agrieval.data_tools.catalog import build_catalog
 from agrieval.data_tools.dedup import dedup
 from agrieval.data_tools.errors import DataError
-from tests.data_tools.dt_photos import jpeg_bytes, photo_variant, write
+from tests.data_tools.photos import jpeg_bytes, photo_variant, write
 from tests.data_tools.test_dedup import rows
 
 H = "8f8f8f8f0f0f0f0f"

@@ -19,7 +19,7 @@ from agrieval.data_tools.probe import probe_file
 from agrieval.data_tools.resize import resize_tree
 from agrieval.data_tools.tables import write_table
 from agrieval.scoring.cli.main import cli
-from tests.data_tools.dt_photos import jpeg_bytes, write
+from tests.data_tools.photos import jpeg_bytes, write
 
 try:  # new in issue 12; imported softly so that the other tests run (and fail) on a tree without them
     from agrieval.data_tools.catalog import source_file

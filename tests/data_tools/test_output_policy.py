@@ -19,7 +19,7 @@ from agrieval.data_tools.dedup import dedup
 from agrieval.data_tools.tables import write_table
 from agrieval.scoring.cli.main import cli
 from agrieval.scoring.runtime.atomic import write_text
-from tests.data_tools.dt_photos import jpeg_bytes, tree_digest, write
+from tests.data_tools.photos import jpeg_bytes, tree_digest, write
 
 # The policy's own names are imported inside the tests that use them, so that the command-line tests
 # also run (and fail for what they check) against a tree without the policy.

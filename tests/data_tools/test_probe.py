@@ -9,7 +9,7 @@ import pytest
 from PIL import Image
 
 from agrieval.data_tools.probe import probe_file
-from tests.data_tools.dt_photos import jpeg_bytes, write
+from tests.data_tools.photos import jpeg_bytes, write
 
 
 @pytest.mark.parametrize("fmt,suffix", [("JPEG", ".jpg"), ("PNG", ".png"), ("BMP", ".bmp"), ("TIFF", ".tif"),

@@ -11,7 +11,7 @@ from agrieval.data_tools.dedup import dedup
 from agrieval.data_tools.errors import DataError
 from agrieval.data_tools.resize import resize_tree, square_resize
 from agrieval.scoring.writing.policy import OutputRefused
-from tests.data_tools.dt_photos import tree_digest
+from tests.data_tools.photos import tree_digest
 
 
 def test_resize_kept_files(small_pool, tmp_path):

@@ -28,7 +28,7 @@ from agrieval.scoring.cli.main import cli
 from agrieval.scoring.text.file_names import unescape_name
 from agrieval.scoring.writing.policy import OutputPlan, OutputRefused
 from agrieval.scoring.writing.table_paths import UnsafePath, inside
-from tests.data_tools.dt_photos import PHOTOS, jpeg_bytes, photo_variant, write
+from tests.data_tools.photos import PHOTOS, jpeg_bytes, photo_variant, write
 
 REFUSED = (UnsafePath, DataError, OutputRefused)
 

@@ -24,7 +24,7 @@ The examples in the docstrings share these four rows of two teams (A, B)::
     3     B      tipu   oak
 
 They run as doctests (``tests/scoring/runtime/test_metric_examples.py``), and
-``tests/scoring/metrics/test_examples_against_sklearn.py`` checks every shown number against scikit-learn.
+``tests/scoring/runtime/metrics/test_examples_against_sklearn.py`` checks every shown number against scikit-learn.
 """
 
 from __future__ import annotations

@@ -27,7 +27,7 @@ The examples in the docstrings share these three rows (a ``LabelSets`` holds one
     2     {4, 5}   {}          0    0
 
 They run as doctests (``tests/scoring/runtime/test_metric_examples.py``), and
-``tests/scoring/metrics/test_examples_against_sklearn.py`` checks every shown number against scikit-learn.
+``tests/scoring/runtime/metrics/test_examples_against_sklearn.py`` checks every shown number against scikit-learn.
 """
 
 from __future__ import annotations

@@ -49,7 +49,7 @@ def compact_cells(raw: bytes, starts: np.ndarray, ends: np.ndarray, words: np.nd
     solution's 24 MB held for its ids). ``cells`` unchanged when that would not be smaller."""
     length = ends - starts
     n_chunks = (int(length.max()) + 7) // 8 if len(starts) else 0
-    if 8 * n_chunks * len(starts) >= len(raw):
+    if not n_chunks or 8 * n_chunks * len(starts) >= len(raw):  # (every cell empty: nothing to keep)
         return raw, starts, ends
     words = cell_words(raw, starts, ends) if words is None else words
     at = np.arange(0, 8 * n_chunks * len(starts), 8 * n_chunks, dtype=np.int64)

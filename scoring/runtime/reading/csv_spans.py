@@ -108,7 +108,7 @@ def line_fields(raw: bytes, delimiter: str) -> LineFields | None:
 
     A ragged file can hold a field every two bytes (``,x,x,x``): positions are kept as int32 where the
     file allows, and fields are picked by masks, not index arrays, so that the peak stays a few times the
-    file (``tests/scoring/reading/test_linear_reading.py``).
+    file (``tests/scoring/runtime/reading/test_memory_bounds.py``).
     """
     a = np.frombuffer(raw, dtype=np.uint8)
     if not len(a):

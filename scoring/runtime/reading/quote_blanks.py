@@ -7,8 +7,8 @@ positions of the quotes, and the mended bytes go to the numpy tokenizer (``csv_s
 file. Only files whose quotes are simple take this path: every quoted field opens at the start of a field
 and closes on its line, no doubled quote, no lone CR, and after each closing quote only blanks, then the
 delimiter, a line end or the end of the file. Anything else returns None and the ``csv`` module reads the
-file as before (``tokenize._read_irregular``); tests/scoring/reading/test_quote_blanks.py holds the two
-to the same verdicts.
+file as before (``tokenize._read_irregular``); tests/scoring/runtime/reading/test_same_as_strict_rules.py holds
+the two to the same verdicts.
 """
 
 from __future__ import annotations

@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 import torch
 
-GOLDEN = Path(__file__).parent / "golden" / "agri_script_fidelity.json"
+GOLDEN = Path(__file__).parents[2] / "fixtures" / "golden" / "agri_script_fidelity.json"
 
 
 def _digest(t) -> str:

@@ -256,7 +256,7 @@ def test_a_kit_run_loads_bytes_and_trains_on_batches_augmented_on_the_device(ctv
     from agrieval.baselines.ctv.distributed import DistInfo
     from agrieval.baselines.ctv.manifest import load_fold
     from agrieval.baselines.ctv.runner import _loaders, run_fold
-    from tests.baselines.ctv.ctv_fixtures import tiny_config
+    from tests.baselines.ctv.configs import tiny_config
 
     _, splits = ctv_data
     cfg = tiny_config(epochs=2)

@@ -21,7 +21,7 @@ from agrieval.baselines.ctv.cache import decode_square
 from agrieval.baselines.ctv.dataset import load_image, load_pil
 from agrieval.baselines.ctv.errors import CTVError
 from agrieval.baselines.ctv.runner import run_fold
-from tests.baselines.ctv.ctv_fixtures import tiny_config
+from tests.baselines.ctv.configs import tiny_config
 
 
 class _Planted:

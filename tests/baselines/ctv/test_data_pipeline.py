@@ -16,7 +16,7 @@ from agrieval.baselines.ctv.errors import CTVError
 from agrieval.baselines.ctv.manifest import load_fold
 from agrieval.baselines.ctv.seeding import derive_seed, fold_seed
 from agrieval.baselines.ctv.transforms import eval_transform, normalize_batch, train_transform
-from tests.baselines.ctv.ctv_fixtures import tiny_config
+from tests.baselines.ctv.configs import tiny_config
 
 
 @pytest.mark.parametrize("square", [True, False])

@@ -13,7 +13,7 @@ from agrieval.baselines.ctv.config import make_config
 from agrieval.baselines.ctv.errors import CTVError
 from agrieval.baselines.ctv.runner import run_fold
 from agrieval.baselines.ctv.sweep import plan, run_all
-from tests.baselines.ctv.ctv_fixtures import tiny_config
+from tests.baselines.ctv.configs import tiny_config
 
 
 def _quiet(*_):

@@ -14,7 +14,7 @@ from torchvision import transforms as T
 from agrieval.baselines.ctv.config import PRESET_SOURCES, make_config, preset_archs
 from agrieval.baselines.ctv.runner import run_fold
 from agrieval.baselines.ctv.transforms import eval_transform, normalize_batch, train_transform
-from tests.baselines.ctv.ctv_fixtures import tiny_config
+from tests.baselines.ctv.configs import tiny_config
 
 MEAN, STD = [0.485, 0.456, 0.406], [0.229, 0.224, 0.225]
 

@@ -11,7 +11,7 @@ from sklearn.metrics import accuracy_score
 from agrieval.baselines.ctv.errors import CTVError
 from agrieval.baselines.ctv.outputs import PREDICTION_COLUMNS
 from agrieval.baselines.ctv.runner import Interrupted, run_fold
-from tests.baselines.ctv.ctv_fixtures import tiny_config
+from tests.baselines.ctv.configs import tiny_config
 
 
 def _quiet(*_):

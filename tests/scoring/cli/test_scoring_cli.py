@@ -15,7 +15,7 @@ from agrieval.scoring.runtime.report import ScoreReport
 
 REPO = Path(__file__).resolve().parents[3]
 REF = REPO / "reference_submissions" / "plantclef2025"
-FILES = Path(__file__).parents[1] / "files"
+FILES = Path(__file__).parents[2] / "fixtures" / "submissions"
 SOL = str(REF / "solution.csv")
 
 

@@ -21,7 +21,7 @@ from agrieval.scoring.authoring.definitions import load_competition
 from agrieval.scoring.cli.main import cli
 from agrieval.scoring.runtime.reading.submission import read_submission
 from tests.scoring.ctv.run_folders import write_run
-from tests.scoring.reading.strict_reading import strict_reading
+from tests.scoring.runtime.reading.strict_reading import strict_reading
 
 REPO = Path(__file__).resolve().parents[3]
 PC = REPO / "reference_submissions" / "plantclef2025"

@@ -1,6 +1,6 @@
 """The worked examples in the public metrics' docstrings run as doctests, under every interpreter of
 ``.ci/interpreters`` too (numpy alone: what a grading platform has). The numbers they show are checked
-against scikit-learn in ``tests/scoring/metrics/test_examples_against_sklearn.py``."""
+against scikit-learn in ``tests/scoring/runtime/metrics/test_examples_against_sklearn.py``."""
 
 from __future__ import annotations
 

@@ -1,5 +1,9 @@
 """The summary of a message said on many lines names which message it is, wherever it stands among others."""
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from agrieval.scoring.runtime import problems
 from agrieval.scoring.runtime.problems import ProblemLog
 
 
@@ -32,3 +36,37 @@ def test_a_message_past_the_listed_ones_is_quoted():
         log.error("unknown_label", "third one", line=line)
     summaries = [p.message for p in log.finish() if p.code == "too_many_problems"]
     assert "the [unknown_label] message 'third one', again on 3 more line(s) (lines 7, 8, 9)." in summaries
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["m1", "m2", "m3"]), st.integers(1, 30)), max_size=12),
+       st.integers(0, 3))
+def test_a_run_of_one_message_logs_as_its_calls_one_by_one(runs, distinct_cap):
+    """``ProblemLog.add_on_lines`` leaves the log as ``add`` on each line does: per-code caps, the
+    summaries of a message said many times, and messages past the tracked ones (cap lowered here)."""
+    logs = [problems.ProblemLog(per_code=4), problems.ProblemLog(per_code=4)]
+    line = 0
+    saved = problems._DISTINCT_TRACKED
+    problems._DISTINCT_TRACKED = distinct_cap or saved
+    try:
+        for message, n in runs:
+            lines = list(range(line, line + n))
+            line += n
+            for at in lines:
+                logs[0].add("space_after_quote", message, line=at, column=2)
+            logs[1].add_on_lines("space_after_quote", message, lines, column=2)
+    finally:
+        problems._DISTINCT_TRACKED = saved
+    assert logs[0].finish() == logs[1].finish()
+    assert logs[0]._counts == logs[1]._counts and logs[0]._listable == logs[1]._listable
+
+
+def test_a_message_said_on_many_lines_keeps_only_the_lines_it_shows():
+    log = ProblemLog(file="f.csv")
+    for line in range(2, 200_002):
+        log.warning("blank_line", "empty line skipped", line=line)
+    (key, (n_more, lines)), = log._same.items()
+    assert n_more == 199_997 and lines == list(range(5, 15))
+    summary = log.finish()[-1].message
+    assert summary == ("the [blank_line] message of line 2, again on 199,997 more line(s) (lines 5, 6, 7, 8, 9, 10, 11, "
+                       "12, 13, 14 and 199,987 more).")

@@ -19,7 +19,7 @@ from agrieval.scoring.authoring.definitions import load_competition
 from agrieval.scoring.runtime.labelsets import LabelSets
 from agrieval.scoring.runtime.reading import digit_lists, label_cells
 from agrieval.scoring.runtime.reading.submission import read_submission
-from tests.scoring.reading.strict_reading import strict_reading
+from tests.scoring.runtime.reading.strict_reading import strict_reading
 
 SPECIES = sorted(load_competition("plantclef2025").labels)[:3000]
 
@@ -107,3 +107,16 @@ def test_space_separated_lists_are_counted_as_parse_cell_splits_them():
         ("too_many_labels", 2, "5 labels in one row; at most 4 are accepted")]
     assert sub.labels.sizes.tolist() == [0, 4]
     assert label_cells.parse_cell("1  2\t3 4 5", "space-separated", None, 2, 2) == [1, 2, 3, 4, 5]
+
+
+_PLANTCLEF = load_competition("plantclef2025")
+_HEAD = b"quadrat_id,species_ids\n"
+
+
+@pytest.mark.parametrize("end", [b"\n", b"\r", b"\r\n"], ids=["lf", "cr", "crlf"])
+def test_every_kind_of_line_end_meets_the_line_count_pre_check(end):
+    n = 2 * _PLANTCLEF.limits.max_rows + 3
+    sub = read_submission(_HEAD.replace(b"\n", end) + end * n, _PLANTCLEF)
+    errors = [(p.code, p.line) for p in sub.errors]
+    assert errors == [("too_many_rows", 2 * _PLANTCLEF.limits.max_rows + 3)]
+    assert f"the file has {n + 1:,} lines" in sub.errors[0].message

@@ -1,12 +1,11 @@
 """Every shortcut of the reader switched off: what is left is its specification.
 
-With ``strict_reading(monkeypatch)`` the ``csv`` module tokenises every file
-(``csv_spans.field_spans``, ``csv_spans.line_fields``, ``csv_records.records`` and ``quote_blanks.take_out``
-decline), ``label_cells.parse_cell`` reads every
-label cell (``digit_lists.int_lists`` declines), ``id_cells.check_ids`` checks
-every id (``CheckedIds.plainly_valid`` is never sure) and group codes come from
-the decoded names (``cell_keys.cell_codes`` declines). The differential tests
-read each file with and without it and require the same result.
+With ``strict_reading(monkeypatch)`` the ``csv`` module tokenises every file (``csv_spans.field_spans``,
+``csv_spans.line_fields``, ``csv_records.records`` and
+``quote_blanks.take_out`` decline), ``label_cells.parse_cell`` reads every label cell
+(``digit_lists.int_lists`` declines), ``id_cells.check_ids`` checks every id (``CheckedIds.plainly_valid`` is
+never sure) and group codes come from the decoded names (``cell_keys.cell_codes`` declines). The differential
+tests read each file with and without it and require the same result (``test_same_as_strict_rules.py``).
 """
 
 from agrieval.scoring.runtime.reading import cell_keys, csv_records, csv_spans, digit_lists, id_cells, quote_blanks

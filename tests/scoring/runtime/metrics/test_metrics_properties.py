@@ -213,3 +213,44 @@ def test_a_prediction_in_another_row_order_scores_as_its_lists_in_order(data, rn
         assert moved.row_of_label.tolist() == [r for r, labels in enumerate(by_hand) for _ in labels]
         assert multilabel.metrics_by_split(T, moved, g, rows) == \
             multilabel.metrics_by_split(T, LabelSets.from_lists(by_hand), g, rows)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.integers(1, 14).flatmap(lambda n: st.tuples(
+    st.lists(st.lists(st.integers(0, 9), max_size=4), min_size=n, max_size=n),
+    st.lists(st.lists(st.integers(0, 9), max_size=4), min_size=n, max_size=n),
+    st.permutations(range(n)), st.lists(st.sampled_from([0, 1, 2]), min_size=n, max_size=n))),
+    st.sampled_from([1, 10**6, 2**59]), st.booleans())
+def test_metrics_by_split_of_a_reordered_prediction_match_sklearn(data, scale, numbered):
+    """``metrics_by_split`` on a prediction read in file order and moved into the solution's
+    (``LabelSets.take``, as the scorer does) against scikit-learn on each split's rows; labels near 2**63 (the two-key matching)."""
+    from agrieval.scoring.runtime.metrics.multilabel import metrics_by_split
+
+    truth, pred, order, split = data
+    truth = [sorted({x * scale for x in r}) for r in truth]
+    pred = [sorted({x * scale for x in r}) for r in pred]
+    in_file = [None] * len(pred)
+    for row, at in enumerate(order):
+        in_file[at] = pred[row]  # solution row ``row`` is on the upload's row ``order[row]``
+
+    def sets(rows):
+        return LabelSets.from_flat(np.array([len(r) for r in rows]), np.array([x for r in rows for x in r],
+                                                                               dtype=np.int64))[0]
+
+    class_codes = None
+    if numbered and scale == 1:
+        class_codes = np.arange(10, dtype=np.int64)
+    split_rows = {name: np.flatnonzero(np.array(split) == k) for k, name in enumerate(["public", "private"])}
+    split_rows = {name: rows for name, rows in split_rows.items() if len(rows)}
+    got = metrics_by_split(sets(truth), sets(in_file).take(np.array(order)), np.zeros(len(truth), int),
+                           split_rows, class_codes=class_codes)
+    for name, rows in split_rows.items():
+        t, p = [truth[i] for i in rows], [pred[i] for i in rows]
+        mlb = MultiLabelBinarizer(classes=sorted({x for r in t + p for x in r} | {-1, -2}))
+        a, b = mlb.fit_transform(t), mlb.transform(p)
+        assert got[name]["sample_f1"] == pytest.approx(f1_score(a, b, average="samples", zero_division=1.0))
+        assert got[name]["micro_f1"] == pytest.approx(f1_score(a, b, average="micro", zero_division=1.0))
+        present = (a.sum(0) + b.sum(0)) > 0
+        if present.any():
+            per_class = f1_score(a, b, average=None, zero_division=1.0)[present]
+            assert got[name]["macro_f1"] == pytest.approx(float(np.mean(per_class)))

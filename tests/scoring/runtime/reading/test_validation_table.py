@@ -1,4 +1,4 @@
-"""One test per row of the issue's validation table, each on a real file in tests/scoring/files/."""
+"""One test per row of the issue's validation table, each on a real file in tests/fixtures/submissions/."""
 
 from pathlib import Path
 
@@ -8,8 +8,8 @@ from agrieval.scoring.authoring.definitions import load_competition
 from agrieval.scoring.runtime.reading.solution import load_solution
 from agrieval.scoring.runtime.validate import validate_file
 
-FILES = Path(__file__).parents[1] / "files"
-REF = Path(__file__).resolve().parents[3] / "reference_submissions" / "plantclef2025"
+FILES = Path(__file__).resolve().parents[4] / "tests" / "fixtures" / "submissions"
+REF = Path(__file__).resolve().parents[4] / "reference_submissions" / "plantclef2025"
 PC25 = load_competition("plantclef2025")
 
 

@@ -20,7 +20,7 @@ from agrieval.scoring.cli.main import cli
 from agrieval.scoring.runtime.reading.quote_trouble import after_closing_quote
 from agrieval.scoring.runtime.validate import validate_file
 
-REPO = Path(__file__).resolve().parents[3]
+REPO = Path(__file__).resolve().parents[4]
 SOLUTION = REPO / "reference_submissions" / "plantclef2025" / "solution.csv"
 PC25 = load_competition("plantclef2025")
 
@@ -277,10 +277,11 @@ def test_competitions_show_says_where_the_vocabulary_is():
 
 
 def test_the_hand_edited_file_of_the_docs_gets_every_problem_in_one_run():
-    # tests/scoring/files/hand_edited.csv: one float label, a space after a quote, a species name, 3 ids gone;
+    # tests/fixtures/submissions/hand_edited.csv: one float label, a space after a quote, a species name, 3 ids gone;
     # the sample submission a participant has: every test id with an empty list
     sample = REPO / "reference_submissions/plantclef2025/submissions/empty_lists.csv"
-    r = run("validate", Path(__file__).parents[1] / "files" / "hand_edited.csv", "-c", "plantclef2025", "--ids", sample)
+    hand_edited = REPO / "tests" / "fixtures" / "submissions" / "hand_edited.csv"
+    r = run("validate", hand_edited, "-c", "plantclef2025", "--ids", sample)
     assert r.exit_code == 1
     found = [line.split(" error [")[1].split("]")[0] for line in r.output.splitlines() if " error [" in line]
     assert found == ["missing_ids", "float_label", "space_after_quote", "non_integer_label"]

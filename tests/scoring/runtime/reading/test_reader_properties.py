@@ -1,4 +1,6 @@
-"""Reader properties: writer/reader round trip, fast and slow paths agree, same bytes same result."""
+"""Reader properties of their own: the writer's files read back as written (the values drawn are the oracle),
+odd but valid spacing read as the values written, the same bytes the same verdict, and the line-end warning as a
+look at every byte gives it (``bytes_checks.report_line_endings``)."""
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -56,51 +58,6 @@ def test_overflowing_and_leading_zero_labels_are_caught():
     d = definition("python-list")
     sub = read_submission(b'qid,species\nQ-1-20240101,"[99999999999999999999]"\nQ-2-20240101,"[007]"\n', d)
     assert [p.code for p in sub.errors] == ["label_too_large", "leading_zero_label"]
-
-
-cells = st.text(alphabet="ab1-[], \"\r", max_size=8)
-
-
-@settings(max_examples=300, deadline=None)
-@given(st.lists(st.tuples(cells, cells), min_size=1, max_size=8), st.booleans(), st.booleans())
-def test_vectorised_tokenizer_agrees_with_csv_module(rows, quote_all, crlf):
-    """Whenever the numpy tokenizer accepts a file, it must read exactly what csv reads."""
-    import csv
-    import io
-
-    import numpy as np
-
-    from agrieval.scoring.runtime.problems import ProblemLog
-    from agrieval.scoring.runtime.reading import csv_spans, tokenize
-
-    buf = io.StringIO()
-    csv.writer(buf, quoting=csv.QUOTE_ALL if quote_all else csv.QUOTE_MINIMAL,
-               lineterminator="\r\n" if crlf else "\n").writerows([("x", "y"), *rows])
-    text = buf.getvalue()
-    raw = text.encode()
-    spans = csv_spans.field_spans(raw, ",", 2)
-    slow = tokenize._read_irregular(raw, ["x", "y"], ",", 100, 100, ProblemLog())
-    if spans is None or slow is None:
-        return
-    fast_rows = [list(r) for r in zip(*(csv_spans.decode_spans(raw, spans[0][:, j], spans[1][:, j])
-                                        for j in range(2)))]
-    assert fast_rows[1:] == [list(r) for r in zip(slow.column("x"), slow.column("y"))]
-    assert np.array_equal(slow.lines, np.arange(2, slow.n_rows + 2))
-
-
-def test_real_file_takes_the_vectorised_path(real_files):
-    from agrieval.scoring.runtime.problems import ProblemLog
-    from agrieval.scoring.runtime.reading import digit_lists, tokenize
-    from agrieval.scoring.runtime.reading.bytes_checks import checked_utf8
-
-    data = (real_files / "plantclef2025_submission_tiling_quadrat.csv").read_bytes()
-    log = ProblemLog()
-    clean = checked_utf8(data, log)
-    tab = tokenize.parse(clean, delimiter=",", required=["quadrat_id", "species_ids"],
-                         max_rows=10**5, max_cell_chars=10**4, log=log)
-    assert tab.cells.raw is clean and tab.n_rows == 2105  # spans into the file itself: the numpy tokenizer
-    sizes, flat = digit_lists.int_lists(*tab.spans("species_ids"))
-    assert set(sizes.tolist()) == {25} and len(flat) == 2105 * 25
 
 
 @settings(max_examples=300, deadline=None)

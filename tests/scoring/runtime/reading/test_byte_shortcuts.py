@@ -1,17 +1,18 @@
-"""The numpy byte-level readers against plain Python oracles.
+"""Property: each byte-level shortcut of the reader declines or gives what its plain-Python rule gives.
 
-Every shortcut in ``scoring/runtime/reading/csv_spans.py``, ``digit_lists.py`` and ``cell_keys.py`` must either decline (return None or
-False, so the caller takes the slow path) or give exactly what the slow path
-gives. These properties feed them cells built to sit on the edges: spaces,
+Every shortcut in ``scoring/runtime/reading/csv_spans.py``, ``digit_lists.py``, ``cell_keys.py`` and
+``id_cells.py`` must either decline (return None or False, so the caller takes the slow path) or give exactly
+what the rule it stands in for gives (``parse_cell``, ``int``, ``check_ids``, a dict over the decoded strings,
+``str.strip``, one pass over the bytes). Whole files: ``test_same_as_strict_rules.py``; the tokenizers against
+the csv module: ``test_table_as_csv_module.py``. These properties feed them cells built to sit on the edges: spaces,
 leading zeros, 18/19-digit numbers, numbers within 8 bytes of either end of the
 buffer, quoted delimiters, missing final line ends.
 """
 
-import csv
-import io
 import re
 
 import numpy as np
+import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
@@ -232,50 +233,6 @@ def test_match_cells_is_exact_equality(values, allowed, prefix):
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.lists(st.tuples(st.text(alphabet='ab1,[] "', max_size=6), st.text(alphabet='ab1,[] "', max_size=6),
-                          st.text(alphabet="xy", max_size=3)), min_size=1, max_size=6),
-       st.booleans(), st.booleans())
-def test_field_spans_agree_with_csv_module_without_final_line_end(rows, quote_all, crlf):
-    buf = io.StringIO()
-    csv.writer(buf, quoting=csv.QUOTE_ALL if quote_all else csv.QUOTE_MINIMAL,
-               lineterminator="\r\n" if crlf else "\n").writerows([("a", "b", "c"), *rows])
-    text = buf.getvalue().rstrip("\n").rstrip("\r")
-    assume(text.count("\n") == len(rows))  # no field spans lines
-    raw = text.encode()
-    spans = csv_spans.field_spans(raw, ",", 3)
-    expected = list(csv.reader(io.StringIO(text, newline="")))
-    if spans is None:
-        return
-    got = [[raw[s:e].decode() for s, e in zip(rs, re)] for rs, re in zip(spans.starts.tolist(), spans.ends.tolist())]
-    assert got == expected
-
-
-@settings(max_examples=400, deadline=None)
-@given(st.lists(st.tuples(st.text(alphabet='a1,"\r', max_size=5), st.text(alphabet='a1,"\r', max_size=5)),
-                min_size=1, max_size=6),
-       st.lists(st.sampled_from(["\n", "\r\n", "\r", "\r\r\n"]), min_size=7, max_size=7), st.booleans())
-def test_field_spans_decline_or_agree_wherever_the_carriage_returns_are(rows, ends, final):
-    """CRs are not located byte by byte: only counted. A CR anywhere but just before a LF must decline."""
-    records = [("h1", "h2"), *rows]
-    lines = []
-    for (x, y), end in zip(records, ends):
-        buf = io.StringIO()
-        csv.writer(buf, lineterminator="").writerow([x, y])
-        lines.append(buf.getvalue() + end)
-    text = "".join(lines)
-    if not final:
-        text = text[:-len(ends[len(records) - 1])]
-    raw = text.encode()
-    spans = csv_spans.field_spans(raw, ",", 2)
-    if spans is None:
-        return
-    assert "\r" not in text.replace("\r\n", "") and text.count("\n") >= len(records) - 1
-    expected = list(csv.reader(io.StringIO(text, newline="")))
-    got = [[raw[s:e].decode() for s, e in zip(rs, re)] for rs, re in zip(spans.starts.tolist(), spans.ends.tolist())]
-    assert got == expected
-
-
-@settings(max_examples=300, deadline=None)
 @given(st.lists(st.text(alphabet=st.characters(blacklist_characters="\n", blacklist_categories=("Cs",)), max_size=8),
                 min_size=1, max_size=200), st.integers(0, 3))
 def test_decode_spans_gives_each_field(fields, gap):
@@ -347,25 +304,56 @@ def test_cell_codes_decline_when_different_cells_hash_alike(monkeypatch):
     assert codes.tolist() == [0, 0, 0] and first.tolist() == [0]
 
 
-@settings(max_examples=300, deadline=None)
-@given(st.lists(st.sampled_from(["a1", "B-2", "a1 ", "", "=A1", "x.y", "a/b", "é1", "a1"]), min_size=1, max_size=12),
-       st.sampled_from([None, "[A-Za-z0-9][A-Za-z0-9_.-]*", "[a-z][a-z0-9/-]*", "[B=][-2A1]*", r"[a-z]\d",
-                        "a|b\\n?", "(?s).*", "[^,]+", "x\\.y", "[ab]+"]))
-def test_plainly_valid_ids_are_those_check_ids_accepts(ids, pattern):
-    """The byte-level shortcut for a solution's ids never accepts what the string checks would reject."""
+# patterns a host may write that let through what check_ids refuses first (blank ids, spaces at an end)
+_LAX_PATTERNS = [".+", ".*", "[ q1-][ q1-]*", "[q1 ]*", "q.*", "(q| )+", "[A-Za-z0-9][A-Za-z0-9_.-]*"]
+# patterns of the shapes the shortcut takes whenever the ids are fine
+_TAKEN = ("[A-Za-z0-9][A-Za-z0-9_.-]*", "[a-z][a-z0-9/-]*", "[B=][-2A1]*")
+_SOLUTION_IDS = st.one_of(
+    st.tuples(st.lists(st.sampled_from(["a1", "B-2", "a1 ", "", "=A1", "x.y", "a/b", "é1", "a1"]), min_size=1,
+                       max_size=12),
+              st.sampled_from([None, *_TAKEN, r"[a-z]\d", "a|b\\n?", "(?s).*", "[^,]+", "x\\.y", "[ab]+"])),
+    st.tuples(st.lists(st.text(alphabet=["q", "1", "-", " ", "\t", "\u00a0", "\u00e9"], max_size=4), min_size=1,
+                       max_size=6), st.sampled_from(_LAX_PATTERNS)))
+
+
+@settings(max_examples=600, deadline=None)
+@given(_SOLUTION_IDS)
+def test_plainly_valid_ids_are_those_check_ids_accepts(ids_and_pattern):
+    """The byte-level shortcut for a solution's ids (their bytes against the pattern's byte classes) is only ever
+    sure of ids that ``check_ids`` accepts: blank ids, spaces at an end and repeats are left to it."""
     from types import SimpleNamespace
 
-    from agrieval.scoring.runtime.problems import ProblemLog
     from agrieval.scoring.runtime.reading.id_cells import CheckedIds, check_ids
 
+    ids, pattern = ids_and_pattern
     checked = CheckedIds(_packed([i.encode() for i in ids], 1, b","), pattern)
     log = ProblemLog(file="solution.csv")
     check_ids(ids, np.arange(2, len(ids) + 2), 1, SimpleNamespace(id_pattern=pattern), log)
+    assert checked.ids == ids
     if checked.plainly_valid():
         assert not log.has_errors
-    if pattern in ("[A-Za-z0-9][A-Za-z0-9_.-]*", "[a-z][a-z0-9/-]*", "[B=][-2A1]*") \
-            and not log.has_errors:
-        assert checked.plainly_valid()  # patterns of these shapes take the shortcut whenever the ids are fine
+    if pattern in _TAKEN and not log.has_errors:
+        assert checked.plainly_valid()
+
+
+@pytest.mark.parametrize("pattern", [".+", "[ q0-9][ q0-9]*"])  # the per-id checks, the byte classes
+@pytest.mark.parametrize("bad_id", [" q2", "q2 "])
+def test_a_solution_id_with_spaces_at_an_end_is_refused_whatever_the_pattern(pattern, bad_id):
+    """plainly_valid (the solution's ids checked without a string per id) must leave such an id to
+    check_ids, which names it."""
+    from agrieval.scoring.runtime.definition import CompetitionDefinition
+    from agrieval.scoring.runtime.problems import HostError
+    from agrieval.scoring.runtime.reading.solution import load_solution
+    from agrieval.scoring.runtime.reading.submission import read_submission
+
+    definition = CompetitionDefinition(name="t", task="multilabel", id_column="qid", prediction_column="species",
+                                       list_syntax="python-list", primary_metric="sample_f1", id_pattern=pattern)
+    data = f"qid,species\nq1,[1]\n{bad_id},[2]\n".encode()
+    with pytest.raises(HostError) as caught:
+        load_solution(data, definition)
+    assert "3:1: error [invalid_id] id 'q2' has leading or trailing spaces" in str(caught.value)
+    sub = read_submission(data, definition)
+    assert [(p.code, p.line) for p in sub.problems] == [("invalid_id", 3)]
 
 
 def test_plainly_valid_reads_the_first_byte_by_its_own_class():

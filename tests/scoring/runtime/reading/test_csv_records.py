@@ -18,7 +18,7 @@ from agrieval.scoring.runtime import problems
 from agrieval.scoring.runtime.definition import CompetitionDefinition
 from agrieval.scoring.runtime.reading import csv_records, tokenize
 from agrieval.scoring.runtime.reading.submission import read_submission
-from tests.scoring.reading.strict_reading import strict_reading
+from tests.scoring.runtime.reading.strict_reading import strict_reading
 
 
 def _definition(max_rows: int, max_cell_chars: int) -> CompetitionDefinition:

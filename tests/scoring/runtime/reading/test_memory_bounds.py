@@ -27,6 +27,7 @@ import json
 import os
 import subprocess
 import sys
+import tracemalloc
 from pathlib import Path
 
 import pytest
@@ -39,7 +40,7 @@ pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="ru_maxrss in Ki
 RSS_PER_BYTE = 16
 RSS_CONSTANT_MB = 48
 N = 100_000
-REPO = Path(__file__).resolve().parents[3]
+REPO = Path(__file__).resolve().parents[4]
 
 _CHILD = r"""
 import json, resource, sys, time
@@ -143,7 +144,7 @@ def test_peak_memory_is_bounded_by_the_upload(uploads):
 
 @pytest.mark.parametrize("slow", [False, True])
 def test_an_overlong_id_is_a_coded_rejection_on_both_reader_paths(monkeypatch, slow):
-    from tests.scoring.reading.strict_reading import strict_reading
+    from tests.scoring.runtime.reading.strict_reading import strict_reading
 
     definition = load_competition("plantclef2025")
     cap = definition.max_id_chars
@@ -200,7 +201,6 @@ def _scored_pair(d: Path, n: int) -> tuple[Path, Path]:
 
 def test_a_fresh_score_traces_at_most_three_times_its_two_files(tmp_path):
     import dataclasses
-    import tracemalloc
 
     from agrieval.scoring.runtime.definition import load_definition
     from agrieval.scoring.runtime.scorer import score_file
@@ -219,3 +219,33 @@ def test_a_fresh_score_traces_at_most_three_times_its_two_files(tmp_path):
     assert report.status == "scored", report.errors
     assert report.metrics.private["sample_f1"] > 0  # both splits scored, duplicates in predictions counted once
     assert peak <= TRACED_PEAK_PER_BYTE * size, f"traced peak {peak / size:.2f}x the {size / 2**20:.1f} MiB of files"
+
+
+_PLANTCLEF = load_competition("plantclef2025")
+_HEAD = b"quadrat_id,species_ids\n"
+
+
+def _traced_peak(data: bytes) -> int:
+    tracemalloc.start()
+    try:
+        read_submission(data, _PLANTCLEF)
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+@pytest.mark.parametrize("shape", ["wide ragged rows", "one very wide row", "a blank after every quote of a row"])
+def test_ragged_rows_are_not_kept_whole(shape):
+    if shape == "wide ragged rows":
+        data = _HEAD + b"".join(b"Q-%d,[1]" % i + b",xy" * 200 + b"\n" for i in range(4_000))
+    elif shape == "one very wide row":
+        data = _HEAD + b"Q-1,[1]" + b",x" * 400_000 + b"\n"
+    else:  # (each blank is a message of its own: the log tells apart the first 10,000 of a code, no more)
+        data = _HEAD + b'"Q-1" ,' * 150_000 + b'"[1]"\n'
+    peak = _traced_peak(data)
+    # a row as a list of strings costs ~60 bytes per 3-byte field while it is read (one very wide row: ~18x);
+    # every ragged row kept whole was 46x the file (wide ragged rows), now ~11x
+    assert peak < 24 * len(data), f"{peak / len(data):.1f}x the file"
+    sub = read_submission(data, _PLANTCLEF)
+    assert {p.code for p in sub.errors} <= {"ragged_row", "too_many_problems", "space_after_quote"}
+    assert "Q-1" in sub.unread_ids
