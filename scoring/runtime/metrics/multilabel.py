@@ -351,7 +351,7 @@ class TrueSide:
     """What ``metrics_by_split`` finds from the truth, its groups, its splits and the class codes alone: made
     once for a solution, it is reused by every prediction scored against it (a warm grader, ``scorer``), which
     then pays for its own side only. The numbers are those of a fresh one
-    (``tests/scoring/metrics/test_metrics_once.py``).
+    (``tests/scoring/runtime/metrics/test_metrics_once.py``).
 
     Examples
     --------

@@ -47,7 +47,7 @@ def records(raw: bytes, delimiter: str) -> Records | None:
 
     Positions are int32 where the file allows and fields are picked by masks: a file of lone CRs has a
     structural byte per byte, and the peak must stay a few times the file
-    (``tests/scoring/reading/test_linear_reading.py``).
+    (``tests/scoring/runtime/reading/test_memory_bounds.py``).
     """
     a = np.frombuffer(raw, dtype=np.uint8)
     if not len(a):
