@@ -105,12 +105,15 @@ def html_link(url: str, label: str | None = None) -> str:
 
 def markdown(text) -> str:
     """``text`` as inline Markdown that renders as exactly its (one-line) text, also where it starts or ends a
-    line: a leading ``-``, ``+``, ``=`` or ``1.`` is escaped (no list item, rule or setext heading), and leading
-    or trailing spaces are written ``&#32;`` (no indented code block, no hard line break)."""
+    line: a leading ``-``, ``+``, ``=`` or ``1.`` is escaped (no list item, rule or setext heading), a leading
+    BOM is written ``&#65279;`` (cmark drops one that starts a document, and the rest would start the line),
+    and leading or trailing spaces are written ``&#32;`` (no indented code block, no hard line break)."""
     s = str(_markdown.text(text))
     body = s.strip(" ")
     head, tail = s[:len(s) - len(s.lstrip(" "))], s[len(s.rstrip(" ")):] if body else ""
-    if body[:1] in ("-", "+", "="):
+    if body[:1] == "\ufeff":  # cmark drops a BOM that starts the input, and what follows it starts the line
+        body = "&#65279;" + body[1:]
+    elif body[:1] in ("-", "+", "="):
         body = "\\" + body
     else:
         number = _ORDERED.match(body)

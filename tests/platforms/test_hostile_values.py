@@ -255,6 +255,7 @@ def test_each_literal_reads_back_as_its_value(text):
 
 @settings(max_examples=300, deadline=None)
 @given(values)
+@example("\ufeff- '")  # found by hypothesis: a BOM that starts the document is dropped, the list marker was not escaped
 def test_markdown_text_is_inert_even_where_it_starts_or_ends_a_line(text):
     # (a value never starts a generated file: cmark drops a BOM there, which would empty a paragraph)
     for frame in ("intro\n\n{}", "# {}", "intro\n\n{}\n\nafter", "before\n{}", "- item {}", "intro\n\n{}\n---",
