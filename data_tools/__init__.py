@@ -4,40 +4,33 @@ Stages talk through files, so each one runs alone and can be resumed::
 
     raw team folders -> catalog -> dedup -> resize -> splits -> check-leakage
 
-One module per stage (``catalog``, ``dedup``, ``resize``, ``splits``,
-``leakage``), plus what they share: ``walk`` (the folder layout), ``probe``
-(one file: format, size, EXIF device, pHash), ``hamming`` (near-duplicate
-search), ``classes`` (class-name normalisation, data in ``class_map.toml``),
-``keep_rules`` (which copy of a duplicate group survives), ``tables``
-(CSV/Parquet manifests), ``parallel`` (process pool with progress), ``progress`` (the kit's one progress
-display, which the baselines use too) and
-``demo_pool`` (a synthetic pool to try everything on). ``cli`` holds
-``agrieval data ...``.
-
-Never imports torch.
-
-Public (``__all__``, imported on first use): one entry point per stage, ``build_catalog`` and
-``read_catalog``, the module ``dedup`` (``dedup.dedup``), ``resize_tree``, ``make_splits``, ``check_leakage``;
-and what a user's own stage builds on: ``probe_file`` and ``ProbeResult``, ``walk_pool``, ``ClassMap``,
-``load_class_map`` and ``canonical``, ``read_table`` and ``write_table``, ``make_demo_pool``,
-``library_versions``, ``DataError``.
-
-Internal (may change without notice): ``cli`` (``agrieval data ...`` is the contract), ``hamming``, ``heif``,
-``keep_rules``, ``keyed_ids`` (the keyed image ids of ``splits``), ``notebook_versions``, ``parallel``,
-``pillow_warnings``, ``progress``, ``shuffle_split``, ``untrusted_images`` (images opened as the one
-opening rule says).
+One public entry point per stage, and what a user's own stage builds on (probing a file, walking a pool, class
+names, manifests). ``agrieval data ...`` is the command line. Never imports torch.
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from agrieval.scoring.runtime.lazy_exports import lazy_exports
+
+if TYPE_CHECKING:  # the names are imported on first use (lazy_exports); these lines say from where
+    from agrieval.data_tools import dedup
+    from agrieval.data_tools.catalog import build_catalog, read_catalog
+    from agrieval.data_tools.classes import ClassMap, canonical, load_class_map
+    from agrieval.data_tools.demo_pool import make_demo_pool
+    from agrieval.data_tools.errors import DataError
+    from agrieval.data_tools.leakage import check_leakage
+    from agrieval.data_tools.probe import ProbeResult, probe_file
+    from agrieval.data_tools.resize import resize_tree
+    from agrieval.data_tools.splits import make_splits
+    from agrieval.data_tools.tables import read_table, write_table
+    from agrieval.data_tools.versions import library_versions
+    from agrieval.data_tools.walk import walk_pool
 
 __all__ = ["build_catalog", "read_catalog", "dedup", "resize_tree", "make_splits", "check_leakage", "probe_file",
            "ProbeResult", "walk_pool", "ClassMap", "load_class_map", "canonical", "read_table", "write_table",
            "make_demo_pool", "library_versions", "DataError"]
 
-_HOME = {"build_catalog": "catalog", "read_catalog": "catalog", "dedup": "dedup", "resize_tree": "resize",
-         "make_splits": "splits", "check_leakage": "leakage", "probe_file": "probe", "ProbeResult": "probe",
-         "walk_pool": "walk", "ClassMap": "classes", "load_class_map": "classes", "canonical": "classes",
-         "read_table": "tables", "write_table": "tables", "make_demo_pool": "demo_pool",
-         "library_versions": "versions", "DataError": "errors"}
-__getattr__, __dir__ = lazy_exports(__name__, _HOME)
+__getattr__, __dir__ = lazy_exports(__name__)
 del lazy_exports  # (the package offers only its own names)

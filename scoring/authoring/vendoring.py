@@ -80,6 +80,9 @@ class _EmbeddedRuntime(_abc.MetaPathFinder, _abc.Loader):
     def create_module(self, spec):
         return None
 
+    def get_source(self, fullname):
+        return self.sources[self._key(fullname)]
+
     def exec_module(self, module):
         key = self._key(module.__name__)
         module.__file__ = "<embedded>/{package}/" + key

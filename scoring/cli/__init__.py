@@ -1,14 +1,15 @@
-"""The ``agrieval`` command line. ``main.cli`` is the entry point.
+"""The ``agrieval`` command line: ``cli`` is the console script's entry point (``pyproject.toml``).
 
-One file per command (``score``, ``validate``, ``grade``, ``competitions``, ``demo``, ``bundle``, ``leaderboard``,
-``rank_agreement``, ``audit``, ``ctv``), and four that serve them all:
-
-* ``group``: the click group of every command tree; its ``main`` is the one place where a failure becomes the
-  contract's line and exit code; ``--help`` endings; lazily imported subcommands;
-* ``failures``: the exit codes, ``CommandError``, the one mapping from an exception to its line and code, the
-  missing-extra line, the catalogue of codes (docs/errors.md);
-* ``output``: what reaches stdout and stderr: whole writes, reports held until decided, the ``--json``
-  promise, library warnings as one line, the terminal rendering of a score report;
-* ``options``: the options several commands share (``--competition``, ``--json``, ``--format``/``--dpi``) and
-  what they name (the definition; a solution checked against it).
+Each command's module is internal (the command line is the contract, not its Python): they register through
+``cli``'s lazy table, so that ``agrieval score`` imports only what scoring needs. Public is what the other
+packages' command trees build on: ``ContractGroup`` (the click group whose ``main`` is the one place where a
+failure becomes the contract's line and exit code), ``lazy_import`` (a subcommand imported when it runs),
+``document`` and ``epilog`` (the example and exit codes ending each command's ``--help``).
 """
+
+from __future__ import annotations
+
+from agrieval.scoring.cli.group import ContractGroup, document, epilog, lazy_import
+from agrieval.scoring.cli.main import cli
+
+__all__ = ["cli", "ContractGroup", "lazy_import", "document", "epilog"]

@@ -1,40 +1,46 @@
 """What a grading run executes, and nothing else: definitions, readers, checks, metrics, report, guard, adapters.
 
-This package runs on CPython 3.8 to 3.13 with numpy (>= 1.21) as its only
-third-party import, and imports nothing outside itself (relative imports
-only), so that ``agrieval bundle`` can copy it as it is into a scoring program
-for any grading platform (``agrieval_runtime/`` there). The one exception is
-``platforms/kaggle.py``, which takes the pandas DataFrames Kaggle hands it.
-
-Public (``__all__``, imported on first use): ``grade`` and its ``GradeResult`` (the guarded, never-raising
-entry point), ``score_file`` and ``score`` with their ``ScoreReport``, ``validate_file``, ``Grader`` (the
-solution loaded once), the definition (``CompetitionDefinition``, ``Limits``, ``SplitSpec``,
-``GroupingSpec``, ``load_definition``, ``freeze``, ``thaw``, ``shipped_competitions``), ``Problem``,
-``HostError`` and ``CodedError``, the one opening rule for files others wrote (``read_bytes``,
-``read_json``, ``UntrustedFileError``), ``LabelSets`` (one label set per row, sparse: what the reader gives and
-the metrics take), ``group_ids`` (the transect rules), the atomic writes (``atomic_write``,
-``write_text``, ``write_bytes``), and the packages ``metrics`` and ``reading``.
-
-Internal (may change without notice): ``ladder``, ``matching``, ``split_safe``, ``time_limit``,
-``unit_scores``, ``whole_writes``, ``lazy_exports``, and ``platforms`` (the adapters that the programs
-``agrieval bundle`` writes call: their contract is the bundle, not this module).
+This package runs on CPython 3.8 to 3.13 with numpy (>= 1.21) as its only third-party import, and imports
+nothing outside itself (relative imports only), so that ``agrieval bundle`` can copy it as it is into a
+scoring program for any grading platform (``agrieval_runtime/`` there). The one exception is the Kaggle
+adapter, which takes the pandas DataFrames Kaggle hands it. Its names are imported on first use: a grading
+platform that calls ``grade`` loads only what grading needs.
 """
 
-from . import lazy_exports as _lazy  # (the module: the function's name would hide it)
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from . import lazy_exports as _lazy
+
+if TYPE_CHECKING:  # the names are imported on first use (lazy_exports); these lines say from where
+    from . import metrics, reading
+    from .atomic import atomic_write, write_bytes, write_text
+    from .coded_error import CodedError
+    from .definition import (
+        CompetitionDefinition,
+        GroupingSpec,
+        Limits,
+        SplitSpec,
+        freeze,
+        load_definition,
+        shipped_competitions,
+        thaw,
+    )
+    from .grouping import group_ids
+    from .guard import grade
+    from .labelsets import LabelSets
+    from .problems import HostError, Problem
+    from .report import ScoreReport
+    from .result import GradeResult
+    from .scorer import score, score_file
+    from .untrusted import UntrustedFileError, read_bytes, read_json
+    from .validate import validate_file
+    from .warm import Grader
 
 __all__ = ["grade", "GradeResult", "score_file", "score", "ScoreReport", "validate_file", "Grader",
            "CompetitionDefinition", "Limits", "SplitSpec", "GroupingSpec", "load_definition", "freeze", "thaw",
-           "shipped_competitions", "Problem", "HostError", "CodedError", "read_bytes", "read_json", "UntrustedFileError", "LabelSets", "group_ids",
-           "atomic_write", "write_text", "write_bytes", "metrics", "reading"]
+           "shipped_competitions", "Problem", "HostError", "CodedError", "read_bytes", "read_json", "UntrustedFileError",
+           "LabelSets", "group_ids", "atomic_write", "write_text", "write_bytes", "metrics", "reading"]
 
-_HOME = {"grade": "guard", "GradeResult": "result", "score_file": "scorer", "score": "scorer",
-         "ScoreReport": "report", "validate_file": "validate", "Grader": "warm",
-         "CompetitionDefinition": "definition", "Limits": "definition", "SplitSpec": "definition",
-         "GroupingSpec": "definition", "load_definition": "definition", "freeze": "definition",
-         "thaw": "definition", "shipped_competitions": "definition", "Problem": "problems",
-         "HostError": "problems", "CodedError": "coded_error", "read_bytes": "untrusted",
-         "read_json": "untrusted", "UntrustedFileError": "untrusted", "LabelSets": "labelsets",
-         "group_ids": "grouping",
-         "atomic_write": "atomic", "write_text": "atomic", "write_bytes": "atomic",
-         "metrics": "metrics", "reading": "reading"}
-__getattr__, __dir__ = _lazy.lazy_exports(__name__, _HOME)
+__getattr__, __dir__ = _lazy.lazy_exports(__name__)
