@@ -3,7 +3,7 @@
 One module per format, used through its name (``markdown.text``, ``html.text``: one function name per
 format), and ``literals``, one quoting function per language of a generated file, the only way a value enters
 a program, config or page the kit writes; ``markdown_html`` renders a report's Markdown as one HTML page;
-``template`` fills package-data templates through it. Every sink of
+``template`` fills package-data templates through ``literals``. Every sink of
 untrusted text goes through one of them. Standard library only (matplotlib inside ``plot``'s functions).
 """
 
