@@ -79,13 +79,19 @@ class _Matches:
         # order is moved into the solution's first, ``LabelSets.take``: a full sort of its keys in place
         # took 0.21 s for 3.6 million keys on the benchmark's AMD EPYC, where numpy's sort is scalar;
         # the move and the merge 0.06 s)
-        n_true = len(y_true.labels)
-        both = np.empty(n_true + len(y_pred.labels), dtype=np.int64)  # each side's keys written in place
-        y_true.keys(self.bits, out=both[:n_true])
-        y_pred.keys(self.bits, out=both[n_true:])
-        both.sort(kind="stable")
-        later = both[1:]
-        return np.compress(later == both[:-1], later)  # (compress: faster than a boolean index)
+        # A block of rows at a time (issue 54): the two sides' keys of all rows at once were 29 MB of fresh
+        # memory for 200,000 rows, the peak of a fresh score, for the same merges.
+        found = []
+        for lo in range(0, self.n_rows, _MATCH_ROWS):
+            rows = (lo, min(lo + _MATCH_ROWS, self.n_rows))
+            n_true = int(y_true.indptr[rows[1]] - y_true.indptr[lo])
+            both = np.empty(n_true + int(y_pred.indptr[rows[1]] - y_pred.indptr[lo]), dtype=np.int64)
+            y_true.keys(self.bits, out=both[:n_true], rows=rows)  # each side's keys written in place
+            y_pred.keys(self.bits, out=both[n_true:], rows=rows)
+            both.sort(kind="stable")
+            later = both[1:]
+            found.append(np.compress(later == both[:-1], later))  # (compress: faster than a boolean index)
+        return np.concatenate(found) if found else np.zeros(0, dtype=np.int64)
 
     @property
     def rows(self) -> np.ndarray:
@@ -94,6 +100,9 @@ class _Matches:
     @property
     def labels(self) -> np.ndarray:
         return self._labels if self.bits == 0 else self.keys & ((1 << self.bits) - 1)
+
+
+_MATCH_ROWS = 1 << 14  # rows per step of _Matches._merged_keys (about 300,000 keys of PlantCLEF rows)
 
 
 def true_positives(y_true: LabelSets, y_pred: LabelSets, *, matches: _Matches | None = None) -> np.ndarray:
@@ -345,47 +354,78 @@ def _counts(y_true: LabelSets, y_pred: LabelSets, matches: _Matches, split_of_ro
             class_codes: np.ndarray | None) -> list[np.ndarray]:
     """[true, predicted, true positive] counts, each (n_splits + 1, classes): by split, then class code."""
     found = _table_codes(y_true, y_pred, matches, class_codes) if class_codes is not None else None
-    codes, n_codes = found if found is not None else _label_codes(y_true, y_pred, matches, n_splits)
+    code_of, n_codes = found if found is not None else _label_codes(y_true, y_pred, matches, n_splits)
     size = (n_splits + 1) * n_codes
-    # one side at a time, its rows made and dropped in turn (issue 54: the three sides' codes and rows at once
-    # were the peak of a fresh 200,000-row score); one buffer for the slots: fresh memory costs more than the
-    # counting (page faults)
+    # one side at a time, a step of its entries at a time (issue 54: the three sides' codes and rows at once were
+    # the peak of a fresh 200,000-row score); one buffer for the slots: fresh memory costs more than the counting
+    # (page faults)
+    # (few counters, as a vocabulary's by split: counted a step at a time; else the slots of a whole side in one
+    # buffer, counted once)
     slot_type = np.int32 if size < 2**31 else np.int64
     split_of_row = split_of_row.astype(slot_type, copy=False)
-    buffer = np.empty(max(map(len, codes)), dtype=slot_type)
+    by_step = size <= 1 << 16
+    buffer = np.empty(_MATCH_ROWS * 8 if by_step else max(
+        len(y_true.labels), len(y_pred.labels), len(matches.keys) if matches.bits else len(matches.rows)),
+        dtype=slot_type)
     counted = []
     for side in range(3):
-        row = y_true.row_of_label if side == 0 else y_pred.row_of_label if side == 1 else matches.rows
-        slot = buffer[:len(row)]
-        np.take(split_of_row, row, out=slot, mode="clip")  # (rows are in range; "raise" would copy via a buffer)
-        del row
-        slot *= n_codes
-        slot += codes[side]
-        codes[side] = None  # dropped once counted
-        counted.append(np.bincount(slot, minlength=size).reshape(n_splits + 1, n_codes))
+        n = 0
+        counts = np.zeros(size, dtype=np.int64)
+        for lo, rows, labels in _entries(y_true if side == 0 else y_pred if side == 1 else matches):
+            at = 0 if by_step else lo
+            if at + len(rows) > len(buffer):
+                buffer = np.empty(at + len(rows), dtype=slot_type)
+            slot = buffer[at:at + len(rows)]
+            np.take(split_of_row, rows, out=slot, mode="clip")  # (rows are in range; "raise" would copy via a buffer)
+            slot *= n_codes
+            slot += code_of(side, lo, labels)
+            if by_step:
+                counts += np.bincount(slot, minlength=size)
+            n = lo + len(rows)
+        if not by_step:
+            counts = np.bincount(buffer[:n], minlength=size)
+        counted.append(counts.reshape(n_splits + 1, n_codes))
     true_c, pred_c, tp_c = counted
     return [true_c, pred_c, tp_c]
 
 
-def _table_codes(y_true: LabelSets, y_pred: LabelSets, matches: _Matches, class_codes: np.ndarray
-                 ) -> tuple[list[np.ndarray], int] | None:
+def _entries(side: LabelSets | _Matches):
+    """(first entry, rows, labels) of a side's entries (a label set's labels, or the matches), a step at a time."""
+    if isinstance(side, LabelSets):
+        for lo in range(0, side.n_rows, _MATCH_ROWS):
+            hi = min(lo + _MATCH_ROWS, side.n_rows)
+            first, last = int(side.indptr[lo]), int(side.indptr[hi])
+            rows = np.repeat(np.arange(lo, hi, dtype=np.int64), np.diff(side.indptr[lo:hi + 1]))
+            yield first, rows, side.labels[first:last]
+    elif side.bits == 0:  # (the rare matches of labels too large for one key: already rows and labels)
+        yield 0, side.rows, side.labels
+    else:
+        step = _MATCH_ROWS * 8
+        for lo in range(0, len(side.keys), step):
+            keys = side.keys[lo:lo + step]
+            yield lo, keys >> side.bits, keys & ((1 << side.bits) - 1)
+
+
+def _table_codes(y_true: LabelSets, y_pred: LabelSets, matches: _Matches, class_codes: np.ndarray):
     """``_label_codes`` from a table of codes by label; None when a label is past it or not numbered."""
     top = max(int(y_true.labels.max()) if len(y_true.labels) else 0,
               int(y_pred.labels.max()) if len(y_pred.labels) else 0)
     if top >= len(class_codes):
         return None
-    codes = [class_codes[y_true.labels], class_codes[y_pred.labels], class_codes[matches.labels]]
-    if any(len(c) and int(c.min()) < 0 for c in codes[:2]):
-        return None
+    for side in (y_true, y_pred):  # (the matches' labels are labels of both)
+        for lo in range(0, len(side.labels), _MATCH_ROWS * 8):
+            part = class_codes.take(side.labels[lo:lo + _MATCH_ROWS * 8])
+            if len(part) and int(part.min()) < 0:
+                return None
     # codes ascend with the label: the last entry, when numbered, is the largest (a max over the 1.7 million
     # entries of the PlantCLEF table was a tenth of a 2,105-row upload's scoring)
     last = int(class_codes[-1]) if len(class_codes) else -1
-    return codes, (last if last >= 0 else int(class_codes.max())) + 1
+    return (lambda side, lo, labels: class_codes.take(labels)), (last if last >= 0 else int(class_codes.max())) + 1
 
 
-def _label_codes(y_true: LabelSets, y_pred: LabelSets, matches: _Matches, n_splits: int
-                 ) -> tuple[list[np.ndarray], int]:
-    """Codes ascending with the labels, for the labels of truth, prediction and matches; and how many."""
+def _label_codes(y_true: LabelSets, y_pred: LabelSets, matches: _Matches, n_splits: int):
+    """Codes ascending with the labels, for the labels of truth, prediction and matches (``code_of(side, first
+    entry, labels)``: side 0 truth, 1 prediction, 2 matches); and how many."""
     both = np.concatenate([y_true.labels, y_pred.labels])
     n_t = len(y_true.labels)
     low = int(both.min())
@@ -394,7 +434,7 @@ def _label_codes(y_true: LabelSets, y_pred: LabelSets, matches: _Matches, n_spli
         # species ids span < 2e6: counting by id (from the smallest) is linear, no sort needed; worth it
         # only when the counters (one per id and split) are not many more than the labels counted
         # (int64: one side's int32 labels may lie far below the other's smallest, or be none at all)
-        codes = [np.subtract(side, low, dtype=np.int64) for side in (y_true.labels, y_pred.labels, matches.labels)]
-        return codes, span
+        return (lambda side, lo, labels: np.subtract(labels, low, dtype=np.int64)), span
     classes, inv = np.unique(both, return_inverse=True)
-    return [inv[:n_t], inv[n_t:], np.searchsorted(classes, matches.labels)], len(classes)
+    codes = [inv[:n_t], inv[n_t:], np.searchsorted(classes, matches.labels)]
+    return (lambda side, lo, labels: codes[side][lo:lo + len(labels)]), len(classes)

@@ -119,7 +119,7 @@ def test_fixed_width_lists_need_no_comma_positions():
     cells = ["[1362443, 1360187, 1392059]", "[]", "[1395807]", "[1392608, 1395807]"]
     raw = b"h\n" + b"".join(b'"' + c.encode() + b'"\n' for c in cells)
     starts, ends = _spans_of(raw, cells, b"h\n")
-    assert digit_lists._fixed_width_items(raw, np.frombuffer(raw, np.uint8), starts, ends) is not None
+    assert digit_lists._fixed_width_lists(raw, np.frombuffer(raw, np.uint8), starts, ends) is not None
     sizes, flat = digit_lists.int_lists(raw, starts, ends)
     assert sizes.tolist() == [3, 0, 1, 2]
     assert flat.tolist() == [1362443, 1360187, 1392059, 1395807, 1392608, 1395807]
