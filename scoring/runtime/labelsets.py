@@ -60,18 +60,20 @@ class LabelSets:
         return cls.from_flat(sizes, flat)[0]
 
     @classmethod
-    def from_flat(cls, sizes: np.ndarray, flat: np.ndarray) -> tuple["LabelSets", np.ndarray]:
+    def from_flat(cls, sizes: np.ndarray, flat: np.ndarray, *, overwrite: bool = False
+                  ) -> tuple["LabelSets", np.ndarray]:
         """Build from per-row counts and the concatenated labels (any order, repeats allowed).
 
         Returns the label sets and a boolean per row telling whether the row had
-        a repeated label (repeats count once).
+        a repeated label (repeats count once). ``overwrite``: ``flat`` is the caller's to give up (a
+        reader's fresh array): the labels may be sorted into it instead of a copy.
         """
         n = len(sizes)
         if len(flat) and flat.min() < 0:
             raise ValueError("labels must be non-negative")
         bits = int(flat.max()).bit_length() if len(flat) else 1  # every label < 2**bits
         if _ROW_BLOCK.bit_length() + bits <= 62:
-            return cls._from_flat_by_blocks(np.asarray(sizes, dtype=np.int64), flat, bits)
+            return cls._from_flat_by_blocks(np.asarray(sizes, dtype=np.int64), flat, bits, overwrite)
         rows = np.repeat(np.arange(n, dtype=np.int64), sizes)
         if n.bit_length() + bits <= 62:
             # one int64 key per (row, label), the row in the high bits: a single sort instead of a
@@ -106,16 +108,19 @@ class LabelSets:
         return cls(indptr, flat.astype(_index_dtype(int(flat.max()) + 1 if len(flat) else 1))), had_repeat
 
     @classmethod
-    def _from_flat_by_blocks(cls, sizes: np.ndarray, flat: np.ndarray, bits: int) -> tuple["LabelSets", np.ndarray]:
+    def _from_flat_by_blocks(cls, sizes: np.ndarray, flat: np.ndarray, bits: int, overwrite: bool
+                             ) -> tuple["LabelSets", np.ndarray]:
         """``from_flat`` a block of rows at a time (issue 54): one int64 key per (row in the block, label), the
         row in the high bits, so that a single sort orders each row's labels (skipped when they already are:
         written by this kit, say) and puts repeats side by side; only the labels are kept. Keys for every
         row at once were three int64 arrays as long as the labels (48 MB for 2 million labels), all fresh
-        memory, for the same sorts."""
+        memory, for the same sorts. With ``overwrite`` each block's labels go back into ``flat`` (never ahead of
+        the block being read) when its type is the labels' own."""
         n = len(sizes)
         indptr = np.zeros(n + 1, dtype=np.int64)
         np.cumsum(sizes, out=indptr[1:])
-        labels = np.empty(len(flat), dtype=_index_dtype(1 << bits))
+        label_type = _index_dtype(1 << bits)
+        labels = flat if overwrite and flat.dtype == label_type else np.empty(len(flat), dtype=label_type)
         had_repeat = np.zeros(n, dtype=bool)
         kept_sizes = None  # per row, once a repeat is dropped
         written = 0

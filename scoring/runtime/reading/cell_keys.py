@@ -34,6 +34,19 @@ def cell_words(raw: bytes, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
     return out
 
 
+def cells_match_words(raw: bytes, starts: np.ndarray, ends: np.ndarray, words: np.ndarray) -> bool:
+    """Whether ``cell_words(raw, starts, ends)`` equals ``words`` (cells of the same lengths as those
+    ``words`` were made of), one chunk at a time: no table of the cells' words held (issue 54)."""
+    length = ends - starts
+    n_chunks = (int(length.max()) + 7) // 8 if len(starts) and len(raw) else 0
+    if n_chunks != len(words):
+        return False
+    if not n_chunks:
+        return True
+    view = words_view(raw if len(raw) >= 8 else raw + bytes(8 - len(raw)))
+    return all(np.array_equal(_chunk(view, starts, length, chunk), words[chunk]) for chunk in range(n_chunks))
+
+
 def compact_cells(raw: bytes, starts: np.ndarray, ends: np.ndarray, words: np.ndarray | None = None
                   ) -> tuple[bytes, np.ndarray, np.ndarray]:
     """The same cells in bytes of their own: each cell's ``cell_words`` (``words`` when already made), one

@@ -44,7 +44,7 @@ def field_spans(raw: bytes, delimiter: str, n_fields: int) -> Spans | None:
     found = _boundaries(a, ord(delimiter), count_cr=has_cr)
     if found is None:
         return None  # a field spans lines
-    bounds, quotes_at, boundary_is_lf, n_cr = found
+    bounds, n_quotes, boundary_is_lf, n_cr = found
     # each record must be n_fields - 1 delimiters then a line end
     n_records = int(np.count_nonzero(boundary_is_lf))
     if len(bounds) != n_records * n_fields:
@@ -53,7 +53,7 @@ def field_spans(raw: bytes, delimiter: str, n_fields: int) -> Spans | None:
     if not boundary_is_lf[:, -1].all() or boundary_is_lf[:, :-1].any():
         return None  # ragged
     bounds = bounds.reshape(n_records, n_fields)  # the delimiter or line end after each field
-    quotes_at = quotes_at.reshape(n_records, n_fields)
+    n_quotes = n_quotes.reshape(n_records, n_fields)
     starts = np.empty_like(bounds)
     np.add(bounds[:, :-1], 1, out=starts[:, 1:])
     starts[0, 0] = 0
@@ -68,8 +68,6 @@ def field_spans(raw: bytes, delimiter: str, n_fields: int) -> Spans | None:
             return None  # a CR elsewhere than at a line end: a lone CR (old Mac line ends) or inside a field
         ends[:, -1] -= crlf  # exclude the CR of CRLF
     # quotes: either none in the field, or exactly its first and last byte
-    n_quotes = _per_field(quotes_at)
-    del quotes_at
     quoted = n_quotes == 2
     if not ((n_quotes == 0) | quoted).all():
         return None
@@ -77,8 +75,12 @@ def field_spans(raw: bytes, delimiter: str, n_fields: int) -> Spans | None:
     # (a field without quotes cannot start or end with one, and an empty one starts and ends at a
     # delimiter or line end: comparing every field's first and last byte needs no selection of fields;
     # clipped: an empty last field of a file without its final line end starts just past the data)
-    if not (np.array_equal(a.take(starts, mode="clip") == _QUOTE, quoted)
-            and np.array_equal(a.take(ends - 1, mode="clip") == _QUOTE, quoted)):
+    if not np.array_equal(a.take(starts, mode="clip") == _QUOTE, quoted):
+        return None
+    ends -= 1  # (in place: each field's last byte, then back)
+    last_is_quote = a.take(ends, mode="clip") == _QUOTE
+    ends += 1
+    if not np.array_equal(last_is_quote, quoted):
         return None
     starts += quoted
     ends -= quoted
@@ -88,9 +90,9 @@ def field_spans(raw: bytes, delimiter: str, n_fields: int) -> Spans | None:
 def _boundaries(a: np.ndarray, delimiter: int, *, count_cr: bool
                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, int] | None:
     """The field boundaries of ``a`` in file order (delimiters outside quotes, line ends; a line end pretended
-    just past the data when the last line has none): their positions, the quotes before each, whether each
-    is a line end, and (with ``count_cr``) how many CR bytes ``a`` holds; None when a line end lies inside
-    quotes.
+    just past the data when the last line has none): their positions, the quotes of the field each ends
+    (uint8, 3 standing for 3 or more), whether each is a line end, and (with ``count_cr``) how many CR bytes
+    ``a`` holds; None when a line end lies inside quotes.
 
     A block at a time (issue 54): the structural bytes of a block (a few per field, the commas inside quoted
     lists included) are located, classified and dropped while they are in the CPU cache; only the boundaries
@@ -100,6 +102,7 @@ def _boundaries(a: np.ndarray, delimiter: int, *, count_cr: bool
     positions, quotes, line_ends = [], [], []
     n_cr = 0
     carry = 0  # the quotes before the block
+    at_last = 0  # the quotes before the last boundary so far
     mask = np.empty(min(len(a), _SPAN_BLOCK), dtype=bool)
     other = np.empty_like(mask)
     for lo in range(0, len(a), _SPAN_BLOCK):
@@ -124,15 +127,18 @@ def _boundaries(a: np.ndarray, delimiter: int, *, count_cr: bool
         at = at[keep]
         at += lo
         positions.append(at)
-        quotes.append(n_quotes_before[keep])
         line_ends.append(is_lf[keep])
+        if len(keep):
+            per_field = np.diff(n_quotes_before[keep], prepend=at_last)  # the quotes of each field ended here
+            at_last = int(n_quotes_before[keep[-1]])
+            quotes.append(np.minimum(per_field, 3).astype(np.uint8))
         if len(n_quotes_before):
             carry = int(n_quotes_before[-1])
     if a[-1] != _LF:  # a last line without its line end: pretend there is one just past the data
         if carry & 1:
             return None
         positions.append(np.array([len(a)], dtype=np.intp))
-        quotes.append(np.array([carry], dtype=np.int64))
+        quotes.append(np.array([min(carry - at_last, 3)], dtype=np.uint8))
         line_ends.append(np.ones(1, dtype=bool))
     return np.concatenate(positions), np.concatenate(quotes), np.concatenate(line_ends), n_cr
 
@@ -268,15 +274,6 @@ def count_crlf(raw: bytes) -> int:
         m &= np.equal(a[lo + 1:hi + 1], _LF, out=o)
         found += int(np.count_nonzero(m))
     return found
-
-
-def _per_field(running: np.ndarray) -> np.ndarray:
-    """Counts per field from running totals taken at the end of each field (in file order)."""
-    out = np.empty_like(running)
-    np.subtract(running[:, 1:], running[:, :-1], out=out[:, 1:])
-    out[0, 0] = running[0, 0]
-    np.subtract(running[1:, 0], running[:-1, -1], out=out[1:, 0])
-    return out
 
 
 def decode_spans(raw: bytes, starts: np.ndarray, ends: np.ndarray) -> list[str]:

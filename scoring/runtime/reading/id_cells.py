@@ -60,14 +60,21 @@ class CheckedIds:
         words, length = self._words
         if not len(words) or int(length.min()) < 1:
             return False
-        words = words.copy()
         heads = (words[0] & np.uint64(0xFF)).astype(np.uint8).tobytes()
-        words[0] &= ~np.uint64(0xFF)  # the first byte of each id, checked apart: zero from here on
-        left = words.tobytes().translate(None, rest)
+        if heads.translate(None, first):
+            return False
         # what is left must be the zeros: the padding past each id's end and the first bytes set to zero
-        # (a zero byte inside an id would be one more)
-        padding = words.size * 8 - int(length.sum()) + len(length)
-        return not heads.translate(None, first) and len(left) == padding and not left.strip(b"\0")
+        # (a zero byte inside an id would be one more); one chunk of every id at a time (issue 54: the whole
+        # table copied, as bytes and translated, was three times its size at once in a fresh score's peak)
+        n_left = 0
+        for chunk, chunk_words in enumerate(words):
+            if not chunk:
+                chunk_words = chunk_words & ~np.uint64(0xFF)  # the first byte of each id, checked apart: zero here
+            left = chunk_words.tobytes().translate(None, rest)
+            if left.strip(b"\0"):
+                return False
+            n_left += len(left)
+        return n_left == words.size * 8 - int(length.sum()) + len(length)
 
     def compact(self) -> "CheckedIds":
         """These ids in bytes of their own (``cell_keys.compact_cells``), with what is already known of them:
@@ -90,7 +97,7 @@ class CheckedIds:
             return False  # (cheap: another order usually shows at the first id)
         my_words, my_length = self._words
         # equal lengths and equal words (the bytes, zero-padded): equal ids
-        return np.array_equal(ends - starts, my_length) and np.array_equal(cell_keys.cell_words(*cells), my_words)
+        return np.array_equal(ends - starts, my_length) and cell_keys.cells_match_words(*cells, my_words)
 
     @cached_property
     def _words(self) -> tuple[np.ndarray, np.ndarray]:

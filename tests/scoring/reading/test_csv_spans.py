@@ -326,6 +326,19 @@ def test_field_spans_block_by_block_are_those_of_one_block(raw, cut_end, block):
 
 
 @settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(["", "a", "ab", "CBN-Pla-A1", "CBN-Pla-A2", "b" * 9, "b" * 17]), max_size=30),
+       st.data())
+def test_cells_match_words_chunk_by_chunk_is_comparing_the_whole_tables(cells, data):
+    """``same_column``'s test, a chunk at a time, is equality of the two ``cell_words`` tables."""
+    other = data.draw(st.lists(st.sampled_from(cells or [""]), min_size=len(cells), max_size=len(cells)))
+    mine, theirs = (_packed([c.encode() for c in x], 1, b",") for x in (cells, other))
+    if not np.array_equal(mine[2] - mine[1], theirs[2] - theirs[1]):
+        return  # (the caller compares the lengths first)
+    expected = np.array_equal(cell_keys.cell_words(*theirs), cell_keys.cell_words(*mine))
+    assert cell_keys.cells_match_words(*theirs, cell_keys.cell_words(*mine)) == expected
+
+
+@settings(max_examples=300, deadline=None)
 @given(st.lists(st.sampled_from(["", "a", "ab", "CBN-Pla-A1", "CBN-Pla-A1x", "b" * 9, "b" * 17, "é"]),
                 max_size=40), st.booleans())
 def test_cell_codes_number_equal_cells_alike_in_order_of_first_appearance(cells, grouped):

@@ -32,8 +32,9 @@ def test_from_flat_is_sorted_unique_rows_and_flags_repeats(lists):
 @settings(max_examples=300, deadline=None)
 @given(st.lists(st.lists(small, max_size=6), max_size=30), st.integers(1, 8), st.booleans())
 def test_from_flat_block_by_block_is_python_sets(lists, block, narrow):
-    """Rows a block at a time (``_ROW_BLOCK``), labels given as int32 (as ``digit_lists`` reads 7-digit ids) or
-    int64: repeats dropped and flagged in whichever block they fall, rows cut at any block boundary."""
+    """Rows a block at a time (``_ROW_BLOCK``), labels given as int32 (as ``digit_lists`` reads 7-digit ids, and
+    then sorted back into the given array) or int64: repeats dropped and flagged in whichever block they fall,
+    rows cut at any block boundary."""
     from agrieval.scoring.runtime import labelsets
 
     sizes = np.array([len(x) for x in lists], dtype=np.int64)
@@ -41,7 +42,7 @@ def test_from_flat_block_by_block_is_python_sets(lists, block, narrow):
     saved = labelsets._ROW_BLOCK
     labelsets._ROW_BLOCK = block
     try:
-        sets, had_repeat = LabelSets.from_flat(sizes, flat)
+        sets, had_repeat = LabelSets.from_flat(sizes, flat.copy(), overwrite=narrow)  # (int32: sorted in place)
     finally:
         labelsets._ROW_BLOCK = saved
     assert sets.to_lists() == [sorted(set(x)) for x in lists]
