@@ -85,6 +85,12 @@ class CheckedIds:
             return self
         kept = CheckedIds(cells, self.id_pattern)
         kept.__dict__.update({k: v for k, v in self.__dict__.items() if k in ("ids", "_words", "_by_hash")})
+        words, length = self._words
+        if words.shape[0]:  # the kept bytes are these words, cell after cell: read from them, not held twice
+            view = np.frombuffer(cells[0], dtype=np.uint64).reshape(len(length), words.shape[0]).T
+            kept.__dict__["_words"] = (view, length)
+            if "_by_hash" in kept.__dict__:
+                kept.__dict__["_by_hash"] = kept.__dict__["_by_hash"][:2] + (view, length)
         return kept
 
     def same_column(self, cells: tuple[bytes, np.ndarray, np.ndarray]) -> bool:

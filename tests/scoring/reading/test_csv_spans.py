@@ -288,6 +288,30 @@ def test_checked_ids_find_their_order_in_a_shuffled_column_or_decline(ids, data)
     assert len(set(hashes[:len(ids)].tolist())) == len(ids)  # distinct ids, distinct hashes (64 bits)
 
 
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.text(alphabet="ab-1", min_size=1, max_size=20), min_size=1, max_size=12, unique=True),
+       st.booleans(), st.randoms(use_true_random=False))
+def test_compacted_ids_keep_their_words_and_still_match(ids, hashed, random):
+    """A solution keeps its ids in bytes of their own (``CheckedIds.compact``), its words read from them (no
+    second copy): the words are those of the kept cells, and an upload's ids still match row for row or in
+    another order."""
+    from agrieval.scoring.runtime.reading.id_cells import CheckedIds
+
+    raw, starts, ends = _packed([i.encode() + b"," + b"x" * 40 for i in ids])  # (a file much larger than its ids)
+    checked = CheckedIds((raw, starts, ends - 41), None)
+    if hashed:
+        checked._by_hash  # noqa: B018 (made before compacting, as plainly_valid does)
+    kept = checked.compact()
+    assert kept.cells[0] is not raw and kept.ids == ids
+    words, length = kept._words
+    assert np.array_equal(words, cell_keys.cell_words(*kept.cells)) and length.tolist() == [len(i) for i in ids]
+    assert kept.same_column(_packed([i.encode() for i in ids]))
+    shuffled = list(ids)
+    random.shuffle(shuffled)
+    order = kept.order_in(_packed([i.encode() for i in shuffled]))
+    assert order is not None and [shuffled[j] for j in order] == ids
+
+
 @settings(max_examples=300, deadline=None)
 @given(st.binary(max_size=200).map(lambda b: bytes(b'",\n;a\r'[x % 6] for x in b)), st.integers(1, 64),
        st.sampled_from([",", ";"]))
