@@ -115,9 +115,10 @@ def _boundaries(a: np.ndarray, delimiter: int, *, count_cr: bool
         m |= np.equal(block, delimiter, out=o)
         at = np.flatnonzero(m)
         kind = block[at]
-        n_quotes_before = np.cumsum(kind == _QUOTE, dtype=np.int64)  # at a delimiter or line end: the quotes before
-        n_quotes_before += carry
-        outside = (n_quotes_before & 1) == 0  # even: outside quoted fields
+        # at each structural byte: the block's quotes up to it (int32: a block is small), so that with the
+        # quotes before the block the parity says whether it lies outside quoted fields
+        n_quotes_before = np.cumsum(kind == _QUOTE, dtype=np.int32)
+        outside = (n_quotes_before & 1) == (carry & 1)
         is_lf = kind == _LF
         if (is_lf > outside).any():
             return None  # a line end inside quotes
@@ -129,11 +130,14 @@ def _boundaries(a: np.ndarray, delimiter: int, *, count_cr: bool
         positions.append(at)
         line_ends.append(is_lf[keep])
         if len(keep):
-            per_field = np.diff(n_quotes_before[keep], prepend=at_last)  # the quotes of each field ended here
-            at_last = int(n_quotes_before[keep[-1]])
+            at_keep = n_quotes_before[keep]
+            # the quotes of each field ended here (the first's since the last boundary before the block: at
+            # least 3, which is all that is told apart, when more than 3 came between)
+            per_field = np.diff(at_keep, prepend=np.int32(max(at_last - carry, -3)))
+            at_last = carry + int(at_keep[-1])
             quotes.append(np.minimum(per_field, 3).astype(np.uint8))
         if len(n_quotes_before):
-            carry = int(n_quotes_before[-1])
+            carry += int(n_quotes_before[-1])
     if a[-1] != _LF:  # a last line without its line end: pretend there is one just past the data
         if carry & 1:
             return None

@@ -328,12 +328,14 @@ def test_structural_bytes_found_block_by_block_are_those_of_one_pass(raw, block,
 
 
 @settings(max_examples=400, deadline=None)
-@given(st.lists(st.sampled_from(["x", '"a,b"', '""', "", '"x', 'y"', "\r"]), min_size=2, max_size=40)
+@given(st.lists(st.sampled_from(["x", '"a,b"', '""', "", '"x', 'y"', "\r", '"a""b"', '""""""']), min_size=2,
+                max_size=40)
        .map(lambda cells: "".join(c + ("\n" if k % 3 == 2 else ",") for k, c in enumerate(cells)).encode()),
        st.booleans(), st.integers(1, 16))
 def test_field_spans_block_by_block_are_those_of_one_block(raw, cut_end, block):
-    """``field_spans`` classifies the structural bytes a block at a time: quotes, CRs and records cut by a
-    block's end give what reading the file as one block gives (spans or a decline)."""
+    """``field_spans`` classifies the structural bytes a block at a time: quotes (a field's count carried
+    across blocks, however many), CRs and records cut by a block's end give what reading the file as one
+    block gives (spans or a decline)."""
     raw = raw[:-1] if cut_end else raw
     whole = csv_spans.field_spans(raw, ",", 3)
     saved = csv_spans._SPAN_BLOCK
