@@ -132,14 +132,18 @@ class CheckedIds:
         length = ends - starts
         if int(length.max()) > int(my_length.max()):
             return None  # an id longer than all of these: not these ids (and its words would cost rows x length)
-        words = cell_keys.cell_words(raw, starts, ends)
-        hashes = cell_keys.words_hash(words, length)
+        # (the words a chunk at a time, never as a whole table: issue 54)
+        hashes = cell_keys.cell_hashes(raw, starts, ends)
         theirs = np.argsort(hashes)
-        if not np.array_equal(hashes[theirs], sorted_hashes):
+        hashes = hashes[theirs]
+        if not np.array_equal(hashes, sorted_hashes):
             return None
+        del hashes, length
         order = np.empty(len(starts), dtype=np.int64)
         order[mine] = theirs
-        same = np.array_equal(length[order], my_length) and np.array_equal(np.take(words, order, axis=1), my_words)
+        del theirs
+        same = np.array_equal(ends[order] - starts[order], my_length) and cell_keys.cells_match_words(
+            raw, starts[order], ends[order], my_words)
         return order if same else None
 
 

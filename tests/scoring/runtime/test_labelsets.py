@@ -50,6 +50,24 @@ def test_from_flat_block_by_block_is_python_sets(lists, block, narrow):
     assert sets.indptr.tolist() == np.cumsum([0] + [len(set(x)) for x in lists]).tolist()
 
 
+@settings(max_examples=200, deadline=None)
+@given(rows_of, st.integers(1, 8), st.data())
+def test_take_block_by_block_is_python_lists(lists, block, data):
+    """``take`` gathers a block of rows at a time (``_ROW_BLOCK``): empty rows and rows repeated or left out,
+    wherever the blocks cut."""
+    from agrieval.scoring.runtime import labelsets
+
+    sets = LabelSets.from_lists(lists)
+    index = data.draw(st.lists(st.integers(0, max(len(lists) - 1, 0)), max_size=len(lists) + 3)) if lists else []
+    saved = labelsets._ROW_BLOCK
+    labelsets._ROW_BLOCK = block
+    try:
+        taken = sets.take(np.array(index, dtype=np.int64))
+    finally:
+        labelsets._ROW_BLOCK = saved
+    assert taken.to_lists() == [sorted(set(lists[i])) for i in index]
+
+
 @settings(max_examples=300, deadline=None)
 @given(rows_of, st.data())
 def test_take_then_match_as_python_sets(lists, data):
