@@ -185,7 +185,7 @@ class LabelSets:
         return LabelSets(indptr, labels)
 
 
-_ROW_BLOCK = 1 << 14  # rows per step of LabelSets._from_flat_by_blocks
+_ROW_BLOCK = 1 << 10  # rows per step of LabelSets._from_flat_by_blocks
 
 
 def _index_dtype(bound: int) -> type:

@@ -146,7 +146,7 @@ def _fixed_width_lists(raw: bytes, a: np.ndarray, starts: np.ndarray, ends: np.n
     return sizes, values
 
 
-_CELL_BLOCK = 1 << 13  # cells per step of _fixed_width_lists (about 80,000 items of PlantCLEF lists)
+_CELL_BLOCK = 1 << 10  # cells per step of _fixed_width_lists (about 10,000 items of PlantCLEF lists: see _MATCH_ROWS)
 
 
 _ZEROS = np.uint64(0x3030303030303030)  # eight ASCII '0'
