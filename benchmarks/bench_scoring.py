@@ -37,7 +37,9 @@ moment of the machine falls on all of them), each given the same two files:
   duckdb:     benchmarks/peers/duckdb_f1.py: read_csv, regexp_extract_all, list_intersect, sample F1
   pandas:     benchmarks/peers/pandas_f1.py (one run: it takes seconds)
 The peers check nothing and compute the sample F1 only. Every public and private sample F1 must agree
-with the kit's to 1e-9.
+with the kit's to 1e-9. Then one more run of each (pandas' aside) gives its peak resident memory
+(``ru_maxrss`` from ``os.wait4``, interpreter and imports included, the process spawned from a small
+interpreter), beside the two files' size.
 
 Then, on the real 2,105-row case (a real submission from tests/fixtures/real/ against a solution
 built from its ids): a fresh ``agrieval score`` process (wall time; with ``--baseline CHECKOUT``, the
@@ -46,7 +48,8 @@ this one), and the warm path (``agrieval.scoring.runtime.warm.Grader``: the solu
 submissions scored one after the other, as ``agrieval leaderboard`` does).
 
 The kit is numpy only, as the grading platforms run it (``scoring/runtime``). Targets at 200,000 rows, in
-fresh processes on every dialect: the kit (frozen and TOML) at least as fast as polars (>= 1.0x) and >= 20x pandas; the
+fresh processes on every dialect: the kit (frozen and TOML) at least as fast as polars (>= 1.0x) and >= 20x pandas, its
+peak resident memory at most 3x the two files; the
 in-process and duckdb ratios are shown, not judged. On the real case: a fresh process no slower than
 the baseline checkout's (when given) and < 0.3 s; warm >= 250 submissions/s. Every F1 within 1e-9.
 """
@@ -244,6 +247,23 @@ def run_json(cmd: list[str], env: dict) -> tuple[float, float, dict]:
     return wall, cpu, json.loads(done.stdout)
 
 
+# Started from a small interpreter: a child's ru_maxrss starts at the high-water mark of the process it was
+# spawned from (Linux keeps it across exec), which for this benchmark, holding pandas and the files' rows, is
+# several hundred MB.
+_PEAK = ("import os, sys; pid = os.posix_spawn(sys.argv[1], sys.argv[1:], os.environ, "
+         "file_actions=[(os.POSIX_SPAWN_OPEN, 1, os.devnull, os.O_WRONLY, 0)]); _, status, usage = os.wait4(pid, 0); "
+         "print(usage.ru_maxrss if os.waitstatus_to_exitcode(status) == 0 else -1)")
+
+
+def peak_rss(cmd: list[str], env: dict) -> float:
+    """Peak resident memory (MB) of one run of ``cmd`` (``ru_maxrss``, in KiB on Linux)."""
+    done = subprocess.run([sys.executable, "-c", _PEAK, *cmd], capture_output=True, text=True, env=env, check=True)
+    kib = int(done.stdout.strip())
+    if kib < 0:
+        raise SystemExit(f"{' '.join(cmd)} failed: {done.stderr.strip()}")
+    return kib * 1024 / 1e6
+
+
 def fresh_scorers(sol: Path, sub: Path, d, frozen: tuple[Path, Path]) -> dict[str, list[str]]:
     agrieval = str(Path(sys.executable).with_name("agrieval"))
     args = peer_args(sol, sub, d)
@@ -265,8 +285,9 @@ def fresh_values(name: str, out: dict, d) -> tuple[float, float]:
 
 
 def fresh_compare(sol: Path, sub: Path, d, frozen: tuple[Path, Path], repeat: int, env: dict
-                  ) -> tuple[dict[str, float], dict[str, float], dict[str, tuple[float, float]]]:
-    """Median wall and CPU time of each scorer in fresh processes (pandas once), the F1s."""
+                  ) -> tuple[dict[str, float], dict[str, float], dict[str, float], dict[str, tuple[float, float]]]:
+    """Median wall and CPU time of each scorer in fresh processes (pandas once), the peak resident memory of
+    one more run of each (pandas' not taken), the F1s."""
     cmds = fresh_scorers(sol, sub, d, frozen)
     run_json(cmds["kit toml"], env)  # untimed: the kit's bytecode compiled and cached, as for an installed package
     values = {}
@@ -281,7 +302,9 @@ def fresh_compare(sol: Path, sub: Path, d, frozen: tuple[Path, Path], repeat: in
             cpus[name].append(cpu)
             values[name] = fresh_values(name, out, d)
     median = lambda runs: {name: float(np.median(v)) for name, v in runs.items()}  # noqa: E731
-    return median(walls), median(cpus), values
+    # one more run of each (pandas' peak is not taken: seconds more for a peer that is not judged on memory)
+    peaks = {name: peak_rss(cmd, env) for name, cmd in cmds.items() if name != "pandas"}
+    return median(walls), median(cpus), peaks, values
 
 
 def _cpus() -> int:
@@ -394,9 +417,10 @@ def main() -> int:
             print(f"{name:<16} {mb:>5.1f} {t_kit:>7.3f} {t_ref:>7.3f} {t_ref / t_kit:>6.1f}x  "
                   f"{v_kit[0]:.12f}, {v_kit[1]:.12f} / {v_ref[0]:.12f}, {v_ref[1]:.12f}"
                   f"{'' if agree else '  DISAGREE'}", flush=True)
-            walls, cpus, values = fresh_compare(sol, sub, d, frozen[dialect.competition], args.fresh_repeat, env)
+            walls, cpus, peaks, values = fresh_compare(sol, sub, d, frozen[dialect.competition], args.fresh_repeat,
+                                                       env)
             worst_gap = max(abs(a - b) for peer in values for a, b in zip(values[peer], v_kit))
-            fresh_rows.append((name, walls, cpus, worst_gap, t_kit))
+            fresh_rows.append((name, walls, cpus, peaks, mb, worst_gap, t_kit))
             sol.unlink()
             sub.unlink()
         worst = min(ratios, key=ratios.get)
@@ -437,7 +461,8 @@ def print_fresh(rows: list, args, judged: bool) -> bool:
           f"{'polars/kit':>10} {'polars/toml':>11} {'duckdb/kit':>10} {'pandas/kit':>10}  F1 gap   "
           "CPU s: kit toml polars duckdb")
     ok = True
-    for name, walls, cpus, gap, in_process in rows:
+    memory = []
+    for name, walls, cpus, peaks, mb, gap, in_process in rows:
         kit_s, toml_s = walls["kit"], walls["kit toml"]
         r = {peer: walls[peer] / kit_s for peer in ("polars", "duckdb", "pandas")}
         r_toml = walls["polars"] / toml_s
@@ -449,10 +474,21 @@ def print_fresh(rows: list, args, judged: bool) -> bool:
               f"{r['duckdb']:>9.2f}x {r['pandas']:>9.1f}x  {gap:.1e}  {cpus['kit']:>5.2f} {cpus['kit toml']:>5.2f} "
               f"{cpus['polars']:>5.2f} {cpus['duckdb']:>5.2f}"
               f"{'' if agree else '  DISAGREE'}{'' if met else '  BELOW TARGET'}", flush=True)
+        memory.append((name, peaks, mb))
     print("targets in fresh processes (wall): kit and toml >= 1.0x polars, >= 20x pandas, on every dialect "
           "(duckdb shown)"
           f"{'' if judged else ' (not judged at this size)'}; CPU s: user + system time of all a process's threads "
           "(medians; on a busy machine the wall follows it)")
+    print("\npeak resident memory (ru_maxrss of one more run of each, interpreter and imports included), MB and "
+          "multiple of the two files")
+    print(f"{'dialect':<16} {'files':>6} {'kit':>13} {'toml':>13} {'polars':>13} {'duckdb':>13}")
+    for name, peaks, mb in memory:
+        met = max(peaks["kit"], peaks["kit toml"]) <= 3 * mb or not judged
+        ok &= met
+        print(f"{name:<16} {mb:>6.1f} " + " ".join(f"{peaks[p]:>6.0f} {peaks[p] / mb:>4.1f}x" for p in
+                                                     ("kit", "kit toml", "polars", "duckdb"))
+              + ("" if met else "  BELOW TARGET"))
+    print(f"target: the kit's peak <= 3x the two files{'' if judged else ' (not judged at this size)'}")
     return ok
 
 

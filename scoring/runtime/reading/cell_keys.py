@@ -42,6 +42,29 @@ def cell_words(raw: bytes, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
 _WORD_BLOCK = 1 << 15  # cells per step of cell_words: its temporaries stay a few MB, as one chunk of 200,000 cells
 
 
+def cells_match_words(raw: bytes, starts: np.ndarray, ends: np.ndarray, words: np.ndarray) -> bool:
+    """Whether ``cell_words(raw, starts, ends)`` equals ``words`` (cells of the same lengths as those
+    ``words`` were made of), one chunk at a time: no table of the cells' words held (issue 54)."""
+    chunks = _chunk_makers(raw, starts, ends)
+    return len(chunks) == len(words) and all(np.array_equal(chunk(), w) for chunk, w in zip(chunks, words))
+
+
+def cell_hashes(raw: bytes, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
+    """``words_hash(cell_words(raw, starts, ends), ends - starts)``, one chunk of the words at a time."""
+    return words_hash((chunk() for chunk in _chunk_makers(raw, starts, ends)), ends - starts)
+
+
+def _chunk_makers(raw: bytes, starts: np.ndarray, ends: np.ndarray) -> list:
+    """For each row of ``cell_words(raw, starts, ends)``, a function making it."""
+    length = ends - starts
+    n_chunks = (int(length.max()) + 7) // 8 if len(starts) and len(raw) else 0
+    if not n_chunks:
+        return []
+    view = words_view(raw if len(raw) >= 8 else raw + bytes(8 - len(raw)))
+    return [lambda o=np.array([[8 * chunk]], dtype=np.int64): _chunks(view, starts, length, o)[0]
+            for chunk in range(n_chunks)]
+
+
 def compact_cells(raw: bytes, starts: np.ndarray, ends: np.ndarray, words: np.ndarray | None = None
                   ) -> tuple[bytes, np.ndarray, np.ndarray]:
     """The same cells in bytes of their own: each cell's ``cell_words`` (``words`` when already made), one
@@ -56,9 +79,9 @@ def compact_cells(raw: bytes, starts: np.ndarray, ends: np.ndarray, words: np.nd
     return words.T.tobytes(), at, at + length
 
 
-def words_hash(words: np.ndarray, length: np.ndarray) -> np.ndarray:
-    """A 64-bit hash of each field from its ``cell_words`` and length: equal fields get equal hashes (unequal
-    ones almost surely not), mixed by multiply-xorshift steps."""
+def words_hash(words, length: np.ndarray) -> np.ndarray:
+    """A 64-bit hash of each field from its ``cell_words`` (the table, or its rows one after the other) and
+    length: equal fields get equal hashes (unequal ones almost surely not), mixed by multiply-xorshift steps."""
     h = length.astype(np.uint64) * _MIX
     for w in words:
         h ^= w

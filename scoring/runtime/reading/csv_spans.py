@@ -29,8 +29,9 @@ class Spans(NamedTuple):
 def field_spans(raw: bytes, delimiter: str, n_fields: int) -> Spans | None:
     """Byte spans of every field; record 0 is the header. ``raw``: the clean UTF-8 bytes (no BOM).
 
-    One pass marks the structural bytes; everything after works on their
-    positions only (a few per field), never again on every byte.
+    One pass over the bytes, a block at a time (``_boundaries``), keeps only the
+    field boundaries (a few per record); everything after works on those, never
+    again on every byte.
     """
     a = np.frombuffer(raw, dtype=np.uint8)
     if not len(a) or n_fields < 2:
@@ -40,34 +41,23 @@ def field_spans(raw: bytes, delimiter: str, n_fields: int) -> Spans | None:
     has_cr = b"\r" in raw
     if has_cr and a[-1] == _CR:
         return None  # a last line ended by a lone CR
-    pos, n_cr = _structural(a, ord(delimiter), count_cr=has_cr)
-    if a[-1] != _LF:  # a last line without its line end: pretend there is one just past the data
-        pos = np.append(pos, len(a))
-        kind = np.append(a[pos[:-1]], np.uint8(_LF))
-    else:
-        kind = a[pos]
-    quote = kind == _QUOTE
-    count_type = np.int32 if len(pos) < 2**31 else np.int64
-    n_quotes_before = np.cumsum(quote, dtype=count_type)  # at a delimiter or line end: the quotes before it
-    inside = (n_quotes_before & 1).astype(bool)  # odd: inside a quoted field
-    is_lf = kind == _LF
-    if (inside & is_lf).any():
+    found = _boundaries(a, ord(delimiter), count_cr=has_cr)
+    if found is None:
         return None  # a field spans lines
-    is_delim = kind == ord(delimiter)
-    # the field boundaries in file order: each record must be n_fields - 1 delimiters then a line end
-    boundary = np.flatnonzero((is_delim & ~inside) | is_lf)
-    n_records = int(is_lf.sum())
-    if len(boundary) != n_records * n_fields:
+    bounds, n_quotes, boundary_is_lf, n_cr = found
+    # each record must be n_fields - 1 delimiters then a line end
+    n_records = int(np.count_nonzero(boundary_is_lf))
+    if len(bounds) != n_records * n_fields:
         return None  # ragged
-    boundary_is_lf = is_lf[boundary].reshape(n_records, n_fields)
+    boundary_is_lf = boundary_is_lf.reshape(n_records, n_fields)
     if not boundary_is_lf[:, -1].all() or boundary_is_lf[:, :-1].any():
         return None  # ragged
-    bounds = pos[boundary].reshape(n_records, n_fields)  # the delimiter or line end after each field
-    quotes_at = n_quotes_before[boundary].reshape(n_records, n_fields)
+    bounds = bounds.reshape(n_records, n_fields)  # the delimiter or line end after each field
+    n_quotes = n_quotes.reshape(n_records, n_fields)
     starts = np.empty_like(bounds)
-    starts[:, 1:] = bounds[:, :-1] + 1
+    np.add(bounds[:, :-1], 1, out=starts[:, 1:])
     starts[0, 0] = 0
-    starts[1:, 0] = bounds[:-1, -1] + 1
+    np.add(bounds[:-1, -1], 1, out=starts[1:, 0])
     ends = bounds
     n_crlf = 0
     if has_cr:
@@ -78,19 +68,89 @@ def field_spans(raw: bytes, delimiter: str, n_fields: int) -> Spans | None:
             return None  # a CR elsewhere than at a line end: a lone CR (old Mac line ends) or inside a field
         ends[:, -1] -= crlf  # exclude the CR of CRLF
     # quotes: either none in the field, or exactly its first and last byte
-    n_quotes = _per_field(quotes_at)
     quoted = n_quotes == 2
     if not ((n_quotes == 0) | quoted).all():
         return None
+    del n_quotes
     # (a field without quotes cannot start or end with one, and an empty one starts and ends at a
     # delimiter or line end: comparing every field's first and last byte needs no selection of fields;
     # clipped: an empty last field of a file without its final line end starts just past the data)
-    if not (np.array_equal(a.take(starts, mode="clip") == _QUOTE, quoted)
-            and np.array_equal(a.take(ends - 1, mode="clip") == _QUOTE, quoted)):
+    if not np.array_equal(a.take(starts, mode="clip") == _QUOTE, quoted):
+        return None
+    ends -= 1  # (in place: each field's last byte, then back)
+    last_is_quote = a.take(ends, mode="clip") == _QUOTE
+    ends += 1
+    if not np.array_equal(last_is_quote, quoted):
         return None
     starts += quoted
     ends -= quoted
     return Spans(starts, ends, n_crlf)
+
+
+def _boundaries(a: np.ndarray, delimiter: int, *, count_cr: bool
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray, int] | None:
+    """The field boundaries of ``a`` in file order (delimiters outside quotes, line ends; a line end pretended
+    just past the data when the last line has none): their positions, the quotes of the field each ends
+    (uint8, 3 standing for 3 or more), whether each is a line end, and (with ``count_cr``) how many CR bytes
+    ``a`` holds; None when a line end lies inside quotes.
+
+    A block at a time (issue 54): the structural bytes of a block (a few per field, the commas inside quoted
+    lists included) are located, classified and dropped while they are in the CPU cache; only the boundaries
+    are kept. Locating every structural byte of the file first held about 25 bytes per structural byte at
+    once (70 MB for a 24 MB solution), all fresh memory, and was no faster.
+    """
+    positions, quotes, line_ends = [], [], []
+    n_cr = 0
+    carry = 0  # the quotes before the block
+    at_last = 0  # the quotes before the last boundary so far
+    mask = np.empty(min(len(a), _SPAN_BLOCK), dtype=bool)
+    other = np.empty_like(mask)
+    for lo in range(0, len(a), _SPAN_BLOCK):
+        block = a[lo:lo + _SPAN_BLOCK]
+        m, o = mask[:len(block)], other[:len(block)]
+        if count_cr:
+            n_cr += int(np.count_nonzero(np.equal(block, _CR, out=o)))
+        np.equal(block, _QUOTE, out=m)
+        m |= np.equal(block, _LF, out=o)
+        m |= np.equal(block, delimiter, out=o)
+        at = np.flatnonzero(m)
+        kind = block[at]
+        # at each structural byte: the block's quotes up to it (int32: a block is small), so that with the
+        # quotes before the block the parity says whether it lies outside quoted fields
+        n_quotes_before = np.cumsum(kind == _QUOTE, dtype=np.int32)
+        outside = (n_quotes_before & 1) == (carry & 1)
+        is_lf = kind == _LF
+        if (is_lf > outside).any():
+            return None  # a line end inside quotes
+        outside &= kind == delimiter
+        outside |= is_lf  # the boundaries
+        keep = np.flatnonzero(outside)
+        at = at[keep]
+        at += lo
+        positions.append(at)
+        line_ends.append(is_lf[keep])
+        if len(keep):
+            at_keep = n_quotes_before[keep]
+            # the quotes of each field ended here (the first's since the last boundary before the block: at
+            # least 3, which is all that is told apart, when more than 3 came between)
+            per_field = np.diff(at_keep, prepend=np.int32(max(at_last - carry, -3)))
+            at_last = carry + int(at_keep[-1])
+            quotes.append(np.minimum(per_field, 3).astype(np.uint8))
+        if len(n_quotes_before):
+            carry += int(n_quotes_before[-1])
+    if a[-1] != _LF:  # a last line without its line end: pretend there is one just past the data
+        if carry & 1:
+            return None
+        positions.append(np.array([len(a)], dtype=np.intp))
+        quotes.append(np.array([min(carry - at_last, 3)], dtype=np.uint8))
+        line_ends.append(np.ones(1, dtype=bool))
+    return np.concatenate(positions), np.concatenate(quotes), np.concatenate(line_ends), n_cr
+
+
+# Bytes per step of _boundaries: its masks and positions stay below the size malloc maps afresh (128 KiB), so a
+# warm process scoring upload after upload reuses them without page faults (a 150 KB upload: 340 us, against 530 us
+# with 512 KiB steps; a 24 MB file: about 5 ms more).
+_SPAN_BLOCK = 1 << 16
 
 
 class LineFields(NamedTuple):
@@ -221,15 +281,6 @@ def count_crlf(raw: bytes) -> int:
         m &= np.equal(a[lo + 1:hi + 1], _LF, out=o)
         found += int(np.count_nonzero(m))
     return found
-
-
-def _per_field(running: np.ndarray) -> np.ndarray:
-    """Counts per field from running totals taken at the end of each field (in file order)."""
-    out = np.empty_like(running)
-    np.subtract(running[:, 1:], running[:, :-1], out=out[:, 1:])
-    out[0, 0] = running[0, 0]
-    np.subtract(running[1:, 0], running[:-1, -1], out=out[1:, 0])
-    return out
 
 
 def decode_spans(raw: bytes, starts: np.ndarray, ends: np.ndarray) -> list[str]:

@@ -34,13 +34,11 @@ def int_lists(raw: bytes, starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndar
         return None
     if int(length.max()) == 2:  # every list empty, ``[]``: what the reading below finds, without its passes
         return np.zeros(n, dtype=np.int64), np.zeros(0, dtype=np.int64)
-    fixed = _fixed_width_items(raw, a, starts, ends)
+    fixed = _fixed_width_lists(raw, a, starts, ends)
     if fixed is not None:
-        sizes, item_start, item_end = fixed
-        values = parse_digit_runs(raw, item_start, item_end)
-        if values is not None:
-            return sizes, values
-        # (items of other widths whose lengths happen to add up: the general reading below decides)
+        return fixed
+    # (a column of another layout, or items of other widths whose lengths happen to add up: the general
+    # reading below decides)
     commas = np.flatnonzero(a == _COMMA)
     n_commas = np.searchsorted(commas, ends) - np.searchsorted(commas, starts)
     nonempty = ends - starts > 2
@@ -79,15 +77,17 @@ def int_lists(raw: bytes, starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndar
     return None if values is None else (sizes, values)
 
 
-def _fixed_width_items(raw: bytes, a: np.ndarray, starts: np.ndarray, ends: np.ndarray
-                       ) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
-    """(sizes, item starts, item ends) when every list is ``[d, d, d]`` with items of one width W and one
+def _fixed_width_lists(raw: bytes, a: np.ndarray, starts: np.ndarray, ends: np.ndarray
+                       ) -> tuple[np.ndarray, np.ndarray] | None:
+    """(sizes, concatenated ints) when every list is ``[d, d, d]`` with items of one width W and one
     separator (``, `` as Python's ``str(list)`` writes it, or ``,``); None otherwise.
 
     PlantCLEF species ids all have 7 digits: then each item's place follows from the cell's start and
     its length, with no need to locate a comma. Brackets are checked by the caller; here, every
     separator is checked at its place, and ``parse_digit_runs`` checks that the items are digits, so
-    the cell can hold nothing else.
+    the cell can hold nothing else. A block of cells at a time (issue 54): the items' places, the
+    separators' checks and the digits' words of a block stay in the CPU cache, and only the ints are kept
+    (int32 for items of up to 9 digits: half the memory the label sets are built from).
     """
     length = ends - starts
     nonempty = np.flatnonzero(length > 2)
@@ -107,29 +107,49 @@ def _fixed_width_items(raw: bytes, a: np.ndarray, starts: np.ndarray, ends: np.n
     if not np.array_equal(sizes * stride, body) if len(nonempty) == len(starts) else \
             not np.array_equal((sizes * stride)[nonempty], body[nonempty]):
         return None
+    del body
     sizes[length <= 2] = 0
-    total = int(sizes.sum())
+    del length
     first_item = np.cumsum(sizes)
     first_item -= sizes
-    # item g of cell c starts at starts[c] + 1 + (g - first_item[c]) * stride
-    base = starts + 1
-    base -= first_item * stride
-    item_start = np.repeat(base, sizes)
-    item_start += np.arange(0, total * stride, stride, dtype=np.int64)
-    n_separators = total - len(nonempty)
-    if n_separators:
-        before = item_start - gap
-        if int(starts.min()) < 1:  # a cell at the very start of the data: its first item has only '[' before it
-            np.maximum(before, 0, out=before)
-        found = a[before] == _COMMA
-        if gap == 2:
-            before += 1
-            found &= a[before] == _SPACE
-        found = int(np.count_nonzero(found))
+    total = int(first_item[-1] + sizes[-1])
+    values = np.empty(total, dtype=np.int32 if width <= 9 else np.int64)
+    if int(starts.min()) < 1 and total:
+        return None  # a cell at the very start of the data: only in toy buffers, where the general reading decides
+    words = words_view(raw) if len(raw) >= 8 else None
+    for lo in range(0, len(starts), _CELL_BLOCK):
+        hi = min(lo + _CELL_BLOCK, len(starts))
+        block_sizes = sizes[lo:hi]
+        first = int(first_item[lo])
+        n = int(first_item[hi - 1] + block_sizes[-1]) - first
+        if not n:
+            continue
+        # item g of cell c starts at starts[c] + 1 + (g - first_item[c]) * stride
+        base = starts[lo:hi] + 1
+        base -= (first_item[lo:hi] - first) * stride
+        item_start = np.repeat(base, block_sizes)
+        item_start += np.arange(0, n * stride, stride, dtype=np.int64)
         # a list's first item follows its '[', never a separator: every other item must follow one
-        if found != n_separators:
+        n_separators = n - int(np.count_nonzero(block_sizes))
+        if n_separators:
+            before = item_start - gap
+            found = a[before] == _COMMA
+            if gap == 2:
+                before += 1
+                found &= a[before] == _SPACE
+            if int(np.count_nonzero(found)) != n_separators:
+                return None
+        if words is None:
             return None
-    return sizes, item_start, item_start + width
+        item_start += width
+        block = parse_digit_runs(raw, item_start - width, item_start, words=words)
+        if block is None:
+            return None
+        values[first:first + n] = block
+    return sizes, values
+
+
+_CELL_BLOCK = 1 << 10  # cells per step of _fixed_width_lists (about 10,000 items of PlantCLEF lists: see _MATCH_ROWS)
 
 
 _ZEROS = np.uint64(0x3030303030303030)  # eight ASCII '0'
@@ -139,7 +159,8 @@ _HIGH_BITS = np.uint64(0x8080808080808080)
 _SWAR_STEPS = [(np.uint64(0x0F0F0F0F0F0F0F0F), np.uint64(2561), np.uint64(8)),
                (np.uint64(0x00FF00FF00FF00FF), np.uint64(6553601), np.uint64(16)),
                (np.uint64(0x0000FFFF0000FFFF), np.uint64(42949672960001), np.uint64(32))]
-def parse_digit_runs(raw: bytes, starts: np.ndarray, ends: np.ndarray) -> np.ndarray | None:
+def parse_digit_runs(raw: bytes, starts: np.ndarray, ends: np.ndarray, *, words: np.ndarray | None = None
+                     ) -> np.ndarray | None:
     """Integers written as ASCII digits at ``raw[starts[k]:ends[k]]``, or None when any is not
     1 to 18 plain digits or has a leading zero.
 
@@ -154,7 +175,7 @@ def parse_digit_runs(raw: bytes, starts: np.ndarray, ends: np.ndarray) -> np.nda
     if len(raw) < 8:
         return None
     a = np.frombuffer(raw, dtype=np.uint8)
-    words = words_view(raw)
+    words = words_view(raw) if words is None else words  # (``words``: the caller's ``words_view(raw)``)
     out = np.empty(n, dtype=np.int64)
     scratch = np.empty((2, min(n, _BLOCK)), dtype=np.uint64)
     for lo in range(0, n, _BLOCK):  # a block at a time: its temporaries stay in the CPU cache

@@ -60,14 +60,21 @@ class CheckedIds:
         words, length = self._words
         if not len(words) or int(length.min()) < 1:
             return False
-        words = words.copy()
         heads = (words[0] & np.uint64(0xFF)).astype(np.uint8).tobytes()
-        words[0] &= ~np.uint64(0xFF)  # the first byte of each id, checked apart: zero from here on
-        left = words.tobytes().translate(None, rest)
+        if heads.translate(None, first):
+            return False
         # what is left must be the zeros: the padding past each id's end and the first bytes set to zero
-        # (a zero byte inside an id would be one more)
-        padding = words.size * 8 - int(length.sum()) + len(length)
-        return not heads.translate(None, first) and len(left) == padding and not left.strip(b"\0")
+        # (a zero byte inside an id would be one more); one chunk of every id at a time (issue 54: the whole
+        # table copied, as bytes and translated, was three times its size at once in a fresh score's peak)
+        n_left = 0
+        for chunk, chunk_words in enumerate(words):
+            if not chunk:
+                chunk_words = chunk_words & ~np.uint64(0xFF)  # the first byte of each id, checked apart: zero here
+            left = chunk_words.tobytes().translate(None, rest)
+            if left.strip(b"\0"):
+                return False
+            n_left += len(left)
+        return n_left == words.size * 8 - int(length.sum()) + len(length)
 
     def holds(self, value: bytes) -> bool:
         """Whether one of these ids is ``value``, byte for byte (found once per value: every upload asks a
@@ -86,6 +93,12 @@ class CheckedIds:
             return self
         kept = CheckedIds(cells, self.id_pattern)
         kept.__dict__.update({k: v for k, v in self.__dict__.items() if k in ("ids", "_words", "_by_hash")})
+        words, length = self._words
+        if words.shape[0]:  # the kept bytes are these words, cell after cell: read from them, not held twice
+            view = np.frombuffer(cells[0], dtype=np.uint64).reshape(len(length), words.shape[0]).T
+            kept.__dict__["_words"] = (view, length)
+            if "_by_hash" in kept.__dict__:
+                kept.__dict__["_by_hash"] = kept.__dict__["_by_hash"][:2] + (view, length)
         return kept
 
     def same_column(self, cells: tuple[bytes, np.ndarray, np.ndarray]) -> bool:
@@ -98,7 +111,7 @@ class CheckedIds:
             return False  # (cheap: another order usually shows at the first id)
         my_words, my_length = self._words
         # equal lengths and equal words (the bytes, zero-padded): equal ids
-        return np.array_equal(ends - starts, my_length) and np.array_equal(cell_keys.cell_words(*cells), my_words)
+        return np.array_equal(ends - starts, my_length) and cell_keys.cells_match_words(*cells, my_words)
 
     @cached_property
     def _words(self) -> tuple[np.ndarray, np.ndarray]:
@@ -127,14 +140,18 @@ class CheckedIds:
         length = ends - starts
         if int(length.max()) > int(my_length.max()):
             return None  # an id longer than all of these: not these ids (and its words would cost rows x length)
-        words = cell_keys.cell_words(raw, starts, ends)
-        hashes = cell_keys.words_hash(words, length)
+        # (the words a chunk at a time, never as a whole table: issue 54)
+        hashes = cell_keys.cell_hashes(raw, starts, ends)
         theirs = np.argsort(hashes)
-        if not np.array_equal(hashes[theirs], sorted_hashes):
+        hashes = hashes[theirs]
+        if not np.array_equal(hashes, sorted_hashes):
             return None
+        del hashes, length
         order = np.empty(len(starts), dtype=np.int64)
         order[mine] = theirs
-        same = np.array_equal(length[order], my_length) and np.array_equal(np.take(words, order, axis=1), my_words)
+        del theirs
+        same = np.array_equal(ends[order] - starts[order], my_length) and cell_keys.cells_match_words(
+            raw, starts[order], ends[order], my_words)
         return order if same else None
 
 

@@ -51,7 +51,7 @@ def parse_multilabel_column(tab: "Table", definition: CompetitionDefinition, log
     if kept is not None:
         sizes = np.zeros(len(over), dtype=np.int64)
         sizes[kept] = found[0]
-    sets, had_repeat = LabelSets.from_flat(sizes, flat)
+    sets, had_repeat = LabelSets.from_flat(sizes, flat, overwrite=True)  # (flat: read here, given up)
     _check_sets(sets, had_repeat, lines, column, definition, log)
     return sets
 

@@ -1,7 +1,7 @@
 """``LabelSets`` against plain Python sets: building (any order, repeats), taking rows, per-row matches.
 
-``from_flat`` has a shortcut for rows without repeats (no row index, no
-compaction), a sort-free path for rows already sorted, and a lexsort path for
+``from_flat`` goes a block of rows at a time (a sort-free step for rows already
+sorted, repeats dropped where a block has some), and has a lexsort path for
 labels too large for one int64 key; ``take`` hands its row index to the
 result. Each must give what sorting each row's set in Python gives.
 """
@@ -27,6 +27,45 @@ def test_from_flat_is_sorted_unique_rows_and_flags_repeats(lists):
     assert sets.to_lists() == [sorted(set(x)) for x in lists]
     assert had_repeat.tolist() == [len(set(x)) < len(x) for x in lists]
     assert sets.row_of_label.tolist() == [i for i, x in enumerate(lists) for _ in set(x)]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.lists(small, max_size=6), max_size=30), st.integers(1, 8), st.booleans())
+def test_from_flat_block_by_block_is_python_sets(lists, block, narrow):
+    """Rows a block at a time (``_ROW_BLOCK``), labels given as int32 (as ``digit_lists`` reads 7-digit ids, and
+    then sorted back into the given array) or int64: repeats dropped and flagged in whichever block they fall,
+    rows cut at any block boundary."""
+    from agrieval.scoring.runtime import labelsets
+
+    sizes = np.array([len(x) for x in lists], dtype=np.int64)
+    flat = np.array([v for x in lists for v in x], dtype=np.int32 if narrow else np.int64)
+    saved = labelsets._ROW_BLOCK
+    labelsets._ROW_BLOCK = block
+    try:
+        sets, had_repeat = LabelSets.from_flat(sizes, flat.copy(), overwrite=narrow)  # (int32: sorted in place)
+    finally:
+        labelsets._ROW_BLOCK = saved
+    assert sets.to_lists() == [sorted(set(x)) for x in lists]
+    assert had_repeat.tolist() == [len(set(x)) < len(x) for x in lists]
+    assert sets.indptr.tolist() == np.cumsum([0] + [len(set(x)) for x in lists]).tolist()
+
+
+@settings(max_examples=200, deadline=None)
+@given(rows_of, st.integers(1, 8), st.data())
+def test_take_block_by_block_is_python_lists(lists, block, data):
+    """``take`` gathers a block of rows at a time (``_ROW_BLOCK``): empty rows and rows repeated or left out,
+    wherever the blocks cut."""
+    from agrieval.scoring.runtime import labelsets
+
+    sets = LabelSets.from_lists(lists)
+    index = data.draw(st.lists(st.integers(0, max(len(lists) - 1, 0)), max_size=len(lists) + 3)) if lists else []
+    saved = labelsets._ROW_BLOCK
+    labelsets._ROW_BLOCK = block
+    try:
+        taken = sets.take(np.array(index, dtype=np.int64))
+    finally:
+        labelsets._ROW_BLOCK = saved
+    assert taken.to_lists() == [sorted(set(lists[i])) for i in index]
 
 
 @settings(max_examples=300, deadline=None)

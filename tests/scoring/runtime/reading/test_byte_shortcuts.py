@@ -120,7 +120,7 @@ def test_fixed_width_lists_need_no_comma_positions():
     cells = ["[1362443, 1360187, 1392059]", "[]", "[1395807]", "[1392608, 1395807]"]
     raw = b"h\n" + b"".join(b'"' + c.encode() + b'"\n' for c in cells)
     starts, ends = _spans_of(raw, cells, b"h\n")
-    assert digit_lists._fixed_width_items(raw, np.frombuffer(raw, np.uint8), starts, ends) is not None
+    assert digit_lists._fixed_width_lists(raw, np.frombuffer(raw, np.uint8), starts, ends) is not None
     sizes, flat = digit_lists.int_lists(raw, starts, ends)
     assert sizes.tolist() == [3, 0, 1, 2]
     assert flat.tolist() == [1362443, 1360187, 1392059, 1395807, 1392608, 1395807]
@@ -266,6 +266,30 @@ def test_checked_ids_find_their_order_in_a_shuffled_column_or_decline(ids, data)
     assert len(set(hashes[:len(ids)].tolist())) == len(ids)  # distinct ids, distinct hashes (64 bits)
 
 
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.text(alphabet="ab-1", min_size=1, max_size=20), min_size=1, max_size=12, unique=True),
+       st.booleans(), st.randoms(use_true_random=False))
+def test_compacted_ids_keep_their_words_and_still_match(ids, hashed, random):
+    """A solution keeps its ids in bytes of their own (``CheckedIds.compact``), its words read from them (no
+    second copy): the words are those of the kept cells, and an upload's ids still match row for row or in
+    another order."""
+    from agrieval.scoring.runtime.reading.id_cells import CheckedIds
+
+    raw, starts, ends = _packed([i.encode() + b"," + b"x" * 40 for i in ids])  # (a file much larger than its ids)
+    checked = CheckedIds((raw, starts, ends - 41), None)
+    if hashed:
+        checked._by_hash  # noqa: B018 (made before compacting, as plainly_valid does)
+    kept = checked.compact()
+    assert kept.cells[0] is not raw and kept.ids == ids
+    words, length = kept._words
+    assert np.array_equal(words, cell_keys.cell_words(*kept.cells)) and length.tolist() == [len(i) for i in ids]
+    assert kept.same_column(_packed([i.encode() for i in ids]))
+    shuffled = list(ids)
+    random.shuffle(shuffled)
+    order = kept.order_in(_packed([i.encode() for i in shuffled]))
+    assert order is not None and [shuffled[j] for j in order] == ids
+
+
 @settings(max_examples=300, deadline=None)
 @given(st.binary(max_size=200).map(lambda b: bytes(b'",\n;a\r'[x % 6] for x in b)), st.integers(1, 64),
        st.sampled_from([",", ";"]))
@@ -279,6 +303,43 @@ def test_structural_bytes_found_block_by_block_are_those_of_one_pass(raw, block,
     finally:
         csv_spans._SCAN_BLOCK = saved
     assert got.tolist() == expected.tolist() and n_cr == raw.count(b"\r")
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(["x", '"a,b"', '""', "", '"x', 'y"', "\r", '"a""b"', '""""""']), min_size=2,
+                max_size=40)
+       .map(lambda cells: "".join(c + ("\n" if k % 3 == 2 else ",") for k, c in enumerate(cells)).encode()),
+       st.booleans(), st.integers(1, 16))
+def test_field_spans_block_by_block_are_those_of_one_block(raw, cut_end, block):
+    """``field_spans`` classifies the structural bytes a block at a time: quotes (a field's count carried
+    across blocks, however many), CRs and records cut by a block's end give what reading the file as one
+    block gives (spans or a decline)."""
+    raw = raw[:-1] if cut_end else raw
+    whole = csv_spans.field_spans(raw, ",", 3)
+    saved = csv_spans._SPAN_BLOCK
+    csv_spans._SPAN_BLOCK = block
+    try:
+        got = csv_spans.field_spans(raw, ",", 3)
+    finally:
+        csv_spans._SPAN_BLOCK = saved
+    if whole is None:
+        assert got is None
+    else:
+        assert got.starts.tolist() == whole.starts.tolist() and got.ends.tolist() == whole.ends.tolist()
+        assert got.crlf_records == whole.crlf_records
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(["", "a", "ab", "CBN-Pla-A1", "CBN-Pla-A2", "b" * 9, "b" * 17]), max_size=30),
+       st.data())
+def test_cells_match_words_chunk_by_chunk_is_comparing_the_whole_tables(cells, data):
+    """``same_column``'s test, a chunk at a time, is equality of the two ``cell_words`` tables."""
+    other = data.draw(st.lists(st.sampled_from(cells or [""]), min_size=len(cells), max_size=len(cells)))
+    mine, theirs = (_packed([c.encode() for c in x], 1, b",") for x in (cells, other))
+    if not np.array_equal(mine[2] - mine[1], theirs[2] - theirs[1]):
+        return  # (the caller compares the lengths first)
+    expected = np.array_equal(cell_keys.cell_words(*theirs), cell_keys.cell_words(*mine))
+    assert cell_keys.cells_match_words(*theirs, cell_keys.cell_words(*mine)) == expected
 
 
 @settings(max_examples=300, deadline=None)

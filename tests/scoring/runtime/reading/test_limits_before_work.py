@@ -48,9 +48,9 @@ def _spy(monkeypatch) -> list[int]:
         seen.append(int((ends - starts).max()) if len(starts) else 0)
         return int_lists(raw, starts, ends)
 
-    def spy_sets(cls, sizes, flat):
+    def spy_sets(cls, sizes, flat, **options):
         seen.append(-int(sizes.max()) if len(sizes) else 0)
-        return from_flat(cls, sizes, flat)
+        return from_flat(cls, sizes, flat, **options)
 
     monkeypatch.setattr(digit_lists, "int_lists", spy_lists)
     monkeypatch.setattr(LabelSets, "from_flat", classmethod(spy_sets))
