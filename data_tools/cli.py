@@ -15,6 +15,7 @@ from pathlib import Path
 
 import click
 
+from agrieval.data_tools.keyed_ids import default_key_path
 from agrieval.scoring.cli.group import ContractGroup, document
 from agrieval.scoring.text.file_names import display_name, unescape_name
 from agrieval.scoring.writing.policy import OutputPlan
@@ -258,7 +259,6 @@ def splits(catalog_file, protocol, output, seed, val_fraction, preset, stratify,
     and without the key nobody can compute it from a guessed path.
     """
     from agrieval.data_tools.catalog import read_catalog
-    from agrieval.data_tools.keyed_ids import default_key_path
     from agrieval.data_tools.splits import SPLIT_PRESETS, make_splits, summarize_splits
 
     df = read_catalog(catalog_file)

@@ -56,6 +56,7 @@ from agrieval.data_tools.shuffle_split import stratified_train_test_split
 from agrieval.data_tools.tables import read_folds_json, table_row, write_table
 from agrieval.data_tools.versions import STAGE_LIBRARIES, library_versions
 from agrieval.scoring.runtime.atomic import write_text
+from agrieval.scoring.runtime.untrusted import UntrustedFileError, read_bytes
 from agrieval.scoring.text.file_names import unescape_name
 from agrieval.scoring.writing.policy import OutputPlan
 from agrieval.scoring.writing.table_paths import inside
@@ -154,7 +155,6 @@ def read_listing(path: str | Path, image_paths) -> dict[str, int]:
     ids = set(image_paths)
     depths = sorted({i.count("/") + 1 for i in ids})
     position: dict[str, int] = {}
-    from agrieval.scoring.runtime.untrusted import UntrustedFileError, read_bytes
 
     try:  # the one opening rule (scoring/runtime/untrusted.py): a FIFO or a device is refused, not read
         lines = read_bytes(path, max_bytes=MAX_LISTING_BYTES, what="listing").decode("utf-8").splitlines()

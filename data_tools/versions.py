@@ -17,6 +17,7 @@ import sys
 from importlib import metadata
 from pathlib import Path
 
+from agrieval.scoring.runtime.atomic import write_text
 from agrieval.scoring.runtime.untrusted import UntrustedFileError, read_json
 
 # import name -> distribution name, for the libraries whose names differ
@@ -78,8 +79,6 @@ def sidecar(output) -> Path:
 
 
 def write_versions(output, stage: str) -> dict[str, str]:
-    from agrieval.scoring.runtime.atomic import write_text
-
     versions = library_versions(STAGE_LIBRARIES[stage])
     write_text(sidecar(output), json.dumps({"stage": stage, "output": Path(output).name, "versions": versions},
                                            indent=2, sort_keys=True) + "\n")

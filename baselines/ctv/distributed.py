@@ -18,6 +18,7 @@ a single-process no-op. The rules that make N processes the same science as one:
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import os
 from dataclasses import dataclass
@@ -55,7 +56,6 @@ def init_distributed(device_type: str, timeout_s: float = 900.0) -> DistInfo:
     world = int(os.environ.get("WORLD_SIZE", "1"))
     if world <= 1:
         return DistInfo()
-    import atexit
 
     import torch.distributed as dist
 

@@ -19,7 +19,13 @@ import io
 from dataclasses import dataclass
 from pathlib import Path
 
+from agrieval.baselines.ctv import checkpoint
+from agrieval.baselines.ctv.config import config_from_dict
 from agrieval.baselines.ctv.errors import CTVError
+from agrieval.baselines.submission import SubmissionFailsValidation, write_validated
+from agrieval.data_tools.walk import IMAGE_SUFFIXES
+from agrieval.scoring.runtime.untrusted import UntrustedFileError, read_bytes
+from agrieval.scoring.writing.table_paths import UnsafePath, inside
 
 __all__ = ["TestImages", "list_test_images", "ids_from_file", "submit_run", "MAX_ID_LIST_BYTES"]
 
@@ -33,8 +39,6 @@ class TestImages:
 
 
 def _image_suffixes():
-    from agrieval.data_tools.walk import IMAGE_SUFFIXES
-
     return IMAGE_SUFFIXES
 
 
@@ -62,9 +66,6 @@ def list_test_images(folder: str | Path) -> TestImages:
 
 def ids_from_file(id_file: str | Path, images: str | Path, id_column: str) -> TestImages:
     """The ids of ``id_file`` (in its order), each with its image under ``images``."""
-    from agrieval.scoring.runtime.untrusted import UntrustedFileError, read_bytes
-    from agrieval.scoring.writing.table_paths import UnsafePath, inside
-
     try:
         text = read_bytes(id_file, max_bytes=MAX_ID_LIST_BYTES, what="id list").decode("utf-8-sig")
     except UntrustedFileError as exc:
@@ -111,8 +112,6 @@ def ids_from_file(id_file: str | Path, images: str | Path, id_column: str) -> Te
 
 
 def _by_id(root: Path, image_id: str, where: str) -> Path:
-    from agrieval.scoring.writing.table_paths import inside
-
     stem = inside(root, image_id, where=where, columns=("image_id",), nested=(0,), follow=True, escaped=False)
     for suffix in sorted(_image_suffixes()):
         for candidate in (stem.with_name(stem.name + suffix), stem.with_name(stem.name + suffix.upper())):
@@ -142,14 +141,11 @@ def submit_run(run_folder: str | Path, images: TestImages, out: str | Path, defi
     import torch
     from torch.utils.data import DataLoader
 
-    from agrieval.baselines.ctv import checkpoint
-    from agrieval.baselines.ctv.config import config_from_dict
     from agrieval.baselines.ctv.dataset import SplitDataset
     from agrieval.baselines.ctv.engine import predict
     from agrieval.baselines.ctv.models import build_model
     from agrieval.baselines.ctv.pipelines import pipeline_for
     from agrieval.baselines.ctv.runner import _runtime
-    from agrieval.baselines.submission import SubmissionFailsValidation, write_validated
 
     folder = Path(run_folder)
     best = folder / "best.pt"

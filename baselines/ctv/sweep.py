@@ -8,6 +8,7 @@ skipped, partial ones resume from their last epoch.
 from __future__ import annotations
 
 import dataclasses
+import json
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,6 +21,7 @@ from agrieval.baselines.ctv.manifest import list_folds
 from agrieval.baselines.ctv.progress import format_duration
 from agrieval.baselines.ctv.replicates import seed_root
 from agrieval.baselines.ctv.run_folders import run_dir, run_status
+from agrieval.scoring.runtime.atomic import write_text
 
 
 @dataclass(frozen=True)
@@ -124,9 +126,7 @@ _MAX_MESSAGE_CHARS, _MAX_TRACEBACK_CHARS = 16 << 10, 64 << 10
 
 def _failed(r: PlannedRun, code: str, message: str, trace: str = "") -> dict:
     """The failure's record, also written to the run folder (``failed.json``) so it outlives the log."""
-    import json
 
-    from agrieval.scoring.runtime.atomic import write_text
 
     if len(message) > _MAX_MESSAGE_CHARS:
         message = message[:_MAX_MESSAGE_CHARS] + f" ... ({len(message) - _MAX_MESSAGE_CHARS:,} characters cut)"

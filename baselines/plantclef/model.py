@@ -25,6 +25,7 @@ from pathlib import Path
 import torch
 
 from agrieval.baselines.plantclef.classes import DOWNLOAD_HINT
+from agrieval.scoring.runtime.untrusted import UntrustedFileError, open_regular
 
 
 @dataclass(frozen=True)
@@ -90,8 +91,6 @@ def read_checkpoint(path: Path):
     a FIFO, a device or a folder is named as such, not waited on; torch and safetensors read the file that
     rule opened (``weights_only=True``: nothing in it runs), never the path again (timm is handed the weights,
     not the file)."""
-    from agrieval.scoring.runtime.untrusted import UntrustedFileError, open_regular
-
     try:
         with open_regular(path, max_bytes=MAX_CHECKPOINT_BYTES, what="checkpoint") as fh:
             if path.suffix == ".safetensors":

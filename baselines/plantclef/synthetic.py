@@ -8,6 +8,7 @@ quadrat are the distinct classes of its regions.
 
 from __future__ import annotations
 
+import argparse
 import colorsys
 from pathlib import Path
 
@@ -103,8 +104,6 @@ def field_quadrat(width: int = 1536, height: int = 1024, seed: int = 0) -> Image
 
 def main(argv: list[str] | None = None) -> int:
     """``python -m agrieval.baselines.plantclef.synthetic OUT.jpg [--size 1536x1024] [--seed 0]``: write a field quadrat."""
-    import argparse
-
     ap = argparse.ArgumentParser(description=main.__doc__)
     ap.add_argument("out")
     ap.add_argument("--size", default="1536x1024")

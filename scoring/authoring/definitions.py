@@ -22,6 +22,7 @@ from agrieval.scoring.runtime.definition import (
     shipped_competitions,
 )
 from agrieval.scoring.runtime.problems import HostError
+from agrieval.scoring.runtime.untrusted import UntrustedFileError, read_bytes
 
 TOML_DIR = Path(__file__).resolve().parents[1] / "competitions"
 
@@ -70,8 +71,6 @@ MAX_DEFINITION_BYTES = 64 * 2**20
 
 
 def _read(path: Path, what: str = "competition definition") -> bytes:
-    from agrieval.scoring.runtime.untrusted import UntrustedFileError, read_bytes
-
     try:
         return read_bytes(path, max_bytes=MAX_DEFINITION_BYTES, what=what)
     except UntrustedFileError as exc:

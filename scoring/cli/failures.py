@@ -31,6 +31,7 @@ docs/errors.md is generated from (a test keeps the file current).
 from __future__ import annotations
 
 import importlib.util
+import json
 import os
 import sys
 import traceback
@@ -38,6 +39,9 @@ import traceback
 import click
 
 from agrieval.scoring.runtime.coded_error import CodedError
+from agrieval.scoring.runtime.problems import errors_markdown
+from agrieval.scoring.runtime.untrusted import CODES as UNTRUSTED_CODES
+from agrieval.scoring.text.terminal import one_line
 
 __all__ = ["EXIT_OK", "EXIT_REJECTED", "EXIT_USAGE", "EXIT_HOST", "EXIT_INTERRUPTED", "CommandError",
            "error_line", "exit_code_of", "report", "refuse_input", "missing_extra", "require",
@@ -122,12 +126,8 @@ def refuse_input(exc: CodedError, as_json: bool) -> None:
     """A rejected input file of an analysis command (ctv, rank-agreement, audit): its one JSON object with
     ``--json``, else its one line on stderr; exit 1."""
     if as_json:
-        import json
-
         click.echo(json.dumps({"status": "error", "errors": [exc.as_dict()]}, sort_keys=True))
     else:
-        from agrieval.scoring.text.terminal import one_line
-
         click.echo(one_line(exc.render()), err=True)
     raise SystemExit(1) from None
 
@@ -219,8 +219,6 @@ def markdown() -> str:
     free of the rest of ``scoring``); then the analysis commands' input codes, the output policy's and the
     command line's own (``COMMAND_CODES``)."""
     from agrieval.scoring.analysis_input.input_error import CODES as INPUT_CODES
-    from agrieval.scoring.runtime.problems import errors_markdown
-    from agrieval.scoring.runtime.untrusted import CODES as UNTRUSTED_CODES
     from agrieval.scoring.writing.policy import CODES as OUTPUT_CODES
 
     lines = [errors_markdown().rstrip("\n"), "",

@@ -7,11 +7,18 @@ from pathlib import Path
 
 import click
 
-from agrieval.scoring.cli.failures import EXIT_OK, EXIT_USAGE, error_line, require
+from agrieval.scoring.cli.failures import EXIT_OK, EXIT_USAGE, CommandError, error_line, require
 from agrieval.scoring.cli.group import epilog
-from agrieval.scoring.cli.options import competition_option, figure_options, json_option, load_definition
+from agrieval.scoring.cli.options import (
+    chosen_figure_format,
+    competition_option,
+    figure_options,
+    json_option,
+    load_definition,
+)
 from agrieval.scoring.cli.output import held
 from agrieval.scoring.text.terminal import one_line
+from agrieval.scoring.writing.policy import OutputPlan, OutputRefused
 
 
 @click.command(epilog=epilog("agrieval leaderboard reference_submissions/agrichallenge2024/submissions -s reference_submissions/agrichallenge2024/solution.csv -c agrichallenge2024 --out lb", "Exit codes: 0 written (rejected files are listed in it); 2 usage error (no CSV files, bad option, missing file, unknown competition, refused --out); 3 host-side problem (bad solution or definition, missing matplotlib for --plots)."))
@@ -69,10 +76,8 @@ def leaderboard(submissions_dir: Path, solution: Path, competition: str, out_dir
     an --out that the output policy refuses: inside SUBMISSIONS_DIR, or existing
     files without --overwrite), 3 host-side problem (bad solution or definition).
     """
-    from agrieval.scoring.cli.options import chosen_figure_format
     from agrieval.scoring.leaderboard.build import build_leaderboard, list_submissions
     from agrieval.scoring.leaderboard.outputs import OUTPUT_NAMES, to_dict, to_markdown, write_outputs
-    from agrieval.scoring.writing.policy import OutputPlan
 
     fmt = chosen_figure_format(figure_format, dpi, plots)  # (a usage error: exit 2 before anything is read)
 
@@ -122,8 +127,6 @@ def leaderboard(submissions_dir: Path, solution: Path, competition: str, out_dir
 def _per_team_board(source: Path, competition: str, out_dir: Path, rule: str, k: int, reveal_private: bool,
                     title: str | None, as_json: bool, overwrite: bool) -> int:
     """The per-team board moved to the store: said as a usage error that names the commands."""
-    from agrieval.scoring.cli.failures import CommandError
-
     raise CommandError("bad_option", "per-team boards are built from the own server's store: `agrieval server board "
                                      f"DB --rule {rule}` (a former submission log comes into a store with `agrieval "
                                      "server import DB --log LOG.csv`)")
@@ -142,8 +145,6 @@ def _shown(board, as_dict, as_markdown, written: list) -> int:
 def _claimed(plan, out_dir: Path, names) -> bool:
     """Every output file of a board claimed by the output policy before any is written; a refusal is one line
     on stderr (the caller exits 2)."""
-    from agrieval.scoring.writing.policy import OutputRefused
-
     try:
         plan.claim_all([plan.claim_dir(out_dir, what="--out folder") / n for n in names], what="leaderboard file")
     except OutputRefused as exc:

@@ -10,7 +10,9 @@ import click
 from agrieval.scoring.cli.failures import EXIT_OK, EXIT_REJECTED
 from agrieval.scoring.cli.group import epilog
 from agrieval.scoring.cli.options import competition_option, json_option, load_definition
+from agrieval.scoring.cli.options import load_solution_for as load_solution
 from agrieval.scoring.cli.output import held
+from agrieval.scoring.runtime.report import SCHEMA_VERSION, ReportProblem
 from agrieval.scoring.text.terminal import one_line
 
 
@@ -27,8 +29,6 @@ from agrieval.scoring.text.terminal import one_line
 def validate(submission: Path, competition: str, solution: Path | None, ids_file: Path | None,
              as_json: bool) -> int:
     """Check SUBMISSION's format (and its ids, given --solution or --ids) and list every problem."""
-    from agrieval.scoring.cli.options import load_solution_for as load_solution
-    from agrieval.scoring.runtime.report import SCHEMA_VERSION, ReportProblem
     from agrieval.scoring.runtime.validate import validate_and_say
 
     if solution and ids_file:

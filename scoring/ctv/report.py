@@ -37,6 +37,7 @@ link): ``output_in_source``.
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -44,8 +45,10 @@ from functools import cached_property
 from pathlib import Path
 
 from agrieval.scoring.ctv import paper_figures
+from agrieval.scoring.ctv import plots as P
 from agrieval.scoring.ctv.cross_check import summary_line
 from agrieval.scoring.ctv.cross_team_matrix import CrossTeamMatrix, toto_matrices
+from agrieval.scoring.ctv.markdown_html import to_html
 from agrieval.scoring.ctv.on_the_line import fit_lines, line_points
 from agrieval.scoring.ctv.over_seeds import lacking_warnings, over_seeds
 from agrieval.scoring.ctv.records import CONFIG, FINAL, Records, values
@@ -89,7 +92,6 @@ def _slug(text: str) -> str:
     slug = "".join(c if c.isalnum() or c in "-_." else "_" for c in text)
     if len(slug.encode("utf-8")) <= 80:
         return slug
-    import hashlib
 
     head = slug.encode("utf-8")[:64].decode("utf-8", "ignore")
     return f"{head}-{hashlib.sha256(text.encode('utf-8', 'surrogatepass')).hexdigest()[:12]}"
@@ -176,7 +178,6 @@ def build_report(runs_dirs: str | Path | Sequence[str | Path], out_dir: Path, *,
     result.files += sorted(images.values())
     text = _markdown(dirs, study, images, digits, result.warnings)
     write("report.md", text)
-    from agrieval.scoring.ctv.markdown_html import to_html
 
     # Only the figures written above are embedded: never a path named by the Markdown text.
     write("report.html", to_html(text, "Cross-Team Validation report",
@@ -313,8 +314,6 @@ def _team_over_seeds_rows(study: _Study) -> list[list]:
 
 def _write_plots(out_dir: Path, study: _Study, figures: FigureFormat, digits: int) -> dict[str, str]:
     """Every figure, written under ``plots/``; returns {what it shows: its file name} for the report pages."""
-    from agrieval.scoring.ctv import plots as P
-
     table, matrices, extra = study.table, study.matrices, study.extra
     images: dict[str, str] = {}
     scale = P.shared_scale(matrices)  # one colour scale: the architectures' heatmaps compare by colour

@@ -28,7 +28,10 @@ from pathlib import Path
 
 import numpy as np
 
+from agrieval.scoring.analysis_input.csv_input import key_cell, number_cell, read_csv_rows
 from agrieval.scoring.analysis_input.input_error import InputError
+from agrieval.scoring.leaderboard.permutation_pvalues import MAX_EXACT_N, exact_pvalues, perfect_agreement_pvalue
+from agrieval.scoring.text.tables import json_number
 
 STATISTICS = ("spearman", "pearson", "kendall")
 
@@ -42,8 +45,6 @@ class Correlation:
     n_valid_resamples: int = 0
 
     def as_dict(self) -> dict:
-        from agrieval.scoring.text.tables import json_number
-
         d = {"statistic": json_number(self.statistic), "pvalue": json_number(self.pvalue)}
         if self.n_valid_resamples:
             d |= {"ci_low": json_number(self.ci_low), "ci_high": json_number(self.ci_high),
@@ -99,8 +100,6 @@ def agreement_stats(x, y) -> tuple[dict[str, tuple[float, float]], str]:
     n <= 8: exact permutation p-values (``permutation_pvalues``); more items:
     scipy's asymptotic ones, except that a perfect agreement gets 2/n! instead of 0.
     """
-    from agrieval.scoring.leaderboard.permutation_pvalues import MAX_EXACT_N, exact_pvalues, perfect_agreement_pvalue
-
     stats = correlations(x, y)
     if any(math.isnan(st) for st, _ in stats.values()):
         return stats, "undefined"
@@ -189,8 +188,6 @@ def read_scores(path: str | Path, key: str, value: str, where: Mapping[str, str]
     """``{key: value}`` from a CSV file, over the rows whose ``where`` columns hold the given values (a
     report's ``results.csv``: ``{"protocol": "LOTO", "arch": "densenet121"}``); duplicate keys among those
     rows and non-numbers are rejected, and so is a filter that keeps no row."""
-    from agrieval.scoring.analysis_input.csv_input import key_cell, number_cell, read_csv_rows
-
     where = dict(where or {})
     table = read_csv_rows(path, [key, value, *sorted(set(where) - {key, value})])
     out: dict[str, float] = {}

@@ -25,9 +25,12 @@ import traceback
 from dataclasses import replace
 from pathlib import Path
 
+from . import ladder
 from .definition import CompetitionDefinition, load_definition
 from .problems import HostError
 from .reading.solution import Solution, load_solution
+from .reading.submission import Submission, read_submission
+from .reading.uploads import ZIP_MAGIC, unpack
 from .report import Metrics, ReportProblem, ScoreReport
 from .result import HOST_FAILURE_MESSAGE, GradeResult, HostInfo
 from .split_safe import split_independent
@@ -103,8 +106,6 @@ def _read_and_score(submission: str | Path | bytes, sol: Solution, definition: C
     """Runs in the child process: unpack, read, score; returns the report as JSON (cheap to send back).
     ``units``: the public unit values of the primary metric go along in ``details['public']`` (the Ladder's
     input; ``_through_ladder`` takes them out)."""
-    from .reading.submission import Submission, read_submission
-    from .reading.uploads import unpack
     from .scorer import score, score_aligned
 
     try:
@@ -141,8 +142,6 @@ def _rounded_public(result: GradeResult, decimals: int) -> GradeResult:
 def _through_ladder(result: GradeResult, state: str | Path, sol: Solution, definition: CompetitionDefinition,
                     file: str, started: float) -> GradeResult:
     """The scored ``result`` as the team's Ladder shows it, or a host failure (bad state file...)."""
-    from . import ladder
-
     values = result.report.details.get("public", {}).pop(_UNITS)
     try:
         decision = ladder.submit(state, values, result.metrics.public, competition=definition.name,
@@ -167,9 +166,6 @@ def problems_near_the_start(submission: str | Path | bytes, definition: Competit
                              filename: str | None) -> list:
     """The format problems of the file's first 64 KiB (whole lines): bounded work that tells a participant whose
     file timed out what is wrong with it, where a plain time-limit message would not."""
-    from .reading.submission import read_submission
-    from .reading.uploads import ZIP_MAGIC
-
     try:
         if isinstance(submission, bytes):
             head, shown = submission[:_PREFIX_BYTES], filename or "submission.csv"

@@ -19,7 +19,9 @@ from __future__ import annotations
 
 import multiprocessing as mp
 import os
+import signal
 import sys
+import threading
 import traceback
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -138,9 +140,6 @@ def run_in_process(fn: Callable[..., Any], args: tuple, kwargs: dict, *, seconds
     call, which a killed child could, so the platform's own time limit stays
     the last resort there.
     """
-    import signal
-    import threading
-
     restore = None
     try:
         import resource

@@ -16,6 +16,7 @@ from typing import List, Optional
 from agrieval.scoring.server.store import Store
 from agrieval.scoring.server.submission_log import LogRow
 from agrieval.scoring.server.timeline import parse_utc
+from agrieval.scoring.text.tables import json_number
 
 __all__ = ["store_rows", "store_board", "board_json", "voided_teams"]
 
@@ -70,8 +71,6 @@ def store_board(store: Store, definition, rule: str, *, reveal_private: bool = F
 def board_json(board, timeline: dict) -> dict:
     """``server board --json``: one object whose ``rows`` each have ``team``, ``rank`` (null when not ranked),
     ``voided``, ``submissions`` and the values shown (``public``; ``private`` at the reveal)."""
-    from agrieval.scoring.text.tables import json_number
-
     rows = []
     for r in board.rows:
         rank = r.private_rank if board.reveal_private else r.public_rank

@@ -20,6 +20,9 @@ import os
 from concurrent.futures import ProcessPoolExecutor
 from typing import List, Optional
 
+from agrieval.scoring.runtime import ladder
+from agrieval.scoring.server.boards import store_board
+from agrieval.scoring.server.selection import RULES
 from agrieval.scoring.server.settings import Competition, scorer_name
 from agrieval.scoring.server.store import Store, StoreError, read_kept
 from agrieval.scoring.server.timeline import now_utc, utc_text
@@ -68,7 +71,6 @@ def _replay(comp: Competition, graded: dict, order: List[tuple]) -> tuple:
     """``(shown, states)``: upload id -> the value its team would have been shown (the Ladder replayed over the
     uploads that stay scored, in order, as ``intake._commit`` runs it; or the rounded public), and team -> its
     replayed Ladder state (the one its next upload continues from once the rescore is confirmed)."""
-    from agrieval.scoring.runtime import ladder
     from agrieval.scoring.runtime.unit_scores import unit_name
 
     definition, settings = comp.definition, comp.settings
@@ -94,9 +96,6 @@ def _replay(comp: Competition, graded: dict, order: List[tuple]) -> tuple:
 
 
 def _ranks(store: Store, definition, version: int) -> dict:
-    from agrieval.scoring.server.boards import store_board
-    from agrieval.scoring.server.selection import RULES
-
     out = {}
     for rule in RULES:
         for reveal in (False, True):

@@ -12,6 +12,9 @@ import datetime as dt
 import os
 from dataclasses import dataclass
 
+from agrieval.scoring import __version__
+from agrieval.scoring.authoring.definitions import load_competition as load_definition
+from agrieval.scoring.runtime.definition import fingerprint, to_plain
 from agrieval.scoring.server.limits import SubmissionLimits
 from agrieval.scoring.server.store import Store, StoreError
 from agrieval.scoring.server.timeline import Timeline, utc_text
@@ -65,8 +68,6 @@ def write_settings(store: Store, settings: Settings, now: dt.datetime) -> None:
 
 
 def scorer_name() -> str:
-    from agrieval.scoring import __version__
-
     return f"agrieval {__version__}"
 
 
@@ -86,7 +87,6 @@ def read_settings(store: Store) -> Settings:
 
 def fingerprints(definition, solution) -> tuple:
     """``(definition_sha256, solution_sha256)`` of a loaded definition and solution."""
-    from agrieval.scoring.runtime.definition import fingerprint, to_plain
     from agrieval.scoring.runtime.ladder import solution_fingerprint
 
     return fingerprint(to_plain(definition)), solution_fingerprint(solution, definition)
@@ -94,7 +94,6 @@ def fingerprints(definition, solution) -> tuple:
 
 def load(definition_name: str, solution_path: str):
     """``(definition, solution)`` loaded as ``grade`` loads them."""
-    from agrieval.scoring.authoring.definitions import load_competition as load_definition
     from agrieval.scoring.runtime.reading.solution import load_solution
 
     definition = load_definition(definition_name)
@@ -133,9 +132,6 @@ def new_settings(definition_name: str, solution_path: str, limits: SubmissionLim
 
 def load_definition_of(store: Store):
     """``(definition, settings)`` without the solution (boards and exports read scores, not the truth)."""
-    from agrieval.scoring.authoring.definitions import load_competition as load_definition
-    from agrieval.scoring.runtime.definition import fingerprint, to_plain
-
     settings = read_settings(store)
     definition = load_definition(settings.definition)
     if fingerprint(to_plain(definition)) != settings.definition_sha256:

@@ -15,6 +15,9 @@ from agrieval.baselines.plantclef.cli.options import (
     competition_definition,
     load_genus,
 )
+from agrieval.baselines.plantclef.pooling import containment_notes
+from agrieval.baselines.submission import write_validated
+from agrieval.scoring.writing.policy import OutputPlan
 
 
 @click.command("aggregate")
@@ -30,11 +33,8 @@ from agrieval.baselines.plantclef.cli.options import (
 def aggregate_cmd(ctx, tile_scores, out, competition, overwrite, **kw):
     """Re-run only the aggregation from saved TILE_SCORES (no model, no GPU). Several files: the ensemble
     (mean of the models' probabilities over the same tiles)."""
-    from agrieval.baselines.plantclef.pooling import containment_notes
     from agrieval.baselines.plantclef.predict import predictions
     from agrieval.baselines.plantclef.tile_scores import load_scores
-    from agrieval.baselines.submission import write_validated
-    from agrieval.scoring.writing.policy import OutputPlan
 
     OutputPlan(overwrite=overwrite, inputs=list(tile_scores)).claim(out, what="--out submission")
     apply_recipe(ctx, kw)

@@ -16,6 +16,8 @@ have identical keys; the leaderboard sorts on ``SCORING_METRIC``.
 
 from __future__ import annotations
 
+import csv
+import dataclasses
 from pathlib import Path
 from typing import Any
 
@@ -133,9 +135,6 @@ def compute_scores(competition: str | Path | CompetitionDefinition, params: Any)
 def solution_convention(definition: CompetitionDefinition, solution: Path) -> CompetitionDefinition:
     """The definition with the split column ``solution.csv`` really has: the definition's own, else the
     platform's lowercase ``split`` (``public``/``private``), else Kaggle's ``Usage`` (``Public``/``Private``)."""
-    import csv
-    import dataclasses
-
     with open(solution, newline="", encoding="utf-8-sig") as fh:
         header = next(csv.reader([fh.readline()], delimiter=definition.delimiter), [])
     if definition.split.column in header:

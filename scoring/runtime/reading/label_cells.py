@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..definition import CompetitionDefinition
+from ..definition import CompetitionDefinition, shipped_competitions
 from ..labelsets import LabelSets
 from ..problems import ProblemLog
 from . import digit_lists
@@ -96,7 +96,6 @@ def names_hint(definition: CompetitionDefinition) -> str:
     Nothing of the solution: the vocabulary is public (it ships with the competition's definition)."""
     if definition.label_type != "int":
         return ""
-    from ..definition import shipped_competitions
 
     n = f"the {len(definition.labels):,} " if definition.labels is not None else "the "
     where = (f"`agrieval competitions show {definition.name}` prints where" if definition.name in

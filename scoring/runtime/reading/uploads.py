@@ -18,6 +18,7 @@ Nothing here writes to disk.
 
 from __future__ import annotations
 
+import io
 import os
 import stat
 from dataclasses import dataclass, field
@@ -63,8 +64,6 @@ def unpack(submission: str | Path | bytes, limits: Limits, *, filename: str | No
     """
     if isinstance(submission, bytes):
         if submission[:4] in (ZIP_MAGIC, EMPTY_ZIP_MAGIC) and len(submission) <= limits.max_bytes:
-            import io
-
             return from_zip(io.BytesIO(submission), limits, display_name=filename or "submission.zip")
         return Upload(submission, filename or "submission.csv")
     upload = open_upload(submission, limits)
