@@ -19,6 +19,7 @@ import click
 from agrieval.baselines.ctv.config import make_config, preset_archs
 from agrieval.baselines.ctv.demo import run_demo
 from agrieval.baselines.ctv.errors import CTVError
+from agrieval.baselines.ctv.loader_check import format_report, loader_check
 from agrieval.baselines.ctv.options import as_flags as _as_flags
 from agrieval.baselines.ctv.options import overrides as _overrides
 from agrieval.baselines.ctv.options import train_options as _run_settings
@@ -339,8 +340,6 @@ def status_cmd(script, job_id, as_json):
 def loader_check_cmd(splits, protocol, fold, preset, data_root, threads, target, limit, as_json):
     """Time the fold's train images through the preset's pipeline: per-image CPU time and the loader workers
     needed for --target images/s, with the whole pipeline on the CPU and with the augmentation on a device."""
-    from agrieval.baselines.ctv.loader_check import format_report, loader_check
-
     try:
         cfg = make_config(preset, protocol=protocol, fold=fold)
         report = loader_check(cfg, splits, data_root=data_root, threads=threads, target=target, limit=limit)

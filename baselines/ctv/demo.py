@@ -18,6 +18,7 @@ from agrieval.baselines.ctv.config import make_config
 from agrieval.baselines.ctv.submit import ids_from_file, submit_run
 from agrieval.scoring.runtime.atomic import write_text
 from agrieval.scoring.runtime.definition import load_definition
+from agrieval.scoring.runtime.scorer import score_file
 from agrieval.scoring.writing.policy import OutputPlan
 
 DEMO_SIZE = 48  # side of the resized demo images (the real pipeline uses 336)
@@ -101,7 +102,6 @@ def write_demo_submission(folder: Path, splits: Path, run: Path, *, log=print) -
     for them in the competition's format (every other image public, the rest private)."""
 
     from agrieval.baselines.ctv.manifest import load_fold
-    from agrieval.scoring.runtime.scorer import score_file
 
     definition = load_definition(COMPETITION)
     fold = load_fold(splits, "loto", run.name)

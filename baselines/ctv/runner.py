@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import torch
+from torch.nn.parallel import DistributedDataParallel as DDP
 from torch.utils.data import DataLoader
 
 from agrieval.baselines.ctv import checkpoint, outputs
@@ -317,8 +318,6 @@ def _resume(run: _Run) -> None:
         run.stream_note = run.seed_stream.resumed(ck) or run.stream_note
         run.log(f"resume {cfg.protocol}/{run.spec.key}/{cfg.fold} from epoch {run.state['epoch']} ({run.last})")
     if run.info.enabled:
-        from torch.nn.parallel import DistributedDataParallel as DDP
-
         run.train_model = DDP(run.model, device_ids=[run.device.index] if run.device.type == "cuda" else None)
     if cfg.compile:
         run.train_model, run.eval_model = torch.compile(run.train_model), torch.compile(run.model)

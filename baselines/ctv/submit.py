@@ -19,6 +19,9 @@ import io
 from dataclasses import dataclass
 from pathlib import Path
 
+import torch
+from torch.utils.data import DataLoader
+
 from agrieval.baselines.ctv import checkpoint
 from agrieval.baselines.ctv.config import config_from_dict
 from agrieval.baselines.ctv.errors import CTVError
@@ -138,8 +141,6 @@ def submit_run(run_folder: str | Path, images: TestImages, out: str | Path, defi
                batch_size: int = 64, overwrite: bool = False, log=print) -> dict:
     """Predict ``images`` with the run's kept model and write ``out``; return a summary (ids, class counts,
     warnings)."""
-    import torch
-    from torch.utils.data import DataLoader
 
     from agrieval.baselines.ctv.dataset import SplitDataset
     from agrieval.baselines.ctv.engine import predict

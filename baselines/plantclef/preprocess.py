@@ -43,6 +43,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
+import PIL
 from PIL import Image, ImageOps
 
 from agrieval.baselines.plantclef.geometry import (
@@ -129,8 +130,6 @@ class PreprocessConfig:
 def _backend_name(backend: str) -> str:
     """What resized the whole image, said in the run's metadata (the pixels depend on it)."""
     if backend == "pil":
-        import PIL
-
         return f"PIL {PIL.__version__} Lanczos"
     return f"Wand {_wand()[1]} Lanczos"
 
