@@ -98,9 +98,9 @@ def validate(data: dict, where: str) -> CompetitionDefinition:
 
     Strict, as the JSON Schema (``docs/definition.schema.json``) says: "5" is not an integer and 1 is not
     true, an array is a tuple, an unknown key is an error. The types come from the dataclasses' annotations
-    (``_problems``); the value rules are their own ``__post_init__``. No pydantic here: building its
-    validator took most of a fresh ``agrieval score -c my.toml`` run's fixed cost (docs/speed.md);
-    tests/scoring/authoring/test_definition_types.py keeps the two in agreement, pydantic as the oracle.
+    (``_problems``); the value rules are their own ``__post_init__``. No pydantic here: building its validator
+    would be most of the fixed cost of every ``agrieval score -c my.toml``.
+    tests/scoring/authoring/test_definition_types.py keeps the two in agreement, with pydantic as the oracle.
     """
     problems: list[tuple[str, str]] = []
     definition = _build(CompetitionDefinition, data, (), problems)

@@ -17,7 +17,7 @@ Columns (``COLUMNS``; the first three are the audit's log, so ``agrieval audit``
 ``shown``         the public value the participant was shown (the Ladder's released value, or the rounded one)
 ``selected``      on a ``selected`` row: the team's selected submission numbers, space-separated
 
-The log is no longer written: ``grade --log`` is gone, ``server import`` reads it once into a store.
+The kit reads this log and never writes it: ``agrieval server import`` reads it once into a store.
 """
 
 from __future__ import annotations

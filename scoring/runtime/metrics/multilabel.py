@@ -347,9 +347,9 @@ def _counts(y_true: LabelSets, y_pred: LabelSets, matches: _Matches, split_of_ro
     found = _table_codes(y_true, y_pred, matches, class_codes) if class_codes is not None else None
     codes, n_codes = found if found is not None else _label_codes(y_true, y_pred, matches, n_splits)
     size = (n_splits + 1) * n_codes
-    # one side at a time, its rows made and dropped in turn (issue 54: the three sides' codes and rows at once
-    # were the peak of a fresh 200,000-row score); one buffer for the slots: fresh memory costs more than the
-    # counting (page faults)
+    # One side at a time, its rows made and dropped in turn, so that the three sides' codes and rows are never
+    # held at once (that would be the peak of a large score). One buffer for the slots: fresh memory costs
+    # more than the counting, in page faults.
     slot_type = np.int32 if size < 2**31 else np.int64
     split_of_row = split_of_row.astype(slot_type, copy=False)
     buffer = np.empty(max(map(len, codes)), dtype=slot_type)
