@@ -196,10 +196,7 @@ def classes(source, class_map):
     if source.is_dir():
         folders = sorted(_class_folders(source))
     else:
-        from agrieval.data_tools.catalog import read_catalog
-
-        df = read_catalog(source)
-        folders = sorted(set(zip(df["team"], df["class_raw"])))
+        folders = _catalog_folders(source)
     unknown = []
     for team, folder in folders:
         cls = cmap.normalise(folder)
@@ -209,6 +206,14 @@ def classes(source, class_map):
     if unknown:
         click.echo(f"{len(unknown)} unknown class folder(s): {unknown}", err=True)
         sys.exit(1)
+
+
+def _catalog_folders(catalog_file: Path) -> list[tuple[str, str]]:
+    """The (team, class folder) pairs of a catalog, sorted (the catalog is read with pandas)."""
+    from agrieval.data_tools.catalog import read_catalog
+
+    df = read_catalog(catalog_file)
+    return sorted(set(zip(df["team"], df["class_raw"])))
 
 
 def _class_folders(root: Path) -> set[tuple[str, str]]:
@@ -259,12 +264,10 @@ def splits(catalog_file, protocol, output, seed, val_fraction, preset, stratify,
     and without the key nobody can compute it from a guessed path.
     """
     from agrieval.data_tools.catalog import read_catalog
-    from agrieval.data_tools.splits import SPLIT_PRESETS, make_splits, summarize_splits
+    from agrieval.data_tools.splits import SPLIT_PRESETS, make_splits, summarize_splits, without
 
     df = read_catalog(catalog_file)
     if without_team is not None:
-        from agrieval.data_tools.splits import without
-
         df = without(df, without_team)
     stratify = stratify or SPLIT_PRESETS[preset]["stratify"]
     plan = OutputPlan(overwrite=overwrite, inputs=[catalog_file])

@@ -91,7 +91,9 @@ def _jpeg(img: Image.Image, device, quality: int = 90) -> bytes:
 def _heic(img: Image.Image) -> bytes | None:
     try:
         import pillow_heif
-
+    except ImportError:
+        return None
+    try:
         pillow_heif.register_heif_opener()
         buf = io.BytesIO()
         img.save(buf, "HEIF", quality=90)

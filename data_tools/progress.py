@@ -17,6 +17,13 @@ import time
 __all__ = ["Progress"]
 
 
+def _tqdm_bar(total: int, desc: str, unit: str):
+    """tqdm's bar, for a terminal."""
+    from tqdm import tqdm
+
+    return tqdm(total=total, desc=desc, unit=unit, dynamic_ncols=True)
+
+
 class Progress:
     """``total`` steps of ``unit`` (a word: ``img``, ``setting``); ``enabled=False`` shows nothing."""
 
@@ -28,9 +35,7 @@ class Progress:
         self._bar = None
         self._start = self._last = time.monotonic()
         if self.enabled and sys.stderr.isatty():
-            from tqdm import tqdm
-
-            self._bar = tqdm(total=total, desc=desc, unit=unit, dynamic_ncols=True)
+            self._bar = _tqdm_bar(total, desc, unit)
 
     def update(self, n: int = 1) -> None:
         self.done += n

@@ -56,6 +56,10 @@ def cpu_identity() -> str:
     """The processor as float results depend on it: architecture, vendor and torch's vector capability
     ("x86_64 AuthenticAMD AVX512"). Training losses recorded on one such processor may round otherwise on
     another after the first optimiser step (convolution kernels), so golden losses name it."""
+    try:
+        import torch
+    except ImportError:
+        torch = None
     vendor = ""
     try:
         with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as fh:
@@ -63,10 +67,8 @@ def cpu_identity() -> str:
     except OSError:
         pass
     try:
-        import torch
-
-        capability = torch.backends.cpu.get_cpu_capability()
-    except (ImportError, AttributeError):
+        capability = torch.backends.cpu.get_cpu_capability() if torch is not None else ""
+    except AttributeError:
         capability = ""
     return " ".join(part for part in (platform.machine(), vendor, capability) if part)
 

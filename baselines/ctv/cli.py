@@ -398,9 +398,9 @@ def submit_cmd(run, images, id_file, out, competition, device, batch_size, overw
                    "them [none: one seed].")
 def demo_cmd(out, teams, per_class, epochs, arch, threads, seeds):
     """Synthetic pool -> TOTO/LOTO splits -> tiny model per fold on CPU -> 'agrieval ctv report'."""
-    try:
-        from agrieval.baselines.ctv.replicates import parse_seeds
+    from agrieval.baselines.ctv.replicates import parse_seeds
 
+    try:
         code = run_demo(Path(out), teams=teams, per_class=per_class, epochs=epochs, arch=arch, threads=threads,
                         log=_log, seeds=parse_seeds(seeds, 42))
     except CTVError as exc:

@@ -64,12 +64,12 @@ def write_run_json(path: Path, data: dict) -> None:
 
 def versions() -> dict[str, str]:
     """The libraries a run's numbers depend on (Pillow: decoding, and the official preset's resizes)."""
+    from importlib.metadata import version
+
     from agrieval.data_tools.versions import library_versions
 
     out = library_versions(("torch", "torchvision", "timm", "Pillow", "numpy", "pandas"))
     try:
-        from importlib.metadata import version
-
         out["agrieval"] = version("agrieval")
     except Exception:  # not installed as a distribution (plain checkout)
         out["agrieval"] = "unknown"

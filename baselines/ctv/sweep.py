@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import time
+import traceback
 from dataclasses import dataclass
 from pathlib import Path
 from statistics import mean
@@ -109,8 +110,6 @@ def run_all(base: TrainConfig, runs: list[PlannedRun], splits_dir, runs_dir, *, 
         except Exception as exc:  # noqa: BLE001 - the script's rule: a fold that raises is skipped
             if not (keep_going and base.preset == "official"):
                 raise
-            import traceback
-
             log(f"error [fold_failed] {r.protocol}/{r.arch}/{r.fold}: {type(exc).__name__}: {exc}\n"
                 + traceback.format_exc())
             records.append(_failed(r, "fold_failed", f"{type(exc).__name__}: {exc}", traceback.format_exc()))

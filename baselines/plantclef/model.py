@@ -86,6 +86,13 @@ def weights_key(ckpt) -> str:
 MAX_CHECKPOINT_BYTES = 64 << 30
 
 
+def _load_safetensors(data: bytes):
+    """The tensors of a ``.safetensors`` file's bytes."""
+    from safetensors.torch import load
+
+    return load(data)
+
+
 def read_checkpoint(path: Path):
     """The checkpoint's contents, read once through the one opening rule (``scoring/runtime/untrusted.py``):
     a FIFO, a device or a folder is named as such, not waited on; torch and safetensors read the file that
@@ -94,9 +101,7 @@ def read_checkpoint(path: Path):
     try:
         with open_regular(path, max_bytes=MAX_CHECKPOINT_BYTES, what="checkpoint") as fh:
             if path.suffix == ".safetensors":
-                from safetensors.torch import load as load_safetensors
-
-                return load_safetensors(fh.read())
+                return _load_safetensors(fh.read())
             return _torch_load(fh)
     except FileNotFoundError:
         raise CheckpointError(f"checkpoint {path} not found: {DOWNLOAD_HINT}") from None

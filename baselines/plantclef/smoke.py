@@ -18,9 +18,13 @@ import numpy as np
 import torch
 
 from agrieval.baselines.device import device_or_exit
+from agrieval.baselines.plantclef.aggregation_config import AggregationConfig
 from agrieval.baselines.plantclef.bma import bma_vectors
 from agrieval.baselines.plantclef.geometry import parse_level
-from agrieval.baselines.plantclef.model import normalisation
+from agrieval.baselines.plantclef.model import PRESETS, build_model, normalisation
+from agrieval.baselines.plantclef.predict import RunOptions, run_predict
+from agrieval.baselines.plantclef.preprocess import PreprocessConfig
+from agrieval.baselines.plantclef.synthetic import make_quadrats
 from agrieval.scoring.authoring.definitions import load_competition
 
 
@@ -31,12 +35,6 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--batch-size", type=int, default=128)
     ap.add_argument("--workers", type=int, default=None)
     args = ap.parse_args(argv)
-
-    from agrieval.baselines.plantclef.aggregation_config import AggregationConfig
-    from agrieval.baselines.plantclef.model import PRESETS, build_model
-    from agrieval.baselines.plantclef.predict import RunOptions, run_predict
-    from agrieval.baselines.plantclef.preprocess import PreprocessConfig
-    from agrieval.baselines.plantclef.synthetic import make_quadrats
 
     ok = True
     device = device_or_exit(args.device)  # a missing GPU: error [device_unavailable], exit 2

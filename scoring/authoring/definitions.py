@@ -189,10 +189,10 @@ def _hints(cls) -> dict:
 def _resolve_vocabulary(definition: CompetitionDefinition, base: Path, where: str) -> CompetitionDefinition:
     """Inline ``vocabulary_file`` (one label per line, relative to the TOML file and inside its folder: the
     path is data, joined by the one rule for paths read from files, ``scoring/writing/table_paths.py``)."""
-    if not definition.vocabulary_file:
-        return definition
     from agrieval.scoring.writing.table_paths import UnsafePath, inside
 
+    if not definition.vocabulary_file:
+        return definition
     try:
         path = inside(base, definition.vocabulary_file, where=f"{where}: vocabulary_file", nested=(0,),
                       follow=True, escaped=False)

@@ -57,11 +57,10 @@ def audit(log: Path, solution: Path, competition: str, as_json: bool, alpha: flo
     from agrieval.scoring.audit.audit_report import to_text
     from agrieval.scoring.audit.scored_log import score_log
     from agrieval.scoring.runtime.warm import Grader
+    from agrieval.scoring.server.settings import load_competition as load_stored
+    from agrieval.scoring.server.store import open_store
 
     if _is_store(log):
-        from agrieval.scoring.server.settings import load_competition as load_stored
-        from agrieval.scoring.server.store import open_store
-
         if solution is not None or competition is not None:
             raise CommandError("bad_option", "a store has its own competition and solution: leave out -s and -c")
         store = open_store(log)

@@ -82,6 +82,8 @@ def error_line(code: str, message: str, file: str | os.PathLike | None = None) -
 
 def exit_code_of(exc: BaseException, command: str) -> tuple[int, str | None]:
     """The exit code and the error line (None: nothing to print) for an exception that ended ``command``."""
+    from agrieval.scoring.text.file_names import display_name
+
     if isinstance(exc, click.UsageError):
         return EXIT_USAGE, _usage_line(exc, command)
     if isinstance(exc, click.ClickException):
@@ -89,8 +91,6 @@ def exit_code_of(exc: BaseException, command: str) -> tuple[int, str | None]:
     if isinstance(exc, (click.Abort, KeyboardInterrupt)):
         return EXIT_INTERRUPTED, error_line("interrupted", "interrupted")
     if isinstance(exc, CodedError):
-        from agrieval.scoring.text.file_names import display_name
-
         return exc.exit_code, display_name(exc.render())
     if isinstance(exc, ModuleNotFoundError):
         missing = missing_extra(exc.name or "", command)
@@ -219,6 +219,7 @@ def markdown() -> str:
     free of the rest of ``scoring``); then the analysis commands' input codes, the output policy's and the
     command line's own (``COMMAND_CODES``)."""
     from agrieval.scoring.analysis_input.input_error import CODES as INPUT_CODES
+    from agrieval.scoring.server.store import CODES as STORE_CODES
     from agrieval.scoring.writing.policy import CODES as OUTPUT_CODES
 
     lines = [errors_markdown().rstrip("\n"), "",
@@ -227,8 +228,6 @@ def markdown() -> str:
     lines += ["", "## Files others wrote", "", "Exit code 1 (a caller with its own catalogue keeps its code and "
               "this message); from `scoring/runtime/untrusted.py`, the one opening rule "
               "([untrusted input](untrusted_input.md)).", ""] + _table(UNTRUSTED_CODES)
-    from agrieval.scoring.server.store import CODES as STORE_CODES
-
     lines += ["", "## The own server's store", "", "Exit code 3 unless said (a missing store, a path that is not a "
               "regular file: 2); from `scoring/server/store.py`.", ""] + _table(STORE_CODES)
     lines += ["", "## Output paths", "", "Exit code 2; from `scoring/writing/policy.py`.", ""] + _table(OUTPUT_CODES)

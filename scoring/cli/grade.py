@@ -6,6 +6,7 @@ command prints its ``to_dict()``).
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 
@@ -100,8 +101,6 @@ def grade(submission: Path, solution: Path | None, competition: str | None, reve
             raise CommandError("folder_not_found", f"the folder of the --ladder file {str(ladder_state)!r} does not "
                                                    "exist; create it first", exit_code=3, file=str(ladder_state))
         if time_limit is not None:
-            import dataclasses
-
             definition = dataclasses.replace(definition, limits=dataclasses.replace(definition.limits,
                                                                                     max_seconds=time_limit))
         check_solution_pair(solution, definition)

@@ -77,6 +77,7 @@ def leaderboard(submissions_dir: Path, solution: Path, competition: str, out_dir
     files without --overwrite), 3 host-side problem (bad solution or definition).
     """
     from agrieval.scoring.leaderboard.build import build_leaderboard, list_submissions
+    from agrieval.scoring.leaderboard.marks import mark_flagged, mark_held
     from agrieval.scoring.leaderboard.outputs import OUTPUT_NAMES, to_dict, to_markdown, write_outputs
 
     fmt = chosen_figure_format(figure_format, dpi, plots)  # (a usage error: exit 2 before anything is read)
@@ -108,19 +109,13 @@ def leaderboard(submissions_dir: Path, solution: Path, competition: str, out_dir
         click.echo(error_line("bad_option", str(exc)), err=True)
         return EXIT_USAGE
     if audit_json is not None or ladder_states is not None:
-        from agrieval.scoring.leaderboard.marks import mark_flagged, mark_held
-
         if audit_json is not None:
             mark_flagged(board, audit_json)
         if ladder_states is not None:
             mark_held(board, ladder_states)
     written = write_outputs(board, out_dir)
     if plots:
-        from agrieval.scoring.leaderboard.plots import rank_chart, scores_chart
-
-        written.append(scores_chart(board, out_dir / fmt.name("scores"), fmt))
-        if reveal_private:
-            written.append(rank_chart(board, out_dir / fmt.name("ranks"), fmt))
+        written += _charts(board, out_dir, fmt, reveal_private)
     return _shown(board, to_dict if as_json else None, to_markdown, written)
 
 
@@ -130,6 +125,16 @@ def _per_team_board(source: Path, competition: str, out_dir: Path, rule: str, k:
     raise CommandError("bad_option", "per-team boards are built from the own server's store: `agrieval server board "
                                      f"DB --rule {rule}` (a former submission log comes into a store with `agrieval "
                                      "server import DB --log LOG.csv`)")
+
+
+def _charts(board, out_dir: Path, fmt, reveal_private: bool) -> list:
+    """Draw ``--plots``: the scores with their intervals, and the ranks with ``--reveal-private``."""
+    from agrieval.scoring.leaderboard.plots import rank_chart, scores_chart
+
+    written = [scores_chart(board, out_dir / fmt.name("scores"), fmt)]
+    if reveal_private:
+        written.append(rank_chart(board, out_dir / fmt.name("ranks"), fmt))
+    return written
 
 
 def _shown(board, as_dict, as_markdown, written: list) -> int:

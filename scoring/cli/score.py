@@ -26,12 +26,12 @@ from agrieval.scoring.cli.output import held, render_report
 def score(submission: Path, solution: Path, competition: str, as_json: bool, reveal_private: bool,
           own_team: str | None, val_accuracy: float | None) -> int:
     """Score SUBMISSION against --solution and print every metric of the competition."""
+    from agrieval.scoring.authoring.solution_order import order_warnings
     from agrieval.scoring.runtime.scorer import read_both
     from agrieval.scoring.runtime.scorer import score as score_upload
 
     definition = load_definition(competition)
     sol, sub, refused = read_both(submission, solution, definition, load=load_solution_for)
-    from agrieval.scoring.authoring.solution_order import order_warnings
 
     # about the solution: for whoever holds it, on stderr (never in the report a participant may be shown)
     for warning in list(sol.warnings) + order_warnings(sol, definition):

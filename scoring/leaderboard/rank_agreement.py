@@ -120,6 +120,8 @@ def rank_agreement(a: Mapping[str, float], b: Mapping[str, float], *, n_resample
     Raises ``InputError('keys_mismatch')`` listing the keys only one side has,
     and ``InputError('too_few_items')`` below 3 common keys.
     """
+    from agrieval.scoring.leaderboard.bootstrap import percentile_interval
+
     only_a = sorted(set(a) - set(b))
     only_b = sorted(set(b) - set(a))
     if only_a or only_b:
@@ -140,8 +142,6 @@ def rank_agreement(a: Mapping[str, float], b: Mapping[str, float], *, n_resample
     if np.ptp(x) == 0 or np.ptp(y) == 0:
         out.warnings.append("one ranking is constant: the correlations are undefined")
     if n_resamples > 0:
-        from agrieval.scoring.leaderboard.bootstrap import percentile_interval
-
         rng = np.random.default_rng(seed)
         idx = rng.integers(0, len(keys), size=(n_resamples, len(keys)))
         draws = _resample_statistics(x, y, idx)

@@ -34,6 +34,11 @@ from pathlib import Path
 from typing import Dict, FrozenSet, Literal, Optional, Tuple, Union
 
 from .problems import HostError
+
+try:
+    from re import _parser as sre_parse  # Python 3.11+; loaded by re itself
+except ImportError:  # Python 3.8-3.10
+    import sre_parse  # type: ignore[no-redef]
 from .untrusted import UntrustedFileError, read_bytes
 
 FROZEN_DIR = Path(__file__).parent / "competitions"
@@ -277,10 +282,6 @@ def _pattern_max_length(pattern: Optional[str]) -> int:
     if pattern is None:
         return unbounded
     try:
-        try:
-            from re import _parser as sre_parse  # Python 3.11+
-        except ImportError:  # Python 3.8-3.10
-            import sre_parse  # type: ignore[no-redef]
         return min(int(sre_parse.parse(pattern).getwidth()[1]), unbounded)
     except Exception:  # noqa: BLE001 - an internal module: without it the limit alone caps ids
         return unbounded

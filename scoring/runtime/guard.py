@@ -36,6 +36,7 @@ from .result import HOST_FAILURE_MESSAGE, GradeResult, HostInfo
 from .split_safe import split_independent
 from .time_limit import run_with_time_limit
 from .unit_scores import check_decomposable, public_unit_values, unit_name
+from .untrusted import open_regular
 
 
 def grade(submission: str | Path | bytes, solution: str | Path | Solution,
@@ -173,8 +174,6 @@ def problems_near_the_start(submission: str | Path | bytes, definition: Competit
             path = Path(submission)
             if not path.is_file():
                 return []
-            from .untrusted import open_regular
-
             with open_regular(path, max_bytes=definition.limits.max_bytes, what="submission") as fh:
                 head = fh.read(_PREFIX_BYTES)
             shown = filename or path.name

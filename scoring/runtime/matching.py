@@ -79,10 +79,8 @@ def report_mismatch(ids: Sequence[str], lines: Sequence[int], test_ids: Sequence
         log.error("missing_ids", f"{len(missing):,} of the {n_test:,} test ids {verb} missing from the "
                   f"submission: {shown}{more}; every test id needs one row")
     if unknown:
-        import unicodedata
-
         for k, line in unknown[:_SHOW]:
-            if unicodedata.normalize("NFC", k) in known and unicodedata.normalize("NFC", k) != k:
+            if _nfc(k) in known and _nfc(k) != k:
                 # Looks the same on screen: say why it does not match (the id is the participant's own text).
                 log.error("unknown_ids", f"id {k[:60]!r} differs from a test id only in its Unicode form "
                           "(decomposed accents, NFD); write it in the composed form (NFC)", line)
@@ -91,3 +89,10 @@ def report_mismatch(ids: Sequence[str], lines: Sequence[int], test_ids: Sequence
         if len(unknown) > _SHOW:
             log.error("unknown_ids", f"{len(unknown):,} ids in all are not test ids of this competition")
     return len(missing), len(unknown)
+
+
+def _nfc(text: str) -> str:
+    """``text`` in Unicode's composed form (NFC)."""
+    import unicodedata
+
+    return unicodedata.normalize("NFC", text)

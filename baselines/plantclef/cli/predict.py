@@ -32,6 +32,15 @@ def _shard(text):
         raise click.BadParameter(str(exc), param_hint="--shard") from None
 
 
+def _model_side():
+    """The model presets and the predictor: the modules that import torch and timm (seconds), loaded only once the
+    inputs are checked."""
+    from agrieval.baselines.plantclef.model import PRESETS, parse_model_kwargs
+    from agrieval.baselines.plantclef.predict import RunOptions, run_predict
+
+    return PRESETS, parse_model_kwargs, RunOptions, run_predict
+
+
 @click.command()
 @click.argument("images", type=click.Path(exists=True, path_type=Path))
 @click.option("--checkpoint", type=click.Path(path_type=Path), default=None,
@@ -109,9 +118,7 @@ def predict(ctx, images, checkpoint, class_mapping, out, competition, preset, mo
         raise InputProblem(str(exc), exc.code) from None
     apply_recipe(ctx, kw)
     agg, genus_file = aggregation_config(ctx, kw)
-    from agrieval.baselines.plantclef.model import PRESETS, parse_model_kwargs
-    from agrieval.baselines.plantclef.predict import RunOptions, run_predict
-
+    PRESETS, parse_model_kwargs, RunOptions, run_predict = _model_side()
     spec = PRESETS[preset]
     spec = replace(spec, name=model_name or spec.name, img_size=img_size or spec.img_size,
                    kwargs={**spec.kwargs, **parse_model_kwargs(model_kwargs)})

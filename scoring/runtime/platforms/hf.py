@@ -70,6 +70,10 @@ def _upload_name(names: list, stem: str, params: Any) -> str | None:
 def fetch_files(params: Any) -> tuple:
     """(solution, upload, the upload's name in the repository) as local files: from the Hub as the platform's own
     metric does, or from a local folder laid out like the repository."""
+    try:
+        from huggingface_hub import HfApi, hf_hub_download
+    except ImportError:  # a local folder needs no Hub
+        HfApi = hf_hub_download = None
     repo = str(_param(params, "competition_id", ""))
     stem = f"submissions/{_param(params, 'team_id')}-{_param(params, 'submission_id')}"
     if Path(repo).is_dir():
@@ -80,11 +84,9 @@ def fetch_files(params: Any) -> tuple:
         if name is None:
             raise HostError("internal_error", f"no {stem}.* in the local folder {repo!r}")
         return root / "solution.csv", root / name, name
-    try:
-        from huggingface_hub import hf_hub_download
-    except ImportError:
+    if hf_hub_download is None:
         raise HostError("internal_error", "huggingface_hub is not installed and competition_id "
-                        f"{repo!r} is not a local folder") from None
+                        f"{repo!r} is not a local folder")
     token = _param(params, "token")
 
     def download(filename: str) -> Path:
@@ -101,8 +103,6 @@ def fetch_files(params: Any) -> tuple:
             if "EntryNotFound" not in type(exc).__name__:
                 raise
     # An upload named e.g. `sub.CSV` or `preds.txt` is stored with that extension: look it up in the listing.
-    from huggingface_hub import HfApi
-
     name = _upload_name(list(HfApi(token=token).list_repo_files(repo_id=repo, repo_type="dataset")), stem, params)
     if name is None:
         raise HostError("internal_error", f"no upload {stem}.* in {repo}")

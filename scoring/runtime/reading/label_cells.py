@@ -172,10 +172,15 @@ def _odd_blank(cell: str) -> str | None:
         return None
     for c in cell:
         if c.isspace() and c not in _LIST_BLANKS:
-            import unicodedata
-
-            return f"{unicodedata.name(c, 'a control character').lower()} (U+{ord(c):04X})"
+            return _named(c)
     return None
+
+
+def _named(c: str) -> str:
+    """A character by its Unicode name and code point: ``no-break space (U+00A0)``."""
+    import unicodedata
+
+    return f"{unicodedata.name(c, 'a control character').lower()} (U+{ord(c):04X})"
 
 
 def _parse_int_token(tok: str, cell: str, log: ProblemLog, line: int, column: int,
