@@ -16,23 +16,13 @@ from pathlib import Path
 
 import click
 
-from agrieval.baselines.ctv.config import make_config, preset_archs
-from agrieval.baselines.ctv.demo import run_demo
 from agrieval.baselines.ctv.errors import CTVError
-from agrieval.baselines.ctv.loader_check import format_report, loader_check
 from agrieval.baselines.ctv.options import as_flags as _as_flags
 from agrieval.baselines.ctv.options import overrides as _overrides
 from agrieval.baselines.ctv.options import train_options as _run_settings
-from agrieval.baselines.ctv.preset_table import preset_table
-from agrieval.baselines.ctv.replicates import parse_seeds, seed_root
-from agrieval.baselines.ctv.run_folders import run_dir
-from agrieval.baselines.ctv.submit import ids_from_file, list_test_images, submit_run
 from agrieval.scoring.cli.group import ContractGroup, document
-from agrieval.scoring.cli.options import load_definition
-from agrieval.scoring.runtime.atomic import write_text
 from agrieval.scoring.text.literals import shell_word
 from agrieval.scoring.text.terminal import cell, one_line
-from agrieval.scoring.writing.policy import OutputPlan, OutputRefused
 
 
 def train_options(f):
@@ -103,10 +93,14 @@ def _sweep_options(f):
 
 
 def _seed_list(seeds: str | None, preset: str, seed: int | None) -> list[int] | None:
+    from agrieval.baselines.ctv.config import make_config
+    from agrieval.baselines.ctv.replicates import parse_seeds
+
     return parse_seeds(seeds, make_config(preset).seed if seed is None else seed)
 
 
 def _planned(splits, runs_dir, preset, protocols, archs, folds, seeds=None, seed=None):
+    from agrieval.baselines.ctv.config import preset_archs
     from agrieval.baselines.ctv.sweep import plan
 
     return plan(splits, runs_dir, _split_list(protocols, ()), _split_list(archs, preset_archs(preset)),
@@ -146,7 +140,9 @@ def plan_cmd(splits, runs_dir, preset, protocols, archs, folds, seeds, seed, as_
 @_seeds_option
 def run_cmd(preset, splits, runs_dir, data_root, weights_dir, protocol, arch, fold, seeds, **params):
     """Train one run (skipped if finished, resumed if interrupted); with --seeds, one per seed."""
-
+    from agrieval.baselines.ctv.config import make_config
+    from agrieval.baselines.ctv.replicates import parse_seeds, seed_root
+    from agrieval.baselines.ctv.run_folders import run_dir
     from agrieval.baselines.ctv.runner import EXIT_REQUEUE, StopRequested, run_fold
     from agrieval.baselines.ctv.sweep import FAILED
 
@@ -176,6 +172,7 @@ def run_cmd(preset, splits, runs_dir, data_root, weights_dir, protocol, arch, fo
 
 
 def _record_failure(cfg, runs_dir, exc: CTVError) -> None:
+    from agrieval.baselines.ctv.run_folders import run_dir
     from agrieval.baselines.ctv.sweep import PlannedRun, _failed
 
     try:
@@ -192,6 +189,7 @@ def _record_failure(cfg, runs_dir, exc: CTVError) -> None:
 def run_all_cmd(preset, splits, runs_dir, data_root, weights_dir, protocols, archs, folds, seeds, keep_going,
                 **params):
     """Run a sweep in order; finished runs are skipped, partial ones resume."""
+    from agrieval.baselines.ctv.config import make_config
     from agrieval.baselines.ctv.sweep import run_all
 
     try:
@@ -235,7 +233,10 @@ def slurm_cmd(preset, splits, runs_dir, data_root, weights_dir, protocols, archs
               account, time_limit, signal_lead, gpus_per_task, ranks_per_task, cpus_per_task, mem, setup,
               max_parallel, sbatch_extra, all_runs, overwrite, **params):
     """Write an sbatch array script, one task per run of the sweep (of each seed), and runs.tsv beside it."""
+    from agrieval.baselines.ctv.config import make_config
     from agrieval.baselines.ctv.slurm import RUNS_TSV, preflight, runs_table, sbatch_script, task_resources
+    from agrieval.scoring.runtime.atomic import write_text
+    from agrieval.scoring.writing.policy import OutputPlan, OutputRefused
 
     table = Path(output).resolve().parent / RUNS_TSV
     try:
@@ -340,6 +341,9 @@ def status_cmd(script, job_id, as_json):
 def loader_check_cmd(splits, protocol, fold, preset, data_root, threads, target, limit, as_json):
     """Time the fold's train images through the preset's pipeline: per-image CPU time and the loader workers
     needed for --target images/s, with the whole pipeline on the CPU and with the augmentation on a device."""
+    from agrieval.baselines.ctv.config import make_config
+    from agrieval.baselines.ctv.loader_check import format_report, loader_check
+
     try:
         cfg = make_config(preset, protocol=protocol, fold=fold)
         report = loader_check(cfg, splits, data_root=data_root, threads=threads, target=target, limit=limit)
@@ -352,6 +356,8 @@ def loader_check_cmd(splits, protocol, fold, preset, data_root, threads, target,
 @click.option("--markdown", is_flag=True, help="The README's table.")
 def presets_cmd(markdown):
     """What --preset paper and --preset official set differently, and why."""
+    from agrieval.baselines.ctv.preset_table import preset_table
+
     click.echo(preset_table(markdown=markdown), nl=False)
 
 
@@ -367,6 +373,10 @@ def presets_cmd(markdown):
 def submit_cmd(run, images, id_file, out, competition, device, batch_size, overwrite):
     """Turn a trained run (RUN = RUNS/<protocol>/<arch>/<fold>, its best.pt) into the competition's
     submission: the run's eval transform, the definition's class names, validated before written."""
+    from agrieval.baselines.ctv.submit import ids_from_file, list_test_images, submit_run
+    from agrieval.scoring.cli.options import load_definition
+    from agrieval.scoring.writing.policy import OutputPlan, OutputRefused
+
     try:
         OutputPlan(overwrite=overwrite).claim(out, what="submission")
     except OutputRefused as exc:
@@ -398,6 +408,7 @@ def submit_cmd(run, images, id_file, out, competition, device, batch_size, overw
                    "them [none: one seed].")
 def demo_cmd(out, teams, per_class, epochs, arch, threads, seeds):
     """Synthetic pool -> TOTO/LOTO splits -> tiny model per fold on CPU -> 'agrieval ctv report'."""
+    from agrieval.baselines.ctv.demo import run_demo
     from agrieval.baselines.ctv.replicates import parse_seeds
 
     try:

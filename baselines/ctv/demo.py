@@ -14,11 +14,6 @@ import csv
 import io
 from pathlib import Path
 
-from agrieval.baselines.ctv.config import make_config
-from agrieval.baselines.ctv.submit import ids_from_file, submit_run
-from agrieval.scoring.runtime.atomic import write_text
-from agrieval.scoring.runtime.definition import load_definition
-from agrieval.scoring.runtime.scorer import score_file
 from agrieval.scoring.writing.policy import OutputPlan
 
 DEMO_SIZE = 48  # side of the resized demo images (the real pipeline uses 336)
@@ -47,7 +42,6 @@ def prepare_splits(out: Path, *, teams: int, per_class: int, log=print) -> Path:
     if not pool.is_dir():
         log(f"pool: {teams} teams x 6 classes x {per_class} images -> {pool}")
         make_demo_pool(pool, teams=teams, per_class=per_class, size=96, seed=0)
-
     mine = OutputPlan(overwrite=True)  # the demo's own derived files: a rerun after an interruption replaces them
     catalog = build_catalog(pool, out / "catalog.csv", progress=False, plan=mine)
     kept = dedup(catalog)
@@ -67,6 +61,7 @@ def run_demo(out: Path, *, teams: int = 4, per_class: int = 6, epochs: int = 2, 
     ``seeds``: replicates (``RUNS/seed-S/...``), so the report shows its intervals over seeds. The test
     accuracy is recorded every epoch (as the paper preset does) so that every selection rule and the
     accuracy-on-the-line figure have their points."""
+    from agrieval.baselines.ctv.config import make_config
     from agrieval.baselines.ctv.sweep import plan, run_all
 
     out.mkdir(parents=True, exist_ok=True)
@@ -100,8 +95,11 @@ def demo_flags(epochs: int, threads: int) -> list[str]:
 def write_demo_submission(folder: Path, splits: Path, run: Path, *, log=print) -> dict:
     """The submission of ``run`` (a LOTO fold) for its held-out team's images, scored against a solution made
     for them in the competition's format (every other image public, the rest private)."""
-
     from agrieval.baselines.ctv.manifest import load_fold
+    from agrieval.baselines.ctv.submit import ids_from_file, submit_run
+    from agrieval.scoring.runtime.atomic import write_text
+    from agrieval.scoring.runtime.definition import load_definition
+    from agrieval.scoring.runtime.scorer import score_file
 
     definition = load_definition(COMPETITION)
     fold = load_fold(splits, "loto", run.name)

@@ -21,6 +21,7 @@ from agrieval.baselines.device import device_or_exit
 from agrieval.baselines.plantclef.aggregation_config import AggregationConfig
 from agrieval.baselines.plantclef.bma import bma_vectors
 from agrieval.baselines.plantclef.geometry import parse_level
+from agrieval.baselines.plantclef.inference import TileScorer
 from agrieval.baselines.plantclef.model import PRESETS, build_model, normalisation
 from agrieval.baselines.plantclef.predict import RunOptions, run_predict
 from agrieval.baselines.plantclef.preprocess import PreprocessConfig
@@ -76,8 +77,6 @@ def main(argv: list[str] | None = None) -> int:
 
 def check_group_stats(model, device, n_classes: int, size: int = 518) -> bool:
     """The device-side image stats (scatter max, index_add, BMA) against the same probabilities reduced here."""
-    from agrieval.baselines.plantclef.inference import TileScorer
-
     try:
         mean, std = normalisation(model)
         scorer = TileScorer(model, device, min(10, n_classes), mean, std, batch_size=4)
