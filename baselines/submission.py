@@ -14,6 +14,9 @@ from agrieval.scoring.runtime.atomic import write_bytes
 from agrieval.scoring.runtime.definition import CompetitionDefinition
 from agrieval.scoring.writing.submission import format_submission
 
+# Imported inside functions, so that importing this module loads only what it needs: scoring.runtime.validate (it
+# loads numpy).
+
 __all__ = ["SubmissionFailsValidation", "write_validated"]
 
 

@@ -20,6 +20,13 @@ from agrieval.scoring.cli.group import ContractGroup, document
 from agrieval.scoring.text.file_names import display_name, unescape_name
 from agrieval.scoring.writing.policy import OutputPlan
 
+# Imported inside functions, so that importing this module loads only what it needs: data_tools.catalog,
+# data_tools.dedup, data_tools.resize (they load PIL, concurrent, concurrent.futures); data_tools.classes (it loads
+# tomllib); data_tools.probe (it loads PIL, imagehash, pillow_heif); data_tools.tables (it loads concurrent,
+# concurrent.futures, pandas); data_tools.versions, data_tools.notebook_versions (they load email,
+# importlib.metadata, zipfile); data_tools.splits, data_tools.leakage (they load concurrent, concurrent.futures,
+# email); data_tools.demo_pool (it loads PIL).
+
 WORKERS = click.option("--workers", type=click.IntRange(min=1), default=None,
                        help="Processes to use (default: all cores).")
 PROGRESS = click.option("--progress/--no-progress", default=True, show_default=True,

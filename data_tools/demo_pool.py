@@ -22,6 +22,8 @@ from PIL import Image
 from agrieval.data_tools.errors import DataError
 from agrieval.scoring.runtime.atomic import write_bytes
 
+# Imported inside functions, so that importing this module loads only what it needs: pillow_heif (heavy or optional).
+
 CLASSES = ("caroubier", "chene", "faux_poivrier", "frene", "pistachier", "tipu")
 
 # How each team spelled its class folders (the normalisation map must undo this).

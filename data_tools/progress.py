@@ -14,6 +14,8 @@ from __future__ import annotations
 import sys
 import time
 
+# Imported inside functions, so that importing this module loads only what it needs: tqdm (heavy or optional).
+
 __all__ = ["Progress"]
 
 

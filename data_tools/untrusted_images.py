@@ -23,6 +23,8 @@ from typing import Callable, TypeVar
 from agrieval.scoring.runtime.coded_error import CodedError
 from agrieval.scoring.runtime.untrusted import UntrustedFileError, open_regular
 
+# Imported inside functions, so that importing this module loads only what it needs: PIL (heavy or optional).
+
 __all__ = ["ImageUnreadable", "TooManyPixels", "decode_image", "MAX_IMAGE_BYTES"]
 
 T = TypeVar("T")

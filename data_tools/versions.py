@@ -20,6 +20,8 @@ from pathlib import Path
 from agrieval.scoring.runtime.atomic import write_text
 from agrieval.scoring.runtime.untrusted import UntrustedFileError, read_json
 
+# Imported inside functions, so that importing this module loads only what it needs: torch (heavy or optional).
+
 # import name -> distribution name, for the libraries whose names differ
 _DISTRIBUTION = {"PIL": "pillow", "Pillow": "pillow", "sklearn": "scikit-learn", "pillow_heif": "pillow-heif"}
 _MODULE = {"Pillow": "PIL", "scikit-learn": "sklearn", "pillow-heif": "pillow_heif"}

@@ -11,6 +11,8 @@ from dataclasses import dataclass
 
 from agrieval.baselines.ctv.errors import CTVError
 
+# Imported inside functions, so that importing this module loads only what it needs: timm (heavy or optional).
+
 
 @dataclass(frozen=True)
 class ArchSpec:

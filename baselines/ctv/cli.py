@@ -24,6 +24,10 @@ from agrieval.scoring.cli.group import ContractGroup, document
 from agrieval.scoring.text.literals import shell_word
 from agrieval.scoring.text.terminal import cell, one_line
 
+# Imported inside functions, so that importing this module loads only what it needs: each command's own modules,
+# loaded when that command runs, so that `agrieval baselines ctv --help` and the light commands load neither torch
+# nor pandas.
+
 
 def train_options(f):
     """The run settings' flags (generated from ``TrainConfig``: ``agrieval.baselines.ctv.options``) and the

@@ -22,6 +22,8 @@ from agrieval.baselines.ctv.cache import open_cache
 from agrieval.baselines.ctv.errors import CTVError
 from agrieval.data_tools.untrusted_images import ImageUnreadable, decode_image
 
+# Imported inside functions, so that importing this module loads only what it needs: PIL, torchvision (heavy or optional).
+
 
 def load_image(path: str) -> torch.Tensor:
     from torchvision.transforms.v2.functional import pil_to_tensor

@@ -16,6 +16,9 @@ from pathlib import Path
 
 from agrieval.scoring.writing.policy import OutputPlan
 
+# Imported inside functions, so that importing this module loads only what it needs: the data tools (they load PIL
+# and pandas) and the training side (torch), loaded when the demo runs.
+
 DEMO_SIZE = 48  # side of the resized demo images (the real pipeline uses 336)
 
 

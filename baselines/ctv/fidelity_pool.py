@@ -19,6 +19,8 @@ from pathlib import Path
 
 import numpy as np
 
+# Imported inside functions, so that importing this module loads only what it needs: PIL (heavy or optional).
+
 TEAMS = ("t1", "t2")
 CLASSES = ("chene", "frene")
 # (width, height, file name suffix, PIL mode it is saved in) per team and class, 5 files each

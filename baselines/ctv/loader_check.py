@@ -34,6 +34,10 @@ from agrieval.baselines.ctv.errors import CTVError
 from agrieval.baselines.ctv.seeding import fold_seed
 from agrieval.scoring.text.terminal import cell
 
+# Imported inside functions, so that importing this module loads only what it needs: baselines.ctv.dataset (it loads
+# concurrent.futures, multiprocessing); baselines.ctv.manifest (it loads pandas, pyarrow);
+# baselines.ctv.script_transforms, baselines.ctv.transforms (they load PIL, torch, torchvision).
+
 
 def loader_check(cfg: TrainConfig, splits_dir: str | Path, *, data_root: str | None = None, threads: int = 1,
                  target: float = 2500.0, limit: int | None = None, progress=None) -> dict:

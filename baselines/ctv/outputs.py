@@ -23,6 +23,8 @@ import pandas as pd
 from agrieval.scoring.runtime.atomic import atomic_write, write_text
 from agrieval.scoring.runtime.metrics.multiclass import accuracy_from_counts
 
+# Imported inside functions, so that importing this module loads only what it needs: importlib.metadata (heavy or optional); data_tools.versions (it loads email, importlib.metadata).
+
 PREDICTION_COLUMNS = ("image_id", "team", "split", "true_label", "predicted_label", "confidence")
 SCHEMA_VERSION = 1
 

@@ -40,6 +40,9 @@ from agrieval.baselines.ctv.manifest import read_folds_json
 from agrieval.baselines.ctv.sweep import PlannedRun
 from agrieval.scoring.text.template import prose
 
+# Imported inside functions, so that importing this module loads only what it needs: baselines.ctv.models (it loads
+# asyncio, email, http); baselines.ctv.runner (it loads PIL, asyncio, concurrent.futures).
+
 MEM_PER_CPU_GB = 4
 MEM_PER_GPU_GB = 8
 RUNS_TSV = "runs.tsv"

@@ -30,6 +30,9 @@ from agrieval.data_tools.walk import IMAGE_SUFFIXES
 from agrieval.scoring.runtime.untrusted import UntrustedFileError, read_bytes
 from agrieval.scoring.writing.table_paths import UnsafePath, inside
 
+# Imported inside functions, so that importing this module loads only what it needs: the training side
+# (baselines.ctv.models, dataset, engine, pipelines: they load torch and timm).
+
 __all__ = ["TestImages", "list_test_images", "ids_from_file", "submit_run", "MAX_ID_LIST_BYTES"]
 
 MAX_ID_LIST_BYTES = 256 << 20  # an id list of a million rows is ~40 MB

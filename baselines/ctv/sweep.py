@@ -24,6 +24,9 @@ from agrieval.baselines.ctv.replicates import seed_root
 from agrieval.baselines.ctv.run_folders import run_dir, run_status
 from agrieval.scoring.runtime.atomic import write_text
 
+# Imported inside functions, so that importing this module loads only what it needs: baselines.ctv.runner (it loads
+# PIL, asyncio, concurrent.futures).
+
 
 @dataclass(frozen=True)
 class PlannedRun:

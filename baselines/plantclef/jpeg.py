@@ -24,6 +24,8 @@ import io
 import numpy as np
 from PIL import Image
 
+# Imported inside functions, so that importing this module loads only what it needs: simplejpeg (heavy or optional).
+
 PILLOW_SUBSAMPLING = {"4:4:4": 0, "4:2:2": 1, "4:2:0": 2}
 SUBSAMPLINGS = ("4:4:4", "4:2:2", "4:2:0", "4:1:1")
 

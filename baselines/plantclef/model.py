@@ -27,6 +27,8 @@ import torch
 from agrieval.baselines.plantclef.classes import DOWNLOAD_HINT
 from agrieval.scoring.runtime.untrusted import UntrustedFileError, open_regular
 
+# Imported inside functions, so that importing this module loads only what it needs: safetensors, timm (heavy or optional).
+
 
 @dataclass(frozen=True)
 class ModelSpec:

@@ -58,6 +58,8 @@ from agrieval.baselines.plantclef.geometry import (
 from agrieval.baselines.plantclef.jpeg import SUBSAMPLINGS, recompress_jpeg
 from agrieval.data_tools.untrusted_images import decode_image
 
+# Imported inside functions, so that importing this module loads only what it needs: torch, wand (heavy or optional).
+
 RESIZE_FILTERS = {"lanczos": Image.Resampling.LANCZOS, "bicubic": Image.Resampling.BICUBIC,
                   "bilinear": Image.Resampling.BILINEAR}
 TILE_POLICIES = ("crop", "pad", "stretch", "timm")

@@ -24,6 +24,8 @@ from agrieval.scoring.runtime.definition import (
 from agrieval.scoring.runtime.problems import HostError
 from agrieval.scoring.runtime.untrusted import UntrustedFileError, read_bytes
 
+# Imported inside functions, so that importing this module loads only what it needs: tomli, tomllib (heavy or optional); scoring.writing.table_paths (`agrieval score` does not need them).
+
 TOML_DIR = Path(__file__).resolve().parents[1] / "competitions"
 
 

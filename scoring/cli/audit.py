@@ -16,6 +16,10 @@ from agrieval.scoring.cli.options import load_definition
 from agrieval.scoring.runtime.untrusted import UntrustedFileError, open_regular
 from agrieval.scoring.text.terminal import one_line
 
+# Imported inside functions, so that importing this module loads only what it needs: scoring.audit.audit_report (it
+# loads numpy); scoring.audit.scored_log, scoring.runtime.warm (they load multiprocessing); scoring.server.settings,
+# scoring.server.store (they load sqlite3).
+
 
 @click.command(epilog=epilog(
     "agrieval audit submissions/log.csv -s solution.csv -c plantclef2025 --json",

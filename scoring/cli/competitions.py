@@ -35,9 +35,6 @@ def competitions(ctx: click.Context) -> None:
 @click.argument("name")
 def show(name: str) -> None:
     """Print one definition (the TOML as shipped, or your file)."""
-    from pathlib import Path
-
-
     d = competition(name)  # an unknown name: exit 2 with a suggestion; a bad definition: exit 3
     # A shipped competition is shown as its TOML source, not as the frozen JSON the runtime reads.
     source = TOML_DIR / f"{name}.toml" if name in available_competitions() else Path(d.source_path)

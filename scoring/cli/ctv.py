@@ -23,6 +23,9 @@ from agrieval.scoring.text.file_names import display_name
 from agrieval.scoring.text.terminal import one_line
 from agrieval.scoring.writing.policy import OutputPlan, OutputRefused
 
+# Imported inside functions, so that importing this module loads only what it needs: scoring.ctv.results_table,
+# scoring.ctv.summarize, scoring.ctv.summary_markdown, scoring.ctv.report (they load numpy).
+
 
 @click.group("ctv", cls=ContractGroup)
 def ctv() -> None:

@@ -11,6 +11,9 @@ from agrieval.scoring.cli.group import epilog
 from agrieval.scoring.cli.output import fmt
 from agrieval.scoring.text.terminal import cell, one_line
 
+# Imported inside functions, so that importing this module loads only what it needs:
+# scoring.runtime.reading.solution, scoring.runtime.scorer (they load numpy).
+
 
 def _find_reference_dir() -> Path | None:
     for base in (Path.cwd(), *Path.cwd().parents, Path(__file__).resolve().parents[2]):

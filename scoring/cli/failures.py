@@ -43,6 +43,10 @@ from agrieval.scoring.runtime.problems import errors_markdown
 from agrieval.scoring.runtime.untrusted import CODES as UNTRUSTED_CODES
 from agrieval.scoring.text.terminal import one_line
 
+# Imported inside functions, so that importing this module loads only what it needs: scoring.text.file_names,
+# scoring.analysis_input.input_error, scoring.writing.policy (`agrieval score` does not need them);
+# scoring.server.store (it loads sqlite3).
+
 __all__ = ["EXIT_OK", "EXIT_REJECTED", "EXIT_USAGE", "EXIT_HOST", "EXIT_INTERRUPTED", "CommandError",
            "error_line", "exit_code_of", "report", "refuse_input", "missing_extra", "require",
            "exit_unless_installed", "install_command", "set_debug", "debug", "markdown"]

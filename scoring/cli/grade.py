@@ -21,6 +21,9 @@ from agrieval.scoring.runtime.untrusted import read_bytes
 from agrieval.scoring.server.submission_log import check_team
 from agrieval.scoring.server.timeline import YEARS, parse_utc
 
+# Imported inside functions, so that importing this module loads only what it needs: scoring.runtime.guard (it loads
+# multiprocessing); scoring.server.intake, scoring.server.settings, scoring.server.store (they load sqlite3).
+
 
 @click.command()
 @click.argument("submission", type=click.Path(path_type=Path))

@@ -20,6 +20,10 @@ from agrieval.scoring.cli.output import held
 from agrieval.scoring.text.terminal import one_line
 from agrieval.scoring.writing.policy import OutputPlan, OutputRefused
 
+# Imported inside functions, so that importing this module loads only what it needs: scoring.leaderboard.build,
+# scoring.leaderboard.marks, scoring.leaderboard.outputs, scoring.leaderboard.plots (they load concurrent,
+# concurrent.futures, pandas).
+
 
 @click.command(epilog=epilog("agrieval leaderboard reference_submissions/agrichallenge2024/submissions -s reference_submissions/agrichallenge2024/solution.csv -c agrichallenge2024 --out lb", "Exit codes: 0 written (rejected files are listed in it); 2 usage error (no CSV files, bad option, missing file, unknown competition, refused --out); 3 host-side problem (bad solution or definition, missing matplotlib for --plots)."))
 @click.argument("submissions_dir", metavar="SUBMISSIONS_DIR_OR_LOG", type=click.Path(exists=True, path_type=Path))

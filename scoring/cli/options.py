@@ -20,6 +20,9 @@ from agrieval.scoring.runtime.definition import shipped_competitions
 from agrieval.scoring.runtime.problems import HostError
 from agrieval.scoring.runtime.untrusted import UntrustedFileError, open_regular
 
+# Imported inside functions, so that importing this module loads only what it needs: scoring.writing.figures
+# (`agrieval score` does not need them); scoring.runtime.reading.solution (it loads numpy).
+
 __all__ = ["competition_option", "load_definition", "json_option", "figure_options", "chosen_figure_format",
            "load_solution_for", "check_solution_pair"]
 

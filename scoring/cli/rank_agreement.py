@@ -13,6 +13,9 @@ from agrieval.scoring.cli.group import epilog
 from agrieval.scoring.text.tables import fmt
 from agrieval.scoring.text.terminal import cell, one_line
 
+# Imported inside functions, so that importing this module loads only what it needs:
+# scoring.leaderboard.rank_agreement (it loads numpy).
+
 
 def _where(ctx, param, values) -> dict[str, str]:
     out = {}

@@ -11,6 +11,9 @@ from agrieval.scoring.cli.group import epilog
 from agrieval.scoring.cli.options import competition_option, json_option, load_definition, load_solution_for
 from agrieval.scoring.cli.output import held, render_report
 
+# Imported inside functions, so that importing this module loads only what it needs:
+# scoring.authoring.solution_order, scoring.runtime.scorer (they load numpy).
+
 
 @click.command(epilog=epilog("agrieval score reference_submissions/plantclef2025/submissions/partial.csv -s reference_submissions/plantclef2025/solution.csv -c plantclef2025", 'Exit codes: 0 scored; 1 submission rejected (the message is safe to show a participant); 2 usage error (bad option, missing file, unknown competition); 3 host-side problem (bad solution or definition, internal error).'))
 @click.argument("submission", type=click.Path(exists=True, path_type=Path))

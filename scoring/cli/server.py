@@ -19,6 +19,11 @@ from agrieval.scoring.server.timeline import YEARS, Timeline, now_utc, parse_utc
 from agrieval.scoring.text.terminal import one_line
 from agrieval.scoring.writing.policy import OutputPlan
 
+# Imported inside functions, so that importing this module loads only what it needs: scoring.server.store,
+# scoring.server.settings, scoring.server.intake, scoring.server.boards, scoring.server.export,
+# scoring.server.migrate_log (they load sqlite3); scoring.server.rescore (it loads concurrent, concurrent.futures,
+# multiprocessing); scoring.leaderboard.team_board (it loads concurrent, concurrent.futures, pandas).
+
 STORE = click.argument("store", metavar="DB", type=click.Path(path_type=Path, dir_okay=True))
 
 

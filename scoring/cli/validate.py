@@ -15,6 +15,9 @@ from agrieval.scoring.cli.output import held
 from agrieval.scoring.runtime.report import SCHEMA_VERSION, ReportProblem
 from agrieval.scoring.text.terminal import one_line
 
+# Imported inside functions, so that importing this module loads only what it needs: scoring.runtime.validate,
+# scoring.runtime.reading.id_list (they load numpy).
+
 
 @click.command(epilog=epilog("agrieval validate reference_submissions/plantclef2025/submissions/malformed/float_labels.csv -c plantclef2025", 'Exit codes: 0 valid; 1 invalid (every problem listed, with file, line and column); 2 usage error (bad option, missing file, unknown competition); 3 host-side problem (bad --solution or definition, internal error).'))
 @click.argument("submission", type=click.Path(exists=True, path_type=Path))

@@ -33,6 +33,9 @@ from agrieval.scoring.ctv.arch_names import canonical_arch
 from agrieval.scoring.ctv.results_table import PROTOCOLS
 from agrieval.scoring.runtime.metrics.multiclass import accuracy_from_counts, validation_test_gap
 
+# Imported inside functions, so that importing this module loads only what it needs: pandas (heavy);
+# scoring.analysis_input.json_input, whose parse is looked up when called so that a test can replace it.
+
 AGRIEVAL_COLUMNS = ("image_id", "team", "split", "true_label", "predicted_label", "confidence")
 SPLITS = ("train", "val", "test")
 # A predictions table holds one row per image of the pool (47,367 for AgrI 2024: ~4 MB): at most

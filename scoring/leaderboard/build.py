@@ -24,6 +24,9 @@ from agrieval.scoring.server.submission_log import is_submission_log
 from agrieval.scoring.text.file_names import display_name
 from agrieval.scoring.text.terminal import one_line
 
+# Imported inside functions, so that importing this module loads only what it needs: scoring.runtime.warm (it loads
+# multiprocessing).
+
 SCHEMA_VERSION = 1
 
 

@@ -33,6 +33,9 @@ from agrieval.scoring.analysis_input.input_error import InputError
 from agrieval.scoring.leaderboard.permutation_pvalues import MAX_EXACT_N, exact_pvalues, perfect_agreement_pvalue
 from agrieval.scoring.text.tables import json_number
 
+# Imported inside functions, so that importing this module loads only what it needs: scipy (heavy or optional);
+# scoring.leaderboard.bootstrap (it loads concurrent, concurrent.futures, pandas).
+
 STATISTICS = ("spearman", "pearson", "kendall")
 
 

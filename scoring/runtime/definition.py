@@ -35,6 +35,8 @@ from typing import Dict, FrozenSet, Literal, Optional, Tuple, Union
 
 from .problems import HostError
 
+# Imported inside functions: numpy, which reading a definition does not need.
+
 try:
     from re import _parser as sre_parse  # Python 3.11+; loaded by re itself
 except ImportError:  # Python 3.8-3.10

@@ -38,6 +38,9 @@ from .time_limit import run_with_time_limit
 from .unit_scores import check_decomposable, public_unit_values, unit_name
 from .untrusted import open_regular
 
+# Imported inside functions, so that importing this module loads only what it needs: the scorer, looked up when
+# called so that a test's replaced scorer.score reaches the forked child.
+
 
 def grade(submission: str | Path | bytes, solution: str | Path | Solution,
           competition: str | Path | CompetitionDefinition, *, reveal_private: bool = False,

@@ -48,6 +48,8 @@ from .problems import HostError
 from .report import Metrics, ReportProblem
 from .untrusted import UntrustedFileError, read_json, resolve
 
+# Imported inside functions, so that importing this module loads only what it needs: fcntl (POSIX only).
+
 STATE_FORMAT = "agrieval-ladder-state"
 STATE_VERSION = 1
 # a state grows by ~200 bytes per submission: a million submissions of one team stay under this

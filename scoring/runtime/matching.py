@@ -15,6 +15,9 @@ from .problems import Problem, ProblemLog
 from .reading.solution import Solution
 from .reading.submission import Submission
 
+# Imported inside functions, so that importing this module loads only what it needs: unicodedata, needed only to
+# explain a problem (`agrieval score` does not load it).
+
 _SHOW = 5
 # problems that refuse the id on their line: that row's id is not called unknown as well
 REFUSED_ID = frozenset({"missing_id", "invalid_id", "repeated_header"})

@@ -27,6 +27,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
+# Imported inside functions, so that importing this module loads only what it needs: resource (POSIX only).
+
 try:
     import resource  # POSIX only
 except ImportError:  # Windows: no memory cap

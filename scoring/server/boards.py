@@ -18,6 +18,9 @@ from agrieval.scoring.server.submission_log import LogRow
 from agrieval.scoring.server.timeline import parse_utc
 from agrieval.scoring.text.tables import json_number
 
+# Imported inside functions, so that importing this module loads only what it needs: scoring.leaderboard.team_board
+# (it loads concurrent, concurrent.futures, pandas).
+
 __all__ = ["store_rows", "store_board", "board_json", "voided_teams"]
 
 _NAN = float("nan")

@@ -21,6 +21,9 @@ from agrieval.scoring.server.timeline import utc_text
 from agrieval.scoring.text import html
 from agrieval.scoring.text.tables import csv_text, fmt, json_number, markdown_table
 
+# Imported inside functions, so that importing this module loads only what it needs: scoring.leaderboard.team_board
+# (it loads concurrent, concurrent.futures, pandas).
+
 __all__ = ["export", "submission_rows", "OUTPUT_NAMES", "SUBMISSION_COLUMNS"]
 
 SUBMISSION_COLUMNS = ("team", "submission", "submitted_at", "status", "shown", "voided")

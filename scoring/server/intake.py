@@ -37,6 +37,9 @@ from agrieval.scoring.server.submission_log import LogError, check_team
 from agrieval.scoring.server.timeline import now_utc, parse_utc, utc_text
 from agrieval.scoring.text.terminal import is_safe
 
+# Imported inside functions, so that importing this module loads only what it needs: scoring.runtime.guard (it loads
+# multiprocessing); scoring.runtime.unit_scores (it loads numpy).
+
 __all__ = ["grade_stored", "select", "void_submission", "void_team", "resolve_abandoned", "VOIDED_CODE",
            "INTERRUPTED_CODE"]
 

@@ -22,6 +22,9 @@ from agrieval.scoring.server.store import Store
 from agrieval.scoring.server.submission_log import LogError, check_team, read_log
 from agrieval.scoring.server.timeline import utc_text
 
+# Imported inside functions, so that importing this module loads only what it needs: scoring.runtime.ladder (it
+# loads numpy).
+
 __all__ = ["import_log"]
 
 

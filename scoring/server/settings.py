@@ -19,6 +19,9 @@ from agrieval.scoring.server.limits import SubmissionLimits
 from agrieval.scoring.server.store import Store, StoreError
 from agrieval.scoring.server.timeline import Timeline, utc_text
 
+# Imported inside functions, so that importing this module loads only what it needs: scoring.runtime.ladder,
+# scoring.runtime.reading.solution, scoring.runtime.unit_scores (they load numpy).
+
 __all__ = ["Settings", "write_settings", "read_settings", "Competition", "load_competition", "new_settings",
            "fingerprints", "scorer_name", "load_definition_of"]
 

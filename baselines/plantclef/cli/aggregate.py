@@ -19,6 +19,10 @@ from agrieval.baselines.plantclef.pooling import containment_notes
 from agrieval.baselines.submission import write_validated
 from agrieval.scoring.writing.policy import OutputPlan
 
+# Imported inside functions, so that importing this module loads only what it needs: baselines.plantclef.full_probs,
+# baselines.plantclef.tile_scores (they load pyarrow, ssl); baselines.plantclef.predict (it loads asyncio, email,
+# http).
+
 
 @click.command("aggregate")
 @click.argument("tile_scores", nargs=-1, required=True, type=click.Path(exists=True, path_type=Path))

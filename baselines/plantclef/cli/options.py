@@ -20,6 +20,9 @@ from agrieval.baselines.plantclef.preprocess import TILE_POLICIES
 from agrieval.baselines.plantclef.recipes import RECIPES, get_recipe
 from agrieval.scoring.cli.options import load_definition as competition
 
+# Imported inside functions, so that importing this module loads only what it needs: baselines.plantclef.genus, read
+# only when a genus file is given.
+
 
 def flag_of(f: Field, value=True) -> str:
     """The option name of a config field (``--`` + the field's name, dashes for underscores); for an on/off

@@ -24,6 +24,10 @@ from agrieval.baselines.plantclef.tie_rules import parse_specs as parse_tie_spec
 from agrieval.baselines.plantclef.weights import MissingInput, check_inputs
 from agrieval.scoring.writing.policy import OutputPlan
 
+# Imported inside functions, so that importing this module loads only what it needs: baselines.plantclef.model,
+# baselines.plantclef.predict (they load asyncio, email, http); baselines.plantclef.full_probs,
+# baselines.plantclef.image_stats (they load pyarrow, ssl).
+
 
 def _shard(text):
     try:

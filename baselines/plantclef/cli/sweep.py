@@ -17,6 +17,9 @@ from agrieval.scoring.runtime.atomic import write_text
 from agrieval.scoring.text.tables import csv_text, json_number
 from agrieval.scoring.writing.policy import OutputPlan
 
+# Imported inside functions, so that importing this module loads only what it needs: baselines.plantclef.sweep,
+# baselines.plantclef.tile_scores (they load pyarrow, ssl).
+
 
 def _split(text: str, cast):
     out = []

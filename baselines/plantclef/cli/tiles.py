@@ -12,6 +12,9 @@ from agrieval.baselines.plantclef.geometry import parse_border, parse_level
 from agrieval.baselines.plantclef.preprocess import PreprocessConfig, load_rgb
 from agrieval.baselines.plantclef.recipes import RECIPES
 
+# Imported inside functions, so that importing this module loads only what it needs: baselines.plantclef.draw (it
+# loads PIL).
+
 
 @click.command()
 @click.argument("image", type=click.Path(exists=True, dir_okay=False, path_type=Path))

@@ -20,6 +20,8 @@ from agrieval.scoring.text import literals as lit
 from agrieval.scoring.text.template import Filled, fill, join, prose
 from agrieval.scoring.writing.submission import format_submission
 
+# Imported inside functions, so that importing this module loads only what it needs: zipfile (heavy or optional).
+
 # The oldest Python and numpy the runtime claims (tested in CI: .ci/interpreters).
 MIN_PYTHON = "3.8"
 MIN_NUMPY = "1.21"

@@ -26,6 +26,8 @@ from ..guard import grade
 from ..problems import HostError
 from ..result import SubmissionRejected
 
+# Imported inside functions, so that importing this module loads only what it needs: huggingface_hub (heavy or optional).
+
 # Extensions tried for the upload by name, after those of the competition's SUBMISSION_FILENAMES: the platform
 # keeps the uploaded file's own extension, case included (submissions.py ~276-281), so the usual spellings are
 # fetched directly; only another one needs the repository listing.

@@ -23,6 +23,9 @@ from ..problems import ProblemLog
 from . import digit_lists
 from .csv_spans import decode_spans
 
+# Imported inside functions, so that importing this module loads only what it needs: unicodedata, needed only to
+# explain a problem (`agrieval score` does not load it).
+
 if TYPE_CHECKING:
     from .tokenize import Table
 

@@ -30,6 +30,8 @@ from ..problems import Problem, ProblemLog
 from ..untrusted import UntrustedFileError, open_regular
 from .bytes_checks import read_limited
 
+# Imported inside functions, so that importing this module loads only what it needs: zipfile (heavy or optional).
+
 _NO_CAP = 1 << 62  # open_regular's size cap left to the caller: the competition's limit is checked with a message
 
 if TYPE_CHECKING:
