@@ -25,7 +25,6 @@ import traceback
 from dataclasses import replace
 from pathlib import Path
 
-from . import ladder
 from .definition import CompetitionDefinition, load_definition
 from .problems import HostError
 from .reading.solution import Solution, load_solution
@@ -38,8 +37,9 @@ from .time_limit import run_with_time_limit
 from .unit_scores import check_decomposable, public_unit_values, unit_name
 from .untrusted import open_regular
 
-# Imported inside functions, so that importing this module loads only what it needs: the scorer, looked up when
-# called so that a test's replaced scorer.score reaches the forked child.
+# Imported inside functions, so that importing this module loads only what it needs: the Ladder (only a grade with
+# a Ladder state needs it); the scorer, looked up when called so that a test's replaced scorer.score reaches the
+# forked child.
 
 
 def grade(submission: str | Path | bytes, solution: str | Path | Solution,
@@ -146,6 +146,8 @@ def _rounded_public(result: GradeResult, decimals: int) -> GradeResult:
 def _through_ladder(result: GradeResult, state: str | Path, sol: Solution, definition: CompetitionDefinition,
                     file: str, started: float) -> GradeResult:
     """The scored ``result`` as the team's Ladder shows it, or a host failure (bad state file...)."""
+    from . import ladder
+
     values = result.report.details.get("public", {}).pop(_UNITS)
     try:
         decision = ladder.submit(state, values, result.metrics.public, competition=definition.name,
