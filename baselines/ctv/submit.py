@@ -19,19 +19,11 @@ import io
 from dataclasses import dataclass
 from pathlib import Path
 
-import torch
-from torch.utils.data import DataLoader
-
-from agrieval.baselines.ctv import checkpoint
-from agrieval.baselines.ctv.config import config_from_dict
 from agrieval.baselines.ctv.errors import CTVError
-from agrieval.baselines.submission import SubmissionFailsValidation, write_validated
-from agrieval.data_tools.walk import IMAGE_SUFFIXES
-from agrieval.scoring.runtime.untrusted import UntrustedFileError, read_bytes
-from agrieval.scoring.writing.table_paths import UnsafePath, inside
 
-# Imported inside functions, so that importing this module loads only what it needs: the training side
-# (baselines.ctv.models, dataset, engine, pipelines: they load torch and timm).
+# Imported inside functions, so that importing this module loads only what it needs: the training side (checkpoint,
+# config, models, dataset, engine, pipelines: they load torch and timm) and the submission writer, loaded when a
+# submission is made.
 
 __all__ = ["TestImages", "list_test_images", "ids_from_file", "submit_run", "MAX_ID_LIST_BYTES"]
 
@@ -45,6 +37,8 @@ class TestImages:
 
 
 def _image_suffixes():
+    from agrieval.data_tools.walk import IMAGE_SUFFIXES
+
     return IMAGE_SUFFIXES
 
 
@@ -72,6 +66,9 @@ def list_test_images(folder: str | Path) -> TestImages:
 
 def ids_from_file(id_file: str | Path, images: str | Path, id_column: str) -> TestImages:
     """The ids of ``id_file`` (in its order), each with its image under ``images``."""
+    from agrieval.scoring.runtime.untrusted import UntrustedFileError, read_bytes
+    from agrieval.scoring.writing.table_paths import UnsafePath, inside
+
     try:
         text = read_bytes(id_file, max_bytes=MAX_ID_LIST_BYTES, what="id list").decode("utf-8-sig")
     except UntrustedFileError as exc:
@@ -118,6 +115,8 @@ def ids_from_file(id_file: str | Path, images: str | Path, id_column: str) -> Te
 
 
 def _by_id(root: Path, image_id: str, where: str) -> Path:
+    from agrieval.scoring.writing.table_paths import inside
+
     stem = inside(root, image_id, where=where, columns=("image_id",), nested=(0,), follow=True, escaped=False)
     for suffix in sorted(_image_suffixes()):
         for candidate in (stem.with_name(stem.name + suffix), stem.with_name(stem.name + suffix.upper())):
@@ -144,12 +143,17 @@ def submit_run(run_folder: str | Path, images: TestImages, out: str | Path, defi
                batch_size: int = 64, overwrite: bool = False, log=print) -> dict:
     """Predict ``images`` with the run's kept model and write ``out``; return a summary (ids, class counts,
     warnings)."""
+    import torch
+    from torch.utils.data import DataLoader
 
+    from agrieval.baselines.ctv import checkpoint
+    from agrieval.baselines.ctv.config import config_from_dict
     from agrieval.baselines.ctv.dataset import SplitDataset
     from agrieval.baselines.ctv.engine import predict
     from agrieval.baselines.ctv.models import build_model
     from agrieval.baselines.ctv.pipelines import pipeline_for
     from agrieval.baselines.ctv.runner import _runtime
+    from agrieval.baselines.submission import SubmissionFailsValidation, write_validated
 
     folder = Path(run_folder)
     best = folder / "best.pt"

@@ -27,18 +27,16 @@ import os
 import sqlite3
 from typing import List, Optional, Sequence
 
-from agrieval.scoring.runtime import ladder
-from agrieval.scoring.runtime.report import Metrics, ReportProblem, ScoreReport
 from agrieval.scoring.runtime.result import GradeResult
 from agrieval.scoring.server.limits import HOUR, LIMIT_CODE, RATE_CODE, check, check_rejected_rate, day_bounds
-from agrieval.scoring.server.settings import Competition, load_competition, read_settings
+from agrieval.scoring.server.settings import Competition, load_competition
 from agrieval.scoring.server.store import Store, StoreError
 from agrieval.scoring.server.submission_log import LogError, check_team
 from agrieval.scoring.server.timeline import now_utc, parse_utc, utc_text
-from agrieval.scoring.text.terminal import is_safe
 
-# Imported inside functions, so that importing this module loads only what it needs: scoring.runtime.guard (it loads
-# multiprocessing); scoring.runtime.unit_scores (it loads numpy).
+# Imported inside functions, so that importing this module loads only what it needs: the runtime's grading side
+# (guard, ladder, report: they load numpy and multiprocessing) and the server modules that use it, loaded when an
+# upload is graded.
 
 __all__ = ["grade_stored", "select", "void_submission", "void_team", "resolve_abandoned", "VOIDED_CODE",
            "INTERRUPTED_CODE"]
@@ -137,6 +135,7 @@ def _values(result: GradeResult, metric: str) -> tuple:
 def _commit(store: Store, comp: Competition, upload: int, team: str, result: GradeResult, name: str,
             digest: str) -> GradeResult:
     """Step 3: the row, the score and the Ladder's update in one transaction."""
+    from agrieval.scoring.runtime import ladder
     from agrieval.scoring.runtime.unit_scores import unit_name
 
     definition, settings = comp.definition, comp.settings
@@ -227,6 +226,8 @@ def _release(store: Store, upload: int, code: str) -> None:
 
 def hide_private(result: GradeResult) -> None:
     """The private split out of what the participant is shown (computed for the store only)."""
+    from agrieval.scoring.runtime.report import Metrics
+
     if result.metrics.private is not None:
         result.report.metrics = Metrics(public=dict(result.metrics.public), private=None)
     result.report.details.pop("private", None)
@@ -234,6 +235,8 @@ def hide_private(result: GradeResult) -> None:
 
 def refused(definition, code: str, message: str, next_allowed: Optional[dt.datetime]) -> GradeResult:
     """The answer to an upload the server does not grade: a participant-visible rejection (exit 1)."""
+    from agrieval.scoring.runtime.report import ReportProblem, ScoreReport
+
     report = ScoreReport(competition=definition.name, status="rejected", primary_metric=definition.primary_metric,
                          errors=[ReportProblem(code=code, message=message)])
     report.details["next_allowed"] = None if next_allowed is None else utc_text(next_allowed)
@@ -243,6 +246,8 @@ def refused(definition, code: str, message: str, next_allowed: Optional[dt.datet
 def select(store: Store, team: str, numbers: Sequence[int], *, now: Optional[dt.datetime] = None) -> dict:
     """Record ``team``'s final selection: up to the store's selection limit of its scored, not voided submission
     numbers (none: the best public ones count again). The latest selection counts."""
+    from agrieval.scoring.server.settings import read_settings
+
     check_team(team)
     settings = read_settings(store)
     when = now_utc(now)
@@ -271,6 +276,8 @@ def select(store: Store, team: str, numbers: Sequence[int], *, now: Optional[dt.
 
 
 def _void_reason(reason: str) -> str:
+    from agrieval.scoring.text.terminal import is_safe
+
     if not reason.strip() or not is_safe(reason) or len(reason) > 1000:
         raise LogError("bad_void", "--reason must be 1 to 1000 printable characters on one line", exit_code=2)
     return reason

@@ -20,15 +20,12 @@ import os
 from concurrent.futures import ProcessPoolExecutor
 from typing import List, Optional
 
-from agrieval.scoring.runtime import ladder
-from agrieval.scoring.server.boards import store_board
-from agrieval.scoring.server.selection import RULES
 from agrieval.scoring.server.settings import Competition, scorer_name
 from agrieval.scoring.server.store import Store, StoreError, read_kept
 from agrieval.scoring.server.timeline import now_utc, utc_text
 
-# Imported inside functions, so that importing this module loads only what it needs: the settings, the reader and
-# the scorer (they load numpy), needed only when a rescore runs.
+# Imported inside functions, so that importing this module loads only what it needs: the settings, the reader, the
+# scorer and the Ladder (they load numpy), needed only when a rescore runs.
 
 __all__ = ["rescore"]
 
@@ -74,6 +71,7 @@ def _replay(comp: Competition, graded: dict, order: List[tuple]) -> tuple:
     """``(shown, states)``: upload id -> the value its team would have been shown (the Ladder replayed over the
     uploads that stay scored, in order, as ``intake._commit`` runs it; or the rounded public), and team -> its
     replayed Ladder state (the one its next upload continues from once the rescore is confirmed)."""
+    from agrieval.scoring.runtime import ladder
     from agrieval.scoring.runtime.unit_scores import unit_name
 
     definition, settings = comp.definition, comp.settings
@@ -99,6 +97,9 @@ def _replay(comp: Competition, graded: dict, order: List[tuple]) -> tuple:
 
 
 def _ranks(store: Store, definition, version: int) -> dict:
+    from agrieval.scoring.server.boards import store_board
+    from agrieval.scoring.server.selection import RULES
+
     out = {}
     for rule in RULES:
         for reveal in (False, True):
