@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+
 import torch
 
 CHOICES = "auto, cpu, cuda, cuda:N"
@@ -41,8 +43,6 @@ def resolve_device(name: str, local_rank: int | None = None) -> torch.device:
 def device_or_exit(name: str) -> torch.device:
     """``resolve_device`` for the scripts outside the ``agrieval`` command (smoke checks, benchmarks): a missing
     device is the same one line and exit 2 as in the commands, never a traceback."""
-    import sys
-
     try:
         return resolve_device(name)
     except DeviceError as exc:

@@ -10,7 +10,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from agrieval.scoring.runtime.atomic import write_bytes
 from agrieval.scoring.runtime.definition import CompetitionDefinition
+from agrieval.scoring.writing.submission import format_submission
+
+# Imported inside functions, so that importing this module loads only what it needs: scoring.runtime.validate (it
+# loads numpy).
 
 __all__ = ["SubmissionFailsValidation", "write_validated"]
 
@@ -29,9 +34,7 @@ def write_validated(path: str | Path, ids: list[str], labels: list, definition: 
     """Write through a temporary sibling, validate it, then rename. Returns the warnings.
 
     ``labels``: one class name per id (a multiclass competition) or one list of species ids per id."""
-    from agrieval.scoring.runtime.atomic import write_bytes
     from agrieval.scoring.runtime.validate import validate_file
-    from agrieval.scoring.writing.submission import format_submission
 
     path = Path(path)
     if path.exists() and not overwrite:

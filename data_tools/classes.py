@@ -17,6 +17,7 @@ from pathlib import Path
 import tomllib
 
 from agrieval.data_tools.errors import DataError
+from agrieval.scoring.runtime.untrusted import UntrustedFileError, read_bytes
 
 _SEPARATORS = re.compile(r"[\s\-.]+")
 
@@ -79,7 +80,6 @@ def load_class_map(user_map: str | Path | None = None) -> ClassMap:
     source = "data_tools/class_map.toml"
     if user_map is not None:
         path = Path(user_map)
-        from agrieval.scoring.runtime.untrusted import UntrustedFileError, read_bytes
 
         try:  # the one opening rule (scoring/runtime/untrusted.py): a FIFO or a device is refused, not read
             user_text = read_bytes(path, max_bytes=MAX_CLASS_MAP_BYTES, what="class map").decode("utf-8")

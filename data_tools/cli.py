@@ -15,9 +15,17 @@ from pathlib import Path
 
 import click
 
+from agrieval.data_tools.keyed_ids import default_key_path
 from agrieval.scoring.cli.group import ContractGroup, document
 from agrieval.scoring.text.file_names import display_name, unescape_name
 from agrieval.scoring.writing.policy import OutputPlan
+
+# Imported inside functions, so that importing this module loads only what it needs: data_tools.catalog,
+# data_tools.dedup, data_tools.resize (they load PIL, concurrent, concurrent.futures); data_tools.classes (it loads
+# tomllib); data_tools.probe (it loads PIL, imagehash, pillow_heif); data_tools.tables (it loads concurrent,
+# concurrent.futures, pandas); data_tools.versions, data_tools.notebook_versions (they load email,
+# importlib.metadata, zipfile); data_tools.splits, data_tools.leakage (they load concurrent, concurrent.futures,
+# email); data_tools.demo_pool (it loads PIL).
 
 WORKERS = click.option("--workers", type=click.IntRange(min=1), default=None,
                        help="Processes to use (default: all cores).")
@@ -195,10 +203,7 @@ def classes(source, class_map):
     if source.is_dir():
         folders = sorted(_class_folders(source))
     else:
-        from agrieval.data_tools.catalog import read_catalog
-
-        df = read_catalog(source)
-        folders = sorted(set(zip(df["team"], df["class_raw"])))
+        folders = _catalog_folders(source)
     unknown = []
     for team, folder in folders:
         cls = cmap.normalise(folder)
@@ -208,6 +213,14 @@ def classes(source, class_map):
     if unknown:
         click.echo(f"{len(unknown)} unknown class folder(s): {unknown}", err=True)
         sys.exit(1)
+
+
+def _catalog_folders(catalog_file: Path) -> list[tuple[str, str]]:
+    """The (team, class folder) pairs of a catalog, sorted (the catalog is read with pandas)."""
+    from agrieval.data_tools.catalog import read_catalog
+
+    df = read_catalog(catalog_file)
+    return sorted(set(zip(df["team"], df["class_raw"])))
 
 
 def _class_folders(root: Path) -> set[tuple[str, str]]:
@@ -258,13 +271,10 @@ def splits(catalog_file, protocol, output, seed, val_fraction, preset, stratify,
     and without the key nobody can compute it from a guessed path.
     """
     from agrieval.data_tools.catalog import read_catalog
-    from agrieval.data_tools.keyed_ids import default_key_path
-    from agrieval.data_tools.splits import SPLIT_PRESETS, make_splits, summarize_splits
+    from agrieval.data_tools.splits import SPLIT_PRESETS, make_splits, summarize_splits, without
 
     df = read_catalog(catalog_file)
     if without_team is not None:
-        from agrieval.data_tools.splits import without
-
         df = without(df, without_team)
     stratify = stratify or SPLIT_PRESETS[preset]["stratify"]
     plan = OutputPlan(overwrite=overwrite, inputs=[catalog_file])

@@ -22,6 +22,8 @@ from PIL import Image
 from agrieval.data_tools.errors import DataError
 from agrieval.scoring.runtime.atomic import write_bytes
 
+# Imported inside functions, so that importing this module loads only what it needs: pillow_heif (heavy or optional).
+
 CLASSES = ("caroubier", "chene", "faux_poivrier", "frene", "pistachier", "tipu")
 
 # How each team spelled its class folders (the normalisation map must undo this).
@@ -91,7 +93,9 @@ def _jpeg(img: Image.Image, device, quality: int = 90) -> bytes:
 def _heic(img: Image.Image) -> bytes | None:
     try:
         import pillow_heif
-
+    except ImportError:
+        return None
+    try:
         pillow_heif.register_heif_opener()
         buf = io.BytesIO()
         img.save(buf, "HEIF", quality=90)

@@ -33,6 +33,7 @@ from hashlib import sha256
 from pathlib import Path
 
 from agrieval.data_tools.errors import DataError
+from agrieval.scoring.runtime.untrusted import UntrustedFileError, open_regular
 
 __all__ = ["ID_PREFIX", "ID_HEX_DIGITS", "KEY_BYTES", "default_key_path", "keyed_id", "load_or_create_key",
            "read_key", "write_new_key"]
@@ -62,8 +63,6 @@ def read_key(path: str | Path) -> bytes:
     """The key in ``path``; refused (``id_key_invalid``) when it is not a regular file in the key format, and
     (``id_key_exposed``) when group or others may read or write it."""
     path = Path(path)
-    from agrieval.scoring.runtime.untrusted import UntrustedFileError, open_regular
-
     try:  # the one opening rule: the mode is read from what was opened (fstat), not from a name checked before
         with open_regular(path, max_bytes=4096, what="id key") as fh:
             info = os.fstat(fh.fileno())

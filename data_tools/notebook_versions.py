@@ -7,11 +7,11 @@ Read from the notebooks' saved outputs (Agri-Challenge/agri-challenge-scripts-20
 notebooks' metadata says Python 3.11.7 (``language_info.version``). ``2.clean_duplicates.ipynb`` saved no
 such output; it ran in the same environment (the same kernel, the same ``/opt/conda``).
 
-``--preset official`` curation warns when the Pillow or pandas in use differ, saying what can change
-(measured on a 130-file pool, issue 25): under Pillow 13.0 against 11.3, 4 of 128 images get another
-pHash (so other duplicate groups and other output names) and nine 339x1000 images resize up to 9 grey
-levels apart; under pandas 3 the notebook's own keep rule keeps another file in 7 of 15 duplicate groups
-(the kit's dedup fixes pandas 2.2's tie order, so its result does not move with pandas).
+``--preset official`` curation warns when the Pillow or pandas in use differ, and says what can change.
+On a 130-file pool, Pillow 13.0 gave 4 of 128 images another pHash than 11.3, and so other duplicate groups
+and output names, and resized nine 339x1000 images up to 9 grey levels apart. Under pandas 3 the notebook's
+own keep rule keeps another file in 7 of 15 duplicate groups. The kit's dedup fixes pandas 2.2's tie order,
+so its own result does not move with pandas.
 """
 
 from __future__ import annotations

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import warnings
 
+# Imported inside functions, so that importing this module loads only what it needs: PIL (heavy or optional).
+
 
 def install() -> None:
     from PIL import Image

@@ -14,7 +14,16 @@ from __future__ import annotations
 import sys
 import time
 
+# Imported inside functions, so that importing this module loads only what it needs: tqdm (heavy or optional).
+
 __all__ = ["Progress"]
+
+
+def _tqdm_bar(total: int, desc: str, unit: str):
+    """tqdm's bar, for a terminal."""
+    from tqdm import tqdm
+
+    return tqdm(total=total, desc=desc, unit=unit, dynamic_ncols=True)
 
 
 class Progress:
@@ -28,9 +37,7 @@ class Progress:
         self._bar = None
         self._start = self._last = time.monotonic()
         if self.enabled and sys.stderr.isatty():
-            from tqdm import tqdm
-
-            self._bar = tqdm(total=total, desc=desc, unit=unit, dynamic_ncols=True)
+            self._bar = _tqdm_bar(total, desc, unit)
 
     def update(self, n: int = 1) -> None:
         self.done += n

@@ -23,13 +23,14 @@ so its split depends on the file system; ``listing`` (one path per line, the
 order the script saw) reproduces it, and without one the images are taken in
 sorted order.
 
-Files: ``OUT/<protocol>/<fold>.csv`` with ``image_id, path, team, class, split``
-(rows by split, then by image_id, an order independent of the classes since the id is a keyed hash of
-the path; under ``script``, train and val rows in the order ``train_test_split`` returns them, the order of the
-script's datasets, whose indices its loaders shuffle; its test rows are by image_id too, not in the script's
-order, which lists teams then ``team/class/file`` paths and so lines the classes up; ``path`` relative to
-``root``) and ``OUT/<protocol>/folds.json`` (parameters, root, counts per fold and split, and ``row_order``:
-each split's order, ``ROW_ORDER``).
+Files: ``OUT/<protocol>/<fold>.csv`` with the columns ``image_id, path, team, class, split``, ``path``
+relative to ``root``; and ``OUT/<protocol>/folds.json``: the parameters, the root, the counts per fold and
+split, and ``row_order``, each split's order as ``ROW_ORDER`` names it.
+
+Rows are sorted by split, then by ``image_id``. The id is a keyed hash of the path, so that order says nothing
+of the classes. Under ``script`` the train and val rows keep the order ``train_test_split`` returns, the order
+of the script's datasets, whose loaders shuffle it anyway. The test rows are sorted by ``image_id`` there too:
+the script lists teams, then ``team/class/file`` paths, an order that lines the classes up.
 
 ``image_id`` reveals nothing: it is ``img-<16 hex digits of HMAC-SHA256(key, path)>``
 (``agrieval.data_tools.keyed_ids``), with a per-pool secret key kept in a key file that is created once and
@@ -56,6 +57,7 @@ from agrieval.data_tools.shuffle_split import stratified_train_test_split
 from agrieval.data_tools.tables import read_folds_json, table_row, write_table
 from agrieval.data_tools.versions import STAGE_LIBRARIES, library_versions
 from agrieval.scoring.runtime.atomic import write_text
+from agrieval.scoring.runtime.untrusted import UntrustedFileError, read_bytes
 from agrieval.scoring.text.file_names import unescape_name
 from agrieval.scoring.writing.policy import OutputPlan
 from agrieval.scoring.writing.table_paths import inside
@@ -154,7 +156,6 @@ def read_listing(path: str | Path, image_paths) -> dict[str, int]:
     ids = set(image_paths)
     depths = sorted({i.count("/") + 1 for i in ids})
     position: dict[str, int] = {}
-    from agrieval.scoring.runtime.untrusted import UntrustedFileError, read_bytes
 
     try:  # the one opening rule (scoring/runtime/untrusted.py): a FIFO or a device is refused, not read
         lines = read_bytes(path, max_bytes=MAX_LISTING_BYTES, what="listing").decode("utf-8").splitlines()

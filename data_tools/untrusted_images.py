@@ -1,8 +1,8 @@
 """The opening rule for images someone else made: a decompression bomb is an unreadable image, by name.
 
-Pillow warns (``DecompressionBombWarning``) past ``Image.MAX_IMAGE_PIXELS`` pixels and raises
-(``DecompressionBombError``, not an ``OSError``) past twice that; either used to escape the callers'
-``except OSError`` and stop a CTV run as ``internal_error`` naming no file. ``open_image`` opens, checks
+Pillow warns with ``DecompressionBombWarning`` past ``Image.MAX_IMAGE_PIXELS`` pixels and raises
+``DecompressionBombError`` past twice that. Neither is an ``OSError``, so a caller's ``except OSError`` would
+let it through, and a CTV run would stop as ``internal_error`` naming no file. ``open_image`` opens, checks
 and decodes under one rule: the warning counts as the error, and every decoder failure is an
 ``ImageUnreadable`` (code ``image_unreadable``) that names the file.
 
@@ -22,6 +22,8 @@ from typing import Callable, TypeVar
 
 from agrieval.scoring.runtime.coded_error import CodedError
 from agrieval.scoring.runtime.untrusted import UntrustedFileError, open_regular
+
+# Imported inside functions, so that importing this module loads only what it needs: PIL (heavy or optional).
 
 __all__ = ["ImageUnreadable", "TooManyPixels", "decode_image", "MAX_IMAGE_BYTES"]
 

@@ -17,7 +17,10 @@ import sys
 from importlib import metadata
 from pathlib import Path
 
+from agrieval.scoring.runtime.atomic import write_text
 from agrieval.scoring.runtime.untrusted import UntrustedFileError, read_json
+
+# Imported inside functions, so that importing this module loads only what it needs: torch (heavy or optional).
 
 # import name -> distribution name, for the libraries whose names differ
 _DISTRIBUTION = {"PIL": "pillow", "Pillow": "pillow", "sklearn": "scikit-learn", "pillow_heif": "pillow-heif"}
@@ -55,6 +58,10 @@ def cpu_identity() -> str:
     """The processor as float results depend on it: architecture, vendor and torch's vector capability
     ("x86_64 AuthenticAMD AVX512"). Training losses recorded on one such processor may round otherwise on
     another after the first optimiser step (convolution kernels), so golden losses name it."""
+    try:
+        import torch
+    except ImportError:
+        torch = None
     vendor = ""
     try:
         with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as fh:
@@ -62,10 +69,8 @@ def cpu_identity() -> str:
     except OSError:
         pass
     try:
-        import torch
-
-        capability = torch.backends.cpu.get_cpu_capability()
-    except (ImportError, AttributeError):
+        capability = torch.backends.cpu.get_cpu_capability() if torch is not None else ""
+    except AttributeError:
         capability = ""
     return " ".join(part for part in (platform.machine(), vendor, capability) if part)
 
@@ -78,8 +83,6 @@ def sidecar(output) -> Path:
 
 
 def write_versions(output, stage: str) -> dict[str, str]:
-    from agrieval.scoring.runtime.atomic import write_text
-
     versions = library_versions(STAGE_LIBRARIES[stage])
     write_text(sidecar(output), json.dumps({"stage": stage, "output": Path(output).name, "versions": versions},
                                            indent=2, sort_keys=True) + "\n")

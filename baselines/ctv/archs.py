@@ -11,6 +11,8 @@ from dataclasses import dataclass
 
 from agrieval.baselines.ctv.errors import CTVError
 
+# Imported inside functions, so that importing this module loads only what it needs: timm (heavy or optional).
+
 
 @dataclass(frozen=True)
 class ArchSpec:
@@ -32,13 +34,18 @@ ARCHS: dict[str, ArchSpec] = {
 }
 
 
+def _is_timm_model(name: str) -> bool:
+    """Does timm know ``name``? (timm is imported only for a name the registry does not hold.)"""
+    import timm
+
+    return timm.is_model(name)
+
+
 def resolve_arch(key: str) -> ArchSpec:
     """Return the spec of a registered key, or of a plain timm model name."""
     if key in ARCHS:
         return ARCHS[key]
-    import timm
-
-    if timm.is_model(key.split(".")[0]):
+    if _is_timm_model(key.split(".")[0]):
         safe = key.replace("/", "_")
         return ArchSpec(safe, key, "timm model name")
     raise CTVError("unknown_arch", f"unknown architecture {key!r}; registered: {', '.join(sorted(ARCHS))} "

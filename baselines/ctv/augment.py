@@ -41,12 +41,9 @@ nearest-neighbour rotation), jitter on floats in [0, 1] without rounding to 8 bi
 (torchvision v2's float arithmetic, ``_blend`` with a clamp after each op; hue by the closed-form HSV
 rotation, equal to torchvision's ``adjust_hue`` on floats to within float rounding).
 
-Not yet measured on a GPU, where each operation that computes is a kernel launch: a batch is 1,968 torch
-operations at 32 images and 2,539 at 128 (1,231 and 1,596 without the views; the parameters' share runs
-on the CPU), most in the colour jitter, one group per drawn order (up to 24). Jittering step by step
-instead (one blend of the whole batch per step, then the hue of the images due for it) took 621
-operations at 128 images, but cost the CPU more (the whole CPU pipeline 1.03x the plain one instead of
-0.81-0.85x); which the GPU prefers is for a GPU run to say (``benchmarks/bench_train.py --device cuda``).
+On a GPU each operation that computes is a kernel launch. A batch is about two thousand torch operations,
+most of them in the colour jitter: one group of images per drawn order of the jitter's steps, up to 24 groups.
+``benchmarks/bench_train.py --device cuda`` measures what that costs.
 
 On the CPU the batch is processed in chunks of ``cpu_chunk`` images (16: the fastest of 4-32 on the
 development VM) so that the intermediate tensors

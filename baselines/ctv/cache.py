@@ -23,6 +23,8 @@ from agrieval.data_tools.untrusted_images import ImageUnreadable, decode_image
 from agrieval.scoring.runtime.atomic import commit, write_text
 from agrieval.scoring.runtime.untrusted import UntrustedFileError, read_json
 
+# Imported inside functions, so that importing this module loads only what it needs: PIL (heavy or optional).
+
 
 def cache_key(paths: list[str], size: int) -> str:
     h = hashlib.sha256(f"{size}\n".encode())

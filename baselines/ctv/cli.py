@@ -8,6 +8,7 @@ with DistributedDataParallel.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import sys
@@ -22,6 +23,10 @@ from agrieval.baselines.ctv.options import train_options as _run_settings
 from agrieval.scoring.cli.group import ContractGroup, document
 from agrieval.scoring.text.literals import shell_word
 from agrieval.scoring.text.terminal import cell, one_line
+
+# Imported inside functions, so that importing this module loads only what it needs: each command's own modules,
+# loaded when that command runs, so that `agrieval baselines ctv --help` and the light commands load neither torch
+# nor pandas.
 
 
 def train_options(f):
@@ -139,8 +144,6 @@ def plan_cmd(splits, runs_dir, preset, protocols, archs, folds, seeds, seed, as_
 @_seeds_option
 def run_cmd(preset, splits, runs_dir, data_root, weights_dir, protocol, arch, fold, seeds, **params):
     """Train one run (skipped if finished, resumed if interrupted); with --seeds, one per seed."""
-    import dataclasses
-
     from agrieval.baselines.ctv.config import make_config
     from agrieval.baselines.ctv.replicates import parse_seeds, seed_root
     from agrieval.baselines.ctv.run_folders import run_dir
@@ -410,10 +413,9 @@ def submit_cmd(run, images, id_file, out, competition, device, batch_size, overw
 def demo_cmd(out, teams, per_class, epochs, arch, threads, seeds):
     """Synthetic pool -> TOTO/LOTO splits -> tiny model per fold on CPU -> 'agrieval ctv report'."""
     from agrieval.baselines.ctv.demo import run_demo
+    from agrieval.baselines.ctv.replicates import parse_seeds
 
     try:
-        from agrieval.baselines.ctv.replicates import parse_seeds
-
         code = run_demo(Path(out), teams=teams, per_class=per_class, epochs=epochs, arch=arch, threads=threads,
                         log=_log, seeds=parse_seeds(seeds, 42))
     except CTVError as exc:

@@ -22,6 +22,8 @@ from agrieval.baselines.ctv.cache import open_cache
 from agrieval.baselines.ctv.errors import CTVError
 from agrieval.data_tools.untrusted_images import ImageUnreadable, decode_image
 
+# Imported inside functions, so that importing this module loads only what it needs: PIL, torchvision (heavy or optional).
+
 
 def load_image(path: str) -> torch.Tensor:
     from torchvision.transforms.v2.functional import pil_to_tensor
@@ -33,6 +35,13 @@ def load_image(path: str) -> torch.Tensor:
 
 
 SCRIPT_BLACK_SIZE = (224, 224)  # S:256: Image.new('RGB', (224, 224), (0, 0, 0)), whatever the input size
+
+
+def _pil_to_tensor(image):
+    """A PIL image as a uint8 CHW tensor (torchvision is imported in the loader workers only for this path)."""
+    from torchvision.transforms.v2.functional import pil_to_tensor
+
+    return pil_to_tensor(image)
 
 
 def load_pil(path: str, unreadable: str = "error", unreadable_dir: Path | None = None):
@@ -97,9 +106,7 @@ class SplitDataset(Dataset):
         elif self.decode == "pil":
             img = load_pil(self.paths[i], self.unreadable, self.unreadable_dir)
         elif self.unreadable == "black":
-            from torchvision.transforms.v2.functional import pil_to_tensor
-
-            img = pil_to_tensor(load_pil(self.paths[i], self.unreadable, self.unreadable_dir))
+            img = _pil_to_tensor(load_pil(self.paths[i], self.unreadable, self.unreadable_dir))
         else:
             img = load_image(self.paths[i])
         if self.transform is not None:

@@ -10,7 +10,14 @@ stage writes into ``OUT`` and is skipped when its output is already there, so a 
 
 from __future__ import annotations
 
+import csv
+import io
 from pathlib import Path
+
+from agrieval.scoring.writing.policy import OutputPlan
+
+# Imported inside functions, so that importing this module loads only what it needs: the data tools (they load PIL
+# and pandas) and the training side (torch), loaded when the demo runs.
 
 DEMO_SIZE = 48  # side of the resized demo images (the real pipeline uses 336)
 
@@ -38,8 +45,6 @@ def prepare_splits(out: Path, *, teams: int, per_class: int, log=print) -> Path:
     if not pool.is_dir():
         log(f"pool: {teams} teams x 6 classes x {per_class} images -> {pool}")
         make_demo_pool(pool, teams=teams, per_class=per_class, size=96, seed=0)
-    from agrieval.scoring.writing.policy import OutputPlan
-
     mine = OutputPlan(overwrite=True)  # the demo's own derived files: a rerun after an interruption replaces them
     catalog = build_catalog(pool, out / "catalog.csv", progress=False, plan=mine)
     kept = dedup(catalog)
@@ -93,9 +98,6 @@ def demo_flags(epochs: int, threads: int) -> list[str]:
 def write_demo_submission(folder: Path, splits: Path, run: Path, *, log=print) -> dict:
     """The submission of ``run`` (a LOTO fold) for its held-out team's images, scored against a solution made
     for them in the competition's format (every other image public, the rest private)."""
-    import csv
-    import io
-
     from agrieval.baselines.ctv.manifest import load_fold
     from agrieval.baselines.ctv.submit import ids_from_file, submit_run
     from agrieval.scoring.runtime.atomic import write_text

@@ -18,12 +18,14 @@ a single-process no-op. The rules that make N processes the same science as one:
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import os
 from dataclasses import dataclass
 from datetime import timedelta
 
 import torch
+import torch.distributed as dist
 from torch.utils.data import Sampler
 
 from agrieval.baselines.ctv.errors import CTVError
@@ -55,9 +57,7 @@ def init_distributed(device_type: str, timeout_s: float = 900.0) -> DistInfo:
     world = int(os.environ.get("WORLD_SIZE", "1"))
     if world <= 1:
         return DistInfo()
-    import atexit
 
-    import torch.distributed as dist
 
     if not dist.is_initialized():
         dist.init_process_group(backend="nccl" if device_type == "cuda" else "gloo",
@@ -69,15 +69,11 @@ def init_distributed(device_type: str, timeout_s: float = 900.0) -> DistInfo:
 
 
 def shutdown() -> None:
-    import torch.distributed as dist
-
     if dist.is_available() and dist.is_initialized():
         dist.destroy_process_group()
 
 
 def _is_collective_error(exc: BaseException) -> bool:
-    import torch.distributed as dist
-
     if isinstance(exc, getattr(dist, "DistError", ())):  # DistBackendError, DistNetworkError (torch >= 2.1)
         return True
     text = str(exc)
@@ -106,8 +102,6 @@ def collective(info: DistInfo, step: str):
 
 def barrier(info: DistInfo, step: str = "barrier") -> None:
     if info.enabled:
-        import torch.distributed as dist
-
         with collective(info, step):
             dist.barrier()
 
@@ -115,7 +109,6 @@ def barrier(info: DistInfo, step: str = "barrier") -> None:
 def all_reduce_sum(values: list[float], info: DistInfo, step: str = "all_reduce") -> list[float]:
     if not info.enabled:
         return values
-    import torch.distributed as dist
 
     t = torch.tensor(values, dtype=torch.float64)
     if dist.get_backend() == "nccl":
@@ -128,7 +121,6 @@ def all_reduce_sum(values: list[float], info: DistInfo, step: str = "all_reduce"
 def all_gather(obj, info: DistInfo, step: str = "all_gather") -> list:
     if not info.enabled:
         return [obj]
-    import torch.distributed as dist
 
     out = [None] * info.world
     with collective(info, step):
@@ -140,7 +132,6 @@ def broadcast_buffers(model: torch.nn.Module, info: DistInfo, step: str = "broad
     """Give every rank rank 0's buffers (BatchNorm running statistics): the state rank 0 saves."""
     if not info.enabled:
         return
-    import torch.distributed as dist
 
     with collective(info, step):
         for buf in model.buffers():

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 from torch import nn
+from tqdm import tqdm
 
 from agrieval.baselines.ctv.distributed import DistInfo, all_gather, all_reduce_sum
 from agrieval.baselines.ctv.progress import LineProgress
@@ -70,7 +71,6 @@ def _bar(total: int, desc: str, enabled: bool):
         return None
     if not sys.stderr.isatty():
         return LineProgress(total, desc)
-    from tqdm import tqdm
 
     return tqdm(total=total, desc=desc, leave=False, file=sys.stderr)
 

@@ -19,6 +19,8 @@ from pathlib import Path
 
 import numpy as np
 
+# Imported inside functions, so that importing this module loads only what it needs: PIL (heavy or optional).
+
 TEAMS = ("t1", "t2")
 CLASSES = ("chene", "frene")
 # (width, height, file name suffix, PIL mode it is saved in) per team and class, 5 files each
@@ -79,6 +81,8 @@ def _save(arr: np.ndarray, path: Path, mode: str) -> None:
 def make_pool(root: Path) -> dict[str, list[Path]]:
     """Write the pool under ``root``: ``root/pool/<team>/<class>/<file>`` (the script's data dir) and
     ``root/extra/<file>``; return ``{"pool": [...], "extra": [...]}`` in a fixed (sorted) order."""
+    from PIL import Image
+
     rng = np.random.RandomState(2024)
     pool, extra = [], []
     k = 0
@@ -94,8 +98,6 @@ def make_pool(root: Path) -> dict[str, list[Path]]:
                 broken = _BROKEN.get((team, cls, i))
                 if broken == "truncated":
                     buf = io.BytesIO()
-                    from PIL import Image
-
                     Image.fromarray(arr[..., :3]).save(buf, "JPEG", quality=90)
                     path = path.with_suffix(".jpg")
                     path.write_bytes(buf.getvalue()[: len(buf.getvalue()) // 2])

@@ -21,23 +21,29 @@ untimed warm-up image and batch). Every image is read from disk, as a first epoc
 from __future__ import annotations
 
 import math
+import os
+import platform
 import time
 from pathlib import Path
 
 import torch
 
+from agrieval.baselines.ctv.augment import BatchAugment
 from agrieval.baselines.ctv.config import TrainConfig
 from agrieval.baselines.ctv.errors import CTVError
+from agrieval.baselines.ctv.seeding import fold_seed
 from agrieval.scoring.text.terminal import cell
+
+# Imported inside functions, so that importing this module loads only what it needs: baselines.ctv.dataset (it loads
+# concurrent.futures, multiprocessing); baselines.ctv.manifest (it loads pandas, pyarrow);
+# baselines.ctv.script_transforms, baselines.ctv.transforms (they load PIL, torch, torchvision).
 
 
 def loader_check(cfg: TrainConfig, splits_dir: str | Path, *, data_root: str | None = None, threads: int = 1,
                  target: float = 2500.0, limit: int | None = None, progress=None) -> dict:
-    from agrieval.baselines.ctv.augment import BatchAugment
     from agrieval.baselines.ctv.dataset import SplitDataset
     from agrieval.baselines.ctv.manifest import load_fold
     from agrieval.baselines.ctv.script_transforms import script_train_transform
-    from agrieval.baselines.ctv.seeding import fold_seed
     from agrieval.baselines.ctv.transforms import decode_transform
 
     if threads < 1:
@@ -130,14 +136,11 @@ def _cpu_name() -> str:
                 return line.split(":", 1)[1].strip()
     except OSError:
         pass
-    import platform
 
     return platform.processor() or platform.machine()
 
 
 def _cpu_count() -> int:
-    import os
-
     try:
         return len(os.sched_getaffinity(0))
     except AttributeError:

@@ -22,6 +22,8 @@ from torch import nn
 from agrieval.baselines.ctv.archs import ArchSpec, resolve_arch
 from agrieval.baselines.ctv.errors import CTVError
 
+# Imported inside functions, so that importing this module loads only what it needs: timm (heavy or optional).
+
 
 class Classifier(nn.Module):
     def __init__(self, backbone: nn.Module, head: nn.Module):

@@ -1,13 +1,13 @@
 """The files of one finished run: ``predictions.csv``, ``history.jsonl``, ``run.json``.
 
-``predictions.csv`` columns are exactly ``image_id, team, split, true_label,
-predicted_label, confidence`` (train rows (eval transform, after training;
-unless ``--no-predict-train``), then val rows, then test rows, each sorted by
-image_id; confidence = max softmax probability, 6 decimals). Accuracies in
-``run.json`` are fractions in [0, 1]; ``per_test_team_acc[t]`` is the accuracy
-on the test rows of team t. ``history.jsonl`` has one line per epoch:
-``epoch, lr, train_loss, train_acc`` (running, augmented), ``val_acc`` and,
-with ``--eval-test-every-epoch``, ``test_acc``.
+``predictions.csv`` has exactly the columns ``image_id, team, split, true_label, predicted_label,
+confidence``. Its rows are the train rows, predicted with the eval transform after training unless
+``--no-predict-train``, then the val rows, then the test rows, each part sorted by image_id. ``confidence`` is
+the largest softmax probability, with 6 decimals.
+
+Accuracies in ``run.json`` are fractions in [0, 1]; ``per_test_team_acc[t]`` is the accuracy on the test rows
+of team t. ``history.jsonl`` has one line per epoch: ``epoch, lr, train_loss, train_acc`` (running, on the
+augmented batches), ``val_acc``, and ``test_acc`` with ``--eval-test-every-epoch``.
 """
 
 from __future__ import annotations
@@ -22,6 +22,8 @@ import pandas as pd
 
 from agrieval.scoring.runtime.atomic import atomic_write, write_text
 from agrieval.scoring.runtime.metrics.multiclass import accuracy_from_counts
+
+# Imported inside functions, so that importing this module loads only what it needs: importlib.metadata (heavy or optional); data_tools.versions (it loads email, importlib.metadata).
 
 PREDICTION_COLUMNS = ("image_id", "team", "split", "true_label", "predicted_label", "confidence")
 SCHEMA_VERSION = 1
@@ -64,12 +66,12 @@ def write_run_json(path: Path, data: dict) -> None:
 
 def versions() -> dict[str, str]:
     """The libraries a run's numbers depend on (Pillow: decoding, and the official preset's resizes)."""
+    from importlib.metadata import version
+
     from agrieval.data_tools.versions import library_versions
 
     out = library_versions(("torch", "torchvision", "timm", "Pillow", "numpy", "pandas"))
     try:
-        from importlib.metadata import version
-
         out["agrieval"] = version("agrieval")
     except Exception:  # not installed as a distribution (plain checkout)
         out["agrieval"] = "unknown"

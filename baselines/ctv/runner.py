@@ -17,11 +17,13 @@ transform pipeline (``agrieval.baselines.ctv.pipelines``: kit or script), the mi
 from __future__ import annotations
 
 import os
+import platform
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import torch
+from torch.nn.parallel import DistributedDataParallel as DDP
 from torch.utils.data import DataLoader
 
 from agrieval.baselines.ctv import checkpoint, outputs
@@ -41,13 +43,14 @@ from agrieval.baselines.ctv.distributed import (
 from agrieval.baselines.ctv.engine import Runtime, accuracy, needs_two_per_step, predict, train_one_epoch
 from agrieval.baselines.ctv.errors import CTVError
 from agrieval.baselines.ctv.manifest import FoldData, load_fold
-from agrieval.baselines.ctv.models import build_model, find_weights
+from agrieval.baselines.ctv.models import build_model, find_weights, weights_hint
 from agrieval.baselines.ctv.pipelines import pipeline_for
 from agrieval.baselines.ctv.precision import amp_dtype, precision_for  # noqa: F401 (amp_dtype: the tests' way in)
 from agrieval.baselines.ctv.run_folders import run_dir, run_status  # noqa: F401 (run_status: the sweep's way in)
 from agrieval.baselines.ctv.seed_streams import FoldStream, seed_stream_for
 from agrieval.baselines.ctv.seeding import fold_seed, set_deterministic
 from agrieval.baselines.ctv.selection import SELECTIONS, BestKeeper, Selection
+from agrieval.baselines.device import DeviceError, resolve_device
 from agrieval.baselines.sbatch import EXIT_REQUEUE, STOP_FILE_ENV, StopRequested, stop_file_present  # noqa: F401
 from agrieval.scoring.runtime.atomic import remove_leftover_temporaries
 from agrieval.scoring.runtime.metrics.multiclass import validation_test_gap
@@ -108,8 +111,6 @@ def _same_recording(path: Path, cfg: TrainConfig, stored: dict | None) -> None:
 
 
 def _device(cfg: TrainConfig, info: DistInfo) -> torch.device:
-    from agrieval.baselines.device import DeviceError, resolve_device
-
     try:
         return resolve_device(cfg.device, info.local_rank if info.enabled else None)
     except DeviceError as exc:
@@ -258,8 +259,6 @@ def _set_up(cfg, splits_dir, out: Path, data_root, weights_dir, info: DistInfo, 
     spec = resolve_arch(cfg.arch)
     weights = find_weights(spec, cfg.weights, weights_dir) if cfg.pretrained else None
     if cfg.pretrained and weights is None and weights_dir and not cfg.allow_download:
-        from agrieval.baselines.ctv.models import weights_hint
-
         raise CTVError("weights_missing", f"{weights_dir}: no {spec.timm_name}.safetensors (or .pth) in this "
                        f"folder; {weights_hint(spec).replace('<weights-dir>', str(weights_dir))}")
     model = build_model(cfg.arch, len(data.classes), head=cfg.head, head_dropout=cfg.head_dropout,
@@ -319,8 +318,6 @@ def _resume(run: _Run) -> None:
         run.stream_note = run.seed_stream.resumed(ck) or run.stream_note
         run.log(f"resume {cfg.protocol}/{run.spec.key}/{cfg.fold} from epoch {run.state['epoch']} ({run.last})")
     if run.info.enabled:
-        from torch.nn.parallel import DistributedDataParallel as DDP
-
         run.train_model = DDP(run.model, device_ids=[run.device.index] if run.device.type == "cuda" else None)
     if cfg.compile:
         run.train_model, run.eval_model = torch.compile(run.train_model), torch.compile(run.model)
@@ -441,6 +438,5 @@ def _finish(run: _Run) -> dict:
 def _device_name(device: torch.device) -> str:
     if device.type == "cuda":
         return torch.cuda.get_device_name(device)
-    import platform
 
     return platform.processor() or platform.machine()

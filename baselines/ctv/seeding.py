@@ -13,6 +13,8 @@ import hashlib
 import os
 import random
 
+# Imported inside functions, so that importing this module loads only what it needs: numpy, torch (heavy or optional).
+
 
 def derive_seed(base: int, *parts: object) -> int:
     text = "|".join([str(int(base))] + [str(p) for p in parts])

@@ -28,14 +28,20 @@ Every value that lands in the script is checked and quoted by ``agrieval.baselin
 from __future__ import annotations
 
 import csv
+import dataclasses
 import io
 from dataclasses import dataclass
 from pathlib import Path
 
 from agrieval.baselines import sbatch
+from agrieval.baselines.ctv.archs import resolve_arch
 from agrieval.baselines.ctv.errors import CTVError
+from agrieval.baselines.ctv.manifest import read_folds_json
 from agrieval.baselines.ctv.sweep import PlannedRun
 from agrieval.scoring.text.template import prose
+
+# Imported inside functions, so that importing this module loads only what it needs: baselines.ctv.models (it loads
+# asyncio, email, http); baselines.ctv.runner (it loads PIL, asyncio, concurrent.futures).
 
 MEM_PER_CPU_GB = 4
 MEM_PER_GPU_GB = 8
@@ -162,10 +168,7 @@ def preflight(cfg, runs: list[PlannedRun], splits: str, runs_dir: str, *, weight
     """The checks a task would make first, made when the script is written, with the codes a run gives:
     ``weights_missing`` (pretrained weights not found for an arch), ``folds_json_invalid``,
     ``run_config_mismatch`` (a finished run of other settings in the runs folder), ``bad_option``."""
-    import dataclasses
 
-    from agrieval.baselines.ctv.archs import resolve_arch
-    from agrieval.baselines.ctv.manifest import read_folds_json
     from agrieval.baselines.ctv.models import find_weights, weights_hint
     from agrieval.baselines.ctv.runner import finished_run
 

@@ -13,6 +13,10 @@ import time
 
 import click
 
+# Imported inside functions, so that importing this module loads only what it needs: torch (heavy or optional);
+# baselines.ctv.engine (it loads PIL, asyncio, concurrent); baselines.ctv.models, baselines.device (they load
+# asyncio, concurrent, concurrent.futures).
+
 PUBLISHED = {"densenet121": 7_978_856, "swin_tiny": 28_288_354}
 
 

@@ -21,6 +21,10 @@ from pathlib import Path
 
 from agrieval.baselines.ctv.errors import CTVError
 
+# Imported inside functions, so that importing this module loads only what it needs: the training side (checkpoint,
+# config, models, dataset, engine, pipelines: they load torch and timm) and the submission writer, loaded when a
+# submission is made.
+
 __all__ = ["TestImages", "list_test_images", "ids_from_file", "submit_run", "MAX_ID_LIST_BYTES"]
 
 MAX_ID_LIST_BYTES = 256 << 20  # an id list of a million rows is ~40 MB

@@ -8,7 +8,9 @@ skipped, partial ones resume from their last epoch.
 from __future__ import annotations
 
 import dataclasses
+import json
 import time
+import traceback
 from dataclasses import dataclass
 from pathlib import Path
 from statistics import mean
@@ -20,6 +22,10 @@ from agrieval.baselines.ctv.manifest import list_folds
 from agrieval.baselines.ctv.progress import format_duration
 from agrieval.baselines.ctv.replicates import seed_root
 from agrieval.baselines.ctv.run_folders import run_dir, run_status
+from agrieval.scoring.runtime.atomic import write_text
+
+# Imported inside functions, so that importing this module loads only what it needs: baselines.ctv.runner (it loads
+# PIL, asyncio, concurrent.futures).
 
 
 @dataclass(frozen=True)
@@ -107,8 +113,6 @@ def run_all(base: TrainConfig, runs: list[PlannedRun], splits_dir, runs_dir, *, 
         except Exception as exc:  # noqa: BLE001 - the script's rule: a fold that raises is skipped
             if not (keep_going and base.preset == "official"):
                 raise
-            import traceback
-
             log(f"error [fold_failed] {r.protocol}/{r.arch}/{r.fold}: {type(exc).__name__}: {exc}\n"
                 + traceback.format_exc())
             records.append(_failed(r, "fold_failed", f"{type(exc).__name__}: {exc}", traceback.format_exc()))
@@ -124,9 +128,7 @@ _MAX_MESSAGE_CHARS, _MAX_TRACEBACK_CHARS = 16 << 10, 64 << 10
 
 def _failed(r: PlannedRun, code: str, message: str, trace: str = "") -> dict:
     """The failure's record, also written to the run folder (``failed.json``) so it outlives the log."""
-    import json
 
-    from agrieval.scoring.runtime.atomic import write_text
 
     if len(message) > _MAX_MESSAGE_CHARS:
         message = message[:_MAX_MESSAGE_CHARS] + f" ... ({len(message) - _MAX_MESSAGE_CHARS:,} characters cut)"

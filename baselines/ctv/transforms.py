@@ -1,19 +1,20 @@
 """Train and eval transforms on uint8 CHW tensors, run per image in the loader workers.
 
-``--transforms kit`` (paper, demo): the workers only decode and resize, ``decode_transform``:
-``Resize((256, 256))`` (``resize_square`` off: the centred ``cache_size`` square, the whole image on the
-336 px curated tree, so that every image of a batch has one size). The random augmentation runs batched
-on the model's device (``agrieval.baselines.ctv.augment``), applied to each training batch by the training loop.
-Eval: Resize((256, 256)), centre crop 224 (``resize_square`` off: the shorter side to 256).
+``--transforms kit`` (presets paper and demo): the workers only decode and resize, with
+``decode_transform``, to ``Resize((256, 256))``. With ``resize_square`` off they take the centred
+``cache_size`` square instead, which is the whole image on the 336 px curated tree; either way every image of a
+batch has one size. The random augmentation runs batched on the model's device
+(``agrieval.baselines.ctv.augment``), applied to each training batch by the training loop.
+Eval: ``Resize((256, 256))``, then a centre crop of 224; with ``resize_square`` off, the shorter side to 256.
 Both stop at uint8, so a batch crosses the bus as bytes (4x less than float32): ``normalize_batch`` does
 ``(x / 255 - mean) / std`` on the device for eval batches, the augmentation for train batches.
 
-``train_transform``: the same augmentation as torchvision v2 ops per image (the public script's
-get_transforms order: RandomResizedCrop(224, scale=(0.8, 1.0)), horizontal flip 0.5, vertical flip 0.3,
-rotation +-30 deg, ColorJitter(0.2, 0.2, 0.3, 0.1), RandomErasing(p=0.2, scale=(0.02, 0.15)) filled with
-the ImageNet mean, which is what erasing after normalisation with value 0 gives). Runs do not use it: it
-is the per-sample definition the batched parameters are tested against (same distributions), and the
-per-sample row of ``benchmarks/bench_train.py``. Every value is a ``TrainConfig`` field.
+``train_transform``: the same augmentation as torchvision v2 ops per image, in the order of the public
+script's ``get_transforms``: ``RandomResizedCrop(224, scale=(0.8, 1.0))``, horizontal flip 0.5, vertical flip
+0.3, rotation +-30 deg, ``ColorJitter(0.2, 0.2, 0.3, 0.1)``, ``RandomErasing(p=0.2, scale=(0.02, 0.15))``
+filled with the ImageNet mean, which is what erasing with 0 after normalisation gives. Runs do not use it: it
+is the per-sample definition that the batched parameters are tested against for the same distributions, and
+the per-sample row of ``benchmarks/bench_train.py``. Every value is a ``TrainConfig`` field.
 """
 
 from __future__ import annotations

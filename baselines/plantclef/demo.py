@@ -26,6 +26,8 @@ from agrieval.baselines.plantclef.preprocess import PreprocessConfig
 from agrieval.baselines.plantclef.synthetic import demo_ids, make_quadrats
 from agrieval.scoring.runtime.atomic import atomic_write, write_text
 from agrieval.scoring.runtime.definition import CompetitionDefinition
+from agrieval.scoring.runtime.scorer import score_file
+from agrieval.scoring.writing.submission import format_labels
 
 MARKER = "demo.json"
 
@@ -47,8 +49,6 @@ def _check_folder(out: Path) -> None:
 
 def write_solution(path: Path, planted: dict[str, list[int]], definition: CompetitionDefinition) -> None:
     """Solution in the competition's dialect: id, species list, split (every row public)."""
-    from agrieval.scoring.writing.submission import format_labels
-
     buf = io.StringIO()
     quoting = csv.QUOTE_ALL if definition.quoting == "all" else csv.QUOTE_MINIMAL
     w = csv.writer(buf, delimiter=definition.delimiter, quoting=quoting, lineterminator="\n")
@@ -62,8 +62,6 @@ def run_demo(out: Path, definition: CompetitionDefinition, *, n_images: int = 8,
              progress: bool = True) -> DemoResult:
     """The whole PlantCLEF pipeline on synthetic quadrats, in ``out`` (a new folder or one an earlier demo made):
     images with planted species, a tiny model, prediction, aggregation and scoring against the planted solution."""
-    from agrieval.scoring.runtime.scorer import score_file
-
     out = Path(out)
     _check_folder(out)
     out.mkdir(parents=True, exist_ok=True)

@@ -16,6 +16,7 @@ import torch
 
 from agrieval.baselines.plantclef.aggregation_config import AggregationConfig
 from agrieval.baselines.plantclef.awkward_logits import N_CLASSES
+from agrieval.baselines.plantclef.inference import TileScorer
 from agrieval.baselines.plantclef.recipes import get_recipe
 from agrieval.baselines.plantclef.tie_rules import columns, select_on_device
 from agrieval.baselines.plantclef.tile_scores import tile_frame
@@ -61,8 +62,6 @@ class LogitsStub(torch.nn.Module):
 
 def kit_scorer_frame(logits: dict, save_k: int, score_scale: float, prior=None) -> pd.DataFrame:
     """Tile scores through the kit's own TileScorer (softmax, scale, prior, topk) on the seeded logits."""
-    from agrieval.baselines.plantclef.inference import TileScorer
-
     frames = []
     for q, l in logits.items():
         n = len(l)

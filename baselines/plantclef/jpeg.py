@@ -24,6 +24,8 @@ import io
 import numpy as np
 from PIL import Image
 
+# Imported inside functions, so that importing this module loads only what it needs: simplejpeg (heavy or optional).
+
 PILLOW_SUBSAMPLING = {"4:4:4": 0, "4:2:2": 1, "4:2:0": 2}
 SUBSAMPLINGS = ("4:4:4", "4:2:2", "4:2:0", "4:1:1")
 
@@ -32,18 +34,23 @@ class JpegUnavailable(ValueError):
     """The asked subsampling needs an encoder that is not installed."""
 
 
+def _encode_411(arr: np.ndarray, quality: int) -> bytes:
+    """JPEG bytes with 4:1:1 chroma subsampling, by simplejpeg (an optional package)."""
+    try:
+        import simplejpeg
+    except ImportError:
+        raise JpegUnavailable("4:1:1 chroma subsampling needs the simplejpeg package (pip install simplejpeg); "
+                              "Pillow's own '4:1:1' writes 4:2:0, so it is not used") from None
+    return simplejpeg.encode_jpeg(arr, quality=quality, colorspace="RGB", colorsubsampling="411")
+
+
 def encode_jpeg(image: Image.Image, quality: int, subsampling: str) -> bytes:
     """JPEG bytes of an RGB image at ``quality`` (1..100) with the named chroma subsampling."""
     if subsampling not in SUBSAMPLINGS:
         raise ValueError(f"chroma subsampling {subsampling!r} is not one of {', '.join(SUBSAMPLINGS)}")
     if subsampling == "4:1:1":
-        try:
-            import simplejpeg
-        except ImportError:
-            raise JpegUnavailable("4:1:1 chroma subsampling needs the simplejpeg package (pip install simplejpeg); "
-                                  "Pillow's own '4:1:1' writes 4:2:0, so it is not used") from None
         arr = np.ascontiguousarray(np.asarray(image.convert("RGB"), dtype=np.uint8))
-        return simplejpeg.encode_jpeg(arr, quality=quality, colorspace="RGB", colorsubsampling="411")
+        return _encode_411(arr, quality)
     buf = io.BytesIO()
     image.convert("RGB").save(buf, format="JPEG", quality=quality, subsampling=PILLOW_SUBSAMPLING[subsampling])
     return buf.getvalue()

@@ -25,6 +25,9 @@ from pathlib import Path
 import torch
 
 from agrieval.baselines.plantclef.classes import DOWNLOAD_HINT
+from agrieval.scoring.runtime.untrusted import UntrustedFileError, open_regular
+
+# Imported inside functions, so that importing this module loads only what it needs: safetensors, timm (heavy or optional).
 
 
 @dataclass(frozen=True)
@@ -85,19 +88,22 @@ def weights_key(ckpt) -> str:
 MAX_CHECKPOINT_BYTES = 64 << 30
 
 
+def _load_safetensors(data: bytes):
+    """The tensors of a ``.safetensors`` file's bytes."""
+    from safetensors.torch import load
+
+    return load(data)
+
+
 def read_checkpoint(path: Path):
     """The checkpoint's contents, read once through the one opening rule (``scoring/runtime/untrusted.py``):
     a FIFO, a device or a folder is named as such, not waited on; torch and safetensors read the file that
     rule opened (``weights_only=True``: nothing in it runs), never the path again (timm is handed the weights,
     not the file)."""
-    from agrieval.scoring.runtime.untrusted import UntrustedFileError, open_regular
-
     try:
         with open_regular(path, max_bytes=MAX_CHECKPOINT_BYTES, what="checkpoint") as fh:
             if path.suffix == ".safetensors":
-                from safetensors.torch import load as load_safetensors
-
-                return load_safetensors(fh.read())
+                return _load_safetensors(fh.read())
             return _torch_load(fh)
     except FileNotFoundError:
         raise CheckpointError(f"checkpoint {path} not found: {DOWNLOAD_HINT}") from None

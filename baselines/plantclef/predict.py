@@ -27,9 +27,10 @@ from agrieval.baselines.plantclef.inference import TileScorer
 from agrieval.baselines.plantclef.loader import ImageListError, list_quadrats, make_loader
 from agrieval.baselines.plantclef.model import ModelSpec, build_model, normalisation
 from agrieval.baselines.plantclef.pooling import containment_notes
-from agrieval.baselines.plantclef.preprocess import PreprocessConfig
+from agrieval.baselines.plantclef.preprocess import PreprocessConfig, quadrat_boxes, upright_size
 from agrieval.baselines.plantclef.prior import PriorError, file_digest, load_prior
 from agrieval.baselines.plantclef.shards import shard_items, shard_path
+from agrieval.baselines.plantclef.tie_rules import columns
 from agrieval.baselines.plantclef.tile_scores import PartStore, tile_frame, write_tile_scores
 from agrieval.baselines.plantclef.transects import transect_map
 from agrieval.baselines.sbatch import StopRequested, stop_file_present
@@ -37,6 +38,7 @@ from agrieval.baselines.submission import write_validated
 from agrieval.data_tools.progress import Progress
 from agrieval.data_tools.untrusted_images import ImageUnreadable
 from agrieval.scoring.runtime.definition import CompetitionDefinition
+from agrieval.scoring.writing.policy import OutputPlan
 
 
 class ResumeError(RuntimeError):
@@ -253,7 +255,6 @@ def _cpu_features() -> dict:
 def _tie_columns(out, species: np.ndarray, save_k: int) -> dict | None:
     if not out.ties:
         return None
-    from agrieval.baselines.plantclef.tie_rules import columns
 
     return columns(out.ties, out.tie_probs, species, save_k)
 
@@ -271,8 +272,6 @@ def _batch_stats(image_ids: list[str], group: np.ndarray, n_levels: int, out, sp
 
 def _tiles_per_image(todo: list[tuple[str, Path]], preprocess: PreprocessConfig, skip_unreadable: bool) -> int:
     """Tile count of the first readable image, from its header only (the one image rule)."""
-    from agrieval.baselines.plantclef.preprocess import quadrat_boxes, upright_size
-
     for _, path in todo:
         try:
             w, h = upright_size(path)
@@ -330,7 +329,6 @@ def run_predict(images: Path, out: Path, *, checkpoint: Path | None, class_mappi
     shard of the images, resumable (``resume``). Returns what was written and how long it took."""
     started = time.perf_counter()
     out = Path(out)
-    from agrieval.scoring.writing.policy import OutputPlan
 
     # The output policy: never among the quadrat images, never onto the checkpoint or the class mapping.
     plan = OutputPlan(overwrite=overwrite, sources=[images], inputs=[p for p in (checkpoint, class_mapping) if p])

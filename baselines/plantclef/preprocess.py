@@ -39,15 +39,26 @@ same tiles whatever torch's thread count (``bilinear_stretch``).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
+import PIL
 from PIL import Image, ImageOps
 
-from agrieval.baselines.plantclef.geometry import BORDERS, Box, Level, border_box, parse_level, tile_boxes
+from agrieval.baselines.plantclef.geometry import (
+    BORDERS,
+    Box,
+    Level,
+    border_box,
+    parse_level,
+    resized_geometry,
+    tile_boxes,
+)
 from agrieval.baselines.plantclef.jpeg import SUBSAMPLINGS, recompress_jpeg
 from agrieval.data_tools.untrusted_images import decode_image
+
+# Imported inside functions, so that importing this module loads only what it needs: torch, wand (heavy or optional).
 
 RESIZE_FILTERS = {"lanczos": Image.Resampling.LANCZOS, "bicubic": Image.Resampling.BICUBIC,
                   "bilinear": Image.Resampling.BILINEAR}
@@ -98,7 +109,6 @@ class PreprocessConfig:
             raise ValueError(f"border mode {self.border_mode!r} is not one of {', '.join(BORDERS)}")
         if self.input_size < 1:
             raise ValueError("input size must be positive")
-        from dataclasses import replace
 
         object.__setattr__(self, "levels", tuple(replace(lv, size=self.input_size) if lv.kind == "resized" and
                                                  not lv.size else lv for lv in self.levels))
@@ -122,8 +132,6 @@ class PreprocessConfig:
 def _backend_name(backend: str) -> str:
     """What resized the whole image, said in the run's metadata (the pixels depend on it)."""
     if backend == "pil":
-        import PIL
-
         return f"PIL {PIL.__version__} Lanczos"
     return f"Wand {_wand()[1]} Lanczos"
 
@@ -210,8 +218,6 @@ def bilinear_stretch(image: Image.Image, box: Box, size: int) -> np.ndarray:
 
 def resized_tiles(image: Image.Image, level: Level, resample, backend: str = "pil") -> list[Image.Image]:
     """The winner's tiles: whole image resized (f32 rounding), centre crop offset, native tiles row-major."""
-    from agrieval.baselines.plantclef.geometry import resized_geometry
-
     w2, h2, ox, oy = resized_geometry(image.width, image.height, level.n, level.size)
     if backend == "wand":
         wand_image = _wand()[0]

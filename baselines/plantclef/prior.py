@@ -18,6 +18,8 @@ import numpy as np
 
 from agrieval.scoring.runtime.untrusted import UntrustedFileError, open_regular
 
+# Imported inside functions, so that importing this module loads only what it needs: pyarrow (heavy or optional).
+
 # DS@GT's prior: one float64 per class per test image; PlantCLEF 2025's 2,105 quadrats times 7,806 classes is
 # 131 MB before Parquet compresses it. Four times that covers a larger test set; more is not a prior file.
 MAX_PRIOR_BYTES = 512 << 20

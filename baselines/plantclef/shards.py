@@ -20,6 +20,9 @@ from pathlib import Path
 
 import pandas as pd
 
+# Imported inside functions, so that importing this module loads only what it needs: baselines.plantclef.full_probs,
+# baselines.plantclef.image_stats, baselines.plantclef.tile_scores (they load pyarrow, ssl).
+
 _SHARD = re.compile(r"^(\d+)/(\d+)$")
 
 

@@ -17,6 +17,17 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from agrieval.baselines.device import device_or_exit
+from agrieval.baselines.plantclef.aggregation_config import AggregationConfig
+from agrieval.baselines.plantclef.bma import bma_vectors
+from agrieval.baselines.plantclef.geometry import parse_level
+from agrieval.baselines.plantclef.inference import TileScorer
+from agrieval.baselines.plantclef.model import PRESETS, build_model, normalisation
+from agrieval.baselines.plantclef.predict import RunOptions, run_predict
+from agrieval.baselines.plantclef.preprocess import PreprocessConfig
+from agrieval.baselines.plantclef.synthetic import make_quadrats
+from agrieval.scoring.authoring.definitions import load_competition
+
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -25,15 +36,6 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--batch-size", type=int, default=128)
     ap.add_argument("--workers", type=int, default=None)
     args = ap.parse_args(argv)
-
-    from agrieval.baselines.device import device_or_exit
-    from agrieval.baselines.plantclef.aggregation_config import AggregationConfig
-    from agrieval.baselines.plantclef.geometry import parse_level
-    from agrieval.baselines.plantclef.model import PRESETS, build_model
-    from agrieval.baselines.plantclef.predict import RunOptions, run_predict
-    from agrieval.baselines.plantclef.preprocess import PreprocessConfig
-    from agrieval.baselines.plantclef.synthetic import make_quadrats
-    from agrieval.scoring.authoring.definitions import load_competition
 
     ok = True
     device = device_or_exit(args.device)  # a missing GPU: error [device_unavailable], exit 2
@@ -75,10 +77,6 @@ def main(argv: list[str] | None = None) -> int:
 
 def check_group_stats(model, device, n_classes: int, size: int = 518) -> bool:
     """The device-side image stats (scatter max, index_add, BMA) against the same probabilities reduced here."""
-    from agrieval.baselines.plantclef.bma import bma_vectors
-    from agrieval.baselines.plantclef.inference import TileScorer
-    from agrieval.baselines.plantclef.model import normalisation
-
     try:
         mean, std = normalisation(model)
         scorer = TileScorer(model, device, min(10, n_classes), mean, std, batch_size=4)

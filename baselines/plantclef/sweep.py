@@ -24,6 +24,9 @@ from agrieval.baselines.plantclef.threshold_search import TargetUnreachable
 from agrieval.baselines.plantclef.transects import transect_map
 from agrieval.baselines.submission import write_validated
 from agrieval.scoring.runtime.definition import CompetitionDefinition
+from agrieval.scoring.runtime.reading.solution import load_solution
+from agrieval.scoring.runtime.scorer import score_file
+from agrieval.scoring.text.tables import fmt, markdown_table
 
 OVERFIT_WARNING = ("WARNING: picking the best of these settings on this solution overfits it; tuning on the "
                    "test leaderboard overfits. Choose on a labelled validation set, then confirm on held-out data.")
@@ -88,9 +91,6 @@ def run_sweep(tiles: pd.DataFrame, solution_path: Path, definition: CompetitionD
               settings: list[AggregationConfig], transect_rule: str | None = None,
               progress=None, stats=None, n_classes: int | None = None) -> pd.DataFrame:
     """One row per setting: ``setting``, every public metric, ``mean_labels``, ``note``, sorted best first."""
-    from agrieval.scoring.runtime.reading.solution import load_solution
-    from agrieval.scoring.runtime.scorer import score_file
-
     solution = load_solution(solution_path, definition)
     ids = list(solution.ids)
     have = set(tiles["image_id"])
@@ -129,8 +129,6 @@ def run_sweep(tiles: pd.DataFrame, solution_path: Path, definition: CompetitionD
 
 def render_table(frame: pd.DataFrame, primary: str) -> str:
     """Markdown table: rank, setting, primary metric first, then the other metrics; refused settings last."""
-    from agrieval.scoring.text.tables import fmt, markdown_table
-
     metrics = [primary] + sorted(c for c in frame.columns if c not in ("setting", primary, "mean_labels", "note"))
     header = ["rank", "setting", *metrics, "labels/quadrat"]
     rows = []

@@ -8,11 +8,12 @@ quadrat are the distinct classes of its regions.
 
 from __future__ import annotations
 
+import argparse
 import colorsys
 from pathlib import Path
 
 import numpy as np
-from PIL import Image
+from PIL import Image, ImageDraw, ImageFilter
 
 from agrieval.scoring.runtime.atomic import atomic_write
 
@@ -63,8 +64,6 @@ def field_quadrat(width: int = 1536, height: int = 1024, seed: int = 0) -> Image
     """A real-looking 3:2 quadrat photo, drawn: soil, grass blades, rosettes of leaves of a few
     "species" (shape and green differ), flower heads and the white frame of the quadrat at the edges.
     For pictures of the tiling (README), not for accuracy."""
-    from PIL import ImageDraw, ImageFilter
-
     rng = np.random.default_rng(seed)
     soil = np.asarray([112, 86, 60], np.float32) + rng.normal(0, 18, (height, width, 3)).astype(np.float32)
     coarse = Image.fromarray(np.clip(128 + rng.normal(0, 40, (height // 48 + 2, width // 48 + 2)), 0, 255)
@@ -103,8 +102,6 @@ def field_quadrat(width: int = 1536, height: int = 1024, seed: int = 0) -> Image
 
 def main(argv: list[str] | None = None) -> int:
     """``python -m agrieval.baselines.plantclef.synthetic OUT.jpg [--size 1536x1024] [--seed 0]``: write a field quadrat."""
-    import argparse
-
     ap = argparse.ArgumentParser(description=main.__doc__)
     ap.add_argument("out")
     ap.add_argument("--size", default="1536x1024")

@@ -42,6 +42,9 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from agrieval.baselines.plantclef.ensemble import ensemble_tiles, tile_zscores
+from agrieval.baselines.plantclef.full_probs import read_full, write_full
+from agrieval.baselines.plantclef.image_stats import ImageStats, read_stats, stats_path, write_stats
 from agrieval.baselines.plantclef.tie_rules import COLUMN as TIE_COLUMN
 from agrieval.scoring.runtime.atomic import atomic_write
 from agrieval.scoring.runtime.untrusted import UntrustedFileError, read_json
@@ -160,19 +163,13 @@ class PartStore:
     def write(self, frame: pd.DataFrame, meta: dict, stats=None, full=None) -> None:
         n = len(self.parts())
         if full is not None:  # (ids per row, tile per row, probs, species): before the part, like the stats
-            from agrieval.baselines.plantclef.full_probs import write_full
-
             write_full(self.folder / f"full-{n:06d}.parquet", *full, meta, overwrite=True)
         if stats is not None:  # stats first: a part without its stats is never seen as done
-            from agrieval.baselines.plantclef.image_stats import write_stats
-
             write_stats(self.folder / f"stats-{n:06d}.parquet", stats, overwrite=True)
         write_tile_scores(self.folder / f"part-{n:06d}.parquet", frame, meta, overwrite=False)
 
     def read_stats(self):
         """The parts' image stats concatenated, or None when a part has none."""
-        from agrieval.baselines.plantclef.image_stats import ImageStats, read_stats
-
         parts = self.parts()
         files = [p.with_name(p.name.replace("part-", "stats-")) for p in parts]
         if not parts or not all(f.is_file() for f in files):
@@ -181,8 +178,6 @@ class PartStore:
 
     def read_full(self):
         """The parts' full probabilities as (image id -> (T, C), species), or None."""
-        from agrieval.baselines.plantclef.full_probs import read_full
-
         parts = self.parts()
         files = [p.with_name(p.name.replace("part-", "full-")) for p in parts]
         if not parts or not all(f.is_file() for f in files):
@@ -208,9 +203,6 @@ def load_scores(paths: list[str | Path], tile_transform: str = "none"):
     """Tile scores (and their image stats when the sidecar exists) of one file, or the ensemble of several
     (``ensemble.ensemble_tiles``; z-scored file by file first when ``tile_transform`` is ``zscore``).
     Returns ``(frame, stats or None, n_classes or None)``."""
-    from agrieval.baselines.plantclef.ensemble import ensemble_tiles, tile_zscores
-    from agrieval.baselines.plantclef.image_stats import ImageStats, read_stats, stats_path
-
     frames, stats, n_classes = [], [], set()
     for p in paths:
         frame, meta = read_tile_scores(p)

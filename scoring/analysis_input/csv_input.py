@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from agrieval.scoring.analysis_input.input_error import InputError
+from agrieval.scoring.analysis_input.json_input import read_regular
 
 MAX_TABLE_BYTES = 1024**3  # results, rankings and matrices are kilobytes
 
@@ -35,7 +36,6 @@ def read_csv_rows(path: str | Path, required: Sequence[str]) -> CsvRows:
     name = str(path)
     if not path.is_file():
         raise InputError("file_not_found", f"no such file: {name}", file=name)
-    from agrieval.scoring.analysis_input.json_input import read_regular
 
     data = read_regular(path, MAX_TABLE_BYTES, "table")  # not a link to /dev/zero or a FIFO
     try:

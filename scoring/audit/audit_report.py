@@ -14,6 +14,7 @@ import numpy as np
 
 from agrieval.scoring.audit.near_duplicates import NearDuplicateRun, near_duplicate_runs
 from agrieval.scoring.audit.rank_movement import RankMovement, rank_movement
+from agrieval.scoring.audit.selection_cost import selection_costs
 from agrieval.scoring.audit.split_permutation import TeamTest, permutation_test
 from agrieval.scoring.runtime.unit_scores import unit_values
 from agrieval.scoring.text.terminal import cell, one_line
@@ -76,7 +77,6 @@ def audit(values: np.ndarray, units: np.ndarray, split: np.ndarray, team_names: 
         for i, team in enumerate(teams):
             mine = np.flatnonzero(team_of == i)
             runs.extend(near_duplicate_runs(team, [files[s] for s in mine], [keys[s] for s in mine], max_rows))
-    from agrieval.scoring.audit.selection_cost import selection_costs
 
     return Audit(competition, metric, unit, alpha, n_permutations, seed, tests, ranks, runs, max_rows,
                  rejected or [], {t: files[s] for t, s in zip(teams, chosen)},

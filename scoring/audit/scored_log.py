@@ -13,7 +13,7 @@ import numpy as np
 
 from agrieval.scoring.audit.near_duplicates import label_set_keys
 from agrieval.scoring.audit.submission_log import LoggedSubmission
-from agrieval.scoring.runtime.unit_scores import check_decomposable, row_units, row_values
+from agrieval.scoring.runtime.unit_scores import check_decomposable, row_units, row_values, unit_name
 from agrieval.scoring.runtime.warm import Grader
 
 
@@ -35,8 +35,6 @@ def score_log(entries: list[LoggedSubmission], grader: Grader,
               progress: Callable[[str], None] | None = None) -> ScoredLog:
     """Score each logged submission with ``grader`` (the solution read once), per unit, keeping the rejected ones
     with their error codes; ``progress`` is told each file's outcome."""
-    from agrieval.scoring.runtime.unit_scores import unit_name
-
     definition, sol = grader.definition, grader.solution
     check_decomposable(definition)
     units, _ = row_units(sol, definition)

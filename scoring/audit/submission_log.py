@@ -13,11 +13,13 @@ upload whose bytes the store kept, read from the store's uploads folder by conte
 from __future__ import annotations
 
 import datetime as dt
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
 from agrieval.scoring.analysis_input.csv_input import key_cell, read_csv_rows
 from agrieval.scoring.analysis_input.input_error import InputError
+from agrieval.scoring.server.timeline import parse_utc
 
 COLUMNS = ("team", "submitted_at", "file")
 
@@ -84,9 +86,7 @@ def read_store(store, *, max_bytes: int) -> list[LoggedSubmission]:
     """The store's graded uploads (scored or rejected, voided ones too: the audit sees everything), sorted as
     ``read_log`` sorts; ``file`` is the original name as data (``team/number-or-id name``). Each kept file is
     checked against its sha256 first (``store_upload_lost``): the audit reads what was uploaded, or nothing."""
-    import os
 
-    from agrieval.scoring.server.timeline import parse_utc
 
     entries = []
     for uid, team, at, name, sha in store.conn.execute(

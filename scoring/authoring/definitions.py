@@ -22,6 +22,9 @@ from agrieval.scoring.runtime.definition import (
     shipped_competitions,
 )
 from agrieval.scoring.runtime.problems import HostError
+from agrieval.scoring.runtime.untrusted import UntrustedFileError, read_bytes
+
+# Imported inside functions, so that importing this module loads only what it needs: tomli, tomllib (heavy or optional); scoring.writing.table_paths (`agrieval score` does not need them).
 
 TOML_DIR = Path(__file__).resolve().parents[1] / "competitions"
 
@@ -70,8 +73,6 @@ MAX_DEFINITION_BYTES = 64 * 2**20
 
 
 def _read(path: Path, what: str = "competition definition") -> bytes:
-    from agrieval.scoring.runtime.untrusted import UntrustedFileError, read_bytes
-
     try:
         return read_bytes(path, max_bytes=MAX_DEFINITION_BYTES, what=what)
     except UntrustedFileError as exc:
@@ -99,9 +100,9 @@ def validate(data: dict, where: str) -> CompetitionDefinition:
 
     Strict, as the JSON Schema (``docs/definition.schema.json``) says: "5" is not an integer and 1 is not
     true, an array is a tuple, an unknown key is an error. The types come from the dataclasses' annotations
-    (``_problems``); the value rules are their own ``__post_init__``. No pydantic here: building its
-    validator took most of a fresh ``agrieval score -c my.toml`` run's fixed cost (docs/speed.md);
-    tests/scoring/authoring/test_definition_types.py keeps the two in agreement, pydantic as the oracle.
+    (``_problems``); the value rules are their own ``__post_init__``. No pydantic here: building its validator
+    would be most of the fixed cost of every ``agrieval score -c my.toml``.
+    tests/scoring/authoring/test_definition_types.py keeps the two in agreement, with pydantic as the oracle.
     """
     problems: list[tuple[str, str]] = []
     definition = _build(CompetitionDefinition, data, (), problems)
@@ -190,10 +191,10 @@ def _hints(cls) -> dict:
 def _resolve_vocabulary(definition: CompetitionDefinition, base: Path, where: str) -> CompetitionDefinition:
     """Inline ``vocabulary_file`` (one label per line, relative to the TOML file and inside its folder: the
     path is data, joined by the one rule for paths read from files, ``scoring/writing/table_paths.py``)."""
-    if not definition.vocabulary_file:
-        return definition
     from agrieval.scoring.writing.table_paths import UnsafePath, inside
 
+    if not definition.vocabulary_file:
+        return definition
     try:
         path = inside(base, definition.vocabulary_file, where=f"{where}: vocabulary_file", nested=(0,),
                       follow=True, escaped=False)

@@ -22,7 +22,9 @@ import math
 import numpy as np
 
 from agrieval.scoring.runtime.definition import CompetitionDefinition
+from agrieval.scoring.runtime.problems import HostError
 from agrieval.scoring.runtime.reading.solution import Solution
+from agrieval.scoring.runtime.unit_scores import row_units
 
 
 def auto_decimals(n_units: int) -> int:
@@ -35,9 +37,6 @@ def auto_decimals(n_units: int) -> int:
 def public_units(solution: Solution, definition: CompetitionDefinition) -> int:
     """How many units the primary metric averages over on the public split (rows for a metric that is no
     mean over units, such as macro F1)."""
-    from agrieval.scoring.runtime.problems import HostError
-    from agrieval.scoring.runtime.unit_scores import row_units
-
     public = np.flatnonzero(solution.split == "public")
     try:
         units, _ = row_units(solution, definition)

@@ -13,6 +13,8 @@ from pathlib import Path
 from agrieval.scoring.runtime.definition import NAME_MAX_CHARS, NAME_PATTERN, CompetitionDefinition
 from agrieval.scoring.runtime.report import ScoreReport
 
+# Imported inside functions, so that importing this module loads only what it needs: pydantic (heavy or optional).
+
 DOCS = Path(__file__).resolve().parents[2] / "docs"
 
 

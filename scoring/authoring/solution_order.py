@@ -30,6 +30,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from agrieval.scoring.runtime.problems import Problem
+
 Z_LIMIT = 4.5
 
 
@@ -129,8 +131,6 @@ def order_warnings(solution, definition, *, orders=("rows",)) -> list:
     """Host-side ``Problem`` warnings (``order_reveals_labels``, ``order_reveals_split``) for a loaded
     ``Solution`` whose order, among ``orders`` (keys of ``ORDERS``), follows its classes (multiclass) or its
     split, within its groups. Never for a participant: the messages name classes of the truth."""
-    from agrieval.scoring.runtime.problems import Problem
-
     n = len(solution.split)
     if n < 2:
         return []

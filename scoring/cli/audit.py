@@ -8,9 +8,17 @@ from pathlib import Path
 
 import click
 
-from agrieval.scoring.cli.failures import error_line, refuse_input
+from agrieval.scoring.analysis_input.input_error import InputError
+from agrieval.scoring.audit.submission_log import read_log, read_store
+from agrieval.scoring.cli.failures import CommandError, error_line, refuse_input
 from agrieval.scoring.cli.group import epilog
 from agrieval.scoring.cli.options import load_definition
+from agrieval.scoring.runtime.untrusted import UntrustedFileError, open_regular
+from agrieval.scoring.text.terminal import one_line
+
+# Imported inside functions, so that importing this module loads only what it needs: scoring.audit.audit_report (it
+# loads numpy); scoring.audit.scored_log, scoring.runtime.warm (they load multiprocessing); scoring.server.settings,
+# scoring.server.store (they load sqlite3).
 
 
 @click.command(epilog=epilog(
@@ -49,20 +57,14 @@ def audit(log: Path, solution: Path, competition: str, as_json: bool, alpha: flo
     team's private rank interval (bootstrap over private units) and runs of near-duplicate submissions.
     See docs/ladder.md.
     """
-    from agrieval.scoring.analysis_input.input_error import InputError
     from agrieval.scoring.audit.audit_report import audit as run_audit
     from agrieval.scoring.audit.audit_report import to_text
     from agrieval.scoring.audit.scored_log import score_log
-    from agrieval.scoring.audit.submission_log import read_log
     from agrieval.scoring.runtime.warm import Grader
-    from agrieval.scoring.text.terminal import one_line
+    from agrieval.scoring.server.settings import load_competition as load_stored
+    from agrieval.scoring.server.store import open_store
 
     if _is_store(log):
-        from agrieval.scoring.audit.submission_log import read_store
-        from agrieval.scoring.cli.failures import CommandError
-        from agrieval.scoring.server.settings import load_competition as load_stored
-        from agrieval.scoring.server.store import open_store
-
         if solution is not None or competition is not None:
             raise CommandError("bad_option", "a store has its own competition and solution: leave out -s and -c")
         store = open_store(log)
@@ -93,8 +95,6 @@ def audit(log: Path, solution: Path, competition: str, as_json: bool, alpha: flo
 
 def _is_store(path: Path) -> bool:
     """Whether ``path`` starts as an SQLite database does (the store), read through the opening rule."""
-    from agrieval.scoring.runtime.untrusted import UntrustedFileError, open_regular
-
     try:
         with open_regular(path, max_bytes=1 << 62, what="audit log") as fh:
             return fh.read(16) == b"SQLite format 3\x00"

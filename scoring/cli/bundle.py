@@ -2,20 +2,27 @@
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import click
 
+from agrieval.scoring.authoring.bundles import PLATFORMS
 from agrieval.scoring.authoring.bundles.competition_pages import (
     DEFAULT_DEV_START,
     DEFAULT_END,
     DEFAULT_FINAL_START,
     Options,
 )
+from agrieval.scoring.authoring.bundles.files import BUNDLE_HOLE, check_inputs, write
+from agrieval.scoring.authoring.bundles.starting_kit import VALIDATOR_NAME, validator_py
+from agrieval.scoring.authoring.bundles.submission_limits import readme_section as limits_section
+from agrieval.scoring.authoring.public_precision import readme_section, with_public_precision
 from agrieval.scoring.cli.failures import EXIT_OK, CommandError
 from agrieval.scoring.cli.options import check_solution_pair, competition_option, load_definition
 from agrieval.scoring.cli.output import held
 from agrieval.scoring.runtime.problems import HostError
+from agrieval.scoring.text.literals import shell_word
 
 PLATFORM_NAMES = ("codabench", "codalab", "evalai", "hf", "kaggle")
 ALIASES = {"huggingface": "hf"}  # accepted on the command line, written as the canonical name
@@ -104,14 +111,7 @@ def bundle(platform: str, competition: str, solution: Path, split: str, title: s
     except HostError as exc:  # the command line's dates: a usage error, before anything is read or written
         raise CommandError("bad_option", str(exc)) from None
 
-    import dataclasses
 
-    from agrieval.scoring.authoring.bundles import PLATFORMS
-    from agrieval.scoring.authoring.bundles.files import BUNDLE_HOLE, check_inputs, write
-    from agrieval.scoring.authoring.bundles.starting_kit import VALIDATOR_NAME, validator_py
-    from agrieval.scoring.authoring.bundles.submission_limits import readme_section as limits_section
-    from agrieval.scoring.authoring.public_precision import readme_section, with_public_precision
-    from agrieval.scoring.text.literals import shell_word
 
     definition = load_definition(competition)
     if time_limit is not None:  # the guard in the bundled scorer gets the same limit as the platform

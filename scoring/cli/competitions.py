@@ -6,8 +6,19 @@ from pathlib import Path
 
 import click
 
+from agrieval.scoring.authoring.definitions import (
+    TOML_DIR,
+    _toml_module,
+    available_competitions,
+    load_competition,
+    load_toml,
+)
 from agrieval.scoring.cli.group import ContractGroup, document
+from agrieval.scoring.cli.options import load_definition as competition
+from agrieval.scoring.runtime.atomic import write_text
+from agrieval.scoring.runtime.definition import freeze as freeze_text
 from agrieval.scoring.text.terminal import cell, one_line
+from agrieval.scoring.writing.policy import OutputPlan
 
 
 @click.group(cls=ContractGroup, invoke_without_command=True)
@@ -15,8 +26,6 @@ from agrieval.scoring.text.terminal import cell, one_line
 def competitions(ctx: click.Context) -> None:
     """List the shipped competition definitions."""
     if ctx.invoked_subcommand is None:
-        from agrieval.scoring.authoring.definitions import available_competitions, load_competition
-
         for name in available_competitions():
             d = load_competition(name)
             click.echo(f"{cell(name, 20)}{cell(d.task, 12)}primary={cell(d.primary_metric, 18)}{one_line(d.title)}")
@@ -26,11 +35,6 @@ def competitions(ctx: click.Context) -> None:
 @click.argument("name")
 def show(name: str) -> None:
     """Print one definition (the TOML as shipped, or your file)."""
-    from pathlib import Path
-
-    from agrieval.scoring.authoring.definitions import TOML_DIR, available_competitions
-    from agrieval.scoring.cli.options import load_definition as competition
-
     d = competition(name)  # an unknown name: exit 2 with a suggestion; a bad definition: exit 3
     # A shipped competition is shown as its TOML source, not as the frozen JSON the runtime reads.
     source = TOML_DIR / f"{name}.toml" if name in available_competitions() else Path(d.source_path)
@@ -46,8 +50,6 @@ def show(name: str) -> None:
 
 def _vocabulary_path(source: Path, text: str) -> Path | None:
     """The vocabulary file a TOML definition names, resolved next to it (None without one)."""
-    from agrieval.scoring.authoring.definitions import _toml_module
-
     toml = _toml_module()
     try:
         name = toml.loads(text).get("vocabulary_file")
@@ -71,11 +73,6 @@ def freeze(toml_file, output, overwrite) -> None:
     The runtime (Python 3.8+, numpy only) reads frozen definitions; bundles carry one. Exit codes: 0 written,
     2 usage error (output exists without --overwrite, or is TOML_FILE), 3 invalid definition.
     """
-    from agrieval.scoring.authoring.definitions import load_toml
-    from agrieval.scoring.runtime.atomic import write_text
-    from agrieval.scoring.runtime.definition import freeze as freeze_text
-    from agrieval.scoring.writing.policy import OutputPlan
-
     OutputPlan(overwrite=overwrite, inputs=[toml_file]).claim(output, what="frozen definition")
     definition = load_toml(toml_file)  # validated; a HostError (invalid) is exit 3
     write_text(output, freeze_text(definition), overwrite=overwrite)

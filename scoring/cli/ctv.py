@@ -10,16 +10,21 @@ from __future__ import annotations
 
 import json
 import sys
+from pathlib import Path
 
 import click
 
 from agrieval.scoring.analysis_input.input_error import InputError
 from agrieval.scoring.cli.failures import refuse_input, require
 from agrieval.scoring.cli.group import ContractGroup, document
-from agrieval.scoring.cli.options import figure_options
+from agrieval.scoring.cli.options import chosen_figure_format, figure_options
+from agrieval.scoring.runtime.atomic import write_text
 from agrieval.scoring.text.file_names import display_name
 from agrieval.scoring.text.terminal import one_line
 from agrieval.scoring.writing.policy import OutputPlan, OutputRefused
+
+# Imported inside functions, so that importing this module loads only what it needs: scoring.ctv.results_table,
+# scoring.ctv.summarize, scoring.ctv.summary_markdown, scoring.ctv.report (they load numpy).
 
 
 @click.group("ctv", cls=ContractGroup)
@@ -59,7 +64,6 @@ def summarize_cmd(results_csv, ddof, threshold, digits, as_json, out, overwrite)
     from agrieval.scoring.ctv.results_table import read_results
     from agrieval.scoring.ctv.summarize import summarize
     from agrieval.scoring.ctv.summary_markdown import render
-    from agrieval.scoring.runtime.atomic import write_text
 
     if out:  # checked before any work, and before anything is printed
         try:
@@ -117,9 +121,7 @@ def report_cmd(runs_dirs, out_dir, plots, figure_format, dpi, ddof, threshold, d
     from the predictions and every number the runs stored is checked against
     them (a difference is a warning naming the file and both values).
     """
-    from pathlib import Path
 
-    from agrieval.scoring.cli.options import chosen_figure_format
     from agrieval.scoring.ctv.report import build_report
 
     fmt = chosen_figure_format(figure_format, dpi, plots)

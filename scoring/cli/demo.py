@@ -6,8 +6,13 @@ from pathlib import Path
 
 import click
 
+from agrieval.scoring.authoring.definitions import load_competition
 from agrieval.scoring.cli.group import epilog
+from agrieval.scoring.cli.output import fmt
 from agrieval.scoring.text.terminal import cell, one_line
+
+# Imported inside functions, so that importing this module loads only what it needs:
+# scoring.runtime.reading.solution, scoring.runtime.scorer (they load numpy).
 
 
 def _find_reference_dir() -> Path | None:
@@ -25,8 +30,6 @@ def _find_reference_dir() -> Path | None:
 @click.option("--reveal-private", is_flag=True, help="Also show private scores.")
 def demo(ref_dir: Path | None, reveal_private: bool) -> None:
     """Score the bundled reference submissions of every competition."""
-    from agrieval.scoring.authoring.definitions import load_competition
-    from agrieval.scoring.cli.output import fmt
     from agrieval.scoring.runtime.reading.solution import load_solution
     from agrieval.scoring.runtime.scorer import score_file
 

@@ -31,6 +31,7 @@ docs/errors.md is generated from (a test keeps the file current).
 from __future__ import annotations
 
 import importlib.util
+import json
 import os
 import sys
 import traceback
@@ -38,6 +39,13 @@ import traceback
 import click
 
 from agrieval.scoring.runtime.coded_error import CodedError
+from agrieval.scoring.runtime.problems import errors_markdown
+from agrieval.scoring.runtime.untrusted import CODES as UNTRUSTED_CODES
+from agrieval.scoring.text.terminal import one_line
+
+# Imported inside functions, so that importing this module loads only what it needs: scoring.text.file_names,
+# scoring.analysis_input.input_error, scoring.writing.policy (`agrieval score` does not need them);
+# scoring.server.store (it loads sqlite3).
 
 __all__ = ["EXIT_OK", "EXIT_REJECTED", "EXIT_USAGE", "EXIT_HOST", "EXIT_INTERRUPTED", "CommandError",
            "error_line", "exit_code_of", "report", "refuse_input", "missing_extra", "require",
@@ -78,6 +86,8 @@ def error_line(code: str, message: str, file: str | os.PathLike | None = None) -
 
 def exit_code_of(exc: BaseException, command: str) -> tuple[int, str | None]:
     """The exit code and the error line (None: nothing to print) for an exception that ended ``command``."""
+    from agrieval.scoring.text.file_names import display_name
+
     if isinstance(exc, click.UsageError):
         return EXIT_USAGE, _usage_line(exc, command)
     if isinstance(exc, click.ClickException):
@@ -85,8 +95,6 @@ def exit_code_of(exc: BaseException, command: str) -> tuple[int, str | None]:
     if isinstance(exc, (click.Abort, KeyboardInterrupt)):
         return EXIT_INTERRUPTED, error_line("interrupted", "interrupted")
     if isinstance(exc, CodedError):
-        from agrieval.scoring.text.file_names import display_name
-
         return exc.exit_code, display_name(exc.render())
     if isinstance(exc, ModuleNotFoundError):
         missing = missing_extra(exc.name or "", command)
@@ -122,12 +130,8 @@ def refuse_input(exc: CodedError, as_json: bool) -> None:
     """A rejected input file of an analysis command (ctv, rank-agreement, audit): its one JSON object with
     ``--json``, else its one line on stderr; exit 1."""
     if as_json:
-        import json
-
         click.echo(json.dumps({"status": "error", "errors": [exc.as_dict()]}, sort_keys=True))
     else:
-        from agrieval.scoring.text.terminal import one_line
-
         click.echo(one_line(exc.render()), err=True)
     raise SystemExit(1) from None
 
@@ -219,8 +223,7 @@ def markdown() -> str:
     free of the rest of ``scoring``); then the analysis commands' input codes, the output policy's and the
     command line's own (``COMMAND_CODES``)."""
     from agrieval.scoring.analysis_input.input_error import CODES as INPUT_CODES
-    from agrieval.scoring.runtime.problems import errors_markdown
-    from agrieval.scoring.runtime.untrusted import CODES as UNTRUSTED_CODES
+    from agrieval.scoring.server.store import CODES as STORE_CODES
     from agrieval.scoring.writing.policy import CODES as OUTPUT_CODES
 
     lines = [errors_markdown().rstrip("\n"), "",
@@ -229,8 +232,6 @@ def markdown() -> str:
     lines += ["", "## Files others wrote", "", "Exit code 1 (a caller with its own catalogue keeps its code and "
               "this message); from `scoring/runtime/untrusted.py`, the one opening rule "
               "([untrusted input](untrusted_input.md)).", ""] + _table(UNTRUSTED_CODES)
-    from agrieval.scoring.server.store import CODES as STORE_CODES
-
     lines += ["", "## The own server's store", "", "Exit code 3 unless said (a missing store, a path that is not a "
               "regular file: 2); from `scoring/server/store.py`.", ""] + _table(STORE_CODES)
     lines += ["", "## Output paths", "", "Exit code 2; from `scoring/writing/policy.py`.", ""] + _table(OUTPUT_CODES)

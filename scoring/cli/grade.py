@@ -6,12 +6,23 @@ command prints its ``to_dict()``).
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 
 import click
 
+from agrieval.scoring.cli.failures import CommandError, error_line
+from agrieval.scoring.cli.options import check_solution_pair
+from agrieval.scoring.cli.options import load_definition as load_competition
 from agrieval.scoring.cli.output import COMPETITION_NAME
+from agrieval.scoring.runtime.coded_error import CodedError
+from agrieval.scoring.runtime.untrusted import read_bytes
+from agrieval.scoring.server.submission_log import check_team
+from agrieval.scoring.server.timeline import YEARS, parse_utc
+
+# Imported inside functions, so that importing this module loads only what it needs: scoring.runtime.guard (it loads
+# multiprocessing); scoring.server.intake, scoring.server.settings, scoring.server.store (they load sqlite3).
 
 
 @click.command()
@@ -69,10 +80,6 @@ def grade(submission: Path, solution: Path | None, competition: str | None, reve
     Exit codes: 0 scored; 1 rejected (forward "errors" as they are); 2 usage error (missing file, unknown
     competition: the JSON object is still printed); 3 host-side problem (bad solution or definition, crash).
     """
-    from agrieval.scoring.cli.failures import CommandError
-    from agrieval.scoring.cli.options import check_solution_pair
-    from agrieval.scoring.cli.options import load_definition as load_competition
-    from agrieval.scoring.runtime.coded_error import CodedError
     from agrieval.scoring.runtime.guard import grade as grade_upload
 
     exit_code = None
@@ -97,8 +104,6 @@ def grade(submission: Path, solution: Path | None, competition: str | None, reve
             raise CommandError("folder_not_found", f"the folder of the --ladder file {str(ladder_state)!r} does not "
                                                    "exist; create it first", exit_code=3, file=str(ladder_state))
         if time_limit is not None:
-            import dataclasses
-
             definition = dataclasses.replace(definition, limits=dataclasses.replace(definition.limits,
                                                                                     max_seconds=time_limit))
         check_solution_pair(solution, definition)
@@ -112,7 +117,6 @@ def grade(submission: Path, solution: Path | None, competition: str | None, reve
 
 def _failed(competition, exc):
     """Still one JSON object on stdout (a server parses it); the line on stderr is for the operator."""
-    from agrieval.scoring.cli.failures import error_line
     from agrieval.scoring.runtime.guard import host_failure
 
     click.echo(error_line(exc.code, str(exc)), err=True)
@@ -122,8 +126,6 @@ def _failed(competition, exc):
 
 
 def _answer(result, participant_only: bool, exit_code) -> None:
-    from agrieval.scoring.cli.failures import error_line
-
     if exit_code is None and result.status == "error" and result.host.diagnostics:
         first = result.host.diagnostics[0]  # the operator's line: a host failure is never silent on stderr
         click.echo(error_line(first.code, first.message.splitlines()[0] if first.message else ""), err=True)
@@ -135,14 +137,9 @@ def _answer(result, participant_only: bool, exit_code) -> None:
 def _graded_in_store(submission: Path, store_path: Path, team, now_text, reveal_private: bool,
                      participant_only: bool, solution, competition, ladder_state) -> None:
     """``grade --store``: the upload read once through the opening rule, graded through the store."""
-    from agrieval.scoring.cli.failures import CommandError
-    from agrieval.scoring.runtime.coded_error import CodedError
-    from agrieval.scoring.runtime.untrusted import read_bytes
     from agrieval.scoring.server.intake import grade_stored
     from agrieval.scoring.server.settings import load_competition as load_stored
     from agrieval.scoring.server.store import open_store
-    from agrieval.scoring.server.submission_log import check_team
-    from agrieval.scoring.server.timeline import YEARS, parse_utc
 
     name = None
     try:

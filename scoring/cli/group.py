@@ -13,6 +13,7 @@ list shows whole summaries; ``epilog`` and ``document`` give each command an exa
 from __future__ import annotations
 
 import errno
+import importlib
 import sys
 from contextvars import ContextVar
 
@@ -86,8 +87,6 @@ class ContractGroup(click.Group):
 
 def lazy_import(target: str, command: str):
     """``module:attribute`` imported when the command runs; a missing extra is the contract's one line."""
-    import importlib
-
     module_name, attr = target.split(":")
     try:
         module = importlib.import_module(module_name)

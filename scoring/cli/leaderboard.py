@@ -7,11 +7,22 @@ from pathlib import Path
 
 import click
 
-from agrieval.scoring.cli.failures import EXIT_OK, EXIT_USAGE, error_line, require
+from agrieval.scoring.cli.failures import EXIT_OK, EXIT_USAGE, CommandError, error_line, require
 from agrieval.scoring.cli.group import epilog
-from agrieval.scoring.cli.options import competition_option, figure_options, json_option, load_definition
+from agrieval.scoring.cli.options import (
+    chosen_figure_format,
+    competition_option,
+    figure_options,
+    json_option,
+    load_definition,
+)
 from agrieval.scoring.cli.output import held
 from agrieval.scoring.text.terminal import one_line
+from agrieval.scoring.writing.policy import OutputPlan, OutputRefused
+
+# Imported inside functions, so that importing this module loads only what it needs: scoring.leaderboard.build,
+# scoring.leaderboard.marks, scoring.leaderboard.outputs, scoring.leaderboard.plots (they load concurrent,
+# concurrent.futures, pandas).
 
 
 @click.command(epilog=epilog("agrieval leaderboard reference_submissions/agrichallenge2024/submissions -s reference_submissions/agrichallenge2024/solution.csv -c agrichallenge2024 --out lb", "Exit codes: 0 written (rejected files are listed in it); 2 usage error (no CSV files, bad option, missing file, unknown competition, refused --out); 3 host-side problem (bad solution or definition, missing matplotlib for --plots)."))
@@ -69,10 +80,9 @@ def leaderboard(submissions_dir: Path, solution: Path, competition: str, out_dir
     an --out that the output policy refuses: inside SUBMISSIONS_DIR, or existing
     files without --overwrite), 3 host-side problem (bad solution or definition).
     """
-    from agrieval.scoring.cli.options import chosen_figure_format
     from agrieval.scoring.leaderboard.build import build_leaderboard, list_submissions
+    from agrieval.scoring.leaderboard.marks import mark_flagged, mark_held
     from agrieval.scoring.leaderboard.outputs import OUTPUT_NAMES, to_dict, to_markdown, write_outputs
-    from agrieval.scoring.writing.policy import OutputPlan
 
     fmt = chosen_figure_format(figure_format, dpi, plots)  # (a usage error: exit 2 before anything is read)
 
@@ -103,30 +113,32 @@ def leaderboard(submissions_dir: Path, solution: Path, competition: str, out_dir
         click.echo(error_line("bad_option", str(exc)), err=True)
         return EXIT_USAGE
     if audit_json is not None or ladder_states is not None:
-        from agrieval.scoring.leaderboard.marks import mark_flagged, mark_held
-
         if audit_json is not None:
             mark_flagged(board, audit_json)
         if ladder_states is not None:
             mark_held(board, ladder_states)
     written = write_outputs(board, out_dir)
     if plots:
-        from agrieval.scoring.leaderboard.plots import rank_chart, scores_chart
-
-        written.append(scores_chart(board, out_dir / fmt.name("scores"), fmt))
-        if reveal_private:
-            written.append(rank_chart(board, out_dir / fmt.name("ranks"), fmt))
+        written += _charts(board, out_dir, fmt, reveal_private)
     return _shown(board, to_dict if as_json else None, to_markdown, written)
 
 
 def _per_team_board(source: Path, competition: str, out_dir: Path, rule: str, k: int, reveal_private: bool,
                     title: str | None, as_json: bool, overwrite: bool) -> int:
     """The per-team board moved to the store: said as a usage error that names the commands."""
-    from agrieval.scoring.cli.failures import CommandError
-
     raise CommandError("bad_option", "per-team boards are built from the own server's store: `agrieval server board "
                                      f"DB --rule {rule}` (a former submission log comes into a store with `agrieval "
                                      "server import DB --log LOG.csv`)")
+
+
+def _charts(board, out_dir: Path, fmt, reveal_private: bool) -> list:
+    """Draw ``--plots``: the scores with their intervals, and the ranks with ``--reveal-private``."""
+    from agrieval.scoring.leaderboard.plots import rank_chart, scores_chart
+
+    written = [scores_chart(board, out_dir / fmt.name("scores"), fmt)]
+    if reveal_private:
+        written.append(rank_chart(board, out_dir / fmt.name("ranks"), fmt))
+    return written
 
 
 def _shown(board, as_dict, as_markdown, written: list) -> int:
@@ -142,8 +154,6 @@ def _shown(board, as_dict, as_markdown, written: list) -> int:
 def _claimed(plan, out_dir: Path, names) -> bool:
     """Every output file of a board claimed by the output policy before any is written; a refusal is one line
     on stderr (the caller exits 2)."""
-    from agrieval.scoring.writing.policy import OutputRefused
-
     try:
         plan.claim_all([plan.claim_dir(out_dir, what="--out folder") / n for n in names], what="leaderboard file")
     except OutputRefused as exc:

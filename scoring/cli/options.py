@@ -13,8 +13,15 @@ from pathlib import Path
 
 import click
 
+from agrieval.scoring.authoring.definitions import available_competitions, load_competition
 from agrieval.scoring.cli.failures import EXIT_USAGE, CommandError
 from agrieval.scoring.cli.output import COMPETITION_NAME, promise_json
+from agrieval.scoring.runtime.definition import shipped_competitions
+from agrieval.scoring.runtime.problems import HostError
+from agrieval.scoring.runtime.untrusted import UntrustedFileError, open_regular
+
+# Imported inside functions, so that importing this module loads only what it needs: scoring.writing.figures
+# (`agrieval score` does not need them); scoring.runtime.reading.solution (it loads numpy).
 
 __all__ = ["competition_option", "load_definition", "json_option", "figure_options", "chosen_figure_format",
            "load_solution_for", "check_solution_pair"]
@@ -31,10 +38,6 @@ def json_option(help: str = "Print one JSON object on stdout, nothing else."):
 
 def load_definition(name: str):
     """Load a competition named on the command line: unknown names are a usage error with a suggestion."""
-    from agrieval.scoring.authoring.definitions import load_competition
-    from agrieval.scoring.runtime.definition import shipped_competitions
-    from agrieval.scoring.runtime.problems import HostError
-
     try:
         definition = load_competition(name)
     except HostError as exc:
@@ -79,7 +82,6 @@ def chosen_figure_format(figure_format: str, dpi: int, plots: bool):
 
 def load_solution_for(path, definition):
     """The solution, or a host error that says when the file belongs to another competition."""
-    from agrieval.scoring.runtime.problems import HostError
     from agrieval.scoring.runtime.reading.solution import load_solution
 
     try:
@@ -93,16 +95,12 @@ def load_solution_for(path, definition):
 
 def check_solution_pair(path, definition) -> None:
     """Fail when the solution's header is another shipped competition's (a wrong --solution/--competition pair)."""
-    from agrieval.scoring.runtime.problems import HostError
-
     other = _competition_of_header(path, definition)
     if other is not None:
         raise HostError("solution_invalid", _pair_message(path, other, definition))
 
 
 def _pair_message(path, other: str, definition) -> str:
-    from agrieval.scoring.authoring.definitions import load_competition
-
     columns = load_competition(other).expected_columns
     return (f"{path} looks like a solution of {other!r} (its header has {', '.join(columns)}), not of "
             f"{definition.name!r} (which needs {', '.join(definition.expected_columns)}): check --competition "
@@ -111,9 +109,6 @@ def _pair_message(path, other: str, definition) -> str:
 
 def _competition_of_header(path, definition) -> str | None:
     """The shipped competition whose id and prediction columns the file's header holds, if not ``definition``'s."""
-    from agrieval.scoring.authoring.definitions import available_competitions, load_competition
-    from agrieval.scoring.runtime.untrusted import UntrustedFileError, open_regular
-
     try:  # the participant's file: by the opening rule (a FIFO named like a submission never hangs the hint)
         with open_regular(path, max_bytes=definition.limits.max_bytes, what="submission") as f:
             head = f.readline(65536).decode("utf-8-sig", "replace").strip()

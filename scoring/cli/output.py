@@ -28,6 +28,7 @@ from typing import Callable, Optional
 import click
 
 from agrieval.scoring.cli.failures import debug, report
+from agrieval.scoring.runtime.report import SCHEMA_VERSION
 from agrieval.scoring.runtime.whole_writes import OutputIncomplete, write_all
 from agrieval.scoring.text.tables import fmt as _fmt
 from agrieval.scoring.text.terminal import cell, one_line
@@ -176,7 +177,6 @@ def json_failure(exc: BaseException) -> None:
     ctx = _json_promised.get()
     if ctx is None or isinstance(exc, (click.UsageError, OutputIncomplete)):
         return
-    from agrieval.scoring.runtime.report import SCHEMA_VERSION
 
     name = ctx.meta.get(COMPETITION_NAME) or ctx.params.get("competition") or ""  # the definition's name once read
     click.echo(json.dumps({"schema_version": SCHEMA_VERSION, "competition": name,

@@ -3,13 +3,18 @@
 from __future__ import annotations
 
 import json
+import math
 
 import click
 
 from agrieval.scoring.analysis_input.input_error import InputError
 from agrieval.scoring.cli.failures import refuse_input
 from agrieval.scoring.cli.group import epilog
+from agrieval.scoring.text.tables import fmt
 from agrieval.scoring.text.terminal import cell, one_line
+
+# Imported inside functions, so that importing this module loads only what it needs:
+# scoring.leaderboard.rank_agreement (it loads numpy).
 
 
 def _where(ctx, param, values) -> dict[str, str]:
@@ -50,7 +55,6 @@ def rank_agreement(a_csv, b_csv, key, value, value_b, where, where_a, where_b, r
     """
     from agrieval.scoring.leaderboard.rank_agreement import rank_agreement as compute
     from agrieval.scoring.leaderboard.rank_agreement import read_scores
-    from agrieval.scoring.text.tables import fmt
 
     try:
         a = read_scores(a_csv, key, value, where | where_a)
@@ -73,8 +77,6 @@ def rank_agreement(a_csv, b_csv, key, value, value_b, where, where_a, where_b, r
 
 
 def _p(p: float) -> str:
-    import math
-
     if math.isnan(p):
         return ""
     return f"{p:.2e}" if p < 1e-4 else f"{p:.4f}"

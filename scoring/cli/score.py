@@ -8,8 +8,11 @@ import click
 
 from agrieval.scoring.cli.failures import EXIT_OK, EXIT_REJECTED
 from agrieval.scoring.cli.group import epilog
-from agrieval.scoring.cli.options import competition_option, json_option, load_definition
-from agrieval.scoring.cli.output import held
+from agrieval.scoring.cli.options import competition_option, json_option, load_definition, load_solution_for
+from agrieval.scoring.cli.output import held, render_report
+
+# Imported inside functions, so that importing this module loads only what it needs:
+# scoring.authoring.solution_order, scoring.runtime.scorer (they load numpy).
 
 
 @click.command(epilog=epilog("agrieval score reference_submissions/plantclef2025/submissions/partial.csv -s reference_submissions/plantclef2025/solution.csv -c plantclef2025", 'Exit codes: 0 scored; 1 submission rejected (the message is safe to show a participant); 2 usage error (bad option, missing file, unknown competition); 3 host-side problem (bad solution or definition, internal error).'))
@@ -26,13 +29,12 @@ from agrieval.scoring.cli.output import held
 def score(submission: Path, solution: Path, competition: str, as_json: bool, reveal_private: bool,
           own_team: str | None, val_accuracy: float | None) -> int:
     """Score SUBMISSION against --solution and print every metric of the competition."""
-    from agrieval.scoring.cli.options import load_solution_for
+    from agrieval.scoring.authoring.solution_order import order_warnings
     from agrieval.scoring.runtime.scorer import read_both
     from agrieval.scoring.runtime.scorer import score as score_upload
 
     definition = load_definition(competition)
     sol, sub, refused = read_both(submission, solution, definition, load=load_solution_for)
-    from agrieval.scoring.authoring.solution_order import order_warnings
 
     # about the solution: for whoever holds it, on stderr (never in the report a participant may be shown)
     for warning in list(sol.warnings) + order_warnings(sol, definition):
@@ -42,7 +44,5 @@ def score(submission: Path, solution: Path, competition: str, as_json: bool, rev
     if as_json:
         click.echo(report.to_json())
     else:
-        from agrieval.scoring.cli.output import render_report
-
         click.echo(render_report(report, submission=submission.name))
     return EXIT_OK if report.status == "scored" else EXIT_REJECTED

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from agrieval.scoring.cli.failures import CommandError
 from agrieval.scoring.cli.group import epilog
 
 
@@ -13,8 +14,6 @@ from agrieval.scoring.cli.group import epilog
 @click.argument("args", nargs=-1, type=click.UNPROCESSED)
 def select(args) -> None:
     """Gone: record a team's final selection with `agrieval server select DB --team T N...`."""
-    from agrieval.scoring.cli.failures import CommandError
-
     raise CommandError("bad_option", "`agrieval select` is gone with the submission log: use `agrieval server "
                                      "select DB --team T N...` (a log comes into a store with `agrieval server "
                                      "import DB --log LOG.csv`)")

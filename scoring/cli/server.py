@@ -12,15 +12,22 @@ from pathlib import Path
 
 import click
 
+from agrieval.scoring.cli.failures import CommandError
 from agrieval.scoring.cli.group import ContractGroup, document
+from agrieval.scoring.server.limits import SubmissionLimits
+from agrieval.scoring.server.timeline import YEARS, Timeline, now_utc, parse_utc, utc_text
 from agrieval.scoring.text.terminal import one_line
+from agrieval.scoring.writing.policy import OutputPlan
+
+# Imported inside functions, so that importing this module loads only what it needs: scoring.server.store,
+# scoring.server.settings, scoring.server.intake, scoring.server.boards, scoring.server.export,
+# scoring.server.migrate_log (they load sqlite3); scoring.server.rescore (it loads concurrent, concurrent.futures,
+# multiprocessing); scoring.leaderboard.team_board (it loads concurrent, concurrent.futures, pandas).
 
 STORE = click.argument("store", metavar="DB", type=click.Path(path_type=Path, dir_okay=True))
 
 
 def _time(ctx, param, value):
-    from agrieval.scoring.server.timeline import YEARS, parse_utc
-
     if value is None:
         return None
     try:
@@ -68,10 +75,8 @@ def server() -> None:
 def init(store: Path, competition: str, solution: Path, per_day, total, rejected_per_hour, start, deadline,
          selection_deadline, reveal, selection_limit: int, ladder: bool) -> None:
     """Create the store DB (mode 0600; refused if DB exists) with the competition's settings, fixed once."""
-    from agrieval.scoring.server.limits import SubmissionLimits
     from agrieval.scoring.server.settings import new_settings, write_settings
     from agrieval.scoring.server.store import create_store
-    from agrieval.scoring.server.timeline import Timeline, now_utc
 
     try:
         timeline = Timeline(start, deadline, selection_deadline, reveal)
@@ -157,17 +162,12 @@ def board(store: Path, rule: str, reveal_private: bool, out_dir, overwrite: bool
 
 
 def _reveal_allowed(settings, reveal_private: bool) -> None:
-    from agrieval.scoring.cli.failures import CommandError
-    from agrieval.scoring.server.timeline import now_utc, utc_text
-
     reveal = settings.timeline.reveal
     if reveal_private and reveal is not None and now_utc() < reveal:
         raise CommandError("bad_option", f"the private board is revealed at {utc_text(reveal)}, not before")
 
 
 def _claim(out_dir: Path, names, overwrite: bool, db) -> None:
-    from agrieval.scoring.writing.policy import OutputPlan
-
     plan = OutputPlan(overwrite=overwrite, sources=[], inputs=[Path(db.path)])
     plan.claim_all([plan.claim_dir(out_dir, what="--out folder") / n for n in names], what="exported file")
 

@@ -10,8 +10,13 @@ import click
 from agrieval.scoring.cli.failures import EXIT_OK, EXIT_REJECTED
 from agrieval.scoring.cli.group import epilog
 from agrieval.scoring.cli.options import competition_option, json_option, load_definition
+from agrieval.scoring.cli.options import load_solution_for as load_solution
 from agrieval.scoring.cli.output import held
+from agrieval.scoring.runtime.report import SCHEMA_VERSION, ReportProblem
 from agrieval.scoring.text.terminal import one_line
+
+# Imported inside functions, so that importing this module loads only what it needs: scoring.runtime.validate,
+# scoring.runtime.reading.id_list (they load numpy).
 
 
 @click.command(epilog=epilog("agrieval validate reference_submissions/plantclef2025/submissions/malformed/float_labels.csv -c plantclef2025", 'Exit codes: 0 valid; 1 invalid (every problem listed, with file, line and column); 2 usage error (bad option, missing file, unknown competition); 3 host-side problem (bad --solution or definition, internal error).'))
@@ -27,8 +32,6 @@ from agrieval.scoring.text.terminal import one_line
 def validate(submission: Path, competition: str, solution: Path | None, ids_file: Path | None,
              as_json: bool) -> int:
     """Check SUBMISSION's format (and its ids, given --solution or --ids) and list every problem."""
-    from agrieval.scoring.cli.options import load_solution_for as load_solution
-    from agrieval.scoring.runtime.report import SCHEMA_VERSION, ReportProblem
     from agrieval.scoring.runtime.validate import validate_and_say
 
     if solution and ids_file:

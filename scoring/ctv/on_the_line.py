@@ -28,6 +28,8 @@ import numpy as np
 
 from agrieval.scoring.ctv.records import FINAL, Records
 
+# Imported inside functions, so that importing this module loads only what it needs: scipy (heavy or optional).
+
 __all__ = ["EPS", "fit_lines", "line_points", "probit"]
 
 EPS = 0.001

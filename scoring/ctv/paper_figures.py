@@ -28,6 +28,8 @@ from agrieval.scoring.ctv.records import FINAL, Records, values
 from agrieval.scoring.ctv.runs import SPLITS
 from agrieval.scoring.ctv.summarize import mean_std
 
+# Imported inside functions, so that importing this module loads only what it needs: scipy (heavy or optional).
+
 
 def split_accuracy(rec: Records, ddof: dict[str, int]) -> list[dict]:
     """Per (protocol, arch): the final accuracy of each split over the runs that have images in it."""

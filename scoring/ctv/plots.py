@@ -19,6 +19,7 @@ import numpy as np
 
 from agrieval.scoring.ctv.arch_colours import SPLIT_COLOURS, arch_colour
 from agrieval.scoring.ctv.cross_team_matrix import CrossTeamMatrix
+from agrieval.scoring.ctv.on_the_line import probit
 from agrieval.scoring.ctv.results_table import ResultsTable
 from agrieval.scoring.ctv.selection_rules import PAPER_RULE
 from agrieval.scoring.ctv.spread import SPREADS, seed_stats
@@ -281,7 +282,6 @@ def draw_on_the_line(points: list[dict], fits: list[dict]):
     ``agrieval.scoring.ctv.on_the_line``)."""
     from scipy.stats import norm
 
-    from agrieval.scoring.ctv.on_the_line import probit
 
     plt = pyplot()
     fig, axes = plt.subplots(1, len(fits), figsize=(inches(5.2 * len(fits) + 2.4), 4.6), squeeze=False)

@@ -46,6 +46,8 @@ from dataclasses import dataclass
 
 from agrieval.scoring.ctv.runs import SPLITS, Run
 
+# Imported inside functions, so that importing this module loads only what it needs: pandas (heavy or optional).
+
 __all__ = ["FINAL", "Records", "values"]
 
 FINAL = -1  # the epoch of a run's final predictions

@@ -37,6 +37,7 @@ link): ``output_in_source``.
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -44,6 +45,7 @@ from functools import cached_property
 from pathlib import Path
 
 from agrieval.scoring.ctv import paper_figures
+from agrieval.scoring.ctv import plots as P
 from agrieval.scoring.ctv.cross_check import summary_line
 from agrieval.scoring.ctv.cross_team_matrix import CrossTeamMatrix, toto_matrices
 from agrieval.scoring.ctv.on_the_line import fit_lines, line_points
@@ -62,6 +64,7 @@ from agrieval.scoring.ctv.summary_markdown import format_pvalue, per_team_tables
 from agrieval.scoring.runtime.atomic import write_text
 from agrieval.scoring.runtime.metrics.multiclass import validation_test_gap
 from agrieval.scoring.text import markdown as md_text
+from agrieval.scoring.text.markdown_html import to_html
 from agrieval.scoring.text.tables import csv_text, fmt, markdown_table
 from agrieval.scoring.writing.figures import FigureFormat
 from agrieval.scoring.writing.policy import OutputPlan
@@ -75,7 +78,6 @@ def _slug(text: str) -> str:
     slug = "".join(c if c.isalnum() or c in "-_." else "_" for c in text)
     if len(slug.encode("utf-8")) <= 80:
         return slug
-    import hashlib
 
     head = slug.encode("utf-8")[:64].decode("utf-8", "ignore")
     return f"{head}-{hashlib.sha256(text.encode('utf-8', 'surrogatepass')).hexdigest()[:12]}"
@@ -144,7 +146,6 @@ def build_report(runs_dirs: str | Path | Sequence[str | Path], out_dir: Path, *,
     study.files += sorted(images.values())
     text = _markdown(dirs, study, images, digits, study.warnings)
     write("report.md", text)
-    from agrieval.scoring.text.markdown_html import to_html
 
     # Only the figures written above are embedded: never a path named by the Markdown text.
     write("report.html", to_html(text, "Cross-Team Validation report",
@@ -278,8 +279,6 @@ def _team_over_seeds_rows(study: ReportResult) -> list[list]:
 
 def _figures(study: ReportResult, figures: FigureFormat, digits: int) -> list[tuple]:
     """Every figure of the report: (what it shows, its file name, the ``plots`` function drawing it, its arguments)."""
-    from agrieval.scoring.ctv import plots as P
-
     table, extra, spread = study.table, study.extra, study.extra["spread"]
     scale = P.shared_scale(study.matrices)  # one colour scale: the architectures' heatmaps compare by colour
     out = [(f"heatmap:{m.arch}", f"plots/cross_team_{_slug(m.arch)}", P.draw_heatmap, (m, scale, digits, spread))
@@ -296,11 +295,9 @@ def _figures(study: ReportResult, figures: FigureFormat, digits: int) -> list[tu
 
 def _write_plots(out_dir: Path, study: ReportResult, figures: FigureFormat, digits: int) -> dict[str, str]:
     """Every figure, written under ``plots/``; returns {what it shows: its file name} for the report pages."""
-    from agrieval.scoring.ctv.plots import write
-
     images = {}
     for key, name, draw, args in _figures(study, figures, digits):
-        write(draw, out_dir / name, figures, *args)
+        P.write(draw, out_dir / name, figures, *args)
         images[key] = name
     return images
 

@@ -24,8 +24,10 @@ from pathlib import Path
 
 from agrieval.scoring.analysis_input.input_error import InputError
 from agrieval.scoring.ctv import cross_check, script_runs
+from agrieval.scoring.ctv.records import FINAL, Records
 from agrieval.scoring.ctv.results_table import PROTOCOLS, ResultsTable, TeamResult
 from agrieval.scoring.ctv.runs import Run, read_agrieval_run
+from agrieval.scoring.writing.table_paths import UnsafePath, inside
 
 
 @dataclass
@@ -41,8 +43,6 @@ class RunSet:
     @cached_property
     def records(self):
         """The record table of these runs (``agrieval.scoring.ctv.records.Records``), built once."""
-        from agrieval.scoring.ctv.records import Records
-
         return Records.from_runs(self.runs)
 
     def seeds_per_fold(self) -> int:
@@ -52,8 +52,6 @@ class RunSet:
     def results_table(self) -> ResultsTable:
         """The per-team table (percent) that ``ctv summarize`` reads: with several seeds, each team's
         accuracies are the mean over its seeds (one seed: the run's own numbers, unchanged)."""
-        from agrieval.scoring.ctv.records import FINAL
-
         rec = self.records
         finals = rec.query(epoch=FINAL, team="")
         rows = []
@@ -98,8 +96,6 @@ def _attach_held_out(runs: list[Run], lodo: str | Path, files: list[Path]) -> li
     """Set ``held_out`` of every LOTO run in ``runs`` from ``lodo`` (module docstring), adding the files read to
     ``files``; return warnings for the folds whose held-out runs are missing or incomplete (the rule then gives
     no number for them, and says so)."""
-    from agrieval.scoring.writing.table_paths import UnsafePath, inside
-
     root = Path(lodo)
     if not root.is_dir():
         raise InputError("file_not_found", f"no such folder: {root} (--lodo)", file=str(root))

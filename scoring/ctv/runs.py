@@ -20,6 +20,7 @@ LOTO: one team in test, the fold) and must agree with the JSON.
 
 from __future__ import annotations
 
+import io
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,9 +28,13 @@ from pathlib import Path
 import numpy as np
 
 from agrieval.scoring.analysis_input.input_error import InputError
+from agrieval.scoring.analysis_input.json_input import load_object, read_regular
 from agrieval.scoring.ctv.arch_names import canonical_arch
 from agrieval.scoring.ctv.results_table import PROTOCOLS
 from agrieval.scoring.runtime.metrics.multiclass import accuracy_from_counts
+
+# Imported inside functions, so that importing this module loads only what it needs: pandas (heavy);
+# scoring.analysis_input.json_input, whose parse is looked up when called so that a test can replace it.
 
 AGRIEVAL_COLUMNS = ("image_id", "team", "split", "true_label", "predicted_label", "confidence")
 SPLITS = ("train", "val", "test")
@@ -75,18 +80,14 @@ class Run:
 
 def load_json(path: Path) -> dict:
     """A run tree's JSON object, strictly (``agrieval.scoring.analysis_input.json_input``: a coded rejection for any bad file)."""
-    from agrieval.scoring.analysis_input.json_input import load_object
-
     return load_object(path)
 
 
 def read_predictions(path: Path, columns: Sequence[str], confidence_max: float):
     """The predictions table, every cell checked; ``confidence`` within [0, confidence_max]."""
-    import io
 
     import pandas as pd
 
-    from agrieval.scoring.analysis_input.json_input import read_regular
 
     name = str(path)
     if not path.exists():

@@ -24,12 +24,15 @@ file next to its results JSON is accepted too.
 
 from __future__ import annotations
 
+import csv
+import io
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
 from agrieval.scoring.analysis_input.input_error import InputError
+from agrieval.scoring.analysis_input.json_input import read_regular
 from agrieval.scoring.ctv.results_table import PROTOCOLS
 from agrieval.scoring.ctv.runs import Run, build_run, load_json, read_predictions
 
@@ -122,11 +125,7 @@ MAX_MATRIX_BYTES = 1 << 20  # a team-by-team table of percentages: a few kilobyt
 
 def read_matrix(path: Path) -> tuple[list[str], dict[tuple[str, str], float | None]]:
     """(row teams, {(train team, test team): percent or None for an empty cell})."""
-    import csv
-    import io
-
     name = str(path)
-    from agrieval.scoring.analysis_input.json_input import read_regular
 
     data = read_regular(path, MAX_MATRIX_BYTES, "cross-team matrix")  # the one opening rule
     try:

@@ -20,6 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from agrieval.scoring.ctv.records import FINAL, Records, values
+from agrieval.scoring.ctv.runs import Run
 
 __all__ = ["ALL_RULES", "LODO_RULE", "PAPER_RULE", "REGISTRY", "RULES", "SelectionRule", "Selected", "rules_for",
            "select"]
@@ -72,8 +73,6 @@ def _rows(fold: str, history: list, protocol: str = "TOTO", val: int = 9, test: 
           held_out=()) -> object:
     """One run's rows for the examples: 10 val and 10 test images (``val``, ``test``: how many are right);
     ``held_out``: (team, history) of its held-out runs."""
-    from agrieval.scoring.ctv.runs import Run
-
     held = [Run("p", "agrieval", protocol, "net", t, [], {}, {}, history=h) for t, h in held_out]
     return Records.from_runs([Run("p", "agrieval", protocol, "net", fold, list(train_teams or [fold]),
                                   {"val": 10, "test": 10}, {"val": val, "test": test}, history=history,

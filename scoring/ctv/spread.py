@@ -41,12 +41,17 @@ def seed_stats(values) -> dict:
     out = {"n_seeds": n, "mean": float(x.mean()) if n else math.nan, "std": math.nan, "se": math.nan,
            "ci95": math.nan}
     if n >= 2:
-        from scipy import stats
-
         out["std"] = float(x.std(ddof=1))
         out["se"] = out["std"] / math.sqrt(n)
-        out["ci95"] = float(stats.t.ppf(0.975, n - 1)) * out["se"]
+        out["ci95"] = _t_quantile(0.975, n - 1) * out["se"]
     return out
+
+
+def _t_quantile(q: float, dof: int) -> float:
+    """The ``q`` quantile of Student's t with ``dof`` degrees of freedom."""
+    from scipy import stats
+
+    return float(stats.t.ppf(q, dof))
 
 
 def cell(stat: dict, kind: str, digits: int) -> str:

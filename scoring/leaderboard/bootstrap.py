@@ -29,6 +29,8 @@ import math
 import numpy as np
 import pandas as pd
 
+from agrieval.scoring.leaderboard.rows import metric_from_rows
+
 _GROUP_MEANS = {"transect_f1": "f1", "group_accuracy": "correct"}
 _ROW_MEANS = {"sample_f1": "f1", "sample_precision": "precision", "sample_recall": "recall", "accuracy": "correct"}
 
@@ -69,8 +71,6 @@ def _fast(frame: pd.DataFrame, units: np.ndarray, draws: np.ndarray, metric: str
 def resample_scores(frame: pd.DataFrame, definition, metric: str, units: np.ndarray, draws: np.ndarray,
                     unit: str) -> np.ndarray:
     """The metric on each resample (one value per row of ``draws``)."""
-    from agrieval.scoring.leaderboard.rows import metric_from_rows
-
     empty_both = getattr(definition, "empty_both_score", 0.0)
     fast = _fast(frame, units, draws, metric, unit, empty_both)
     if fast is not None:
@@ -83,8 +83,6 @@ def resample_scores(frame: pd.DataFrame, definition, metric: str, units: np.ndar
 def generic_resample_scores(frame: pd.DataFrame, definition, metric: str, units: np.ndarray, draws: np.ndarray,
                             unit: str) -> np.ndarray:
     """Any metric: ``metric_from_rows`` on each resampled frame (slow, general)."""
-    from agrieval.scoring.leaderboard.rows import metric_from_rows
-
     order = np.argsort(units, kind="stable")
     starts = np.searchsorted(units[order], np.arange(int(units.max()) + 2))
     rows_of = [order[starts[u]:starts[u + 1]] for u in range(len(starts) - 1)]

@@ -18,8 +18,14 @@ import numpy as np
 
 from agrieval.scoring.leaderboard.bootstrap import draw_units, percentile_interval, resample_scores, unit_codes
 from agrieval.scoring.leaderboard.paired_test import PairedResult, paired_vs_leader
+from agrieval.scoring.leaderboard.rank_agreement import correlations
+from agrieval.scoring.leaderboard.rows import row_frame
+from agrieval.scoring.server.submission_log import is_submission_log
 from agrieval.scoring.text.file_names import display_name
 from agrieval.scoring.text.terminal import one_line
+
+# Imported inside functions, so that importing this module loads only what it needs: scoring.runtime.warm (it loads
+# multiprocessing).
 
 SCHEMA_VERSION = 1
 
@@ -108,8 +114,6 @@ def board_name(relative: str, used: set[str]) -> str:
 
 def list_submissions(folder: Path, recursive: bool) -> list[Path]:
     """The CSV files of ``folder``, sorted; the own server's submission log kept there is never one of them."""
-    from agrieval.scoring.server.submission_log import is_submission_log
-
     pattern = "**/*.csv" if recursive else "*.csv"
     return sorted((p for p in folder.glob(pattern) if p.is_file() and not is_submission_log(p)),
                   key=lambda p: p.relative_to(folder).as_posix())
@@ -122,7 +126,6 @@ def build_leaderboard(folder: str | Path, solution_path: str | Path, definition,
     """Score every submission under ``folder`` against the solution (read once) and rank them, with bootstrap
     intervals over ``unit`` and a paired test of each against the leader; each file is graded under the
     competition's limits unless ``limits=False``."""
-    from agrieval.scoring.leaderboard.rows import row_frame
     from agrieval.scoring.runtime.warm import Grader
 
     folder = Path(folder)
@@ -206,8 +209,6 @@ def unit_name(definition, unit: str) -> str:
 
 def public_private_agreement(board: Leaderboard) -> dict | None:
     """Spearman, Kendall and Pearson between public and private scores (scipy)."""
-    from agrieval.scoring.leaderboard.rank_agreement import correlations
-
     both = [e for e in board.scored if e.public is not None and e.private is not None]
     if len(both) < 3:
         return {"n": len(both), "note": "fewer than 3 scored submissions: no rank agreement"}

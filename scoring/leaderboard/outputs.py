@@ -12,6 +12,7 @@ import json
 from pathlib import Path
 
 from agrieval.scoring.leaderboard.build import SCHEMA_VERSION, Leaderboard, SplitScore
+from agrieval.scoring.leaderboard.marks import DESCRIPTIONS
 from agrieval.scoring.runtime.atomic import write_text
 from agrieval.scoring.text import markdown
 from agrieval.scoring.text.tables import csv_text, fmt, json_number, markdown_table
@@ -131,8 +132,6 @@ def to_markdown(board: Leaderboard) -> str:
     align = ["r", "l"] + ["r"] * (len(header) - 2 - board.marked) + (["l"] if board.marked else [])
     lines.append(markdown_table(header, rows, align=align))
     if board.marked:
-        from agrieval.scoring.leaderboard.marks import DESCRIPTIONS
-
         used = sorted({m for e in board.entries for m in e.marks})
         lines.append("\nMarks: " + "; ".join(f"*{m}*: {DESCRIPTIONS[m]}" for m in used) + ".\n")
     if board.reveal_private and board.agreement:

@@ -20,6 +20,8 @@ import math
 
 import numpy as np
 
+# Imported inside functions, so that importing this module loads only what it needs: scipy (heavy or optional).
+
 MAX_EXACT_N = 8
 # |T| equal to |t| up to rounding counts as "at least as extreme". Absolute, not relative: the statistics lie
 # in [-1, 1], and an observed value that is exactly 0 (every pairing at least as extreme, p = 1) is computed

@@ -11,6 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from agrieval.scoring.leaderboard.build import Leaderboard
+from agrieval.scoring.leaderboard.marks import DESCRIPTIONS
 from agrieval.scoring.text.plot import MAX_TICK_LABELS, drawing, inches, label, set_ticks
 from agrieval.scoring.writing.figures import FigureFormat, pyplot, save
 
@@ -71,7 +72,6 @@ def draw_scores_chart(board: Leaderboard):
 def _mark_handles(kinds: dict) -> list:
     from matplotlib.lines import Line2D
 
-    from agrieval.scoring.leaderboard.marks import DESCRIPTIONS
 
     return [Line2D([], [], ls="", **_MARKERS[m], label=f"[{m}] {DESCRIPTIONS[m]}") for m in _MARKERS if kinds.get(m)]
 

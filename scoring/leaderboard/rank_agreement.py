@@ -28,7 +28,13 @@ from pathlib import Path
 
 import numpy as np
 
+from agrieval.scoring.analysis_input.csv_input import key_cell, number_cell, read_csv_rows
 from agrieval.scoring.analysis_input.input_error import InputError
+from agrieval.scoring.leaderboard.permutation_pvalues import MAX_EXACT_N, exact_pvalues, perfect_agreement_pvalue
+from agrieval.scoring.text.tables import json_number
+
+# Imported inside functions, so that importing this module loads only what it needs: scipy (heavy or optional);
+# scoring.leaderboard.bootstrap (it loads concurrent, concurrent.futures, pandas).
 
 STATISTICS = ("spearman", "pearson", "kendall")
 
@@ -42,8 +48,6 @@ class Correlation:
     n_valid_resamples: int = 0
 
     def as_dict(self) -> dict:
-        from agrieval.scoring.text.tables import json_number
-
         d = {"statistic": json_number(self.statistic), "pvalue": json_number(self.pvalue)}
         if self.n_valid_resamples:
             d |= {"ci_low": json_number(self.ci_low), "ci_high": json_number(self.ci_high),
@@ -99,8 +103,6 @@ def agreement_stats(x, y) -> tuple[dict[str, tuple[float, float]], str]:
     n <= 8: exact permutation p-values (``permutation_pvalues``); more items:
     scipy's asymptotic ones, except that a perfect agreement gets 2/n! instead of 0.
     """
-    from agrieval.scoring.leaderboard.permutation_pvalues import MAX_EXACT_N, exact_pvalues, perfect_agreement_pvalue
-
     stats = correlations(x, y)
     if any(math.isnan(st) for st, _ in stats.values()):
         return stats, "undefined"
@@ -121,6 +123,8 @@ def rank_agreement(a: Mapping[str, float], b: Mapping[str, float], *, n_resample
     Raises ``InputError('keys_mismatch')`` listing the keys only one side has,
     and ``InputError('too_few_items')`` below 3 common keys.
     """
+    from agrieval.scoring.leaderboard.bootstrap import percentile_interval
+
     only_a = sorted(set(a) - set(b))
     only_b = sorted(set(b) - set(a))
     if only_a or only_b:
@@ -141,8 +145,6 @@ def rank_agreement(a: Mapping[str, float], b: Mapping[str, float], *, n_resample
     if np.ptp(x) == 0 or np.ptp(y) == 0:
         out.warnings.append("one ranking is constant: the correlations are undefined")
     if n_resamples > 0:
-        from agrieval.scoring.leaderboard.bootstrap import percentile_interval
-
         rng = np.random.default_rng(seed)
         idx = rng.integers(0, len(keys), size=(n_resamples, len(keys)))
         draws = _resample_statistics(x, y, idx)
@@ -189,8 +191,6 @@ def read_scores(path: str | Path, key: str, value: str, where: Mapping[str, str]
     """``{key: value}`` from a CSV file, over the rows whose ``where`` columns hold the given values (a
     report's ``results.csv``: ``{"protocol": "LOTO", "arch": "densenet121"}``); duplicate keys among those
     rows and non-numbers are rejected, and so is a filter that keeps no row."""
-    from agrieval.scoring.analysis_input.csv_input import key_cell, number_cell, read_csv_rows
-
     where = dict(where or {})
     table = read_csv_rows(path, [key, value, *sorted(set(where) - {key, value})])
     out: dict[str, float] = {}

@@ -25,8 +25,10 @@ from pathlib import Path
 from typing import Collection, List, Optional
 
 from agrieval.scoring.leaderboard.build import competition_ranks
+from agrieval.scoring.runtime.atomic import write_text
 from agrieval.scoring.server.selection import TeamChoice, choose_all
 from agrieval.scoring.server.submission_log import LogRow
+from agrieval.scoring.text import html, markdown
 from agrieval.scoring.text.tables import csv_text, fmt, json_number, markdown_table
 
 __all__ = ["TeamBoard", "TeamRow", "team_board", "to_csv", "to_dict", "to_markdown", "to_html",
@@ -148,8 +150,6 @@ def to_csv(board: TeamBoard) -> str:
 
 
 def to_markdown(board: TeamBoard) -> str:
-    from agrieval.scoring.text import markdown
-
     titles = {"rank": "Rank", "team": "Team", "public_score": "Public", "public_rank": "Public rank",
               "private_score": "Private", "rank_shift": "Shift", "submissions": "Submissions",
               "last_submission_at": "Last (UTC)"}
@@ -162,8 +162,6 @@ def to_markdown(board: TeamBoard) -> str:
 
 def to_html(board: TeamBoard) -> str:
     """A static page (no script, no external resource) with every cell escaped."""
-    from agrieval.scoring.text import html
-
     titles = {"rank": "Rank", "team": "Team", "public_score": "Public", "public_rank": "Public rank",
               "private_score": "Private", "rank_shift": "Shift", "submissions": "Submissions",
               "last_submission_at": "Last (UTC)"}
@@ -186,8 +184,6 @@ def to_html(board: TeamBoard) -> str:
 
 def write_team_board(board: TeamBoard, out_dir: Path) -> List[Path]:
     """Write ``OUTPUT_NAMES`` into ``out_dir`` (the command checks them against the output policy first)."""
-    from agrieval.scoring.runtime.atomic import write_text
-
     out_dir = Path(out_dir)
     written = []
     for name, text in zip(OUTPUT_NAMES, (to_csv(board), json.dumps(to_dict(board), indent=2, sort_keys=True) + "\n",

@@ -24,6 +24,7 @@ them on every supported Python.
 
 from __future__ import annotations
 
+import difflib
 import hashlib
 import json
 import re
@@ -33,6 +34,14 @@ from pathlib import Path
 from typing import Dict, FrozenSet, Literal, Optional, Tuple, Union
 
 from .problems import HostError
+
+# Imported inside functions: numpy, which reading a definition does not need.
+
+try:
+    from re import _parser as sre_parse  # Python 3.11+; loaded by re itself
+except ImportError:  # Python 3.8-3.10
+    import sre_parse  # type: ignore[no-redef]
+from .untrusted import UntrustedFileError, read_bytes
 
 FROZEN_DIR = Path(__file__).parent / "competitions"
 MAX_FROZEN_BYTES = 64 * 2**20  # a frozen PlantCLEF definition, its 7,806 species inlined, is 111 KB
@@ -275,10 +284,6 @@ def _pattern_max_length(pattern: Optional[str]) -> int:
     if pattern is None:
         return unbounded
     try:
-        try:
-            from re import _parser as sre_parse  # Python 3.11+
-        except ImportError:  # Python 3.8-3.10
-            import sre_parse  # type: ignore[no-redef]
         return min(int(sre_parse.parse(pattern).getwidth()[1]), unbounded)
     except Exception:  # noqa: BLE001 - an internal module: without it the limit alone caps ids
         return unbounded
@@ -385,7 +390,6 @@ def load_definition(name_or_path: Union[str, Path, CompetitionDefinition]) -> Co
         if path.suffix != ".json" and not path.exists():
             raise HostError("definition_invalid", f"unknown competition {text!r}{_did_you_mean(text)}; shipped: "
                             f"{', '.join(shipped_competitions())}, or pass a path to a frozen .json definition")
-    from .untrusted import UntrustedFileError, read_bytes
 
     try:  # the one opening rule: a FIFO or a device named as a definition is refused, not read
         raw = read_bytes(path, max_bytes=MAX_FROZEN_BYTES, what="competition definition").decode("utf-8")
@@ -397,7 +401,5 @@ def load_definition(name_or_path: Union[str, Path, CompetitionDefinition]) -> Co
 
 
 def _did_you_mean(text: str) -> str:
-    import difflib
-
     close = difflib.get_close_matches(text.lower(), shipped_competitions(), n=1, cutoff=0.6)
     return f" (did you mean {close[0]!r}?)" if close else ""

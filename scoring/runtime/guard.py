@@ -28,11 +28,18 @@ from pathlib import Path
 from .definition import CompetitionDefinition, load_definition
 from .problems import HostError
 from .reading.solution import Solution, load_solution
+from .reading.submission import Submission, read_submission
+from .reading.uploads import ZIP_MAGIC, unpack
 from .report import Metrics, ReportProblem, ScoreReport
 from .result import HOST_FAILURE_MESSAGE, GradeResult, HostInfo
 from .split_safe import split_independent
 from .time_limit import run_with_time_limit
 from .unit_scores import check_decomposable, public_unit_values, unit_name
+from .untrusted import open_regular
+
+# Imported inside functions, so that importing this module loads only what it needs: the Ladder (only a grade with
+# a Ladder state needs it); the scorer, looked up when called so that a test's replaced scorer.score reaches the
+# forked child.
 
 
 def grade(submission: str | Path | bytes, solution: str | Path | Solution,
@@ -103,8 +110,6 @@ def _read_and_score(submission: str | Path | bytes, sol: Solution, definition: C
     """Runs in the child process: unpack, read, score; returns the report as JSON (cheap to send back).
     ``units``: the public unit values of the primary metric go along in ``details['public']`` (the Ladder's
     input; ``_through_ladder`` takes them out)."""
-    from .reading.submission import Submission, read_submission
-    from .reading.uploads import unpack
     from .scorer import score, score_aligned
 
     try:
@@ -167,9 +172,6 @@ def problems_near_the_start(submission: str | Path | bytes, definition: Competit
                              filename: str | None) -> list:
     """The format problems of the file's first 64 KiB (whole lines): bounded work that tells a participant whose
     file timed out what is wrong with it, where a plain time-limit message would not."""
-    from .reading.submission import read_submission
-    from .reading.uploads import ZIP_MAGIC
-
     try:
         if isinstance(submission, bytes):
             head, shown = submission[:_PREFIX_BYTES], filename or "submission.csv"
@@ -177,8 +179,6 @@ def problems_near_the_start(submission: str | Path | bytes, definition: Competit
             path = Path(submission)
             if not path.is_file():
                 return []
-            from .untrusted import open_regular
-
             with open_regular(path, max_bytes=definition.limits.max_bytes, what="submission") as fh:
                 head = fh.read(_PREFIX_BYTES)
             shown = filename or path.name

@@ -30,8 +30,10 @@ class LabelSets:
 
     @property
     def row_of_label(self) -> np.ndarray:
-        """Row index of every entry of ``labels`` (int32 below 2**31 rows): made on each call, not kept,
-        since it is as long as the labels (issue 54: what a set holds is what a fresh score's peak holds)."""
+        """Row index of every entry of ``labels`` (int32 below 2**31 rows).
+
+        Made on each call, not kept: it is as long as the labels, and what a set keeps adds to the peak memory
+        of a score."""
         return np.repeat(np.arange(self.n_rows, dtype=_index_dtype(self.n_rows)), self.sizes)
 
     def keys(self, bits: int, out: np.ndarray | None = None, *, rows: tuple[int, int] | None = None) -> np.ndarray:
@@ -189,6 +191,6 @@ _ROW_BLOCK = 1 << 10  # rows per step of LabelSets._from_flat_by_blocks
 
 
 def _index_dtype(bound: int) -> type:
-    """int32 for values below ``bound`` when it fits (7-digit species ids, row numbers), else int64: half the
-    memory of the label sets a fresh score holds (issue 54)."""
+    """int32 when every value is below ``bound`` and ``bound`` fits (7-digit species ids, row numbers), else
+    int64. int32 halves the memory the label sets of a score hold."""
     return np.int32 if bound <= 2**31 else np.int64

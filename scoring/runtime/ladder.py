@@ -45,7 +45,10 @@ import numpy as np
 
 from .atomic import write_text
 from .problems import HostError
+from .report import Metrics, ReportProblem
 from .untrusted import UntrustedFileError, read_json, resolve
+
+# Imported inside functions, so that importing this module loads only what it needs: fcntl (POSIX only).
 
 STATE_FORMAT = "agrieval-ladder-state"
 STATE_VERSION = 1
@@ -250,8 +253,6 @@ def decide(state: State, unit_values: Sequence[float], public: Dict[str, float],
 def show(result, decision: Decision):
     """``result`` (a scored ``GradeResult``) as the Ladder shows it: the released submission's public
     metrics for the participant, this submission's raw ones under ``host.details['ladder']``."""
-    from .report import Metrics, ReportProblem
-
     result.report.metrics = Metrics(public=dict(decision.shown), private=result.metrics.private)
     result.report.details["ladder"] = decision.host_view()
     if not decision.released:

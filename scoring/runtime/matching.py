@@ -15,6 +15,9 @@ from .problems import Problem, ProblemLog
 from .reading.solution import Solution
 from .reading.submission import Submission
 
+# Imported inside functions, so that importing this module loads only what it needs: unicodedata, needed only to
+# explain a problem (`agrieval score` does not load it).
+
 _SHOW = 5
 # problems that refuse the id on their line: that row's id is not called unknown as well
 REFUSED_ID = frozenset({"missing_id", "invalid_id", "repeated_header"})
@@ -79,10 +82,8 @@ def report_mismatch(ids: Sequence[str], lines: Sequence[int], test_ids: Sequence
         log.error("missing_ids", f"{len(missing):,} of the {n_test:,} test ids {verb} missing from the "
                   f"submission: {shown}{more}; every test id needs one row")
     if unknown:
-        import unicodedata
-
         for k, line in unknown[:_SHOW]:
-            if unicodedata.normalize("NFC", k) in known and unicodedata.normalize("NFC", k) != k:
+            if _nfc(k) in known and _nfc(k) != k:
                 # Looks the same on screen: say why it does not match (the id is the participant's own text).
                 log.error("unknown_ids", f"id {k[:60]!r} differs from a test id only in its Unicode form "
                           "(decomposed accents, NFD); write it in the composed form (NFC)", line)
@@ -91,3 +92,10 @@ def report_mismatch(ids: Sequence[str], lines: Sequence[int], test_ids: Sequence
         if len(unknown) > _SHOW:
             log.error("unknown_ids", f"{len(unknown):,} ids in all are not test ids of this competition")
     return len(missing), len(unknown)
+
+
+def _nfc(text: str) -> str:
+    """``text`` in Unicode's composed form (NFC)."""
+    import unicodedata
+
+    return unicodedata.normalize("NFC", text)

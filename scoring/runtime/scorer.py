@@ -37,11 +37,11 @@ def read_both(submission: str | Path | bytes, solution: str | Path | bytes | Sol
               definition: CompetitionDefinition, *, filename: str | None = None,
               load: Callable[[str | Path | bytes, CompetitionDefinition], Solution] = load_solution
               ) -> tuple[Solution, Submission | None, ScoreReport | None]:
-    """The solution (``load``-ed unless already a ``Solution``) and ``read_upload``'s answer for the upload.
+    """Load the solution, then read the upload: the solution with ``read_upload``'s answer for the upload.
 
-    The solution first: a problem with it is raised (``HostError``) whatever the upload holds. (Reading it
-    in a second thread while the upload is read gave no clear gain in one process: 0.85-1.39x on 200,000
-    rows on the 2-core development VM, docs/speed.md.)
+    ``solution`` may be a ``Solution`` already loaded; any other value is read by ``load``. The solution comes
+    first so that a problem with it is raised as a ``HostError`` whatever the upload holds. Both are read in
+    this thread, one after the other.
     """
     sol = solution if isinstance(solution, Solution) else load(solution, definition)
     return (sol, *read_upload(submission, sol.checked_ids, definition, filename=filename))
@@ -49,8 +49,10 @@ def read_both(submission: str | Path | bytes, solution: str | Path | bytes | Sol
 
 def read_upload(submission: str | Path | bytes, checked_ids: CheckedIds | None, definition: CompetitionDefinition,
                 *, filename: str | None = None) -> tuple[Submission | None, ScoreReport | None]:
-    """The upload read as a submission, or (None, the rejected report) when the upload itself is refused.
-    ``checked_ids``: the solution's (``Solution.checked_ids``), which only saves work (``read_submission``)."""
+    """The upload read as a submission, or ``None`` and the rejected report when the upload itself is refused.
+
+    ``checked_ids`` are the solution's ``Solution.checked_ids``; passing them only saves work in
+    ``read_submission``."""
     upload = unpack(submission, definition.limits, filename=filename)
     if not upload.ok:
         return None, ScoreReport(competition=definition.name, status="rejected",

@@ -19,11 +19,20 @@ from __future__ import annotations
 
 import multiprocessing as mp
 import os
+import signal
 import sys
+import threading
 import traceback
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
+
+# Imported inside functions, so that importing this module loads only what it needs: resource (POSIX only).
+
+try:
+    import resource  # POSIX only
+except ImportError:  # Windows: no memory cap
+    resource = None  # type: ignore[assignment]
 
 
 @dataclass
@@ -138,16 +147,7 @@ def run_in_process(fn: Callable[..., Any], args: tuple, kwargs: dict, *, seconds
     call, which a killed child could, so the platform's own time limit stays
     the last resort there.
     """
-    import signal
-    import threading
-
-    restore = None
-    try:
-        import resource
-
-        restore = resource.getrlimit(resource.RLIMIT_AS)
-    except ImportError:  # Windows
-        pass
+    restore = resource.getrlimit(resource.RLIMIT_AS) if resource is not None else None
     use_alarm = hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
     previous = None
     try:
@@ -174,6 +174,4 @@ def run_in_process(fn: Callable[..., Any], args: tuple, kwargs: dict, *, seconds
         if use_alarm and previous is not None:
             signal.signal(signal.SIGALRM, previous)
         if restore is not None:
-            import resource
-
             resource.setrlimit(resource.RLIMIT_AS, restore)

@@ -16,6 +16,10 @@ from typing import List, Optional
 from agrieval.scoring.server.store import Store
 from agrieval.scoring.server.submission_log import LogRow
 from agrieval.scoring.server.timeline import parse_utc
+from agrieval.scoring.text.tables import json_number
+
+# Imported inside functions, so that importing this module loads only what it needs: scoring.leaderboard.team_board
+# (it loads concurrent, concurrent.futures, pandas).
 
 __all__ = ["store_rows", "store_board", "board_json", "voided_teams"]
 
@@ -70,8 +74,6 @@ def store_board(store: Store, definition, rule: str, *, reveal_private: bool = F
 def board_json(board, timeline: dict) -> dict:
     """``server board --json``: one object whose ``rows`` each have ``team``, ``rank`` (null when not ranked),
     ``voided``, ``submissions`` and the values shown (``public``; ``private`` at the reveal)."""
-    from agrieval.scoring.text.tables import json_number
-
     rows = []
     for r in board.rows:
         rank = r.private_rank if board.reveal_private else r.public_rank

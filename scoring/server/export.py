@@ -14,8 +14,15 @@ import json
 from pathlib import Path
 from typing import List
 
+from agrieval.scoring.runtime.atomic import write_text
+from agrieval.scoring.server.boards import store_board, store_rows
 from agrieval.scoring.server.store import Store
 from agrieval.scoring.server.timeline import utc_text
+from agrieval.scoring.text import html
+from agrieval.scoring.text.tables import csv_text, fmt, json_number, markdown_table
+
+# Imported inside functions, so that importing this module loads only what it needs: scoring.leaderboard.team_board
+# (it loads concurrent, concurrent.futures, pandas).
 
 __all__ = ["export", "submission_rows", "OUTPUT_NAMES", "SUBMISSION_COLUMNS"]
 
@@ -25,8 +32,6 @@ OUTPUT_NAMES = tuple(f"{stem}.{ext}" for stem in ("leaderboard", "submissions") 
 
 def submission_rows(store: Store) -> List[list]:
     """One row per graded upload (refused and pending ones are not submissions), in the order received."""
-    from agrieval.scoring.server.boards import store_rows
-
     voided = {(t, n) for t, n in store.conn.execute(
         "SELECT team, number FROM uploads WHERE voided_reason IS NOT NULL AND number IS NOT NULL")}
     teams = {t for (t,) in store.conn.execute("SELECT name FROM teams WHERE voided_reason IS NOT NULL")}
@@ -40,17 +45,12 @@ def submission_rows(store: Store) -> List[list]:
 
 
 def _markdown(rows: List[list]) -> str:
-    from agrieval.scoring.text.tables import fmt, markdown_table
-
     cells = [[r[0], r[1], r[2], r[3], fmt(r[4]), "voided" if r[5] else ""] for r in rows]
     return "# Submissions\n\n" + markdown_table(["Team", "Submission", "Received (UTC)", "Status", "Shown", "Voided"],
                                                 cells, align=["l", "r", "l", "l", "r", "l"])
 
 
 def _html(rows: List[list]) -> str:
-    from agrieval.scoring.text import html
-    from agrieval.scoring.text.tables import fmt
-
     lines = ["<!DOCTYPE html>", '<html lang="en">', '<head><meta charset="utf-8"><title>Submissions</title></head>',
              "<body>", "<h1>Submissions</h1>", "<table>", "<thead><tr>"
              + "".join(f"<th>{html.text(h)}</th>" for h in SUBMISSION_COLUMNS) + "</tr></thead>", "<tbody>"]
@@ -63,9 +63,6 @@ def _html(rows: List[list]) -> str:
 def export(store: Store, definition, out_dir: Path, *, rule: str, reveal_private: bool = False) -> List[Path]:
     """Write ``OUTPUT_NAMES`` into ``out_dir`` (the command claims them through the output policy first)."""
     from agrieval.scoring.leaderboard.team_board import write_team_board
-    from agrieval.scoring.runtime.atomic import write_text
-    from agrieval.scoring.server.boards import store_board
-    from agrieval.scoring.text.tables import csv_text, json_number
 
     written = write_team_board(store_board(store, definition, rule, reveal_private=reveal_private), out_dir)
     rows = submission_rows(store)

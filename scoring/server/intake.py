@@ -34,6 +34,10 @@ from agrieval.scoring.server.store import Store, StoreError
 from agrieval.scoring.server.submission_log import LogError, check_team
 from agrieval.scoring.server.timeline import now_utc, parse_utc, utc_text
 
+# Imported inside functions, so that importing this module loads only what it needs: the runtime's grading side
+# (guard, ladder, report: they load numpy and multiprocessing) and the server modules that use it, loaded when an
+# upload is graded.
+
 __all__ = ["grade_stored", "select", "void_submission", "void_team", "resolve_abandoned", "VOIDED_CODE",
            "INTERRUPTED_CODE"]
 

@@ -17,17 +17,19 @@ import sqlite3
 from pathlib import Path
 from typing import Optional
 
+from agrieval.scoring.runtime.untrusted import UntrustedFileError, read_bytes, read_json
 from agrieval.scoring.server.store import Store
 from agrieval.scoring.server.submission_log import LogError, check_team, read_log
 from agrieval.scoring.server.timeline import utc_text
+
+# Imported inside functions, so that importing this module loads only what it needs: scoring.runtime.ladder (it
+# loads numpy).
 
 __all__ = ["import_log"]
 
 
 def _bytes(store: Store, log: Path, file: str, max_bytes: int) -> Optional[str]:
     """The upload's sha256 once kept in the store, None when the file is gone or refused by the opening rule."""
-    from agrieval.scoring.runtime.untrusted import UntrustedFileError, read_bytes
-
     if not file:
         return None
     path = Path(file) if os.path.isabs(file) else log.parent / file
@@ -39,7 +41,6 @@ def _bytes(store: Store, log: Path, file: str, max_bytes: int) -> Optional[str]:
 
 def _ladder_states(store: Store, ladder_dir: Path, numbers: dict) -> dict:
     from agrieval.scoring.runtime.ladder import MAX_STATE_BYTES, state_from_dict
-    from agrieval.scoring.runtime.untrusted import UntrustedFileError, read_json
 
     settings = store.conn.execute("SELECT competition, solution_sha256 FROM competition").fetchone()
     states = {}

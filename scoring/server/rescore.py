@@ -24,6 +24,9 @@ from agrieval.scoring.server.settings import Competition, scorer_name
 from agrieval.scoring.server.store import Store, StoreError, read_kept
 from agrieval.scoring.server.timeline import now_utc, utc_text
 
+# Imported inside functions, so that importing this module loads only what it needs: the settings, the reader, the
+# scorer and the Ladder (they load numpy), needed only when a rescore runs.
+
 __all__ = ["rescore"]
 
 _WORKER: dict = {}

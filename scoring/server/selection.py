@@ -19,7 +19,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Tuple
 
-from agrieval.scoring.server.submission_log import GRADED, LogRow
+from agrieval.scoring.server.submission_log import GRADED, LogRow, utc_text
 
 __all__ = ["RULES", "TeamChoice", "choose", "choose_all"]
 
@@ -53,8 +53,6 @@ def _first_max(rows: List[LogRow], key) -> Optional[LogRow]:
 
 def choose(team: str, rows: List[LogRow], rule: str, k: int = 2) -> TeamChoice:
     """The ``TeamChoice`` of one team from its rows in log order."""
-    from agrieval.scoring.server.submission_log import utc_text
-
     if rule not in RULES:
         raise ValueError(f"unknown rule {rule!r}; choose one of {', '.join(RULES)}")
     mine = [r for r in rows if r.team == team]

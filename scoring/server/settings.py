@@ -12,9 +12,15 @@ import datetime as dt
 import os
 from dataclasses import dataclass
 
+from agrieval.scoring import __version__
+from agrieval.scoring.authoring.definitions import load_competition as load_definition
+from agrieval.scoring.runtime.definition import fingerprint, to_plain
 from agrieval.scoring.server.limits import SubmissionLimits
 from agrieval.scoring.server.store import Store, StoreError
 from agrieval.scoring.server.timeline import Timeline, utc_text
+
+# Imported inside functions, so that importing this module loads only what it needs: scoring.runtime.ladder,
+# scoring.runtime.reading.solution, scoring.runtime.unit_scores (they load numpy).
 
 __all__ = ["Settings", "write_settings", "read_settings", "Competition", "load_competition", "new_settings",
            "fingerprints", "scorer_name", "load_definition_of"]
@@ -65,8 +71,6 @@ def write_settings(store: Store, settings: Settings, now: dt.datetime) -> None:
 
 
 def scorer_name() -> str:
-    from agrieval.scoring import __version__
-
     return f"agrieval {__version__}"
 
 
@@ -86,7 +90,6 @@ def read_settings(store: Store) -> Settings:
 
 def fingerprints(definition, solution) -> tuple:
     """``(definition_sha256, solution_sha256)`` of a loaded definition and solution."""
-    from agrieval.scoring.runtime.definition import fingerprint, to_plain
     from agrieval.scoring.runtime.ladder import solution_fingerprint
 
     return fingerprint(to_plain(definition)), solution_fingerprint(solution, definition)
@@ -94,7 +97,6 @@ def fingerprints(definition, solution) -> tuple:
 
 def load(definition_name: str, solution_path: str):
     """``(definition, solution)`` loaded as ``grade`` loads them."""
-    from agrieval.scoring.authoring.definitions import load_competition as load_definition
     from agrieval.scoring.runtime.reading.solution import load_solution
 
     definition = load_definition(definition_name)
@@ -133,9 +135,6 @@ def new_settings(definition_name: str, solution_path: str, limits: SubmissionLim
 
 def load_definition_of(store: Store):
     """``(definition, settings)`` without the solution (boards and exports read scores, not the truth)."""
-    from agrieval.scoring.authoring.definitions import load_competition as load_definition
-    from agrieval.scoring.runtime.definition import fingerprint, to_plain
-
     settings = read_settings(store)
     definition = load_definition(settings.definition)
     if fingerprint(to_plain(definition)) != settings.definition_sha256:

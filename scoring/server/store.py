@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Iterator, Optional, Union
 
 from agrieval.scoring.runtime.coded_error import CodedError
+from agrieval.scoring.runtime.untrusted import UntrustedFileError, open_regular, read_bytes
 from agrieval.scoring.server.schema import MIGRATIONS
 
 __all__ = ["Store", "StoreError", "create_store", "open_store", "resolve_store", "read_kept", "CODES"]
@@ -157,8 +158,6 @@ def _is_full(exc: sqlite3.Error) -> bool:
 
 def read_kept(path: str, digest: str, max_bytes: int, upload: Optional[int] = None) -> bytes:
     """``Store.read_kept`` for a worker that has the path only (``rescore``'s process pool)."""
-    from agrieval.scoring.runtime.untrusted import UntrustedFileError, read_bytes
-
     which = "an upload" if upload is None else f"upload {upload}"
     try:  # one byte past the cap: a kept file that grew is a changed one, not a read error
         data = read_bytes(path, max_bytes=max_bytes + 1, what="kept upload")
@@ -183,8 +182,6 @@ def _check_file(real: str, shown: str, *, new: bool) -> None:
     SQLite's header (or none at all, for a store ``create_store`` has just made), and its schema version, read
     through a read-only connection, one this agrieval knows (0 only for a new store). Switching to WAL, the
     first write, comes after this: a foreign or corrupt file is left byte for byte as it was."""
-    from agrieval.scoring.runtime.untrusted import UntrustedFileError, open_regular
-
     try:  # (the opening rule: a file swapped for a FIFO since resolve_store is refused, not waited on)
         with open_regular(real, max_bytes=1 << 62, what="store") as fh:
             head = fh.read(len(_HEADER))

@@ -17,7 +17,7 @@ Columns (``COLUMNS``; the first three are the audit's log, so ``agrieval audit``
 ``shown``         the public value the participant was shown (the Ladder's released value, or the rounded one)
 ``selected``      on a ``selected`` row: the team's selected submission numbers, space-separated
 
-The log is no longer written: ``grade --log`` is gone, ``server import`` reads it once into a store.
+The kit reads this log and never writes it: ``agrieval server import`` reads it once into a store.
 """
 
 from __future__ import annotations
@@ -32,7 +32,9 @@ from pathlib import Path
 from typing import List, Optional, Tuple
 
 from agrieval.scoring.runtime.coded_error import CodedError
+from agrieval.scoring.runtime.untrusted import UntrustedFileError, open_regular, read_bytes
 from agrieval.scoring.server.timeline import parse_utc, utc_text
+from agrieval.scoring.text.terminal import is_safe
 
 __all__ = ["COLUMNS", "LogRow", "LogError", "MAX_TEAM_CHARS", "is_submission_log", "read_log", "check_team"]
 
@@ -85,8 +87,6 @@ def _number(x: float) -> str:
 def check_team(team: str) -> str:
     """The team name as given, or a ``LogError``: it lands in CSV, Markdown and HTML boards (escaped there) and
     in this log, so it must be one printable line."""
-    from agrieval.scoring.text.terminal import is_safe
-
     if not team or team != team.strip() or len(team) > MAX_TEAM_CHARS or not is_safe(team) or "\n" in team:
         raise LogError("bad_team", f"the team name {team!r} must be 1 to {MAX_TEAM_CHARS} printable characters on "
                                    "one line, without leading or trailing spaces", exit_code=2)
@@ -103,8 +103,6 @@ def check_team(team: str) -> str:
 def is_submission_log(path: Path) -> bool:
     """Whether ``path`` starts with the log's header (so that a folder listing never scores it). Opened by the
     one opening rule: a FIFO, a device or a file larger than any log is not one, and is not waited on."""
-    from agrieval.scoring.runtime.untrusted import UntrustedFileError, open_regular
-
     try:
         with open_regular(path, max_bytes=MAX_LOG_BYTES, what="submission log") as fh:
             head = fh.read(len(_HEADER) + 8)
@@ -115,8 +113,6 @@ def is_submission_log(path: Path) -> bool:
 
 def read_log(path: Path) -> List[LogRow]:
     """The log's rows in file order; ``[]`` when it does not exist; a ``LogError`` naming the line otherwise."""
-    from agrieval.scoring.runtime.untrusted import UntrustedFileError, read_bytes
-
     path = Path(path)
     try:  # the opening rule: a FIFO or a device is refused at once, a huge file before it is read
         text = read_bytes(path, max_bytes=MAX_LOG_BYTES, what="submission log").decode("utf-8-sig")

@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import re
 
+from agrieval.scoring.text.terminal import is_safe, printable
+
 _ESCAPED = re.compile("[\udc80-\udcff\x00-\x1f\x7f]")
 _ESCAPE = re.compile("%(25|[01][0-9A-Fa-f]|7[Ff]|[89A-Fa-f][0-9A-Fa-f])")
 
@@ -45,13 +47,9 @@ def unescape_name(text: str) -> str:
 def display_name(text: str) -> str:
     """Undecodable bytes, control characters but tab and newline, line separators and bidi overrides as
     ``%XX``, for a printable message (``agrieval.scoring.text.terminal.printable``); not reversible."""
-    from agrieval.scoring.text.terminal import printable
-
     return printable(text, keep="\t\n")
 
 
 def has_undecodable(text: str) -> bool:
     """Text that ``display_name`` changes (a lone surrogate, a control character other than tab/newline...)."""
-    from agrieval.scoring.text.terminal import is_safe
-
     return not is_safe(text, keep="\t\n")

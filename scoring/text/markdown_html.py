@@ -19,6 +19,7 @@ import re
 from collections.abc import Mapping
 from pathlib import Path
 
+from agrieval.scoring.runtime.untrusted import UntrustedFileError, read_bytes
 from agrieval.scoring.text import literals as lit
 
 MAX_IMAGE_BYTES = 32 * 1024 * 1024  # our figures are well under 1 MB
@@ -136,8 +137,6 @@ def _figure(alt: str, name: str, images: Mapping[str, Path]) -> str:
 def _read_figure(path: Path) -> bytes | None:
     """A figure's bytes, by the one opening rule (``scoring/runtime/untrusted.py``): a regular file of at most
     ``MAX_IMAGE_BYTES``, and not a link (the report's figures are files it wrote); None otherwise."""
-    from agrieval.scoring.runtime.untrusted import UntrustedFileError, read_bytes
-
     try:
         return read_bytes(path, max_bytes=MAX_IMAGE_BYTES, what="figure", follow_links=False)
     except (UntrustedFileError, OSError):

@@ -17,6 +17,8 @@ import warnings
 
 from agrieval.scoring.text.terminal import one_line
 
+# Imported inside functions, so that importing this module loads only what it needs: matplotlib (heavy or optional).
+
 MAX_LABEL = 60  # characters of one name on a figure
 MAX_INCHES = 24.0  # 2,640 px at 110 dpi: any figure stays a few tens of MB and draws in seconds
 MAX_TICK_LABELS = 120

@@ -14,6 +14,9 @@ import math
 import re
 from collections.abc import Sequence
 
+# Imported inside functions, so that importing this module loads only what it needs: scoring.text.markdown
+# (`agrieval score` does not need them).
+
 # A spreadsheet evaluates a cell starting with one of these as a formula
 # (OWASP "CSV injection"); tab and carriage return start one in some programs.
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")

@@ -41,11 +41,9 @@ class FigureFormat:
 
 def pyplot():
     """pyplot on the Agg backend (no display needed)."""
-    import matplotlib
-
-    matplotlib.use("Agg", force=True)
     import matplotlib.pyplot as plt
 
+    plt.switch_backend("Agg")  # no display needed
     return plt
 
 

@@ -9,9 +9,10 @@
 | ``baselines/``         | ``scoring``, ``data_tools``, torch, timm                                              |
 
 ``scoring`` never imports ``data_tools`` or ``baselines``, nor torch or PIL, not even inside a function: that is
-what lets ``agrieval score`` start fast and the grading runtime run on a platform that holds numpy alone. (The
-runtime's import list under each platform interpreter: ``tests/scoring/runtime/test_portable_runtime.py``; no
-import circle: ``python3 /work/shared/tools/import_cycles.py .`` in the lead's checks.)
+what lets ``agrieval score`` start fast and the grading runtime run on a platform that holds numpy alone. No two
+modules import each other, directly or around a circle, function-level imports included
+(``test_no_import_circle``). The runtime's import list under each platform interpreter is checked by
+``tests/scoring/runtime/test_portable_runtime.py``.
 """
 
 from __future__ import annotations
@@ -145,5 +146,94 @@ def test_the_rule_sees_what_it_must():
     """The reader of import statements on one file of each kind: relative, nested and module-level imports."""
     found = {(t, top) for t, top, _, _ in imports(REPO / "scoring" / "runtime" / "metrics" / "multilabel.py")}
     assert ("agrieval.scoring.runtime.labelsets", True) in found
-    nested = {(t, top) for t, top, _, _ in imports(REPO / "scoring" / "cli" / "score.py")}
-    assert ("agrieval.scoring.cli.output", False) in nested and ("click", True) in nested
+    nested = {(t, top) for t, top, _, _ in imports(REPO / "scoring" / "writing" / "figures.py")}
+    assert ("matplotlib", False) in nested and ("agrieval.scoring.runtime.atomic", True) in nested
+
+
+def import_graph() -> dict[str, set[str]]:
+    """Module -> the modules of the three packages it imports, at module level or inside a function.
+
+    ``from package import name`` counts as an import of ``package.name`` when that is a module; a package's
+    ``__init__`` importing its own submodules, and a module importing the package it lies in, are left out (Python
+    runs the package's ``__init__`` first either way)."""
+    paths = [p for folder in PACKAGES for p in files(folder)]
+    known = {module_name(p) for p in paths}
+    graph = {}
+    for path in paths:
+        here = module_name(path)
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        named = {}
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom):
+                named.setdefault(node.lineno, []).extend(alias.name for alias in node.names)
+        deps = set()
+        for target, _top, line, _level in imports(path):
+            for name in [target] + [f"{target}.{n}" for n in named.get(line, ())]:
+                while name and name not in known:
+                    name = name.rpartition(".")[0]
+                if name and name != here and not here.startswith(name + ".") \
+                        and not (path.name == "__init__.py" and name.startswith(here + ".")):
+                    deps.add(name)
+        graph[here] = deps
+    return graph
+
+
+def circles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Every set of two or more modules that import one another around a circle (Tarjan's strongly connected
+    components, iterative)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found = []
+    for start in sorted(graph):
+        if start in index:
+            continue
+        work = [(start, iter(sorted(graph[start])))]
+        index[start] = low[start] = len(index)
+        stack.append(start)
+        on_stack.add(start)
+        while work:
+            node, children = work[-1]
+            child = next(children, None)
+            if child is not None:
+                if child not in index:
+                    index[child] = low[child] = len(index)
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter(sorted(graph.get(child, ())))))
+                elif child in on_stack:
+                    low[node] = min(low[node], index[child])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                component = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    component.append(member)
+                    if member == node:
+                        break
+                if len(component) > 1:
+                    found.append(sorted(component))
+    return sorted(found)
+
+
+def test_no_import_circle():
+    graph = import_graph()
+    assert sum(len(deps) for deps in graph.values()) > len(graph), "the reader of imports found too few imports"
+    assert circles(graph) == []
+
+
+def test_the_circle_check_finds_a_planted_circle():
+    """One import planted against a real one (the labelsets importing the metric that imports them) is found, with
+    the modules on its way."""
+    graph = import_graph()
+    metric, labelsets = "agrieval.scoring.runtime.metrics.multilabel", "agrieval.scoring.runtime.labelsets"
+    assert labelsets in graph[metric]
+    graph[labelsets] = graph[labelsets] | {metric}
+    assert circles(graph) == [sorted({metric, labelsets})]
+    longer = {"a": {"b"}, "b": {"c"}, "c": {"a", "d"}, "d": set()}
+    assert circles(longer) == [["a", "b", "c"]]

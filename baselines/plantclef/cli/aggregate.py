@@ -15,6 +15,13 @@ from agrieval.baselines.plantclef.cli.options import (
     competition_definition,
     load_genus,
 )
+from agrieval.baselines.plantclef.pooling import containment_notes
+from agrieval.baselines.submission import write_validated
+from agrieval.scoring.writing.policy import OutputPlan
+
+# Imported inside functions, so that importing this module loads only what it needs: baselines.plantclef.full_probs,
+# baselines.plantclef.tile_scores (they load pyarrow, ssl); baselines.plantclef.predict (it loads asyncio, email,
+# http).
 
 
 @click.command("aggregate")
@@ -30,11 +37,9 @@ from agrieval.baselines.plantclef.cli.options import (
 def aggregate_cmd(ctx, tile_scores, out, competition, overwrite, **kw):
     """Re-run only the aggregation from saved TILE_SCORES (no model, no GPU). Several files: the ensemble
     (mean of the models' probabilities over the same tiles)."""
-    from agrieval.baselines.plantclef.pooling import containment_notes
+    from agrieval.baselines.plantclef.full_probs import full_path, read_full
     from agrieval.baselines.plantclef.predict import predictions
-    from agrieval.baselines.plantclef.tile_scores import load_scores
-    from agrieval.baselines.submission import write_validated
-    from agrieval.scoring.writing.policy import OutputPlan
+    from agrieval.baselines.plantclef.tile_scores import load_scores, read_tile_scores
 
     OutputPlan(overwrite=overwrite, inputs=list(tile_scores)).claim(out, what="--out submission")
     apply_recipe(ctx, kw)
@@ -42,9 +47,6 @@ def aggregate_cmd(ctx, tile_scores, out, competition, overwrite, **kw):
     definition = competition_definition(competition)
     members = dense = None
     if STRATEGIES[agg.strategy].gives_lists:  # zmerge: the notebook's float32 ensemble of every class
-        from agrieval.baselines.plantclef.full_probs import full_path, read_full
-        from agrieval.baselines.plantclef.tile_scores import read_tile_scores
-
         read = [read_tile_scores(p) for p in tile_scores]
         members, n_classes, stats = [f for f, _ in read], read[0][1].get("n_classes"), None
         frame = members[0]

@@ -10,6 +10,9 @@ from agrieval.baselines.plantclef.cli.errors import guard
 from agrieval.baselines.plantclef.cli.options import competition_definition
 from agrieval.scoring.text.terminal import cell, one_line
 
+# Imported inside functions, so that importing this module loads only what it needs: baselines.plantclef.demo (it
+# loads PIL, asyncio, email).
+
 
 @click.command()
 @click.option("--out", type=click.Path(path_type=Path), default=Path("plantclef-demo"), show_default=True, help='Folder for the synthetic images, checkpoint, submission and scores.')

@@ -10,12 +10,12 @@ import re
 import sys
 from pathlib import Path
 
+from agrieval.baselines.plantclef.cli.recipe_table import options_table, recipe_table
+
 DOC = Path(__file__).resolve().parents[3] / "docs" / "plantclef.md"
 
 
 def tables() -> dict[str, str]:
-    from agrieval.baselines.plantclef.cli.recipe_table import options_table, recipe_table
-
     return {"recipes": recipe_table(markdown=True), "aggregation-options": options_table(markdown=True)}
 
 

@@ -7,7 +7,12 @@ import sys
 
 import click
 
+from agrieval.baselines.plantclef.classes import MappingError
+from agrieval.baselines.plantclef.prior import PriorError
+from agrieval.baselines.sbatch import EXIT_REQUEUE, StopRequested
+from agrieval.baselines.submission import SubmissionFailsValidation
 from agrieval.scoring.cli.failures import error_line
+from agrieval.scoring.runtime.coded_error import CodedError
 
 
 class InputProblem(click.ClickException):
@@ -24,12 +29,10 @@ def input_codes() -> dict[type, str]:
     """Error class -> the stable code of its line; the most specific class of an error wins (its MRO)."""
     # Imported when a command runs: some of these modules import torch.
     from agrieval.baselines.device import DeviceError
-    from agrieval.baselines.plantclef.classes import MappingError
     from agrieval.baselines.plantclef.image_stats import StatsError
     from agrieval.baselines.plantclef.loader import ImageListError
     from agrieval.baselines.plantclef.model import CheckpointError
     from agrieval.baselines.plantclef.predict import ResumeError
-    from agrieval.baselines.plantclef.prior import PriorError
     from agrieval.baselines.plantclef.tile_scores import TileScoresError
 
     return {CheckpointError: "checkpoint_invalid", MappingError: "class_mapping_invalid",
@@ -48,10 +51,6 @@ def guard(fn):
 
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
-        from agrieval.baselines.sbatch import EXIT_REQUEUE, StopRequested
-        from agrieval.baselines.submission import SubmissionFailsValidation
-        from agrieval.scoring.runtime.coded_error import CodedError
-
         try:
             return fn(*args, **kwargs)
         except StopRequested as exc:  # a scheduler's warning: the job script requeues the task, which resumes

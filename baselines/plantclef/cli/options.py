@@ -18,6 +18,10 @@ from agrieval.baselines.plantclef.aggregation_config import AggregationConfig
 from agrieval.baselines.plantclef.geometry import BORDERS
 from agrieval.baselines.plantclef.preprocess import TILE_POLICIES
 from agrieval.baselines.plantclef.recipes import RECIPES, get_recipe
+from agrieval.scoring.cli.options import load_definition as competition
+
+# Imported inside functions, so that importing this module loads only what it needs: baselines.plantclef.genus, read
+# only when a genus file is given.
 
 
 def flag_of(f: Field, value=True) -> str:
@@ -141,6 +145,4 @@ def load_genus(path: Path | None):
 
 def competition_definition(name: str):
     """The competition's definition (a name or a .toml), read when the command runs."""
-    from agrieval.scoring.cli.options import load_definition as competition
-
     return competition(name)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import click
@@ -15,18 +16,33 @@ from agrieval.baselines.plantclef.cli.options import (
     load_genus,
     tiling_options,
 )
+from agrieval.baselines.plantclef.geometry import parse_border, parse_level
 from agrieval.baselines.plantclef.jpeg import SUBSAMPLINGS
-from agrieval.baselines.plantclef.preprocess import JPEG_STAGES
+from agrieval.baselines.plantclef.preprocess import JPEG_STAGES, PreprocessConfig
+from agrieval.baselines.plantclef.shards import from_environment, merge_tile_scores, parse_shard
 from agrieval.baselines.plantclef.tie_rules import parse_specs as parse_tie_specs
+from agrieval.baselines.plantclef.weights import MissingInput, check_inputs
+from agrieval.scoring.writing.policy import OutputPlan
+
+# Imported inside functions, so that importing this module loads only what it needs: baselines.plantclef.model,
+# baselines.plantclef.predict (they load asyncio, email, http); baselines.plantclef.full_probs,
+# baselines.plantclef.image_stats (they load pyarrow, ssl).
 
 
 def _shard(text):
-    from agrieval.baselines.plantclef.shards import from_environment, parse_shard
-
     try:
         return parse_shard(text) if text is not None else from_environment()
     except ValueError as exc:
         raise click.BadParameter(str(exc), param_hint="--shard") from None
+
+
+def _model_side():
+    """The model presets and the predictor: the modules that import torch and timm (seconds), loaded only once the
+    inputs are checked."""
+    from agrieval.baselines.plantclef.model import PRESETS, parse_model_kwargs
+    from agrieval.baselines.plantclef.predict import RunOptions, run_predict
+
+    return PRESETS, parse_model_kwargs, RunOptions, run_predict
 
 
 @click.command()
@@ -96,11 +112,9 @@ def predict(ctx, images, checkpoint, class_mapping, out, competition, preset, mo
             random_init, device, batch_size, workers, image_stats, no_amp, no_channels_last, compile_model,
             save_tile_scores, resume, skip_unreadable, overwrite, quiet, **kw):
     """Predict the species of every quadrat image in IMAGES and write a validated submission."""
-    from dataclasses import replace
 
     # The two files come in one download: whichever is missing, the first message says where to get both,
     # before torch and timm are imported (seconds on a small machine).
-    from agrieval.baselines.plantclef.weights import MissingInput, check_inputs
 
     try:
         check_inputs(images, checkpoint, class_mapping, random_init=random_init)
@@ -108,11 +122,7 @@ def predict(ctx, images, checkpoint, class_mapping, out, competition, preset, mo
         raise InputProblem(str(exc), exc.code) from None
     apply_recipe(ctx, kw)
     agg, genus_file = aggregation_config(ctx, kw)
-    from agrieval.baselines.plantclef.geometry import parse_border, parse_level
-    from agrieval.baselines.plantclef.model import PRESETS, parse_model_kwargs
-    from agrieval.baselines.plantclef.predict import RunOptions, run_predict
-    from agrieval.baselines.plantclef.preprocess import PreprocessConfig
-
+    PRESETS, parse_model_kwargs, RunOptions, run_predict = _model_side()
     spec = PRESETS[preset]
     spec = replace(spec, name=model_name or spec.name, img_size=img_size or spec.img_size,
                    kwargs={**spec.kwargs, **parse_model_kwargs(model_kwargs)})
@@ -177,8 +187,6 @@ def merge_tiles(shards, out, overwrite):
     one process would have written."""
     from agrieval.baselines.plantclef.full_probs import full_path
     from agrieval.baselines.plantclef.image_stats import stats_path
-    from agrieval.baselines.plantclef.shards import merge_tile_scores
-    from agrieval.scoring.writing.policy import OutputPlan
 
     plan = OutputPlan(overwrite=overwrite, inputs=list(shards))
     plan.claim(out, what="--out tile scores")

@@ -13,13 +13,12 @@ from dataclasses import fields
 import click
 
 from agrieval.baselines.plantclef.aggregation_config import STRATEGIES, AggregationConfig
+from agrieval.baselines.plantclef.cli.predict import predict
 from agrieval.baselines.plantclef.recipes import RECIPES, Recipe
 
 
 def recipe_options() -> dict[str, click.Option]:
     """Recipe key -> the option that sets it (every option of ``predict``)."""
-    from agrieval.baselines.plantclef.cli.predict import predict
-
     return {p.name: p for p in predict.params if isinstance(p, click.Option)}
 
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import click
 
+from agrieval.baselines.plantclef.cli.recipe_table import options_table, recipe_table
+
 
 @click.command()
 @click.option("--markdown", is_flag=True, help="As the Markdown tables of docs/plantclef.md.")
@@ -12,6 +14,4 @@ import click
 def recipes(markdown, show_options):
     """List the named recipes (--recipe NAME) with their option values, their sources' other settings and
     their sources."""
-    from agrieval.baselines.plantclef.cli.recipe_table import options_table, recipe_table
-
     click.echo(options_table(markdown) if show_options else recipe_table(markdown), nl=False)

@@ -7,8 +7,13 @@ from pathlib import Path
 
 import click
 
+from agrieval.baselines import sbatch
 from agrieval.baselines.plantclef.cli.errors import InputProblem, guard
+from agrieval.baselines.plantclef.cli.predict import predict
+from agrieval.baselines.plantclef.slurm import SUBMISSION, TILES, ShardJob, merge_script, shard_script, submit_script
+from agrieval.scoring.runtime.atomic import write_text
 from agrieval.scoring.text.literals import shell_word
+from agrieval.scoring.writing.policy import OutputPlan
 
 
 def _words(text: str | None, option: str) -> tuple[str, ...]:
@@ -52,19 +57,6 @@ def slurm(images, shards, work, predict_args, aggregate_args, output, time_limit
           gpus_per_task, mem, partition, account, sbatch_extra, setup, overwrite):
     """Write a SLURM array of `predict --shard I/N` tasks (resumed on requeue) and a merge job that joins the
     shards and aggregates them into a validated submission once every shard ended well."""
-    from agrieval.baselines import sbatch
-    from agrieval.baselines.plantclef.cli.predict import predict
-    from agrieval.baselines.plantclef.slurm import (
-        SUBMISSION,
-        TILES,
-        ShardJob,
-        merge_script,
-        shard_script,
-        submit_script,
-    )
-    from agrieval.scoring.runtime.atomic import write_text
-    from agrieval.scoring.writing.policy import OutputPlan
-
     output = output.resolve()
     merge_out = output.with_name(f"{output.stem}-merge.sbatch")
     submit_out = output.with_name(f"{output.stem}-submit.sh")

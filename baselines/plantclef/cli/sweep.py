@@ -12,6 +12,13 @@ from agrieval.baselines.plantclef.cli.errors import guard
 from agrieval.baselines.plantclef.cli.options import competition_definition, parse_floats
 from agrieval.baselines.plantclef.pooling import MODES as POOL_MODES
 from agrieval.baselines.plantclef.transects import RULES
+from agrieval.data_tools.progress import Progress
+from agrieval.scoring.runtime.atomic import write_text
+from agrieval.scoring.text.tables import csv_text, json_number
+from agrieval.scoring.writing.policy import OutputPlan
+
+# Imported inside functions, so that importing this module loads only what it needs: baselines.plantclef.sweep,
+# baselines.plantclef.tile_scores (they load pyarrow, ssl).
 
 
 def _split(text: str, cast):
@@ -73,10 +80,6 @@ def sweep(tile_scores, solution, competition, strategies, top_ks, thresholds, mi
     best first. Settings the saved scores cannot give exactly are listed with the reason."""
     from agrieval.baselines.plantclef.sweep import OVERFIT_WARNING, SweepGrid, render_table, run_sweep
     from agrieval.baselines.plantclef.tile_scores import load_scores
-    from agrieval.data_tools.progress import Progress
-    from agrieval.scoring.runtime.atomic import write_text
-    from agrieval.scoring.text.tables import csv_text, json_number
-    from agrieval.scoring.writing.policy import OutputPlan
 
     if out_csv:
         OutputPlan(overwrite=overwrite, inputs=[*tile_scores, solution]).claim(out_csv, what="--out-csv")

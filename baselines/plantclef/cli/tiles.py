@@ -8,7 +8,12 @@ import click
 
 from agrieval.baselines.plantclef.cli.errors import InputProblem, guard
 from agrieval.baselines.plantclef.cli.options import apply_recipe, tiling_options
+from agrieval.baselines.plantclef.geometry import parse_border, parse_level
+from agrieval.baselines.plantclef.preprocess import PreprocessConfig, load_rgb
 from agrieval.baselines.plantclef.recipes import RECIPES
+
+# Imported inside functions, so that importing this module loads only what it needs: baselines.plantclef.draw (it
+# loads PIL).
 
 
 @click.command()
@@ -26,8 +31,6 @@ from agrieval.baselines.plantclef.recipes import RECIPES
 def tiles(ctx, image, out, input_size, max_side, overwrite, **kw):
     """Draw the tiles of IMAGE (boxes, the part the model sees, padding) into --out (PNG, or JPEG for .jpg)."""
     from agrieval.baselines.plantclef.draw import draw_tiles
-    from agrieval.baselines.plantclef.geometry import parse_border, parse_level
-    from agrieval.baselines.plantclef.preprocess import PreprocessConfig, load_rgb
 
     apply_recipe(ctx, kw)
     border, percent = parse_border(kw["crop_border"])

@@ -13,6 +13,7 @@ import zlib
 from dataclasses import dataclass
 
 from agrieval.scoring.authoring.bundles.files import Inputs
+from agrieval.scoring.authoring.bundles.metric_pages import definitions_html, group_name, participant_html
 from agrieval.scoring.runtime.problems import HostError
 from agrieval.scoring.text.template import Filled, fill, join, prose
 
@@ -127,8 +128,6 @@ def pages(inputs: Inputs, options: Options, *, upload_how: Filled, validate_cmd:
 
 def _participant_blocks(inputs: Inputs, options: Options) -> dict:
     """The metric definitions (evaluation page), the format examples, limits and timeline (data page)."""
-    from agrieval.scoring.authoring.bundles.metric_pages import definitions_html, group_name, participant_html
-
     d = inputs.definition
     dev_start, dev_end, final_start, end = options.text_dates()
     labels = example_labels(d)

@@ -27,6 +27,7 @@ from agrieval.scoring.authoring.bundles.starting_kit import VALIDATE_CMD
 from agrieval.scoring.authoring.bundles.submission_limits import resolved
 from agrieval.scoring.authoring.bundles.yaml_text import dump
 from agrieval.scoring.runtime.definition import freeze
+from agrieval.scoring.runtime.problems import HostError
 from agrieval.scoring.text import literals as lit
 from agrieval.scoring.text.template import fill, join, prose
 
@@ -128,8 +129,6 @@ def build(inputs: Inputs, *, options: Options | None = None, **_options) -> Bund
     options = options or Options()
     d = inputs.definition
     if not d.split.phases:
-        from agrieval.scoring.runtime.problems import HostError
-
         raise HostError("definition_invalid", f"{d.name}: EvalAI needs [split] phases (phase codename -> public or "
                         "private) in the competition definition")
     bundle = Bundle("evalai", d)

@@ -2,18 +2,25 @@
 
 from __future__ import annotations
 
+import csv
+import hashlib
+import io
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from agrieval.scoring.authoring import vendoring
+from agrieval.scoring.authoring.solution_order import order_warnings
 from agrieval.scoring.runtime.atomic import write_bytes
-from agrieval.scoring.runtime.definition import CompetitionDefinition
+from agrieval.scoring.runtime.definition import CompetitionDefinition, shipped_competitions
 from agrieval.scoring.runtime.guard import grade
 from agrieval.scoring.runtime.problems import HostError
 from agrieval.scoring.runtime.reading.solution import Solution, load_solution
 from agrieval.scoring.text import literals as lit
 from agrieval.scoring.text.template import Filled, fill, join, prose
+from agrieval.scoring.writing.submission import format_submission
+
+# Imported inside functions, so that importing this module loads only what it needs: zipfile (heavy or optional).
 
 # The oldest Python and numpy the runtime claims (tested in CI: .ci/interpreters).
 MIN_PYTHON = "3.8"
@@ -65,8 +72,6 @@ def check_inputs(definition: CompetitionDefinition, solution_path: Path, *, spli
     solution against itself through the guard (what the bundled program will write, key for key). Its
     warnings: the solution's own (``ids_reveal_labels``), then those of its order, in its rows and in its
     sorted ids (``solution_order.order_warnings``)."""
-    from agrieval.scoring.authoring.solution_order import order_warnings
-
     solution = load_solution(solution_path, definition)
     for split in splits:
         if not (solution.split == split).any():
@@ -85,9 +90,6 @@ def check_inputs(definition: CompetitionDefinition, solution_path: Path, *, spli
 
 def _perfect_submission(solution_path: Path, definition: CompetitionDefinition) -> bytes:
     """The solution's id and prediction columns only: a submission that must score perfectly."""
-    import csv
-    import io
-
     with open(solution_path, newline="", encoding="utf-8-sig") as fh:
         rows = list(csv.reader(fh, delimiter=definition.delimiter))
     header = rows[0]
@@ -119,8 +121,6 @@ def validate_command(definition: CompetitionDefinition) -> str:
     """The command line a participant runs to check a file: every word a shell literal (``literals.shell_line``).
     A shipped competition by its name; any other by the frozen definition the bundle ships (``DEFINITION_FILE``):
     the participant's agrieval does not know the organizer's name."""
-    from agrieval.scoring.runtime.definition import shipped_competitions
-
     which = definition.name if definition.name in shipped_competitions() else DEFINITION_FILE
     return lit.shell_line("agrieval", "validate", "submission.csv", "--competition", which)
 
@@ -143,8 +143,6 @@ def publication_order(ids: list, key: str) -> list:
     class by class, or ``pub_``/``priv_`` prefixes, line up by position). A hash of the id depends on the id
     alone: the position of a row tells nothing the id does not, and the same inputs give the same bytes. The
     key is written in the bundle's README, so that the organizer can rebuild the order."""
-    import hashlib
-
     prefix = key.encode("utf-8") + b"\n"
     return sorted(ids, key=lambda i: (hashlib.sha256(prefix + i.encode("utf-8")).hexdigest(), i))
 
@@ -164,8 +162,6 @@ def sample_submission(inputs: Inputs) -> tuple:
     Multilabel: the empty list, a valid prediction (it scores ``empty_both_score`` where the truth is empty, 0
     elsewhere). Multiclass: a row must hold exactly one class, so every row gets the vocabulary's first class (in
     the definition's order), the same for all rows: it tells nothing of the truth either."""
-    from agrieval.scoring.writing.submission import format_submission
-
     d = inputs.definition
     ids = publication_order(list(inputs.solution.ids), inputs.key)
     if d.task == "multiclass":
@@ -181,7 +177,6 @@ def sample_submission(inputs: Inputs) -> tuple:
 
 def zip_bytes(files: dict) -> bytes:
     """A deterministic zip of ``{name: bytes}`` (sorted names, fixed timestamps, mode 0644)."""
-    import io
     import zipfile
 
     buf = io.BytesIO()

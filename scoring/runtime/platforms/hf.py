@@ -16,6 +16,8 @@ have identical keys; the leaderboard sorts on ``SCORING_METRIC``.
 
 from __future__ import annotations
 
+import csv
+import dataclasses
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +25,8 @@ from ..definition import CompetitionDefinition, load_definition
 from ..guard import grade
 from ..problems import HostError
 from ..result import SubmissionRejected
+
+# Imported inside functions, so that importing this module loads only what it needs: huggingface_hub (heavy or optional).
 
 # Extensions tried for the upload by name, after those of the competition's SUBMISSION_FILENAMES: the platform
 # keeps the uploaded file's own extension, case included (submissions.py ~276-281), so the usual spellings are
@@ -68,6 +72,10 @@ def _upload_name(names: list, stem: str, params: Any) -> str | None:
 def fetch_files(params: Any) -> tuple:
     """(solution, upload, the upload's name in the repository) as local files: from the Hub as the platform's own
     metric does, or from a local folder laid out like the repository."""
+    try:
+        from huggingface_hub import HfApi, hf_hub_download
+    except ImportError:  # a local folder needs no Hub
+        HfApi = hf_hub_download = None
     repo = str(_param(params, "competition_id", ""))
     stem = f"submissions/{_param(params, 'team_id')}-{_param(params, 'submission_id')}"
     if Path(repo).is_dir():
@@ -78,11 +86,9 @@ def fetch_files(params: Any) -> tuple:
         if name is None:
             raise HostError("internal_error", f"no {stem}.* in the local folder {repo!r}")
         return root / "solution.csv", root / name, name
-    try:
-        from huggingface_hub import hf_hub_download
-    except ImportError:
+    if hf_hub_download is None:
         raise HostError("internal_error", "huggingface_hub is not installed and competition_id "
-                        f"{repo!r} is not a local folder") from None
+                        f"{repo!r} is not a local folder")
     token = _param(params, "token")
 
     def download(filename: str) -> Path:
@@ -99,8 +105,6 @@ def fetch_files(params: Any) -> tuple:
             if "EntryNotFound" not in type(exc).__name__:
                 raise
     # An upload named e.g. `sub.CSV` or `preds.txt` is stored with that extension: look it up in the listing.
-    from huggingface_hub import HfApi
-
     name = _upload_name(list(HfApi(token=token).list_repo_files(repo_id=repo, repo_type="dataset")), stem, params)
     if name is None:
         raise HostError("internal_error", f"no upload {stem}.* in {repo}")
@@ -133,9 +137,6 @@ def compute_scores(competition: str | Path | CompetitionDefinition, params: Any)
 def solution_convention(definition: CompetitionDefinition, solution: Path) -> CompetitionDefinition:
     """The definition with the split column ``solution.csv`` really has: the definition's own, else the
     platform's lowercase ``split`` (``public``/``private``), else Kaggle's ``Usage`` (``Public``/``Private``)."""
-    import csv
-    import dataclasses
-
     with open(solution, newline="", encoding="utf-8-sig") as fh:
         header = next(csv.reader([fh.readline()], delimiter=definition.delimiter), [])
     if definition.split.column in header:

@@ -33,6 +33,7 @@ from ..definition import CompetitionDefinition, load_definition
 from ..guard import grade
 from ..problems import HostError
 from ..reading.solution import load_solution
+from ..split_safe import ROWS_INVALID_MESSAGE
 
 DEFAULT_COMPETITION = "plantclef2025"
 # More columns than this is refused before the frame is converted (a 20,000-column frame costs minutes).
@@ -85,8 +86,6 @@ def _check_shape(frame: pd.DataFrame, definition: CompetitionDefinition) -> None
         raise ParticipantVisibleError(f"error [extra_column] the submission has {n_cols:,} columns; it must have exactly "
                                       f"{', '.join(definition.expected_columns)}")
     if n_rows > definition.limits.max_rows:
-        from ..split_safe import ROWS_INVALID_MESSAGE
-
         raise ParticipantVisibleError("error [rows_invalid] " + ROWS_INVALID_MESSAGE.format(competition=definition.name))
 
 

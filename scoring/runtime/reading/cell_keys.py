@@ -67,9 +67,11 @@ def _chunk_makers(raw: bytes, starts: np.ndarray, ends: np.ndarray) -> list:
 
 def compact_cells(raw: bytes, starts: np.ndarray, ends: np.ndarray, words: np.ndarray | None = None
                   ) -> tuple[bytes, np.ndarray, np.ndarray]:
-    """The same cells in bytes of their own: each cell's ``cell_words`` (``words`` when already made), one
-    cell after the other, so that what keeps a few columns does not keep the whole file (issue 54: the
-    solution's 24 MB held for its ids). ``cells`` unchanged when that would not be smaller."""
+    """The same cells copied into bytes of their own, one cell's ``cell_words`` after the other.
+
+    A caller that keeps a few columns, as the solution keeps its ids, then does not keep the whole file.
+    ``words`` are the cells' words when already made. The cells come back unchanged when the copy would not
+    be smaller."""
     length = ends - starts
     n_chunks = (int(length.max()) + 7) // 8 if len(starts) else 0
     if not n_chunks or 8 * n_chunks * len(starts) >= len(raw):  # (every cell empty: nothing to keep)

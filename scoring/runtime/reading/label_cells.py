@@ -17,11 +17,14 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..definition import CompetitionDefinition
+from ..definition import CompetitionDefinition, shipped_competitions
 from ..labelsets import LabelSets
 from ..problems import ProblemLog
 from . import digit_lists
 from .csv_spans import decode_spans
+
+# Imported inside functions, so that importing this module loads only what it needs: unicodedata, needed only to
+# explain a problem (`agrieval score` does not load it).
 
 if TYPE_CHECKING:
     from .tokenize import Table
@@ -96,7 +99,6 @@ def names_hint(definition: CompetitionDefinition) -> str:
     Nothing of the solution: the vocabulary is public (it ships with the competition's definition)."""
     if definition.label_type != "int":
         return ""
-    from ..definition import shipped_competitions
 
     n = f"the {len(definition.labels):,} " if definition.labels is not None else "the "
     where = (f"`agrieval competitions show {definition.name}` prints where" if definition.name in
@@ -178,10 +180,15 @@ def _odd_blank(cell: str) -> str | None:
         return None
     for c in cell:
         if c.isspace() and c not in _LIST_BLANKS:
-            import unicodedata
-
-            return f"{unicodedata.name(c, 'a control character').lower()} (U+{ord(c):04X})"
+            return _named(c)
     return None
+
+
+def _named(c: str) -> str:
+    """A character by its Unicode name and code point: ``no-break space (U+00A0)``."""
+    import unicodedata
+
+    return f"{unicodedata.name(c, 'a control character').lower()} (U+{ord(c):04X})"
 
 
 def _parse_int_token(tok: str, cell: str, log: ProblemLog, line: int, column: int,

@@ -2,7 +2,7 @@
 
 A file that is regular but for spaces (or tabs) typed after closing quotes, ``"Q-1" ,"[1]"``, is refused
 by Python's strict ``csv`` reader record by record, and ``quote_trouble.mend_record`` then names each
-blank in a Python loop: 18x a regular file's time per MB. Here the same blanks are found from the
+blank in a Python loop, many times slower per MB than a regular file. Here the same blanks are found from the
 positions of the quotes, and the mended bytes go to the numpy tokenizer (``csv_spans``) like any regular
 file. Only files whose quotes are simple take this path: every quoted field opens at the start of a field
 and closes on its line, no doubled quote, no lone CR, and after each closing quote only blanks, then the

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -200,8 +201,6 @@ def _label_leak_warnings(name: str, ids: list, classes: list | None, definition:
 
 def _token_in(label: str, text: str) -> bool:
     """``label`` appears in ``text`` between separators (``/``, ``_``, ``-``, ``.``, start or end)."""
-    import re
-
     return re.search(rf"(?:^|[/\\._-]){re.escape(label)}(?:$|[/\\._-])", text) is not None
 
 

@@ -24,7 +24,7 @@ import io
 import itertools
 from collections.abc import Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import NamedTuple
 
 import numpy as np
@@ -654,8 +654,6 @@ def _rows_not_checked(log: ProblemLog) -> None:
 
 def _note_on_header(log: ProblemLog, note: str) -> None:
     """``note`` appended to the header's last error (said once, where the header's problems end)."""
-    from dataclasses import replace
-
     for k in range(len(log.problems) - 1, -1, -1):
         p = log.problems[k]
         if p.line == 1 and p.severity == "error":

@@ -19,6 +19,7 @@ Nothing here writes to disk.
 from __future__ import annotations
 
 import errno
+import io
 import os
 import stat
 from dataclasses import dataclass, field
@@ -29,6 +30,8 @@ from ..definition import Limits
 from ..problems import Problem, ProblemLog
 from ..untrusted import UntrustedFileError, open_regular
 from .bytes_checks import read_opened
+
+# Imported inside functions, so that importing this module loads only what it needs: zipfile (heavy or optional).
 
 _NO_CAP = 1 << 62  # open_regular's size cap left to the caller: the competition's limit is checked with a message
 
@@ -64,8 +67,6 @@ def unpack(submission: str | Path | bytes, limits: Limits, *, filename: str | No
     """
     if isinstance(submission, bytes):
         if submission[:4] in (ZIP_MAGIC, EMPTY_ZIP_MAGIC) and len(submission) <= limits.max_bytes:
-            import io
-
             return from_zip(io.BytesIO(submission), limits, display_name=filename or "submission.zip")
         return Upload(submission, filename or "submission.csv")
     upload = open_upload(submission, limits)
