@@ -33,7 +33,7 @@ Shapes:
 JSON shapes (``--json``, issue 56), each a file of about --mb MB read by ``read_json``
 (``scoring/runtime/untrusted.py``), with no cap but the bytes (every file parsed to its end; a file nested
 deeper than 64 levels is still refused) or, with --shipped-limits, under the caps of a CTV run tree's JSON file
-(``scoring/analysis_input/json_input.py``: 10,000 lists and objects, 200,000 values, 64 levels; bytes raised):
+(``scoring/analysis_input/_json_input.py``: 10,000 lists and objects, 200,000 values, 64 levels; bytes raised):
 
   regular          ``[{"epoch": 1, "val_acc": 0.5, "lr": 0.001, "note": "..."}, ...]``: a history's records
   empty-objects    ``[{},{},...]``: the issue's 16 MB file that took 735 MB and 23 s
@@ -113,7 +113,7 @@ JSON_SHAPES = {
 
 
 def _read_json(path: Path, shipped: bool):
-    from agrieval.scoring.analysis_input.json_input import MAX_JSON_CONTAINERS, MAX_JSON_VALUES
+    from agrieval.scoring.analysis_input._json_input import MAX_JSON_CONTAINERS, MAX_JSON_VALUES
     from agrieval.scoring.runtime.untrusted import UntrustedFileError, read_json
 
     caps = {"max_containers": MAX_JSON_CONTAINERS, "max_values": MAX_JSON_VALUES} if shipped else {}

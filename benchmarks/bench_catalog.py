@@ -30,7 +30,7 @@ import time
 from multiprocessing import get_context
 from pathlib import Path
 
-from agrieval.scoring.cli.failures import exit_unless_installed
+from agrieval.scoring.cli._failures import exit_unless_installed
 
 # Before the imports below: a missing extra is one line naming its pip install, not a traceback.
 exit_unless_installed("python benchmarks/bench_catalog.py", "PIL", "imagehash", "sklearn", "skimage")
@@ -76,9 +76,9 @@ def make_pool(root: Path, n: int, distinct: int, size: tuple[int, int], workers:
 
 
 def main() -> None:
+    from agrieval.data_tools._hamming import hamming, hex_to_uint64, pairs_within
+    from agrieval.data_tools._parallel import default_workers
     from agrieval.data_tools.catalog import build_catalog
-    from agrieval.data_tools.hamming import hamming, hex_to_uint64, pairs_within
-    from agrieval.data_tools.parallel import default_workers
 
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--n", type=int, default=300, help="JPEG files in the pool")

@@ -22,7 +22,7 @@ Attacks (the attacker sees only the board):
               keep the flip when the value shown went up, --queries times
 
 Boards: ``raw`` shows each submission's exact public score (Kaggle, Codabench, ...); ``ladder`` is
-``agrieval.scoring.runtime.ladder`` (the parameter-free Ladder over the metric's units, the code ``grade
+``agrieval.scoring.runtime._ladder`` (the parameter-free Ladder over the metric's units, the code ``grade
 --ladder`` runs); ``textbook`` is the paper's Algorithm 2 on row losses, written again here from the
 paper; ``rounded`` shows the public score rounded to ``--public-precision auto``'s decimals. The
 leaderboard error of a board is |value shown for the attacker - private score of the submission it
@@ -47,9 +47,9 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from agrieval.scoring.audit.audit_report import audit  # noqa: E402
-from agrieval.scoring.authoring.public_precision import auto_decimals  # noqa: E402
-from agrieval.scoring.runtime import ladder  # noqa: E402
-from agrieval.scoring.runtime.unit_scores import split_score  # noqa: E402
+from agrieval.scoring.authoring._public_precision import auto_decimals  # noqa: E402
+from agrieval.scoring.runtime import _ladder as ladder  # noqa: E402
+from agrieval.scoring.runtime._unit_scores import split_score  # noqa: E402
 
 FIXTURE = REPO / "tests" / "fixtures" / "real" / "plantclef2025_submission_topk5.csv"
 
@@ -69,7 +69,7 @@ class Competition:
         return split_score(self.row_values(choice), self.units, rows)
 
     def public_units(self, choice: np.ndarray) -> np.ndarray:
-        from agrieval.scoring.runtime.unit_scores import unit_values
+        from agrieval.scoring.runtime._unit_scores import unit_values
 
         return unit_values(self.row_values(choice), self.units, self.public_rows)
 
@@ -119,7 +119,7 @@ class RoundedBoard(RawBoard):
 
 
 class LadderBoard:
-    """``agrieval.scoring.runtime.ladder``'s rule (the one ``grade --ladder`` applies), on the metric's units."""
+    """``agrieval.scoring.runtime._ladder``'s rule (the one ``grade --ladder`` applies), on the metric's units."""
 
     def __init__(self, comp: Competition):
         self.comp, self.units, self.shown, self.choice = comp, None, None, None

@@ -69,7 +69,7 @@ from pathlib import Path
 
 import numpy as np
 
-from agrieval.scoring.cli.failures import exit_unless_installed
+from agrieval.scoring.cli._failures import exit_unless_installed
 
 # The reference pipeline is pandas + scikit-learn (the `test` extra); the peers polars and duckdb (`bench`).
 exit_unless_installed("python benchmarks/bench_scoring.py", "pandas", "sklearn", "polars", "duckdb")
@@ -309,7 +309,7 @@ def fresh_compare(sol: Path, sub: Path, d, frozen: tuple[Path, Path], repeat: in
 
 def _cpus() -> int:
     """CPUs this process may run on (its affinity, as in a container)."""
-    from agrieval.data_tools.parallel import default_workers
+    from agrieval.data_tools._parallel import default_workers
 
     return default_workers()
 

@@ -10,7 +10,7 @@ a few malformed (rejected); ``--distinct`` different files, cycled over ``--uplo
 keeps identical bytes once, as it does for a team that re-uploads a file). Rows are written straight into the
 store, as its own transactions would.
 
-1. ``rescore`` (``scoring/server/rescore.py``, the process pool of ``--jobs`` workers, default the machine's
+1. ``rescore`` (``scoring/_server/rescore.py``, the process pool of ``--jobs`` workers, default the machine's
    cores; the new version written and every rank change listed), timed whole. Target (issue 54): <= 60 s for
    10,000 uploads on the 2-core VM.
 2. The peer: the same uploads scored one after another in this process (``rescore``'s own worker function, no
@@ -35,12 +35,12 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from agrieval.scoring.server import rescore as rescore_module  # noqa: E402
-from agrieval.scoring.server.limits import SubmissionLimits  # noqa: E402
-from agrieval.scoring.server.settings import load_competition as load_stored  # noqa: E402
-from agrieval.scoring.server.settings import new_settings, write_settings  # noqa: E402
-from agrieval.scoring.server.store import create_store, open_store  # noqa: E402
-from agrieval.scoring.server.timeline import Timeline, utc_text  # noqa: E402
+from agrieval.scoring._server import rescore as rescore_module  # noqa: E402
+from agrieval.scoring._server.limits import SubmissionLimits  # noqa: E402
+from agrieval.scoring._server.settings import load_competition as load_stored  # noqa: E402
+from agrieval.scoring._server.settings import new_settings, write_settings  # noqa: E402
+from agrieval.scoring._server.store import create_store, open_store  # noqa: E402
+from agrieval.scoring._server.timeline import Timeline, utc_text  # noqa: E402
 
 REAL = REPO / "tests" / "fixtures" / "real"
 BASES = ["plantclef2025_submission_topk5.csv", "plantclef2025_submission_vote_k5.csv",

@@ -26,17 +26,17 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
+from agrieval.scoring._server import intake  # noqa: E402
+from agrieval.scoring._server.boards import store_board, store_rows  # noqa: E402
+from agrieval.scoring._server.limits import SubmissionLimits  # noqa: E402
+from agrieval.scoring._server.settings import load_competition as load_stored  # noqa: E402
+from agrieval.scoring._server.settings import new_settings, write_settings  # noqa: E402
+from agrieval.scoring._server.store import create_store, open_store  # noqa: E402
+from agrieval.scoring._server.submission_log import COLUMNS, read_log  # noqa: E402
+from agrieval.scoring._server.timeline import Timeline, utc_text  # noqa: E402
 from agrieval.scoring.authoring.definitions import load_competition  # noqa: E402
-from agrieval.scoring.leaderboard.team_board import team_board  # noqa: E402
+from agrieval.scoring.leaderboard._team_board import team_board  # noqa: E402
 from agrieval.scoring.runtime.guard import grade  # noqa: E402
-from agrieval.scoring.server import intake  # noqa: E402
-from agrieval.scoring.server.boards import store_board, store_rows  # noqa: E402
-from agrieval.scoring.server.limits import SubmissionLimits  # noqa: E402
-from agrieval.scoring.server.settings import load_competition as load_stored  # noqa: E402
-from agrieval.scoring.server.settings import new_settings, write_settings  # noqa: E402
-from agrieval.scoring.server.store import create_store, open_store  # noqa: E402
-from agrieval.scoring.server.submission_log import COLUMNS, read_log  # noqa: E402
-from agrieval.scoring.server.timeline import Timeline, utc_text  # noqa: E402
 from agrieval.scoring.text.tables import csv_text  # noqa: E402
 
 REF = REPO / "reference_submissions" / "plantclef2025"

@@ -25,7 +25,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from agrieval.scoring.cli.failures import exit_unless_installed
+from agrieval.scoring.cli._failures import exit_unless_installed
 
 # Before the imports below: a missing extra is one line naming its pip install, not a traceback.
 exit_unless_installed("python benchmarks/bench_tiling.py", "torch", "timm", "PIL")
@@ -90,14 +90,14 @@ def main() -> None:
         jpeg_stage_report()
         return
 
-    from agrieval.baselines.device import device_or_exit
+    from agrieval.baselines._device import device_or_exit
+    from agrieval.baselines.plantclef._synthetic import make_quadrats
     from agrieval.baselines.plantclef.aggregation_config import AggregationConfig
     from agrieval.baselines.plantclef.geometry import parse_level
     from agrieval.baselines.plantclef.inference import TileScorer
     from agrieval.baselines.plantclef.model import PRESETS, build_model, normalisation
     from agrieval.baselines.plantclef.predict import RunOptions, run_predict
     from agrieval.baselines.plantclef.preprocess import PreprocessConfig
-    from agrieval.baselines.plantclef.synthetic import make_quadrats
     from agrieval.scoring.authoring.definitions import load_competition
 
     device = device_or_exit(args.device)  # a missing GPU: error [device_unavailable], exit 2
@@ -199,9 +199,9 @@ def jpeg_stage_report(quality: int = 85, subsampling: str = "4:2:2") -> None:
     """Mean absolute pixel difference between the 518 px tiles of three pipelines on synthetic 3:2 field quadrats
     (square:3 tiles): none (no recompression), image (the quadrat recompressed before tiling) and tile (each tile
     recompressed after its resize, the winner's)."""
+    from agrieval.baselines.plantclef._synthetic import field_quadrat
     from agrieval.baselines.plantclef.geometry import parse_level
     from agrieval.baselines.plantclef.preprocess import PreprocessConfig, quadrat_tiles
-    from agrieval.baselines.plantclef.synthetic import field_quadrat
 
     def tiles(image, **kw):
         cfg = PreprocessConfig(levels=(parse_level("square:3"),), input_size=518, **kw)

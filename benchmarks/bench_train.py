@@ -28,7 +28,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from agrieval.scoring.cli.failures import exit_unless_installed
+from agrieval.scoring.cli._failures import exit_unless_installed
 
 # Before the imports below: a missing extra is one line naming its pip install, not a traceback.
 exit_unless_installed("python benchmarks/bench_train.py", "torch", "timm", "PIL")
@@ -63,10 +63,10 @@ def host_rows(paths: list[str], cfg, rounds: int) -> list[tuple[str, float]]:
     from PIL import Image
     from torchvision.transforms.v2.functional import pil_to_tensor
 
-    from agrieval.baselines.ctv.augment import BatchAugment
-    from agrieval.baselines.ctv.dataset import load_image
-    from agrieval.baselines.ctv.script_transforms import script_train_transform
-    from agrieval.baselines.ctv.transforms import decode_transform, train_transform
+    from agrieval.baselines.ctv._augment import BatchAugment
+    from agrieval.baselines.ctv._dataset import load_image
+    from agrieval.baselines.ctv._script_transforms import script_train_transform
+    from agrieval.baselines.ctv._transforms import decode_transform, train_transform
 
     plain, per_sample, resize = script_train_transform(cfg), train_transform(cfg), decode_transform(cfg)
     augment = BatchAugment(cfg, seed=0)
@@ -98,8 +98,8 @@ def host_rows(paths: list[str], cfg, rounds: int) -> list[tuple[str, float]]:
 
 
 def loader_ips(paths, cfg, workers: int, batches: int, cache=None) -> float:
-    from agrieval.baselines.ctv.dataset import SplitDataset
-    from agrieval.baselines.ctv.transforms import decode_transform
+    from agrieval.baselines.ctv._dataset import SplitDataset
+    from agrieval.baselines.ctv._transforms import decode_transform
 
     ds = SplitDataset(paths, [0] * len(paths), decode_transform(cfg), cache=cache)
     dl = DataLoader(ds, batch_size=cfg.batch_size, shuffle=True, num_workers=workers, drop_last=True,
@@ -128,7 +128,7 @@ def model_ips(arch: str, cfg, device: torch.device, steps: int) -> tuple[float, 
     rt = Runtime(device, torch.bfloat16 if device.type == "cuda" else None, cl, cfg.mean, cfg.std)
     opt = torch.optim.AdamW(model.parameters(), lr=1e-4)
     loss_fn = torch.nn.CrossEntropyLoss()
-    from agrieval.baselines.ctv.augment import BatchAugment
+    from agrieval.baselines.ctv._augment import BatchAugment
 
     augment = BatchAugment(cfg, seed=0)  # train steps include the batched augmentation on the device
     x = torch.randint(0, 256, (cfg.batch_size, 3, cfg.img_size, cfg.img_size), dtype=torch.uint8)
@@ -176,9 +176,9 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=7, help="interleaved rounds of the per-image rows")
     args = ap.parse_args()
 
-    from agrieval.baselines.ctv.cache import build_cache
+    from agrieval.baselines._device import device_or_exit
+    from agrieval.baselines.ctv._cache import build_cache
     from agrieval.baselines.ctv.config import make_config
-    from agrieval.baselines.device import device_or_exit
 
     device = device_or_exit(args.device)  # a missing GPU: error [device_unavailable], exit 2
     cuda = device.type == "cuda"

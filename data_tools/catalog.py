@@ -27,9 +27,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from agrieval.data_tools._parallel import pmap
 from agrieval.data_tools.classes import ClassMap, load_class_map
 from agrieval.data_tools.errors import DataError
-from agrieval.data_tools.parallel import pmap
 from agrieval.data_tools.probe import DEFAULT_MAX_PIXELS, exact_hash_task, probe_task
 from agrieval.data_tools.tables import read_table, write_table
 from agrieval.data_tools.versions import write_versions

@@ -18,10 +18,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from agrieval.data_tools._hamming import hash_groups, hex_to_uint64
+from agrieval.data_tools._keep_rules import rank_in_groups
 from agrieval.data_tools.catalog import check_unchanged, source_file
 from agrieval.data_tools.errors import DataError
-from agrieval.data_tools.hamming import hash_groups, hex_to_uint64
-from agrieval.data_tools.keep_rules import rank_in_groups
 from agrieval.data_tools.tables import table_row
 from agrieval.data_tools.walk import os_walk_listing
 from agrieval.scoring.text.file_names import unescape_name

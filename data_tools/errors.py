@@ -1,7 +1,7 @@
 """The one exception data_tools raises for bad input, with a stable code.
 
 The CLI turns it into ``error [<code>] <message>`` on stderr and the exit code
-of ``agrieval.scoring.cli.failures``: 2 for what the command line got wrong
+of ``agrieval.scoring.cli._failures``: 2 for what the command line got wrong
 (``USAGE_CODES``), 1 for an input that was read and rejected. A failed
 *check* (leakage found, unknown class folders) is exit code 1 too and is not an
 exception. A refused output path is ``agrieval.scoring.writing.policy.OutputRefused``

@@ -20,8 +20,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from agrieval.data_tools._hamming import hamming, hex_to_uint64, pairs_within
 from agrieval.data_tools.errors import DataError
-from agrieval.data_tools.hamming import hamming, hex_to_uint64, pairs_within
 from agrieval.data_tools.splits import SPLIT_COLUMNS
 from agrieval.data_tools.tables import read_folds_json, read_table
 from agrieval.scoring.writing.table_paths import inside
@@ -110,7 +110,7 @@ def check_leakage(splits_dir, catalog_df: pd.DataFrame, *, radius: int = 0,
         left = rows[["image_id", "split", "h"]].rename(columns={"image_id": "ia", "split": "sa", "h": "ha"})
         right = rows[["image_id", "split", "h"]].rename(columns={"image_id": "ib", "split": "sb", "h": "hb"})
         pairs = near.merge(left, on="ha").merge(right, on="hb")
-        # ordered and oriented by path, never by id: ids are keyed (data_tools/keyed_ids.py), so an order by id
+        # ordered and oriented by path, never by id: ids are keyed (data_tools/_keyed_ids.py), so an order by id
         # would change with each pool's key
         pairs["pa"] = [where[i] for i in pairs["ia"]]
         pairs["pb"] = [where[i] for i in pairs["ib"]]

@@ -29,9 +29,9 @@ from dataclasses import asdict, dataclass
 import imagehash
 from PIL import Image
 
-from agrieval.data_tools import pillow_warnings
-from agrieval.data_tools.heif import HEIF_ERROR, HEIF_SUFFIXES
-from agrieval.data_tools.untrusted_images import ImageUnreadable, TooManyPixels, decode_image
+from agrieval.data_tools import _pillow_warnings as pillow_warnings
+from agrieval.data_tools._heif import HEIF_ERROR, HEIF_SUFFIXES
+from agrieval.data_tools._untrusted_images import ImageUnreadable, TooManyPixels, decode_image
 
 pillow_warnings.install()  # our own pixel cap reports large photos in their rows (resize imports this too)
 

@@ -38,13 +38,13 @@ from pathlib import Path
 import pandas as pd
 from PIL import Image, ImageOps
 
+from agrieval.data_tools._heif import HEIF_ERROR  # noqa: F401 - importing registers the HEIC opener
+from agrieval.data_tools._parallel import pmap
+from agrieval.data_tools._untrusted_images import ImageUnreadable, decode_image
 from agrieval.data_tools.catalog import check_unchanged, source_file
 from agrieval.data_tools.errors import DataError
-from agrieval.data_tools.heif import HEIF_ERROR  # noqa: F401 - importing registers the HEIC opener
-from agrieval.data_tools.parallel import pmap
 from agrieval.data_tools.probe import DEFAULT_MAX_PIXELS, bound_pixels
 from agrieval.data_tools.tables import table_row, write_table
-from agrieval.data_tools.untrusted_images import ImageUnreadable, decode_image
 from agrieval.data_tools.versions import write_versions
 from agrieval.scoring.runtime.atomic import remove_leftover_temporaries, write_bytes
 from agrieval.scoring.text.file_names import display_name, unescape_name

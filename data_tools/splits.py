@@ -33,7 +33,7 @@ of the script's datasets, whose loaders shuffle it anyway. The test rows are sor
 the script lists teams, then ``team/class/file`` paths, an order that lines the classes up.
 
 ``image_id`` reveals nothing: it is ``img-<16 hex digits of HMAC-SHA256(key, path)>``
-(``agrieval.data_tools.keyed_ids``), with a per-pool secret key kept in a key file that is created once and
+(``agrieval.data_tools._keyed_ids``), with a per-pool secret key kept in a key file that is created once and
 reused. An id that carries the truth (the pool's ``<team>/<class>/<file>`` paths), or a plain hash of such a
 guessable path, lets anyone who sees the ids, e.g. a participant scored on them, read the labels. The path,
 which does name the class folder, is in its own column, and so is the team. Written through ``agrieval.scoring.writing.policy``:
@@ -51,9 +51,9 @@ from typing import Union
 import numpy as np
 import pandas as pd
 
+from agrieval.data_tools._keyed_ids import keyed_id, load_or_create_key
+from agrieval.data_tools._shuffle_split import stratified_train_test_split
 from agrieval.data_tools.errors import DataError
-from agrieval.data_tools.keyed_ids import keyed_id, load_or_create_key
-from agrieval.data_tools.shuffle_split import stratified_train_test_split
 from agrieval.data_tools.tables import read_folds_json, table_row, write_table
 from agrieval.data_tools.versions import STAGE_LIBRARIES, library_versions
 from agrieval.scoring.runtime.atomic import write_text

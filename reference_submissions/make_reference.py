@@ -160,7 +160,7 @@ def agri_solution() -> list[dict]:
                 # an id that carried the class (team_a/caroubier/img_00.jpg) would give the truth away
                 # (ids_reveal_labels). An unkeyed hash of a guessable path gives it away too (a dictionary of
                 # guessed paths); this example publishes its truth anyway, but the kit's own ids are keyed now
-                # (data_tools/keyed_ids.py)
+                # (data_tools/_keyed_ids.py)
                 path = f"{team}/{c}/img_{j:02d}.jpg"
                 rows.append({"image_id": f"{team}/{hashlib.sha256(path.encode()).hexdigest()[:16]}", "label": c,
                              "team": team, "usage": "Public" if k % 2 == 0 else "Private", "j": j})

@@ -20,8 +20,8 @@ run() {
     status=1
   fi
 }
-run ctv-smoke "$PY" -m agrieval.baselines.ctv.smoke --device cuda
-run plantclef-smoke "$PY" -m agrieval.baselines.plantclef.smoke --device cuda
+run ctv-smoke "$PY" -m agrieval.baselines.ctv._smoke --device cuda
+run plantclef-smoke "$PY" -m agrieval.baselines.plantclef._smoke --device cuda
 run bench-train "$PY" benchmarks/bench_train.py --device cuda
 run bench-tiling "$PY" benchmarks/bench_tiling.py --device cuda
 exit $status

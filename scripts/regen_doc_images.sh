@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 bin="${VENV:-.venv}/bin"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
-"$bin/python" -m agrieval.baselines.plantclef.synthetic "$work/quadrat.jpg" --size 1536x1024
+"$bin/python" -m agrieval.baselines.plantclef._synthetic "$work/quadrat.jpg" --size 1536x1024
 "$bin/agrieval" baselines plantclef tiles "$work/quadrat.jpg" --tiling grid:4 \
     --out docs/img/plantclef_tiles_grid4_crop.jpg --max-side 720 --overwrite
 "$bin/agrieval" baselines plantclef tiles "$work/quadrat.jpg" --recipe organisers-tiling \

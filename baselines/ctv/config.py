@@ -81,7 +81,7 @@ class TrainConfig:
     std: tuple[float, float, float] = _setting(IMAGENET_STD, "Normalisation std (ImageNet's).")
     # kit: ~1 grey level from the script's eval tensors (RandomErasing after Normalize with value 0 in script)
     transforms: str = _setting("kit", "kit: workers decode and resize to uint8, the augmentation runs batched on "
-                               "the device (agrieval.baselines.ctv.augment); script: the script's v1 ops on PIL "
+                               "the device (agrieval.baselines.ctv._augment); script: the script's v1 ops on PIL "
                                "images in the workers, erasing after Normalize.", choices=("kit", "script"))
     unreadable: str = _setting("error", "An undecodable image: stop, or a black image with one warning per file.",
                                choices=("error", "black"))

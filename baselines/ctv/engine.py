@@ -6,7 +6,7 @@ a mean of means); accuracy is ``correct / n``. Gradients are clipped to a
 global L2 norm of ``grad_clip``. Under DDP a rank's share of a global batch of
 ``m`` images may be one image short of another's: its loss is weighted by
 ``world * n_rank / m`` so that DDP's average over ranks is the global batch's
-mean (``agrieval.baselines.ctv.distributed``).
+mean (``agrieval.baselines.ctv._distributed``).
 """
 
 from __future__ import annotations
@@ -21,9 +21,9 @@ import torch
 from torch import nn
 from tqdm import tqdm
 
-from agrieval.baselines.ctv.distributed import DistInfo, all_gather, all_reduce_sum
-from agrieval.baselines.ctv.progress import LineProgress
-from agrieval.baselines.ctv.transforms import normalize_batch
+from agrieval.baselines.ctv._distributed import DistInfo, all_gather, all_reduce_sum
+from agrieval.baselines.ctv._progress import LineProgress
+from agrieval.baselines.ctv._transforms import normalize_batch
 from agrieval.scoring.runtime.metrics.multiclass import accuracy_from_counts
 
 
@@ -81,7 +81,7 @@ def train_one_epoch(model: nn.Module, loader, optimizer, criterion, rt: Runtime,
     """``scaler``: a GradScaler (fp16), stepped as the script does: scale, backward, unscale, clip, step,
     update. ``on_batch(x, y, loss)`` is called after each step (the fidelity check records losses).
     ``global_sizes``: each step's global batch size (``EpochBatches.global_sizes``), for the DDP weighting.
-    ``augment``: a callable applied to each uint8 batch on the device (``agrieval.baselines.ctv.augment``)."""
+    ``augment``: a callable applied to each uint8 batch on the device (``agrieval.baselines.ctv._augment``)."""
     model.train()
     loss_sum = correct = n = 0.0
     skipped = 0

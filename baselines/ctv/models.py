@@ -19,7 +19,7 @@ from pathlib import Path
 import torch
 from torch import nn
 
-from agrieval.baselines.ctv.archs import ArchSpec, resolve_arch
+from agrieval.baselines.ctv._archs import ArchSpec, resolve_arch
 from agrieval.baselines.ctv.errors import CTVError
 
 # Imported inside functions, so that importing this module loads only what it needs: timm (heavy or optional).

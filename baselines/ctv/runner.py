@@ -8,10 +8,10 @@ selection rule says the epoch is better (the test split never chooses anything),
 ``run.json`` last (its presence marks the run finished). Under torchrun only rank 0 writes.
 
 What differs between presets is a component chosen from the settings, never a branch in the loop: the
-seed stream (``agrieval.baselines.ctv.seed_streams``: per fold, or the script's one stream per sweep), the
-transform pipeline (``agrieval.baselines.ctv.pipelines``: kit or script), the mixed-precision policy
-(``agrieval.baselines.ctv.precision``: off, bf16, fp16 + GradScaler), the model selection and best-keeping
-(``agrieval.baselines.ctv.selection``: kit or script).
+seed stream (``agrieval.baselines.ctv._seed_streams``: per fold, or the script's one stream per sweep), the
+transform pipeline (``agrieval.baselines.ctv._pipelines``: kit or script), the mixed-precision policy
+(``agrieval.baselines.ctv._precision``: off, bf16, fp16 + GradScaler), the model selection and best-keeping
+(``agrieval.baselines.ctv._selection``: kit or script).
 """
 
 from __future__ import annotations
@@ -26,12 +26,14 @@ import torch
 from torch.nn.parallel import DistributedDataParallel as DDP
 from torch.utils.data import DataLoader
 
-from agrieval.baselines.ctv import checkpoint, outputs
-from agrieval.baselines.ctv.archs import ArchSpec, resolve_arch
-from agrieval.baselines.ctv.cache import build_cache
-from agrieval.baselines.ctv.config import PRESET_SOURCES, TrainConfig
-from agrieval.baselines.ctv.dataset import SplitDataset, unreadable_paths
-from agrieval.baselines.ctv.distributed import (
+from agrieval.baselines._device import DeviceError, resolve_device
+from agrieval.baselines._sbatch import EXIT_REQUEUE, STOP_FILE_ENV, StopRequested, stop_file_present  # noqa: F401
+from agrieval.baselines.ctv import _checkpoint as checkpoint
+from agrieval.baselines.ctv import _outputs as outputs
+from agrieval.baselines.ctv._archs import ArchSpec, resolve_arch
+from agrieval.baselines.ctv._cache import build_cache
+from agrieval.baselines.ctv._dataset import SplitDataset, unreadable_paths
+from agrieval.baselines.ctv._distributed import (
     DistInfo,
     Shard,
     all_reduce_sum,
@@ -40,18 +42,17 @@ from agrieval.baselines.ctv.distributed import (
     collective,
     init_distributed,
 )
+from agrieval.baselines.ctv._pipelines import pipeline_for
+from agrieval.baselines.ctv._precision import amp_dtype, precision_for  # noqa: F401 (amp_dtype: the tests' way in)
+from agrieval.baselines.ctv._run_folders import run_dir, run_status  # noqa: F401 (run_status: the sweep's way in)
+from agrieval.baselines.ctv._seed_streams import FoldStream, seed_stream_for
+from agrieval.baselines.ctv._seeding import fold_seed, set_deterministic
+from agrieval.baselines.ctv._selection import SELECTIONS, BestKeeper, Selection
+from agrieval.baselines.ctv.config import PRESET_SOURCES, TrainConfig
 from agrieval.baselines.ctv.engine import Runtime, accuracy, needs_two_per_step, predict, train_one_epoch
 from agrieval.baselines.ctv.errors import CTVError
 from agrieval.baselines.ctv.manifest import FoldData, load_fold
 from agrieval.baselines.ctv.models import build_model, find_weights, weights_hint
-from agrieval.baselines.ctv.pipelines import pipeline_for
-from agrieval.baselines.ctv.precision import amp_dtype, precision_for  # noqa: F401 (amp_dtype: the tests' way in)
-from agrieval.baselines.ctv.run_folders import run_dir, run_status  # noqa: F401 (run_status: the sweep's way in)
-from agrieval.baselines.ctv.seed_streams import FoldStream, seed_stream_for
-from agrieval.baselines.ctv.seeding import fold_seed, set_deterministic
-from agrieval.baselines.ctv.selection import SELECTIONS, BestKeeper, Selection
-from agrieval.baselines.device import DeviceError, resolve_device
-from agrieval.baselines.sbatch import EXIT_REQUEUE, STOP_FILE_ENV, StopRequested, stop_file_present  # noqa: F401
 from agrieval.scoring.runtime.atomic import remove_leftover_temporaries
 from agrieval.scoring.runtime.metrics.multiclass import validation_test_gap
 from agrieval.scoring.runtime.untrusted import UntrustedFileError, read_json

@@ -12,7 +12,7 @@ What the script does to survive a cluster (``docs/cluster.md`` explains it line 
   header line, instead of truncating the previous attempt's;
 - ``--signal=B:USR1@N``: N seconds before ``--time`` SLURM warns the batch shell; the run stops at its next
   epoch boundary (``last.pt`` holds the run) and the script requeues the task
-  (``agrieval.baselines.sbatch.run_with_requeue``), so a run longer than ``--time`` goes on instead of ending
+  (``agrieval.baselines._sbatch.run_with_requeue``), so a run longer than ``--time`` goes on instead of ending
   ``TIMEOUT``.
 
 Sizing (``task_resources``): ``ranks`` = GPUs per task (or, on CPUs, the ranks asked for; 1 by default); each
@@ -22,7 +22,7 @@ rank has ``workers`` loader processes and its torch threads: ``cpus = ranks * (w
 defaults to 4 GB per CPU plus 8 GB per GPU (pinned host buffers); a CPU task has no ``--gres`` line and no GPU
 term (sbatch refuses ``--gres=gpu:N`` on a partition without GPUs).
 
-Every value that lands in the script is checked and quoted by ``agrieval.baselines.sbatch``.
+Every value that lands in the script is checked and quoted by ``agrieval.baselines._sbatch``.
 """
 
 from __future__ import annotations
@@ -33,8 +33,8 @@ import io
 from dataclasses import dataclass
 from pathlib import Path
 
-from agrieval.baselines import sbatch
-from agrieval.baselines.ctv.archs import resolve_arch
+from agrieval.baselines import _sbatch as sbatch
+from agrieval.baselines.ctv._archs import resolve_arch
 from agrieval.baselines.ctv.errors import CTVError
 from agrieval.baselines.ctv.manifest import read_folds_json
 from agrieval.baselines.ctv.sweep import PlannedRun
@@ -102,7 +102,7 @@ def sbatch_script(runs: list[PlannedRun], *, common_args: list[str], res: TaskRe
     """The script's text. ``common_args``: the run's flags, quoted here; ``extra``: ``--name[=value]``
     directives (``--sbatch-extra``); ``signal_lead``: seconds before ``--time`` of the USR1 warning;
     ``runs_root``: replicates (``--seeds``): each task also gets its run's seed, and trains it with
-    ``--seed S --runs-dir RUNS_ROOT/seed-S`` (``agrieval.baselines.ctv.replicates``)."""
+    ``--seed S --runs-dir RUNS_ROOT/seed-S`` (``agrieval.baselines.ctv._replicates``)."""
     if not runs:
         raise CTVError("bad_option", "no run to write a script for")
     seconds = _checked(sbatch.time_seconds, time)

@@ -146,12 +146,12 @@ def submit_run(run_folder: str | Path, images: TestImages, out: str | Path, defi
     import torch
     from torch.utils.data import DataLoader
 
-    from agrieval.baselines.ctv import checkpoint
+    from agrieval.baselines.ctv import _checkpoint as checkpoint
+    from agrieval.baselines.ctv._dataset import SplitDataset
+    from agrieval.baselines.ctv._pipelines import pipeline_for
     from agrieval.baselines.ctv.config import config_from_dict
-    from agrieval.baselines.ctv.dataset import SplitDataset
     from agrieval.baselines.ctv.engine import predict
     from agrieval.baselines.ctv.models import build_model
-    from agrieval.baselines.ctv.pipelines import pipeline_for
     from agrieval.baselines.ctv.runner import _runtime
     from agrieval.baselines.submission import SubmissionFailsValidation, write_validated
 

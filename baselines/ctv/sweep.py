@@ -15,13 +15,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from statistics import mean
 
-from agrieval.baselines.ctv.archs import resolve_arch
+from agrieval.baselines.ctv._archs import resolve_arch
+from agrieval.baselines.ctv._progress import format_duration
+from agrieval.baselines.ctv._replicates import seed_root
+from agrieval.baselines.ctv._run_folders import run_dir, run_status
 from agrieval.baselines.ctv.config import TrainConfig
 from agrieval.baselines.ctv.errors import CTVError
 from agrieval.baselines.ctv.manifest import list_folds
-from agrieval.baselines.ctv.progress import format_duration
-from agrieval.baselines.ctv.replicates import seed_root
-from agrieval.baselines.ctv.run_folders import run_dir, run_status
 from agrieval.scoring.runtime.atomic import write_text
 
 # Imported inside functions, so that importing this module loads only what it needs: baselines.ctv.runner (it loads

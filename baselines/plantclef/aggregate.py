@@ -80,12 +80,12 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from agrieval.baselines.plantclef import tie_rules, zmerge
-from agrieval.baselines.plantclef.aggregation_config import AggregationConfig
-from agrieval.baselines.plantclef.ensemble import tile_bounds, tile_zscores
-from agrieval.baselines.plantclef.exactness import NotExact
-from agrieval.baselines.plantclef.image_stats import ImageStats, image_level_matrix
-from agrieval.baselines.plantclef.pooling import (
+from agrieval.baselines.plantclef import _tie_rules as tie_rules
+from agrieval.baselines.plantclef import _zmerge as zmerge
+from agrieval.baselines.plantclef._ensemble import tile_bounds, tile_zscores
+from agrieval.baselines.plantclef._exactness import NotExact
+from agrieval.baselines.plantclef._image_stats import ImageStats, image_level_matrix
+from agrieval.baselines.plantclef._pooling import (
     order_key,
     pool_contains,
     pool_count_topk,
@@ -93,7 +93,8 @@ from agrieval.baselines.plantclef.pooling import (
     pool_min_images,
     pool_union,
 )
-from agrieval.baselines.plantclef.threshold_search import threshold_for_mean_count
+from agrieval.baselines.plantclef._threshold_search import threshold_for_mean_count
+from agrieval.baselines.plantclef.aggregation_config import AggregationConfig
 
 KEYS = ["image_id", "species_id"]
 FIRST_SEEN_ORDER = ("first-seen", *tie_rules.RULES)  # the teams that pick with argsort/topk list in tile order

@@ -1,7 +1,7 @@
 """Every aggregation option in one place: ``AggregationConfig`` and the table of strategies it chooses from.
 
 ``AggregationConfig`` is the one source of ``aggregate``'s and ``predict``'s options (each field is a knob:
-its default, help and command-line details; ``baselines/plantclef/cli/options.py`` makes one click option of
+its default, help and command-line details; ``baselines/plantclef/_cli/options.py`` makes one click option of
 each) and of the recipes' keys. ``STRATEGIES`` says what each strategy does and which options it reads; how
 each computes, and what the options mean, is ``agrieval.baselines.plantclef.aggregate``'s (its docstring).
 """
@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field, fields
 
-from agrieval.baselines.plantclef import tie_rules
-from agrieval.baselines.plantclef.pooling import MODES, ORDERS
+from agrieval.baselines.plantclef import _tie_rules as tie_rules
+from agrieval.baselines.plantclef._pooling import MODES, ORDERS
 from agrieval.baselines.plantclef.transects import RULES
 
 __all__ = ["AggregationConfig", "STRATEGIES", "Strategy", "TIE_RULES", "TILE_TRANSFORMS"]
@@ -54,7 +54,7 @@ STRATEGIES = {
 
 
 def _knob(default, help: str, **cli):
-    """A field of the config and its command-line option in one place (``baselines/plantclef/cli/options.py``
+    """A field of the config and its command-line option in one place (``baselines/plantclef/_cli/options.py``
     turns each into a click option; recipes name them by field). ``cli`` keys: ``choices``; ``none`` (the word
     that stands for None); ``minimum`` and ``min_open``; ``flags`` (a bool's on and off flags); ``flag`` (the
     option's name where it is not the field's); ``aliases``; ``metavar``; ``parse`` ("floats": a comma list);

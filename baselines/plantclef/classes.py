@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
-from agrieval.baselines.plantclef.weights import DOWNLOAD_HINT
+from agrieval.baselines.plantclef._weights import DOWNLOAD_HINT
 from agrieval.scoring.runtime.untrusted import UntrustedFileError, read_bytes
 
 # PlantCLEF's class_mapping.txt holds 7,806 ids of 7 digits (62 KB); a CSV with an index column and a name per

@@ -18,12 +18,12 @@ from pathlib import Path
 
 import torch
 
+from agrieval.baselines.plantclef._synthetic import demo_ids, make_quadrats
 from agrieval.baselines.plantclef.aggregation_config import AggregationConfig
 from agrieval.baselines.plantclef.geometry import parse_level
 from agrieval.baselines.plantclef.model import PRESETS, build_model
 from agrieval.baselines.plantclef.predict import PredictResult, RunOptions, run_predict
 from agrieval.baselines.plantclef.preprocess import PreprocessConfig
-from agrieval.baselines.plantclef.synthetic import demo_ids, make_quadrats
 from agrieval.scoring.runtime.atomic import atomic_write, write_text
 from agrieval.scoring.runtime.definition import CompetitionDefinition
 from agrieval.scoring.runtime.scorer import score_file

@@ -23,8 +23,8 @@ from dataclasses import dataclass
 
 import torch
 
-from agrieval.baselines.plantclef import tie_rules
-from agrieval.baselines.plantclef.bma import bma_vectors
+from agrieval.baselines.plantclef import _tie_rules as tie_rules
+from agrieval.baselines.plantclef._bma import bma_vectors
 
 
 @dataclass

@@ -17,26 +17,26 @@ import numpy as np
 import pandas as pd
 import torch
 
-from agrieval.baselines.device import resolve_device
+from agrieval.baselines._device import resolve_device
+from agrieval.baselines._sbatch import StopRequested, stop_file_present
+from agrieval.baselines.plantclef._full_probs import concat_parts, full_path, write_full
+from agrieval.baselines.plantclef._image_stats import ImageStats, stats_path, write_stats
+from agrieval.baselines.plantclef._loader import ImageListError, list_quadrats, make_loader
+from agrieval.baselines.plantclef._pooling import containment_notes
+from agrieval.baselines.plantclef._prior import PriorError, file_digest, load_prior
+from agrieval.baselines.plantclef._shards import shard_items, shard_path
+from agrieval.baselines.plantclef._tie_rules import columns
 from agrieval.baselines.plantclef.aggregate import aggregate
 from agrieval.baselines.plantclef.aggregation_config import AggregationConfig
 from agrieval.baselines.plantclef.classes import load_class_mapping
-from agrieval.baselines.plantclef.full_probs import concat_parts, full_path, write_full
-from agrieval.baselines.plantclef.image_stats import ImageStats, stats_path, write_stats
 from agrieval.baselines.plantclef.inference import TileScorer
-from agrieval.baselines.plantclef.loader import ImageListError, list_quadrats, make_loader
 from agrieval.baselines.plantclef.model import ModelSpec, build_model, normalisation
-from agrieval.baselines.plantclef.pooling import containment_notes
 from agrieval.baselines.plantclef.preprocess import PreprocessConfig, quadrat_boxes, upright_size
-from agrieval.baselines.plantclef.prior import PriorError, file_digest, load_prior
-from agrieval.baselines.plantclef.shards import shard_items, shard_path
-from agrieval.baselines.plantclef.tie_rules import columns
 from agrieval.baselines.plantclef.tile_scores import PartStore, tile_frame, write_tile_scores
 from agrieval.baselines.plantclef.transects import transect_map
-from agrieval.baselines.sbatch import StopRequested, stop_file_present
 from agrieval.baselines.submission import write_validated
-from agrieval.data_tools.progress import Progress
-from agrieval.data_tools.untrusted_images import ImageUnreadable
+from agrieval.data_tools._progress import Progress
+from agrieval.data_tools._untrusted_images import ImageUnreadable
 from agrieval.scoring.runtime.definition import CompetitionDefinition
 from agrieval.scoring.writing.policy import OutputPlan
 

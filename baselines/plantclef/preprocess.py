@@ -46,6 +46,7 @@ import numpy as np
 import PIL
 from PIL import Image, ImageOps
 
+from agrieval.baselines.plantclef._jpeg import SUBSAMPLINGS, recompress_jpeg
 from agrieval.baselines.plantclef.geometry import (
     BORDERS,
     Box,
@@ -55,8 +56,7 @@ from agrieval.baselines.plantclef.geometry import (
     resized_geometry,
     tile_boxes,
 )
-from agrieval.baselines.plantclef.jpeg import SUBSAMPLINGS, recompress_jpeg
-from agrieval.data_tools.untrusted_images import decode_image
+from agrieval.data_tools._untrusted_images import decode_image
 
 # Imported inside functions, so that importing this module loads only what it needs: torch, wand (heavy or optional).
 
@@ -153,7 +153,7 @@ ROTATED = range(2, 9)  # EXIF orientations 2-8 move the pixels; 1 (or none) leav
 def load_rgb(path: str | Path) -> Image.Image:
     """Decode, apply the EXIF orientation (phones store portrait quadrats rotated) and convert to RGB.
 
-    Opened by the one rule for images someone else made (``agrieval.data_tools.untrusted_images``): Pillow's
+    Opened by the one rule for images someone else made (``agrieval.data_tools._untrusted_images``): Pillow's
     pixel cap is checked on the header, before anything is decoded, and a bomb or a file that does not
     decode is ``ImageUnreadable`` naming it. One full-size image in the common case:
     ``ImageOps.exif_transpose`` copies an image it does not rotate and ``convert("RGB")`` copies an RGB one

@@ -18,9 +18,9 @@ from pathlib import Path
 
 import pandas as pd
 
+from agrieval.baselines.plantclef._threshold_search import TargetUnreachable
 from agrieval.baselines.plantclef.aggregate import NotExact, aggregate
 from agrieval.baselines.plantclef.aggregation_config import AggregationConfig
-from agrieval.baselines.plantclef.threshold_search import TargetUnreachable
 from agrieval.baselines.plantclef.transects import transect_map
 from agrieval.baselines.submission import write_validated
 from agrieval.scoring.runtime.definition import CompetitionDefinition

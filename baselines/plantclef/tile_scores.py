@@ -42,10 +42,10 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from agrieval.baselines.plantclef.ensemble import ensemble_tiles, tile_zscores
-from agrieval.baselines.plantclef.full_probs import read_full, write_full
-from agrieval.baselines.plantclef.image_stats import ImageStats, read_stats, stats_path, write_stats
-from agrieval.baselines.plantclef.tie_rules import COLUMN as TIE_COLUMN
+from agrieval.baselines.plantclef._ensemble import ensemble_tiles, tile_zscores
+from agrieval.baselines.plantclef._full_probs import read_full, write_full
+from agrieval.baselines.plantclef._image_stats import ImageStats, read_stats, stats_path, write_stats
+from agrieval.baselines.plantclef._tie_rules import COLUMN as TIE_COLUMN
 from agrieval.scoring.runtime.atomic import atomic_write
 from agrieval.scoring.runtime.untrusted import UntrustedFileError, read_json
 

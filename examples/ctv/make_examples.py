@@ -12,7 +12,7 @@ agrieval baselines layout ``runs/<protocol>/<arch>/<fold>/{run.json,predictions.
 for 4 teams, plus ``runs/agri_script/CTV_TOTO_swin_epochs_20/``: one TOTO Swin
 run in the public AgrI training script's own output layout (``results/``,
 ``predictions/`` with train rows, ``matrices/``, the summary JSON), as
-``scoring/ctv/script_runs.py`` describes it. Real outputs of the script are in
+``scoring/ctv/_script_runs.py`` describes it. Real outputs of the script are in
 the project's shared ``real/agri_script/``.
 """
 
@@ -109,11 +109,11 @@ def main() -> None:
 
 
 def write_script_tree(rng, teams: list[str], quality: dict[str, float]) -> None:
-    """One TOTO Swin run of the public AgrI script, in its own output layout (``agrieval.scoring.ctv.script_runs``)."""
+    """One TOTO Swin run of the public AgrI script, in its own output layout (``agrieval.scoring.ctv._script_runs``)."""
     import sys
 
     sys.path.insert(0, str(HERE.parents[1]))
-    from agrieval.scoring.ctv.weighted_prf import weighted_prf
+    from agrieval.scoring.ctv._weighted_prf import weighted_prf
 
     tree = HERE / "runs" / "agri_script" / "CTV_TOTO_swin_epochs_20"
     prefix = "/data/agrichallenge/Dataset_w336_h336"

@@ -12,11 +12,11 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
-from agrieval.scoring.audit.near_duplicates import NearDuplicateRun, near_duplicate_runs
-from agrieval.scoring.audit.rank_movement import RankMovement, rank_movement
-from agrieval.scoring.audit.selection_cost import selection_costs
-from agrieval.scoring.audit.split_permutation import TeamTest, permutation_test
-from agrieval.scoring.runtime.unit_scores import unit_values
+from agrieval.scoring.audit._near_duplicates import NearDuplicateRun, near_duplicate_runs
+from agrieval.scoring.audit._rank_movement import RankMovement, rank_movement
+from agrieval.scoring.audit._selection_cost import selection_costs
+from agrieval.scoring.audit._split_permutation import TeamTest, permutation_test
+from agrieval.scoring.runtime._unit_scores import unit_values
 from agrieval.scoring.text.terminal import cell, one_line
 
 

@@ -11,9 +11,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from agrieval.scoring.audit.near_duplicates import label_set_keys
+from agrieval.scoring.audit._near_duplicates import label_set_keys
 from agrieval.scoring.audit.submission_log import LoggedSubmission
-from agrieval.scoring.runtime.unit_scores import check_decomposable, row_units, row_values, unit_name
+from agrieval.scoring.runtime._unit_scores import check_decomposable, row_units, row_values, unit_name
 from agrieval.scoring.runtime.warm import Grader
 
 

@@ -17,9 +17,9 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from agrieval.scoring.analysis_input.csv_input import key_cell, read_csv_rows
+from agrieval.scoring._server.timeline import parse_utc
+from agrieval.scoring.analysis_input._csv_input import key_cell, read_csv_rows
 from agrieval.scoring.analysis_input.input_error import InputError
-from agrieval.scoring.server.timeline import parse_utc
 
 COLUMNS = ("team", "submitted_at", "file")
 

@@ -1,10 +1,10 @@
 """The click group every ``agrieval`` command tree is built from: the one place where a failure becomes the
 contract's line and exit code, and the end of every command's ``--help``.
 
-A ``ContractGroup`` run as the root of a command line (``agrieval``, or ``agrieval.data_tools.cli.data`` called
+A ``ContractGroup`` run as the root of a command line (``agrieval``, or ``agrieval.data_tools._cli.data`` called
 on its own) catches every failure of every command under it, once, in ``main``: the line and exit code of
-``agrieval.scoring.cli.failures``, and the JSON object where ``--json`` promised one
-(``agrieval.scoring.cli.output``). Commands raise; none of them catches what it cannot handle better. (``invoke``
+``agrieval.scoring.cli._failures``, and the JSON object where ``--json`` promised one
+(``agrieval.scoring.cli._output``). Commands raise; none of them catches what it cannot handle better. (``invoke``
 translates one thing on the way, a broken pipe, which click's own ``main`` would end with exit 1.) Its command
 list shows whole summaries; ``epilog`` and ``document`` give each command an example and its exit codes in
 ``--help`` (a test checks that each one has them); ``lazy_import`` loads a subcommand only when it runs.
@@ -19,9 +19,9 @@ from contextvars import ContextVar
 
 import click
 
-from agrieval.scoring.cli.failures import missing_extra, report
-from agrieval.scoring.cli.output import checked_stdout, finish, forget_json_promise, json_failure, library_warnings
-from agrieval.scoring.runtime.whole_writes import OutputIncomplete
+from agrieval.scoring.cli._failures import missing_extra, report
+from agrieval.scoring.cli._output import checked_stdout, finish, forget_json_promise, json_failure, library_warnings
+from agrieval.scoring.runtime._whole_writes import OutputIncomplete
 
 __all__ = ["ContractGroup", "EXIT_CODES_HELP", "epilog", "document", "summary_of", "lazy_import"]
 

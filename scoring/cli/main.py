@@ -2,8 +2,8 @@
 
 Subcommands are resolved lazily from ``SUBCOMMANDS`` so that ``agrieval score``
 imports neither torch nor PIL, and so that each package owns its own commands:
-``agrieval data ...`` lives in ``agrieval.data_tools.cli`` and ``agrieval baselines ...``
-in ``agrieval.baselines.cli``; the scoring core only knows their import paths. Every failure of every
+``agrieval data ...`` lives in ``agrieval.data_tools._cli`` and ``agrieval baselines ...``
+in ``agrieval.baselines._cli``; the scoring core only knows their import paths. Every failure of every
 command ends in one place, ``ContractGroup.main`` (``agrieval.scoring.cli.group``).
 """
 
@@ -12,25 +12,25 @@ from __future__ import annotations
 import click
 
 from agrieval.scoring import __version__
-from agrieval.scoring.cli.failures import set_debug
+from agrieval.scoring.cli._failures import set_debug
 from agrieval.scoring.cli.group import EXIT_CODES_HELP, ContractGroup, lazy_import
 
 # name -> "module:attribute" of a click command or group.
 SUBCOMMANDS: dict[str, tuple[str, str]] = {
-    "score": ("agrieval.scoring.cli.score:score", "Score a submission against a solution."),
-    "validate": ("agrieval.scoring.cli.validate:validate", "Check a submission's format (and ids, given a solution)."),
-    "competitions": ("agrieval.scoring.cli.competitions:competitions", "List or show competition definitions."),
-    "demo": ("agrieval.scoring.cli.demo:demo", "Score every bundled reference submission and print a leaderboard."),
-    "grade": ("agrieval.scoring.cli.grade:grade", "Grade a submission for a server: always one JSON object."),
-    "bundle": ("agrieval.scoring.cli.bundle:bundle", "Write what a grading platform runs: codabench, codalab, evalai, hf, kaggle."),
-    "leaderboard": ("agrieval.scoring.cli.leaderboard:leaderboard", "Score a folder of submissions into a leaderboard."),
-    "select": ("agrieval.scoring.cli.select:select", "Gone: a team's final selection is `agrieval server select`."),
-    "server": ("agrieval.scoring.cli.server:server", "The own grading server's store: init, select, void, rescore, board, export, import."),
-    "rank-agreement": ("agrieval.scoring.cli.rank_agreement:rank_agreement", "Agreement between two rankings."),
-    "audit": ("agrieval.scoring.cli.audit:audit", "Audit a competition's submissions: teams whose public gap selection cannot explain."),
-    "ctv": ("agrieval.scoring.cli.ctv:ctv", "Cross-Team Validation tables and reports."),
-    "data": ("agrieval.data_tools.cli:data", "Curation: catalog, dedup, resize, splits (needs the 'data' extra)."),
-    "baselines": ("agrieval.baselines.cli:baselines", "CTV and PlantCLEF baselines (needs the 'baselines' extra)."),
+    "score": ("agrieval.scoring.cli._score:score", "Score a submission against a solution."),
+    "validate": ("agrieval.scoring.cli._validate:validate", "Check a submission's format (and ids, given a solution)."),
+    "competitions": ("agrieval.scoring.cli._competitions:competitions", "List or show competition definitions."),
+    "demo": ("agrieval.scoring.cli._demo:demo", "Score every bundled reference submission and print a leaderboard."),
+    "grade": ("agrieval.scoring.cli._grade:grade", "Grade a submission for a server: always one JSON object."),
+    "bundle": ("agrieval.scoring.cli._bundle:bundle", "Write what a grading platform runs: codabench, codalab, evalai, hf, kaggle."),
+    "leaderboard": ("agrieval.scoring.cli._leaderboard:leaderboard", "Score a folder of submissions into a leaderboard."),
+    "select": ("agrieval.scoring.cli._select:select", "Gone: a team's final selection is `agrieval server select`."),
+    "server": ("agrieval.scoring.cli._server:server", "The own grading server's store: init, select, void, rescore, board, export, import."),
+    "rank-agreement": ("agrieval.scoring.cli._rank_agreement:rank_agreement", "Agreement between two rankings."),
+    "audit": ("agrieval.scoring.cli._audit:audit", "Audit a competition's submissions: teams whose public gap selection cannot explain."),
+    "ctv": ("agrieval.scoring.cli._ctv:ctv", "Cross-Team Validation tables and reports."),
+    "data": ("agrieval.data_tools._cli:data", "Curation: catalog, dedup, resize, splits (needs the 'data' extra)."),
+    "baselines": ("agrieval.baselines._cli:baselines", "CTV and PlantCLEF baselines (needs the 'baselines' extra)."),
 }
 
 

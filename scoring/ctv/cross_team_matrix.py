@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from agrieval.scoring.ctv.records import FINAL, Records, values
+from agrieval.scoring.ctv._records import FINAL, Records, values
 
 
 @dataclass

@@ -7,20 +7,20 @@ atomically):
 * ``runs.csv`` one row per run (accuracies in percent recomputed from the
   predictions, 10 decimals);
 * ``cross_check.csv`` every number the runs stored about themselves against the
-  recomputed one (``agrieval.scoring.ctv.cross_check``);
+  recomputed one (``agrieval.scoring.ctv._cross_check``);
 * ``team_accuracy.csv`` one row per (run, test team);
 * ``results.csv`` the per-team table in ``ctv summarize``'s input format (with several seeds, each team's
   mean over its seeds: the paper's rule, whose tables stay exactly those of one seed);
 * ``split_accuracy.csv`` train/val/test mean and std per protocol and arch
   (the paper's Figs 4 and 10); ``learning_curves.csv`` per epoch (Figs 5 and 11);
 * ``over_seeds.csv`` per (protocol, arch, selection rule, metric) the mean, standard error and 95 %
-  Student-t interval over replicate seeds (``agrieval.scoring.ctv.over_seeds``: test/val accuracy, VTG,
+  Student-t interval over replicate seeds (``agrieval.scoring.ctv._over_seeds``: test/val accuracy, VTG,
   the gap to the paper's rule, worst target team and worst class accuracy);
 * ``team_over_seeds.csv`` every cell of the per-team tables and the cross-team matrices: its seeds' count,
-  mean, standard error, std (ddof 1) and 95 % Student-t half-width (``agrieval.scoring.ctv.spread``; the
+  mean, standard error, std (ddof 1) and 95 % Student-t half-width (``agrieval.scoring.ctv._spread``; the
   tables show mean ± the ``--spread`` one);
 * ``on_the_line.csv`` the (val, test) accuracy of every run and epoch, fitted on probit axes
-  (``agrieval.scoring.ctv.on_the_line``);
+  (``agrieval.scoring.ctv._on_the_line``);
 * ``summary.json`` the ``ctv summarize`` statistics plus the above and the
   Pearson r between architectures' TOTO matrices (stable names: docs/ctv_reporting.md);
 * ``cross_team_<arch>.csv`` the TOTO matrices with row/column means and ranges;
@@ -44,23 +44,23 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 
-from agrieval.scoring.ctv import paper_figures
-from agrieval.scoring.ctv import plots as P
-from agrieval.scoring.ctv.cross_check import summary_line
+from agrieval.scoring.ctv import _paper_figures as paper_figures
+from agrieval.scoring.ctv import _plots as P
+from agrieval.scoring.ctv._cross_check import summary_line
+from agrieval.scoring.ctv._on_the_line import fit_lines, line_points
+from agrieval.scoring.ctv._over_seeds import lacking_warnings, over_seeds
+from agrieval.scoring.ctv._records import Records, values
+from agrieval.scoring.ctv._seed_sections import on_the_line_section, over_seeds_rows, over_seeds_section
+from agrieval.scoring.ctv._selection_rules import PAPER_RULE, rules_for
+from agrieval.scoring.ctv._spread import DEFAULT as DEFAULT_SPREAD
+from agrieval.scoring.ctv._spread import SPREADS, caption, seed_stats
+from agrieval.scoring.ctv._spread import cell as spread_cell
+from agrieval.scoring.ctv._summary_markdown import format_pvalue, per_team_tables, summary_tables
 from agrieval.scoring.ctv.cross_team_matrix import CrossTeamMatrix, toto_matrices
-from agrieval.scoring.ctv.on_the_line import fit_lines, line_points
-from agrieval.scoring.ctv.over_seeds import lacking_warnings, over_seeds
-from agrieval.scoring.ctv.records import Records, values
 from agrieval.scoring.ctv.results_table import ResultsTable
 from agrieval.scoring.ctv.run_set import RunSet, read_runs
 from agrieval.scoring.ctv.runs import SPLITS
-from agrieval.scoring.ctv.seed_sections import on_the_line_section, over_seeds_rows, over_seeds_section
-from agrieval.scoring.ctv.selection_rules import PAPER_RULE, rules_for
-from agrieval.scoring.ctv.spread import DEFAULT as DEFAULT_SPREAD
-from agrieval.scoring.ctv.spread import SPREADS, caption, seed_stats
-from agrieval.scoring.ctv.spread import cell as spread_cell
 from agrieval.scoring.ctv.summarize import Summary, json_safe, summarize
-from agrieval.scoring.ctv.summary_markdown import format_pvalue, per_team_tables, summary_tables
 from agrieval.scoring.runtime.atomic import write_text
 from agrieval.scoring.runtime.metrics.multiclass import validation_test_gap
 from agrieval.scoring.text import markdown as md_text
@@ -85,7 +85,7 @@ def _slug(text: str) -> str:
 
 def matrix_rows(m: CrossTeamMatrix, digits: int, spread: str | None = None) -> tuple[list[str], list[list]]:
     """The matrix as table rows; ``spread``: a cell of several seeds shows mean ± that spread
-    (``agrieval.scoring.ctv.spread``), None: the means alone (the CSV, whose spreads are in team_over_seeds.csv)."""
+    (``agrieval.scoring.ctv._spread``), None: the means alone (the CSV, whose spreads are in team_over_seeds.csv)."""
     header = [md_text.Markdown("training \\ test")] + m.teams + ["row mean", "row range"]
     rows = []
     rmean, rrange = m.row_mean(), m.row_range()
@@ -128,7 +128,7 @@ def build_report(runs_dirs: str | Path | Sequence[str | Path], out_dir: Path, *,
     """Read the runs and compute every number, claim every output before the first is written, then write the
     CSV and JSON tables, the plots (``plots``) and the report pages (module docstring: what each file holds).
     ``lodo``: the held-out runs of leave-one-team-out selection (``agrieval.scoring.ctv.run_set``);
-    ``spread``: what follows ± in the tables and bars of means over seeds (``agrieval.scoring.ctv.spread``)."""
+    ``spread``: what follows ± in the tables and bars of means over seeds (``agrieval.scoring.ctv._spread``)."""
     if spread not in SPREADS:
         raise ValueError(f"spread must be one of {', '.join(SPREADS)}, not {spread!r}")
     dirs = [runs_dirs] if isinstance(runs_dirs, (str, Path)) else list(runs_dirs)

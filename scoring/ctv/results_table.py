@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from agrieval.scoring.analysis_input.csv_input import key_cell, number_cell, read_csv_rows
+from agrieval.scoring.analysis_input._csv_input import key_cell, number_cell, read_csv_rows
 from agrieval.scoring.analysis_input.input_error import InputError
 from agrieval.scoring.runtime.metrics.multiclass import validation_test_gap
 

@@ -2,8 +2,8 @@
 the one reader of run folders, whose ``RunSet.records`` is the record table every analysis queries.
 
 ``read_runs`` finds the agrieval baselines' runs (``agrieval.scoring.ctv.runs``) and the public AgrI script's
-output trees (``agrieval.scoring.ctv.script_runs``) under each folder, reads every run, compares the numbers the runs
-stored about themselves with the recomputed ones (``agrieval.scoring.ctv.cross_check``) and returns a ``RunSet``:
+output trees (``agrieval.scoring.ctv._script_runs``) under each folder, reads every run, compares the numbers the runs
+stored about themselves with the recomputed ones (``agrieval.scoring.ctv._cross_check``) and returns a ``RunSet``:
 the runs sorted by protocol, architecture and fold, the warnings and the checks.
 
 ``lodo`` (``ctv report --lodo``): the held-out runs of leave-one-team-out selection. That folder holds one runs
@@ -23,8 +23,9 @@ from functools import cached_property
 from pathlib import Path
 
 from agrieval.scoring.analysis_input.input_error import InputError
-from agrieval.scoring.ctv import cross_check, script_runs
-from agrieval.scoring.ctv.records import FINAL, Records
+from agrieval.scoring.ctv import _cross_check as cross_check
+from agrieval.scoring.ctv import _script_runs as script_runs
+from agrieval.scoring.ctv._records import FINAL, Records
 from agrieval.scoring.ctv.results_table import PROTOCOLS, ResultsTable, TeamResult
 from agrieval.scoring.ctv.runs import Run, read_agrieval_run
 from agrieval.scoring.writing.table_paths import UnsafePath, inside
@@ -37,12 +38,12 @@ class RunSet:
 
     runs: list[Run]
     warnings: list[str] = field(default_factory=list)
-    checks: list = field(default_factory=list)  # agrieval.scoring.ctv.cross_check.Check
+    checks: list = field(default_factory=list)  # agrieval.scoring.ctv._cross_check.Check
     files: list[Path] = field(default_factory=list)  # every file the reading may open (the report's inputs)
 
     @cached_property
     def records(self):
-        """The record table of these runs (``agrieval.scoring.ctv.records.Records``), built once."""
+        """The record table of these runs (``agrieval.scoring.ctv._records.Records``), built once."""
         return Records.from_runs(self.runs)
 
     def seeds_per_fold(self) -> int:

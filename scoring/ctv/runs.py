@@ -7,13 +7,13 @@ confidence`` (split ``train``, ``val`` or ``test``; confidence in [0, 1]) and
 ``history.jsonl`` (one JSON object per epoch).
 
 Public AgrI training script: an output tree ``results/<tag>_results.json`` +
-``predictions/<tag>_predictions.csv`` (``agrieval.scoring.ctv.script_runs``). Both layouts under one or several
+``predictions/<tag>_predictions.csv`` (``agrieval.scoring.ctv._script_runs``). Both layouts under one or several
 folders are read together by ``agrieval.scoring.ctv.run_set.read_runs``.
 
 Accuracies are always recomputed from the predictions, as
 ``100 * n_correct / n`` (the script's own formula, so equal numbers compare
 equal); numbers stored next to them are only compared
-(``agrieval.scoring.ctv.cross_check``). The protocol and the fold are inferred from
+(``agrieval.scoring.ctv._cross_check``). The protocol and the fold are inferred from
 which teams are in the val and test splits (TOTO: one team in val, the fold;
 LOTO: one team in test, the fold) and must agree with the JSON.
 """
@@ -27,9 +27,9 @@ from pathlib import Path
 
 import numpy as np
 
+from agrieval.scoring.analysis_input._json_input import load_object, read_regular
 from agrieval.scoring.analysis_input.input_error import InputError
-from agrieval.scoring.analysis_input.json_input import load_object, read_regular
-from agrieval.scoring.ctv.arch_names import canonical_arch
+from agrieval.scoring.ctv._arch_names import canonical_arch
 from agrieval.scoring.ctv.results_table import PROTOCOLS
 from agrieval.scoring.runtime.metrics.multiclass import accuracy_from_counts
 
@@ -52,7 +52,7 @@ class Run:
     source: str  # the predictions file
     layout: str  # "agrieval" or "agri_script"
     protocol: str
-    arch: str  # canonical name (agrieval.scoring.ctv.arch_names)
+    arch: str  # canonical name (agrieval.scoring.ctv._arch_names)
     fold: str
     train_teams: list[str]
     n: dict[str, int]  # images per split (train may be 0: older agrieval runs wrote val and test only)
@@ -62,11 +62,11 @@ class Run:
     arch_raw: str = ""  # as the run wrote it
     meta_file: str = ""
     history: list[dict] = field(default_factory=list)  # per epoch, accuracies in percent
-    stored: dict = field(default_factory=dict)  # numbers the run wrote about itself, for agrieval.scoring.ctv.cross_check
+    stored: dict = field(default_factory=dict)  # numbers the run wrote about itself, for agrieval.scoring.ctv._cross_check
     labels: dict[str, tuple[np.ndarray, np.ndarray]] = field(default_factory=dict, repr=False)  # split -> (true, pred)
     seed: int | None = None  # the base seed run.json records (replicates differ in it); None: not recorded
     # A LOTO run's held-out runs (``ctv report --lodo``): one per training team, trained on the others and tested
-    # on it, whose histories the leave_one_team_out rule reads (agrieval.scoring.ctv.selection_rules)
+    # on it, whose histories the leave_one_team_out rule reads (agrieval.scoring.ctv._selection_rules)
     held_out: list = field(default_factory=list, repr=False)
 
     def pct(self, split: str) -> float:
@@ -79,7 +79,7 @@ class Run:
 
 
 def load_json(path: Path) -> dict:
-    """A run tree's JSON object, strictly (``agrieval.scoring.analysis_input.json_input``: a coded rejection for any bad file)."""
+    """A run tree's JSON object, strictly (``agrieval.scoring.analysis_input._json_input``: a coded rejection for any bad file)."""
     return load_object(path)
 
 
@@ -184,7 +184,7 @@ def build_run(frame, *, source: str, layout: str, meta_file: str, protocol: str 
 
 def _read_history(path: Path) -> list[dict]:
     """The per-epoch records; an accuracy must be a finite fraction in [0, 1] (or null: not measured)."""
-    from agrieval.scoring.analysis_input.json_input import MAX_HISTORY_BYTES, parse, read_regular
+    from agrieval.scoring.analysis_input._json_input import MAX_HISTORY_BYTES, parse, read_regular
 
     if not path.exists() and not path.is_symlink():
         return []  # a run without a per-epoch history (the script's runs, older agrieval runs)

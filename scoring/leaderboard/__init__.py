@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from agrieval.scoring.runtime.lazy_exports import lazy_exports
+from agrieval.scoring.runtime._lazy_exports import lazy_exports
 
 if TYPE_CHECKING:  # the names are imported on first use (lazy_exports); these lines say from where
     from agrieval.scoring.leaderboard import rank_agreement

@@ -16,11 +16,11 @@ from pathlib import Path
 
 import numpy as np
 
-from agrieval.scoring.leaderboard.bootstrap import draw_units, percentile_interval, resample_scores, unit_codes
+from agrieval.scoring._server.submission_log import is_submission_log
+from agrieval.scoring.leaderboard._bootstrap import draw_units, percentile_interval, resample_scores, unit_codes
 from agrieval.scoring.leaderboard.paired_test import PairedResult, paired_vs_leader
 from agrieval.scoring.leaderboard.rank_agreement import correlations
 from agrieval.scoring.leaderboard.rows import row_frame
-from agrieval.scoring.server.submission_log import is_submission_log
 from agrieval.scoring.text.file_names import display_name
 from agrieval.scoring.text.terminal import one_line
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from agrieval.scoring.leaderboard._marks import DESCRIPTIONS
 from agrieval.scoring.leaderboard.build import SCHEMA_VERSION, Leaderboard, SplitScore
-from agrieval.scoring.leaderboard.marks import DESCRIPTIONS
 from agrieval.scoring.runtime.atomic import write_text
 from agrieval.scoring.text import markdown
 from agrieval.scoring.text.tables import csv_text, fmt, json_number, markdown_table

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from agrieval.scoring.leaderboard.bootstrap import percentile_interval
+from agrieval.scoring.leaderboard._bootstrap import percentile_interval
 
 
 @dataclass

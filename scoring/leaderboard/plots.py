@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from agrieval.scoring.leaderboard._marks import DESCRIPTIONS
 from agrieval.scoring.leaderboard.build import Leaderboard
-from agrieval.scoring.leaderboard.marks import DESCRIPTIONS
 from agrieval.scoring.text.plot import MAX_TICK_LABELS, drawing, inches, label, set_ticks
 from agrieval.scoring.writing.figures import FigureFormat, pyplot, save
 

@@ -10,11 +10,11 @@ For paired scores ``x`` and ``y`` over the same keys:
 The statistics come from scipy.stats (``spearmanr``, ``kendalltau``, ``pearsonr``). Their two-sided
 p-values are computed once, here, by ``agreement_stats`` for every command (``rank-agreement`` and
 ``ctv summarize``/``ctv report``), which states its method: for n <= 8 items the exact permutation
-p-value (all n! pairings, ``agrieval.scoring.leaderboard.permutation_pvalues``; the asymptotic formulas are
+p-value (all n! pairings, ``agrieval.scoring.leaderboard._permutation_pvalues``; the asymptotic formulas are
 wrong there: for 4 teams scipy's Spearman p is 0.60 where the exact one is 0.75); above, scipy's
 asymptotic p-values, a perfect agreement getting 2/n! instead of 0. The bootstrap interval resamples
 the keys (pairs) with replacement and takes the percentile interval
-(``agrieval.scoring.leaderboard.bootstrap.percentile_interval``, the one interval function of the
+(``agrieval.scoring.leaderboard._bootstrap.percentile_interval``, the one interval function of the
 leaderboards); resamples where a statistic is undefined (a constant ranking) are left out and counted.
 """
 
@@ -28,9 +28,9 @@ from pathlib import Path
 
 import numpy as np
 
-from agrieval.scoring.analysis_input.csv_input import key_cell, number_cell, read_csv_rows
+from agrieval.scoring.analysis_input._csv_input import key_cell, number_cell, read_csv_rows
 from agrieval.scoring.analysis_input.input_error import InputError
-from agrieval.scoring.leaderboard.permutation_pvalues import MAX_EXACT_N, exact_pvalues, perfect_agreement_pvalue
+from agrieval.scoring.leaderboard._permutation_pvalues import MAX_EXACT_N, exact_pvalues, perfect_agreement_pvalue
 from agrieval.scoring.text.tables import json_number
 
 # Imported inside functions, so that importing this module loads only what it needs: scipy (heavy or optional);
@@ -123,7 +123,7 @@ def rank_agreement(a: Mapping[str, float], b: Mapping[str, float], *, n_resample
     Raises ``InputError('keys_mismatch')`` listing the keys only one side has,
     and ``InputError('too_few_items')`` below 3 common keys.
     """
-    from agrieval.scoring.leaderboard.bootstrap import percentile_interval
+    from agrieval.scoring.leaderboard._bootstrap import percentile_interval
 
     only_a = sorted(set(a) - set(b))
     only_b = sorted(set(b) - set(a))

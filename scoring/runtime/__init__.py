@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from . import lazy_exports as _lazy
+from . import _lazy_exports as _lazy
 
 if TYPE_CHECKING:  # the names are imported on first use (lazy_exports); these lines say from where
     from . import metrics, reading

@@ -33,7 +33,7 @@ import tempfile
 from pathlib import Path
 from typing import IO, Callable, Iterable, Iterator, List, Optional, Union
 
-from .whole_writes import OutputIncomplete
+from ._whole_writes import OutputIncomplete
 
 TEMP_SUFFIX = ".tmp"
 # mkstemp's names: prefix + 8 characters of [a-z0-9_] + suffix.

@@ -188,7 +188,7 @@ class CompetitionDefinition:
     empty_both_score: float = 1.0  # score of a row whose truth and prediction are both empty
     # Decimals of the public scores a participant is shown (None: unrounded). For stateless grading platforms,
     # where the Ladder cannot keep a team's state: `agrieval bundle --public-precision auto` sets it from the
-    # public split's noise level (scoring/authoring/public_precision.py); raw values stay under ``host``.
+    # public split's noise level (scoring/authoring/_public_precision.py); raw values stay under ``host``.
     public_decimals: Optional[int] = None
     source_path: Optional[str] = field(default=None, compare=False)  # where it was read from; not frozen
 

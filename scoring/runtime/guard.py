@@ -4,7 +4,7 @@
 
 1. the definition and the solution are loaded in this process (they are the
    organizer's files: a problem there is host-side, status ``error``);
-2. the participant's upload is unpacked (``scoring/runtime/reading/uploads.py``), read and
+2. the participant's upload is unpacked (``scoring/runtime/reading/_uploads.py``), read and
    scored in a child process killed after ``limits.max_seconds`` and capped
    at ``limits.max_memory_mb`` more memory (``time_limit.py``); byte, row, cell, label and unzipped-size
    limits are checked by the reader before the work they protect;
@@ -25,16 +25,16 @@ import traceback
 from dataclasses import replace
 from pathlib import Path
 
+from ._split_safe import split_independent
+from ._time_limit import run_with_time_limit
+from ._unit_scores import check_decomposable, public_unit_values, unit_name
 from .definition import CompetitionDefinition, load_definition
 from .problems import HostError
+from .reading._uploads import ZIP_MAGIC, unpack
 from .reading.solution import Solution, load_solution
 from .reading.submission import Submission, read_submission
-from .reading.uploads import ZIP_MAGIC, unpack
 from .report import Metrics, ReportProblem, ScoreReport
 from .result import HOST_FAILURE_MESSAGE, GradeResult, HostInfo
-from .split_safe import split_independent
-from .time_limit import run_with_time_limit
-from .unit_scores import check_decomposable, public_unit_values, unit_name
 from .untrusted import open_regular
 
 # Imported inside functions, so that importing this module loads only what it needs: the Ladder (only a grade with
@@ -52,7 +52,7 @@ def grade(submission: str | Path | bytes, solution: str | Path | Solution,
     shown are then those of the team's released submission, this one's raw values go under ``host``.
     ``unit_values=True`` (no ``ladder``): the public unit values of the primary metric are left under
     ``details['public']['ladder_unit_values']`` for a caller that keeps the Ladder's state itself (the own
-    server's store, ``scoring/server``).
+    server's store, ``scoring/_server``).
 
     ``submission`` is a path (a CSV, a zip holding one CSV, a folder holding one
     file) or the bytes of a CSV or zip. ``split_safe=True`` is for platforms
@@ -110,7 +110,7 @@ def _read_and_score(submission: str | Path | bytes, sol: Solution, definition: C
     """Runs in the child process: unpack, read, score; returns the report as JSON (cheap to send back).
     ``units``: the public unit values of the primary metric go along in ``details['public']`` (the Ladder's
     input; ``_through_ladder`` takes them out)."""
-    from .scorer import score, score_aligned
+    from .scorer import _score_aligned, score
 
     try:
         upload = unpack(submission, definition.limits, filename=filename)
@@ -125,7 +125,7 @@ def _read_and_score(submission: str | Path | bytes, sol: Solution, definition: C
     sub: Submission = read_submission(data, definition, filename=shown, checked_ids=sol.checked_ids)
     if not units:
         return score(sub, sol, definition, reveal_private=reveal_private).to_json()
-    report, order = score_aligned(sub, sol, definition, reveal_private=reveal_private)
+    report, order = _score_aligned(sub, sol, definition, reveal_private=reveal_private)
     if report.status == "scored":
         report.details["public"][_UNITS] = public_unit_values(sub, sol, definition, order)
     return report.to_json()
@@ -146,7 +146,7 @@ def _rounded_public(result: GradeResult, decimals: int) -> GradeResult:
 def _through_ladder(result: GradeResult, state: str | Path, sol: Solution, definition: CompetitionDefinition,
                     file: str, started: float) -> GradeResult:
     """The scored ``result`` as the team's Ladder shows it, or a host failure (bad state file...)."""
-    from . import ladder
+    from . import _ladder as ladder
 
     values = result.report.details.get("public", {}).pop(_UNITS)
     try:
@@ -228,10 +228,10 @@ _HOST_CODES = ("solution_invalid", "definition_invalid", "internal_error", "time
                "ladder_state_corrupt", "ladder_state_foreign", "ladder_state_unwritable", "ladder_lock_unavailable",
                "ladder_metric_unsupported", "ladder_too_few_units",
                "memory_limit_exceeded", "log_corrupt", "log_unwritable",
-               # the command line's own host-side codes (scoring/cli/failures.py): the operator's diagnostics
+               # the command line's own host-side codes (scoring/cli/_failures.py): the operator's diagnostics
                # keep them rather than a vaguer internal_error
                "folder_not_found", "file_not_found", "bad_option",
-               # the own server's store (scoring/server/store.py's CODES; listed here because the runtime imports
+               # the own server's store (scoring/_server/store.py's CODES; listed here because the runtime imports
                # nothing of the server: tests/scoring/server/test_store.py checks the two lists agree)
                "store_not_regular", "store_missing", "store_exists", "store_corrupt", "store_newer",
                "store_unwritable", "store_foreign", "store_upload_lost")

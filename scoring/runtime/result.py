@@ -69,7 +69,7 @@ class GradeResult:
 
     @property
     def exit_code(self) -> int:
-        # The exit codes of DESIGN.md (scoring/cli/failures.py), spelled out so that a bundled scoring
+        # The exit codes of DESIGN.md (scoring/cli/_failures.py), spelled out so that a bundled scoring
         # program does not need click.
         return {"scored": 0, "rejected": 1}.get(self.status, 3)
 

@@ -12,14 +12,14 @@ from pathlib import Path
 
 import numpy as np
 
+from ._matching import align, id_problems_beside, in_report_order
 from .definition import CompetitionDefinition
-from .matching import align, id_problems_beside, in_report_order
 from .metrics import multiclass, multilabel
 from .problems import OptionError, ProblemLog
-from .reading.id_cells import CheckedIds
+from .reading._id_cells import CheckedIds
+from .reading._uploads import unpack
 from .reading.solution import Solution, load_solution
 from .reading.submission import Submission, read_submission
-from .reading.uploads import unpack
 from .report import Metrics, ReportProblem, ScoreReport
 
 
@@ -27,27 +27,27 @@ def score_file(submission: str | Path | bytes, solution: str | Path | Solution, 
                *, reveal_private: bool = False, own_team: str | None = None,
                val_accuracy: float | None = None, filename: str | None = None) -> ScoreReport:
     """Read an upload (a CSV, a zip holding one, a folder holding one) and score it: ``grade`` without the guard."""
-    sol, sub, refused = read_both(submission, solution, definition, filename=filename)
+    sol, sub, refused = _read_both(submission, solution, definition, filename=filename)
     if refused is not None:
         return refused
     return score(sub, sol, definition, reveal_private=reveal_private, own_team=own_team, val_accuracy=val_accuracy)
 
 
-def read_both(submission: str | Path | bytes, solution: str | Path | bytes | Solution,
+def _read_both(submission: str | Path | bytes, solution: str | Path | bytes | Solution,
               definition: CompetitionDefinition, *, filename: str | None = None,
               load: Callable[[str | Path | bytes, CompetitionDefinition], Solution] = load_solution
               ) -> tuple[Solution, Submission | None, ScoreReport | None]:
-    """Load the solution, then read the upload: the solution with ``read_upload``'s answer for the upload.
+    """Load the solution, then read the upload: the solution with ``_read_upload``'s answer for the upload.
 
     ``solution`` may be a ``Solution`` already loaded; any other value is read by ``load``. The solution comes
     first so that a problem with it is raised as a ``HostError`` whatever the upload holds. Both are read in
     this thread, one after the other.
     """
     sol = solution if isinstance(solution, Solution) else load(solution, definition)
-    return (sol, *read_upload(submission, sol.checked_ids, definition, filename=filename))
+    return (sol, *_read_upload(submission, sol.checked_ids, definition, filename=filename))
 
 
-def read_upload(submission: str | Path | bytes, checked_ids: CheckedIds | None, definition: CompetitionDefinition,
+def _read_upload(submission: str | Path | bytes, checked_ids: CheckedIds | None, definition: CompetitionDefinition,
                 *, filename: str | None = None) -> tuple[Submission | None, ScoreReport | None]:
     """The upload read as a submission, or ``None`` and the rejected report when the upload itself is refused.
 
@@ -66,11 +66,11 @@ def score(sub: Submission, sol: Solution, definition: CompetitionDefinition, *, 
           own_team: str | None = None, val_accuracy: float | None = None) -> ScoreReport:
     """The report of a submission already read and aligned with the solution (``score_file`` reads and scores a
     file): every metric of ``definition`` on the public split, on the private one too if ``reveal_private``."""
-    return score_aligned(sub, sol, definition, reveal_private=reveal_private, own_team=own_team,
+    return _score_aligned(sub, sol, definition, reveal_private=reveal_private, own_team=own_team,
                          val_accuracy=val_accuracy)[0]
 
 
-def check_options(sol: Solution, definition: CompetitionDefinition, *, own_team: str | None = None,
+def _check_options(sol: Solution, definition: CompetitionDefinition, *, own_team: str | None = None,
                   val_accuracy: float | None = None) -> None:
     """Refuse option values the scoring cannot use: ``OptionError`` (a usage error, exit 2), never a host error."""
     if own_team is not None and definition.task != "multiclass":
@@ -83,11 +83,11 @@ def check_options(sol: Solution, definition: CompetitionDefinition, *, own_team:
         raise OptionError(f"--val-accuracy must be a fraction in [0, 1], got {val_accuracy}")
 
 
-def score_aligned(sub: Submission, sol: Solution, definition: CompetitionDefinition, *, reveal_private: bool = False,
+def _score_aligned(sub: Submission, sol: Solution, definition: CompetitionDefinition, *, reveal_private: bool = False,
                   own_team: str | None = None, val_accuracy: float | None = None
                   ) -> tuple[ScoreReport, np.ndarray | None]:
     """``score``, and the submission row of each solution row (None unless the ids matched)."""
-    check_options(sol, definition, own_team=own_team, val_accuracy=val_accuracy)  # before any verdict
+    _check_options(sol, definition, own_team=own_team, val_accuracy=val_accuracy)  # before any verdict
     report = ScoreReport(competition=definition.name, status="rejected", primary_metric=definition.primary_metric,
                          n_rows=sub.n_rows, warnings=[ReportProblem.of(p) for p in sub.warnings],
                          errors=[ReportProblem.of(p) for p in sub.errors])

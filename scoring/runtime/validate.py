@@ -9,12 +9,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
+from ._matching import id_problems_beside, in_report_order
 from .definition import CompetitionDefinition
-from .matching import id_problems_beside, in_report_order
 from .problems import Problem
+from .reading._uploads import unpack
 from .reading.solution import Solution
 from .reading.submission import read_submission
-from .reading.uploads import unpack
 
 
 def validate_file(path: str | Path | bytes, definition: CompetitionDefinition, solution: Solution | None = None,

@@ -4,7 +4,7 @@ For leaderboards and for grading servers that keep a process alive. Each
 submission then costs only its own reading, checks and metrics: the definition
 (vocabulary lookup), the solution (ids, labels, splits, transect codes) and the
 imports are paid once. The verdicts are the one-shot path's by construction:
-``Grader.score`` runs ``scorer.read_upload`` and ``scorer.score_aligned``, the
+``Grader.score`` runs ``scorer._read_upload`` and ``scorer._score_aligned``, the
 two steps of ``scorer.score_file``, and ``Grader.grade`` is ``guard.grade``
 with the loaded objects.
 
@@ -30,6 +30,7 @@ from typing import Optional, Union
 
 import numpy as np
 
+from ._time_limit import run_with_time_limit
 from .definition import CompetitionDefinition, load_definition
 from .guard import grade, limit_breach, over_limit_problem, problems_near_the_start
 from .problems import HostError
@@ -37,8 +38,7 @@ from .reading.solution import Solution, load_solution
 from .reading.submission import Submission
 from .report import ScoreReport
 from .result import GradeResult
-from .scorer import prepare, read_upload, score_aligned
-from .time_limit import run_with_time_limit
+from .scorer import _read_upload, _score_aligned, prepare
 
 _SOLUTION_IDS = "solution ids"  # stands for the solution's CheckedIds in a child's answer (sent back, not copied)
 
@@ -101,10 +101,10 @@ class Grader:
         return graded
 
     def _evaluate(self, submission: Union[str, Path, bytes], filename: Optional[str]) -> Graded:
-        sub, refused = read_upload(submission, self.solution.checked_ids, self.definition, filename=filename)
+        sub, refused = _read_upload(submission, self.solution.checked_ids, self.definition, filename=filename)
         if refused is not None:
             return Graded(refused, None, None)
-        report, order = score_aligned(sub, self.solution, self.definition, reveal_private=self.reveal_private)
+        report, order = _score_aligned(sub, self.solution, self.definition, reveal_private=self.reveal_private)
         return Graded(report, sub, order)
 
     def score(self, submission: Union[str, Path, bytes], *, filename: Optional[str] = None) -> ScoreReport:

@@ -22,7 +22,7 @@ Checks, each kit against script, by sha256 of the tensor bytes (and the float's 
 
 1. eval tensors: the script's ``PlantDataset`` + ``get_transforms()[1]`` against the kit's ``SplitDataset``
    (``decode="pil"``, ``unreadable="black"``) + ``script_eval_transform``, per image of the pool
-   (``agrieval.baselines.ctv.fidelity_pool``: odd sizes, alpha, palette, grey, 16-bit, BMP, TIFF, WebP, CMYK,
+   (``agrieval.baselines.ctv._fidelity_pool``: odd sizes, alpha, palette, grey, 16-bit, BMP, TIFF, WebP, CMYK,
    EXIF-rotated, a truncated JPEG, a non-image), at 224 and 64 px;
 2. train tensors: the same with the train transforms, torch seeded the same before each image;
 3. one TOTO (or, with ``--scenario LOTO``, LOTO) sweep (2 teams, so 2 folds in one stream), densenet121 at
@@ -148,9 +148,9 @@ def script_tensors(mod, paths: list[Path], size: int) -> dict:
 def kit_tensors(paths: list[Path], size: int) -> dict:
     import torch
 
+    from agrieval.baselines.ctv._dataset import SplitDataset
+    from agrieval.baselines.ctv._script_transforms import script_eval_transform, script_train_transform
     from agrieval.baselines.ctv.config import make_config
-    from agrieval.baselines.ctv.dataset import SplitDataset
-    from agrieval.baselines.ctv.script_transforms import script_eval_transform, script_train_transform
 
     cfg = make_config("official", img_size=size)
     out = {"eval": {}, "train": {}}
@@ -226,7 +226,7 @@ def run_kit_sweep(data_dir: Path, listing: list[str], work: Path, protocol: str 
 
 def _best_val(runs: Path) -> dict[str, float]:
     """Each fold's best per-epoch val accuracy (a fraction), a query of the runs' record table (the one reader)."""
-    from agrieval.scoring.ctv.records import FINAL
+    from agrieval.scoring.ctv._records import FINAL
     from agrieval.scoring.ctv.run_set import read_runs
 
     rec = read_runs(runs).records
@@ -262,7 +262,7 @@ def main(argv=None) -> int:
     import torch
 
     torch.set_num_threads(1)
-    from agrieval.baselines.ctv.fidelity_pool import make_pool
+    from agrieval.baselines.ctv._fidelity_pool import make_pool
 
     with tempfile.TemporaryDirectory() as tmp_name:
         tmp = a.work or Path(tmp_name)

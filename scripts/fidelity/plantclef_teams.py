@@ -12,7 +12,7 @@ The winner's Rust (yunijeong5/PlantCLEF2026) is not run (no toolchain): its geom
 ``agrieval.baselines.plantclef.geometry`` and tested there.
 
 Prints one line per rule / tiling: ``equal`` or ``differs`` with the count, on the seeded awkward
-logits (``agrieval.baselines.plantclef.awkward_logits``: fp16 ties, 1-ulp near-ties, duplicated tiles, softmax
+logits (``agrieval.baselines.plantclef._awkward_logits``: fp16 ties, 1-ulp near-ties, duplicated tiles, softmax
 underflow) and 10 awkward image sizes. ``--golden`` writes the teams' outputs (species lists, boxes,
 pixel hashes: numbers only) and the environment they depend on, for ``tests`` to compare against.
 """
@@ -39,16 +39,16 @@ import torch
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
+from agrieval.baselines.plantclef._awkward_logits import N_CLASSES, awkward_quadrats, probabilities  # noqa: E402
+from agrieval.baselines.plantclef._fidelity import SPECIES, kit_frame, kit_scorer_frame, recipe_config, sha  # noqa: E402
+from agrieval.baselines.plantclef._synthetic import field_quadrat  # noqa: E402
+from agrieval.baselines.plantclef._tie_rules import parse_specs  # noqa: E402
 from agrieval.baselines.plantclef.aggregate import aggregate  # noqa: E402
 from agrieval.baselines.plantclef.aggregation_config import AggregationConfig  # noqa: E402
-from agrieval.baselines.plantclef.awkward_logits import N_CLASSES, awkward_quadrats, probabilities  # noqa: E402
-from agrieval.baselines.plantclef.fidelity import SPECIES, kit_frame, kit_scorer_frame, recipe_config, sha  # noqa: E402
 from agrieval.baselines.plantclef.geometry import level_boxes, parse_level  # noqa: E402
 from agrieval.baselines.plantclef.predict import _cpu_features  # noqa: E402
 from agrieval.baselines.plantclef.preprocess import PreprocessConfig, quadrat_tiles  # noqa: E402
 from agrieval.baselines.plantclef.recipes import get_recipe  # noqa: E402
-from agrieval.baselines.plantclef.synthetic import field_quadrat  # noqa: E402
-from agrieval.baselines.plantclef.tie_rules import parse_specs  # noqa: E402
 
 # (repository, commit, path, cell or None, first line, last line): the team code that is run, 1-based, inclusive.
 SNIPPETS = {

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from agrieval.baselines import sbatch
+from agrieval.baselines import _sbatch as sbatch
 from tests import slurm_cluster
 
 # Each passed the exact-name check before the allow-list (seen with sbatch --test-only -vv, SLURM 22.05): the

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from agrieval.baselines.ctv.slurm import sbatch_script, task_resources
 from agrieval.baselines.ctv.sweep import PlannedRun
-from agrieval.baselines.plantclef.slurm import ShardJob, merge_script, shard_script, submit_script
+from agrieval.baselines.plantclef._slurm import ShardJob, merge_script, shard_script, submit_script
 
 GOLDEN = Path(__file__).parents[1] / "fixtures" / "golden" / "sbatch_scripts.json"
 RUNS = [PlannedRun("toto", "resnet50", "fold_0", Path("/runs/toto/resnet50/fold_0"), "pending"),

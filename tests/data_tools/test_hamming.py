@@ -6,7 +6,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agrieval.data_tools.hamming import components, hash_groups, hex_to_uint64, pairs_within
+from agrieval.data_tools._hamming import components, hash_groups, hex_to_uint64, pairs_within
 
 
 def brute_pairs(h: np.ndarray, r: int):

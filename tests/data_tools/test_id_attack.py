@@ -22,12 +22,12 @@ import pandas as pd
 import pytest
 from click.testing import CliRunner
 
+from agrieval.data_tools._keyed_ids import ID_PREFIX, keyed_id, load_or_create_key, read_key
 from agrieval.data_tools.catalog import build_catalog
 from agrieval.data_tools.classes import load_class_map
 from agrieval.data_tools.dedup import dedup
 from agrieval.data_tools.demo_pool import make_demo_pool
 from agrieval.data_tools.errors import DataError
-from agrieval.data_tools.keyed_ids import ID_PREFIX, keyed_id, load_or_create_key, read_key
 from agrieval.data_tools.splits import make_splits
 from agrieval.scoring.cli.main import cli
 

@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 from PIL import Image, ImageFile
 
+from agrieval.data_tools._untrusted_images import MAX_IMAGE_BYTES, ImageUnreadable
 from agrieval.data_tools.probe import exact_hash_task, probe_file
 from agrieval.data_tools.resize import _resize_task
-from agrieval.data_tools.untrusted_images import MAX_IMAGE_BYTES, ImageUnreadable
 from tests.hostile_files import NOT_REGULAR, at_most, make_not_regular
 
 

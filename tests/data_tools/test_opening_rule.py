@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
+from agrieval.data_tools._keyed_ids import read_key
 from agrieval.data_tools.classes import MAX_CLASS_MAP_BYTES, load_class_map
 from agrieval.data_tools.errors import DataError
-from agrieval.data_tools.keyed_ids import read_key
 from agrieval.data_tools.splits import read_listing
 
 

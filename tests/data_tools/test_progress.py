@@ -2,8 +2,8 @@
 
 import re
 
-from agrieval.data_tools import progress as progress_module
-from agrieval.data_tools.progress import Progress
+from agrieval.data_tools import _progress as progress_module
+from agrieval.data_tools._progress import Progress
 
 
 class Clock:

@@ -14,9 +14,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn.model_selection import train_test_split
 
+from agrieval.data_tools._shuffle_split import stratified_train_test_split
 from agrieval.data_tools.catalog import CATALOG_COLUMNS
 from agrieval.data_tools.errors import DataError
-from agrieval.data_tools.shuffle_split import stratified_train_test_split
 from agrieval.data_tools.splits import make_splits
 
 REAL = Path(__file__).resolve().parents[2] / "tests" / "fixtures" / "real" / "agri_script"
@@ -157,7 +157,7 @@ def test_listing_errors(tmp_path):
 def test_cli_official_listing(tmp_path):
     from click.testing import CliRunner
 
-    from agrieval.data_tools.cli import data
+    from agrieval.data_tools._cli import data
 
     catalog_of(POOL).to_csv(tmp_path / "clean.csv", index=False)
     listing = list(POOL)

@@ -9,9 +9,9 @@ from importlib import metadata
 import pytest
 from click.testing import CliRunner
 
-from agrieval.data_tools.cli import data
+from agrieval.data_tools._cli import data
+from agrieval.data_tools._notebook_versions import NOTEBOOK_VERSIONS, version_warnings
 from agrieval.data_tools.demo_pool import make_demo_pool
-from agrieval.data_tools.notebook_versions import NOTEBOOK_VERSIONS, version_warnings
 from agrieval.data_tools.versions import library_versions, read_versions, sidecar
 
 

@@ -10,8 +10,8 @@ import ast
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-WRITERS = sorted((ROOT / "scoring" / "authoring" / "bundles").glob("*.py")) + [
-    ROOT / "baselines" / "sbatch.py", ROOT / "baselines" / "ctv" / "slurm.py", ROOT / "baselines" / "plantclef" / "slurm.py"]
+WRITERS = sorted((ROOT / "scoring" / "authoring" / "_bundles").glob("*.py")) + [
+    ROOT / "baselines" / "_sbatch.py", ROOT / "baselines" / "ctv" / "slurm.py", ROOT / "baselines" / "plantclef" / "_slurm.py"]
 HOME = ROOT / "scoring" / "text" / "template.py"
 PACKAGES = ("scoring", "data_tools", "baselines")
 
@@ -74,7 +74,7 @@ def test_every_template_is_filled_somewhere():
     """A template no writer names is dead text (its name appears in a writer as a string)."""
     sources = "\n".join(p.read_text(encoding="utf-8") for p in WRITERS)
     unused = []
-    for folder in (ROOT / "scoring" / "authoring" / "bundles" / "templates", ROOT / "baselines" / "templates"):
+    for folder in (ROOT / "scoring" / "authoring" / "_bundles" / "templates", ROOT / "baselines" / "templates"):
         for path in sorted(folder.glob("*.tmpl")):
             stem = path.name[:-len(".tmpl")]
             language = stem.rsplit(".", 1)[1]

@@ -4,7 +4,7 @@ A package's module (or subpackage) whose name starts with ``_`` is internal: fre
 without it is public: a public subpackage or module named in its package's ``__all__``, or the home of public
 names of that ``__all__`` (scikit-learn's convention). Here: every public name resolves to a thing defined in a
 public module of its package and has its own docstring; a public name never shadows a submodule; a lazy
-package (one whose start-up needs it: ``scoring/runtime/lazy_exports.py``) imports exactly ``__all__`` under
+package (one whose start-up needs it: ``scoring/runtime/_lazy_exports.py``) imports exactly ``__all__`` under
 ``if TYPE_CHECKING:`` and importing it imports none of its modules; an eager one has no ``__getattr__``; and
 ``docs/scoring_api.md`` lists exactly the public names of the scoring packages.
 """
@@ -50,7 +50,7 @@ LAZY = {name for name in PACKAGES if "__getattr__" in vars(importlib.import_modu
 
 
 def lazy_exports_module():
-    return importlib.import_module("agrieval.scoring.runtime.lazy_exports")
+    return importlib.import_module("agrieval.scoring.runtime._lazy_exports")
 
 
 def test_the_public_packages_are_the_ones_the_docs_name():
@@ -198,7 +198,7 @@ def test_importing_the_lazy_packages_imports_none_of_their_modules():
 
 def test_a_package_module_for_a_public_name_in_another_package_is_loaded_on_first_use():
     code = ("import sys\nfrom agrieval.scoring.runtime import grade\n"
-            "print('agrieval.scoring.runtime.guard' in sys.modules, 'agrieval.scoring.runtime.ladder' in sys.modules,"
+            "print('agrieval.scoring.runtime.guard' in sys.modules, 'agrieval.scoring.runtime._ladder' in sys.modules,"
             " 'pandas' in sys.modules, 'pydantic' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=REPO).stdout
     assert out.split() == ["True", "False", "False", "False"]

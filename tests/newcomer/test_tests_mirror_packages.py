@@ -18,16 +18,16 @@ FIXTURES = "tests/fixtures"
 # folders that test the kit across its packages, not one package
 WHOLE_PROJECT = {
     "tests/newcomer": "a newcomer's fresh clone, and the checks of docs/development.md",
-    "tests/platforms": "the bundles of scoring/authoring/bundles/ run with the hooks of scoring/runtime/platforms/, "
+    "tests/platforms": "the bundles of scoring/authoring/_bundles/ run with the hooks of scoring/runtime/_platforms/, "
                        "on the hostile-upload corpus",
     "tests/packaging": "the built wheel in a fresh virtual environment",
 }
 # package folders without a test folder of their own: where their tests are
 TESTED_ELSEWHERE = {
-    "scoring/authoring/bundles": "tests/platforms",
-    "scoring/runtime/platforms": "tests/platforms",
+    "scoring/authoring/_bundles": "tests/platforms",
+    "scoring/runtime/_platforms": "tests/platforms",
     "scoring/analysis_input": "tests/scoring/ctv/test_refused_inputs.py",
-    "baselines/plantclef/cli": "tests/baselines/plantclef/test_cli.py",
+    "baselines/plantclef/_cli": "tests/baselines/plantclef/test_cli.py",
 }
 
 

@@ -8,12 +8,12 @@ Each checker is shown to catch the bypass it forbids on a planted module.
 rule                                home
 ==================================  ===========================================================================
 opening a file someone else wrote   ``scoring/runtime/untrusted.py`` (``open_regular``, ``read_bytes``,
-                                    ``read_json``); images: ``data_tools/untrusted_images.py`` (``decode_image``)
+                                    ``read_json``); images: ``data_tools/_untrusted_images.py`` (``decode_image``)
 a name in a terminal table          ``scoring/text/terminal.py`` (``cell``, ``one_line``)
 CSV written for people              ``scoring/text/tables.py`` (``csv_text``: formulas neutralised)
 values handed to another program    ``scoring/text/literals.py`` (``shell_word``, ``shell_line``; commands as
                                     argv lists), ``scoring/text/template.py`` (the ``sbatch`` hole, its values
-                                    checked by ``baselines/sbatch.py`` ``checked``, ``parse_extra``)
+                                    checked by ``baselines/_sbatch.py`` ``checked``, ``parse_extra``)
 ==================================  ===========================================================================
 """
 
@@ -29,53 +29,53 @@ ORGANIZER = "the organizer's own solution or definition, copied into the bundle 
 HANDLE = "reads the file object open_regular opened (capped, a regular file), never the path"
 
 OPENING_ALLOWED = {
-    ("scoring/authoring/bundles/codabench.py", "shared_files", ".read_bytes"): ORGANIZER,
-    ("scoring/authoring/bundles/evalai.py", "build", ".read_bytes"): ORGANIZER,
-    ("scoring/authoring/bundles/files.py", "_perfect_submission", "open"): ORGANIZER,
-    ("scoring/authoring/bundles/files.py", "zip_bytes", "zipfile.ZipFile"): "a zip the kit writes into memory",
-    ("scoring/authoring/bundles/hf.py", "build", ".read_bytes"): ORGANIZER,
-    ("scoring/authoring/bundles/kaggle.py", "build", ".read_bytes"): ORGANIZER,
-    ("scoring/authoring/vendoring.py", "runtime_sources", ".read_text"): PACKAGE + " (scoring/runtime's sources)",
+    ("scoring/authoring/_bundles/codabench.py", "shared_files", ".read_bytes"): ORGANIZER,
+    ("scoring/authoring/_bundles/evalai.py", "build", ".read_bytes"): ORGANIZER,
+    ("scoring/authoring/_bundles/files.py", "_perfect_submission", "open"): ORGANIZER,
+    ("scoring/authoring/_bundles/files.py", "zip_bytes", "zipfile.ZipFile"): "a zip the kit writes into memory",
+    ("scoring/authoring/_bundles/hf.py", "build", ".read_bytes"): ORGANIZER,
+    ("scoring/authoring/_bundles/kaggle.py", "build", ".read_bytes"): ORGANIZER,
+    ("scoring/authoring/_vendoring.py", "runtime_sources", ".read_text"): PACKAGE + " (scoring/runtime's sources)",
     ("scoring/text/template.py", "_read", ".read_text"): PACKAGE + " (a template: templates/*.tmpl)",
-    ("scoring/cli/competitions.py", "show", ".read_text"): PACKAGE + " (a shipped TOML) or the organizer's own",
-    ("scoring/cli/output.py", "_hold_closed_descriptor", "os.open"): "opens /dev/null for a closed stdout",
+    ("scoring/cli/_competitions.py", "show", ".read_text"): PACKAGE + " (a shipped TOML) or the organizer's own",
+    ("scoring/cli/_output.py", "_hold_closed_descriptor", "os.open"): "opens /dev/null for a closed stdout",
     ("scoring/runtime/atomic.py", "_umask", "open"): PROC,
     ("scoring/runtime/atomic.py", "commit", "os.open"): LOCK,
-    ("scoring/runtime/ladder.py", "locked", "os.open"): LOCK,
-    ("scoring/runtime/platforms/hf.py", "solution_convention", "open"): ORGANIZER + " (its header line)",
-    ("scoring/runtime/reading/uploads.py", "from_zip", "zipfile.ZipFile"): "bytes read by the opening rule",
-    ("scoring/runtime/reading/uploads.py", "_inflate_capped", ".open"): "a member of that zip, inflated capped",
-    ("scoring/runtime/time_limit.py", "_mapped_bytes", "open"): PROC,
-    ("scoring/server/store.py", "Store.keep_upload", "os.open"): LOCK + " (an upload's bytes, kept 0600)",
-    ("scoring/server/store.py", "create_store", "os.open"): LOCK + " (the store, created 0600)",
+    ("scoring/runtime/_ladder.py", "locked", "os.open"): LOCK,
+    ("scoring/runtime/_platforms/hf.py", "solution_convention", "open"): ORGANIZER + " (its header line)",
+    ("scoring/runtime/reading/_uploads.py", "from_zip", "zipfile.ZipFile"): "bytes read by the opening rule",
+    ("scoring/runtime/reading/_uploads.py", "_inflate_capped", ".open"): "a member of that zip, inflated capped",
+    ("scoring/runtime/_time_limit.py", "_mapped_bytes", "open"): PROC,
+    ("scoring/_server/store.py", "Store.keep_upload", "os.open"): LOCK + " (an upload's bytes, kept 0600)",
+    ("scoring/_server/store.py", "create_store", "os.open"): LOCK + " (the store, created 0600)",
     ("data_tools/classes.py", "load_class_map", ".read_text"): PACKAGE + " (class_map.toml)",
     ("data_tools/dedup.py", "_move_no_replace", "os.open"): LOCK,
     ("data_tools/demo_pool.py", "make_demo_pool", ".read_bytes"): KIT + " (the demo pool it generates)",
-    ("data_tools/keyed_ids.py", "write_new_key", "os.open"): LOCK,
+    ("data_tools/_keyed_ids.py", "write_new_key", "os.open"): LOCK,
     ("data_tools/resize.py", "_written_jpeg_ok", "Image.open"): KIT + " (the JPEG it just wrote)",
     ("data_tools/versions.py", "cpu_identity", "open"): PROC,
-    ("baselines/ctv/cache.py", "build_cache", "np.memmap"): KIT + " (the cache it creates)",
-    ("baselines/ctv/cache.py", "open_cache", "np.memmap"): KIT + " (its index read by the opening rule first)",
-    ("baselines/ctv/checkpoint.py", "load", "torch.load"): "weights_only=True on a file open_regular opened",
-    ("baselines/ctv/dataset.py", "note_unreadable", "os.open"): LOCK,
-    ("baselines/ctv/dataset.py", "unreadable_paths", ".read_text"): KIT + " (its markers of unreadable images)",
-    ("baselines/ctv/loader_check.py", "_cpu_name", ".read_text"): PROC,
+    ("baselines/ctv/_cache.py", "build_cache", "np.memmap"): KIT + " (the cache it creates)",
+    ("baselines/ctv/_cache.py", "open_cache", "np.memmap"): KIT + " (its index read by the opening rule first)",
+    ("baselines/ctv/_checkpoint.py", "load", "torch.load"): "weights_only=True on a file open_regular opened",
+    ("baselines/ctv/_dataset.py", "note_unreadable", "os.open"): LOCK,
+    ("baselines/ctv/_dataset.py", "unreadable_paths", ".read_text"): KIT + " (its markers of unreadable images)",
+    ("baselines/ctv/_loader_check.py", "_cpu_name", ".read_text"): PROC,
     ("baselines/ctv/slurm.py", "read_runs_table", "open"): KIT + " (runs.tsv beside the script it wrote)",
-    ("baselines/plantclef/cli/doc_tables.py", "main", ".read_text"): "the repository's own docs page",
-    ("baselines/plantclef/full_probs.py", "read_full", "pq.read_table"): KIT + " (its full-probability shards)",
-    ("baselines/plantclef/image_stats.py", "read_stats", "pq.read_table"): KIT + " (its image statistics)",
+    ("baselines/plantclef/_cli/doc_tables.py", "main", ".read_text"): "the repository's own docs page",
+    ("baselines/plantclef/_full_probs.py", "read_full", "pq.read_table"): KIT + " (its full-probability shards)",
+    ("baselines/plantclef/_image_stats.py", "read_stats", "pq.read_table"): KIT + " (its image statistics)",
     ("baselines/plantclef/model.py", "_torch_load", "torch.load"): HANDLE + " (weights_only=True)",
-    ("baselines/plantclef/prior.py", "load_prior", "pq.read_table"): HANDLE + " (pyarrow parses the prior)",
+    ("baselines/plantclef/_prior.py", "load_prior", "pq.read_table"): HANDLE + " (pyarrow parses the prior)",
     ("baselines/plantclef/tile_scores.py", "read_tile_scores", "pq.read_table"): KIT + " (its tile scores)",
     ("baselines/plantclef/tile_scores.py", "PartStore.done_ids", "pq.read_table"): KIT + " (its tile scores)",
 }
 CSV_ALLOWED = {  # machine formats read back exactly: a formula guard would change their values
-    ("scoring/authoring/bundles/files.py", "_perfect_submission", "csv.writer"): "a sample submission (machine)",
-    ("scoring/runtime/platforms/kaggle.py", "_frame_csv", "to_csv"): "Kaggle's solution/submission (machine)",
+    ("scoring/authoring/_bundles/files.py", "_perfect_submission", "csv.writer"): "a sample submission (machine)",
+    ("scoring/runtime/_platforms/kaggle.py", "_frame_csv", "to_csv"): "Kaggle's solution/submission (machine)",
     ("scoring/writing/submission.py", "format_submission", "csv.writer"): "a submission (machine)",
     ("baselines/ctv/demo.py", "write_demo_submission", "csv.writer"): "the demo's id list and solution (machine)",
     ("data_tools/tables.py", "write_table", "to_csv"): "catalog/split tables read back by the kit, paths exact",
-    ("baselines/ctv/outputs.py", "write_predictions", "csv.writer"): "predictions.csv, read by ctv report",
+    ("baselines/ctv/_outputs.py", "write_predictions", "csv.writer"): "predictions.csv, read by ctv report",
     ("baselines/ctv/slurm.py", "runs_table", "csv.writer"): "runs.tsv, read by the job script and ctv status",
     ("baselines/plantclef/demo.py", "write_solution", "csv.writer"): "the demo's solution (machine)",
 }
@@ -89,7 +89,7 @@ def _check(check, allowed, skip=()):
 
 
 def test_no_module_opens_a_file_outside_the_opening_rule_but_the_listed_ones():
-    homes = (th.ROOT / "scoring/runtime/untrusted.py", th.ROOT / "data_tools/untrusted_images.py")
+    homes = (th.ROOT / "scoring/runtime/untrusted.py", th.ROOT / "data_tools/_untrusted_images.py")
     found = _check(th.opening_calls, OPENING_ALLOWED, homes)
     assert not found, ("open a file someone else wrote with agrieval.scoring.runtime.untrusted (open_regular, "
                        "read_bytes, read_json) or data_tools/untrusted_images.decode_image; a file the kit wrote "
@@ -112,7 +112,7 @@ def test_no_csv_is_written_outside_tables_csv_text_but_the_listed_machine_format
 def test_no_value_reaches_another_program_outside_its_function():
     found = _check(th.program_value_bypasses, PROGRAM_ALLOWED)
     assert not found, ("run commands as argv lists (shell words: agrieval.scoring.text.literals.shell_word), "
-                       "#SBATCH lines through a job-script template's sbatch hole (agrieval.baselines.sbatch.script):\n" + "\n".join(found))
+                       "#SBATCH lines through a job-script template's sbatch hole (agrieval.baselines._sbatch.script):\n" + "\n".join(found))
 
 
 def test_every_allowed_entry_says_why():

@@ -40,12 +40,12 @@ def dist(tmp_path_factory) -> Path:
 def test_wheel_and_sdist_contents(dist):
     wheel = next(dist.glob("agrieval-*-py3-none-any.whl"))
     names = set(zipfile.ZipFile(wheel).namelist())
-    for needed in ("scoring/runtime/guard.py", "scoring/runtime/platforms/kaggle.py",
+    for needed in ("scoring/runtime/guard.py", "scoring/runtime/_platforms/kaggle.py",
                    "scoring/runtime/competitions/plantclef2025.json", "scoring/competitions/plantclef2025.toml",
-                   "scoring/competitions/plantclef_species.txt", "scoring/authoring/bundles/codabench.py",
+                   "scoring/competitions/plantclef_species.txt", "scoring/authoring/_bundles/codabench.py",
                    "data_tools/class_map.toml", "baselines/ctv/runner.py",
                    # the templates of the bundles' prose and of the job scripts (package data)
-                   "scoring/authoring/bundles/templates/codabench_readme.md.tmpl",
+                   "scoring/authoring/_bundles/templates/codabench_readme.md.tmpl",
                    "baselines/templates/ctv_array.sh.tmpl"):
         assert "agrieval/" + needed in names, needed
     # One namespace: every file is under agrieval/ or the dist-info folder; agrieval/ itself has no __init__
@@ -99,7 +99,7 @@ def test_pyproject_lists_every_package_folder_under_the_namespace():
     data = sorted("agrieval." + ".".join(d.relative_to(REPO).parts)
                   for top in ("scoring", "data_tools", "baselines") for name in ("competitions", "templates")
                   for d in (REPO / top).rglob(name) if d.is_dir() and not (d / "__init__.py").exists())
-    assert data == ["agrieval.baselines.templates", "agrieval.scoring.authoring.bundles.templates",
+    assert data == ["agrieval.baselines.templates", "agrieval.scoring.authoring._bundles.templates",
                     "agrieval.scoring.competitions", "agrieval.scoring.runtime.competitions"]
     assert sorted(_declared_packages()) == sorted(on_disk + data)
 

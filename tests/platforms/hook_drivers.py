@@ -163,7 +163,7 @@ def tree_state(root: Path) -> dict[str, bytes]:
 
 
 def drive_codabench(path: Path, work: Path) -> Outcome:
-    from agrieval.scoring.runtime.platforms import codabench
+    from agrieval.scoring.runtime._platforms import codabench
 
     try:
         inp, out = codabench_layout(work, path)
@@ -194,7 +194,7 @@ def evalai_stored(work: Path, upload: Path) -> Path:
 
 
 def drive_evalai(path: Path, work: Path) -> Outcome:
-    from agrieval.scoring.runtime.platforms.evalai import SubmissionRejected, make_evaluate
+    from agrieval.scoring.runtime._platforms.evalai import SubmissionRejected, make_evaluate
 
     evaluate = make_evaluate(COMPETITION)
     try:
@@ -248,7 +248,7 @@ def drive_hf(path: Path, work: Path) -> Outcome:
     import sys
     from unittest import mock
 
-    from agrieval.scoring.runtime.platforms.hf import SubmissionRejected, make_compute
+    from agrieval.scoring.runtime._platforms.hf import SubmissionRejected, make_compute
     from tests.platforms.fake_hub import hub_module
 
     params, repo = hf_repo(work, path)
@@ -269,7 +269,7 @@ KAGGLE_UPLOAD_LIMIT = 20_000_000  # stands in for Kaggle's own upload limit: big
 
 def drive_kaggle(path: Path, work: Path) -> Outcome:
     """Kaggle parses the upload with pandas, then calls score(solution, submission, row_id_column_name)."""
-    from agrieval.scoring.runtime.platforms.kaggle import ParticipantVisibleError, score
+    from agrieval.scoring.runtime._platforms.kaggle import ParticipantVisibleError, score
 
     if path.stat().st_size > KAGGLE_UPLOAD_LIMIT or path.suffix == ".zip":
         # Kaggle unpacks archives and enforces its upload limit itself, before any metric runs.

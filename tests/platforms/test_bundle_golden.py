@@ -2,7 +2,7 @@
 description, --per-day 3 --total 30 --time-limit 120 --selection-limit 3), the AgrI Challenge with the defaults,
 and the AgrI Challenge under a name no agrieval ships (its bundles ship the frozen definition) with
 --auto-approve. Written when the READMEs and pages moved from f-strings into package-data templates
-(scoring/authoring/bundles/templates/), to show that the move changed no byte.
+(scoring/authoring/_bundles/templates/), to show that the move changed no byte.
 
 What the runtime makes is left out, so that a change of the runtime does not move this test: the vendored
 ``agrieval_runtime/`` files, the embedded runtime in the one-file programs and the runtime's digest in the
@@ -21,10 +21,10 @@ from pathlib import Path
 
 import pytest
 
-from agrieval.scoring.authoring import vendoring
-from agrieval.scoring.authoring.bundles import PLATFORMS
-from agrieval.scoring.authoring.bundles.competition_pages import Options
-from agrieval.scoring.authoring.bundles.files import check_inputs
+from agrieval.scoring.authoring import _vendoring as vendoring
+from agrieval.scoring.authoring._bundles import PLATFORMS
+from agrieval.scoring.authoring._bundles.competition_pages import Options
+from agrieval.scoring.authoring._bundles.files import check_inputs
 from agrieval.scoring.runtime.definition import load_definition
 from tests.platforms.platform_loaders import opened
 

@@ -12,7 +12,7 @@ import pytest
 import yaml
 from click.testing import CliRunner
 
-from agrieval.scoring.authoring.bundles.submission_limits import PLATFORM_DEFAULTS
+from agrieval.scoring.authoring._bundles.submission_limits import PLATFORM_DEFAULTS
 from agrieval.scoring.cli.main import cli
 from tests.platforms import platform_loaders as loaders
 from tests.platforms.hook_drivers import COMPETITION, SOLUTION

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from agrieval.scoring.runtime.guard import grade
-from agrieval.scoring.runtime.reading.uploads import from_zip
+from agrieval.scoring.runtime.reading._uploads import from_zip
 from agrieval.scoring.runtime.result import HOST_FAILURE_MESSAGE
 from tests.platforms.hook_drivers import COMPETITION, CORPUS, SOLUTION
 
@@ -101,7 +101,7 @@ def test_inflation_stops_at_the_limit_even_when_the_declared_size_is_small(defin
     up = from_zip(io.BytesIO(buf.getvalue()), small, display_name="s.zip")
     assert not up.ok and up.problems[0].code == "zip_too_large" and "expands to" in up.problems[0].message
     # A header that lies (claims 10 bytes): the streaming cap still stops at the limit.
-    from agrieval.scoring.runtime.reading import uploads
+    from agrieval.scoring.runtime.reading import _uploads as uploads
 
     log = uploads.ProblemLog(file="s.zip")
     with zipfile.ZipFile(io.BytesIO(buf.getvalue())) as zf:
@@ -110,7 +110,7 @@ def test_inflation_stops_at_the_limit_even_when_the_declared_size_is_small(defin
 
 
 def test_upload_folder_shapes(tmp_path, definition):
-    from agrieval.scoring.runtime.reading.uploads import open_upload
+    from agrieval.scoring.runtime.reading._uploads import open_upload
 
     empty = tmp_path / "empty"
     empty.mkdir()
@@ -130,7 +130,7 @@ def test_upload_folder_shapes(tmp_path, definition):
 def test_a_problem_of_the_whole_upload_folder_is_named_submission_not_the_platforms_folder(tmp_path, definition):
     """Codabench unpacks the participant's zip into ``input/res/``: "res" is the platform's name, never one
     the participant chose (found running Codabench's own compute_worker, docs/platform_checks.md)."""
-    from agrieval.scoring.runtime.reading.uploads import open_upload
+    from agrieval.scoring.runtime.reading._uploads import open_upload
 
     res = tmp_path / "input" / "res"
     res.mkdir(parents=True)

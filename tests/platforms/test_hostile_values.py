@@ -31,9 +31,9 @@ import yaml
 from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
 
-from agrieval.scoring.authoring.bundles import PLATFORMS
-from agrieval.scoring.authoring.bundles.competition_pages import Options
-from agrieval.scoring.authoring.bundles.files import check_inputs, validate_command
+from agrieval.scoring.authoring._bundles import PLATFORMS
+from agrieval.scoring.authoring._bundles.competition_pages import Options
+from agrieval.scoring.authoring._bundles.files import check_inputs, validate_command
 from agrieval.scoring.runtime.definition import load_definition, shipped_competitions
 from agrieval.scoring.text import literals as lit
 from tests.platforms.platform_loaders import opened

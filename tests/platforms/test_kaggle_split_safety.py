@@ -14,8 +14,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from agrieval.scoring.runtime.platforms.kaggle import ParticipantVisibleError, score
-from agrieval.scoring.runtime.split_safe import ROWS_INVALID_MESSAGE
+from agrieval.scoring.runtime._platforms.kaggle import ParticipantVisibleError, score
+from agrieval.scoring.runtime._split_safe import ROWS_INVALID_MESSAGE
 from tests.platforms.hook_drivers import SOLUTION
 
 PERFECT = SOLUTION.parent / "submissions" / "perfect.csv"

@@ -14,10 +14,10 @@ import pytest
 import yaml
 from click.testing import CliRunner
 
-from agrieval.scoring.authoring.bundles.files import zip_bytes
+from agrieval.scoring.authoring._bundles.files import zip_bytes
 from agrieval.scoring.cli.main import cli
+from agrieval.scoring.runtime._platforms.hf import compute_scores
 from agrieval.scoring.runtime.definition import load_definition
-from agrieval.scoring.runtime.platforms.hf import compute_scores
 from tests.platforms import platform_loaders as loaders
 from tests.platforms.hook_drivers import COMPETITION, ROOT, SOLUTION
 

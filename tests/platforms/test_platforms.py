@@ -24,7 +24,7 @@ PRIMARY = {"plantclef2025": "transect_f1", "agrichallenge2024": "accuracy"}
 
 @pytest.mark.parametrize("competition", sorted(GOOD))
 def test_kaggle_scores_public_and_private_subsets_like_the_harness(competition):
-    from agrieval.scoring.runtime.platforms.kaggle import score
+    from agrieval.scoring.runtime._platforms.kaggle import score
 
     solution = pd.read_csv(SUBMISSIONS / competition / "solution.csv", dtype=str, keep_default_na=False)
     id_col = solution.columns[0]
@@ -39,7 +39,7 @@ def test_kaggle_scores_public_and_private_subsets_like_the_harness(competition):
 
 
 def test_kaggle_ignored_rows_are_required_but_not_scored():
-    from agrieval.scoring.runtime.platforms.kaggle import score
+    from agrieval.scoring.runtime._platforms.kaggle import score
 
     solution = pd.read_csv(SOLUTION, dtype=str, keep_default_na=False)
     submission = pd.read_csv(SUBMISSIONS / COMPETITION / "submissions" / "partial.csv", dtype=str,
@@ -57,7 +57,7 @@ def test_kaggle_ignored_rows_are_required_but_not_scored():
 
 
 def test_kaggle_errors_are_participant_visible_and_name_no_id():
-    from agrieval.scoring.runtime.platforms.kaggle import ParticipantVisibleError, score
+    from agrieval.scoring.runtime._platforms.kaggle import ParticipantVisibleError, score
 
     solution = pd.read_csv(SOLUTION, dtype=str, keep_default_na=False)
     private = solution[solution.Usage == "Private"].drop(columns="Usage")
@@ -75,7 +75,7 @@ def test_kaggle_errors_are_participant_visible_and_name_no_id():
 # --- EvalAI -----------------------------------------------------------------------------------------------------
 
 def test_evalai_result_structure_and_phases():
-    from agrieval.scoring.runtime.platforms.evalai import SubmissionRejected, make_evaluate
+    from agrieval.scoring.runtime._platforms.evalai import SubmissionRejected, make_evaluate
 
     evaluate = make_evaluate(COMPETITION)
     sub = str(SUBMISSIONS / COMPETITION / "submissions" / "over_predicting.csv")
@@ -98,7 +98,7 @@ def test_evalai_result_structure_and_phases():
 
 @pytest.mark.parametrize("upload", ["partial.csv", "partial.zip"])
 def test_hf_compute_with_platform_params(tmp_path, definition, upload):
-    from agrieval.scoring.runtime.platforms.hf import make_compute
+    from agrieval.scoring.runtime._platforms.hf import make_compute
 
     source = SUBMISSIONS / COMPETITION / "submissions" / "partial.csv"
     if upload.endswith(".zip"):  # the platform keeps the upload's extension: submissions/<team>-<id>.zip
@@ -119,7 +119,7 @@ def test_hf_compute_with_platform_params(tmp_path, definition, upload):
 def test_hf_compute_fetches_from_the_hub_by_repo_id(tmp_path, definition, monkeypatch):
     """competition_id is a Hub repo id: the metric downloads solution.csv and the upload as the platform does; the
     real hf_hub_download answers a symbolic link into the cache's blobs (fake_hub.py), which must still score."""
-    from agrieval.scoring.runtime.platforms.hf import make_compute
+    from agrieval.scoring.runtime._platforms.hf import make_compute
     from tests.platforms.fake_hub import hub_module
 
     params, repo = hf_repo(tmp_path, SUBMISSIONS / COMPETITION / "submissions" / "perfect.csv")
@@ -140,7 +140,7 @@ def test_hf_compute_fetches_from_the_hub_by_repo_id(tmp_path, definition, monkey
 def test_hf_compute_finds_an_upload_stored_with_another_extension(tmp_path, definition, monkeypatch, name):
     """The platform stores `sub.CSV` as submissions/<team>-<id>.CSV (the uploaded name's last dot, case kept:
     huggingface/competitions submissions.py ~276-281); the metric finds it through the repository listing."""
-    from agrieval.scoring.runtime.platforms.hf import make_compute
+    from agrieval.scoring.runtime._platforms.hf import make_compute
     from tests.platforms.fake_hub import hub_module
 
     source = SUBMISSIONS / COMPETITION / "submissions" / "partial.csv"

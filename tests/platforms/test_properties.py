@@ -23,8 +23,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from agrieval.scoring.authoring.definitions import TOML_DIR, load_competition
+from agrieval.scoring.runtime._platforms import codabench
 from agrieval.scoring.runtime.guard import grade
-from agrieval.scoring.runtime.platforms import codabench
 from agrieval.scoring.runtime.reading.solution import load_solution
 from tests.platforms.hook_drivers import tree_state
 
@@ -118,7 +118,7 @@ def test_generated_files_are_safe_deterministic_and_change_nothing(world, tmp_pa
         {k: v for k, v in first.items() if k != "metrics"}
 
     # Kaggle, one split at a time: an id mismatch must not reveal which ids are in the split.
-    from agrieval.scoring.runtime.platforms.kaggle import ParticipantVisibleError, score
+    from agrieval.scoring.runtime._platforms.kaggle import ParticipantVisibleError, score
 
     try:
         frame = pd.read_csv(io.BytesIO(data), dtype=str, keep_default_na=False)

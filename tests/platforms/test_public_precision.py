@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from agrieval.scoring.authoring.public_precision import auto_decimals
+from agrieval.scoring.authoring._public_precision import auto_decimals
 from agrieval.scoring.cli.main import cli
 
 REPO = Path(__file__).resolve().parents[2]

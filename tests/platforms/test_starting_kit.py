@@ -94,7 +94,7 @@ def test_every_metric_named_is_defined_and_every_example_validates_as_the_page_s
     import html
     import re
 
-    from agrieval.scoring.authoring.bundles.metric_pages import METRICS
+    from agrieval.scoring.authoring._bundles.metric_pages import METRICS
     from agrieval.scoring.runtime.definition import load_definition
     from agrieval.scoring.runtime.validate import validate_file
 
@@ -150,7 +150,7 @@ def test_the_markdown_pages_define_every_metric_and_their_examples_validate_as_t
     import json
     import re
 
-    from agrieval.scoring.authoring.bundles.metric_pages import METRICS
+    from agrieval.scoring.authoring._bundles.metric_pages import METRICS
     from agrieval.scoring.runtime.definition import load_definition
     from agrieval.scoring.runtime.validate import validate_file
 

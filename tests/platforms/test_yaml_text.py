@@ -7,8 +7,8 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agrieval.scoring.authoring.bundles.competition_pages import Options, pages
-from agrieval.scoring.authoring.bundles.yaml_text import dump
+from agrieval.scoring.authoring._bundles.competition_pages import Options, pages
+from agrieval.scoring.authoring._bundles.yaml_text import dump
 
 # Any text but lone surrogates (not encodable in UTF-8): controls, NEL/LS/PS, BOM, astral characters included.
 TEXT = st.text(st.characters(blacklist_categories=("Cs",))

@@ -11,8 +11,8 @@ from pathlib import Path
 
 from ..definition import CompetitionDefinition
 from ..problems import ProblemLog
-from . import tokenize
-from .bytes_checks import checked_utf8, read_limited
+from . import _tokenize as tokenize
+from ._bytes_checks import checked_utf8, read_limited
 
 
 class IdListError(ValueError):

@@ -14,10 +14,13 @@ from ..definition import CompetitionDefinition
 from ..grouping import group_codes, group_ids
 from ..labelsets import LabelSets
 from ..problems import HostError, Problem, ProblemLog
-from . import cell_keys, csv_spans, label_cells, tokenize
-from .bytes_checks import checked_utf8, read_limited
-from .id_cells import CheckedIds, check_ids  # the same id rules as for submissions
-from .id_lengths import refuse_long_ids
+from . import _cell_keys as cell_keys
+from . import _csv_spans as csv_spans
+from . import _label_cells as label_cells
+from . import _tokenize as tokenize
+from ._bytes_checks import checked_utf8, read_limited
+from ._id_cells import CheckedIds, check_ids  # the same id rules as for submissions
+from ._id_lengths import refuse_long_ids
 
 SPLITS = ("public", "private", "ignored")
 SPLIT_DTYPE = "<U7"

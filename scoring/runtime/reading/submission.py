@@ -1,7 +1,7 @@
 """Read a participant's submission strictly: bytes in, ids and labels or problems out.
 
 Every problem has a stable code and a line/column; messages never depend on the
-solution (id checks against the solution live in ``scoring/runtime/matching.py``).
+solution (id checks against the solution live in ``scoring/runtime/_matching.py``).
 """
 
 from __future__ import annotations
@@ -14,10 +14,12 @@ import numpy as np
 from ..definition import CompetitionDefinition
 from ..labelsets import LabelSets
 from ..problems import Problem, ProblemLog
-from . import cell_keys, label_cells, tokenize
-from .bytes_checks import checked_utf8, read_limited
-from .id_cells import CheckedIds, check_ids
-from .id_lengths import refuse_long_ids
+from . import _cell_keys as cell_keys
+from . import _label_cells as label_cells
+from . import _tokenize as tokenize
+from ._bytes_checks import checked_utf8, read_limited
+from ._id_cells import CheckedIds, check_ids
+from ._id_lengths import refuse_long_ids
 
 
 @dataclass

@@ -2,7 +2,7 @@
 which CI cannot run: it needs the fetched repository).
 
 The golden file holds, from the script's ``PlantDataset`` + ``get_transforms()`` and its
-``run_toto_experiment`` on ``agrieval.baselines.ctv.fidelity_pool`` (regenerated here, byte for byte): the sha256
+``run_toto_experiment`` on ``agrieval.baselines.ctv._fidelity_pool`` (regenerated here, byte for byte): the sha256
 of every eval and train tensor (224 and 64 px), and of every training batch's inputs, its targets and
 its loss, over a 2-fold TOTO sweep with densenet121 at random init (one seed stream, 2 epochs, batch 2).
 Inputs and targets are compared bit for bit; losses within 1e-5 relative. After the first optimiser
@@ -48,17 +48,17 @@ def golden():
 
 @pytest.fixture(scope="module")
 def pool(tmp_path_factory):
-    from agrieval.baselines.ctv.fidelity_pool import make_pool
+    from agrieval.baselines.ctv._fidelity_pool import make_pool
 
     root = tmp_path_factory.mktemp("fidelity")
     return root, make_pool(root)
 
 
 def _kit_tensors(paths, size: int, *, script: bool = True) -> dict:
+    from agrieval.baselines.ctv._dataset import SplitDataset
+    from agrieval.baselines.ctv._script_transforms import script_eval_transform, script_train_transform
+    from agrieval.baselines.ctv._transforms import eval_transform, normalize_batch
     from agrieval.baselines.ctv.config import make_config
-    from agrieval.baselines.ctv.dataset import SplitDataset
-    from agrieval.baselines.ctv.script_transforms import script_eval_transform, script_train_transform
-    from agrieval.baselines.ctv.transforms import eval_transform, normalize_batch
 
     cfg = make_config("official", img_size=size)
     out = {"eval": {}, "train": {}}

@@ -1,4 +1,4 @@
-"""The batched train augmentation (``agrieval.baselines.ctv.augment``) against torchvision's per-sample definition.
+"""The batched train augmentation (``agrieval.baselines.ctv._augment``) against torchvision's per-sample definition.
 
 Distributions: the parameters of many batched draws against as many of torchvision v2's own ``make_params``
 calls (two-sample KS tests, p > 1e-3: a correct implementation fails one of these about once in a
@@ -17,7 +17,7 @@ from scipy import stats
 from torchvision.transforms import v2
 from torchvision.transforms.v2 import functional as TF
 
-from agrieval.baselines.ctv.augment import (
+from agrieval.baselines.ctv._augment import (
     AugmentSpec,
     BatchAugment,
     adjust_hue,
@@ -253,7 +253,7 @@ def test_a_gpu_run_draws_the_cpus_parameters(photo):
 def test_a_kit_run_loads_bytes_and_trains_on_batches_augmented_on_the_device(ctv_data, tmp_path):
     """The workers' part is decode + resize (uint8 at --resize-size); the model sees normalised float batches
     of --img-size, different in each epoch; the official preset's loader still gives the script's tensors."""
-    from agrieval.baselines.ctv.distributed import DistInfo
+    from agrieval.baselines.ctv._distributed import DistInfo
     from agrieval.baselines.ctv.manifest import load_fold
     from agrieval.baselines.ctv.runner import _loaders, run_fold
     from tests.baselines.ctv.configs import tiny_config

@@ -16,9 +16,9 @@ import pytest
 import torch
 from PIL import Image
 
-from agrieval.baselines.ctv import checkpoint
-from agrieval.baselines.ctv.cache import decode_square
-from agrieval.baselines.ctv.dataset import load_image, load_pil
+from agrieval.baselines.ctv import _checkpoint as checkpoint
+from agrieval.baselines.ctv._cache import decode_square
+from agrieval.baselines.ctv._dataset import load_image, load_pil
 from agrieval.baselines.ctv.errors import CTVError
 from agrieval.baselines.ctv.runner import run_fold
 from tests.baselines.ctv.configs import tiny_config
@@ -77,7 +77,7 @@ def test_a_checkpoint_that_is_a_fifo_is_refused_at_once(tmp_path):
 
 
 def test_what_the_kit_saves_loads_with_weights_only(tmp_path):
-    from agrieval.baselines.ctv.seed_streams import _capture, _restore
+    from agrieval.baselines.ctv._seed_streams import _capture, _restore
 
     model = torch.nn.Linear(3, 2)
     opt = torch.optim.AdamW(model.parameters(), lr=1e-4)

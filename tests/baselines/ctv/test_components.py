@@ -8,13 +8,13 @@ from pathlib import Path
 import pytest
 import torch
 
+from agrieval.baselines.ctv._distributed import DistInfo
+from agrieval.baselines.ctv._pipelines import pipeline_for
+from agrieval.baselines.ctv._precision import BF16, FP16, OFF, precision_for
+from agrieval.baselines.ctv._seed_streams import FoldStream, SweepStream, seed_stream_for
+from agrieval.baselines.ctv._selection import SELECTIONS, BestKeeper
 from agrieval.baselines.ctv.config import make_config
-from agrieval.baselines.ctv.distributed import DistInfo
 from agrieval.baselines.ctv.errors import CTVError
-from agrieval.baselines.ctv.pipelines import pipeline_for
-from agrieval.baselines.ctv.precision import BF16, FP16, OFF, precision_for
-from agrieval.baselines.ctv.seed_streams import FoldStream, SweepStream, seed_stream_for
-from agrieval.baselines.ctv.selection import SELECTIONS, BestKeeper
 
 RUNNER = Path(__file__).resolve().parents[3] / "baselines" / "ctv" / "runner.py"
 

@@ -10,12 +10,12 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agrieval.baselines.ctv.cache import build_cache, decode_square
-from agrieval.baselines.ctv.dataset import SplitDataset
+from agrieval.baselines.ctv._cache import build_cache, decode_square
+from agrieval.baselines.ctv._dataset import SplitDataset
+from agrieval.baselines.ctv._seeding import derive_seed, fold_seed
+from agrieval.baselines.ctv._transforms import eval_transform, normalize_batch, train_transform
 from agrieval.baselines.ctv.errors import CTVError
 from agrieval.baselines.ctv.manifest import load_fold
-from agrieval.baselines.ctv.seeding import derive_seed, fold_seed
-from agrieval.baselines.ctv.transforms import eval_transform, normalize_batch, train_transform
 from tests.baselines.ctv.configs import tiny_config
 
 
@@ -44,8 +44,8 @@ def test_decode_transform_only_resizes(square):
     """The workers' part under --transforms kit: deterministic, uint8, one size for every image of a batch."""
     from skimage import data
 
+    from agrieval.baselines.ctv._transforms import decode_transform
     from agrieval.baselines.ctv.config import make_config
-    from agrieval.baselines.ctv.transforms import decode_transform
 
     cfg = make_config("paper", resize_square=square, cache_size=280)
     img = torch.from_numpy(data.chelsea()).permute(2, 0, 1)  # 300 x 451

@@ -1,9 +1,9 @@
-"""``--device`` of both baselines: one resolver (``agrieval.baselines.device``), one clean message per way it fails."""
+"""``--device`` of both baselines: one resolver (``agrieval.baselines._device``), one clean message per way it fails."""
 
 import pytest
 import torch
 
-from agrieval.baselines.device import DeviceError, resolve_device
+from agrieval.baselines._device import DeviceError, resolve_device
 
 
 @pytest.fixture

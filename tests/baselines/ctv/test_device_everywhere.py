@@ -36,7 +36,7 @@ def test_every_command_with_a_device_option_is_known():
 
 
 def test_ctv_smoke(monkeypatch):
-    from agrieval.baselines.ctv.smoke import main
+    from agrieval.baselines.ctv._smoke import main
 
     monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
     res = CliRunner().invoke(main, ["--device", "cuda"])
@@ -44,7 +44,7 @@ def test_ctv_smoke(monkeypatch):
 
 
 def test_plantclef_smoke(monkeypatch, capsys):
-    from agrieval.baselines.plantclef.smoke import main
+    from agrieval.baselines.plantclef._smoke import main
 
     monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
     with pytest.raises(SystemExit) as exit_:

@@ -23,7 +23,7 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agrieval.baselines.ctv.distributed import DistInfo, EpochBatches
+from agrieval.baselines.ctv._distributed import DistInfo, EpochBatches
 
 pytest.importorskip("agrieval.data_tools.splits")
 
@@ -56,7 +56,7 @@ def _run(cmd: list[str], timeout: float, env: dict | None = None) -> subprocess.
 
 def _torchrun(splits, runs_dir, *args: str) -> subprocess.CompletedProcess:
     cmd = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node=2",
-           "-m", "agrieval.baselines.ctv.cli", *args, "--preset", "demo", "--splits", str(splits), "--runs-dir",
+           "-m", "agrieval.baselines.ctv._cli", *args, "--preset", "demo", "--splits", str(splits), "--runs-dir",
            str(runs_dir), "--threads", "1", "--deterministic"]
     proc = _run(cmd, RUN_TIMEOUT_S)
     assert proc.returncode == 0, proc.stdout + proc.stderr
@@ -126,7 +126,7 @@ def test_a_collective_that_times_out_names_the_rank_and_step(tmp_path):
         port = s.getsockname()[1]
     code = textwrap.dedent("""
         import os, sys, time
-        from agrieval.baselines.ctv.distributed import barrier, init_distributed
+        from agrieval.baselines.ctv._distributed import barrier, init_distributed
         from agrieval.baselines.ctv.errors import CTVError
         info = init_distributed("cpu", timeout_s=3)
         if info.rank == 1:

@@ -8,7 +8,7 @@ import math
 import pytest
 from click.testing import CliRunner
 
-from agrieval.baselines.ctv.cli import ctv
+from agrieval.baselines.ctv._cli import ctv
 from agrieval.baselines.ctv.manifest import load_fold
 
 

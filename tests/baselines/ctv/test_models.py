@@ -80,7 +80,7 @@ def test_unknown_arch_lists_the_registered_ones():
 def test_one_training_step_lowers_the_loss_on_a_fixed_batch():
     from skimage import data
 
-    from agrieval.baselines.ctv.transforms import normalize_batch
+    from agrieval.baselines.ctv._transforms import normalize_batch
 
     torch.manual_seed(0)
     imgs = [data.astronaut(), data.coffee(), data.chelsea(), data.astronaut()[::-1]]
@@ -114,7 +114,7 @@ def test_a_model_with_batch_norm_never_gets_a_step_of_one_image():
     import timm
     import torch
 
-    from agrieval.baselines.ctv.distributed import DistInfo, EpochBatches
+    from agrieval.baselines.ctv._distributed import DistInfo, EpochBatches
     from agrieval.baselines.ctv.engine import needs_two_per_step
 
     model = timm.create_model("test_resnet", pretrained=False, num_classes=6).train()

@@ -147,7 +147,7 @@ def test_a_failing_fold_is_skipped_and_the_sweep_exits_1(ctv_data, tmp_path, mon
 def test_cli_run_all_official_exits_1_after_a_failed_fold(ctv_data, tmp_path):
     from click.testing import CliRunner
 
-    from agrieval.baselines.ctv.cli import ctv
+    from agrieval.baselines.ctv._cli import ctv
 
     splits = ctv_data[1]
     (tmp_path / "runs" / "toto" / "tiny_cnn" / "beta").mkdir(parents=True)
@@ -164,9 +164,9 @@ def test_cli_run_all_official_exits_1_after_a_failed_fold(ctv_data, tmp_path):
 
 
 def test_unreadable_images_are_black_with_one_warning_per_file(tmp_path, capsys):
+    from agrieval.baselines.ctv._dataset import SplitDataset, unreadable_paths
+    from agrieval.baselines.ctv._script_transforms import script_eval_transform
     from agrieval.baselines.ctv.config import make_config
-    from agrieval.baselines.ctv.dataset import SplitDataset, unreadable_paths
-    from agrieval.baselines.ctv.script_transforms import script_eval_transform
 
     bad = tmp_path / "bad.jpg"
     bad.write_bytes(b"\xff\xd8\xff not a jpeg")
@@ -213,7 +213,7 @@ def test_run_json_names_its_library_versions(ctv_data, tmp_path):
 
 
 def test_preset_table_has_a_row_and_a_reason_for_every_difference():
-    from agrieval.baselines.ctv.preset_table import WHY, preset_differences, preset_table
+    from agrieval.baselines.ctv._preset_table import WHY, preset_differences, preset_table
 
     paper, off = make_config("paper").to_dict(), make_config("official").to_dict()
     differing = {k for k in paper if k != "preset" and paper[k] != off[k]} | {"archs"}
@@ -226,7 +226,7 @@ def test_preset_table_has_a_row_and_a_reason_for_every_difference():
 def test_slurm_refuses_the_sweep_stream(ctv_data, tmp_path):
     from click.testing import CliRunner
 
-    from agrieval.baselines.ctv.cli import ctv
+    from agrieval.baselines.ctv._cli import ctv
 
     res = CliRunner().invoke(ctv, ["slurm", "--splits", str(ctv_data[1]), "--preset", "official", "-o",
                                    str(tmp_path / "x.sbatch"), "--archs", "tiny_cnn"])

@@ -11,9 +11,9 @@ import pytest
 import torch
 from torchvision import transforms as T
 
+from agrieval.baselines.ctv._transforms import eval_transform, normalize_batch, train_transform
 from agrieval.baselines.ctv.config import PRESET_SOURCES, make_config, preset_archs
 from agrieval.baselines.ctv.runner import run_fold
-from agrieval.baselines.ctv.transforms import eval_transform, normalize_batch, train_transform
 from tests.baselines.ctv.configs import tiny_config
 
 MEAN, STD = [0.485, 0.456, 0.406], [0.229, 0.224, 0.225]
@@ -81,7 +81,7 @@ def test_eval_pixels_official_equal_kit_within_one_grey_level_on_a_clean_tree_im
     # the kit's v2 pipeline (paper): PIL vs tensor antialiased bilinear, within one grey level (1/255/std ~ 0.018)
     assert ours.shape == theirs.shape and 0 < (ours - theirs).abs().mean() < 0.02
     # the official preset's pipeline: the script's tensor, bit for bit
-    from agrieval.baselines.ctv.script_transforms import script_eval_transform
+    from agrieval.baselines.ctv._script_transforms import script_eval_transform
 
     assert torch.equal(script_eval_transform(make_config("official"))(img), theirs)
 
@@ -102,7 +102,7 @@ def test_official_values_sweep_and_sources():
 def test_cli_flags_set_every_new_value(tmp_path):
     from click.testing import CliRunner
 
-    from agrieval.baselines.ctv.cli import ctv
+    from agrieval.baselines.ctv._cli import ctv
 
     res = CliRunner().invoke(ctv, ["plan", "--help"])
     assert res.exit_code == 0

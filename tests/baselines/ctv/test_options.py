@@ -8,7 +8,7 @@ import re
 import pytest
 from click.testing import CliRunner
 
-from agrieval.baselines.ctv.cli import ctv
+from agrieval.baselines.ctv._cli import ctv
 from agrieval.baselines.ctv.config import PRESETS, TrainConfig, make_config
 from agrieval.baselines.ctv.options import TRAIN_FIELDS, as_flags, overrides
 

@@ -8,8 +8,8 @@ import subprocess
 import pytest
 from click.testing import CliRunner
 
+from agrieval.baselines.ctv._replicates import parse_seeds, seed_root
 from agrieval.baselines.ctv.errors import CTVError
-from agrieval.baselines.ctv.replicates import parse_seeds, seed_root
 from agrieval.scoring.cli.main import cli
 
 TINY = ["--preset", "demo", "--epochs", "1", "--batch-size", "8", "--threads", "1", "--deterministic"]

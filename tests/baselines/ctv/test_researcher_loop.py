@@ -8,8 +8,8 @@ import sys
 
 from click.testing import CliRunner
 
-from agrieval.baselines.ctv import progress
-from agrieval.baselines.ctv.progress import LineProgress, format_duration
+from agrieval.baselines.ctv import _progress as progress
+from agrieval.baselines.ctv._progress import LineProgress, format_duration
 from agrieval.scoring.cli.main import cli
 
 TINY = ["--preset", "demo", "--epochs", "1", "--batch-size", "8", "--threads", "1", "--deterministic"]

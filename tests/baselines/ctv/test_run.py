@@ -8,8 +8,8 @@ import pandas as pd
 import pytest
 from sklearn.metrics import accuracy_score
 
+from agrieval.baselines.ctv._outputs import PREDICTION_COLUMNS
 from agrieval.baselines.ctv.errors import CTVError
-from agrieval.baselines.ctv.outputs import PREDICTION_COLUMNS
 from agrieval.baselines.ctv.runner import Interrupted, run_fold
 from tests.baselines.ctv.configs import tiny_config
 

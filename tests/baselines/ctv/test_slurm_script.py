@@ -19,7 +19,7 @@ from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from agrieval.baselines import sbatch
+from agrieval.baselines import _sbatch as sbatch
 from agrieval.baselines.ctv.errors import CTVError
 from agrieval.baselines.ctv.slurm import read_runs_table, sbatch_script, task_resources
 from agrieval.baselines.ctv.sweep import PlannedRun

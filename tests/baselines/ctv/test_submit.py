@@ -12,7 +12,7 @@ from click.testing import CliRunner
 
 pytest.importorskip("agrieval.data_tools.splits")
 
-from agrieval.baselines.ctv.cli import ctv  # noqa: E402
+from agrieval.baselines.ctv._cli import ctv  # noqa: E402
 
 
 @pytest.fixture(scope="module")

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 import torch
 
-from agrieval.baselines.plantclef.synthetic import palette
+from agrieval.baselines.plantclef._synthetic import palette
 
 MEAN, STD = (0.485, 0.456, 0.406), (0.229, 0.224, 0.225)
 

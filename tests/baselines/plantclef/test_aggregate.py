@@ -10,14 +10,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from agrieval.baselines.plantclef._image_stats import ImageStats
+from agrieval.baselines.plantclef._synthetic import planted_image
 from agrieval.baselines.plantclef.aggregate import NotExact, aggregate
 from agrieval.baselines.plantclef.aggregation_config import AggregationConfig
 from agrieval.baselines.plantclef.geometry import parse_level
-from agrieval.baselines.plantclef.image_stats import ImageStats
 from agrieval.baselines.plantclef.model import ModelSpec
 from agrieval.baselines.plantclef.predict import RunOptions, run_predict
 from agrieval.baselines.plantclef.preprocess import PreprocessConfig
-from agrieval.baselines.plantclef.synthetic import planted_image
 from agrieval.scoring.authoring.definitions import load_competition
 
 C = 8

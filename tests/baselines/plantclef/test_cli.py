@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 from click.testing import CliRunner
 
-from agrieval.baselines.plantclef.synthetic import demo_ids, make_quadrats
+from agrieval.baselines.plantclef._synthetic import demo_ids, make_quadrats
 from agrieval.scoring.authoring.definitions import load_competition
 from agrieval.scoring.cli.main import cli
 
@@ -99,7 +99,7 @@ def test_resume_predicts_only_the_missing_images(workspace, monkeypatch):
     assert "(1 resumed)" in res.output
     assert (folder / "resumed.csv").read_bytes() == (folder / "full.csv").read_bytes()
     pd.testing.assert_frame_equal(pd.read_parquet(folder / "resumed.parquet"), pd.read_parquet(folder / "full.parquet"))
-    from agrieval.baselines.plantclef.image_stats import read_stats
+    from agrieval.baselines.plantclef._image_stats import read_stats
 
     resumed, full_stats = read_stats(folder / "resumed.stats.parquet"), read_stats(folder / "full.stats.parquet")
     pd.testing.assert_frame_equal(resumed.keys, full_stats.keys)
@@ -188,7 +188,7 @@ def test_outputs_follow_the_output_policy(workspace):
 def test_tiles_command_draws_every_box_and_the_padding(tmp_path):
     from PIL import Image
 
-    from agrieval.baselines.plantclef.synthetic import field_quadrat
+    from agrieval.baselines.plantclef._synthetic import field_quadrat
 
     field_quadrat(600, 400, seed=1).save(tmp_path / "q.jpg")
     res = CliRunner().invoke(cli, ["baselines", "plantclef", "tiles", str(tmp_path / "q.jpg"), "--recipe",
@@ -226,7 +226,7 @@ def test_recipes_are_listed_with_sources_and_flags_override_them(workspace):
 
 
 def test_aggregate_exposes_stats_strategies_and_ensembles(workspace):
-    from agrieval.baselines.plantclef.image_stats import read_stats
+    from agrieval.baselines.plantclef._image_stats import read_stats
     from agrieval.baselines.plantclef.tile_scores import read_tile_scores
 
     folder = workspace[0]
@@ -266,7 +266,7 @@ def test_per_scale_weights_need_per_level_stats(workspace):
     folder = workspace[0]
     res = _predict(workspace, folder / "w.csv", "--save-tile-scores", str(folder / "w.parquet"), "--overwrite")
     assert res.exit_code == 0, res.output
-    from agrieval.baselines.plantclef.image_stats import read_stats
+    from agrieval.baselines.plantclef._image_stats import read_stats
 
     assert set(read_stats(folder / "w.stats.parquet").keys["level"]) == {-1}  # the default: per image
     agg = CliRunner().invoke(cli, ["baselines", "plantclef", "aggregate", str(folder / "w.parquet"), "--strategy",
@@ -328,7 +328,7 @@ def test_the_winners_recipe_runs_end_to_end_on_the_cpu(workspace):
                                    "--out", str(folder / "win.csv"), "--overwrite"], catch_exceptions=False)
     assert res.exit_code == 0, res.output
     assert "multiscale thr=0 max_species=10" in res.output
-    from agrieval.baselines.plantclef.image_stats import read_stats
+    from agrieval.baselines.plantclef._image_stats import read_stats
     from agrieval.baselines.plantclef.tile_scores import read_tile_scores
 
     frame, meta = read_tile_scores(folder / "win.parquet")
@@ -430,10 +430,10 @@ def test_shards_merge_to_the_bytes_of_one_process(workspace, tmp_path, monkeypat
 
 
 def test_full_probabilities_sidecar_feeds_the_merge_rule_and_merges_across_shards(workspace, tmp_path):
+    from agrieval.baselines.plantclef._full_probs import full_path, read_full
+    from agrieval.baselines.plantclef._threshold_search import TargetUnreachable
     from agrieval.baselines.plantclef.aggregate import aggregate
     from agrieval.baselines.plantclef.aggregation_config import AggregationConfig
-    from agrieval.baselines.plantclef.full_probs import full_path, read_full
-    from agrieval.baselines.plantclef.threshold_search import TargetUnreachable
     from agrieval.baselines.plantclef.tile_scores import read_tile_scores
 
     res = _predict(workspace, tmp_path / "f.csv", "--save-full-probs", "--save-top-k", "5",
@@ -467,7 +467,7 @@ def test_full_probabilities_sidecar_feeds_the_merge_rule_and_merges_across_shard
 
 
 def test_an_existing_full_sidecar_is_not_overwritten(workspace, tmp_path):
-    from agrieval.baselines.plantclef.full_probs import full_path
+    from agrieval.baselines.plantclef._full_probs import full_path
 
     full_path(tmp_path / "x.parquet").write_text("mine")
     res = _predict(workspace, tmp_path / "x.csv", "--save-full-probs", "--save-tile-scores", str(tmp_path / "x.parquet"))

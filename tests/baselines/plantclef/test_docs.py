@@ -1,11 +1,11 @@
 """docs/plantclef.md's option tables are what the code renders (recipes, aggregation options)."""
 
-from agrieval.baselines.plantclef.cli.doc_tables import DOC, rendered, tables
+from agrieval.baselines.plantclef._cli.doc_tables import DOC, rendered, tables
 
 
 def test_the_generated_tables_of_the_docs_are_current():
     text = DOC.read_text(encoding="utf-8")
-    assert rendered(text) == text, "regenerate with: python -m agrieval.baselines.plantclef.cli.doc_tables"
+    assert rendered(text) == text, "regenerate with: python -m agrieval.baselines.plantclef._cli.doc_tables"
 
 
 def test_every_recipe_and_every_option_is_in_the_docs():
@@ -25,8 +25,8 @@ def test_every_recipe_of_the_side_by_side_table_runs_from_aggregate():
     """Each row of "proven equal to" (3.5) names recipes that `aggregate --recipe` takes, with their rule."""
     import re
 
-    from agrieval.baselines.plantclef.cli.aggregate import aggregate_cmd
-    from agrieval.baselines.plantclef.cli.options import aggregation_config, apply_recipe
+    from agrieval.baselines.plantclef._cli.aggregate import aggregate_cmd
+    from agrieval.baselines.plantclef._cli.options import aggregation_config, apply_recipe
     from agrieval.baselines.plantclef.recipes import RECIPES
 
     text = DOC.read_text(encoding="utf-8")

@@ -13,15 +13,15 @@ import PIL
 import pytest
 import torch
 
+from agrieval.baselines.plantclef._awkward_logits import N_CLASSES, awkward_quadrats, probabilities
+from agrieval.baselines.plantclef._fidelity import kit_frame, kit_scorer_frame, recipe_config, sha
+from agrieval.baselines.plantclef._synthetic import field_quadrat
+from agrieval.baselines.plantclef._tie_rules import parse_specs
 from agrieval.baselines.plantclef.aggregate import aggregate
-from agrieval.baselines.plantclef.awkward_logits import N_CLASSES, awkward_quadrats, probabilities
-from agrieval.baselines.plantclef.fidelity import kit_frame, kit_scorer_frame, recipe_config, sha
 from agrieval.baselines.plantclef.geometry import level_boxes, parse_level
 from agrieval.baselines.plantclef.predict import _cpu_features
 from agrieval.baselines.plantclef.preprocess import PreprocessConfig, quadrat_tiles
 from agrieval.baselines.plantclef.recipes import get_recipe
-from agrieval.baselines.plantclef.synthetic import field_quadrat
-from agrieval.baselines.plantclef.tie_rules import parse_specs
 
 GOLDEN = json.loads((Path(__file__).parents[2] / "fixtures" / "golden" / "plantclef_teams.json").read_text())
 ENV = GOLDEN["env"]

@@ -109,7 +109,7 @@ def test_compiled_scorer_pads_the_last_batch_and_matches_eager():
 def test_score_returns_exact_group_stats_and_sums_of_squares():
     """TileScorer.score against the full softmax computed here: per-group max and sum over every class, the
     BMA vectors (bma.bma_vectors is checked against NEUON's formula elsewhere) and sum_c p^2 per tile."""
-    from agrieval.baselines.plantclef.bma import bma_vectors
+    from agrieval.baselines.plantclef._bma import bma_vectors
     from agrieval.baselines.plantclef.inference import TileScorer
 
     torch.manual_seed(1)
@@ -134,7 +134,7 @@ def test_score_returns_exact_group_stats_and_sums_of_squares():
 
 
 def test_the_gpu_smoke_check_of_the_image_stats_passes_on_the_cpu(capsys):
-    from agrieval.baselines.plantclef.smoke import check_group_stats
+    from agrieval.baselines.plantclef._smoke import check_group_stats
 
     torch.manual_seed(2)
     model, _ = build_model(PRESETS["tiny"], 6, None)

@@ -9,8 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from agrieval.baselines.plantclef import classes, genus, model, prior
-from agrieval.baselines.plantclef.cli.errors import code_of, input_codes
+from agrieval.baselines.plantclef import _genus as genus
+from agrieval.baselines.plantclef import _prior as prior
+from agrieval.baselines.plantclef import classes, model
+from agrieval.baselines.plantclef._cli.errors import code_of, input_codes
 from tests.hostile_files import NOT_REGULAR, at_most, make_not_regular
 
 

@@ -8,15 +8,15 @@ import click
 import pytest
 from click.testing import CliRunner
 
+from agrieval.baselines.plantclef._cli.aggregate import aggregate_cmd
+from agrieval.baselines.plantclef._cli.options import aggregation_config, apply_recipe, flag_of
+from agrieval.baselines.plantclef._cli.predict import predict
+from agrieval.baselines.plantclef._cli.recipe_table import recipe_lines, recipe_table
+from agrieval.baselines.plantclef._pooling import contained_ids, containment_notes
+from agrieval.baselines.plantclef._synthetic import make_quadrats
 from agrieval.baselines.plantclef.aggregate import aggregate
 from agrieval.baselines.plantclef.aggregation_config import STRATEGIES, AggregationConfig
-from agrieval.baselines.plantclef.cli.aggregate import aggregate_cmd
-from agrieval.baselines.plantclef.cli.options import aggregation_config, apply_recipe, flag_of
-from agrieval.baselines.plantclef.cli.predict import predict
-from agrieval.baselines.plantclef.cli.recipe_table import recipe_lines, recipe_table
-from agrieval.baselines.plantclef.pooling import contained_ids, containment_notes
 from agrieval.baselines.plantclef.recipes import RECIPES
-from agrieval.baselines.plantclef.synthetic import make_quadrats
 from agrieval.scoring.authoring.definitions import load_competition
 from agrieval.scoring.cli.main import cli
 
@@ -117,7 +117,7 @@ def test_contains_with_a_target_mean_bisects_the_pooled_scores():
     import numpy as np
     import pandas as pd
 
-    from agrieval.baselines.plantclef.threshold_search import threshold_for_mean_count
+    from agrieval.baselines.plantclef._threshold_search import threshold_for_mean_count
 
     rng = np.random.default_rng(3)
     ids = ["A-1", "A-10", "B-2", "C-3", "C-30"]
@@ -184,9 +184,9 @@ def test_zmerge_is_an_entry_of_the_strategy_table_and_reads_the_probabilities_va
 
 
 def test_errors_are_mapped_by_class_the_most_specific_first():
-    from agrieval.baselines.plantclef.cli.errors import code_of, input_codes
-    from agrieval.baselines.plantclef.exactness import NotExact
-    from agrieval.baselines.plantclef.prior import PriorError
+    from agrieval.baselines.plantclef._cli.errors import code_of, input_codes
+    from agrieval.baselines.plantclef._exactness import NotExact
+    from agrieval.baselines.plantclef._prior import PriorError
     from agrieval.baselines.plantclef.tile_scores import TileScoresError
 
     codes = input_codes()
@@ -204,7 +204,7 @@ def test_errors_are_mapped_by_class_the_most_specific_first():
 def test_merge_tiles_help_names_the_files_predict_shard_writes_and_no_submission_code():
     from pathlib import Path
 
-    from agrieval.baselines.plantclef.shards import shard_path
+    from agrieval.baselines.plantclef._shards import shard_path
 
     res = CliRunner().invoke(cli, ["baselines", "plantclef", "merge-tiles", "--help"])
     assert res.exit_code == 0

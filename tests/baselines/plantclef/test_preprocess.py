@@ -8,7 +8,7 @@ import pytest
 from PIL import Image, JpegImagePlugin
 from skimage import data
 
-from agrieval.baselines.plantclef import jpeg
+from agrieval.baselines.plantclef import _jpeg as jpeg
 from agrieval.baselines.plantclef.geometry import parse_level
 from agrieval.baselines.plantclef.preprocess import PreprocessConfig, quadrat_tiles, recompress_jpeg
 
@@ -330,9 +330,9 @@ def test_scale_tiles_do_not_depend_on_torch_threads_and_equal_the_teams_call():
     one), equal to their (1, 3, H, W) interpolate on two threads (what the golden file recorded)."""
     import torch
 
+    from agrieval.baselines.plantclef._synthetic import field_quadrat
     from agrieval.baselines.plantclef.geometry import parse_level
     from agrieval.baselines.plantclef.preprocess import PreprocessConfig, bilinear_stretch, quadrat_tiles
-    from agrieval.baselines.plantclef.synthetic import field_quadrat
 
     image = field_quadrat(1000, 750, seed=7)
     cfg = PreprocessConfig(levels=(parse_level("scale:2:0.5"), parse_level("scale:5:0.25")), centre_crop=0.1)

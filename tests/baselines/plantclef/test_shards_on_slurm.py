@@ -124,8 +124,8 @@ def test_a_hostile_path_or_value_stays_one_literal(tmp_path_factory, value):
     import os
     import sys
 
-    from agrieval.baselines import sbatch
-    from agrieval.baselines.plantclef.slurm import ShardJob, merge_script, shard_script
+    from agrieval.baselines import _sbatch as sbatch
+    from agrieval.baselines.plantclef._slurm import ShardJob, merge_script, shard_script
 
     tmp = tmp_path_factory.mktemp("hostile")
 

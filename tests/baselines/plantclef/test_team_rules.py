@@ -11,13 +11,13 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from agrieval.baselines.plantclef._bma import bma_vectors
+from agrieval.baselines.plantclef._ensemble import ensemble_tiles, tile_zscores
+from agrieval.baselines.plantclef._image_stats import ImageStats
+from agrieval.baselines.plantclef._pooling import pool_count_topk, pool_min_images
+from agrieval.baselines.plantclef._threshold_search import TargetUnreachable, threshold_for_mean_count
 from agrieval.baselines.plantclef.aggregate import NotExact, aggregate
 from agrieval.baselines.plantclef.aggregation_config import AggregationConfig
-from agrieval.baselines.plantclef.bma import bma_vectors
-from agrieval.baselines.plantclef.ensemble import ensemble_tiles, tile_zscores
-from agrieval.baselines.plantclef.image_stats import ImageStats
-from agrieval.baselines.plantclef.pooling import pool_count_topk, pool_min_images
-from agrieval.baselines.plantclef.threshold_search import TargetUnreachable, threshold_for_mean_count
 
 C = 6
 SPECIES = 500 + np.arange(C)
@@ -380,7 +380,7 @@ def test_file_name_order_is_dsgts_order_by_image_name():
     lists = {"A-1": [1], "A-1-2": [2]}  # one vote each: the first image seen wins the tie
     groups = {"A-1": "A", "A-1-2": "A"}
     assert pool_count_topk(lists, groups, 1)["A-1"] == [1]
-    from agrieval.baselines.plantclef.pooling import order_key
+    from agrieval.baselines.plantclef._pooling import order_key
 
     ordered = sorted(["A-1.jpg", "A-1-2.jpg"])  # Spark orderBy("image_name") on the file names
     want = dsgt_union_agg_topk([lists[n[:-4]] for n in ordered], 1)
@@ -435,7 +435,7 @@ def test_chlorophyll_one_species_per_genus(full, k, genera):
 
 
 def test_genus_file_is_strict(tmp_path):
-    from agrieval.baselines.plantclef.genus import load_genus
+    from agrieval.baselines.plantclef._genus import load_genus
 
     good = tmp_path / "g.csv"
     good.write_text("species_id,genus,family\n500,Acer,Sapindaceae\n501,Acer,Sapindaceae\n")

@@ -8,10 +8,10 @@ import pandas as pd
 import pytest
 import torch
 
+from agrieval.baselines.plantclef._awkward_logits import awkward_quadrats, probabilities
+from agrieval.baselines.plantclef._tie_rules import columns, parse_specs, select_on_device
 from agrieval.baselines.plantclef.aggregate import NotExact, aggregate
 from agrieval.baselines.plantclef.aggregation_config import AggregationConfig
-from agrieval.baselines.plantclef.awkward_logits import awkward_quadrats, probabilities
-from agrieval.baselines.plantclef.tie_rules import columns, parse_specs, select_on_device
 from agrieval.baselines.plantclef.tile_scores import read_tile_scores, tile_frame, write_tile_scores
 
 SAVE_K = 10

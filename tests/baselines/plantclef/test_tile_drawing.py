@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from PIL import Image
 
-from agrieval.baselines.plantclef.draw import PAD_FILL, PAD_HATCH, layout, render
+from agrieval.baselines.plantclef._draw import PAD_FILL, PAD_HATCH, layout, render
 from agrieval.baselines.plantclef.geometry import parse_level
 from agrieval.baselines.plantclef.preprocess import PreprocessConfig, policy_box, quadrat_boxes
 
@@ -76,7 +76,7 @@ def test_the_organisers_windows_overlap_and_their_padding_is_hatched():
 def test_a_grid_has_no_overlap_key_and_no_padding_key():
     lay = layout(600, 400, _cfg(["grid:3"]), max_side=100_000)
     assert lay.coverage.max() == 1 and not lay.padding
-    from agrieval.baselines.plantclef.draw import _keys
+    from agrieval.baselines.plantclef._draw import _keys
 
     texts = " ".join(t for _, t in _keys(lay))
     assert "overlap" not in texts.replace("overlapping or touching", "") and "padding" not in texts
@@ -85,7 +85,7 @@ def test_a_grid_has_no_overlap_key_and_no_padding_key():
 
 @pytest.mark.parametrize("levels", [["window:518:259"], ["grid:4"], ["square:3"], ["window:518:259", "grid:2"]])
 def test_every_key_line_fits_the_drawing(levels):
-    from agrieval.baselines.plantclef.draw import _font, _keys, _wrap
+    from agrieval.baselines.plantclef._draw import _font, _keys, _wrap
 
     image = Image.new("RGB", (1536, 1024), (30, 120, 30))
     lay = layout(1536, 1024, _cfg(levels, "pad"), max_side=720)

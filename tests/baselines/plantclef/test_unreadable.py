@@ -15,7 +15,7 @@ import pytest
 from click.testing import CliRunner
 from PIL import Image
 
-from agrieval.baselines.plantclef.synthetic import demo_ids
+from agrieval.baselines.plantclef._synthetic import demo_ids
 from agrieval.scoring.authoring.definitions import load_competition
 from agrieval.scoring.cli.main import cli
 
@@ -120,7 +120,7 @@ def test_the_bomb_is_refused_before_it_is_decoded(tmp_path, monkeypatch):
     from PIL import ImageFile
 
     from agrieval.baselines.plantclef.preprocess import load_rgb
-    from agrieval.data_tools.untrusted_images import ImageUnreadable
+    from agrieval.data_tools._untrusted_images import ImageUnreadable
 
     path = tmp_path / "bomb.png"
     path.write_bytes(bomb_png())

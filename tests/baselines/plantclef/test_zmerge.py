@@ -5,9 +5,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from agrieval.baselines.plantclef._awkward_logits import awkward_quadrats, probabilities
 from agrieval.baselines.plantclef.aggregate import NotExact, aggregate
 from agrieval.baselines.plantclef.aggregation_config import AggregationConfig
-from agrieval.baselines.plantclef.awkward_logits import awkward_quadrats, probabilities
 from agrieval.baselines.plantclef.tile_scores import tile_frame
 
 C = 7806

@@ -29,7 +29,7 @@ PNG_1PX = bytes.fromhex("89504e470d0a1a0a0000000d4948445200000001000000010806000
 
 def rows() -> list[tuple[str, str]]:
     """The solution's rows sorted by id: the corpus does not change when the solution's row order does (the
-    shipped solution is written in a keyed-hash order, scoring/authoring/bundles/files.py publication_order)."""
+    shipped solution is written in a keyed-hash order, scoring/authoring/_bundles/files.py publication_order)."""
     with SOLUTION.open(newline="", encoding="utf-8") as fh:
         return sorted((r["quadrat_id"], r["species_ids"]) for r in csv.DictReader(fh))
 

@@ -11,9 +11,9 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
+from agrieval.scoring.audit._near_duplicates import label_set_keys, near_duplicate_runs
+from agrieval.scoring.audit._split_permutation import holm, permutation_test, split_blocks, split_scores
 from agrieval.scoring.audit.audit_report import audit
-from agrieval.scoring.audit.near_duplicates import label_set_keys, near_duplicate_runs
-from agrieval.scoring.audit.split_permutation import holm, permutation_test, split_blocks, split_scores
 from agrieval.scoring.cli.main import cli
 
 REPO = Path(__file__).resolve().parents[3]
@@ -143,7 +143,7 @@ def test_a_bad_log_row_is_rejected_with_its_line_and_column(tmp_path, row, code)
 
 
 def test_rank_movement_is_tight_for_separated_teams_and_loose_for_close_ones():
-    from agrieval.scoring.audit.rank_movement import rank_movement
+    from agrieval.scoring.audit._rank_movement import rank_movement
 
     rng = np.random.default_rng(0)
     far = np.vstack([rng.random(500) < p for p in (0.9, 0.5, 0.1)]).astype(float)
@@ -156,7 +156,7 @@ def test_rank_movement_is_tight_for_separated_teams_and_loose_for_close_ones():
 
 
 def test_selection_costs_by_hand():
-    from agrieval.scoring.audit.selection_cost import selection_costs
+    from agrieval.scoring.audit._selection_cost import selection_costs
 
     # rows 0-1 public, 2-3 private, each its own unit: a split's score is the plain mean of its rows
     split = np.array(["public", "public", "private", "private"])
@@ -177,7 +177,7 @@ def test_selection_costs_by_hand():
 def test_the_worked_example_in_the_selection_rules_docstring_holds():
     import doctest
 
-    from agrieval.scoring.audit import selection_cost
+    from agrieval.scoring.audit import _selection_cost as selection_cost
 
     results = doctest.testmod(selection_cost)
     assert results.attempted >= 4 and results.failed == 0

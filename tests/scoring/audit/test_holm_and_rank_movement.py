@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agrieval.scoring.audit.rank_movement import rank_movement
-from agrieval.scoring.audit.split_permutation import holm
+from agrieval.scoring.audit._rank_movement import rank_movement
+from agrieval.scoring.audit._split_permutation import holm
 
 
 def step_down(p_values, alpha):

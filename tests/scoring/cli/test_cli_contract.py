@@ -1,4 +1,4 @@
-"""One contract for every command (``agrieval.scoring.cli.failures``): the same exit code for the same mistake, one
+"""One contract for every command (``agrieval.scoring.cli._failures``): the same exit code for the same mistake, one
 error line, no traceback without --debug, a broken pipe never turning a rejection into 0, and a --help with a
 whole summary, every option described, an example and the exit codes, over the whole click tree."""
 
@@ -151,7 +151,7 @@ def test_an_internal_error_is_one_line_and_the_traceback_only_with_debug(monkeyp
     quiet = run("validate", GOOD, "-c", "plantclef2025")
     assert_one_line(quiet, 3, "[internal_error]")
     assert "--debug" in quiet.stderr
-    import agrieval.scoring.cli.failures as failures
+    import agrieval.scoring.cli._failures as failures
 
     monkeypatch.setattr(failures, "_debug", False)
     loud = run("--debug", "validate", GOOD, "-c", "plantclef2025")

@@ -7,10 +7,10 @@ import pytest
 from agrieval.baselines.ctv.errors import CTVError
 from agrieval.data_tools.errors import DataError
 from agrieval.scoring.analysis_input.input_error import InputError
-from agrieval.scoring.cli.failures import CommandError, exit_code_of
+from agrieval.scoring.cli._failures import CommandError, exit_code_of
+from agrieval.scoring.runtime._whole_writes import OutputIncomplete
 from agrieval.scoring.runtime.coded_error import CodedError
 from agrieval.scoring.runtime.problems import HostError, OptionError
-from agrieval.scoring.runtime.whole_writes import OutputIncomplete
 from agrieval.scoring.writing.policy import OutputRefused
 from agrieval.scoring.writing.table_paths import UnsafePath
 

@@ -15,8 +15,8 @@ from click.testing import CliRunner
 
 from agrieval.scoring.authoring.definitions import load_competition
 from agrieval.scoring.cli.main import cli
+from agrieval.scoring.runtime._matching import align
 from agrieval.scoring.runtime.guard import grade
-from agrieval.scoring.runtime.matching import align
 from agrieval.scoring.runtime.problems import ProblemLog
 from agrieval.scoring.runtime.reading.solution import load_solution
 from agrieval.scoring.runtime.reading.submission import read_submission

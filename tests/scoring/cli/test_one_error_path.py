@@ -18,8 +18,8 @@ SOL, GOOD = str(PC / "solution.csv"), str(PC / "submissions/partial.csv")
 # The command-line modules of every package (PlantCLEF's `guard` maps its own known errors to codes and
 # re-raises the rest; it catches no BaseException).
 CLI_FILES = sorted((REPO / "scoring" / "cli").glob("*.py")) + [
-    REPO / "data_tools" / "cli.py", REPO / "baselines" / "cli.py", REPO / "baselines" / "ctv" / "cli.py",
-    *sorted((REPO / "baselines" / "plantclef" / "cli").glob("*.py"))]
+    REPO / "data_tools" / "_cli.py", REPO / "baselines" / "_cli.py", REPO / "baselines" / "ctv" / "_cli.py",
+    *sorted((REPO / "baselines" / "plantclef" / "_cli").glob("*.py"))]
 
 
 def _catch_alls(path: Path) -> list[str]:

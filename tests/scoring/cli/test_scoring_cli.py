@@ -133,7 +133,7 @@ def test_a_shipped_competition_is_scored_without_heavy_imports(argv):
 
 
 def test_error_catalogue_doc_is_current():
-    from agrieval.scoring.cli.failures import markdown
+    from agrieval.scoring.cli._failures import markdown
     from agrieval.scoring.runtime.problems import errors_markdown
 
     assert (REPO / "docs/errors.md").read_text() == markdown()

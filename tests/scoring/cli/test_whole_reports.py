@@ -104,7 +104,7 @@ def test_a_reader_that_went_away_is_a_host_failure(name, tmp_path):
 
 
 def test_a_failed_write_that_some_code_caught_still_fails_the_run():
-    code = ("import sys\nfrom agrieval.scoring.cli.output import checked_stdout, finish\nraw = checked_stdout()\n"
+    code = ("import sys\nfrom agrieval.scoring.cli._output import checked_stdout, finish\nraw = checked_stdout()\n"
             "try:\n    print('x' * 100)\n    sys.stdout.flush()\nexcept OSError:\n    pass\n"
             "print('and more')\nsys.exit(finish(raw, 0))\n")
     with open("/dev/full", "w") as full:

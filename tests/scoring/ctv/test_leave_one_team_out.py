@@ -165,7 +165,7 @@ def test_the_data_tools_make_the_held_out_splits(tmp_path):
 def test_the_worked_example_of_the_rule_holds():
     import doctest
 
-    from agrieval.scoring.ctv import selection_rules
+    from agrieval.scoring.ctv import _selection_rules as selection_rules
 
     results = doctest.testmod(selection_rules)
     assert results.attempted >= 5 and results.failed == 0

@@ -13,7 +13,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[3]
 FOLDERS = ("scoring", "baselines", "data_tools", "scripts", "examples", "benchmarks")
-READER = {"scoring/ctv/run_set.py", "scoring/ctv/runs.py", "scoring/ctv/script_runs.py", "scoring/ctv/records.py"}
+READER = {"scoring/ctv/run_set.py", "scoring/ctv/runs.py", "scoring/ctv/_script_runs.py", "scoring/ctv/_records.py"}
 # the names that hand out Run objects, and the run set's attributes that hold them
 RUN_NAMES = {"Run", "read_agrieval_run", "read_run", "build_run"}
 RUN_ATTRIBUTES = {"runs", "held_out"}
@@ -26,13 +26,13 @@ ALLOWED = {
     ("baselines/ctv/runner.py", "run.json"): TRAINER + "a finished run is skipped, run.json written last",
     ("baselines/ctv/runner.py", "history.jsonl"): TRAINER + "appended each epoch",
     ("baselines/ctv/runner.py", "predictions.csv"): TRAINER + "written after the last epoch",
-    ("baselines/ctv/run_folders.py", "run.json"): TRAINER + "its presence says done (ctv plan, status)",
+    ("baselines/ctv/_run_folders.py", "run.json"): TRAINER + "its presence says done (ctv plan, status)",
     ("baselines/ctv/sweep.py", "run.json"): TRAINER + "failed.json is never written beside a finished run",
     ("examples/ctv/make_examples.py", "run.json"): "the example generator writes the runs and counts them",
     ("examples/ctv/make_examples.py", "predictions.csv"): "the example generator writes it",
     ("examples/ctv/make_examples.py", "_predictions.csv"): "the example generator writes the script's tree",
     ("examples/ctv/make_examples.py", "_results.json"): "the example generator writes the script's tree",
-    ("scoring/ctv/selection_rules.py", "Run"): "its worked examples make one run's rows with Records.from_runs",
+    ("scoring/ctv/_selection_rules.py", "Run"): "its worked examples make one run's rows with Records.from_runs",
 }
 
 
@@ -78,7 +78,7 @@ def _modules():
 
 def test_no_module_but_the_reader_walks_runs():
     found = {(rel, what) for rel, path in _modules() for what in walkers(path)}
-    assert sorted(found - set(ALLOWED)) == [], "query the record table (scoring/ctv/records.py) instead"
+    assert sorted(found - set(ALLOWED)) == [], "query the record table (scoring/ctv/_records.py) instead"
     assert sorted(set(ALLOWED) - found) == [], "an allowed walker that is gone: remove it from ALLOWED"
 
 

@@ -16,12 +16,12 @@ from hypothesis import strategies as st
 from scipy import stats
 
 from agrieval.scoring.cli.main import cli
+from agrieval.scoring.ctv._paper_figures import learning_curves, matrix_correlation, split_accuracy
+from agrieval.scoring.ctv._summary_markdown import format_pvalue
 from agrieval.scoring.ctv.cross_team_matrix import toto_matrices
-from agrieval.scoring.ctv.paper_figures import learning_curves, matrix_correlation, split_accuracy
 from agrieval.scoring.ctv.run_set import read_runs
 from agrieval.scoring.ctv.summarize import agreement_stats
-from agrieval.scoring.ctv.summary_markdown import format_pvalue
-from agrieval.scoring.leaderboard.permutation_pvalues import exact_pvalues
+from agrieval.scoring.leaderboard._permutation_pvalues import exact_pvalues
 from tests.scoring.ctv.run_folders import write_run
 
 

@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from agrieval.scoring.ctv import plots
+from agrieval.scoring.ctv import _plots as plots
 from agrieval.scoring.ctv.results_table import read_results
 
 REPO = Path(__file__).resolve().parents[3]

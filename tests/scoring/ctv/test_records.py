@@ -1,4 +1,4 @@
-"""The record table (scoring/ctv/records.py): one row per run, epoch, split and team, checked against the
+"""The record table (scoring/ctv/_records.py): one row per run, epoch, split and team, checked against the
 prediction files counted here with the csv module, and its worked example."""
 
 from __future__ import annotations
@@ -7,8 +7,8 @@ import csv
 import doctest
 from collections import Counter
 
-from agrieval.scoring.ctv import records
-from agrieval.scoring.ctv.records import FINAL, Records
+from agrieval.scoring.ctv import _records as records
+from agrieval.scoring.ctv._records import FINAL, Records
 from agrieval.scoring.ctv.run_set import read_runs
 from tests.scoring.ctv.golden_trees import SEEDS, write_study
 

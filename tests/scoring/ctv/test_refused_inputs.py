@@ -86,8 +86,8 @@ def test_a_run_file_that_is_a_device_is_refused_not_read(tmp_path, name):
 
 
 def test_a_device_is_never_read_even_when_reached():
+    from agrieval.scoring.analysis_input._json_input import MAX_JSON_BYTES, read_regular
     from agrieval.scoring.analysis_input.input_error import InputError
-    from agrieval.scoring.analysis_input.json_input import MAX_JSON_BYTES, read_regular
 
     with pytest.raises(InputError) as info:
         read_regular(Path("/dev/zero"), MAX_JSON_BYTES, "run file")
@@ -129,7 +129,7 @@ def test_a_list_with_a_unicode_blank_is_refused_on_both_paths(tmp_path, monkeypa
 
 def test_plain_spaces_tabs_and_form_feeds_are_still_read():
     from agrieval.scoring.runtime.problems import ProblemLog
-    from agrieval.scoring.runtime.reading.label_cells import parse_cell
+    from agrieval.scoring.runtime.reading._label_cells import parse_cell
 
     log = ProblemLog()
     assert parse_cell(" [1,\t2 ,\x0c3] ", "python-list", log, 2, 2) == [1, 2, 3]
@@ -210,8 +210,8 @@ def test_a_long_history_costs_linear_time():
     """The learning curves scanned every history once per epoch: 20,000 epochs were minutes of CPU."""
     import time
 
-    from agrieval.scoring.ctv.paper_figures import learning_curves
-    from agrieval.scoring.ctv.records import Records
+    from agrieval.scoring.ctv._paper_figures import learning_curves
+    from agrieval.scoring.ctv._records import Records
     from agrieval.scoring.ctv.runs import Run
 
     history = [{"epoch": e, "train": 50.0, "val": 60.0} for e in range(20_000)]
@@ -228,7 +228,7 @@ def test_a_long_history_costs_linear_time():
 def test_a_run_json_of_empty_lists_is_refused_before_it_is_parsed(tmp_path, monkeypatch):
     """A 15 MB run.json of empty lists cost 28.8x its size before it was refused: now a run record is at most
     4 MiB and 10,000 lists and objects, counted on its bytes."""
-    import agrieval.scoring.analysis_input.json_input as json_input
+    import agrieval.scoring.analysis_input._json_input as json_input
 
     runs = _runs(tmp_path / "runs")
     (runs / "TOTO" / "net" / "a" / "run.json").write_text("[" + ",".join(["[]"] * 20_000) + "]")

@@ -199,8 +199,8 @@ def test_the_documented_json_names_are_the_reports(study):
     rule and fit field the report writes is named there."""
     import re
 
-    from agrieval.scoring.ctv.over_seeds import METRICS
-    from agrieval.scoring.ctv.selection_rules import RULES
+    from agrieval.scoring.ctv._over_seeds import METRICS
+    from agrieval.scoring.ctv._selection_rules import RULES
 
     _, summary, _ = study
     doc = (Path(__file__).resolve().parents[3] / "docs" / "ctv_reporting.md").read_text(encoding="utf-8")
@@ -234,10 +234,10 @@ def test_one_seed_per_fold_keeps_the_paper_tables(tmp_path):
 
 def test_every_figure_names_its_selection_rule(study):
     """A figure of one number per run says which rule chose the epoch; the line figure says it has none."""
-    from agrieval.scoring.ctv import plots
+    from agrieval.scoring.ctv import _plots as plots
+    from agrieval.scoring.ctv._on_the_line import fit_lines, line_points
+    from agrieval.scoring.ctv._paper_figures import split_accuracy
     from agrieval.scoring.ctv.cross_team_matrix import toto_matrices
-    from agrieval.scoring.ctv.on_the_line import fit_lines, line_points
-    from agrieval.scoring.ctv.paper_figures import split_accuracy
     from agrieval.scoring.ctv.run_set import read_runs
     from agrieval.scoring.writing.figures import pyplot
 
@@ -321,7 +321,7 @@ def test_the_tables_show_the_chosen_spread_and_say_which(study, tmp_path, spread
 
 def test_the_bars_and_heatmaps_draw_the_spread(study):
     """The bars' error bars and the heatmap's in-cell text are the spread numpy computes; the titles say it."""
-    from agrieval.scoring.ctv import plots
+    from agrieval.scoring.ctv import _plots as plots
     from agrieval.scoring.ctv.cross_team_matrix import toto_matrices
     from agrieval.scoring.ctv.run_set import read_runs
     from agrieval.scoring.writing.figures import pyplot

@@ -16,8 +16,8 @@ from sklearn.metrics import precision_recall_fscore_support
 
 from agrieval.scoring.analysis_input.input_error import InputError
 from agrieval.scoring.cli.main import cli
+from agrieval.scoring.ctv._weighted_prf import weighted_prf
 from agrieval.scoring.ctv.run_set import read_runs
-from agrieval.scoring.ctv.weighted_prf import weighted_prf
 
 REAL = Path(__file__).resolve().parents[3] / "tests" / "fixtures" / "real" / "agri_script"
 TOTO = REAL / "CTV_TOTO_densenet_epochs_2"

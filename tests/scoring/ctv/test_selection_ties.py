@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import pytest
 
-from agrieval.scoring.ctv.records import Records
+from agrieval.scoring.ctv._records import Records
+from agrieval.scoring.ctv._selection_rules import Selected, select
 from agrieval.scoring.ctv.runs import Run
-from agrieval.scoring.ctv.selection_rules import Selected, select
 
 
 def run(fold, history, protocol="LOTO"):
@@ -42,8 +42,8 @@ def test_every_registered_rule_states_itself_with_a_worked_example_that_runs():
     pass (run here one class at a time, so a rule without one is named)."""
     import doctest
 
-    from agrieval.scoring.ctv import selection_rules
-    from agrieval.scoring.ctv.selection_rules import ALL_RULES, REGISTRY
+    from agrieval.scoring.ctv import _selection_rules as selection_rules
+    from agrieval.scoring.ctv._selection_rules import ALL_RULES, REGISTRY
 
     assert set(REGISTRY) == set(ALL_RULES) == {"training_team_val", "last_epoch", "oracle_test",
                                                 "leave_one_team_out"}

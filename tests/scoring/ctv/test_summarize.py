@@ -14,9 +14,9 @@ from hypothesis import strategies as st
 
 from agrieval.scoring.analysis_input.input_error import CODES, InputError
 from agrieval.scoring.cli.main import cli
+from agrieval.scoring.ctv._summary_markdown import render
 from agrieval.scoring.ctv.results_table import ResultsTable, TeamResult, read_results
 from agrieval.scoring.ctv.summarize import summarize
-from agrieval.scoring.ctv.summary_markdown import render
 
 EXAMPLE = Path(__file__).resolve().parents[3] / "examples" / "ctv" / "RESULTS.csv"
 

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agrieval.scoring.leaderboard.bootstrap import draw_units, resample_scores
+from agrieval.scoring.leaderboard._bootstrap import draw_units, resample_scores
 from agrieval.scoring.runtime.definition import load_definition
 
 

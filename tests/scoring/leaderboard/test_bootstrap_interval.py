@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from agrieval.scoring.leaderboard.bootstrap import percentile_interval
+from agrieval.scoring.leaderboard._bootstrap import percentile_interval
 
 
 @pytest.mark.parametrize("confidence", [0.8, 0.9, 0.95, 0.99])

@@ -13,7 +13,7 @@ from click.testing import CliRunner
 
 from agrieval.scoring.authoring.definitions import load_competition
 from agrieval.scoring.cli.main import cli
-from agrieval.scoring.leaderboard.bootstrap import draw_units, generic_resample_scores, resample_scores, unit_codes
+from agrieval.scoring.leaderboard._bootstrap import draw_units, generic_resample_scores, resample_scores, unit_codes
 from agrieval.scoring.leaderboard.build import build_leaderboard, competition_ranks
 from agrieval.scoring.leaderboard.paired_test import paired_vs_leader
 
@@ -54,7 +54,7 @@ def test_intervals_contain_scores_and_leader_has_no_test(plantclef_board):
 
 def _frames(definition_name: str):
     from agrieval.scoring.leaderboard.rows import row_frame
-    from agrieval.scoring.runtime.matching import align
+    from agrieval.scoring.runtime._matching import align
     from agrieval.scoring.runtime.problems import ProblemLog
     from agrieval.scoring.runtime.reading.solution import load_solution
     from agrieval.scoring.runtime.reading.submission import read_submission

@@ -1,4 +1,4 @@
-"""Leaderboard marks (scoring/leaderboard/marks.py): a team the audit flagged, a score the Ladder held,
+"""Leaderboard marks (scoring/leaderboard/_marks.py): a team the audit flagged, a score the Ladder held,
 in every table and both charts; and `agrieval leaderboard --audit --ladder-states`."""
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ from click.testing import CliRunner
 
 from agrieval.scoring.authoring.definitions import load_competition
 from agrieval.scoring.cli.main import cli
+from agrieval.scoring.leaderboard._marks import mark_flagged, mark_held
 from agrieval.scoring.leaderboard.build import build_leaderboard
-from agrieval.scoring.leaderboard.marks import mark_flagged, mark_held
 from agrieval.scoring.leaderboard.outputs import to_csv, to_dict, to_markdown
 from agrieval.scoring.runtime.guard import grade
 

@@ -17,17 +17,17 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from agrieval.scoring._server.boards import store_rows
+from agrieval.scoring._server.intake import grade_stored, select
+from agrieval.scoring._server.limits import SubmissionLimits
+from agrieval.scoring._server.settings import new_settings, write_settings
+from agrieval.scoring._server.store import create_store, open_store
+from agrieval.scoring._server.submission_log import LogRow
+from agrieval.scoring._server.timeline import Timeline
 from agrieval.scoring.authoring.definitions import load_competition
 from agrieval.scoring.cli.main import cli
+from agrieval.scoring.leaderboard._team_board import team_board, to_csv, to_html, to_markdown
 from agrieval.scoring.leaderboard.build import build_leaderboard
-from agrieval.scoring.leaderboard.team_board import team_board, to_csv, to_html, to_markdown
-from agrieval.scoring.server.boards import store_rows
-from agrieval.scoring.server.intake import grade_stored, select
-from agrieval.scoring.server.limits import SubmissionLimits
-from agrieval.scoring.server.settings import new_settings, write_settings
-from agrieval.scoring.server.store import create_store, open_store
-from agrieval.scoring.server.submission_log import LogRow
-from agrieval.scoring.server.timeline import Timeline
 
 REF = Path(__file__).resolve().parents[3] / "reference_submissions" / "plantclef2025"
 SOL = REF / "solution.csv"
@@ -207,7 +207,7 @@ def test_the_command_builds_the_board_from_the_store(competition, tmp_path):
 
 
 def test_a_selection_of_an_unknown_or_too_many_submissions_is_refused(competition):
-    from agrieval.scoring.server.submission_log import LogError
+    from agrieval.scoring._server.submission_log import LogError
 
     _, log, _ = competition
     with pytest.raises(LogError, match="no scored submission numbered 9"):
@@ -252,7 +252,7 @@ from hypothesis import strategies as st
 @settings(max_examples=200, deadline=None)
 @given(st.text(alphabet=st.sampled_from('<>&"\'=+-@|\\`*_[]#\n\r\t\u202e\x00 aZ9é'), max_size=30))
 def test_a_team_name_is_refused_or_round_trips_and_lands_escaped(tmp_path_factory, name):
-    from agrieval.scoring.server.submission_log import LogError, check_team
+    from agrieval.scoring._server.submission_log import LogError, check_team
 
     try:
         check_team(name)

@@ -1,4 +1,4 @@
-"""The Ladder (scoring/runtime/ladder.py): its release rule on hand-worked cases, its state file, and
+"""The Ladder (scoring/runtime/_ladder.py): its release rule on hand-worked cases, its state file, and
 the metric as a mean over units. Standard library, numpy and pytest only (run under every platform
 interpreter too)."""
 
@@ -12,12 +12,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from agrieval.scoring.runtime import ladder
+from agrieval.scoring.runtime import _ladder as ladder
+from agrieval.scoring.runtime._unit_scores import row_units, row_values, split_score
 from agrieval.scoring.runtime.definition import load_definition
 from agrieval.scoring.runtime.guard import grade
 from agrieval.scoring.runtime.problems import HostError
 from agrieval.scoring.runtime.reading.solution import load_solution
-from agrieval.scoring.runtime.unit_scores import row_units, row_values, split_score
 from agrieval.scoring.runtime.warm import Grader
 
 REPO = Path(__file__).resolve().parents[3]
@@ -179,7 +179,7 @@ def test_grade_refuses_a_foreign_state_as_a_host_error(tmp_path):
 def test_a_metric_that_is_no_mean_over_units_is_refused():
     definition = load_definition("plantclef2025")
     sol = load_solution(PC / "solution.csv", definition)
-    from agrieval.scoring.runtime.unit_scores import check_decomposable
+    from agrieval.scoring.runtime._unit_scores import check_decomposable
 
     with pytest.raises(HostError) as caught:
         check_decomposable(definition, "macro_f1")

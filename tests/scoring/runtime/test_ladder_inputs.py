@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from agrieval.scoring.runtime import ladder
+from agrieval.scoring.runtime import _ladder as ladder
 from agrieval.scoring.runtime.guard import grade
 
 PC = Path(__file__).resolve().parents[3] / "reference_submissions" / "plantclef2025"

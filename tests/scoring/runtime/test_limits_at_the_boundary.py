@@ -18,9 +18,9 @@ import pytest
 
 from agrieval.scoring.runtime.definition import load_definition
 from agrieval.scoring.runtime.problems import ProblemLog
-from agrieval.scoring.runtime.reading.bytes_checks import read_limited
+from agrieval.scoring.runtime.reading._bytes_checks import read_limited
+from agrieval.scoring.runtime.reading._uploads import unpack
 from agrieval.scoring.runtime.reading.submission import read_submission
-from agrieval.scoring.runtime.reading.uploads import unpack
 from agrieval.scoring.runtime.untrusted import UntrustedFileError, read_bytes
 
 PARTIAL = Path(__file__).resolve().parents[3] / "reference_submissions" / "plantclef2025" / "submissions" / \

@@ -18,11 +18,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from agrieval.scoring.runtime._platforms import codabench
+from agrieval.scoring.runtime._split_safe import HEADER_CODES, split_independent
 from agrieval.scoring.runtime.definition import FROZEN_DIR, load_definition, shipped_competitions, thaw
 from agrieval.scoring.runtime.guard import grade
-from agrieval.scoring.runtime.platforms import codabench
 from agrieval.scoring.runtime.problems import CODES, HostError
-from agrieval.scoring.runtime.split_safe import HEADER_CODES, split_independent
 
 REPO = Path(__file__).resolve().parents[3]
 RUNTIME = REPO / "scoring" / "runtime"
@@ -126,7 +126,7 @@ def test_the_runtime_imports_only_the_standard_library_numpy_and_itself():
 def test_hf_metric_reads_either_split_convention_under_every_runtime_python(tmp_path, convention):
     """Hugging Face's own metrics read a lowercase `split` column (public/private); Kaggle's solutions have
     `Usage`: the metric takes either, on the oldest interpreter too (dataclasses.replace of the definition)."""
-    from agrieval.scoring.runtime.platforms.hf import compute_scores
+    from agrieval.scoring.runtime._platforms.hf import compute_scores
 
     column, public, private = convention
     lines = SOLUTION.read_text().splitlines()

@@ -1,4 +1,4 @@
-"""``scorer.read_both`` (what ``score_file`` and ``agrieval score`` run): the solution first, so a bad solution
+"""``scorer._read_both`` (what ``score_file`` and ``agrieval score`` run): the solution first, so a bad solution
 is raised as a host error whatever the upload holds. Runtime imports only: this runs under every interpreter of
 the portable runtime."""
 
@@ -10,7 +10,7 @@ import pytest
 
 from agrieval.scoring.runtime.definition import load_definition
 from agrieval.scoring.runtime.problems import HostError
-from agrieval.scoring.runtime.scorer import read_both
+from agrieval.scoring.runtime.scorer import _read_both
 from tests.scoring.runtime.shipped_files import CORPUS, REFERENCE
 
 
@@ -24,6 +24,6 @@ def test_a_bad_solution_is_a_host_error_even_when_the_upload_is_refused(tmp_path
         if isinstance(upload, Path) and not upload.exists():
             continue
         with pytest.raises(HostError) as caught:
-            read_both(upload, bad_solution, definition)
+            _read_both(upload, bad_solution, definition)
         assert caught.value.code == "solution_invalid"
         assert "already appeared on line 2" in str(caught.value)

@@ -17,7 +17,7 @@ import sys
 
 import pytest
 
-from agrieval.scoring.runtime import ladder
+from agrieval.scoring.runtime import _ladder as ladder
 from agrieval.scoring.runtime.problems import HostError
 from agrieval.scoring.runtime.untrusted import UntrustedFileError, open_regular, read_bytes, read_json
 

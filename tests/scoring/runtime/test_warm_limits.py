@@ -38,25 +38,25 @@ def hungry(monkeypatch):
     """Reading an upload maps 4 GiB more (numpy.empty: no page is touched) before reading it for real."""
     import numpy as np
 
-    real = warm.read_upload
+    real = warm._read_upload
 
     def read(*args, **kwargs):
         block = np.empty(4 << 30, dtype=np.uint8)
         del block
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(warm, "read_upload", read)
+    monkeypatch.setattr(warm, "_read_upload", read)
 
 
 @pytest.fixture
 def slow(monkeypatch):
-    real = warm.read_upload
+    real = warm._read_upload
 
     def read(*args, **kwargs):
         time.sleep(30)
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(warm, "read_upload", read)
+    monkeypatch.setattr(warm, "_read_upload", read)
 
 
 def test_the_warm_grader_caps_memory_by_default(hungry):

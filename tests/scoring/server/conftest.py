@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from agrieval.scoring.server.limits import SubmissionLimits
-from agrieval.scoring.server.settings import new_settings, write_settings
-from agrieval.scoring.server.store import create_store, open_store
-from agrieval.scoring.server.timeline import Timeline
+from agrieval.scoring._server.limits import SubmissionLimits
+from agrieval.scoring._server.settings import new_settings, write_settings
+from agrieval.scoring._server.store import create_store, open_store
+from agrieval.scoring._server.timeline import Timeline
 
 REF = Path(__file__).resolve().parents[3] / "reference_submissions" / "plantclef2025"
 SOL = REF / "solution.csv"

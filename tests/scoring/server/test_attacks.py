@@ -14,9 +14,9 @@ import time
 import pytest
 from click.testing import CliRunner
 
-from agrieval.scoring.server import intake
-from agrieval.scoring.server.limits import SubmissionLimits
-from agrieval.scoring.server.store import open_store
+from agrieval.scoring._server import intake
+from agrieval.scoring._server.limits import SubmissionLimits
+from agrieval.scoring._server.store import open_store
 
 from .conftest import DAY1, make_store, tiny_tmpfs, upload
 
@@ -100,8 +100,8 @@ _GRADER = textwrap.dedent("""
     import datetime as dt, sys, time
     from pathlib import Path
     from agrieval.scoring.runtime import guard
-    from agrieval.scoring.server import intake
-    from agrieval.scoring.server.store import Store, open_store
+    from agrieval.scoring._server import intake
+    from agrieval.scoring._server.store import Store, open_store
 
     step, db, ready, data = sys.argv[1:]
 

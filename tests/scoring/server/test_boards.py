@@ -15,14 +15,14 @@ from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from agrieval.scoring._server import intake
+from agrieval.scoring._server.boards import store_board
+from agrieval.scoring._server.export import export
+from agrieval.scoring._server.migrate_log import import_log
+from agrieval.scoring._server.submission_log import LogError
+from agrieval.scoring._server.timeline import Timeline, utc_text
 from agrieval.scoring.authoring.definitions import load_competition
 from agrieval.scoring.cli.main import cli
-from agrieval.scoring.server import intake
-from agrieval.scoring.server.boards import store_board
-from agrieval.scoring.server.export import export
-from agrieval.scoring.server.migrate_log import import_log
-from agrieval.scoring.server.submission_log import LogError
-from agrieval.scoring.server.timeline import Timeline, utc_text
 
 from .conftest import DAY1, SUBS, make_store, upload
 
@@ -112,7 +112,7 @@ def test_import_of_a_real_log_gives_the_same_boards(tmp_path):
     assert counts == {"uploads": 17, "selections": 3, "kept_files": 15, "ladder_states": 3}
     for rule in ("best", "last", "selected"):
         for reveal, name in ((True, f"board_{rule}.json"), (False, f"public_board_{rule}.json")):
-            from agrieval.scoring.leaderboard.team_board import to_dict
+            from agrieval.scoring.leaderboard._team_board import to_dict
 
             got = to_dict(store_board(store, DEF, rule, reveal_private=reveal))
             want = json.loads((FIXTURE / name).read_text())
@@ -143,8 +143,8 @@ def test_rescore_lists_changed_ranks_and_publishes_only_when_confirmed(store_pat
     # a scorer bug of the past: team b's score was recorded too high
     with store.immediate() as conn:
         conn.execute("UPDATE scores SET public = 0.99, private = 0.99, shown = 0.99 WHERE upload = 2")
-    from agrieval.scoring.server.rescore import rescore
-    from agrieval.scoring.server.settings import load_competition as load_stored
+    from agrieval.scoring._server.rescore import rescore
+    from agrieval.scoring._server.settings import load_competition as load_stored
 
     before = [r.team for r in store_board(store, DEF, "best").rows]
     report = rescore(store, load_stored(store), jobs=2)

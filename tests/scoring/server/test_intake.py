@@ -16,11 +16,11 @@ import time
 import pytest
 from click.testing import CliRunner
 
+from agrieval.scoring._server import intake
+from agrieval.scoring._server.limits import SubmissionLimits
+from agrieval.scoring._server.store import StoreError, open_store
+from agrieval.scoring._server.timeline import Timeline
 from agrieval.scoring.cli.main import cli
-from agrieval.scoring.server import intake
-from agrieval.scoring.server.limits import SubmissionLimits
-from agrieval.scoring.server.store import StoreError, open_store
-from agrieval.scoring.server.timeline import Timeline
 
 from .conftest import DAY1, SUBS, make_store, upload
 
@@ -198,8 +198,8 @@ def test_submission_numbers_count_scored_uploads_only(store_path):
 
 _GRADER = """
 import sys
-from agrieval.scoring.server import intake
-from agrieval.scoring.server.store import open_store
+from agrieval.scoring._server import intake
+from agrieval.scoring._server.store import open_store
 store = open_store(sys.argv[1])
 data = open(sys.argv[3], "rb").read()
 print(intake.grade_stored(store, data, "u.csv", sys.argv[2]).status)

@@ -6,12 +6,12 @@ import math
 
 import pytest
 
-from agrieval.scoring.server import intake
-from agrieval.scoring.server import rescore as rescore_module
-from agrieval.scoring.server.boards import store_board
-from agrieval.scoring.server.rescore import rescore
-from agrieval.scoring.server.settings import load_competition
-from agrieval.scoring.server.store import StoreError, open_store
+from agrieval.scoring._server import intake
+from agrieval.scoring._server import rescore as rescore_module
+from agrieval.scoring._server.boards import store_board
+from agrieval.scoring._server.rescore import rescore
+from agrieval.scoring._server.settings import load_competition
+from agrieval.scoring._server.store import StoreError, open_store
 
 from .conftest import DAY1, make_store, upload
 
@@ -66,11 +66,11 @@ def test_the_audit_refuses_changed_kept_bytes_and_an_edited_solution(store_path,
 
     from click.testing import CliRunner
 
+    from agrieval.scoring._server.limits import SubmissionLimits
+    from agrieval.scoring._server.settings import new_settings, write_settings
+    from agrieval.scoring._server.store import create_store
+    from agrieval.scoring._server.timeline import Timeline
     from agrieval.scoring.cli.main import cli
-    from agrieval.scoring.server.limits import SubmissionLimits
-    from agrieval.scoring.server.settings import new_settings, write_settings
-    from agrieval.scoring.server.store import create_store
-    from agrieval.scoring.server.timeline import Timeline
 
     from .conftest import SOL
 
@@ -109,7 +109,7 @@ def _units(name: str) -> tuple:
 def test_the_next_upload_after_a_confirmed_rescore_continues_from_the_replayed_ladder(store_path, monkeypatch):
     """A rescore replays each team's Ladder; once confirmed, the team's next upload must continue from that
     replay, not from the state the old scorer left (compared with a replay by ``runtime.ladder`` alone)."""
-    from agrieval.scoring.runtime import ladder
+    from agrieval.scoring.runtime import _ladder as ladder
 
     store = make_store(store_path, ladder=True)
     for name in ("partial.csv", "perfect.csv"):

@@ -19,14 +19,14 @@ from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, rule, run_state_machine_as_test
 
+from agrieval.scoring._server import intake
+from agrieval.scoring._server.boards import store_board
+from agrieval.scoring._server.limits import SubmissionLimits
+from agrieval.scoring._server.rescore import rescore
+from agrieval.scoring._server.settings import load_competition
+from agrieval.scoring._server.submission_log import LogError
+from agrieval.scoring._server.timeline import Timeline
 from agrieval.scoring.runtime import guard
-from agrieval.scoring.server import intake
-from agrieval.scoring.server.boards import store_board
-from agrieval.scoring.server.limits import SubmissionLimits
-from agrieval.scoring.server.rescore import rescore
-from agrieval.scoring.server.settings import load_competition
-from agrieval.scoring.server.submission_log import LogError
-from agrieval.scoring.server.timeline import Timeline
 
 from .conftest import DAY1, REF, SOL, make_store
 

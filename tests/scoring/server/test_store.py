@@ -7,9 +7,9 @@ import subprocess
 
 import pytest
 
-from agrieval.scoring.server import intake
-from agrieval.scoring.server.limits import SubmissionLimits
-from agrieval.scoring.server.store import StoreError, open_store
+from agrieval.scoring._server import intake
+from agrieval.scoring._server.limits import SubmissionLimits
+from agrieval.scoring._server.store import StoreError, open_store
 
 from .conftest import DAY1, make_store, tiny_tmpfs, upload
 
@@ -65,8 +65,8 @@ def test_a_grading_step_that_raises_releases_its_row_and_raises(store_path, monk
 def test_every_store_code_reaches_the_operators_diagnostics():
     """``runtime.guard.host_failure`` keeps the codes it knows and makes the rest ``internal_error``: a store's
     code must survive (the operator's line says what to fix), and the runtime stays free of the server."""
+    from agrieval.scoring._server.store import CODES
     from agrieval.scoring.runtime.guard import host_failure
-    from agrieval.scoring.server.store import CODES
 
     for code in CODES:
         assert host_failure("plantclef2025", code, "m").host.diagnostics[0].code == code
@@ -117,7 +117,7 @@ def test_the_schemas_team_name_check_is_the_terminal_formatters():
     surrogates cannot reach SQLite as text), NUL included."""
     import sqlite3
 
-    from agrieval.scoring.server.schema import MIGRATIONS
+    from agrieval.scoring._server.schema import MIGRATIONS
     from agrieval.scoring.text.terminal import is_safe
 
     conn = sqlite3.connect(":memory:")

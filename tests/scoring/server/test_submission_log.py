@@ -6,8 +6,8 @@ import unicodedata
 
 import pytest
 
-from agrieval.scoring.server.migrate_log import import_log
-from agrieval.scoring.server.submission_log import COLUMNS, LogError, check_team
+from agrieval.scoring._server.migrate_log import import_log
+from agrieval.scoring._server.submission_log import COLUMNS, LogError, check_team
 
 from .conftest import make_store
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from agrieval.scoring.server import submission_log
-from agrieval.scoring.server.submission_log import COLUMNS, is_submission_log
+from agrieval.scoring._server import submission_log
+from agrieval.scoring._server.submission_log import COLUMNS, is_submission_log
 from tests.hostile_files import NOT_REGULAR, at_most, make_not_regular
 
 

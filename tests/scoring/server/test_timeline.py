@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from click.testing import CliRunner
 
+from agrieval.scoring._server.timeline import parse_utc
 from agrieval.scoring.cli.main import cli
-from agrieval.scoring.server.timeline import parse_utc
 
 from .conftest import SOL, SUBS
 

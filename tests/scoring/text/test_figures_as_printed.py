@@ -17,8 +17,8 @@ from matplotlib.collections import PathCollection  # noqa: E402
 
 from agrieval.scoring.authoring.definitions import load_competition  # noqa: E402
 from agrieval.scoring.cli.main import cli  # noqa: E402
-from agrieval.scoring.ctv import plots  # noqa: E402
-from agrieval.scoring.ctv.arch_colours import arch_colour  # noqa: E402
+from agrieval.scoring.ctv import _plots as plots  # noqa: E402
+from agrieval.scoring.ctv._arch_colours import arch_colour  # noqa: E402
 from agrieval.scoring.ctv.results_table import read_results  # noqa: E402
 from agrieval.scoring.leaderboard import plots as lb_plots  # noqa: E402
 from agrieval.scoring.leaderboard.build import build_leaderboard  # noqa: E402
@@ -52,7 +52,7 @@ def boards():
 
 def _figures(boards):
     table = read_results(RESULTS)
-    from agrieval.scoring.ctv import paper_figures
+    from agrieval.scoring.ctv import _paper_figures as paper_figures
     from agrieval.scoring.ctv.report import build_report  # noqa: F401 (the split accuracies come from the bundled runs)
     from agrieval.scoring.ctv.run_set import read_runs
     from agrieval.scoring.ctv.summarize import summarize
@@ -170,7 +170,7 @@ def test_learning_curve_swatches_are_the_bands_and_lines_they_label_and_panels_s
 
 
 def test_a_split_without_predictions_is_named_where_its_bar_would_be():
-    from agrieval.scoring.ctv import paper_figures
+    from agrieval.scoring.ctv import _paper_figures as paper_figures
     from agrieval.scoring.ctv.run_set import read_runs
     from agrieval.scoring.ctv.summarize import summarize
 

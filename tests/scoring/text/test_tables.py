@@ -45,7 +45,7 @@ def test_analysis_modules_import_no_heavy_package():
     import subprocess
     import sys
 
-    code = ("import sys; import agrieval.scoring.cli.leaderboard, agrieval.scoring.cli.ctv, agrieval.scoring.cli.rank_agreement, "
+    code = ("import sys; import agrieval.scoring.cli._leaderboard, agrieval.scoring.cli._ctv, agrieval.scoring.cli._rank_agreement, "
             "agrieval.scoring.leaderboard.build, agrieval.scoring.leaderboard.outputs, agrieval.scoring.ctv.report, agrieval.scoring.leaderboard.rank_agreement; "
             "print(sorted(m for m in ('scipy', 'matplotlib', 'torch', 'PIL', 'agrieval.data_tools', 'agrieval.baselines') "
             "if m in sys.modules))")

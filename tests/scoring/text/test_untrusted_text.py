@@ -245,7 +245,7 @@ def test_a_heatmap_of_many_teams_is_bounded(tmp_path):
     pytest.importorskip("matplotlib")
     import numpy as np
 
-    from agrieval.scoring.ctv import plots
+    from agrieval.scoring.ctv import _plots as plots
     from agrieval.scoring.ctv.cross_team_matrix import CrossTeamMatrix
     from agrieval.scoring.text.plot import MAX_INCHES
 

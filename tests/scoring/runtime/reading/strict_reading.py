@@ -8,7 +8,12 @@ never sure) and group codes come from the decoded names (``cell_keys.cell_codes`
 tests read each file with and without it and require the same result (``test_same_as_strict_rules.py``).
 """
 
-from agrieval.scoring.runtime.reading import cell_keys, csv_records, csv_spans, digit_lists, id_cells, quote_blanks
+from agrieval.scoring.runtime.reading import _cell_keys as cell_keys
+from agrieval.scoring.runtime.reading import _csv_records as csv_records
+from agrieval.scoring.runtime.reading import _csv_spans as csv_spans
+from agrieval.scoring.runtime.reading import _digit_lists as digit_lists
+from agrieval.scoring.runtime.reading import _id_cells as id_cells
+from agrieval.scoring.runtime.reading import _quote_blanks as quote_blanks
 
 
 def strict_reading(monkeypatch) -> None:

@@ -1,6 +1,6 @@
 """Property: each byte-level shortcut of the reader declines or gives what its plain-Python rule gives.
 
-Every shortcut in ``scoring/runtime/reading/csv_spans.py``, ``digit_lists.py``, ``cell_keys.py`` and
+Every shortcut in ``scoring/runtime/reading/_csv_spans.py``, ``digit_lists.py``, ``cell_keys.py`` and
 ``id_cells.py`` must either decline (return None or False, so the caller takes the slow path) or give exactly
 what the rule it stands in for gives (``parse_cell``, ``int``, ``check_ids``, a dict over the decoded strings,
 ``str.strip``, one pass over the bytes). Whole files: ``test_same_as_strict_rules.py``; the tokenizers against
@@ -17,8 +17,10 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from agrieval.scoring.runtime.problems import ProblemLog
-from agrieval.scoring.runtime.reading import cell_keys, csv_spans, digit_lists
-from agrieval.scoring.runtime.reading.label_cells import parse_cell
+from agrieval.scoring.runtime.reading import _cell_keys as cell_keys
+from agrieval.scoring.runtime.reading import _csv_spans as csv_spans
+from agrieval.scoring.runtime.reading import _digit_lists as digit_lists
+from agrieval.scoring.runtime.reading._label_cells import parse_cell
 
 plain = st.integers(0, 10**18 - 1).map(str)
 odd = st.one_of(st.integers(10**18, 10**20).map(str), st.from_regex(r"0[0-9]{1,3}", fullmatch=True),
@@ -206,7 +208,7 @@ def test_checked_ids_match_a_column_only_when_every_id_is_equal(ids, data):
 
     (The solution's ids come from the tokenizer, which never gives a cell holding a line break; the
     submission's column here may hold them.)"""
-    from agrieval.scoring.runtime.reading.id_cells import CheckedIds
+    from agrieval.scoring.runtime.reading._id_cells import CheckedIds
 
     cells = data.draw(st.one_of(st.just(list(ids)), st.lists(st.text(alphabet="ab\n-", max_size=4), max_size=6)))
     checked = CheckedIds(_packed([i.encode() for i in ids], 2, b";"), None)
@@ -246,7 +248,7 @@ def test_decode_spans_gives_each_field(fields, gap):
 @settings(max_examples=300, deadline=None)
 @given(st.lists(st.text(alphabet="ab-1", max_size=12), min_size=1, max_size=12, unique=True), st.data())
 def test_checked_ids_find_their_order_in_a_shuffled_column_or_decline(ids, data):
-    from agrieval.scoring.runtime.reading.id_cells import CheckedIds
+    from agrieval.scoring.runtime.reading._id_cells import CheckedIds
 
     def column(cells):
         return _packed([c.encode() for c in cells])
@@ -273,7 +275,7 @@ def test_compacted_ids_keep_their_words_and_still_match(ids, hashed, random):
     """A solution keeps its ids in bytes of their own (``CheckedIds.compact``), its words read from them (no
     second copy): the words are those of the kept cells, and an upload's ids still match row for row or in
     another order."""
-    from agrieval.scoring.runtime.reading.id_cells import CheckedIds
+    from agrieval.scoring.runtime.reading._id_cells import CheckedIds
 
     raw, starts, ends = _packed([i.encode() + b"," + b"x" * 40 for i in ids])  # (a file much larger than its ids)
     checked = CheckedIds((raw, starts, ends - 41), None)
@@ -384,7 +386,7 @@ def test_plainly_valid_ids_are_those_check_ids_accepts(ids_and_pattern):
     sure of ids that ``check_ids`` accepts: blank ids, spaces at an end and repeats are left to it."""
     from types import SimpleNamespace
 
-    from agrieval.scoring.runtime.reading.id_cells import CheckedIds, check_ids
+    from agrieval.scoring.runtime.reading._id_cells import CheckedIds, check_ids
 
     ids, pattern = ids_and_pattern
     checked = CheckedIds(_packed([i.encode() for i in ids], 1, b","), pattern)
@@ -420,7 +422,7 @@ def test_a_solution_id_with_spaces_at_an_end_is_refused_whatever_the_pattern(pat
 def test_plainly_valid_reads_the_first_byte_by_its_own_class():
     """``[F][R]*``: the first byte may be one that R does not allow ("=" here), and a zero byte anywhere
     in an id is not taken for the padding of its words."""
-    from agrieval.scoring.runtime.reading.id_cells import CheckedIds
+    from agrieval.scoring.runtime.reading._id_cells import CheckedIds
 
     def valid(ids, pattern="[B=][-2A1]*"):
         return CheckedIds(_packed(ids, 1, b","), pattern).plainly_valid()

@@ -16,7 +16,8 @@ from hypothesis import strategies as st
 
 from agrieval.scoring.runtime import problems
 from agrieval.scoring.runtime.definition import CompetitionDefinition
-from agrieval.scoring.runtime.reading import csv_records, tokenize
+from agrieval.scoring.runtime.reading import _csv_records as csv_records
+from agrieval.scoring.runtime.reading import _tokenize as tokenize
 from agrieval.scoring.runtime.reading.submission import read_submission
 from tests.scoring.runtime.reading.strict_reading import strict_reading
 

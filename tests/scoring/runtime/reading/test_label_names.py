@@ -8,7 +8,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agrieval.scoring.runtime.reading.label_cells import _looks_like_name
+from agrieval.scoring.runtime.reading._label_cells import _looks_like_name
 
 
 def _by_character(text: str) -> bool:

@@ -17,7 +17,8 @@ import pytest
 
 from agrieval.scoring.authoring.definitions import load_competition
 from agrieval.scoring.runtime.labelsets import LabelSets
-from agrieval.scoring.runtime.reading import digit_lists, label_cells
+from agrieval.scoring.runtime.reading import _digit_lists as digit_lists
+from agrieval.scoring.runtime.reading import _label_cells as label_cells
 from agrieval.scoring.runtime.reading.submission import read_submission
 from tests.scoring.runtime.reading.strict_reading import strict_reading
 

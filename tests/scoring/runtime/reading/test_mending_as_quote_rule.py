@@ -20,7 +20,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from agrieval.scoring.authoring.definitions import load_competition
-from agrieval.scoring.runtime.reading import quote_trouble
+from agrieval.scoring.runtime.reading import _quote_trouble as quote_trouble
 from agrieval.scoring.runtime.reading.submission import read_submission
 from tests.scoring.runtime.reading.strict_reading import strict_reading
 

@@ -65,8 +65,8 @@ def test_overflowing_and_leading_zero_labels_are_caught():
 def test_line_endings_reported_from_the_tokenizer_as_from_the_bytes(ends, final):
     """CRLF and mixed line ends: the tokenizer's count gives the warning a look at every byte gives."""
     from agrieval.scoring.runtime.problems import ProblemLog
-    from agrieval.scoring.runtime.reading import tokenize
-    from agrieval.scoring.runtime.reading.bytes_checks import report_line_endings
+    from agrieval.scoring.runtime.reading import _tokenize as tokenize
+    from agrieval.scoring.runtime.reading._bytes_checks import report_line_endings
 
     lines = ["quadrat_id,species_ids"] + [f"q{i},[{i + 1}]" for i in range(len(ends))]
     data = "".join(line + end for line, end in zip(lines, ["\n"] + ends)).encode()

@@ -271,7 +271,7 @@ def _shuffled(path: Path, tmp_path: Path, seed: int) -> Path:
 def test_the_solutions_checked_ids_change_nothing_but_the_work(competition, tmp_path):
     """A submission read with the solution's checked ids (same order, or shuffled rows: matched by hashes,
     then byte for byte) gives the ids, labels, lines, problems and alignment of one read without them."""
-    from agrieval.scoring.runtime.matching import align
+    from agrieval.scoring.runtime._matching import align
     from agrieval.scoring.runtime.problems import ProblemLog
 
     definition = load_competition(competition)
@@ -360,7 +360,7 @@ def test_a_solution_id_named_as_the_id_column_still_lets_a_repeated_header_be_na
 def test_hashes_that_all_collide_only_make_the_shortcuts_decline(monkeypatch):
     """Transect codes, the solution's duplicate check and the reordered ids' matching all start from 64-bit
     hashes of the bytes: with every hash equal, each must decline and give what the strings give."""
-    from agrieval.scoring.runtime.reading import cell_keys
+    from agrieval.scoring.runtime.reading import _cell_keys as cell_keys
 
     names = ["T1", "T2", "T1", "AAAAAAAAB", "AAAAAAAAC"]
     solution = b"quadrat_id,species_ids,Usage,transect_id\n" + b"".join(

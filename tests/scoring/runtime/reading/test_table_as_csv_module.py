@@ -16,7 +16,7 @@ import io
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agrieval.scoring.runtime.reading import csv_spans
+from agrieval.scoring.runtime.reading import _csv_spans as csv_spans
 
 PIECES = ['"', '""', " ", "\t", ",", ";", "\n", "\r", "\r\n", "a", "Q-1", "[1]", '"[1, 2]"', '"Q-2" ', '"x",',
           '"z"\n', "é"]

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from agrieval.scoring.authoring.definitions import load_competition
 from agrieval.scoring.cli.main import cli
-from agrieval.scoring.runtime.reading.quote_trouble import after_closing_quote
+from agrieval.scoring.runtime.reading._quote_trouble import after_closing_quote
 from agrieval.scoring.runtime.validate import validate_file
 
 REPO = Path(__file__).resolve().parents[4]

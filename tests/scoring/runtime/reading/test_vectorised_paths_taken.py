@@ -8,8 +8,11 @@ import pytest
 
 from agrieval.scoring.runtime.definition import CompetitionDefinition
 from agrieval.scoring.runtime.problems import ProblemLog
-from agrieval.scoring.runtime.reading import csv_spans, digit_lists, quote_blanks, tokenize
-from agrieval.scoring.runtime.reading.bytes_checks import checked_utf8
+from agrieval.scoring.runtime.reading import _csv_spans as csv_spans
+from agrieval.scoring.runtime.reading import _digit_lists as digit_lists
+from agrieval.scoring.runtime.reading import _quote_blanks as quote_blanks
+from agrieval.scoring.runtime.reading import _tokenize as tokenize
+from agrieval.scoring.runtime.reading._bytes_checks import checked_utf8
 from agrieval.scoring.runtime.reading.submission import read_submission
 
 
