@@ -11,26 +11,26 @@ the sources embedded in one file) both give a package's source.
 
 from __future__ import annotations
 
-import ast
 import importlib
 import sys
 from typing import Callable, Dict, List, Optional, Tuple
-
-
-def _is_type_checking(test: ast.expr) -> bool:
-    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
-        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
 
 
 def exported(package: str) -> Dict[str, Tuple[str, Optional[str]]]:
     """``public name -> (module, attribute)`` from the ``if TYPE_CHECKING:`` imports of ``package``'s
     ``__init__`` (``attribute`` None: the public name is that submodule itself). Relative imports
     (``from .guard import grade``, ``from . import metrics``) and absolute ones under the package both count."""
+    import ast  # (only here: the first look-up pays for it, not the import of the package)
+
     module = sys.modules[package]
     source = module.__spec__.loader.get_source(package)  # type: ignore[union-attr]
     out: Dict[str, Tuple[str, Optional[str]]] = {}
     for node in ast.parse(source or "").body:
-        if not (isinstance(node, ast.If) and _is_type_checking(node.test)):
+        if not isinstance(node, ast.If):
+            continue
+        test = node.test
+        if not ((isinstance(test, ast.Name) and test.id == "TYPE_CHECKING")
+                or (isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")):
             continue
         for statement in node.body:
             if not isinstance(statement, ast.ImportFrom):
