@@ -16,7 +16,17 @@ from typing import TYPE_CHECKING
 from agrieval.scoring.runtime._lazy_exports import lazy_exports
 
 if TYPE_CHECKING:  # the names are imported on first use (lazy_exports); these lines say from where
-    from agrieval.scoring.text import file_names, html, literals, markdown, markdown_html, plot, tables, template, terminal
+    from agrieval.scoring.text import (
+        file_names,
+        html,
+        literals,
+        markdown,
+        markdown_html,
+        plot,
+        tables,
+        template,
+        terminal,
+    )
 
 __all__ = ["terminal", "markdown", "html", "plot", "tables", "file_names", "literals", "markdown_html", "template"]
 
