@@ -11,6 +11,7 @@ the sources embedded in one file) both give a package's source.
 
 from __future__ import annotations
 
+import ast
 import importlib
 import sys
 from typing import Callable, Dict, List, Optional, Tuple
@@ -20,8 +21,6 @@ def exported(package: str) -> Dict[str, Tuple[str, Optional[str]]]:
     """``public name -> (module, attribute)`` from the ``if TYPE_CHECKING:`` imports of ``package``'s
     ``__init__`` (``attribute`` None: the public name is that submodule itself). Relative imports
     (``from .guard import grade``, ``from . import metrics``) and absolute ones under the package both count."""
-    import ast  # (only here: the first look-up pays for it, not the import of the package)
-
     module = sys.modules[package]
     source = module.__spec__.loader.get_source(package)  # type: ignore[union-attr]
     out: Dict[str, Tuple[str, Optional[str]]] = {}

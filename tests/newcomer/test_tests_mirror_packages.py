@@ -49,25 +49,32 @@ def _folders(files: list[str]) -> set[str]:
     return out
 
 
+def mirrored_as(package: str) -> str:
+    """The test folder of a package folder, below ``tests/``: its path without the underscores that mark internal
+    packages (``scoring/_server`` is tested in ``tests/scoring/server/``)."""
+    return "/".join(part[1:] if part.startswith("_") else part for part in package.split("/"))
+
+
 def mirror_problems(test_files: list[str], package_files: list[str]) -> list[str]:
     """What breaks the mirror (empty: none), from the files under tests/ and under the packages."""
     packages = _folders([f for f in package_files if f.endswith(".py")])
+    as_tests = {mirrored_as(p) for p in packages}
     problems = []
     for folder in sorted(_folders(test_files) - {"tests"}):
         if folder == FIXTURES or folder.startswith(FIXTURES + "/"):
             continue
         if any(folder == w or folder.startswith(w + "/") for w in WHOLE_PROJECT):
             continue
-        if folder[len("tests/"):] not in packages:
+        if folder[len("tests/"):] not in as_tests:
             problems.append(f"{folder}/ is no package folder (move its tests to the folder of the package they "
                             f"test, its data under {FIXTURES}/)")
     mirrored = {f[len("tests/"):] for f in _folders(test_files)}
     for package in sorted(packages):
-        if package in mirrored:
+        if mirrored_as(package) in mirrored:
             if package in TESTED_ELSEWHERE:
-                problems.append(f"{package}/ has tests/{package}/ now: drop it from TESTED_ELSEWHERE")
+                problems.append(f"{package}/ has tests/{mirrored_as(package)}/ now: drop it from TESTED_ELSEWHERE")
         elif package not in TESTED_ELSEWHERE:
-            problems.append(f"{package}/ has no tests/{package}/")
+            problems.append(f"{package}/ has no tests/{mirrored_as(package)}/")
     return problems
 
 
