@@ -102,7 +102,7 @@ class _Matches:
         return self._labels if self.bits == 0 else self.keys & ((1 << self.bits) - 1)
 
 
-# Rows per step of _Matches._merged_keys (about 20,000 keys of PlantCLEF rows). Small, as the reader's
+# Rows per step of _Matches._merged_keys and of the counting (about 20,000 keys of PlantCLEF rows). Small, as the reader's
 # blocks (``LabelSets._ROW_BLOCK``, ``digit_lists._CELL_BLOCK``): a step's arrays stay under malloc's 128 KiB mmap
 # threshold, so a warm process scoring upload after upload reuses them without page faults (with 16,384 rows a
 # step a real 2,105-row upload cost 8-10% more CPU than before the steps).
@@ -414,13 +414,10 @@ class TrueSide:
         the number of classes; None without class codes or when a true label is past them or not numbered."""
         if self._table is False:
             self._table = None
-            labels = self.y_true.labels
-            n_codes = _n_table_codes(self.class_codes) if self.class_codes is not None else 0
-            if self.class_codes is not None and (not len(labels) or int(labels.max()) < len(self.class_codes)):
-                codes = self.class_codes[labels]
-                if not len(codes) or int(codes.min()) >= 0:
-                    buffer = _slots(self, n_codes, len(codes))
-                    self._table = _count_by_split(self.y_true.row_of_label, codes, self, n_codes, buffer), n_codes
+            if self.class_codes is not None:
+                n_codes = _n_table_codes(self.class_codes)
+                counted = _table_side(self.y_true, self, n_codes)
+                self._table = None if counted is None else (counted, n_codes)
         return self._table
 
     def split_of_row_as(self, dtype: np.dtype) -> np.ndarray:
@@ -449,18 +446,14 @@ def _macro_by_split(y_pred: LabelSets, matches: _Matches, truth: TrueSide, empty
 def _counts(y_true: LabelSets, y_pred: LabelSets, matches: _Matches, truth: TrueSide) -> list[np.ndarray]:
     """[true, predicted, true positive] counts, each (n_splits + 1, classes): by split, then class code.
 
-    One side at a time, its rows made and dropped in turn (issue 54: the three sides' codes and rows at once
-    were the peak of a fresh 200,000-row score), in one buffer (fresh memory costs more than the counting:
-    page faults); the true side's from ``truth`` when its class codes number every label."""
+    One side at a time, so that the three sides' codes and rows are never held at once (they would be the peak
+    of a large score); the true side's from ``truth`` when its class codes number every label, and then each
+    side a block of entries at a time (``_table_side``)."""
     table = truth.table_counts()
-    pred_codes = _table_codes(y_pred.labels, truth.class_codes) if table is not None else None
-    if pred_codes is not None:
+    pred_c = _table_side(y_pred, truth, table[1]) if table is not None else None
+    if pred_c is not None:
         true_c, n_codes = table
-        buffer = _slots(truth, n_codes, max(len(y_pred.labels), len(matches.labels)))
-        pred_c = _count_by_split(y_pred.row_of_label, pred_codes, truth, n_codes, buffer)
-        del pred_codes
-        return [true_c, pred_c, _count_by_split(matches.rows, truth.class_codes[matches.labels], truth, n_codes,
-                                                buffer)]
+        return [true_c, pred_c, _table_side(matches, truth, n_codes)]
     codes, n_codes = _label_codes(y_true, y_pred, matches, len(truth.names))
     buffer = _slots(truth, n_codes, max(map(len, codes)))
     counted = []
@@ -489,12 +482,56 @@ def _count_by_split(row: np.ndarray, codes: np.ndarray, truth: TrueSide, n_codes
     return np.bincount(slot, minlength=(n_splits + 1) * n_codes).reshape(n_splits + 1, n_codes)
 
 
-def _table_codes(labels: np.ndarray, class_codes: np.ndarray) -> np.ndarray | None:
-    """The codes of ``labels`` from a table of codes by label; None when a label is past it or not numbered."""
-    if len(labels) and int(labels.max()) >= len(class_codes):
-        return None
-    codes = class_codes[labels]
-    return None if len(codes) and int(codes.min()) < 0 else codes
+def _table_side(side: LabelSets | _Matches, truth: TrueSide, n_codes: int) -> np.ndarray | None:
+    """How many of a side's (row, label) entries fall in each split and class code of ``truth.class_codes``:
+    (n_splits + 1, n_codes); None when a label is past the table or not numbered.
+
+    A block of entries at a time: only the counters are whole. With few counters (a vocabulary's, by split)
+    each block is counted at once; with many, the blocks' slots go into one buffer, counted once (a bincount
+    of all the counters per block would cost more than the entries)."""
+    class_codes = truth.class_codes
+    n_splits = len(truth.names)
+    size = (n_splits + 1) * n_codes
+    split_of_row = truth.split_of_row_as(np.int32 if size < 2**31 else np.int64)
+    by_block = size <= _BLOCK_COUNTERS
+    counts = np.zeros(size, dtype=np.int64)
+    slots = []
+    for _, rows, labels in _entries(side):
+        if len(labels) and int(labels.max()) >= len(class_codes):
+            return None
+        codes = class_codes.take(labels)
+        if len(codes) and int(codes.min()) < 0:
+            return None
+        slot = split_of_row.take(rows, mode="clip")  # (rows are in range; "raise" would copy via a buffer)
+        slot *= n_codes
+        slot += codes
+        if by_block:
+            counts += np.bincount(slot, minlength=size)
+        else:
+            slots.append(slot)
+    if slots:
+        counts = np.bincount(np.concatenate(slots), minlength=size)
+    return counts.reshape(n_splits + 1, n_codes)
+
+
+_BLOCK_COUNTERS = 1 << 16  # counters a block's bincount may make (a vocabulary of 7,806 classes by 3 splits: 23,418)
+
+
+def _entries(side: LabelSets | _Matches):
+    """(first entry, rows, labels) of a side's entries (a label set's labels, or the matches), a block at a time."""
+    if isinstance(side, LabelSets):
+        for lo in range(0, side.n_rows, _MATCH_ROWS):
+            hi = min(lo + _MATCH_ROWS, side.n_rows)
+            first, last = int(side.indptr[lo]), int(side.indptr[hi])
+            rows = np.repeat(np.arange(lo, hi, dtype=np.int64), np.diff(side.indptr[lo:hi + 1]))
+            yield first, rows, side.labels[first:last]
+    elif side.bits == 0:  # (the rare matches of labels too large for one key: already rows and labels)
+        yield 0, side.rows, side.labels
+    else:
+        step = _MATCH_ROWS * 8
+        for lo in range(0, len(side.keys), step):
+            keys = side.keys[lo:lo + step]
+            yield lo, keys >> side.bits, keys & ((1 << side.bits) - 1)
 
 
 def _n_table_codes(class_codes: np.ndarray) -> int:
