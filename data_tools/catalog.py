@@ -38,15 +38,15 @@ from agrieval.scoring.text.file_names import display_name, escape_name, unescape
 from agrieval.scoring.writing.policy import OutputPlan
 from agrieval.scoring.writing.table_paths import inside
 
-CATALOG_COLUMNS = ["root", "path", "team", "class_raw", "class", "subcategory", "format", "width", "height",
+_CATALOG_COLUMNS = ["root", "path", "team", "class_raw", "class", "subcategory", "format", "width", "height",
                    "bytes", "mtime_ns", "device", "phash", "phash_mode", "readable", "error"]
-CHECKPOINT_EVERY_S = 60.0
-FAST_CHECK_SAMPLE = 64
-SKIPS_SHOWN_PER_REASON = 20
+_CHECKPOINT_EVERY_S = 60.0
+_FAST_CHECK_SAMPLE = 64
+_SKIPS_SHOWN_PER_REASON = 20
 
 
 def build_catalog(root, output=None, *, workers=None, resume=False, fast=False, progress=True,
-                  class_map: ClassMap | None = None, fast_check: int = FAST_CHECK_SAMPLE,
+                  class_map: ClassMap | None = None, fast_check: int = _FAST_CHECK_SAMPLE,
                   max_pixels: int = DEFAULT_MAX_PIXELS, plan: OutputPlan | None = None) -> pd.DataFrame:
     """Catalog every image under ``root``; write it to ``output`` (CSV/Parquet) when given.
 
@@ -93,7 +93,7 @@ def build_catalog(root, output=None, *, workers=None, resume=False, fast=False, 
     for e, result in zip(todo, pmap(probe_task, tasks, workers=workers, desc=f"catalog ({mode})",
                                     progress=progress), strict=True):
         rows[e.path] = _row(root, e, class_map, mode, result)
-        if output is not None and time.monotonic() - last_checkpoint > CHECKPOINT_EVERY_S:
+        if output is not None and time.monotonic() - last_checkpoint > _CHECKPOINT_EVERY_S:
             write_table(_frame(rows.values()), output)
             last_checkpoint = time.monotonic()
 
@@ -101,7 +101,7 @@ def build_catalog(root, output=None, *, workers=None, resume=False, fast=False, 
     df.attrs["skipped"] = [(escape_name(s.path), display_name(s.reason)) for s in skipped]
     df.attrs["reused"] = reused
     if fast:
-        df.attrs["fast_agreement"] = fast_agreement(df, sample=fast_check, workers=workers, max_pixels=max_pixels)
+        df.attrs["fast_agreement"] = _fast_agreement(df, sample=fast_check, workers=workers, max_pixels=max_pixels)
     if output is not None:
         write_table(df, output)
         write_versions(output, "catalog")  # the Pillow and imagehash that gave these pHashes
@@ -122,7 +122,7 @@ def _row(root: Path, e: Entry, class_map: ClassMap, mode: str, probed: dict) -> 
 
 
 def _frame(rows: Iterable[dict]) -> pd.DataFrame:
-    df = pd.DataFrame(list(rows), columns=CATALOG_COLUMNS)
+    df = pd.DataFrame(list(rows), columns=_CATALOG_COLUMNS)
     return df.sort_values("path", kind="stable").reset_index(drop=True)
 
 
@@ -161,10 +161,10 @@ def check_unchanged(row, where: str = "a catalog row") -> Path:
 
 def read_catalog(path) -> pd.DataFrame:
     """Read a catalog (or a dedup table, which extends it) and check its columns."""
-    return read_table(path, required=tuple(CATALOG_COLUMNS))
+    return read_table(path, required=tuple(_CATALOG_COLUMNS))
 
 
-def fast_agreement(df: pd.DataFrame, *, sample: int = FAST_CHECK_SAMPLE, workers=None,
+def _fast_agreement(df: pd.DataFrame, *, sample: int = _FAST_CHECK_SAMPLE, workers=None,
                    max_pixels: int = DEFAULT_MAX_PIXELS) -> dict:
     """Exact-hash an evenly spaced sample of fast-hashed JPEGs and compare."""
     jpegs = df[(df["format"] == "JPEG") & df["readable"] & (df["phash_mode"] == "fast")]
@@ -179,7 +179,7 @@ def fast_agreement(df: pd.DataFrame, *, sample: int = FAST_CHECK_SAMPLE, workers
             "worst_hamming": int(max(dist))}
 
 
-def _skip_lines(skipped: list[tuple[str, str]], shown: int = SKIPS_SHOWN_PER_REASON) -> list[str]:
+def _skip_lines(skipped: list[tuple[str, str]], shown: int = _SKIPS_SHOWN_PER_REASON) -> list[str]:
     """One line per skipped entry, at most ``shown`` per kind of reason (a Mac drive has a ``._`` per photo)."""
     lines, per_kind, hidden = [], {}, {}
     for path, reason in skipped:

@@ -68,7 +68,7 @@ def _parse(text: str, source: str) -> dict:
     return data
 
 
-MAX_CLASS_MAP_BYTES = 1 << 20  # a few classes and their folder-name aliases: kilobytes
+_MAX_CLASS_MAP_BYTES = 1 << 20  # a few classes and their folder-name aliases: kilobytes
 
 
 def load_class_map(user_map: str | Path | None = None) -> ClassMap:
@@ -82,7 +82,7 @@ def load_class_map(user_map: str | Path | None = None) -> ClassMap:
         path = Path(user_map)
 
         try:  # the one opening rule (scoring/runtime/untrusted.py): a FIFO or a device is refused, not read
-            user_text = read_bytes(path, max_bytes=MAX_CLASS_MAP_BYTES, what="class map").decode("utf-8")
+            user_text = read_bytes(path, max_bytes=_MAX_CLASS_MAP_BYTES, what="class map").decode("utf-8")
         except UntrustedFileError as exc:
             raise DataError("bad_class_map", f"{path}: {exc.message}") from None
         except UnicodeDecodeError as exc:

@@ -27,7 +27,7 @@ from agrieval.scoring.runtime.atomic import write_bytes
 CLASSES = ("caroubier", "chene", "faux_poivrier", "frene", "pistachier", "tipu")
 
 # How each team spelled its class folders (the normalisation map must undo this).
-FOLDER_STYLES = (
+_FOLDER_STYLES = (
     {c: c for c in CLASSES},
     {"caroubier": "Caroubiers", "chene": "Chênes", "faux_poivrier": "Faux poivriers", "frene": "Frênes",
      "pistachier": "Pistachiers", "tipu": "Tipus"},
@@ -36,11 +36,11 @@ FOLDER_STYLES = (
     {"caroubier": "CAROUBIER", "chene": "chenes", "faux_poivrier": "faux_poivrier", "frene": "frenes",
      "pistachier": "pistachier", "tipu": "tipu"},
 )
-DEVICES = (("samsung", "SM-A515F"), ("Apple", "iPhone 12"), None, ("Xiaomi", "Redmi Note 8"))
-NAMING = ("IMG_{:04d}.jpg", "IMG_{:04d}.JPG", "DSC{:05d}.jpg", "{:04d}.jpeg")
+_DEVICES = (("samsung", "SM-A515F"), ("Apple", "iPhone 12"), None, ("Xiaomi", "Redmi Note 8"))
+_NAMING = ("IMG_{:04d}.jpg", "IMG_{:04d}.JPG", "DSC{:05d}.jpg", "{:04d}.jpeg")
 
 # class -> (leaf RGB, leaf elongation, orientation spread in radians, bark stripe frequency)
-CLASS_LOOK = {
+_CLASS_LOOK = {
     "caroubier": ((40, 95, 35), 1.6, 0.3, 3.0),
     "chene": ((70, 110, 40), 1.2, 1.5, 9.0),
     "faux_poivrier": ((120, 150, 60), 5.0, 0.4, 5.0),
@@ -56,7 +56,7 @@ def _team_look(team: int, rng: np.random.Generator) -> dict:
 
 
 def _plant(cls: str, look: dict, size: int, rng: np.random.Generator) -> Image.Image:
-    colour, elong, spread, stripes = CLASS_LOOK[cls]
+    colour, elong, spread, stripes = _CLASS_LOOK[cls]
     aspect = look["aspect"]
     h, w = (size, int(round(size * aspect))) if aspect >= 1 else (int(round(size / aspect)), size)
     yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
@@ -120,16 +120,16 @@ def make_demo_pool(out_dir: Path, *, teams: int = 4, per_class: int = 6, size: i
     for t in range(teams):
         team = f"team{t + 1:02d}"
         look = _team_look(t, rng)
-        style = FOLDER_STYLES[t % len(FOLDER_STYLES)]
-        device = DEVICES[t % len(DEVICES)]
+        style = _FOLDER_STYLES[t % len(_FOLDER_STYLES)]
+        device = _DEVICES[t % len(_DEVICES)]
         for c_index, cls in enumerate(CLASSES):
             folder = out_dir / team / style[cls]
             for k in range(per_class):
                 number = 1 + c_index * per_class + k
                 sub = ""
-                if t % len(FOLDER_STYLES) == 2 and cls == "chene":  # a team that split leaves and trunks
+                if t % len(_FOLDER_STYLES) == 2 and cls == "chene":  # a team that split leaves and trunks
                     sub = "Feuilles" if k % 2 == 0 else "Tronc"
-                path = folder / sub / NAMING[t % len(NAMING)].format(number)
+                path = folder / sub / _NAMING[t % len(_NAMING)].format(number)
                 img = _plant(cls, look, size, rng)
                 data = _jpeg(img, device if k % 3 else None)  # a third of the files lost their EXIF
                 if t == 2 % teams and c_index == 1 and k == 1:
@@ -148,10 +148,10 @@ def make_demo_pool(out_dir: Path, *, teams: int = 4, per_class: int = 6, size: i
     # Cross-team duplicates: the same photo handed in by two teams.
     first = written[(0, "frene")][0]
     copies = [
-        (first, out_dir / "team02" / FOLDER_STYLES[1]["frene"] / "IMG_9001.JPG", None),
-        (written[(0, "tipu")][1], out_dir / "team02" / FOLDER_STYLES[1]["tipu"] / "IMG_9002.JPG", None),
+        (first, out_dir / "team02" / _FOLDER_STYLES[1]["frene"] / "IMG_9001.JPG", None),
+        (written[(0, "tipu")][1], out_dir / "team02" / _FOLDER_STYLES[1]["tipu"] / "IMG_9002.JPG", None),
         (written[(0, "caroubier")][-1], out_dir / f"team{teams:02d}" /
-         FOLDER_STYLES[(teams - 1) % len(FOLDER_STYLES)]["caroubier"] / "9003.jpeg", 95),
+         _FOLDER_STYLES[(teams - 1) % len(_FOLDER_STYLES)]["caroubier"] / "9003.jpeg", 95),
     ]
     for src, dst, requality in copies:
         data = src.read_bytes()

@@ -31,7 +31,7 @@ BOUNDARIES = {"train/test": frozenset({"train", "test"}), "train/val": frozenset
 
 
 @dataclass(frozen=True)
-class Leak:
+class _Leak:
     protocol: str
     fold: str
     kind: str        # "same image", "same pHash" or "near pHash"
@@ -46,7 +46,7 @@ class Leak:
                 f"{self.split_a} {self.image_a} <-> {self.split_b} {self.image_b}")
 
 
-def find_fold_sets(splits_dir) -> list[Path]:
+def _find_fold_sets(splits_dir) -> list[Path]:
     """Folders holding a ``folds.json``: ``splits_dir`` itself or its protocol sub-folders."""
     splits_dir = Path(splits_dir)
     if (splits_dir / "folds.json").is_file():
@@ -58,14 +58,14 @@ def find_fold_sets(splits_dir) -> list[Path]:
 
 
 def check_leakage(splits_dir, catalog_df: pd.DataFrame, *, radius: int = 0,
-                  boundaries: tuple[str, ...] = tuple(BOUNDARIES)) -> list[Leak]:
+                  boundaries: tuple[str, ...] = tuple(BOUNDARIES)) -> list[_Leak]:
     """Every leak across ``boundaries`` (names from ``BOUNDARIES``), fold by fold."""
     unknown = sorted(set(boundaries) - set(BOUNDARIES))
     if unknown:
         raise ValueError(f"unknown boundary {unknown}; choose from {', '.join(BOUNDARIES)}")
     checked = [BOUNDARIES[b] for b in boundaries]
     folds = []
-    for folder in find_fold_sets(splits_dir):
+    for folder in _find_fold_sets(splits_dir):
         info = read_folds_json(folder / "folds.json")
         root = Path(info["root"])
         for fold, meta in sorted(info["folds"].items()):
@@ -94,7 +94,7 @@ def check_leakage(splits_dir, catalog_df: pd.DataFrame, *, radius: int = 0,
                          "hb": np.concatenate([np.arange(len(uniq)), ib])})
     near["distance"] = hamming(uniq[near["ha"].to_numpy()], uniq[near["hb"].to_numpy()])
 
-    leaks: list[Leak] = []
+    leaks: list[_Leak] = []
     for protocol, fold, m in folds:
         where = dict(zip(m["image_id"], m["path"]))
         dup = m[m.duplicated("image_id", keep=False)]
@@ -103,7 +103,7 @@ def check_leakage(splits_dir, catalog_df: pd.DataFrame, *, radius: int = 0,
             for a in splits:
                 for b in splits:
                     if a < b and {a, b} in checked:
-                        leaks.append(Leak(protocol, fold, "same image", 0, a, where[image_id], b,
+                        leaks.append(_Leak(protocol, fold, "same image", 0, a, where[image_id], b,
                                           where[image_id]))
         rows = m.drop_duplicates("image_id").reset_index(drop=True)
         rows["h"] = [code_of[lookup[p]] for p in rows["abs"]]
@@ -120,5 +120,5 @@ def check_leakage(splits_dir, catalog_df: pd.DataFrame, *, radius: int = 0,
         pairs = pairs[np.array(crossing, dtype=bool)] if len(pairs) else pairs
         for r in pairs.sort_values(["pa", "pb"]).itertuples():
             kind = "same pHash" if r.distance == 0 else "near pHash"
-            leaks.append(Leak(protocol, fold, kind, int(r.distance), r.sa, where[r.ia], r.sb, where[r.ib]))
+            leaks.append(_Leak(protocol, fold, kind, int(r.distance), r.sa, where[r.ia], r.sb, where[r.ib]))
     return leaks

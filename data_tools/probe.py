@@ -35,7 +35,7 @@ from agrieval.data_tools._untrusted_images import ImageUnreadable, TooManyPixels
 
 pillow_warnings.install()  # our own pixel cap reports large photos in their rows (resize imports this too)
 
-FAST_MIN_SIDE = 256
+_FAST_MIN_SIDE = 256
 DEFAULT_MAX_PIXELS = 64_000_000  # a 64 MP photo: about 340 MB per worker while hashing
 EXIF_MAKE, EXIF_MODEL = 0x010F, 0x0110
 
@@ -61,7 +61,7 @@ def _tag_text(value) -> str:
     return str(value).replace("\x00", " ").strip() if value is not None else ""
 
 
-def read_device(img: Image.Image) -> str:
+def _read_device(img: Image.Image) -> str:
     """``"{make} {model}"`` from EXIF, stripped; ``"unknown"`` when both are absent."""
     try:
         exif = img.getexif()
@@ -92,19 +92,19 @@ def bound_pixels(img: Image.Image, max_pixels: int) -> bool:
                         "worker; raise --max-pixels (about 5.3 bytes per pixel per worker) or shrink the file")
 
 
-def bound_decode(img: Image.Image, *, fast: bool, max_pixels: int = DEFAULT_MAX_PIXELS) -> bool:
+def _bound_decode(img: Image.Image, *, fast: bool, max_pixels: int = DEFAULT_MAX_PIXELS) -> bool:
     """Set up the decode of ``img`` before anything loads it: ``fast`` draft for JPEGs, then the pixel cap.
 
     Returns whether the cap reduced it. Must come before ``read_device``: reading a PNG's EXIF decodes it.
     """
     if fast and img.format == "JPEG":
-        img.draft(img.mode, (FAST_MIN_SIDE, FAST_MIN_SIDE))
+        img.draft(img.mode, (_FAST_MIN_SIDE, _FAST_MIN_SIDE))
     return bound_pixels(img, max_pixels)
 
 
-def hash_image(img: Image.Image, *, fast: bool, max_pixels: int = DEFAULT_MAX_PIXELS) -> tuple[str, bool]:
+def _hash_image(img: Image.Image, *, fast: bool, max_pixels: int = DEFAULT_MAX_PIXELS) -> tuple[str, bool]:
     """pHash as 16 hex digits, and whether the pixel cap reduced the decode (``bound_decode``)."""
-    reduced = bound_decode(img, fast=fast, max_pixels=max_pixels)
+    reduced = _bound_decode(img, fast=fast, max_pixels=max_pixels)
     return str(imagehash.phash(img)), reduced
 
 
@@ -127,8 +127,8 @@ def probe_file(path: str, fast: bool = False, max_pixels: int = DEFAULT_MAX_PIXE
             nonlocal fmt, width, height, device
             fmt = img.format or fmt
             width, height = img.size
-            reduced = bound_decode(img, fast=fast, max_pixels=max_pixels)
-            device = read_device(img)
+            reduced = _bound_decode(img, fast=fast, max_pixels=max_pixels)
+            device = _read_device(img)
             return str(imagehash.phash(img)), reduced
 
         digest, reduced = decode_image(path, probe, own_pixel_cap=True)  # the image rule: opened capped
@@ -149,4 +149,4 @@ def probe_task(task: tuple) -> dict:
 def exact_hash_task(task) -> str:
     """Pool entry point for the fast-mode agreement check: ``path`` or ``(path, max_pixels)``."""
     path, max_pixels = (task, DEFAULT_MAX_PIXELS) if isinstance(task, str) else task
-    return decode_image(path, lambda img: hash_image(img, fast=False, max_pixels=max_pixels)[0], own_pixel_cap=True)
+    return decode_image(path, lambda img: _hash_image(img, fast=False, max_pixels=max_pixels)[0], own_pixel_cap=True)

@@ -51,18 +51,18 @@ from agrieval.scoring.text.file_names import display_name, unescape_name
 from agrieval.scoring.writing.policy import OutputPlan, OutputRefused
 from agrieval.scoring.writing.table_paths import inside
 
-MANIFEST_COLUMNS = ["source_root", "source_path", "team", "class", "phash", "bytes", "mtime_ns",
+_MANIFEST_COLUMNS = ["source_root", "source_path", "team", "class", "phash", "bytes", "mtime_ns",
                     "output_path", "out_width", "out_height", "status", "error"]
-JPEG_QUALITY = 95
+_JPEG_QUALITY = 95
 
 
-RESIZE_RULES = ("paper", "official")
+_RESIZE_RULES = ("paper", "official")
 
 
-def square_resize(img: Image.Image, size: int, rule: str = "paper") -> Image.Image:
+def _square_resize(img: Image.Image, size: int, rule: str = "paper") -> Image.Image:
     """Shorter side to ``size`` (bicubic), then centre crop to ``size x size`` (``rule``: module docstring)."""
-    if rule not in RESIZE_RULES:
-        raise DataError("bad_option", f"resize rule must be one of {RESIZE_RULES}, got {rule!r}")
+    if rule not in _RESIZE_RULES:
+        raise DataError("bad_option", f"resize rule must be one of {_RESIZE_RULES}, got {rule!r}")
     w, h = img.size
     if w == h:
         return img.resize((size, size), Image.Resampling.BICUBIC)
@@ -88,14 +88,14 @@ def _resize_task(task: tuple[str, str, int, bool, str, int, bool]) -> tuple[int,
             bound_pixels(img, max_pixels)
             if transpose:
                 img = ImageOps.exif_transpose(img)
-            return square_resize(img.convert("RGB"), size, rule)
+            return _square_resize(img.convert("RGB"), size, rule)
 
         out = decode_image(src, resized, own_pixel_cap=True)  # the image rule: a bomb is refused, never decoded
         # Encoded in memory, then written by us: Pillow writing to the file itself does not report a short
         # write on a full disk. write_bytes checks the size on disk, the decode checks the pixels, both
         # before the rename.
         buf = io.BytesIO()
-        out.save(buf, "JPEG", quality=JPEG_QUALITY)
+        out.save(buf, "JPEG", quality=_JPEG_QUALITY)
         write_bytes(dst, buf.getvalue(), overwrite=overwrite, check=lambda tmp: _check_written(tmp, size))
         return size, size, ""
     except FileExistsError:
@@ -123,7 +123,7 @@ def _check_written(tmp: Path, size: int) -> None:
                                  "(a full disk?); it was not kept")
 
 
-def select_sources(df: pd.DataFrame) -> pd.DataFrame:
+def _select_sources(df: pd.DataFrame) -> pd.DataFrame:
     """Rows to resize: ``keep`` ones of a dedup table, readable ones of a plain catalog."""
     rows = df[df["keep"]] if "keep" in df.columns else df[df["readable"]]
     unknown = rows[rows["class"] == ""]
@@ -148,11 +148,11 @@ def resize_tree(catalog_or_dedup_df: pd.DataFrame, out_root, *, size: int = 336,
     """
     if size < 8:
         raise DataError("bad_option", f"--size must be at least 8, got {size}")
-    if rule not in RESIZE_RULES:
-        raise DataError("bad_option", f"resize rule must be one of {RESIZE_RULES}, got {rule!r}")
+    if rule not in _RESIZE_RULES:
+        raise DataError("bad_option", f"resize rule must be one of {_RESIZE_RULES}, got {rule!r}")
     if max_pixels < 1:
         raise DataError("bad_option", f"--max-pixels must be at least 1, got {max_pixels}")
-    rows = select_sources(catalog_or_dedup_df)
+    rows = _select_sources(catalog_or_dedup_df)
     plan = plan or OutputPlan()
     plan.add_sources(*(unescape_name(r) for r in sorted(set(rows["root"]))))
     out_root = plan.claim_dir(out_root, what="resize output folder")
@@ -200,7 +200,7 @@ def resize_tree(catalog_or_dedup_df: pd.DataFrame, out_root, *, size: int = 336,
             "output_path": outputs[k], "out_width": w, "out_height": h,
             "status": "error" if err else ("reused" if status[k] == "reused" else "written"), "error": err,
         })
-    out = pd.DataFrame(records, columns=MANIFEST_COLUMNS)
+    out = pd.DataFrame(records, columns=_MANIFEST_COLUMNS)
     out.attrs["out_root"] = str(out_root)
     write_table(out, manifest)
     write_versions(manifest, "resize")  # Pillow's resampling and JPEG encoder made these pixels

@@ -63,21 +63,21 @@ from agrieval.scoring.writing.policy import OutputPlan
 from agrieval.scoring.writing.table_paths import inside
 
 SPLIT_COLUMNS = ["image_id", "path", "team", "class", "split"]
-SPLIT_ORDER = {"train": 0, "val": 1, "test": 2}
+_SPLIT_ORDER = {"train": 0, "val": 1, "test": 2}
 PROTOCOLS = ("toto", "loto")
-STRATIFY = ("team_class", "class")
-METHODS = ("per_fold", "script")
+_STRATIFY = ("team_class", "class")
+_METHODS = ("per_fold", "script")
 # The order of each split's rows in a fold file, per method (folds.json "row_order"): "image_id" is sorted by
 # image_id, a keyed hash of the path, an order independent of the classes and of the teams; "train_test_split"
 # is the order the public script's train_test_split returns (its datasets' order; nothing of it is published).
-ROW_ORDER = {"per_fold": {"train": "image_id", "val": "image_id", "test": "image_id"},
+_ROW_ORDER = {"per_fold": {"train": "image_id", "val": "image_id", "test": "image_id"},
              "script": {"train": "train_test_split", "val": "train_test_split", "test": "image_id"}}
 # Named presets of the study: the paper's text (per-fold seeds), and its public training script.
 SPLIT_PRESETS = {"paper": {"stratify": "team_class", "method": "per_fold"},
                  "official": {"stratify": "class", "method": "script"}}
 
 
-def stratum_seed(*parts) -> np.random.SeedSequence:
+def _stratum_seed(*parts) -> np.random.SeedSequence:
     digest = hashlib.sha256("|".join(str(p) for p in parts).encode("utf-8")).digest()
     return np.random.SeedSequence(int.from_bytes(digest[:16], "little"))
 
@@ -91,7 +91,7 @@ def _largest_remainder(quotas: dict[str, float], total: int) -> dict[str, int]:
     return base
 
 
-def stratified_val(pool: pd.DataFrame, *, val_fraction: float, by_team: bool, seed_parts: tuple) -> pd.Series:
+def _stratified_val(pool: pd.DataFrame, *, val_fraction: float, by_team: bool, seed_parts: tuple) -> pd.Series:
     """Boolean Series: is the row in validation? (formula in the module docstring)."""
     is_val = pd.Series(False, index=pool.index)
     for cls, rows in sorted(pool.groupby("class"), key=lambda kv: kv[0]):
@@ -104,16 +104,16 @@ def stratified_val(pool: pd.DataFrame, *, val_fraction: float, by_team: bool, se
             strata = [("*", rows, n_val)]
         for team, members, k in strata:
             ordered = members.sort_values("path" if "path" in members.columns else "image_id", kind="stable")
-            rng = np.random.default_rng(stratum_seed(*seed_parts, team, cls))
+            rng = np.random.default_rng(_stratum_seed(*seed_parts, team, cls))
             picked = ordered.index[rng.permutation(len(ordered))[:k]]
             is_val[picked] = True
     return is_val
 
 
-KEY_FILE = "id.key"  # the key's place when make_splits is given none: beside the fold folders
+_KEY_FILE = "id.key"  # the key's place when make_splits is given none: beside the fold folders
 
 
-def prepare_pool(df: pd.DataFrame) -> tuple[pd.DataFrame, str]:
+def _prepare_pool(df: pd.DataFrame) -> tuple[pd.DataFrame, str]:
     """Kept, readable rows with a known class, as ``path, team, class``; and the root."""
     rows = df[df["readable"]]
     if "keep" in rows.columns:
@@ -132,7 +132,7 @@ def prepare_pool(df: pd.DataFrame) -> tuple[pd.DataFrame, str]:
     return pool.sort_values("path", kind="stable").reset_index(drop=True), roots[0]
 
 
-def with_ids(pool: pd.DataFrame, key: bytes) -> pd.DataFrame:
+def _with_ids(pool: pd.DataFrame, key: bytes) -> pd.DataFrame:
     """``pool`` with its ``image_id`` column first: the keyed id of each path (``keyed_ids.keyed_id``)."""
     pool = pool.assign(image_id=[keyed_id(key, p) for p in pool["path"]])
     if not pool["image_id"].is_unique:  # 64-bit digests: not seen in practice, but never a silent merge
@@ -142,10 +142,10 @@ def with_ids(pool: pd.DataFrame, key: bytes) -> pd.DataFrame:
     return pool[["image_id", *[c for c in pool.columns if c != "image_id"]]]
 
 
-MAX_LISTING_BYTES = 256 << 20  # one relative path per line: a pool of millions of images fits
+_MAX_LISTING_BYTES = 256 << 20  # one relative path per line: a pool of millions of images fits
 
 
-def read_listing(path: str | Path, image_paths) -> dict[str, int]:
+def _read_listing(path: str | Path, image_paths) -> dict[str, int]:
     """``path -> position`` from a listing file: one image path per line, in the order the script saw.
 
     A line matches the image whose ``path`` (``team/class/name``, relative to
@@ -158,7 +158,7 @@ def read_listing(path: str | Path, image_paths) -> dict[str, int]:
     position: dict[str, int] = {}
 
     try:  # the one opening rule (scoring/runtime/untrusted.py): a FIFO or a device is refused, not read
-        lines = read_bytes(path, max_bytes=MAX_LISTING_BYTES, what="listing").decode("utf-8").splitlines()
+        lines = read_bytes(path, max_bytes=_MAX_LISTING_BYTES, what="listing").decode("utf-8").splitlines()
     except UntrustedFileError as exc:
         raise DataError("bad_listing", f"{path}: {exc.message}") from None
     except (OSError, UnicodeDecodeError) as exc:
@@ -180,12 +180,12 @@ def read_listing(path: str | Path, image_paths) -> dict[str, int]:
     return position
 
 
-def script_val(dev: pd.DataFrame, *, val_fraction: float, seed: int, by_team: bool) -> pd.Series:
+def _script_val(dev: pd.DataFrame, *, val_fraction: float, seed: int, by_team: bool) -> pd.Series:
     """Boolean Series: is the row in validation under the public script's split (rows in the script's order)?"""
-    return script_split(dev, val_fraction=val_fraction, seed=seed, by_team=by_team)[0]
+    return _script_split(dev, val_fraction=val_fraction, seed=seed, by_team=by_team)[0]
 
 
-def script_split(dev: pd.DataFrame, *, val_fraction: float, seed: int, by_team: bool) -> tuple[pd.Series, pd.Series]:
+def _script_split(dev: pd.DataFrame, *, val_fraction: float, seed: int, by_team: bool) -> tuple[pd.Series, pd.Series]:
     """(is_val, position): the script's split, and each row's place in the list ``train_test_split`` returns
     it in (train or val). The script's datasets keep that order, and its shuffling permutes those indices,
     so the manifest keeps it too."""
@@ -199,12 +199,12 @@ def script_split(dev: pd.DataFrame, *, val_fraction: float, seed: int, by_team: 
     return is_val, position
 
 
-def script_order(rows: pd.DataFrame) -> pd.DataFrame:
+def _script_order(rows: pd.DataFrame) -> pd.DataFrame:
     """Teams in sorted order, each team's rows by listing position (``_pos``), as the script concatenates them."""
     return rows.sort_values(["team", "_pos"], kind="stable")
 
 
-def fold_manifest(pool: pd.DataFrame, protocol: str, fold: str, *, seed: int, val_fraction: float,
+def _fold_manifest(pool: pd.DataFrame, protocol: str, fold: str, *, seed: int, val_fraction: float,
                   stratify: str, method: str = "per_fold") -> pd.DataFrame:
     if protocol == "toto":
         dev, test = pool[pool["team"] == fold], pool[pool["team"] != fold]
@@ -215,9 +215,9 @@ def fold_manifest(pool: pd.DataFrame, protocol: str, fold: str, *, seed: int, va
     if method == "script":
         if "_pos" not in dev.columns:
             dev = dev.assign(_pos=np.arange(len(dev)))  # pool sorted by path: the sorted listing
-        dev = script_order(dev)
+        dev = _script_order(dev)
         try:
-            is_val, position = script_split(dev, val_fraction=val_fraction, seed=seed, by_team=by_team)
+            is_val, position = _script_split(dev, val_fraction=val_fraction, seed=seed, by_team=by_team)
         except DataError as exc:
             raise DataError(exc.code, f"{protocol.upper()} fold {fold}: {exc.message}") from None
         # train and val rows in the order train_test_split returns them (the script's datasets, whose indices
@@ -227,11 +227,11 @@ def fold_manifest(pool: pd.DataFrame, protocol: str, fold: str, *, seed: int, va
         test = test.sort_values("image_id", kind="stable")
         out = pd.concat([dev.assign(split=np.where(is_val, "val", "train"), _k=position.to_numpy()),
                          test.assign(split="test", _k=np.arange(len(test)))])
-        out = out.assign(_o=out["split"].map(SPLIT_ORDER)).sort_values(["_o", "_k"], kind="stable")
+        out = out.assign(_o=out["split"].map(_SPLIT_ORDER)).sort_values(["_o", "_k"], kind="stable")
         return out[SPLIT_COLUMNS].reset_index(drop=True)
-    is_val = stratified_val(dev, val_fraction=val_fraction, by_team=by_team, seed_parts=(seed, protocol, fold))
+    is_val = _stratified_val(dev, val_fraction=val_fraction, by_team=by_team, seed_parts=(seed, protocol, fold))
     out = pd.concat([dev.assign(split=np.where(is_val, "val", "train")), test.assign(split="test")])
-    out = out.assign(_o=out["split"].map(SPLIT_ORDER)).sort_values(["_o", "image_id"], kind="stable")
+    out = out.assign(_o=out["split"].map(_SPLIT_ORDER)).sort_values(["_o", "image_id"], kind="stable")
     return out[SPLIT_COLUMNS].reset_index(drop=True)
 
 
@@ -263,20 +263,20 @@ def make_splits(clean_catalog_df: pd.DataFrame, protocol: str, out_dir, *, seed:
     image ids (``keyed_ids``): the key itself, or its file (created there on first
     use); default ``out_dir/id.key``. Keep it private and reuse it: same key, same ids.
     """
-    if method not in METHODS:
-        raise DataError("bad_option", f"method must be one of {METHODS}, got {method!r}")
+    if method not in _METHODS:
+        raise DataError("bad_option", f"method must be one of {_METHODS}, got {method!r}")
     if listing is not None and method != "script":
         raise DataError("bad_option", "--listing sets the order of the public script's split; it needs "
                         "--preset official (the paper preset does not depend on file order)")
     if protocol not in PROTOCOLS:
         raise DataError("bad_option", f"protocol must be one of {PROTOCOLS}, got {protocol!r}")
-    if stratify not in STRATIFY:
-        raise DataError("bad_option", f"stratify must be one of {STRATIFY}, got {stratify!r}")
+    if stratify not in _STRATIFY:
+        raise DataError("bad_option", f"stratify must be one of {_STRATIFY}, got {stratify!r}")
     if not 0.0 < val_fraction < 1.0:
         raise DataError("bad_option", f"val fraction must be strictly between 0 and 1, got {val_fraction}")
-    pool, root = prepare_pool(clean_catalog_df)
+    pool, root = _prepare_pool(clean_catalog_df)
     if listing is not None:
-        position = read_listing(listing, pool["path"])
+        position = _read_listing(listing, pool["path"])
         pool = pool.assign(_pos=pool["path"].map(position))
     teams = sorted(pool["team"].unique())
     # A team name becomes a file name: refused (unsafe_path) if it would lead out of the folder.
@@ -293,10 +293,10 @@ def make_splits(clean_catalog_df: pd.DataFrame, protocol: str, out_dir, *, seed:
     target = plan.claim_dir(target, what="splits folder")
     plan.claim_all([target / f.name for f in files] + [target / "folds.json"], what="split file")
     # The key once the outputs are known to be allowed: a refused run leaves nothing, not even a new key.
-    key_file = None if isinstance(id_key, bytes) else Path(out_dir) / KEY_FILE if id_key is None else Path(id_key)
-    pool = with_ids(pool, id_key if isinstance(id_key, bytes) else load_or_create_key(key_file))
+    key_file = None if isinstance(id_key, bytes) else Path(out_dir) / _KEY_FILE if id_key is None else Path(id_key)
+    pool = _with_ids(pool, id_key if isinstance(id_key, bytes) else load_or_create_key(key_file))
     # Every fold is computed before the first file is written: a fold that fails leaves no partial output.
-    manifests = [fold_manifest(pool, protocol, team, seed=seed, val_fraction=val_fraction, stratify=stratify,
+    manifests = [_fold_manifest(pool, protocol, team, seed=seed, val_fraction=val_fraction, stratify=stratify,
                                method=method) for team in teams]
     paths, folds = [], {}
     for team, manifest in zip(teams, manifests):
@@ -306,16 +306,16 @@ def make_splits(clean_catalog_df: pd.DataFrame, protocol: str, out_dir, *, seed:
         per_class = manifest.groupby(["split", "class"]).size()
         folds[team] = {
             "file": path.name,
-            "counts": {s: int(per_split.get(s, 0)) for s in SPLIT_ORDER},
+            "counts": {s: int(per_split.get(s, 0)) for s in _SPLIT_ORDER},
             "per_class": {s: {c: int(per_class.get((s, c), 0)) for c in sorted(pool["class"].unique())}
-                          for s in SPLIT_ORDER},
+                          for s in _SPLIT_ORDER},
         }
     info = {
         "schema_version": 1, "protocol": protocol, "seed": seed, "val_fraction": val_fraction,
         "stratify": stratify if protocol == "loto" else "class", "method": method,
         "order": (str(Path(listing).resolve()) if listing is not None else "sorted") if method == "script" else None,
         "versions": library_versions(STAGE_LIBRARIES["splits"]),
-        "row_order": ROW_ORDER[method],
+        "row_order": _ROW_ORDER[method],
         # how the ids were made, and where the key is (never the key: this file is no secret store)
         "image_id": {"scheme": "img-<16 hex digits of HMAC-SHA256(key, path)>",
                      "key_file": str(key_file.resolve()) if key_file is not None else None},

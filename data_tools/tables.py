@@ -25,9 +25,9 @@ from agrieval.scoring.runtime.atomic import atomic_write
 from agrieval.scoring.runtime.untrusted import UntrustedFileError, read_bytes, read_json
 from agrieval.scoring.text.file_names import display_name, has_undecodable
 
-INT_COLUMNS = ("width", "height", "bytes", "mtime_ns", "group_id", "group_size",
+_INT_COLUMNS = ("width", "height", "bytes", "mtime_ns", "group_id", "group_size",
                "out_width", "out_height")
-BOOL_COLUMNS = ("readable", "keep")
+_BOOL_COLUMNS = ("readable", "keep")
 
 
 def _text_safe(df: pd.DataFrame) -> pd.DataFrame:
@@ -93,10 +93,10 @@ def read_table(path: str | Path, required: tuple[str, ...] = ()) -> pd.DataFrame
     missing = [c for c in required if c not in df.columns]
     if missing:
         raise DataError("bad_table", f"{path}: missing column(s) {missing}; found {list(df.columns)}")
-    for col in INT_COLUMNS:
+    for col in _INT_COLUMNS:
         if col in df.columns and _is_text(df[col]):
             df[col] = _convert(df[col], path, col, int)
-    for col in BOOL_COLUMNS:
+    for col in _BOOL_COLUMNS:
         if col in df.columns and _is_text(df[col]):
             df[col] = _convert(df[col], path, col, _bool)
     return df

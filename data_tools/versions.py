@@ -54,7 +54,7 @@ STAGE_LIBRARIES = {
 }
 
 
-def cpu_identity() -> str:
+def _cpu_identity() -> str:
     """The processor as float results depend on it: architecture, vendor and torch's vector capability
     ("x86_64 AuthenticAMD AVX512"). Training losses recorded on one such processor may round otherwise on
     another after the first optimiser step (convolution kernels), so golden losses name it."""

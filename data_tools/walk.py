@@ -47,7 +47,7 @@ class Entry:
 
 
 @dataclass(frozen=True)
-class Skipped:
+class _Skipped:
     path: str
     reason: str
 
@@ -68,7 +68,7 @@ def _link_reason(link: Path, root: Path) -> str:
     return f"symbolic link to a {kind} outside the pool ({target}); links are not followed"
 
 
-def walk_pool(root: str | Path) -> tuple[list[Entry], list[Skipped]]:
+def walk_pool(root: str | Path) -> tuple[list[Entry], list[_Skipped]]:
     """The images of a pool laid out as ``ROOT/<team>/<class>/<image>``, in sorted order, and what was skipped with
     its reason; ``DataError`` if ``root`` is not a folder."""
     root = Path(root)
@@ -76,7 +76,7 @@ def walk_pool(root: str | Path) -> tuple[list[Entry], list[Skipped]]:
         raise DataError("not_a_directory", f"{root}: not a folder (expected ROOT/<team>/<class>/<image>)")
     root = root.resolve()
     entries: list[Entry] = []
-    skipped: list[Skipped] = []
+    skipped: list[_Skipped] = []
 
     stack: list[tuple[Path, tuple[str, ...]]] = [(root, ())]  # a stack, not recursion: depth is the pool's
     while stack:
@@ -85,31 +85,31 @@ def walk_pool(root: str | Path) -> tuple[list[Entry], list[Skipped]]:
             with os.scandir(folder) as it:
                 items = sorted(it, key=lambda d: d.name)
         except OSError as exc:
-            skipped.append(Skipped("/".join(parts) or ".", f"folder cannot be listed ({exc.strerror or exc})"))
+            skipped.append(_Skipped("/".join(parts) or ".", f"folder cannot be listed ({exc.strerror or exc})"))
             continue
         for item in items:
             rel_parts = parts + (item.name,)
             rel = "/".join(rel_parts)
             try:
                 if item.name.startswith("."):
-                    skipped.append(Skipped(rel, "hidden name (starts with '.')"))
+                    skipped.append(_Skipped(rel, "hidden name (starts with '.')"))
                 elif item.is_symlink():
-                    skipped.append(Skipped(rel, _link_reason(Path(item.path), root)))
+                    skipped.append(_Skipped(rel, _link_reason(Path(item.path), root)))
                 elif item.is_dir(follow_symlinks=False):
                     stack.append((Path(item.path), rel_parts))
                 elif not item.is_file(follow_symlinks=False):
-                    skipped.append(Skipped(rel, "not a regular file (FIFO, socket or device)"))
+                    skipped.append(_Skipped(rel, "not a regular file (FIFO, socket or device)"))
                 elif Path(item.name).suffix.lower() not in IMAGE_SUFFIXES:
-                    skipped.append(Skipped(rel, "not an image file name (extension)"))
+                    skipped.append(_Skipped(rel, "not an image file name (extension)"))
                 elif len(rel_parts) not in (3, 4):
-                    skipped.append(Skipped(rel, "not at <team>/<class>/[<sub-category>/]<image> (depth "
+                    skipped.append(_Skipped(rel, "not at <team>/<class>/[<sub-category>/]<image> (depth "
                                                 f"{len(rel_parts)})"))
                 else:
                     st = item.stat(follow_symlinks=False)
                     entries.append(Entry(rel, rel_parts[0], rel_parts[1], rel_parts[2] if len(rel_parts) == 4 else "",
                                          st.st_size, st.st_mtime_ns))
             except OSError as exc:  # vanished or unreadable between listing and stat
-                skipped.append(Skipped(rel, f"cannot be examined ({exc.strerror or exc})"))
+                skipped.append(_Skipped(rel, f"cannot be examined ({exc.strerror or exc})"))
     entries.sort(key=lambda e: e.path)
     skipped.sort(key=lambda s: s.path)
     return entries, skipped

@@ -16,9 +16,9 @@ from dataclasses import dataclass, field
 
 from agrieval.baselines.ctv.errors import CTVError
 
-IMAGENET_MEAN = (0.485, 0.456, 0.406)
-IMAGENET_STD = (0.229, 0.224, 0.225)
-AMP_CHOICES = ("auto", "bf16", "fp16", "script", "none")
+_IMAGENET_MEAN = (0.485, 0.456, 0.406)
+_IMAGENET_STD = (0.229, 0.224, 0.225)
+_AMP_CHOICES = ("auto", "bf16", "fp16", "script", "none")
 
 
 def _setting(default, help: str, **cli):
@@ -77,8 +77,8 @@ class TrainConfig:
     # the script drops it to avoid BatchNorm on 1 image
     drop_last: bool = _setting(True, "Drop the last incomplete train batch, as the script.",
                                flags=("--drop-last", "--no-drop-last"))
-    mean: tuple[float, float, float] = _setting(IMAGENET_MEAN, "Normalisation mean (ImageNet's).")
-    std: tuple[float, float, float] = _setting(IMAGENET_STD, "Normalisation std (ImageNet's).")
+    mean: tuple[float, float, float] = _setting(_IMAGENET_MEAN, "Normalisation mean (ImageNet's).")
+    std: tuple[float, float, float] = _setting(_IMAGENET_STD, "Normalisation std (ImageNet's).")
     # kit: ~1 grey level from the script's eval tensors (RandomErasing after Normalize with value 0 in script)
     transforms: str = _setting("kit", "kit: workers decode and resize to uint8, the augmentation runs batched on "
                                "the device (agrieval.baselines.ctv._augment); script: the script's v1 ops on PIL "
@@ -104,7 +104,7 @@ class TrainConfig:
     # runtime (do not change the result, apart from floating-point order on GPU)
     device: str = _setting("auto", "auto, cpu, cuda (or cuda:N).")
     amp: str = _setting("auto", "Autocast: auto: bf16 on CUDA; bf16; fp16 with a GradScaler; script: fp16 + "
-                        "GradScaler on CUDA of compute capability >= 7; none.", choices=AMP_CHOICES)
+                        "GradScaler on CUDA of compute capability >= 7; none.", choices=_AMP_CHOICES)
     channels_last: str = _setting("auto", "channels_last memory format; auto: on CUDA.", choices=("auto", "on", "off"))
     compile: bool = _setting(False, "torch.compile the model.", flags=("--compile", "--no-compile"))
     num_workers: int = _setting(0, "DataLoader worker processes.")
@@ -164,7 +164,7 @@ class TrainConfig:
         if not changed:
             return None
         return "; ".join(f"{flags[k][0 if stored[k] else 1]} (the run) vs {flags[k][0 if getattr(self, k) else 1]} "
-                         f"(now): {RECORDS[k]}" for k in changed)
+                         f"(now): {_RECORDS[k]}" for k in changed)
 
     def identity_hash(self) -> str:
         blob = json.dumps(self.identity(), sort_keys=True, separators=(",", ":"))
@@ -202,8 +202,8 @@ class TrainConfig:
         for name in ("hflip", "vflip", "random_erasing"):
             if not 0 <= getattr(self, name) <= 1:
                 bad(f"--{name.replace('_', '-')} is a probability, got {getattr(self, name)}")
-        if self.amp not in AMP_CHOICES:
-            bad(f"--amp must be one of {', '.join(AMP_CHOICES)}, got {self.amp!r}")
+        if self.amp not in _AMP_CHOICES:
+            bad(f"--amp must be one of {', '.join(_AMP_CHOICES)}, got {self.amp!r}")
         for name, choices in (("transforms", ("kit", "script")), ("unreadable", ("error", "black")),
                               ("selection", ("kit", "script")), ("seed_stream", ("fold", "sweep"))):
             if getattr(self, name) not in choices:
@@ -220,7 +220,7 @@ class TrainConfig:
 
 
 # What each recording setting adds to a run's files (said when a resumed run would lack or mix it).
-RECORDS = {
+_RECORDS = {
     "eval_test_every_epoch": "the test accuracy of every epoch in history.jsonl, which the last_epoch and "
                              "oracle_test rules and the learning curves read",
     "predict_train": "the train rows of predictions.csv and train_acc",

@@ -19,7 +19,7 @@ from agrieval.scoring.writing.policy import OutputPlan
 # Imported inside functions, so that importing this module loads only what it needs: the data tools (they load PIL
 # and pandas) and the training side (torch), loaded when the demo runs.
 
-DEMO_SIZE = 48  # side of the resized demo images (the real pipeline uses 336)
+_DEMO_SIZE = 48  # side of the resized demo images (the real pipeline uses 336)
 
 
 def _data_tools():
@@ -34,7 +34,7 @@ def _data_tools():
     return make_demo_pool, build_catalog, dedup, resize_tree, make_splits
 
 
-def prepare_splits(out: Path, *, teams: int, per_class: int, log=print) -> Path:
+def _prepare_splits(out: Path, *, teams: int, per_class: int, log=print) -> Path:
     """Make (or reuse) ``out/splits`` for TOTO and LOTO from a synthetic pool."""
     make_demo_pool, build_catalog, dedup, resize_tree, make_splits = _data_tools()
     splits = out / "splits"
@@ -49,7 +49,7 @@ def prepare_splits(out: Path, *, teams: int, per_class: int, log=print) -> Path:
     catalog = build_catalog(pool, out / "catalog.csv", progress=False, plan=mine)
     kept = dedup(catalog)
     log(f"curation: {len(catalog)} images catalogued, {int(kept['keep'].sum())} kept after dedup")
-    resize_tree(kept, out / "clean", size=DEMO_SIZE, progress=False, resume=True, plan=mine)
+    resize_tree(kept, out / "clean", size=_DEMO_SIZE, progress=False, resume=True, plan=mine)
     clean = build_catalog(out / "clean", out / "clean_catalog.csv", progress=False, plan=mine)
     for protocol in ("toto", "loto"):
         files = make_splits(clean, protocol, splits, seed=42, plan=mine)
@@ -68,34 +68,34 @@ def run_demo(out: Path, *, teams: int = 4, per_class: int = 6, epochs: int = 2, 
     from agrieval.baselines.ctv.sweep import plan, run_all
 
     out.mkdir(parents=True, exist_ok=True)
-    splits = prepare_splits(out, teams=teams, per_class=per_class, log=log)
+    splits = _prepare_splits(out, teams=teams, per_class=per_class, log=log)
     runs_dir = out / "runs"
     runs = plan(splits, runs_dir, ["toto", "loto"], [arch], seeds=seeds)
-    base = make_config("demo", arch=arch, fold="-", **DEMO_FLAGS, epochs=epochs, threads=threads)
-    log("runs: preset demo with " + " ".join(demo_flags(epochs, threads)) + " (what a run records is part of "
+    base = make_config("demo", arch=arch, fold="-", **_DEMO_FLAGS, epochs=epochs, threads=threads)
+    log("runs: preset demo with " + " ".join(_demo_flags(epochs, threads)) + " (what a run records is part of "
         "its settings: run-all --preset demo with these flags resumes these runs)")
     run_all(base, runs, splits, runs_dir, log=log, progress=False)
     if not report:
         return 0
-    code = call_report(runs_dir, out / "report", log=log)
+    code = _call_report(runs_dir, out / "report", log=log)
     if code:
         return code
     held_out = next(r for r in runs if r.protocol == "loto")
-    write_demo_submission(out / "submission", splits, held_out.path, log=log)
+    _write_demo_submission(out / "submission", splits, held_out.path, log=log)
     return 0
 
 
 # What the demo sets beyond the demo preset: --deterministic (two CPU runs equal), and the per-epoch test
 # accuracy, which the report's last_epoch and oracle_test rules and the accuracy-on-the-line figure read.
-DEMO_FLAGS = {"deterministic": True, "eval_test_every_epoch": True}
+_DEMO_FLAGS = {"deterministic": True, "eval_test_every_epoch": True}
 
 
-def demo_flags(epochs: int, threads: int) -> list[str]:
+def _demo_flags(epochs: int, threads: int) -> list[str]:
     """The demo's run settings as the flags that give them to ``run-all --preset demo``."""
     return ["--deterministic", "--eval-test-every-epoch", "--epochs", str(epochs), "--threads", str(threads)]
 
 
-def write_demo_submission(folder: Path, splits: Path, run: Path, *, log=print) -> dict:
+def _write_demo_submission(folder: Path, splits: Path, run: Path, *, log=print) -> dict:
     """The submission of ``run`` (a LOTO fold) for its held-out team's images, scored against a solution made
     for them in the competition's format (every other image public, the rest private)."""
     from agrieval.baselines.ctv.manifest import load_fold
@@ -135,7 +135,7 @@ def write_demo_submission(folder: Path, splits: Path, run: Path, *, log=print) -
 COMPETITION = "agrichallenge2024"
 
 
-def call_report(runs_dir: Path, report_dir: Path, log=print) -> int:
+def _call_report(runs_dir: Path, report_dir: Path, log=print) -> int:
     """``agrieval ctv report RUNS_DIR --out REPORT_DIR``, if that command is installed."""
     from agrieval.scoring.cli.main import cli
 

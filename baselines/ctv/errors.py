@@ -39,7 +39,7 @@ CODES: dict[str, str] = {
 USAGE_CODES = frozenset({"bad_option", "device_unavailable", "splits_missing", "unknown_arch", "unknown_preset", "weights_missing",
                          "run_missing", "images_missing"})
 # Codes of a host-side failure (exit 3): the inputs and the command line may be fine.
-HOST_CODES = frozenset({"collective_failed", "submission_invalid"})
+_HOST_CODES = frozenset({"collective_failed", "submission_invalid"})
 
 
 class CTVError(CodedError):
@@ -49,4 +49,4 @@ class CTVError(CodedError):
     codes = CODES
 
     def __init__(self, code: str, message: str):
-        super().__init__(code, message, 2 if code in USAGE_CODES else 3 if code in HOST_CODES else 1)
+        super().__init__(code, message, 2 if code in USAGE_CODES else 3 if code in _HOST_CODES else 1)

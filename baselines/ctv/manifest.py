@@ -55,8 +55,8 @@ def list_folds(splits_dir: str | Path, protocol: str) -> list[str]:
     return folds
 
 
-MAX_FOLDS_JSON_BYTES = 64 << 20  # kilobytes in practice
-MAX_MANIFEST_BYTES = 4 << 30  # ~100 bytes a row: tens of millions of images
+_MAX_FOLDS_JSON_BYTES = 64 << 20  # kilobytes in practice
+_MAX_MANIFEST_BYTES = 4 << 30  # ~100 bytes a row: tens of millions of images
 
 
 def read_folds_json(splits_dir: str | Path, protocol: str) -> dict:
@@ -65,7 +65,7 @@ def read_folds_json(splits_dir: str | Path, protocol: str) -> dict:
         raise CTVError("folds_json_invalid", f"{path}: missing; it records the data root the manifests' "
                        "paths are relative to (or pass --data-root)")
     try:  # the one opening rule: a regular file, capped, JSON nested shallowly
-        data = read_json(path, max_bytes=MAX_FOLDS_JSON_BYTES, what="folds.json")
+        data = read_json(path, max_bytes=_MAX_FOLDS_JSON_BYTES, what="folds.json")
     except UntrustedFileError as exc:
         raise CTVError("folds_json_invalid", f"{path}: {exc.message}") from None
     if not isinstance(data, dict):
@@ -126,7 +126,7 @@ def _maybe_folds_json(splits_dir, protocol) -> dict:
 
 def _read_manifest(path: Path) -> pd.DataFrame:
     try:  # (through the one opening rule: a FIFO or /dev/zero named fold.csv is refused, not read forever)
-        data = read_bytes(path, max_bytes=MAX_MANIFEST_BYTES, what="fold manifest")
+        data = read_bytes(path, max_bytes=_MAX_MANIFEST_BYTES, what="fold manifest")
         frame = pd.read_csv(io.BytesIO(data), dtype=str, keep_default_na=False, encoding="utf-8")
     except UntrustedFileError as exc:
         raise CTVError("manifest_invalid", f"{path}: {exc.message}") from None

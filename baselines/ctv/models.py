@@ -25,7 +25,7 @@ from agrieval.baselines.ctv.errors import CTVError
 # Imported inside functions, so that importing this module loads only what it needs: timm (heavy or optional).
 
 
-class Classifier(nn.Module):
+class _Classifier(nn.Module):
     def __init__(self, backbone: nn.Module, head: nn.Module):
         super().__init__()
         self.backbone = backbone
@@ -35,7 +35,7 @@ class Classifier(nn.Module):
         return self.head(self.backbone(x))
 
 
-def make_head(kind: str, in_features: int, num_classes: int, dropout: float, hidden: int = 512) -> nn.Module:
+def _make_head(kind: str, in_features: int, num_classes: int, dropout: float, hidden: int = 512) -> nn.Module:
     if kind == "linear":
         return nn.Sequential(nn.Dropout(dropout), nn.Linear(in_features, num_classes))
     if kind == "mlp":
@@ -70,7 +70,7 @@ def find_weights(spec: ArchSpec, weights: str | None, weights_dir: str | None) -
 
 def build_model(arch: str, num_classes: int, *, head: str = "linear", head_dropout: float = 0.3,
                 head_hidden: int = 512, pretrained: bool = False, weights: str | None = None,
-                allow_download: bool = False, img_size: int | None = None, script_init: bool = False) -> Classifier:
+                allow_download: bool = False, img_size: int | None = None, script_init: bool = False) -> _Classifier:
     """Build backbone + head. ``pretrained`` needs ``weights`` (a local file) or ``allow_download``.
 
     ``script_init``: draw the random init as the script does. Its densenet is torchvision's
@@ -110,7 +110,7 @@ def build_model(arch: str, num_classes: int, *, head: str = "linear", head_dropo
                        f"backbone tensors missing from the file: {report.missing[:200]}")
     if with_classifier:
         backbone.reset_classifier(0)
-    return Classifier(backbone, make_head(head, backbone.num_features, num_classes, head_dropout, head_hidden))
+    return _Classifier(backbone, _make_head(head, backbone.num_features, num_classes, head_dropout, head_hidden))
 
 
 class _LoadReport(logging.Handler):

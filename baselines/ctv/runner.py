@@ -57,19 +57,19 @@ from agrieval.scoring.runtime.atomic import remove_leftover_temporaries
 from agrieval.scoring.runtime.metrics.multiclass import validation_test_gap
 from agrieval.scoring.runtime.untrusted import UntrustedFileError, read_json
 
-STOP_ENV = "AGRIEVAL_CTV_STOP_AFTER_EPOCH"  # test hook: behave as if killed after this epoch
+_STOP_ENV = "AGRIEVAL_CTV_STOP_AFTER_EPOCH"  # test hook: behave as if killed after this epoch
 # A scheduler's warning (SLURM's --signal=B:USR1@N, trapped by the job script) creates the stop file
 # (STOP_FILE_ENV): the run stops at its next epoch boundary, where last.pt holds everything, and exits
 # EXIT_REQUEUE so that the script requeues it.
 # What a run folder holds when finished or interrupted: a killed write leaves a temporary of one of these.
-RUN_FILES = ("last.pt", "best.pt", "run.json", "predictions.csv", "history.jsonl", "stream_after.pt", "failed.json")
+_RUN_FILES = ("last.pt", "best.pt", "run.json", "predictions.csv", "history.jsonl", "stream_after.pt", "failed.json")
 
 
-class Interrupted(Exception):
+class _Interrupted(Exception):
     """Raised by the stop-after-epoch hook, after that epoch's checkpoint is on disk."""
 
 
-def stop_requested(info: DistInfo) -> bool:
+def _stop_requested(info: DistInfo) -> bool:
     """Whether the stop file exists, agreed by every rank (rank 0's view, so that no rank stops alone)."""
     seen = 1.0 if (info.is_main and stop_file_present()) else 0.0
     return all_reduce_sum([seen], info, "stop request")[0] > 0
@@ -78,9 +78,9 @@ def stop_requested(info: DistInfo) -> bool:
 # What a run.json can be (_finish writes it): settings (~100 values), the class names, the teams, the libraries'
 # versions, the device, and at most MAX_UNREADABLE_LISTED paths of unreadable images (4 KiB each at most):
 # kilobytes, under 1 MiB however long the names; a few dozen objects and lists.
-MAX_RUN_JSON_BYTES = 1 << 20
+_MAX_RUN_JSON_BYTES = 1 << 20
 MAX_RUN_JSON_CONTAINERS, MAX_RUN_JSON_VALUES = 1_000, 100_000
-MAX_UNREADABLE_LISTED = 100
+_MAX_UNREADABLE_LISTED = 100
 
 
 def finished_run(out: Path, cfg: TrainConfig) -> dict | None:
@@ -89,7 +89,7 @@ def finished_run(out: Path, cfg: TrainConfig) -> dict | None:
     if not path.is_file():
         return None
     try:  # the one opening rule: a regular file, capped, JSON nested shallowly
-        data = read_json(path, max_bytes=MAX_RUN_JSON_BYTES, what="run record",
+        data = read_json(path, max_bytes=_MAX_RUN_JSON_BYTES, what="run record",
                          max_containers=MAX_RUN_JSON_CONTAINERS, max_values=MAX_RUN_JSON_VALUES)
     except UntrustedFileError as exc:
         raise CTVError("run_config_mismatch", f"{path}: {exc.message}; move the folder away to retrain") from None
@@ -176,15 +176,15 @@ def run_fold(cfg: TrainConfig, splits_dir: str | Path, runs_dir: str | Path, *, 
     if done is not None:
         log(f"skip {cfg.protocol}/{cfg.arch}/{cfg.fold}: finished ({out / 'run.json'})")
         return {**done, "status": "skipped"}
-    if stop_after_epoch is None and os.environ.get(STOP_ENV):
-        stop_after_epoch = int(os.environ[STOP_ENV])
+    if stop_after_epoch is None and os.environ.get(_STOP_ENV):
+        stop_after_epoch = int(os.environ[_STOP_ENV])
 
     device_kind = "cuda" if cfg.device.startswith("cuda") or (cfg.device == "auto" and torch.cuda.is_available()) \
         else "cpu"
     info = init_distributed(device_kind, cfg.dist_timeout)
     say = log if info.is_main else (lambda *_: None)
     if info.is_main:  # a killed or requeued attempt may have died mid-write: its temporaries go first
-        removed = remove_leftover_temporaries(out / name for name in RUN_FILES)
+        removed = remove_leftover_temporaries(out / name for name in _RUN_FILES)
         if removed:
             say(f"removed {removed} temporary file(s) an interrupted attempt left in {out}")
     run = _set_up(cfg, splits_dir, out, data_root, weights_dir, info, say, progress, continue_stream, on_batch)
@@ -193,14 +193,14 @@ def run_fold(cfg: TrainConfig, splits_dir: str | Path, runs_dir: str | Path, *, 
     for epoch in range(first, cfg.epochs + 1):
         # each attempt trains at least one epoch: a warning that comes too early (a --signal lead longer than
         # the attempt's time) still makes progress instead of requeueing forever
-        if epoch > first and stop_requested(info):
+        if epoch > first and _stop_requested(info):
             raise StopRequested(f"stop requested ({os.environ.get(STOP_FILE_ENV)}) before epoch {epoch}; "
                                 f"{run.last if run.state['epoch'] else 'nothing'} holds the run so far")
         if cfg.patience and run.state["epoch"] - run.state["best_epoch"] >= cfg.patience:
             break  # the script's early stop (S:662): `patience` epochs in a row without a better val accuracy
         _epoch(run, epoch)
         if stop_after_epoch is not None and epoch == stop_after_epoch and epoch < cfg.epochs:
-            raise Interrupted(f"stopped after epoch {epoch} ({STOP_ENV})")
+            raise _Interrupted(f"stopped after epoch {epoch} ({_STOP_ENV})")
     return _finish(run)
 
 
@@ -413,7 +413,7 @@ def _finish(run: _Run) -> dict:
             "early_stopped": state["epoch"] < cfg.epochs,
             "kept_epoch": kept,  # "last": no epoch beat 0 % val accuracy (--selection script)
             "seed_stream": run.seed_stream.record(run.stream_note),
-            "unreadable_images": unreadable[:MAX_UNREADABLE_LISTED], "n_unreadable_images": len(unreadable),
+            "unreadable_images": unreadable[:_MAX_UNREADABLE_LISTED], "n_unreadable_images": len(unreadable),
             "train_acc": train_acc, "val_acc": val_acc, "test_acc": test_acc,
             "vtg": validation_test_gap(val_acc, test_acc),
             "per_test_team_acc": outputs.team_accuracy(frames[-1]),

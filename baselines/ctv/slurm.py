@@ -43,10 +43,10 @@ from agrieval.scoring.text.template import prose
 # Imported inside functions, so that importing this module loads only what it needs: baselines.ctv.models (it loads
 # asyncio, email, http); baselines.ctv.runner (it loads PIL, asyncio, concurrent.futures).
 
-MEM_PER_CPU_GB = 4
-MEM_PER_GPU_GB = 8
+_MEM_PER_CPU_GB = 4
+_MEM_PER_GPU_GB = 8
 RUNS_TSV = "runs.tsv"
-LOG_NAME = "%x-%a.out"  # one log per array task; attempts and resubmissions append to it
+_LOG_NAME = "%x-%a.out"  # one log per array task; attempts and resubmissions append to it
 
 
 @dataclass(frozen=True)
@@ -81,7 +81,7 @@ def task_resources(gpus: int, *, cpus: int | None, mem: str | None, workers: int
         raise CTVError("bad_option", f"--cpus-per-task {cpus} is fewer than {ranks} rank(s) x ({workers} loader "
                        f"workers + 1 thread) = {need}; raise it or lower --num-workers")
     if mem is None:
-        mem = f"{MEM_PER_CPU_GB * cpus + MEM_PER_GPU_GB * gpus}G"
+        mem = f"{_MEM_PER_CPU_GB * cpus + _MEM_PER_GPU_GB * gpus}G"
     else:
         _checked(sbatch.check_mem, mem)
     return TaskResources(gpus, ranks, cpus, mem, workers, threads)
@@ -121,7 +121,7 @@ def sbatch_script(runs: list[PlannedRun], *, common_args: list[str], res: TaskRe
     if res.gpus:
         directives.append(("gres", f"gpu:{res.gpus}"))
     directives += [("cpus-per-task", res.cpus), ("mem", _checked(sbatch.check_mem, res.mem)), ("time", time),
-                   ("output", f"{log_dir}/{LOG_NAME}"),  # the folder must exist before sbatch (the CLI)
+                   ("output", f"{log_dir}/{_LOG_NAME}"),  # the folder must exist before sbatch (the CLI)
                    ("open-mode", "append"), ("requeue", None), ("signal", f"B:USR1@{signal_lead}")]
     if partition:
         directives.append(("partition", _checked(sbatch.check_name, partition, "partition", several=True)))
@@ -154,7 +154,7 @@ def runs_table(runs: list[PlannedRun], log_dir: str | Path, job_name: str = "ctv
     for i, r in enumerate(runs):
         seed = "" if getattr(r, "seed", None) is None else f"seed-{r.seed}/"
         w.writerow([i, f"{seed}{r.protocol}/{r.arch}/{r.fold}", str(Path(r.path).resolve()),
-                    str(Path(log_dir) / LOG_NAME.replace("%x", job_name).replace("%a", str(i)))])
+                    str(Path(log_dir) / _LOG_NAME.replace("%x", job_name).replace("%a", str(i)))])
     return buf.getvalue()
 
 

@@ -19,7 +19,7 @@ from agrieval.scoring.runtime.untrusted import UntrustedFileError, read_bytes
 
 # PlantCLEF's class_mapping.txt holds 7,806 ids of 7 digits (62 KB); a CSV with an index column and a name per
 # row, or ten times the classes, stays under this
-MAX_MAPPING_BYTES = 1 << 20
+_MAX_MAPPING_BYTES = 1 << 20
 
 
 class MappingError(ValueError):
@@ -37,7 +37,7 @@ def load_class_mapping(path: str | Path) -> np.ndarray:
     """Species id per output index as ``int64 (N,)``."""
     path = Path(path)
     try:  # the one opening rule: a FIFO, a device or a folder is refused at once, a huge file before it is read
-        text = read_bytes(path, max_bytes=MAX_MAPPING_BYTES, what="class mapping").decode("utf-8-sig")
+        text = read_bytes(path, max_bytes=_MAX_MAPPING_BYTES, what="class mapping").decode("utf-8-sig")
     except FileNotFoundError:
         raise MappingError(f"class mapping {path} not found: {DOWNLOAD_HINT}") from None
     except UntrustedFileError as exc:

@@ -29,11 +29,11 @@ from agrieval.scoring.runtime.definition import CompetitionDefinition
 from agrieval.scoring.runtime.scorer import score_file
 from agrieval.scoring.writing.submission import format_labels
 
-MARKER = "demo.json"
+_MARKER = "demo.json"
 
 
 @dataclass
-class DemoResult:
+class _DemoResult:
     folder: Path
     files: dict[str, Path]
     result: PredictResult
@@ -43,11 +43,11 @@ class DemoResult:
 
 
 def _check_folder(out: Path) -> None:
-    if out.exists() and any(out.iterdir()) and not (out / MARKER).is_file():
+    if out.exists() and any(out.iterdir()) and not (out / _MARKER).is_file():
         raise FileExistsError(f"{out} exists and is not a previous demo folder; pick another --out")
 
 
-def write_solution(path: Path, planted: dict[str, list[int]], definition: CompetitionDefinition) -> None:
+def _write_solution(path: Path, planted: dict[str, list[int]], definition: CompetitionDefinition) -> None:
     """Solution in the competition's dialect: id, species list, split (every row public)."""
     buf = io.StringIO()
     quoting = csv.QUOTE_ALL if definition.quoting == "all" else csv.QUOTE_MINIMAL
@@ -59,13 +59,13 @@ def write_solution(path: Path, planted: dict[str, list[int]], definition: Compet
 
 
 def run_demo(out: Path, definition: CompetitionDefinition, *, n_images: int = 8, n_classes: int = 8,
-             progress: bool = True) -> DemoResult:
+             progress: bool = True) -> _DemoResult:
     """The whole PlantCLEF pipeline on synthetic quadrats, in ``out`` (a new folder or one an earlier demo made):
     images with planted species, a tiny model, prediction, aggregation and scoring against the planted solution."""
     out = Path(out)
     _check_folder(out)
     out.mkdir(parents=True, exist_ok=True)
-    write_text(out / MARKER, json.dumps({"what": "agrieval baselines plantclef demo"}) + "\n")
+    write_text(out / _MARKER, json.dumps({"what": "agrieval baselines plantclef demo"}) + "\n")
     vocabulary = sorted(definition.labels) if definition.labels else list(range(1_000_000, 1_000_000 + n_classes))
     species = vocabulary[:n_classes]
     files = {"images": out / "images", "class_mapping": out / "class_mapping.txt",
@@ -81,7 +81,7 @@ def run_demo(out: Path, definition: CompetitionDefinition, *, n_images: int = 8,
     state = model.state_dict()
     with atomic_write(files["checkpoint"], "wb", encoding=None) as fh:  # timm train layout: weights + EMA copy
         torch.save({"arch": spec.name, "state_dict": state, "state_dict_ema": state}, fh)
-    write_solution(files["solution"], planted, definition)
+    _write_solution(files["solution"], planted, definition)
 
     preprocess = PreprocessConfig(levels=(parse_level("grid:2"), parse_level("full")), input_size=spec.img_size,
                                   resize_filter="lanczos", jpeg_quality=90, subsampling="4:2:2")
@@ -98,4 +98,4 @@ def run_demo(out: Path, definition: CompetitionDefinition, *, n_images: int = 8,
                f"--jpeg-quality 90 --subsampling 4:2:2 --strategy union --top-k 1 --max-species 4 --save-top-k 5 "
                f"--save-tile-scores {files['tile_scores']} --out {files['submission']} "
                f"--competition {definition.name} --device cpu --overwrite")
-    return DemoResult(out, files, result, definition.primary_metric, score, command)
+    return _DemoResult(out, files, result, definition.primary_metric, score, command)

@@ -167,7 +167,7 @@ def _window_starts(length: int, size: int, stride: int, border: str) -> list[int
     return [min(i * stride, max(length - size, 0)) for i in range(n)]
 
 
-def kornia_starts(length: int, window: int, stride: int) -> list[int]:
+def _kornia_starts(length: int, window: int, stride: int) -> list[int]:
     """Starts of the windows ``extract_tensor_patches`` takes after kornia 0.8.0's ``compute_padding``:
     padding ``P = stride - (L - window) % stride`` (0 when the remainder is 0), ``P // 2`` before."""
     rem = (length - window) % stride
@@ -175,7 +175,7 @@ def kornia_starts(length: int, window: int, stride: int) -> list[int]:
     return [i * stride - pad // 2 for i in range((length + pad - window) // stride + 1)]
 
 
-def rust_round_f32(x: np.float32) -> int:
+def _rust_round_f32(x: np.float32) -> int:
     """Rust ``f32::round``: half away from zero (positive here)."""
     return int(math.floor(float(x) + 0.5))
 
@@ -184,17 +184,17 @@ def resized_geometry(width: int, height: int, n: int, size: int) -> tuple[int, i
     """``(W', H', x offset, y offset)`` of the winner's whole-image resize (module docstring)."""
     res = n * size
     if height < width:
-        w2 = rust_round_f32(np.float32(res) * np.float32(width) / np.float32(height))
+        w2 = _rust_round_f32(np.float32(res) * np.float32(width) / np.float32(height))
         return w2, res, (w2 - res) // 2, 0
-    h2 = rust_round_f32(np.float32(res) * np.float32(height) / np.float32(width))
+    h2 = _rust_round_f32(np.float32(res) * np.float32(height) / np.float32(width))
     return res, h2, 0, (h2 - res) // 2
 
 
-def scale_windows(width: int, height: int, scale: float, overlap: float) -> list[Box]:
+def _scale_windows(width: int, height: int, scale: float, overlap: float) -> list[Box]:
     """Chlorophyll Crew's windows of one scale, as ``src/data.py`` computes them."""
     win_h, win_w = math.ceil(height / scale), math.ceil(width / scale)
     st_h, st_w = math.ceil(win_h * (1.0 - overlap)), math.ceil(win_w * (1.0 - overlap))
-    ys, xs = kornia_starts(height, win_h, st_h), kornia_starts(width, win_w, st_w)
+    ys, xs = _kornia_starts(height, win_h, st_h), _kornia_starts(width, win_w, st_w)
     return [(x, y, x + win_w, y + win_h) for y in ys for x in xs]
 
 
@@ -210,7 +210,7 @@ def _check_counts(width: int, height: int, cols: int, rows: int, what: str) -> N
         raise ValueError(f"{what} needs an image of at least {cols}x{rows} px, got {width}x{height}")
 
 
-def level_boxes(width: int, height: int, level: Level, border: str = "snap") -> list[Box]:
+def _level_boxes(width: int, height: int, level: Level, border: str = "snap") -> list[Box]:
     """Boxes of one level in the order of the module docstring."""
     if width < 1 or height < 1:
         raise ValueError(f"image size {width}x{height} has no pixels")
@@ -242,7 +242,7 @@ def level_boxes(width: int, height: int, level: Level, border: str = "snap") -> 
                  min(height, math.ceil((oy + (i + 1) * level.size) * fy)))
                 for i in range(level.n) for j in range(level.n)]
     if level.kind == "scale":
-        return scale_windows(width, height, level.scale, level.overlap)
+        return _scale_windows(width, height, level.scale, level.overlap)
     if level.kind == "cover":
         xs, ys = _cover_starts(width, level.size), _cover_starts(height, level.size)
         return [(x, y, min(x + level.size, width), min(y + level.size, height)) for y in ys for x in xs]
@@ -258,10 +258,10 @@ def tile_boxes(width: int, height: int, levels: list[Level] | tuple[Level, ...],
     """``(level_index, box)`` for every tile of every level, in level order."""
     if not levels:
         raise ValueError("at least one tiling level is needed")
-    return [(k, box) for k, level in enumerate(levels) for box in level_boxes(width, height, level, border)]
+    return [(k, box) for k, level in enumerate(levels) for box in _level_boxes(width, height, level, border)]
 
 
-def expected_count(width: int, height: int, level: Level) -> int:
+def _expected_count(width: int, height: int, level: Level) -> int:
     """Number of tiles of a level, from the formulas in the module docstring (either border)."""
     if level.kind == "full":
         return 1
@@ -270,7 +270,7 @@ def expected_count(width: int, height: int, level: Level) -> int:
     if level.kind in ("square", "floor", "resized"):
         return level.n * level.n
     if level.kind == "scale":
-        return len(scale_windows(width, height, level.scale, level.overlap))
+        return len(_scale_windows(width, height, level.scale, level.overlap))
     if level.kind == "cover":
         return max(1, math.ceil(width / level.size)) * max(1, math.ceil(height / level.size))
     return _window_count(width, level.size, level.stride) * _window_count(height, level.size, level.stride)

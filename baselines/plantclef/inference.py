@@ -28,7 +28,7 @@ from agrieval.baselines.plantclef._bma import bma_vectors
 
 
 @dataclass
-class TileOutput:
+class _TileOutput:
     probs: torch.Tensor  # float32 (T, k), best first
     indices: torch.Tensor  # int64 (T, k)
     p2: torch.Tensor  # float32 (T,): sum over classes of p_t(c)^2
@@ -97,7 +97,7 @@ class TileScorer:
 
     @torch.inference_mode()
     def score(self, tiles: torch.Tensor, group: torch.Tensor | None = None, n_groups: int = 0,
-              prior: torch.Tensor | None = None) -> TileOutput:
+              prior: torch.Tensor | None = None) -> _TileOutput:
         """uint8 ``(T, S, S, 3)`` -> top-k, per-tile sum of squares and, when ``group`` (int64 ``(T,)``,
         values ``0..n_groups-1``) is given, the per-group statistics; all on the CPU. The whole call's
         probabilities stay on the device until reduced (T x C floats: 8 MB for 256 tiles of 7,806 classes)."""
@@ -108,7 +108,7 @@ class TileScorer:
         if prior is not None:  # float64 (T, C): DS@GT's product is float64; topk and ties run on it
             p = p.double() * prior.to(p.device)
         top = p.topk(self.top_k, dim=-1)
-        out = TileOutput(top.values.float().cpu(), top.indices.cpu(), raw.pow(2).sum(dim=1).cpu())
+        out = _TileOutput(top.values.float().cpu(), top.indices.cpu(), raw.pow(2).sum(dim=1).cpu())
         if self.save_ties:
             out.ties = tie_rules.select_on_device(p, self.save_ties)
             out.tie_probs = p.float().cpu().numpy()

@@ -74,7 +74,7 @@ def parse_model_kwargs(items: tuple[str, ...] | list[str]) -> dict:
     return out
 
 
-def weights_key(ckpt) -> str:
+def _weights_key(ckpt) -> str:
     """Which state dict of a loaded checkpoint holds the weights: 'state_dict_ema', 'model_ema', 'state_dict',
     'model' or '(flat)' (the EMA weights first, as timm's ``load_checkpoint`` takes them)."""
     if isinstance(ckpt, dict):
@@ -95,7 +95,7 @@ def _load_safetensors(data: bytes):
     return load(data)
 
 
-def read_checkpoint(path: Path):
+def _read_checkpoint(path: Path):
     """The checkpoint's contents, read once through the one opening rule (``scoring/runtime/untrusted.py``):
     a FIFO, a device or a folder is named as such, not waited on; torch and safetensors read the file that
     rule opened (``weights_only=True``: nothing in it runs), never the path again (timm is handed the weights,
@@ -134,8 +134,8 @@ def build_model(spec: ModelSpec, num_classes: int, checkpoint: str | Path | None
     if path.suffix not in (".safetensors",) and not path.name.endswith((".pth.tar", ".pth", ".pt", ".bin", ".tar")):
         raise CheckpointError(f"checkpoint {path}: expected a .pth.tar/.pth/.pt or .safetensors file")
     try:
-        ckpt = read_checkpoint(path)
-        weights = weights_key(ckpt)
+        ckpt = _read_checkpoint(path)
+        weights = _weights_key(ckpt)
         model = timm.create_model(spec.name, pretrained=False, **kwargs)
         # as timm's load_checkpoint does with the file: the chosen state dict, its DDP/compile prefixes removed
         model.load_state_dict(clean_state_dict(ckpt if weights == "(flat)" else ckpt[weights]), strict=True)

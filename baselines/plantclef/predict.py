@@ -87,7 +87,7 @@ class PredictResult:
 
 
 
-def check_vocabulary(species: np.ndarray, definition: CompetitionDefinition, source: Path | None) -> None:
+def _check_vocabulary(species: np.ndarray, definition: CompetitionDefinition, source: Path | None) -> None:
     """Fail before any inference when the mapping names species the competition would reject."""
     vocab = definition.labels
     if vocab is None:
@@ -98,11 +98,11 @@ def check_vocabulary(species: np.ndarray, definition: CompetitionDefinition, sou
                          f"{definition.name} vocabulary (e.g. {outside[:3]}); is it the mapping of this checkpoint?")
 
 
-def parts_folder(out: Path) -> Path:
+def _parts_folder(out: Path) -> Path:
     return out.parent / f".{out.name}.parts"
 
 
-def predict_tiles(images: Path, out: Path, *, checkpoint: Path | None, class_mapping: Path | None,
+def _predict_tiles(images: Path, out: Path, *, checkpoint: Path | None, class_mapping: Path | None,
                   species: np.ndarray | None = None, spec: ModelSpec, preprocess: PreprocessConfig,
                   opts: RunOptions, resume: bool, overwrite: bool,
                   definition: CompetitionDefinition,
@@ -114,7 +114,7 @@ def predict_tiles(images: Path, out: Path, *, checkpoint: Path | None, class_map
     items = shard_items(list_quadrats(images), opts.shard)
     if species is None:
         species = load_class_mapping(class_mapping)
-    check_vocabulary(species, definition, class_mapping)
+    _check_vocabulary(species, definition, class_mapping)
     if model is None:
         model, info = build_model(spec, len(species), checkpoint)
     else:
@@ -134,7 +134,7 @@ def predict_tiles(images: Path, out: Path, *, checkpoint: Path | None, class_map
                 "class_mapping": str(class_mapping) if class_mapping else None}
     if opts.image_stats not in ("image", "level", "none"):
         raise ValueError(f"image stats {opts.image_stats!r} is not one of image, level, none")
-    store = PartStore(parts_folder(out))
+    store = PartStore(_parts_folder(out))
     if store.exists():
         if resume:
             if store.settings() != settings:
@@ -304,15 +304,15 @@ def _run_shard(images, plan, *, save_tile_scores, started, resume, overwrite, op
     plan.claim(stats_path(tiles_out), what="image stats", may_exist=resume)
     if opts.save_full:
         plan.claim(full_path(tiles_out), what="full probabilities", may_exist=resume)
-    frame, settings, ids, n_resumed, stats = predict_tiles(Path(images), tiles_out, opts=opts, resume=resume,
+    frame, settings, ids, n_resumed, stats = _predict_tiles(Path(images), tiles_out, opts=opts, resume=resume,
                                                            overwrite=overwrite, **kw)
     if stats is not None:
         write_stats(stats_path(tiles_out), stats, settings)
-    full = PartStore(parts_folder(tiles_out)).read_full() if opts.save_full else None
+    full = PartStore(_parts_folder(tiles_out)).read_full() if opts.save_full else None
     if full is not None:
         write_full(full_path(tiles_out), *concat_parts([full]), full[1], settings)
     write_tile_scores(tiles_out, frame, settings)
-    PartStore(parts_folder(tiles_out)).remove()
+    PartStore(_parts_folder(tiles_out)).remove()
     n_tiles = int(frame.drop_duplicates(["image_id", "tile"]).shape[0]) if len(frame) else 0
     return PredictResult(None, tiles_out, len(ids), n_tiles, n_resumed, time.perf_counter() - started,
                          settings["model"], [], settings.get("skipped_unreadable", []))
@@ -342,10 +342,10 @@ def run_predict(images: Path, out: Path, *, checkpoint: Path | None, class_mappi
         plan.claim(stats_path(save_tile_scores), what="image stats", may_exist=resume)
         if opts.save_full:
             plan.claim(full_path(save_tile_scores), what="full probabilities", may_exist=resume)
-    frame, settings, ids, n_resumed, stats = predict_tiles(
+    frame, settings, ids, n_resumed, stats = _predict_tiles(
         Path(images), out, checkpoint=checkpoint, class_mapping=class_mapping, species=species, spec=spec,
         preprocess=preprocess, opts=opts, resume=resume, overwrite=overwrite, definition=definition, model=model)
-    full = PartStore(parts_folder(out)).read_full() if opts.save_full else None
+    full = PartStore(_parts_folder(out)).read_full() if opts.save_full else None
     if save_tile_scores is not None:
         if stats is not None:  # the sidecar first, so tile scores never sit next to stale stats
             write_stats(stats_path(save_tile_scores), stats, settings)
@@ -355,7 +355,7 @@ def run_predict(images: Path, out: Path, *, checkpoint: Path | None, class_mappi
     labels = predictions(frame, ids, agg, definition, stats=stats, n_classes=settings["n_classes"],
                          genus=genus, dense=[full] if full is not None else None)
     warnings = write_validated(out, ids, labels, definition) + containment_notes(ids, agg.group_mode)
-    PartStore(parts_folder(out)).remove()
+    PartStore(_parts_folder(out)).remove()
     n_tiles = int(frame.drop_duplicates(["image_id", "tile"]).shape[0]) if len(frame) else 0
     return PredictResult(out, Path(save_tile_scores) if save_tile_scores else None, len(ids), n_tiles, n_resumed,
                          time.perf_counter() - started, settings["model"], warnings,

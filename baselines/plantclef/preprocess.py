@@ -60,14 +60,14 @@ from agrieval.data_tools._untrusted_images import decode_image
 
 # Imported inside functions, so that importing this module loads only what it needs: torch, wand (heavy or optional).
 
-RESIZE_FILTERS = {"lanczos": Image.Resampling.LANCZOS, "bicubic": Image.Resampling.BICUBIC,
+_RESIZE_FILTERS = {"lanczos": Image.Resampling.LANCZOS, "bicubic": Image.Resampling.BICUBIC,
                   "bilinear": Image.Resampling.BILINEAR}
 TILE_POLICIES = ("crop", "pad", "stretch", "timm")
 JPEG_STAGES = ("tile", "image")
-RESIZE_BACKENDS = ("pil", "wand")  # for the whole-image resize of resized:N levels
+_RESIZE_BACKENDS = ("pil", "wand")  # for the whole-image resize of resized:N levels
 
 
-class ResizeUnavailable(ValueError):
+class _ResizeUnavailable(ValueError):
     """The Wand backend was asked for but Wand or the MagickWand library is missing."""
 
 
@@ -93,10 +93,10 @@ class PreprocessConfig:
             raise ValueError(f"centre crop {self.centre_crop} is not a fraction in [0, 1)")
         if self.centre_crop and self.border:
             raise ValueError("give either a border crop or a centre crop, not both")
-        if self.resize_backend not in RESIZE_BACKENDS:
-            raise ValueError(f"resize backend {self.resize_backend!r} is not one of {', '.join(RESIZE_BACKENDS)}")
-        if self.resize_filter not in RESIZE_FILTERS:
-            raise ValueError(f"resize filter {self.resize_filter!r} is not one of {', '.join(RESIZE_FILTERS)}")
+        if self.resize_backend not in _RESIZE_BACKENDS:
+            raise ValueError(f"resize backend {self.resize_backend!r} is not one of {', '.join(_RESIZE_BACKENDS)}")
+        if self.resize_filter not in _RESIZE_FILTERS:
+            raise ValueError(f"resize filter {self.resize_filter!r} is not one of {', '.join(_RESIZE_FILTERS)}")
         if self.subsampling not in SUBSAMPLINGS:
             raise ValueError(f"chroma subsampling {self.subsampling!r} is not one of {', '.join(SUBSAMPLINGS)}")
         if self.jpeg_quality is not None and not 1 <= self.jpeg_quality <= 100:
@@ -141,13 +141,13 @@ def _wand():
         import wand.image
         import wand.version
     except ImportError as exc:
-        raise ResizeUnavailable("--resize-backend wand needs Wand and the MagickWand library: pip install wand, and "
+        raise _ResizeUnavailable("--resize-backend wand needs Wand and the MagickWand library: pip install wand, and "
                                 f"ImageMagick's library from the system (e.g. apt-get install libmagickwand-6.q16-6) "
                                 f"({exc})") from None
     return wand.image.Image, wand.version.MAGICK_VERSION
 
 
-ROTATED = range(2, 9)  # EXIF orientations 2-8 move the pixels; 1 (or none) leaves them
+_ROTATED = range(2, 9)  # EXIF orientations 2-8 move the pixels; 1 (or none) leaves them
 
 
 def load_rgb(path: str | Path) -> Image.Image:
@@ -162,7 +162,7 @@ def load_rgb(path: str | Path) -> Image.Image:
 
 
 def _upright_rgb(im: Image.Image) -> Image.Image:
-    if im.getexif().get(0x0112, 1) in ROTATED:
+    if im.getexif().get(0x0112, 1) in _ROTATED:
         im = ImageOps.exif_transpose(im)
     else:
         im.load()  # decoded here; the image outlives the with block (its file is closed, not its pixels)
@@ -189,7 +189,7 @@ def policy_box(box: Box, policy: str) -> Box:
     return (nx, ny, nx + side, ny + side)
 
 
-def timm_eval(tile: Image.Image, size: int) -> Image.Image:
+def _timm_eval(tile: Image.Image, size: int) -> Image.Image:
     """torchvision ``Resize(size, BICUBIC)`` + ``CenterCrop(size)`` on a PIL tile, as timm's eval transform
     (crop_pct 1.0) calls them: the shorter side to ``size``, the longer ``int(size * long / short)``."""
     w, h = tile.size
@@ -203,7 +203,7 @@ def timm_eval(tile: Image.Image, size: int) -> Image.Image:
     return tile.crop((left, top, left + size, top + size))
 
 
-def bilinear_stretch(image: Image.Image, box: Box, size: int) -> np.ndarray:
+def _bilinear_stretch(image: Image.Image, box: Box, size: int) -> np.ndarray:
     """Chlorophyll Crew's tile: the box of ``ToTensor(image)`` (zeros outside), interpolated to size x size."""
     import torch
 
@@ -216,7 +216,7 @@ def bilinear_stretch(image: Image.Image, box: Box, size: int) -> np.ndarray:
     return np.clip(np.rint(out[:, 0].permute(1, 2, 0).numpy() * 255.0), 0, 255).astype(np.uint8)
 
 
-def resized_tiles(image: Image.Image, level: Level, resample, backend: str = "pil") -> list[Image.Image]:
+def _resized_tiles(image: Image.Image, level: Level, resample, backend: str = "pil") -> list[Image.Image]:
     """The winner's tiles: whole image resized (f32 rounding), centre crop offset, native tiles row-major."""
     w2, h2, ox, oy = resized_geometry(image.width, image.height, level.n, level.size)
     if backend == "wand":
@@ -231,10 +231,10 @@ def resized_tiles(image: Image.Image, level: Level, resample, backend: str = "pi
             for i in range(level.n) for j in range(level.n)]
 
 
-def tile_input(image: Image.Image, box: Box, size: int, policy: str, resample) -> Image.Image:
+def _tile_input(image: Image.Image, box: Box, size: int, policy: str, resample) -> Image.Image:
     """One tile as the ``size x size`` RGB model input (steps 2-3 of the module docstring)."""
     if policy == "timm":
-        return timm_eval(image.crop(box), size)
+        return _timm_eval(image.crop(box), size)
     x0, y0, x1, y1 = policy_box(box, policy)
     source, src_box = image, (x0, y0, x1, y1)
     if x0 < 0 or y0 < 0 or x1 > image.width or y1 > image.height:
@@ -249,7 +249,7 @@ def tile_input(image: Image.Image, box: Box, size: int, policy: str, resample) -
     return source.resize((size, size), resample, box=src_box)
 
 
-def crop_box(width: int, height: int, cfg: PreprocessConfig) -> Box:
+def _crop_box(width: int, height: int, cfg: PreprocessConfig) -> Box:
     """The part of the image that is tiled: ``--crop-border``, or with ``centre_crop`` p Chlorophyll Crew's
     ``CenterCrop((int(h * (1 - p)), int(w * (1 - p))))`` (``src/data.py`` ~84-89; torchvision puts the crop at
     ``int(round((side - cropped) / 2))``)."""
@@ -264,7 +264,7 @@ def crop_box(width: int, height: int, cfg: PreprocessConfig) -> Box:
 
 def quadrat_boxes(width: int, height: int, cfg: PreprocessConfig) -> list[tuple[int, Box]]:
     """``(level, box)`` of every tile in the coordinates of the (EXIF-rotated) image."""
-    bx0, by0, bx1, by1 = crop_box(width, height, cfg)
+    bx0, by0, bx1, by1 = _crop_box(width, height, cfg)
     return [(k, (x0 + bx0, y0 + by0, x1 + bx0, y1 + by0))
             for k, (x0, y0, x1, y1) in tile_boxes(bx1 - bx0, by1 - by0, cfg.levels, cfg.border_mode)]
 
@@ -280,11 +280,11 @@ def quadrat_tiles(image: Image.Image, cfg: PreprocessConfig) -> tuple[np.ndarray
     out = np.empty((len(tiles), size, size, 3), dtype=np.uint8)
     boxes = np.empty((len(tiles), 4), dtype=np.int32)
     level_idx = np.empty(len(tiles), dtype=np.int16)
-    resample = RESIZE_FILTERS[cfg.resize_filter]
-    bx0, by0, bx1, by1 = crop_box(image.width, image.height, cfg)
+    resample = _RESIZE_FILTERS[cfg.resize_filter]
+    bx0, by0, bx1, by1 = _crop_box(image.width, image.height, cfg)
     # The cropped region (resized and scale levels cut from it): no copy when the crop is the whole image.
     region = image if (bx0, by0, bx1, by1) == (0, 0, image.width, image.height) else image.crop((bx0, by0, bx1, by1))
-    own = {k: iter(resized_tiles(region, lv, resample, cfg.resize_backend)) for k, lv in enumerate(cfg.levels)
+    own = {k: iter(_resized_tiles(region, lv, resample, cfg.resize_backend)) for k, lv in enumerate(cfg.levels)
            if lv.kind == "resized"}
     for t, (k, box) in enumerate(tiles):
         kind = cfg.levels[k].kind
@@ -292,9 +292,9 @@ def quadrat_tiles(image: Image.Image, cfg: PreprocessConfig) -> tuple[np.ndarray
             tile = next(own[k])
         elif kind == "scale":
             x0, y0, x1, y1 = box  # zeros past the cropped region, as their padding of the cropped image
-            tile = Image.fromarray(bilinear_stretch(region, (x0 - bx0, y0 - by0, x1 - bx0, y1 - by0), size))
+            tile = Image.fromarray(_bilinear_stretch(region, (x0 - bx0, y0 - by0, x1 - bx0, y1 - by0), size))
         else:
-            tile = tile_input(image, box, size, cfg.tile_policy, resample)
+            tile = _tile_input(image, box, size, cfg.tile_policy, resample)
         if recompress and cfg.jpeg_stage == "tile":
             tile = recompress_jpeg(tile, cfg.jpeg_quality, cfg.subsampling)
         out[t] = np.asarray(tile)

@@ -17,10 +17,10 @@ from dataclasses import dataclass, fields
 
 from agrieval.baselines.plantclef.aggregation_config import AggregationConfig
 
-PREPROCESS_KEYS = ("tiling", "tile_policy", "border_mode", "resize_filter", "jpeg_quality", "subsampling",
+_PREPROCESS_KEYS = ("tiling", "tile_policy", "border_mode", "resize_filter", "jpeg_quality", "subsampling",
                    "jpeg_stage", "crop_border", "resize_backend", "centre_crop")
-PREDICT_KEYS = ("save_top_k", "flip_tta", "save_ties", "score_scale", "save_full")
-AGGREGATION_KEYS = tuple(f.name for f in fields(AggregationConfig))
+_PREDICT_KEYS = ("save_top_k", "flip_tta", "save_ties", "score_scale", "save_full")
+_AGGREGATION_KEYS = tuple(f.name for f in fields(AggregationConfig))
 
 
 @dataclass(frozen=True)
@@ -36,12 +36,12 @@ class Recipe:
     variants: tuple[tuple[str, str], ...] = ()  # (options, the source's setting they reproduce)
 
     def __post_init__(self) -> None:
-        unknown = set(self.values) - set(PREPROCESS_KEYS + PREDICT_KEYS + AGGREGATION_KEYS)
+        unknown = set(self.values) - set(_PREPROCESS_KEYS + _PREDICT_KEYS + _AGGREGATION_KEYS)
         if unknown:
             raise ValueError(f"recipe {self.name}: unknown option(s) {sorted(unknown)}")
 
     def aggregation_values(self) -> dict:
-        return {k: v for k, v in self.values.items() if k in AGGREGATION_KEYS}
+        return {k: v for k, v in self.values.items() if k in _AGGREGATION_KEYS}
 
 
 RECIPES: dict[str, Recipe] = {}

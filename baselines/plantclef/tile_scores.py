@@ -50,14 +50,14 @@ from agrieval.scoring.runtime.atomic import atomic_write
 from agrieval.scoring.runtime.untrusted import UntrustedFileError, read_json
 
 META_KEY = b"agrieval.plantclef"
-SCHEMA = pa.schema([
+_SCHEMA = pa.schema([
     ("image_id", pa.string()), ("tile", pa.int32()), ("level", pa.int16()),
     ("x0", pa.int32()), ("y0", pa.int32()), ("x1", pa.int32()), ("y1", pa.int32()),
     ("rank", pa.int16()), ("class_index", pa.int32()), ("species_id", pa.int64()), ("prob", pa.float32()),
     ("tile_p2", pa.float32()),
 ])
-OPTIONAL = ("tile_p2",)
-COLUMNS = [c for c in SCHEMA.names if c not in OPTIONAL]
+_OPTIONAL = ("tile_p2",)
+COLUMNS = [c for c in _SCHEMA.names if c not in _OPTIONAL]
 
 
 def _tie_field(column: str) -> pa.Field:
@@ -96,7 +96,7 @@ def _table(frame: pd.DataFrame, meta: dict) -> pa.Table:
     frame = frame.sort_values(["image_id", "tile", "rank"], kind="mergesort").reset_index(drop=True)
     if "tile_p2" not in frame:
         frame = frame.assign(tile_p2=np.float32(np.nan))
-    schema = pa.schema(list(SCHEMA) + [_tie_field(c) for c in frame.columns if TIE_COLUMN.match(c)])
+    schema = pa.schema(list(_SCHEMA) + [_tie_field(c) for c in frame.columns if TIE_COLUMN.match(c)])
     table = pa.Table.from_pandas(frame[schema.names], schema=schema, preserve_index=False)
     return table.replace_schema_metadata({META_KEY: json.dumps(meta, sort_keys=True).encode()})
 
@@ -124,7 +124,7 @@ def read_tile_scores(path: str | Path) -> tuple[pd.DataFrame, dict]:
         raise TileScoresError(f"{path}: missing column(s) {', '.join(missing)}; expected {', '.join(COLUMNS)}")
     raw = (table.schema.metadata or {}).get(META_KEY)
     meta = json.loads(raw) if raw else {}
-    frame = table.select(COLUMNS + [c for c in table.column_names if c in OPTIONAL or TIE_COLUMN.match(c)]).to_pandas()
+    frame = table.select(COLUMNS + [c for c in table.column_names if c in _OPTIONAL or TIE_COLUMN.match(c)]).to_pandas()
     if frame[["image_id", "species_id", "prob"]].isna().any().any():
         raise TileScoresError(f"{path}: null image_id, species_id or prob")
     return frame, meta
@@ -188,7 +188,7 @@ class PartStore:
     def read_all(self) -> pd.DataFrame:
         frames = [read_tile_scores(p)[0] for p in self.parts()]
         if not frames:
-            return pd.DataFrame({c: pd.Series(dtype=SCHEMA.field(c).type.to_pandas_dtype()) for c in COLUMNS})
+            return pd.DataFrame({c: pd.Series(dtype=_SCHEMA.field(c).type.to_pandas_dtype()) for c in COLUMNS})
         return pd.concat(frames, ignore_index=True)
 
     def done_ids(self) -> set[str]:

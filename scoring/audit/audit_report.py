@@ -52,7 +52,7 @@ class Audit:
             "settings": {"competition": self.competition, "metric": self.metric, "unit": self.unit,
                          "alpha": self.alpha, "permutations": self.n_permutations, "seed": self.seed,
                          "near_duplicate_rows": self.near_duplicate_rows,
-                         "correction": "holm", "test": "split permutation", "can_flag": can_flag(self)},
+                         "correction": "holm", "test": "split permutation", "can_flag": _can_flag(self)},
         }
 
 
@@ -83,7 +83,7 @@ def audit(values: np.ndarray, units: np.ndarray, split: np.ndarray, team_names: 
                  selection_costs(values, units, split, team_names, files))
 
 
-def can_flag(a: Audit) -> bool:
+def _can_flag(a: Audit) -> bool:
     """Whether Holm's procedure can flag anyone at all: the smallest p-value times the number of teams."""
     return len(a.teams) / (1 + a.n_permutations) <= a.alpha
 
@@ -112,7 +112,7 @@ def to_text(a: Audit) -> str:
             cells = " ".join(f"{c.counted[r]['private']:>{w}.5f} {c.counted[r]['lost']:>8.5f}"
                              for r, w in (("best_public", 9), ("top2_public", 9), ("last", 8)))
             lines.append(f"{cell(c.team, 24, clip=True)} {c.best_private:>9.5f} {cells}")
-    if not can_flag(a):
+    if not _can_flag(a):
         lines += ["", f"note: with {len(a.teams)} teams the smallest Holm-adjusted p-value is "
                   f"{len(a.teams)} / (1 + {a.n_permutations}) > alpha {a.alpha}: no team can be flagged; "
                   f"raise --permutations to at least {math.ceil(len(a.teams) / a.alpha)}"]

@@ -48,7 +48,7 @@ def score_log(entries: list[LoggedSubmission], grader: Grader,
         else:
             kept.append(entry)
             values.append(row_values(graded.submission, sol, definition, graded.order))
-            keys.append(prediction_keys(graded.submission, graded.order, definition.task))
+            keys.append(_prediction_keys(graded.submission, graded.order, definition.task))
             msg = f"{definition.primary_metric} {graded.report.primary:.4f} (public)"
         if progress:
             progress(f"[{i}/{len(entries)}] {entry.team} {entry.file}: {msg}")
@@ -56,7 +56,7 @@ def score_log(entries: list[LoggedSubmission], grader: Grader,
     return ScoredLog(kept, matrix, keys, units, unit_name(definition), np.asarray(sol.split), rejected)
 
 
-def prediction_keys(sub, order: np.ndarray, task: str) -> np.ndarray:
+def _prediction_keys(sub, order: np.ndarray, task: str) -> np.ndarray:
     """One comparable key per solution row of the submission's prediction."""
     if task == "multilabel":
         taken = sub.labels.take(order)

@@ -69,12 +69,12 @@ def load_toml(path: Path) -> CompetitionDefinition:
 
 # A definition and its vocabulary are read by the one opening rule (scoring/runtime/untrusted.py): a FIFO or a
 # device named as one is refused, not read; PlantCLEF's 7,806 species take 63 KB, so the cap leaves ample room.
-MAX_DEFINITION_BYTES = 64 * 2**20
+_MAX_DEFINITION_BYTES = 64 * 2**20
 
 
 def _read(path: Path, what: str = "competition definition") -> bytes:
     try:
-        return read_bytes(path, max_bytes=MAX_DEFINITION_BYTES, what=what)
+        return read_bytes(path, max_bytes=_MAX_DEFINITION_BYTES, what=what)
     except UntrustedFileError as exc:
         raise HostError("definition_invalid", f"{str(path)!r}: {exc.message}") from None
     except OSError as exc:
@@ -113,7 +113,7 @@ def validate(data: dict, where: str) -> CompetitionDefinition:
     return definition
 
 
-UNKNOWN_KEY = "unknown key (check its spelling against docs/definition.schema.json)"
+_UNKNOWN_KEY = "unknown key (check its spelling against docs/definition.schema.json)"
 
 
 def _build(cls, data, loc: tuple, problems: list):
@@ -127,7 +127,7 @@ def _build(cls, data, loc: tuple, problems: list):
     values = {}
     for key, value in data.items():
         if key not in fields:
-            problems.append((".".join(loc + (str(key),)), UNKNOWN_KEY))
+            problems.append((".".join(loc + (str(key),)), _UNKNOWN_KEY))
             continue
         values[key] = _value(hints[key], value, loc + (key,), problems)
     for name, f in fields.items():

@@ -15,7 +15,7 @@ from agrieval.scoring.runtime.report import ScoreReport
 
 # Imported inside functions, so that importing this module loads only what it needs: pydantic (heavy or optional).
 
-DOCS = Path(__file__).resolve().parents[2] / "docs"
+_DOCS = Path(__file__).resolve().parents[2] / "docs"
 
 
 def _schema(cls) -> dict:
@@ -38,14 +38,14 @@ def definition_schema() -> dict:
     return schema
 
 
-SCHEMAS = {"report.schema.json": report_schema, "definition.schema.json": definition_schema}
+_SCHEMAS = {"report.schema.json": report_schema, "definition.schema.json": definition_schema}
 
 
 def text(name: str) -> str:
-    return json.dumps(SCHEMAS[name](), indent=2, sort_keys=True) + "\n"
+    return json.dumps(_SCHEMAS[name](), indent=2, sort_keys=True) + "\n"
 
 
 if __name__ == "__main__":
-    for name in SCHEMAS:
-        (DOCS / name).write_text(text(name), encoding="utf-8")
+    for name in _SCHEMAS:
+        (_DOCS / name).write_text(text(name), encoding="utf-8")
         print(f"wrote docs/{name}")

@@ -32,11 +32,11 @@ import numpy as np
 
 from agrieval.scoring.runtime.problems import Problem
 
-Z_LIMIT = 4.5
+_Z_LIMIT = 4.5
 
 
 @dataclass(frozen=True)
-class Finding:
+class _Finding:
     """One test over one value sequence: what it counted, what a random order gives, and ``z``."""
 
     test: str  # "runs" or "trend"
@@ -67,7 +67,7 @@ def _falling(x: np.ndarray, r: int) -> np.ndarray:
     return out
 
 
-def order_tests(values: np.ndarray, groups: np.ndarray, names: list | None = None) -> list:
+def _order_tests(values: np.ndarray, groups: np.ndarray, names: list | None = None) -> list:
     """The runs test and one trend test per value, of ``values`` (int codes, the rows in the order tested)
     within ``groups`` (int codes, same length). ``names[k]`` names value ``k`` in a finding. Groups of one row
     and groups holding one value only add nothing (their variance is 0)."""
@@ -94,7 +94,7 @@ def order_tests(values: np.ndarray, groups: np.ndarray, names: list | None = Non
     mean = np.maximum(n - 1, 0) * p2
     second = mean + 2 * np.maximum(n - 2, 0) * p3 + np.maximum(n - 2, 0) * np.maximum(n - 3, 0) * p4
     var = np.maximum(second - mean ** 2, 0.0)
-    found = [Finding("runs", float(same.sum()), float(mean.sum()), float(np.sqrt(var.sum())))]
+    found = [_Finding("runs", float(same.sum()), float(mean.sum()), float(np.sqrt(var.sum())))]
 
     starts = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
     position = np.arange(v.size, dtype=np.float64) - starts[g] + 1  # 1..n within the group
@@ -105,20 +105,20 @@ def order_tests(values: np.ndarray, groups: np.ndarray, names: list | None = Non
         expected = float((m * (n + 1) / 2).sum())
         variance = float((m * (n - m) * (n + 1) / 12).sum())
         name = names[k] if names is not None else str(k)
-        found.append(Finding("trend", float(rank_sums[:, k].sum()), expected, float(np.sqrt(variance)), name))
+        found.append(_Finding("trend", float(rank_sums[:, k].sum()), expected, float(np.sqrt(variance)), name))
     return found
 
 
-def codes_of(items) -> tuple:
+def _codes_of(items) -> tuple:
     """``(int codes, names)``, names in sorted order (deterministic messages)."""
     names = sorted(set(items), key=str)
     index = {name: i for i, name in enumerate(names)}
     return np.fromiter(map(index.__getitem__, items), dtype=np.int64, count=len(items)), names
 
 
-def worst(found: list) -> Finding | None:
+def worst(found: list) -> _Finding | None:
     """The finding with the largest ``|z|`` at or above ``Z_LIMIT``, or None."""
-    over = [f for f in found if abs(f.z) >= Z_LIMIT]
+    over = [f for f in found if abs(f.z) >= _Z_LIMIT]
     return max(over, key=lambda f: abs(f.z)) if over else None
 
 
@@ -139,7 +139,7 @@ def order_warnings(solution, definition, *, orders=("rows",)) -> list:
     within = f"within each {definition.grouping.name}" if grouped else "in the file"
     targets = []
     if solution.classes is not None:
-        targets.append(("order_reveals_labels", "class", *codes_of(solution.classes)))
+        targets.append(("order_reveals_labels", "class", *_codes_of(solution.classes)))
     # the split's values compared as arrays (np.unique would sort 200,000 strings: 0.2 s)
     split_names = [v for v in ("ignored", "private", "public") if (solution.split == v).any()]
     split_codes = np.zeros(n, dtype=np.int64)
@@ -154,16 +154,16 @@ def order_warnings(solution, definition, *, orders=("rows",)) -> list:
             if len(names) < 2:
                 continue
             v, g = (values, groups) if perm is None else (values[perm], groups[perm])
-            finding = worst(order_tests(v, g, names))
+            finding = worst(_order_tests(v, g, names))
             if finding is None:
                 continue
             out.append(Problem(code, f"the {what} of each row can be guessed from its position "
-                               f"{ORDERS[order]}: {finding.describe(what, within)}. {ADVICE[(code, order)]}",
+                               f"{ORDERS[order]}: {finding.describe(what, within)}. {_ADVICE[(code, order)]}",
                                "warning", file=name))
     return out
 
 
-ADVICE = {
+_ADVICE = {
     ("order_reveals_labels", "rows"): "Any list made in this order (an image folder copied row by row, an id "
     "list) tells the labels by position; `agrieval bundle` publishes ids in a keyed-hash order, whatever this "
     "order, but shuffle the solution's rows before sharing anything else made from it",

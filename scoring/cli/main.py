@@ -16,7 +16,7 @@ from agrieval.scoring.cli._failures import set_debug
 from agrieval.scoring.cli.group import EXIT_CODES_HELP, ContractGroup, lazy_import
 
 # name -> "module:attribute" of a click command or group.
-SUBCOMMANDS: dict[str, tuple[str, str]] = {
+_SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "score": ("agrieval.scoring.cli._score:score", "Score a submission against a solution."),
     "validate": ("agrieval.scoring.cli._validate:validate", "Check a submission's format (and ids, given a solution)."),
     "competitions": ("agrieval.scoring.cli._competitions:competitions", "List or show competition definitions."),
@@ -34,20 +34,20 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
 }
 
 
-class LazyGroup(ContractGroup):
+class _LazyGroup(ContractGroup):
     def list_commands(self, ctx: click.Context) -> list[str]:
-        return sorted(SUBCOMMANDS)
+        return sorted(_SUBCOMMANDS)
 
     def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
-        if name not in SUBCOMMANDS:
+        if name not in _SUBCOMMANDS:
             return None
-        return lazy_import(SUBCOMMANDS[name][0], f"agrieval {name}")
+        return lazy_import(_SUBCOMMANDS[name][0], f"agrieval {name}")
 
     def summary(self, ctx: click.Context, name: str) -> str:
-        return SUBCOMMANDS[name][1]  # help must not import every subcommand (that would pull in torch)
+        return _SUBCOMMANDS[name][1]  # help must not import every subcommand (that would pull in torch)
 
 
-@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]}, epilog=EXIT_CODES_HELP)
+@click.group(cls=_LazyGroup, context_settings={"help_option_names": ["-h", "--help"]}, epilog=EXIT_CODES_HELP)
 @click.version_option(__version__, prog_name="agrieval", help="Print the version and exit.")
 @click.option("--debug", is_flag=True, help="On an error, also print the Python traceback (or set AGRIEVAL_DEBUG=1).")
 def cli(debug: bool) -> None:

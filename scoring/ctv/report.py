@@ -69,7 +69,7 @@ from agrieval.scoring.text.tables import csv_text, fmt, markdown_table
 from agrieval.scoring.writing.figures import FigureFormat
 from agrieval.scoring.writing.policy import OutputPlan
 
-FULL = 10  # decimals of the CSV outputs: enough to compare with stored numbers at 1e-9
+_FULL = 10  # decimals of the CSV outputs: enough to compare with stored numbers at 1e-9
 
 
 def _slug(text: str) -> str:
@@ -83,7 +83,7 @@ def _slug(text: str) -> str:
     return f"{head}-{hashlib.sha256(text.encode('utf-8', 'surrogatepass')).hexdigest()[:12]}"
 
 
-def matrix_rows(m: CrossTeamMatrix, digits: int, spread: str | None = None) -> tuple[list[str], list[list]]:
+def _matrix_rows(m: CrossTeamMatrix, digits: int, spread: str | None = None) -> tuple[list[str], list[list]]:
     """The matrix as table rows; ``spread``: a cell of several seeds shows mean ± that spread
     (``agrieval.scoring.ctv._spread``), None: the means alone (the CSV, whose spreads are in team_over_seeds.csv)."""
     header = [md_text.Markdown("training \\ test")] + m.teams + ["row mean", "row range"]
@@ -111,7 +111,7 @@ def _mean_std_cell(stat: dict, digits: int) -> str:
     return f"{fmt(stat['mean'], digits)} ± {std}" if std else fmt(stat["mean"], digits)
 
 
-def _planned_files(study: ReportResult, plots: bool, figures: FigureFormat | None = None) -> list[str]:
+def _planned_files(study: _ReportResult, plots: bool, figures: FigureFormat | None = None) -> list[str]:
     """Every file ``build_report`` writes, known before the first is written (the output policy checks them all)."""
     names = ["runs.csv", "cross_check.csv", "team_accuracy.csv", "results.csv", "split_accuracy.csv",
              "learning_curves.csv", "over_seeds.csv", "team_over_seeds.csv", "on_the_line.csv", "summary.json"]
@@ -124,7 +124,7 @@ def build_report(runs_dirs: str | Path | Sequence[str | Path], out_dir: Path, *,
                  ddof: int | dict | None = None, threshold: float = 95.0, digits: int = 2,
                  progress: Callable[[str], None] | None = None, plan: OutputPlan | None = None,
                  figure_format: FigureFormat | None = None, lodo: str | Path | None = None,
-                 spread: str = DEFAULT_SPREAD) -> ReportResult:
+                 spread: str = DEFAULT_SPREAD) -> _ReportResult:
     """Read the runs and compute every number, claim every output before the first is written, then write the
     CSV and JSON tables, the plots (``plots``) and the report pages (module docstring: what each file holds).
     ``lodo``: the held-out runs of leave-one-team-out selection (``agrieval.scoring.ctv.run_set``);
@@ -154,7 +154,7 @@ def build_report(runs_dirs: str | Path | Sequence[str | Path], out_dir: Path, *,
 
 
 @dataclass
-class ReportResult:
+class _ReportResult:
     """Every number the report shows, computed before anything is written, and the files written."""
 
     runset: RunSet
@@ -185,7 +185,7 @@ class ReportResult:
 
 
 def _compute(dirs: list, ddof: int | dict | None, threshold: float, progress: Callable[[str], None] | None,
-             lodo: str | Path | None = None, spread: str = DEFAULT_SPREAD) -> ReportResult:
+             lodo: str | Path | None = None, spread: str = DEFAULT_SPREAD) -> _ReportResult:
     runset: RunSet = read_runs(dirs, progress, lodo)
     rec = runset.records
     table = runset.results_table()
@@ -202,10 +202,10 @@ def _compute(dirs: list, ddof: int | dict | None, threshold: float, progress: Ca
              "accuracy_on_the_line": {"fits": fit_lines(points)},
              "cross_check": {"n_checked": len(runset.checks), "n_disagree": sum(not c.ok for c in runset.checks)},
              "spread": spread}
-    return ReportResult(runset, table, summary, matrices, points, extra)
+    return _ReportResult(runset, table, summary, matrices, points, extra)
 
 
-def _claim_outputs(plan: OutputPlan, dirs: list, study: ReportResult, out_dir: Path, plots: bool,
+def _claim_outputs(plan: OutputPlan, dirs: list, study: _ReportResult, out_dir: Path, plots: bool,
                    figures: FigureFormat) -> Path:
     """The output folder and every file to write in it, checked by the output policy (module docstring)."""
     plan.add_sources(*dirs)  # the run folders are other people's outputs: nothing is written among them
@@ -216,7 +216,7 @@ def _claim_outputs(plan: OutputPlan, dirs: list, study: ReportResult, out_dir: P
     return out_dir
 
 
-def _write_tables(write: Callable[[str, str], None], study: ReportResult) -> None:
+def _write_tables(write: Callable[[str, str], None], study: _ReportResult) -> None:
     """runs.csv, cross_check.csv, team_accuracy.csv, results.csv, split_accuracy.csv, learning_curves.csv,
     summary.json and one cross_team_<arch>.csv per matrix, every number with ``FULL`` decimals."""
     checks, extra = study.runset.checks, study.extra
@@ -224,49 +224,49 @@ def _write_tables(write: Callable[[str, str], None], study: ReportResult) -> Non
         ["protocol", "arch", "arch_as_written", "fold", "seed", "layout", "n_train", "n_val", "n_test", "train_acc",
          "val_acc", "test_acc", "vtg", "source"],
         [[r["protocol"], r["arch"], r["arch_raw"], r["fold"], "" if r["seed"] is None else r["seed"], r["layout"],
-          *_run_cells(r, FULL), r["source"]] for r in study.runs]))
+          *_run_cells(r, _FULL), r["source"]] for r in study.runs]))
     write("cross_check.csv", csv_text(["file", "quantity", "stored", "recomputed", "difference", "agrees"],
                                       [c.cells() + ["yes" if c.ok else "no"] for c in checks]))
     teams = study.records.team_cells()
     write("team_accuracy.csv", csv_text(["protocol", "arch", "fold", "test_team", "n_images", "accuracy"],
-                                        [[*row[:5], fmt(row[5], FULL)] for row in zip(
+                                        [[*row[:5], fmt(row[5], _FULL)] for row in zip(
                                             *(values(teams, c) for c in ("protocol", "arch", "fold", "team", "n",
                                                                          "acc")))]))
     write("results.csv", csv_text(["protocol", "arch", "team", "val_acc", "test_acc"],
-                                  [[t.protocol, t.arch, t.team, fmt(t.val_acc, FULL), fmt(t.test_acc, FULL)]
+                                  [[t.protocol, t.arch, t.team, fmt(t.val_acc, _FULL), fmt(t.test_acc, _FULL)]
                                    for t in study.table.rows]))
     write("split_accuracy.csv", csv_text(
         ["protocol", "arch", "split", "n_runs", "mean", "std", "ddof"],
-        [[g["protocol"], g["arch"], s, g[s]["n_runs"], fmt(g[s]["mean"], FULL), fmt(g[s]["std"], FULL), g["ddof"]]
+        [[g["protocol"], g["arch"], s, g[s]["n_runs"], fmt(g[s]["mean"], _FULL), fmt(g[s]["std"], _FULL), g["ddof"]]
          for g in extra["split_accuracy"] for s in SPLITS]))
     write("learning_curves.csv", csv_text(
         ["protocol", "arch", "epoch", "split", "n_runs", "mean", "std", "ddof"],
-        [[g["protocol"], g["arch"], g["epoch"], s, g[s]["n_runs"], fmt(g[s]["mean"], FULL), fmt(g[s]["std"], FULL),
+        [[g["protocol"], g["arch"], g["epoch"], s, g[s]["n_runs"], fmt(g[s]["mean"], _FULL), fmt(g[s]["std"], _FULL),
           g["ddof"]] for g in extra["learning_curves"] for s in SPLITS if g[s]["n_runs"]]))
     write("over_seeds.csv", csv_text(
         ["protocol", "arch", "rule", "metric", "n_seeds", "mean", "se", "ci_low", "ci_high", "level", "interval"],
-        over_seeds_rows(extra["over_seeds"], FULL)))
+        over_seeds_rows(extra["over_seeds"], _FULL)))
     write("team_over_seeds.csv", csv_text(
         ["protocol", "arch", "team", "test_team", "metric", "n_seeds", "mean", "se", "std", "ci95"],
         _team_over_seeds_rows(study)))
     write("on_the_line.csv", csv_text(["protocol", "arch", "fold", "seed", "epoch", "val_acc", "test_acc"],
                                       [[p["protocol"], p["arch"], p["fold"], "" if p["seed"] is None else p["seed"],
-                                        "" if p["epoch"] is None else p["epoch"], fmt(p["val"], FULL),
-                                        fmt(p["test"], FULL)] for p in study.points]))
+                                        "" if p["epoch"] is None else p["epoch"], fmt(p["val"], _FULL),
+                                        fmt(p["test"], _FULL)] for p in study.points]))
     write("summary.json", json.dumps(study.summary.as_dict() | json_safe(extra) | {"warnings": study.warnings},
                                      indent=2, sort_keys=True)
           + "\n")
     for m in study.matrices:
-        header, rows = matrix_rows(m, FULL)
+        header, rows = _matrix_rows(m, _FULL)
         write(f"cross_team_{_slug(m.arch)}.csv", csv_text(header, [[c.rstrip("*") for c in r] for r in rows]))
 
 
-def _team_over_seeds_rows(study: ReportResult) -> list[list]:
+def _team_over_seeds_rows(study: _ReportResult) -> list[list]:
     """``team_over_seeds.csv``: every mean over seeds the per-team tables and the matrices show, with all three
     spreads (``test_team`` empty: a per-team table's cell; else a cross-team cell, ``own_val_acc`` its diagonal)."""
     def row(protocol, arch, team, test_team, metric, values):
         s = seed_stats(values)
-        return [protocol, arch, team, test_team, metric, s["n_seeds"]] + [fmt(s[k], FULL)
+        return [protocol, arch, team, test_team, metric, s["n_seeds"]] + [fmt(s[k], _FULL)
                                                                           for k in ("mean", "se", "std", "ci95")]
 
     rows = [row(t.protocol, t.arch, t.team, "", metric, t.seed_values(metric))
@@ -277,7 +277,7 @@ def _team_over_seeds_rows(study: ReportResult) -> list[list]:
     return rows
 
 
-def _figures(study: ReportResult, figures: FigureFormat, digits: int) -> list[tuple]:
+def _figures(study: _ReportResult, figures: FigureFormat, digits: int) -> list[tuple]:
     """Every figure of the report: (what it shows, its file name, the ``plots`` function drawing it, its arguments)."""
     table, extra, spread = study.table, study.extra, study.extra["spread"]
     scale = P.shared_scale(study.matrices)  # one colour scale: the architectures' heatmaps compare by colour
@@ -293,7 +293,7 @@ def _figures(study: ReportResult, figures: FigureFormat, digits: int) -> list[tu
     return [(key, figures.name(stem), draw, args) for key, stem, draw, args in out]
 
 
-def _write_plots(out_dir: Path, study: ReportResult, figures: FigureFormat, digits: int) -> dict[str, str]:
+def _write_plots(out_dir: Path, study: _ReportResult, figures: FigureFormat, digits: int) -> dict[str, str]:
     """Every figure, written under ``plots/``; returns {what it shows: its file name} for the report pages."""
     images = {}
     for key, name, draw, args in _figures(study, figures, digits):
@@ -302,7 +302,7 @@ def _write_plots(out_dir: Path, study: ReportResult, figures: FigureFormat, digi
     return images
 
 
-def _markdown(dirs: list, study: ReportResult, images: dict[str, str], digits: int, warnings: list[str]) -> str:
+def _markdown(dirs: list, study: _ReportResult, images: dict[str, str], digits: int, warnings: list[str]) -> str:
     """report.md: its sections in order, each figure under the table it draws.
     Every name below comes from the run files: text, never markup (agrieval.scoring.text.markdown)."""
     runs, extra = study.runs, study.extra
@@ -332,7 +332,7 @@ def _markdown(dirs: list, study: ReportResult, images: dict[str, str], digits: i
     return "\n".join(md)
 
 
-def _opening(dirs: list, study: ReportResult, seeded: bool) -> str:
+def _opening(dirs: list, study: _ReportResult, seeded: bool) -> str:
     runs = study.runs
     ddofs = ", ".join(f"{p} ddof={d}" for p, d in study.summary.ddof.items())
     layouts = sorted({r["layout"] for r in runs})
@@ -367,11 +367,11 @@ def _checks_section(checks: list) -> str:
 
 def _runs_section(runs: list, digits: int, seeded: bool) -> str:
     seed_col = ["Seed"] if seeded else []  # a one-seed report keeps the paper's columns
-    return "## Runs\n\n" + RUNS_COLUMNS + "\n\n" + markdown_table(
+    return "## Runs\n\n" + _RUNS_COLUMNS + "\n\n" + markdown_table(
         ["Protocol", "Arch", "Fold", *seed_col, "Layout", "Train images", "Val images", "Test images", "Train acc",
          "Val acc", "Test acc", "VTG"],
         [[r["protocol"], r["arch"], r["fold"], *([r["seed"]] if seeded else []), r["layout"],
-          *_run_cells(r, digits, no_train=NO_TRAIN)] for r in runs])
+          *_run_cells(r, digits, no_train=_NO_TRAIN)] for r in runs])
 
 
 def _run_cells(r: dict, digits: int, no_train=0) -> list:
@@ -397,7 +397,7 @@ def _matrices_section(matrices: list[CrossTeamMatrix], correlation: list[dict], 
           f"and ranges. {caption(spread, counts - {0})} Row and column means and ranges: over the cells' "
           "means.\n"]
     for m in matrices:
-        header, rows = matrix_rows(m, digits, spread)
+        header, rows = _matrix_rows(m, digits, spread)
         md.append(md_text.heading(3, m.arch) + "\n\n" + markdown_table(header, rows))
         if f"heatmap:{m.arch}" in images:
             md.append(f"![{md_text.text(m.arch)} cross-team heatmap]({images[f'heatmap:{m.arch}']})\n")
@@ -410,18 +410,18 @@ def _matrices_section(matrices: list[CrossTeamMatrix], correlation: list[dict], 
     return md
 
 
-NO_TRAIN = "no train predictions"  # a run without train-split predictions has no train count, not 0 images
-RUNS_COLUMNS = ("Columns: **Protocol** TOTO (train on one team) or LOTO (leave one team out); **Arch** the "
+_NO_TRAIN = "no train predictions"  # a run without train-split predictions has no train count, not 0 images
+_RUNS_COLUMNS = ("Columns: **Protocol** TOTO (train on one team) or LOTO (leave one team out); **Arch** the "
                 "architecture; **Fold** the team the run is named for (TOTO: its training team, LOTO: its held-out "
                 "team); **Seed** (only with several seeds) the base seed the run recorded; **Layout** which "
                 "files the run was read from (`agrieval` baselines or `agri_script`, the "
                 "public script's outputs); **Train images**, **Val images**, **Test images** the images with a "
-                f"prediction in that split (\"{NO_TRAIN}\": the run wrote none for the train split, so its train "
+                f"prediction in that split (\"{_NO_TRAIN}\": the run wrote none for the train split, so its train "
                 "accuracy is blank); **Train acc**, **Val acc**, **Test acc** 100 × correct / images of that split, in %; "
                 "**VTG** val acc − test acc, in points.")
 
 
-def _curves_section(curves: list[dict], study: ReportResult, digits: int) -> str:
+def _curves_section(curves: list[dict], study: _ReportResult, digits: int) -> str:
     with_history = set(values(study.records.epochs(), "run"))
     no_history = [r for r in study.runs if r["run"] not in with_history]
     head = "## Mean learning curves (the paper's Figs 5 and 11)\n\n"

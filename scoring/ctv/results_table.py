@@ -68,7 +68,7 @@ class ResultsTable:
         return [r for r in self.rows if r.protocol == protocol and r.arch == arch]
 
 
-def check_protocol(value: str, *, file: str | None = None, line: int | None = None,
+def _check_protocol(value: str, *, file: str | None = None, line: int | None = None,
                    column: int | None = None) -> str:
     if value in PROTOCOLS:
         return value
@@ -84,7 +84,7 @@ def read_results(path: str | Path) -> ResultsTable:
     seen: dict[tuple[str, str, str], int] = {}
     for i in range(len(table.rows)):
         line = table.lines[i]
-        protocol = check_protocol(key_cell(table, i, "protocol"), file=table.path, line=line,
+        protocol = _check_protocol(key_cell(table, i, "protocol"), file=table.path, line=line,
                                   column=table.column_index("protocol"))
         arch, team = key_cell(table, i, "arch"), key_cell(table, i, "team")
         key = (protocol, arch, team)

@@ -36,15 +36,15 @@ from agrieval.scoring.runtime.metrics.multiclass import accuracy_from_counts
 # Imported inside functions, so that importing this module loads only what it needs: pandas (heavy);
 # scoring.analysis_input.json_input, whose parse is looked up when called so that a test can replace it.
 
-AGRIEVAL_COLUMNS = ("image_id", "team", "split", "true_label", "predicted_label", "confidence")
+_AGRIEVAL_COLUMNS = ("image_id", "team", "split", "true_label", "predicted_label", "confidence")
 SPLITS = ("train", "val", "test")
 # A predictions table holds one row per image of the pool (47,367 for AgrI 2024: ~4 MB): at most
 # MAX_PREDICTION_ROWS rows (20x that pool) of at most MAX_PREDICTION_ROW_BYTES (an id, a team, a split, two labels
 # and a confidence), read in chunks of PREDICTION_CHUNK_ROWS so that the rows are counted as they come.
-MAX_PREDICTION_ROWS = 1_000_000
-MAX_PREDICTION_ROW_BYTES = 512
-MAX_PREDICTIONS_BYTES = MAX_PREDICTION_ROWS * MAX_PREDICTION_ROW_BYTES
-PREDICTION_CHUNK_ROWS = 100_000
+_MAX_PREDICTION_ROWS = 1_000_000
+_MAX_PREDICTION_ROW_BYTES = 512
+_MAX_PREDICTIONS_BYTES = _MAX_PREDICTION_ROWS * _MAX_PREDICTION_ROW_BYTES
+_PREDICTION_CHUNK_ROWS = 100_000
 
 
 @dataclass
@@ -93,22 +93,22 @@ def read_predictions(path: Path, columns: Sequence[str], confidence_max: float):
     if not path.exists():
         raise InputError("bad_run", f"predictions file missing: {name}", file=name)
     # read by the one opening rule (not a link to /dev/zero or a FIFO), and parsed from what was read
-    data = read_regular(path, MAX_PREDICTIONS_BYTES, "predictions file")
+    data = read_regular(path, _MAX_PREDICTIONS_BYTES, "predictions file")
     chunks, n_rows = [], 0
     try:
         for chunk in pd.read_csv(io.BytesIO(data), dtype=str, keep_default_na=False, encoding="utf-8",
-                                 chunksize=PREDICTION_CHUNK_ROWS):
+                                 chunksize=_PREDICTION_CHUNK_ROWS):
             n_rows += len(chunk)
-            if n_rows > MAX_PREDICTION_ROWS:
-                raise InputError("unreadable_csv", f"the predictions file holds more than {MAX_PREDICTION_ROWS:,} "
+            if n_rows > _MAX_PREDICTION_ROWS:
+                raise InputError("unreadable_csv", f"the predictions file holds more than {_MAX_PREDICTION_ROWS:,} "
                                  "rows, more than a pool's images", file=name)
             chunks.append(chunk)
         frame = pd.concat(chunks, ignore_index=True) if len(chunks) > 1 else chunks[0]
     except (UnicodeDecodeError, pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
         raise InputError("unreadable_csv", f"cannot read predictions: {exc}", file=name) from None
-    if len(data) > n_rows * MAX_PREDICTION_ROW_BYTES + (1 << 16):  # a header and rows of bounded width
+    if len(data) > n_rows * _MAX_PREDICTION_ROW_BYTES + (1 << 16):  # a header and rows of bounded width
         raise InputError("unreadable_csv", f"the predictions file is {len(data):,} bytes for {n_rows:,} rows: "
-                         f"more than {MAX_PREDICTION_ROW_BYTES} bytes a row", file=name)
+                         f"more than {_MAX_PREDICTION_ROW_BYTES} bytes a row", file=name)
     frame.columns = [c.strip() for c in frame.columns]
     header = list(frame.columns)
     for col in columns:
@@ -135,7 +135,7 @@ def read_predictions(path: Path, columns: Sequence[str], confidence_max: float):
     return frame
 
 
-def infer_protocol(frame, name: str) -> tuple[str | None, str | None]:
+def _infer_protocol(frame, name: str) -> tuple[str | None, str | None]:
     val_teams = sorted(set(frame.loc[frame["split"] == "val", "team"]))
     test_teams = sorted(set(frame.loc[frame["split"] == "test", "team"]))
     if not val_teams or not test_teams:
@@ -153,7 +153,7 @@ def infer_protocol(frame, name: str) -> tuple[str | None, str | None]:
 def build_run(frame, *, source: str, layout: str, meta_file: str, protocol: str | None, fold: str | None,
               arch: str, train_teams: list[str] | None) -> Run:
     """A Run from a checked predictions table; ``protocol``/``fold`` as the JSON states them (or None)."""
-    inferred, inferred_fold = infer_protocol(frame, source)
+    inferred, inferred_fold = _infer_protocol(frame, source)
     if inferred is None:
         if protocol is None or fold is None:
             raise InputError("bad_run", "cannot tell TOTO from LOTO from the splits and the JSON does not say",
@@ -230,7 +230,7 @@ def read_agrieval_run(meta_path: Path) -> Run:
         raise InputError("bad_protocol", f"protocol must be TOTO or LOTO, found {meta['protocol']!r}",
                          file=str(meta_path))
     pred_path = meta_path.parent / "predictions.csv"
-    frame = read_predictions(pred_path, AGRIEVAL_COLUMNS, 1.0)
+    frame = read_predictions(pred_path, _AGRIEVAL_COLUMNS, 1.0)
     train = meta.get("train_teams")
     run = build_run(frame, source=str(pred_path), layout="agrieval", meta_file=str(meta_path), protocol=protocol,
                     fold=meta["fold"].strip(), arch=meta["arch"].strip(),

@@ -101,7 +101,7 @@ def competition_ranks(scores: list[float]) -> list[int]:
     return [int(1 + np.count_nonzero(arr > s)) for s in arr]
 
 
-def board_name(relative: str, used: set[str]) -> str:
+def _board_name(relative: str, used: set[str]) -> str:
     """The submission's name on the board: its relative path as one printable line (a file name that is
     not UTF-8, or holds a newline, is any participant's to choose, and must neither stop the board nor
     split a line of it), and unique among ``used``."""
@@ -139,7 +139,7 @@ def build_leaderboard(folder: str | Path, solution_path: str | Path, definition,
     frames: dict[str, object] = {}
     used: set[str] = set()
     for i, path in enumerate(files, 1):
-        name = board_name(path.relative_to(folder).with_suffix("").as_posix(), used)
+        name = _board_name(path.relative_to(folder).with_suffix("").as_posix(), used)
         shown = display_name(str(path))
         graded = grader.evaluate(path, filename=shown)
         report = graded.report

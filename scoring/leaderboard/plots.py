@@ -24,7 +24,7 @@ _MARKERS = {"flagged": {"marker": "o", "ms": 13, "mfc": "none", "mec": "tab:red"
 
 
 @drawing()
-def draw_scores_chart(board: Leaderboard):
+def _draw_scores_chart(board: Leaderboard):
     from matplotlib.lines import Line2D
 
     plt = pyplot()
@@ -79,11 +79,11 @@ def _mark_handles(kinds: dict) -> list:
 def scores_chart(board: Leaderboard, path: Path, fmt: FigureFormat | None = None) -> Path:
     """Draw the leaderboard's scores with their intervals into ``path`` (format from ``fmt`` or the suffix)."""
     with drawing():  # mathtext stays off while the figure is drawn into the file too
-        return save(draw_scores_chart(board), path, fmt)
+        return save(_draw_scores_chart(board), path, fmt)
 
 
 @drawing()
-def draw_rank_chart(board: Leaderboard):
+def _draw_rank_chart(board: Leaderboard):
     from matplotlib.lines import Line2D
 
     plt = pyplot()
@@ -128,4 +128,4 @@ def draw_rank_chart(board: Leaderboard):
 def rank_chart(board: Leaderboard, path: Path, fmt: FigureFormat | None = None) -> Path:
     """Draw each submission's range of ranks over the resamples into ``path`` (format from ``fmt`` or the suffix)."""
     with drawing():
-        return save(draw_rank_chart(board), path, fmt)
+        return save(_draw_rank_chart(board), path, fmt)

@@ -35,9 +35,9 @@ from typing import IO, Callable, Iterable, Iterator, List, Optional, Union
 
 from ._whole_writes import OutputIncomplete
 
-TEMP_SUFFIX = ".tmp"
+_TEMP_SUFFIX = ".tmp"
 # mkstemp's names: prefix + 8 characters of [a-z0-9_] + suffix.
-_TEMPORARY = re.compile(r"^\.(?P<name>.+)\.[a-z0-9_]{8}" + re.escape(TEMP_SUFFIX) + "$")
+_TEMPORARY = re.compile(r"^\.(?P<name>.+)\.[a-z0-9_]{8}" + re.escape(_TEMP_SUFFIX) + "$")
 
 
 def _umask() -> int:
@@ -54,11 +54,11 @@ def _umask() -> int:
     return mask
 
 
-def temporary_for(path: Union[str, Path]) -> tuple:
+def _temporary_for(path: Union[str, Path]) -> tuple:
     """``(fd, tmp)``: a new temporary sibling of ``path``, open for writing, with a plain file's mode."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=TEMP_SUFFIX, dir=path.parent)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=_TEMP_SUFFIX, dir=path.parent)
     try:
         os.chmod(tmp, 0o666 & ~_umask())
     except BaseException:
@@ -131,7 +131,7 @@ def atomic_write(path: Union[str, Path], mode: str = "w", *, overwrite: bool = T
     path = Path(path)
     if not overwrite and path.exists():
         raise FileExistsError(f"{path} already exists; refusing to overwrite it")
-    fd, tmp = temporary_for(path)
+    fd, tmp = _temporary_for(path)
     binary = "b" in mode
     try:
         try:
@@ -170,7 +170,7 @@ def write_bytes(path: Union[str, Path], data: bytes, **kw) -> None:
         fh.write(data)
 
 
-def leftover_temporaries(folder: Union[str, Path], names: Iterable[str]) -> List[Path]:
+def _leftover_temporaries(folder: Union[str, Path], names: Iterable[str]) -> List[Path]:
     """The temporaries a killed run left in ``folder`` for the final ``names`` (and no other file)."""
     wanted = set(names)
     found = []  # type: List[Path]
@@ -193,7 +193,7 @@ def remove_leftover_temporaries(paths: Iterable[Union[str, Path]]) -> int:
         by_folder.setdefault(p.parent, []).append(p.name)
     n = 0
     for folder, names in by_folder.items():
-        for tmp in leftover_temporaries(folder, names):
+        for tmp in _leftover_temporaries(folder, names):
             with contextlib.suppress(FileNotFoundError):
                 tmp.unlink()
                 n += 1

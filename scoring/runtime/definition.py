@@ -43,13 +43,13 @@ except ImportError:  # Python 3.8-3.10
     import sre_parse  # type: ignore[no-redef]
 from .untrusted import UntrustedFileError, read_bytes
 
-FROZEN_DIR = Path(__file__).parent / "competitions"
-MAX_FROZEN_BYTES = 64 * 2**20  # a frozen PlantCLEF definition, its 7,806 species inlined, is 111 KB
-FROZEN_FORMAT = "agrieval-definition"
-FROZEN_VERSION = 1
+_FROZEN_DIR = Path(__file__).parent / "competitions"
+_MAX_FROZEN_BYTES = 64 * 2**20  # a frozen PlantCLEF definition, its 7,806 species inlined, is 111 KB
+_FROZEN_FORMAT = "agrieval-definition"
+_FROZEN_VERSION = 1
 
-MULTILABEL_METRICS = ("transect_f1", "sample_f1", "micro_f1", "macro_f1", "sample_precision", "sample_recall")
-MULTICLASS_METRICS = ("accuracy", "balanced_accuracy", "macro_f1", "group_accuracy")
+_MULTILABEL_METRICS = ("transect_f1", "sample_f1", "micro_f1", "macro_f1", "sample_precision", "sample_recall")
+_MULTICLASS_METRICS = ("accuracy", "balanced_accuracy", "macro_f1", "group_accuracy")
 
 # pydantic reads this attribute of a stdlib dataclass (a plain dict: no pydantic import needed here).
 _STRICT = {"extra": "forbid"}
@@ -59,14 +59,14 @@ _STRICT = {"extra": "forbid"}
 # JSON, the pydantic schema, the runtime loader), since all of them build the dataclass below.
 NAME_PATTERN = "[A-Za-z0-9][A-Za-z0-9_.-]*"
 NAME_MAX_CHARS = 64
-NAME_CODE = "name_invalid"
+_NAME_CODE = "name_invalid"
 _NAME = re.compile(NAME_PATTERN)
 
 
-class NameInvalid(ValueError):
+class _NameInvalid(ValueError):
     """A name of a definition that is not a slug; ``code`` is the stable code every entry point reports."""
 
-    code = NAME_CODE
+    code = _NAME_CODE
 
 
 def check_name(name: object, what: str = "name") -> str:
@@ -75,7 +75,7 @@ def check_name(name: object, what: str = "name") -> str:
     if not isinstance(name, str) or len(name) > NAME_MAX_CHARS or not _NAME.fullmatch(name):
         shown = repr(name[:NAME_MAX_CHARS] + "...") if isinstance(name, str) and len(name) > NAME_MAX_CHARS \
             else repr(name)
-        raise NameInvalid(f"{what} {shown} is not a name: use 1 to {NAME_MAX_CHARS} letters, digits, '_', '.' or "
+        raise _NameInvalid(f"{what} {shown} is not a name: use 1 to {NAME_MAX_CHARS} letters, digits, '_', '.' or "
                           "'-', starting with a letter or a digit (a title or a description holds any text)")
     return name
 
@@ -206,7 +206,7 @@ class CompetitionDefinition:
             raise ValueError(f"public_decimals must be an integer in [0, 15] (got {self.public_decimals!r})")
         if not 0.0 <= self.empty_both_score <= 1.0:
             raise ValueError(f"empty_both_score must lie in [0, 1] (got {self.empty_both_score!r})")
-        allowed = MULTILABEL_METRICS if self.task == "multilabel" else MULTICLASS_METRICS
+        allowed = _MULTILABEL_METRICS if self.task == "multilabel" else _MULTICLASS_METRICS
         if self.primary_metric not in allowed:
             raise ValueError(f"primary_metric {self.primary_metric!r} is not one of {', '.join(allowed)} "
                              f"for task {self.task!r}")
@@ -294,7 +294,7 @@ def _is_int_text(text: str) -> bool:
 
 # --- plain data in and out ------------------------------------------------------------------------------------
 
-def from_plain(data: dict) -> CompetitionDefinition:
+def _from_plain(data: dict) -> CompetitionDefinition:
     """Build a definition from plain data already checked for types (a frozen file, or pydantic's output).
 
     Value rules still run (``__post_init__``); a ``ValueError`` names the rule broken.
@@ -332,7 +332,7 @@ def freeze(definition: CompetitionDefinition) -> str:
         raise HostError("definition_invalid", f"{definition.name}: resolve vocabulary_file before freezing")
     plain = to_plain(definition)
     plain["vocabulary_file"] = None
-    doc = {"format": FROZEN_FORMAT, "format_version": FROZEN_VERSION, "fingerprint": fingerprint(plain),
+    doc = {"format": _FROZEN_FORMAT, "format_version": _FROZEN_VERSION, "fingerprint": fingerprint(plain),
            "definition": plain}
     return json.dumps(doc, indent=1, sort_keys=True, ensure_ascii=True) + "\n"
 
@@ -343,18 +343,18 @@ def thaw(text: str, where: str) -> CompetitionDefinition:
         doc = json.loads(text)
     except ValueError as exc:
         raise HostError("definition_invalid", f"{where}: not valid JSON ({exc})") from None
-    if not isinstance(doc, dict) or doc.get("format") != FROZEN_FORMAT:
+    if not isinstance(doc, dict) or doc.get("format") != _FROZEN_FORMAT:
         raise HostError("definition_invalid", f"{where}: not a frozen agrieval definition (written by "
                         "`agrieval competitions freeze`)")
-    if doc.get("format_version") != FROZEN_VERSION:
+    if doc.get("format_version") != _FROZEN_VERSION:
         raise HostError("definition_invalid", f"{where}: frozen with format version {doc.get('format_version')!r}; "
-                        f"this runtime reads version {FROZEN_VERSION}: freeze it again with this version")
+                        f"this runtime reads version {_FROZEN_VERSION}: freeze it again with this version")
     plain = doc.get("definition")
     if not isinstance(plain, dict) or fingerprint(plain) != doc.get("fingerprint"):
         raise HostError("definition_invalid", f"{where}: the definition does not match its fingerprint (edited by "
                         "hand?); edit the TOML and freeze it again")
     try:
-        definition = from_plain(plain)
+        definition = _from_plain(plain)
     except (TypeError, ValueError) as exc:
         raise HostError(getattr(exc, "code", "definition_invalid"), f"{where}: {exc}") from None
     return _with_source(definition, where)
@@ -367,7 +367,7 @@ def _with_source(definition: CompetitionDefinition, source: str) -> CompetitionD
 
 def shipped_competitions() -> list:
     """The names of the frozen competition definitions the runtime carries, sorted."""
-    return sorted(p.stem for p in FROZEN_DIR.glob("*.json"))
+    return sorted(p.stem for p in _FROZEN_DIR.glob("*.json"))
 
 
 def load_definition(name_or_path: Union[str, Path, CompetitionDefinition]) -> CompetitionDefinition:
@@ -381,7 +381,7 @@ def load_definition(name_or_path: Union[str, Path, CompetitionDefinition]) -> Co
         return name_or_path
     text = str(name_or_path)
     if text in shipped_competitions():
-        path = FROZEN_DIR / f"{text}.json"
+        path = _FROZEN_DIR / f"{text}.json"
     else:
         path = Path(text)
         if path.suffix == ".toml":
@@ -392,7 +392,7 @@ def load_definition(name_or_path: Union[str, Path, CompetitionDefinition]) -> Co
                             f"{', '.join(shipped_competitions())}, or pass a path to a frozen .json definition")
 
     try:  # the one opening rule: a FIFO or a device named as a definition is refused, not read
-        raw = read_bytes(path, max_bytes=MAX_FROZEN_BYTES, what="competition definition").decode("utf-8")
+        raw = read_bytes(path, max_bytes=_MAX_FROZEN_BYTES, what="competition definition").decode("utf-8")
     except UntrustedFileError as exc:
         raise HostError("definition_invalid", f"{str(path)!r}: {exc.message}") from None
     except (OSError, UnicodeDecodeError) as exc:

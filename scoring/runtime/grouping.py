@@ -54,7 +54,7 @@ FIVE_PATTERNS: tuple[str, ...] = (
 )
 
 
-def strip_date(quadrat_id: str) -> str:
+def _strip_date(quadrat_id: str) -> str:
     # drop a trailing "-YYYYMMDD" (8 ASCII digits); a string test, not a regex call per id
     tail = quadrat_id[-9:]
     if len(tail) == 9 and tail[0] == "-" and tail[1:].isdigit() and tail[1:].isascii():
@@ -62,11 +62,11 @@ def strip_date(quadrat_id: str) -> str:
     return quadrat_id
 
 
-def first_n_parts(quadrat_id: str, n: int = 3) -> str:
+def _first_n_parts(quadrat_id: str, n: int = 3) -> str:
     return "-".join(quadrat_id.split("-")[:n])
 
 
-def regex_group(quadrat_id: str, patterns: Sequence[re.Pattern]) -> str:
+def _regex_group(quadrat_id: str, patterns: Sequence[re.Pattern]) -> str:
     for pattern in patterns:
         m = pattern.search(quadrat_id)
         if m:
@@ -80,13 +80,13 @@ def group_ids(ids: Sequence[str], spec: GroupingSpec) -> list[str]:
         # strip_date over all ids in one regex pass, unless an id holds a line break (id rules forbid it)
         joined = "\n".join(ids)
         if joined.count("\n") != len(ids) - 1:
-            return [strip_date(i) for i in ids]
+            return [_strip_date(i) for i in ids]
         return re.sub(r"-[0-9]{8}$", "", joined, flags=re.MULTILINE).split("\n") if ids else []
     if spec.rule == "first-n-parts":
-        return [first_n_parts(i, spec.n_parts) for i in ids]
+        return [_first_n_parts(i, spec.n_parts) for i in ids]
     if spec.rule == "regex":
         compiled = [re.compile(p) for p in spec.patterns]
-        return [regex_group(i, compiled) for i in ids]
+        return [_regex_group(i, compiled) for i in ids]
     if spec.rule == "whole-id":
         return list(ids)
     raise ValueError(f"grouping rule {spec.rule!r} derives nothing from ids; the solution needs the "

@@ -15,7 +15,7 @@ from typing import Literal
 
 from .coded_error import CodedError
 
-Severity = Literal["error", "warning"]
+_Severity = Literal["error", "warning"]
 
 # code -> one-line description (what it means, what to do).
 CODES: dict[str, str] = {
@@ -125,7 +125,7 @@ class Problem:
 
     code: str
     message: str
-    severity: Severity = "error"
+    severity: _Severity = "error"
     line: int | None = None
     column: int | None = None
     file: str | None = None
@@ -169,7 +169,7 @@ class ProblemLog:
     _said: dict[tuple, int] = field(default_factory=dict)
     _distinct: dict[str, int] = field(default_factory=dict)  # code -> distinct messages in ``_said``
 
-    def add(self, code: str, message: str, *, severity: Severity = "error",
+    def add(self, code: str, message: str, *, severity: _Severity = "error",
             line: int | None = None, column: int | None = None) -> None:
         self._counts[code] = self._counts.get(code, 0) + 1
         key = (code, severity, message)
@@ -195,7 +195,7 @@ class ProblemLog:
         if n <= self.per_code:
             self.problems.append(Problem(code, message, severity, line, column, self.file))
 
-    def add_on_lines(self, code: str, message: str, lines: list, *, severity: Severity = "error",
+    def add_on_lines(self, code: str, message: str, lines: list, *, severity: _Severity = "error",
                      column: int | None = None) -> None:
         """``add`` of one message on each of ``lines`` in turn, the same log after; past the calls that can
         list it, the rest is counted in one step (a file of 600,000 rows with the same problem on each)."""

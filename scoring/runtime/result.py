@@ -80,7 +80,7 @@ class GradeResult:
     def participant_message(self) -> str:
         """One text for platforms that show a single message: one ``file:line:column: error [code] message``
         line per error, the format of every agrieval command."""
-        return "\n".join(render_line(e) for e in self.errors) or self.status
+        return "\n".join(_render_line(e) for e in self.errors) or self.status
 
     def to_dict(self) -> dict[str, Any]:
         out = self.participant_view()
@@ -91,7 +91,7 @@ class GradeResult:
         return json.dumps(self.to_dict(), indent=2, sort_keys=False, allow_nan=False)
 
 
-def render_line(problem: ReportProblem, severity: str = "error") -> str:
+def _render_line(problem: ReportProblem, severity: str = "error") -> str:
     """``file:line:column: error [code] message``, or ``error [code] message`` when there is no file."""
     if problem.file is None and problem.line is None:
         return f"{severity} [{problem.code}] {problem.message}"

@@ -46,7 +46,7 @@ CODES = {
     "json_too_large": "The JSON document holds more containers or values than the cap for what it should be.",
 }
 
-DEFAULT_MAX_DEPTH = 64
+_DEFAULT_MAX_DEPTH = 64
 
 
 class UntrustedFileError(CodedError):
@@ -193,7 +193,7 @@ def _depth(bare: bytes) -> int:
     return max(accumulate(map(_STEP.__getitem__, bare.translate(None, _BRACKETS))), default=0)
 
 
-def read_json(path: PathLike, *, max_bytes: int, max_depth: int = DEFAULT_MAX_DEPTH, what: str = "JSON file",
+def read_json(path: PathLike, *, max_bytes: int, max_depth: int = _DEFAULT_MAX_DEPTH, what: str = "JSON file",
               parse_constant: Optional[Any] = None, max_containers: Optional[int] = None,
               max_values: Optional[int] = None) -> Any:
     """A regular file's JSON document: at most ``max_bytes`` bytes, UTF-8, nested at most ``max_depth``

@@ -44,7 +44,7 @@ _SOLUTION_IDS = "solution ids"  # stands for the solution's CheckedIds in a chil
 
 
 @dataclass
-class Graded:
+class _Graded:
     """One scored (or rejected) upload, with what a leaderboard needs beyond the report."""
     report: ScoreReport
     submission: Optional[Submission]  # None when the upload itself was refused (size, zip, several files...)
@@ -72,7 +72,7 @@ class Grader:
         self.solution.group_codes
         prepare(self.solution, self.definition, reveal_private=reveal_private)  # split rows, metrics' true side
 
-    def evaluate(self, submission: Union[str, Path, bytes], *, filename: Optional[str] = None) -> Graded:
+    def evaluate(self, submission: Union[str, Path, bytes], *, filename: Optional[str] = None) -> _Graded:
         """Score one upload (a CSV, a zip holding one, a folder holding one, or bytes): the report and the rows.
 
         Under the competition's time and memory limits unless ``limits=False`` (module docstring).
@@ -87,7 +87,7 @@ class Grader:
             errors = [over_limit_problem(*breach)]
             if outcome.kind == "timeout":
                 errors.extend(problems_near_the_start(submission, self.definition, filename))
-            return Graded(ScoreReport(competition=self.definition.name, status="rejected",
+            return _Graded(ScoreReport(competition=self.definition.name, status="rejected",
                                       primary_metric=self.definition.primary_metric, errors=errors), None, None)
         if outcome.kind == "raised" and outcome.error_type == "HostError":
             raise HostError(outcome.value["code"] or "internal_error", outcome.value["message"])
@@ -100,12 +100,12 @@ class Grader:
             graded.submission.id_order = (self.solution.checked_ids, graded.submission.id_order[1])
         return graded
 
-    def _evaluate(self, submission: Union[str, Path, bytes], filename: Optional[str]) -> Graded:
+    def _evaluate(self, submission: Union[str, Path, bytes], filename: Optional[str]) -> _Graded:
         sub, refused = _read_upload(submission, self.solution.checked_ids, self.definition, filename=filename)
         if refused is not None:
-            return Graded(refused, None, None)
+            return _Graded(refused, None, None)
         report, order = _score_aligned(sub, self.solution, self.definition, reveal_private=self.reveal_private)
-        return Graded(report, sub, order)
+        return _Graded(report, sub, order)
 
     def score(self, submission: Union[str, Path, bytes], *, filename: Optional[str] = None) -> ScoreReport:
         """What ``scorer.score_file`` returns for this upload."""
@@ -119,7 +119,7 @@ class Grader:
                      filename=filename, split_safe=split_safe, ladder=ladder)
 
 
-def _evaluate_in_child(grader: Grader, submission: Union[str, Path, bytes], filename: Optional[str]) -> Graded:
+def _evaluate_in_child(grader: Grader, submission: Union[str, Path, bytes], filename: Optional[str]) -> _Graded:
     """Runs in the child: ``Grader._evaluate``, the solution's own ids replaced by a marker for the way back."""
     graded = grader._evaluate(submission, filename)
     sub = graded.submission

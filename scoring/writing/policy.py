@@ -39,7 +39,7 @@ CODES: dict[str, str] = {
     "output_collision": "Two outputs of one run would land on one file (names compared case-folded and "
                         "NFC-normalised).",
 }
-OVERWRITE_FLAG = "--overwrite"
+_OVERWRITE_FLAG = "--overwrite"
 
 
 class OutputRefused(CodedError):
@@ -147,7 +147,7 @@ class OutputPlan:
             if not (self.overwrite and replaceable):
                 if not replaceable:
                     hint = "it is never replaced; move it away or choose another folder"
-                hint = hint or f"pass {OVERWRITE_FLAG} to replace it, or choose another path"
+                hint = hint or f"pass {_OVERWRITE_FLAG} to replace it, or choose another path"
                 raise OutputRefused("output_exists", f"{what} {shown} already exists; {hint}", path=shown)
         self._claimed[key] = path
         return path

@@ -40,7 +40,7 @@ CODES = {
                    "(absolute, '..', a separator, a NUL or a drive prefix); fix the row or regenerate the table.",
 }
 _DRIVE = re.compile(r"^[A-Za-z]:")
-MAX_NAME_BYTES = 255  # one file name on ext4, APFS, NTFS (UTF-16 units there), ZFS: refused before a half-run fails
+_MAX_NAME_BYTES = 255  # one file name on ext4, APFS, NTFS (UTF-16 units there), ZFS: refused before a half-run fails
 
 
 class UnsafePath(CodedError):
@@ -70,8 +70,8 @@ def _why_not(value: str, nested: bool) -> str | None:
             return f"it has a {part!r} part"
         if not part:
             return "it has an empty part ('//' or a trailing '/')"
-        if len(os.fsencode(part)) > MAX_NAME_BYTES:
-            return f"a part is longer than {MAX_NAME_BYTES} bytes, more than a file system holds in one name"
+        if len(os.fsencode(part)) > _MAX_NAME_BYTES:
+            return f"a part is longer than {_MAX_NAME_BYTES} bytes, more than a file system holds in one name"
     return None
 
 

@@ -191,7 +191,7 @@ def kit_catalog(data_dir: Path, listing: list[str]):
     script trains on their black stand-ins)."""
     import pandas as pd
 
-    from agrieval.data_tools.catalog import CATALOG_COLUMNS
+    from agrieval.data_tools.catalog import _CATALOG_COLUMNS as CATALOG_COLUMNS
 
     rows = [{"root": str(data_dir), "path": p, "team": p.split("/")[0], "class_raw": p.split("/")[1],
              "class": p.split("/")[1], "subcategory": "", "format": "", "width": 0, "height": 0, "bytes": 0,
@@ -236,7 +236,7 @@ def _best_val(runs: Path) -> dict[str, float]:
 
 
 def _cpu() -> str:
-    from agrieval.data_tools.versions import cpu_identity
+    from agrieval.data_tools.versions import _cpu_identity as cpu_identity
 
     return cpu_identity()
 

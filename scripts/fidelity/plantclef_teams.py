@@ -45,7 +45,8 @@ from agrieval.baselines.plantclef._synthetic import field_quadrat  # noqa: E402
 from agrieval.baselines.plantclef._tie_rules import parse_specs  # noqa: E402
 from agrieval.baselines.plantclef.aggregate import aggregate  # noqa: E402
 from agrieval.baselines.plantclef.aggregation_config import AggregationConfig  # noqa: E402
-from agrieval.baselines.plantclef.geometry import level_boxes, parse_level  # noqa: E402
+from agrieval.baselines.plantclef.geometry import _level_boxes as level_boxes  # noqa: E402
+from agrieval.baselines.plantclef.geometry import parse_level
 from agrieval.baselines.plantclef.predict import _cpu_features  # noqa: E402
 from agrieval.baselines.plantclef.preprocess import PreprocessConfig, quadrat_tiles  # noqa: E402
 from agrieval.baselines.plantclef.recipes import get_recipe  # noqa: E402

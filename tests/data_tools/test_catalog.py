@@ -9,7 +9,8 @@ import pandas as pd
 import pytest
 from PIL import Image
 
-from agrieval.data_tools.catalog import CATALOG_COLUMNS, build_catalog, read_catalog, summarize_catalog
+from agrieval.data_tools.catalog import _CATALOG_COLUMNS as CATALOG_COLUMNS
+from agrieval.data_tools.catalog import build_catalog, read_catalog, summarize_catalog
 from agrieval.data_tools.errors import DataError
 from tests.data_tools.photos import jpeg_bytes, tree_digest, write
 

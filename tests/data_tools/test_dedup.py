@@ -8,7 +8,8 @@ import pandas as pd
 import pytest
 from PIL import Image
 
-from agrieval.data_tools.catalog import CATALOG_COLUMNS, build_catalog
+from agrieval.data_tools.catalog import _CATALOG_COLUMNS as CATALOG_COLUMNS
+from agrieval.data_tools.catalog import build_catalog
 from agrieval.data_tools.dedup import apply_drops, dedup, summarize_dedup
 from agrieval.scoring.writing.policy import OutputRefused
 from tests.data_tools.photos import jpeg_bytes, tree_digest, write

@@ -11,9 +11,10 @@ from pathlib import Path
 import pytest
 
 from agrieval.data_tools._keyed_ids import read_key
-from agrieval.data_tools.classes import MAX_CLASS_MAP_BYTES, load_class_map
+from agrieval.data_tools.classes import _MAX_CLASS_MAP_BYTES as MAX_CLASS_MAP_BYTES
+from agrieval.data_tools.classes import load_class_map
 from agrieval.data_tools.errors import DataError
-from agrieval.data_tools.splits import read_listing
+from agrieval.data_tools.splits import _read_listing as read_listing
 
 
 def _fifo(tmp_path: Path) -> Path:

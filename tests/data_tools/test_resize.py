@@ -9,7 +9,8 @@ from PIL import Image
 from agrieval.data_tools.catalog import build_catalog
 from agrieval.data_tools.dedup import dedup
 from agrieval.data_tools.errors import DataError
-from agrieval.data_tools.resize import resize_tree, square_resize
+from agrieval.data_tools.resize import _square_resize as square_resize
+from agrieval.data_tools.resize import resize_tree
 from agrieval.scoring.writing.policy import OutputRefused
 from tests.data_tools.photos import tree_digest
 

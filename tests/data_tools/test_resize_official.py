@@ -10,7 +10,8 @@ from PIL import Image
 from agrieval.data_tools.catalog import build_catalog
 from agrieval.data_tools.dedup import dedup
 from agrieval.data_tools.errors import DataError
-from agrieval.data_tools.resize import resize_tree, square_resize
+from agrieval.data_tools.resize import _square_resize as square_resize
+from agrieval.data_tools.resize import resize_tree
 
 AWKWARD = [(1201, 899), (1000, 339), (2709, 2738), (420, 380), (899, 1201), (339, 1000), (2738, 2709), (380, 420),
            (4032, 3024), (3024, 4032), (1599, 1066), (1080, 1920), (337, 1000), (1000, 337), (335, 500), (1279, 721),

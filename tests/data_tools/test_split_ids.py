@@ -6,7 +6,8 @@ import pandas as pd
 from click.testing import CliRunner
 
 from agrieval.data_tools.catalog import read_catalog
-from agrieval.data_tools.demo_pool import CLASSES, FOLDER_STYLES
+from agrieval.data_tools.demo_pool import _FOLDER_STYLES as FOLDER_STYLES
+from agrieval.data_tools.demo_pool import CLASSES
 from agrieval.scoring.cli.main import cli
 
 

@@ -10,9 +10,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agrieval.data_tools.catalog import CATALOG_COLUMNS
+from agrieval.data_tools.catalog import _CATALOG_COLUMNS as CATALOG_COLUMNS
 from agrieval.data_tools.errors import DataError
-from agrieval.data_tools.splits import SPLIT_COLUMNS, make_splits, stratified_val
+from agrieval.data_tools.splits import SPLIT_COLUMNS, make_splits
+from agrieval.data_tools.splits import _stratified_val as stratified_val
 
 KEY = bytes(range(32))  # one pool's id key, shared by the runs a test compares
 

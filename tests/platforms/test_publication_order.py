@@ -22,7 +22,7 @@ import pandas as pd
 import pytest
 from click.testing import CliRunner
 
-from agrieval.data_tools.catalog import CATALOG_COLUMNS
+from agrieval.data_tools.catalog import _CATALOG_COLUMNS as CATALOG_COLUMNS
 from agrieval.data_tools.splits import make_splits
 from agrieval.scoring.cli.main import cli
 

@@ -23,7 +23,7 @@ from ._id_cells import CheckedIds, check_ids  # the same id rules as for submiss
 from ._id_lengths import refuse_long_ids
 
 SPLITS = ("public", "private", "ignored")
-SPLIT_DTYPE = "<U7"
+_SPLIT_DTYPE = "<U7"
 
 
 @dataclass
@@ -218,7 +218,7 @@ def _read_split(tab: tokenize.Table, definition: CompetitionDefinition, log: Pro
     """"public" / "private" / "ignored" per row, from the split column's values."""
     spec = definition.split
     if spec.column not in tab.header:
-        return np.full(tab.n_rows, "public", dtype=SPLIT_DTYPE)
+        return np.full(tab.n_rows, "public", dtype=_SPLIT_DTYPE)
     names = [spec.public, spec.private] + ([spec.ignored] if spec.ignored else [])
     codes = tab.match(spec.column, names)
     col = tab.header.index(spec.column) + 1
@@ -228,7 +228,7 @@ def _read_split(tab: tokenize.Table, definition: CompetitionDefinition, log: Pro
     for value in sorted(unknown):
         log.error("solution_invalid", f"{spec.column} value {value!r} is not one of {sorted(names)}",
                   unknown[value], col)
-    return np.array(SPLITS, dtype=SPLIT_DTYPE)[np.where(codes < 0, 2, codes)]
+    return np.array(SPLITS, dtype=_SPLIT_DTYPE)[np.where(codes < 0, 2, codes)]
 
 
 def _fail(name: str, log: ProblemLog) -> None:

@@ -9,7 +9,7 @@ Inputs and targets are compared bit for bit; losses within 1e-5 relative. After 
 step another processor's convolution kernels round otherwise and the tiny model's training drifts apart
 (seen: an AMD EPYC against the machine that recorded the file, losses up to 15% apart from the second
 batch on, the first batch of each fold equal): the later losses and the folds' test accuracy are compared
-only on the processor the golden file names (``cpu``, ``agrieval.data_tools.versions.cpu_identity``); a file
+only on the processor the golden file names (``cpu``, ``agrieval.data_tools.versions._cpu_identity``); a file
 without that name (recorded before it was kept) has them checked nowhere until it is recorded again.
 """
 
@@ -121,7 +121,7 @@ def test_a_toto_sweep_trains_on_the_scripts_batches_with_its_losses(golden, pool
 
     from agrieval.baselines.ctv.config import make_config
     from agrieval.baselines.ctv.sweep import plan, run_all
-    from agrieval.data_tools.catalog import CATALOG_COLUMNS
+    from agrieval.data_tools.catalog import _CATALOG_COLUMNS as CATALOG_COLUMNS
     from agrieval.data_tools.splits import make_splits
 
     root, _ = pool
@@ -149,7 +149,7 @@ def test_a_toto_sweep_trains_on_the_scripts_batches_with_its_losses(golden, pool
     assert len(mine) == len(theirs) == 12
     assert [e["x"] for e in mine] == [e["x"] for e in theirs]  # the same images, augmented the same way
     assert [e["y"] for e in mine] == [e["y"] for e in theirs]
-    from agrieval.data_tools.versions import cpu_identity
+    from agrieval.data_tools.versions import _cpu_identity as cpu_identity
 
     same_cpu = golden.get("cpu") == cpu_identity()
     per_fold = len(theirs) // len(golden["folds"])

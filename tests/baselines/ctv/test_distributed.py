@@ -1,6 +1,6 @@
 """Two gloo ranks on CPU are the same science as one process, and do not hang.
 
-On the demo's splits (``agrieval.baselines.ctv.demo.prepare_splits``) with ``tiny_cnn`` (it has BatchNorm, whose
+On the demo's splits (``agrieval.baselines.ctv.demo._prepare_splits``) with ``tiny_cnn`` (it has BatchNorm, whose
 running statistics DDP does not keep equal across ranks): the epoch that selected ``best.pt`` reports,
 in ``history.jsonl``, ``run.json`` and ``predictions.csv``, the accuracy a one-process evaluation of
 ``best.pt`` gives; every training image is counted once per epoch (77 images on 2 ranks: not 78);
@@ -32,7 +32,7 @@ RUN_TIMEOUT_S = 150  # the 3-run launch takes ~30 s on a shared 2-core machine; 
 
 @pytest.fixture(scope="module")
 def demo_splits(tmp_path_factory):
-    from agrieval.baselines.ctv.demo import prepare_splits
+    from agrieval.baselines.ctv.demo import _prepare_splits as prepare_splits
 
     return prepare_splits(tmp_path_factory.mktemp("ctvdemo"), teams=4, per_class=6, log=lambda *_: None)
 

@@ -95,7 +95,7 @@ def test_resume_in_the_sweep_stream_reaches_the_uninterrupted_result(ctv_data, t
     whole = tmp_path / "whole"
     run_fold(official(epochs=3), splits, whole, log=_quiet, progress=False)
     cut = tmp_path / "cut"
-    from agrieval.baselines.ctv.runner import Interrupted
+    from agrieval.baselines.ctv.runner import _Interrupted as Interrupted
 
     with pytest.raises(Interrupted):
         run_fold(official(epochs=3), splits, cut, log=_quiet, progress=False, stop_after_epoch=1)

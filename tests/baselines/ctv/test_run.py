@@ -10,7 +10,8 @@ from sklearn.metrics import accuracy_score
 
 from agrieval.baselines.ctv._outputs import PREDICTION_COLUMNS
 from agrieval.baselines.ctv.errors import CTVError
-from agrieval.baselines.ctv.runner import Interrupted, run_fold
+from agrieval.baselines.ctv.runner import _Interrupted as Interrupted
+from agrieval.baselines.ctv.runner import run_fold
 from tests.baselines.ctv.configs import tiny_config
 
 
@@ -176,7 +177,7 @@ def test_a_stop_request_checkpoints_and_the_requeued_run_ends_identical(referenc
     boundary with last.pt written; the requeued attempt first removes the temporaries a killed write left,
     then resumes to the uninterrupted result."""
     from agrieval.baselines.ctv.runner import STOP_FILE_ENV, StopRequested
-    from agrieval.scoring.runtime.atomic import TEMP_SUFFIX
+    from agrieval.scoring.runtime.atomic import _TEMP_SUFFIX as TEMP_SUFFIX
 
     out, _ = reference
     stop = tmp_path / "stop"

@@ -125,7 +125,7 @@ def _solution(workspace):
     tiles = folder / "tiles.parquet"
     if not tiles.exists():
         pytest.skip("needs the tile scores of the first test")
-    from agrieval.baselines.plantclef.demo import write_solution
+    from agrieval.baselines.plantclef.demo import _write_solution as write_solution
 
     truth = {i: sorted(species[c] for c in cls) for i, cls in planted.items()}
     write_solution(folder / "solution.csv", truth, load_competition("plantclef2025"))

@@ -8,11 +8,15 @@ from hypothesis import strategies as st
 from agrieval.baselines.plantclef.geometry import (
     Level,
     border_box,
-    expected_count,
-    level_boxes,
     parse_border,
     parse_level,
     tile_boxes,
+)
+from agrieval.baselines.plantclef.geometry import (
+    _expected_count as expected_count,
+)
+from agrieval.baselines.plantclef.geometry import (
+    _level_boxes as level_boxes,
 )
 
 sizes = st.integers(min_value=1, max_value=300)
@@ -178,7 +182,7 @@ def test_border_pixels_and_percent():
 def test_scale_windows_cover_the_image_with_centred_padding(width, height, scale, overlap):
     import math
 
-    from agrieval.baselines.plantclef.geometry import scale_windows
+    from agrieval.baselines.plantclef.geometry import _scale_windows as scale_windows
 
     boxes = scale_windows(width, height, scale, overlap)
     win_w, win_h = math.ceil(width / scale), math.ceil(height / scale)

@@ -18,7 +18,8 @@ from agrieval.baselines.plantclef._fidelity import kit_frame, kit_scorer_frame, 
 from agrieval.baselines.plantclef._synthetic import field_quadrat
 from agrieval.baselines.plantclef._tie_rules import parse_specs
 from agrieval.baselines.plantclef.aggregate import aggregate
-from agrieval.baselines.plantclef.geometry import level_boxes, parse_level
+from agrieval.baselines.plantclef.geometry import _level_boxes as level_boxes
+from agrieval.baselines.plantclef.geometry import parse_level
 from agrieval.baselines.plantclef.predict import _cpu_features
 from agrieval.baselines.plantclef.preprocess import PreprocessConfig, quadrat_tiles
 from agrieval.baselines.plantclef.recipes import get_recipe

@@ -23,7 +23,7 @@ def _sparse(path: Path, size: int) -> Path:
 
 
 READERS = {  # name: (read, file name, cap, code of the command's error line)
-    "class mapping": (classes.load_class_mapping, "class_mapping.txt", classes.MAX_MAPPING_BYTES,
+    "class mapping": (classes.load_class_mapping, "class_mapping.txt", classes._MAX_MAPPING_BYTES,
                       "class_mapping_invalid"),
     "genus file": (genus.load_genus, "genus.csv", genus.MAX_GENUS_BYTES, "bad_option"),
     "prior": (lambda p: prior.load_prior(p, ["a"], 3), "prior.parquet", prior.MAX_PRIOR_BYTES, "prior_invalid"),
@@ -54,7 +54,7 @@ def test_the_caps_say_what_each_file_can_be(real_files):
     """The organisers' class mapping (7,806 lines) is far under its cap; the caps stay within a factor of what
     the real files are, not what a machine survives."""
     mapping = real_files / "plantclef_class_mapping.txt"
-    assert mapping.stat().st_size * 8 < classes.MAX_MAPPING_BYTES <= 64 * mapping.stat().st_size
+    assert mapping.stat().st_size * 8 < classes._MAX_MAPPING_BYTES <= 64 * mapping.stat().st_size
     assert len(classes.load_class_mapping(mapping)) == 7806
     assert prior.MAX_PRIOR_BYTES <= 4 * 2105 * 7806 * 8 * 1.1  # four times PlantCLEF 2025's float64 prior
 

@@ -273,7 +273,7 @@ def test_wand_backend_is_imagemagicks_resize_then_native_crops(quadrat32):
 def test_wand_backend_missing_names_the_install(quadrat32, monkeypatch):
     import builtins
 
-    from agrieval.baselines.plantclef.preprocess import ResizeUnavailable
+    from agrieval.baselines.plantclef.preprocess import _ResizeUnavailable as ResizeUnavailable
 
     real_import = builtins.__import__
 
@@ -332,7 +332,8 @@ def test_scale_tiles_do_not_depend_on_torch_threads_and_equal_the_teams_call():
 
     from agrieval.baselines.plantclef._synthetic import field_quadrat
     from agrieval.baselines.plantclef.geometry import parse_level
-    from agrieval.baselines.plantclef.preprocess import PreprocessConfig, bilinear_stretch, quadrat_tiles
+    from agrieval.baselines.plantclef.preprocess import PreprocessConfig, quadrat_tiles
+    from agrieval.baselines.plantclef.preprocess import _bilinear_stretch as bilinear_stretch
 
     image = field_quadrat(1000, 750, seed=7)
     cfg = PreprocessConfig(levels=(parse_level("scale:2:0.5"), parse_level("scale:5:0.25")), centre_crop=0.1)

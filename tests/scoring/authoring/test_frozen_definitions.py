@@ -10,7 +10,8 @@ from click.testing import CliRunner
 
 from agrieval.scoring.authoring.definitions import TOML_DIR, load_toml
 from agrieval.scoring.cli.main import cli
-from agrieval.scoring.runtime.definition import FROZEN_DIR, freeze, load_definition
+from agrieval.scoring.runtime.definition import _FROZEN_DIR as FROZEN_DIR
+from agrieval.scoring.runtime.definition import freeze, load_definition
 
 NAMES = sorted(p.stem for p in TOML_DIR.glob("*.toml"))
 

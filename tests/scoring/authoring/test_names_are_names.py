@@ -21,12 +21,18 @@ from agrieval.scoring.authoring.definitions import load_competition, load_toml, 
 from agrieval.scoring.authoring.schemas import definition_schema
 from agrieval.scoring.cli.main import cli
 from agrieval.scoring.runtime.definition import (
-    NAME_CODE,
-    NameInvalid,
+    _NAME_CODE as NAME_CODE,
+)
+from agrieval.scoring.runtime.definition import (
+    _from_plain as from_plain,
+)
+from agrieval.scoring.runtime.definition import (
+    _NameInvalid as NameInvalid,
+)
+from agrieval.scoring.runtime.definition import (
     check_name,
     fingerprint,
     freeze,
-    from_plain,
     load_definition,
     shipped_competitions,
     thaw,

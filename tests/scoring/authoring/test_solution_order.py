@@ -13,7 +13,8 @@ from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agrieval.scoring.authoring.solution_order import Z_LIMIT, order_tests
+from agrieval.scoring.authoring.solution_order import _Z_LIMIT as Z_LIMIT
+from agrieval.scoring.authoring.solution_order import _order_tests as order_tests
 
 REF = Path(__file__).resolve().parents[3] / "reference_submissions" / "agrichallenge2024"
 

@@ -112,7 +112,7 @@ def test_competitions_list_and_show():
     assert 'delimiter = ";"' in s.output
 
 
-@pytest.mark.parametrize("name", sorted(schemas.SCHEMAS))
+@pytest.mark.parametrize("name", sorted(schemas._SCHEMAS))
 def test_exported_json_schemas_are_current(name):
     assert (REPO / "docs" / name).read_text() == schemas.text(name), "run python -m agrieval.scoring.authoring.schemas"
 

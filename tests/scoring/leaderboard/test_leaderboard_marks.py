@@ -66,7 +66,8 @@ def test_a_board_without_marks_keeps_its_columns(teams):
 
 def test_charts_show_the_marks(teams):
     pytest.importorskip("matplotlib")
-    from agrieval.scoring.leaderboard.plots import draw_rank_chart, draw_scores_chart
+    from agrieval.scoring.leaderboard.plots import _draw_rank_chart as draw_rank_chart
+    from agrieval.scoring.leaderboard.plots import _draw_scores_chart as draw_scores_chart
 
     board = build_leaderboard(teams / "subs", SOL, load_competition("plantclef2025"), reveal_private=True,
                               n_resamples=50, recursive=True, limits=False)

@@ -20,7 +20,8 @@ from hypothesis import strategies as st
 
 from agrieval.scoring.runtime._platforms import codabench
 from agrieval.scoring.runtime._split_safe import HEADER_CODES, split_independent
-from agrieval.scoring.runtime.definition import FROZEN_DIR, load_definition, shipped_competitions, thaw
+from agrieval.scoring.runtime.definition import _FROZEN_DIR as FROZEN_DIR
+from agrieval.scoring.runtime.definition import load_definition, shipped_competitions, thaw
 from agrieval.scoring.runtime.guard import grade
 from agrieval.scoring.runtime.problems import CODES, HostError
 
