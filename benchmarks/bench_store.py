@@ -33,9 +33,9 @@ from agrieval.scoring._server.settings import load_competition as load_stored  #
 from agrieval.scoring._server.settings import new_settings, write_settings  # noqa: E402
 from agrieval.scoring._server.store import create_store, open_store  # noqa: E402
 from agrieval.scoring._server.submission_log import COLUMNS, read_log  # noqa: E402
+from agrieval.scoring._server.team_board import team_board  # noqa: E402
 from agrieval.scoring._server.timeline import Timeline, utc_text  # noqa: E402
 from agrieval.scoring.authoring.definitions import load_competition  # noqa: E402
-from agrieval.scoring.leaderboard._team_board import team_board  # noqa: E402
 from agrieval.scoring.runtime.guard import grade  # noqa: E402
 from agrieval.scoring.text.tables import csv_text  # noqa: E402
 

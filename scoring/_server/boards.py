@@ -1,5 +1,5 @@
 """The per-team boards of a store: its rows as ``LogRow`` for the rules of ``selection.py``, ranked by
-``agrieval.scoring.leaderboard._team_board``.
+``agrieval.scoring._server.team_board``.
 
 What a board sees: every upload that is not voided, in the order the store received them, with the scores of
 the **published** score version (``rescore.py`` adds versions; only a confirmed one is published); a voided
@@ -63,7 +63,7 @@ def voided_teams(store: Store) -> List[str]:
 def store_board(store: Store, definition, rule: str, *, reveal_private: bool = False, title: Optional[str] = None,
                 version: Optional[int] = None, k: Optional[int] = None):
     """The ``TeamBoard`` of the store under ``rule`` (the selection limit is the store's unless ``k``)."""
-    from agrieval.scoring.leaderboard._team_board import team_board
+    from agrieval.scoring._server.team_board import team_board
 
     if k is None:
         k = store.conn.execute("SELECT selection_limit FROM competition WHERE id = 1").fetchone()[0]

@@ -62,7 +62,7 @@ def _html(rows: List[list]) -> str:
 
 def export(store: Store, definition, out_dir: Path, *, rule: str, reveal_private: bool = False) -> List[Path]:
     """Write ``OUTPUT_NAMES`` into ``out_dir`` (the command claims them through the output policy first)."""
-    from agrieval.scoring.leaderboard._team_board import write_team_board
+    from agrieval.scoring._server.team_board import write_team_board
 
     written = write_team_board(store_board(store, definition, rule, reveal_private=reveal_private), out_dir)
     rows = submission_rows(store)

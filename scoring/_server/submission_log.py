@@ -32,19 +32,17 @@ from pathlib import Path
 from typing import List, Optional, Tuple
 
 from agrieval.scoring._server.timeline import parse_utc, utc_text
+from agrieval.scoring.analysis_input._log_header import COLUMNS, MAX_LOG_BYTES, is_submission_log
+from agrieval.scoring.analysis_input._log_header import HEADER as _HEADER
 from agrieval.scoring.runtime.coded_error import CodedError
-from agrieval.scoring.runtime.untrusted import UntrustedFileError, open_regular, read_bytes
+from agrieval.scoring.runtime.untrusted import UntrustedFileError, read_bytes
 from agrieval.scoring.text.terminal import is_safe
 
 __all__ = ["COLUMNS", "LogRow", "LogError", "MAX_TEAM_CHARS", "is_submission_log", "read_log", "check_team"]
 
-COLUMNS = ("team", "submitted_at", "file", "status", "submission", "codes", "public", "private", "shown",
-           "selected")
 STATUSES = ("scored", "rejected", "error", "refused", "selected")
 GRADED = ("scored", "rejected", "error")  # the rows that are uploads the server graded
 MAX_TEAM_CHARS = 100
-MAX_LOG_BYTES = 1 << 30  # ~5 million rows: more than any competition's log
-_HEADER = ",".join(COLUMNS)
 
 
 class LogError(CodedError):
@@ -98,17 +96,6 @@ def check_team(team: str) -> str:
                                    f"{unicodedata.normalize('NFC', ''.join(c for c in team if unicodedata.category(c) != 'Cf'))!r}",
                        exit_code=2)
     return team
-
-
-def is_submission_log(path: Path) -> bool:
-    """Whether ``path`` starts with the log's header (so that a folder listing never scores it). Opened by the
-    one opening rule: a FIFO, a device or a file larger than any log is not one, and is not waited on."""
-    try:
-        with open_regular(path, max_bytes=MAX_LOG_BYTES, what="submission log") as fh:
-            head = fh.read(len(_HEADER) + 8)
-    except (UntrustedFileError, OSError):
-        return False
-    return head.decode("utf-8-sig", "replace").splitlines()[:1] == [_HEADER]
 
 
 def read_log(path: Path) -> List[LogRow]:

@@ -145,7 +145,7 @@ def board(store: Path, rule: str, reveal_private: bool, out_dir, overwrite: bool
     """The per-team board of the store under RULE (the published scores; voided submissions never count)."""
     from agrieval.scoring._server.boards import board_json, store_board
     from agrieval.scoring._server.settings import load_definition_of
-    from agrieval.scoring.leaderboard._team_board import OUTPUT_NAMES, to_markdown, write_team_board
+    from agrieval.scoring._server.team_board import OUTPUT_NAMES, to_markdown, write_team_board
 
     db = _open(store)
     definition, settings = load_definition_of(db)

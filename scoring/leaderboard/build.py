@@ -16,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
-from agrieval.scoring._server.submission_log import is_submission_log
+from agrieval.scoring.analysis_input._log_header import is_submission_log
 from agrieval.scoring.leaderboard._bootstrap import draw_units, percentile_interval, resample_scores, unit_codes
 from agrieval.scoring.leaderboard.paired_test import PairedResult, paired_vs_leader
 from agrieval.scoring.leaderboard.rank_agreement import correlations

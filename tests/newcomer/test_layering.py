@@ -115,7 +115,7 @@ def test_the_scoring_side_imports_scipy_and_matplotlib_only_inside_the_functions
     assert broken("scoring", rule) == []
 
 
-# The one exception, named: ``cpu_identity`` asks torch, where it is installed, for the processor's vector
+# The one exception, named: ``_cpu_identity`` asks torch, where it is installed, for the processor's vector
 # capability (``ImportError``: left out), for the CTV fidelity check's golden losses. It belongs with the
 # baselines (its only callers are scripts/fidelity/agri_script.py and the baselines' tests).
 DATA_TOOLS_TORCH = {("data_tools/versions.py", "torch")}

@@ -26,7 +26,6 @@ WHOLE_PROJECT = {
 TESTED_ELSEWHERE = {
     "scoring/authoring/_bundles": "tests/platforms",
     "scoring/runtime/_platforms": "tests/platforms",
-    "scoring/analysis_input": "tests/scoring/ctv/test_refused_inputs.py",
     "baselines/plantclef/_cli": "tests/baselines/plantclef/test_cli.py",
 }
 

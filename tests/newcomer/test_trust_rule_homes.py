@@ -53,7 +53,7 @@ OPENING_ALLOWED = {
     ("data_tools/demo_pool.py", "make_demo_pool", ".read_bytes"): KIT + " (the demo pool it generates)",
     ("data_tools/_keyed_ids.py", "write_new_key", "os.open"): LOCK,
     ("data_tools/resize.py", "_written_jpeg_ok", "Image.open"): KIT + " (the JPEG it just wrote)",
-    ("data_tools/versions.py", "cpu_identity", "open"): PROC,
+    ("data_tools/versions.py", "_cpu_identity", "open"): PROC,
     ("baselines/ctv/_cache.py", "build_cache", "np.memmap"): KIT + " (the cache it creates)",
     ("baselines/ctv/_cache.py", "open_cache", "np.memmap"): KIT + " (its index read by the opening rule first)",
     ("baselines/ctv/_checkpoint.py", "load", "torch.load"): "weights_only=True on a file open_regular opened",
@@ -73,11 +73,11 @@ CSV_ALLOWED = {  # machine formats read back exactly: a formula guard would chan
     ("scoring/authoring/_bundles/files.py", "_perfect_submission", "csv.writer"): "a sample submission (machine)",
     ("scoring/runtime/_platforms/kaggle.py", "_frame_csv", "to_csv"): "Kaggle's solution/submission (machine)",
     ("scoring/writing/submission.py", "format_submission", "csv.writer"): "a submission (machine)",
-    ("baselines/ctv/demo.py", "write_demo_submission", "csv.writer"): "the demo's id list and solution (machine)",
+    ("baselines/ctv/demo.py", "_write_demo_submission", "csv.writer"): "the demo's id list and solution (machine)",
     ("data_tools/tables.py", "write_table", "to_csv"): "catalog/split tables read back by the kit, paths exact",
     ("baselines/ctv/_outputs.py", "write_predictions", "csv.writer"): "predictions.csv, read by ctv report",
     ("baselines/ctv/slurm.py", "runs_table", "csv.writer"): "runs.tsv, read by the job script and ctv status",
-    ("baselines/plantclef/demo.py", "write_solution", "csv.writer"): "the demo's solution (machine)",
+    ("baselines/plantclef/demo.py", "_write_solution", "csv.writer"): "the demo's solution (machine)",
 }
 PROGRAM_ALLOWED = {("scoring/text/template.py", "_sbatch", "#SBATCH line"): "the home of #SBATCH lines (hole kind sbatch)"}
 

@@ -112,7 +112,7 @@ def test_import_of_a_real_log_gives_the_same_boards(tmp_path):
     assert counts == {"uploads": 17, "selections": 3, "kept_files": 15, "ladder_states": 3}
     for rule in ("best", "last", "selected"):
         for reveal, name in ((True, f"board_{rule}.json"), (False, f"public_board_{rule}.json")):
-            from agrieval.scoring.leaderboard._team_board import to_dict
+            from agrieval.scoring._server.team_board import to_dict
 
             got = to_dict(store_board(store, DEF, rule, reveal_private=reveal))
             want = json.loads((FIXTURE / name).read_text())

@@ -23,10 +23,10 @@ from agrieval.scoring._server.limits import SubmissionLimits
 from agrieval.scoring._server.settings import new_settings, write_settings
 from agrieval.scoring._server.store import create_store, open_store
 from agrieval.scoring._server.submission_log import LogRow
+from agrieval.scoring._server.team_board import team_board, to_csv, to_html, to_markdown
 from agrieval.scoring._server.timeline import Timeline
 from agrieval.scoring.authoring.definitions import load_competition
 from agrieval.scoring.cli.main import cli
-from agrieval.scoring.leaderboard._team_board import team_board, to_csv, to_html, to_markdown
 from agrieval.scoring.leaderboard.build import build_leaderboard
 
 REF = Path(__file__).resolve().parents[3] / "reference_submissions" / "plantclef2025"
