@@ -237,3 +237,40 @@ def test_the_circle_check_finds_a_planted_circle():
     assert circles(graph) == [sorted({metric, labelsets})]
     longer = {"a": {"b"}, "b": {"c"}, "c": {"a", "d"}, "d": set()}
     assert circles(longer) == [["a", "b", "c"]]
+
+
+def package_of(module: str, packages: set[str]) -> str:
+    """The innermost package of ``packages`` that holds ``module`` (a package's own ``__init__`` is in it)."""
+    while module not in packages:
+        module = module.rpartition(".")[0]
+    return module
+
+
+def package_graph() -> dict[str, set[str]]:
+    """Package -> the packages its modules import (a package and the packages inside it are apart: the server's
+    package may import the leaderboard's, not both ways)."""
+    graph = import_graph()
+    packages = {module_name(p) for folder in PACKAGES for p in files(folder) if p.name == "__init__.py"}
+    out: dict[str, set[str]] = {p: set() for p in packages}
+    for module, deps in graph.items():
+        here = package_of(module, packages)
+        for dep in deps:
+            there = package_of(dep, packages)
+            # (a package's modules reach its subpackages and its parent's names: that is nesting, not a circle)
+            if there != here and not there.startswith(here + ".") and not here.startswith(there + "."):
+                out[here].add(there)
+    return out
+
+
+def test_no_package_circle():
+    """Packages import one another one way only (issue 58 found ``ctv`` <-> ``leaderboard``; the own server's
+    package and the leaderboard's were the last pair)."""
+    graph = package_graph()
+    assert "agrieval.scoring.leaderboard" in graph["agrieval.scoring._server"]
+    assert circles(graph) == []
+
+
+def test_the_package_circle_check_finds_a_planted_one():
+    graph = package_graph()
+    graph["agrieval.scoring.leaderboard"] = graph["agrieval.scoring.leaderboard"] | {"agrieval.scoring._server"}
+    assert ["agrieval.scoring._server", "agrieval.scoring.leaderboard"] in circles(graph)
