@@ -212,7 +212,7 @@ def run_kit_sweep(data_dir: Path, listing: list[str], work: Path, protocol: str 
     cfg = make_config("official", fold="-", arch="densenet121", pretrained=False, epochs=EPOCHS, batch_size=BATCH,
                       img_size=INPUT, compile=False, num_workers=WORKERS, device="cpu")
     runs = plan(work / "splits", work / "runs", [protocol], ["densenet121"])
-    rec = Recorder("Classifier")
+    rec = Recorder("_Classifier")  # the kit's model class (baselines/ctv/models.py)
     try:
         records = run_all(cfg, runs, work / "splits", work / "runs", keep_going=True, log=lambda *_: None,
                           progress=False)

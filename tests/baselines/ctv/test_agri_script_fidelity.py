@@ -100,7 +100,7 @@ class _Recorder:
                          torch.nn.modules.module.register_module_forward_hook(self._post)]
 
     def _pre(self, module, args):
-        if type(module).__name__ == "Classifier":
+        if type(module).__name__ == "_Classifier":  # (baselines/ctv/models.py)
             self.events.append({"phase": "train" if module.training else "eval",
                                 "x": [_digest(args[0][i]) for i in range(len(args[0]))]})
 

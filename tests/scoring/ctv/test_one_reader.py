@@ -33,6 +33,8 @@ ALLOWED = {
     ("examples/ctv/make_examples.py", "_predictions.csv"): "the example generator writes the script's tree",
     ("examples/ctv/make_examples.py", "_results.json"): "the example generator writes the script's tree",
     ("scoring/ctv/_selection_rules.py", "Run"): "its worked examples make one run's rows with Records.from_runs",
+    ("scoring/ctv/__init__.py", "read_agrieval_run"): "the package's public reader of one run folder, named for type "
+                                                      "checkers (imported on first use from runs.py)",
 }
 
 

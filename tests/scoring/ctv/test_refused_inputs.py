@@ -242,11 +242,11 @@ def test_a_predictions_table_is_rows_times_a_bound_per_row(tmp_path, monkeypatch
     import agrieval.scoring.ctv.runs as ctv_runs
 
     runs = _runs(tmp_path / "runs")
-    monkeypatch.setattr(ctv_runs, "MAX_PREDICTION_ROWS", 15)  # the fixture's runs hold 20 rows
-    monkeypatch.setattr(ctv_runs, "PREDICTION_CHUNK_ROWS", 4)
+    monkeypatch.setattr(ctv_runs, "_MAX_PREDICTION_ROWS", 15)  # the fixture's runs hold 20 rows
+    monkeypatch.setattr(ctv_runs, "_PREDICTION_CHUNK_ROWS", 4)
     res = run("ctv", "report", runs, "--out", tmp_path / "o")  # a refused run: a warning, the others reported
     assert "more than 15 rows" in res.output and "Traceback" not in res.output, res.output
-    monkeypatch.setattr(ctv_runs, "MAX_PREDICTION_ROWS", 1_000)
+    monkeypatch.setattr(ctv_runs, "_MAX_PREDICTION_ROWS", 1_000)
     pred = runs / "TOTO" / "net" / "a" / "predictions.csv"
     lines = pred.read_text().splitlines()
     pred.write_text("\n".join(lines[:2] + [lines[2] + " " * 200_000] + lines[3:]) + "\n")  # one row of 200 kB

@@ -65,9 +65,9 @@ def _figures(boards):
         "bars_LOTO": plots.draw_team_bars(table, "LOTO"),
         "splits": plots.draw_split_bars(paper_figures.split_accuracy(runset.records, ddof)),
         "curves": plots.draw_learning_curves(_curves([1, 2, 3])),
-        "scores": lb_plots.draw_scores_chart(boards[0.05]),
-        "scores_hollow": lb_plots.draw_scores_chart(boards[0.0001]),
-        "ranks": lb_plots.draw_rank_chart(boards[0.05]),
+        "scores": lb_plots._draw_scores_chart(boards[0.05]),
+        "scores_hollow": lb_plots._draw_scores_chart(boards[0.0001]),
+        "ranks": lb_plots._draw_rank_chart(boards[0.05]),
     }
 
 
@@ -114,7 +114,7 @@ def test_the_vtg_box_plot_has_a_legend_entry_for_every_mark():
 
 def test_the_scores_chart_has_a_legend_entry_for_every_kind_of_mark(boards):
     for alpha, board in boards.items():
-        fig = lb_plots.draw_scores_chart(board)
+        fig = lb_plots._draw_scores_chart(board)
         ax = fig.axes[0]
         points = {(line.get_color(), line.get_markerfacecolor() == "white")
                   for line in ax.get_lines() if line.get_marker() == "o"}
@@ -127,7 +127,7 @@ def test_the_scores_chart_has_a_legend_entry_for_every_kind_of_mark(boards):
 
 
 def test_the_rank_chart_names_every_colour_it_draws(boards):
-    fig = lb_plots.draw_rank_chart(boards[0.05])
+    fig = lb_plots._draw_rank_chart(boards[0.05])
     ax = fig.axes[0]
     colours = {line.get_color() for line in ax.get_lines() if line.get_marker() == "o"}
     handles = ax.get_legend().legend_handles
@@ -212,7 +212,7 @@ def test_heatmap_numbers_have_the_tables_decimals():
 
 
 def test_a_zero_width_interval_is_drawn_as_a_bar(boards):
-    fig = lb_plots.draw_scores_chart(boards[0.05])
+    fig = lb_plots._draw_scores_chart(boards[0.05])
     ax = fig.axes[0]
     zero = [e for e in boards[0.05].scored for s in (e.public, e.private) if s is not None and s.ci_low == s.ci_high]
     bars = [line for line in ax.get_lines() if line.get_marker() == "|"]
