@@ -12,10 +12,10 @@ from agrieval.scoring.runtime._lazy_exports import lazy_exports
 if TYPE_CHECKING:  # the names are imported on first use (lazy_exports); these lines say from where
     from agrieval.scoring.authoring.definitions import available_competitions, load_competition, load_toml
     from agrieval.scoring.authoring.schemas import definition_schema, report_schema
-    from agrieval.scoring.authoring.solution_order import order_warnings
+    from agrieval.scoring.authoring.solution_order import order_warnings, publication_order
 
 __all__ = ["load_competition", "available_competitions", "load_toml", "definition_schema", "report_schema",
-           "order_warnings"]
+           "order_warnings", "publication_order"]
 
 __getattr__, __dir__ = lazy_exports(__name__)
 del lazy_exports  # (the package offers only its own names)

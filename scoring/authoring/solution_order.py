@@ -26,6 +26,7 @@ beyond it: the class-ordered AgrI example gives z = 21 with 120 rows). Everythin
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 
 import numpy as np
@@ -177,3 +178,16 @@ _ADVICE = {
     "numbered apart, or the split alternating along the ids?), whatever order they are published in: draw the "
     "split at random, independently of the ids' order",
 }
+
+
+def publication_order(ids: list, key: str) -> list:
+    """``ids`` in the order every published id list has: by ``sha256(key + "\\n" + id)`` (hex digest, then
+    the id, to break a tie that never happens).
+
+    Not the solution's order, which may follow its classes or its split (the AgrI example was written class
+    by class, its split alternating); not sorted either, which keeps what the ids' spelling says (ids numbered
+    class by class, or ``pub_``/``priv_`` prefixes, line up by position). A hash of the id depends on the id
+    alone: the position of a row tells nothing the id does not, and the same inputs give the same bytes. The
+    key is written in the bundle's README, so that the organizer can rebuild the order."""
+    prefix = key.encode("utf-8") + b"\n"
+    return sorted(ids, key=lambda i: (hashlib.sha256(prefix + i.encode("utf-8")).hexdigest(), i))

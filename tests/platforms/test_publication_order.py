@@ -163,7 +163,7 @@ def test_every_published_copy_of_the_sample_has_the_same_order(tmp_path):
 
 
 def test_the_order_is_the_recorded_keyed_hash_and_the_key_is_an_option(tmp_path):
-    from agrieval.scoring.authoring._bundles.files import publication_order
+    from agrieval.scoring.authoring import publication_order
 
     solution = class_ordered(tmp_path)
     ids = [r["image_id"] for r in _rows(solution)]

@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import csv
-import hashlib
 import io
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from agrieval.scoring.authoring import _vendoring as vendoring
-from agrieval.scoring.authoring.solution_order import order_warnings
+from agrieval.scoring.authoring.solution_order import order_warnings, publication_order
 from agrieval.scoring.runtime.atomic import write_bytes
 from agrieval.scoring.runtime.definition import CompetitionDefinition, shipped_competitions
 from agrieval.scoring.runtime.guard import grade
@@ -132,19 +131,6 @@ def sorting(definition: CompetitionDefinition) -> str:
 def runtime_note() -> Filled:
     return fill(__file__, "runtime_note.md", min_python=MIN_PYTHON, min_numpy=MIN_NUMPY,
                 digest=vendoring.runtime_digest())
-
-
-def publication_order(ids: list, key: str) -> list:
-    """``ids`` in the order every published id list has: by ``sha256(key + "\\n" + id)`` (hex digest, then
-    the id, to break a tie that never happens).
-
-    Not the solution's order, which may follow its classes or its split (the AgrI example was written class
-    by class, its split alternating); not sorted either, which keeps what the ids' spelling says (ids numbered
-    class by class, or ``pub_``/``priv_`` prefixes, line up by position). A hash of the id depends on the id
-    alone: the position of a row tells nothing the id does not, and the same inputs give the same bytes. The
-    key is written in the bundle's README, so that the organizer can rebuild the order."""
-    prefix = key.encode("utf-8") + b"\n"
-    return sorted(ids, key=lambda i: (hashlib.sha256(prefix + i.encode("utf-8")).hexdigest(), i))
 
 
 def order_note(inputs: Inputs) -> Filled:
