@@ -9,6 +9,7 @@ import click
 
 from agrieval.scoring.cli._failures import EXIT_OK, EXIT_USAGE, CommandError, error_line, require
 from agrieval.scoring.cli._options import (
+    bootstrap_options,
     chosen_figure_format,
     competition_option,
     figure_options,
@@ -45,11 +46,8 @@ from agrieval.scoring.writing.policy import OutputPlan, OutputRefused
 @click.option("--metric", default=None, help="Rank by this metric [default: the competition's primary metric].")
 @click.option("--unit", type=click.Choice(["group", "row"]), default="group", show_default=True,
               help="Bootstrap sampling unit: group = transect (PlantCLEF) or team (AgrI); row = quadrat/image.")
-@click.option("--resamples", default=1000, show_default=True, type=click.IntRange(min=0),
-              help="Bootstrap resamples (0: no intervals, no tests).")
-@click.option("--seed", default=0, show_default=True, type=int, help="Seed of the bootstrap draws.")
-@click.option("--confidence", default=0.95, show_default=True, type=click.FloatRange(0.5, 0.999),
-              help="Coverage of the bootstrap intervals.")
+@bootstrap_options("Bootstrap resamples (0: no intervals, no tests).",
+                   "Seed of the bootstrap draws.")
 @click.option("--alpha", default=0.05, show_default=True, type=click.FloatRange(0.0001, 0.5),
               help="A gap to the leader is called real when the paired test's p-value is below this.")
 @click.option("--recursive", is_flag=True, help="Also score CSV files in subfolders (named by relative path).")

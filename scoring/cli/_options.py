@@ -65,6 +65,20 @@ def figure_options(f):
     return f
 
 
+# --- --resamples, --seed, --confidence: the bootstrap intervals of leaderboard and rank-agreement ----------------
+
+def bootstrap_options(resamples_help: str, seed_help: str):
+    """Add ``--resamples N``, ``--seed S`` and ``--confidence C`` (in that order in ``--help``); the command
+    receives ``resamples``, ``seed`` and ``confidence``."""
+    def add(f):
+        f = click.option("--confidence", default=0.95, show_default=True, type=click.FloatRange(0.5, 0.999),
+                         help="Coverage of the bootstrap intervals.")(f)
+        f = click.option("--seed", default=0, show_default=True, type=int, help=seed_help)(f)
+        return click.option("--resamples", default=1000, show_default=True, type=click.IntRange(min=0),
+                            help=resamples_help)(f)
+    return add
+
+
 def chosen_figure_format(figure_format: str, dpi: int, plots: bool):
     """The FigureFormat asked for; refuses --format/--dpi given without --plots (they would do nothing)."""
     from agrieval.scoring.writing.figures import FigureFormat

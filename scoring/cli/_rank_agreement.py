@@ -9,6 +9,7 @@ import click
 
 from agrieval.scoring.analysis_input.input_error import InputError
 from agrieval.scoring.cli._failures import refuse_input
+from agrieval.scoring.cli._options import bootstrap_options
 from agrieval.scoring.cli.group import epilog
 from agrieval.scoring.text.tables import fmt
 from agrieval.scoring.text.terminal import cell, one_line
@@ -40,11 +41,8 @@ def _where(ctx, param, values) -> dict[str, str]:
               help="Like --where, for A_CSV only (e.g. arch=densenet121).")
 @click.option("--where-b", multiple=True, callback=_where, metavar="COLUMN=VALUE",
               help="Like --where, for B_CSV only (e.g. arch=swin_tiny).")
-@click.option("--resamples", default=1000, show_default=True, type=click.IntRange(min=0),
-              help="Bootstrap resamples of the keys for the intervals (0: none).")
-@click.option("--seed", default=0, show_default=True, type=int, help="Seed of the bootstrap.")
-@click.option("--confidence", default=0.95, show_default=True, type=click.FloatRange(0.5, 0.999),
-              help="Coverage of the bootstrap intervals.")
+@bootstrap_options("Bootstrap resamples of the keys for the intervals (0: none).",
+                   "Seed of the bootstrap.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of a table.")
 def rank_agreement(a_csv, b_csv, key, value, value_b, where, where_a, where_b, resamples, seed, confidence, as_json):
     """Spearman, Pearson and Kendall agreement between the rankings in A_CSV and B_CSV.

@@ -103,17 +103,8 @@ def _boundaries(a: np.ndarray, delimiter: int, *, count_cr: bool
     n_cr = 0
     carry = 0  # the quotes before the block
     at_last = 0  # the quotes before the last boundary so far
-    mask = np.empty(min(len(a), _SPAN_BLOCK), dtype=bool)
-    other = np.empty_like(mask)
-    for lo in range(0, len(a), _SPAN_BLOCK):
-        block = a[lo:lo + _SPAN_BLOCK]
-        m, o = mask[:len(block)], other[:len(block)]
-        if count_cr:
-            n_cr += int(np.count_nonzero(np.equal(block, _CR, out=o)))
-        np.equal(block, _QUOTE, out=m)
-        m |= np.equal(block, _LF, out=o)
-        m |= np.equal(block, delimiter, out=o)
-        at = np.flatnonzero(m)
+    for lo, block, at, block_cr in _blocks_of_structure(a, delimiter, _SPAN_BLOCK, count_cr):
+        n_cr += block_cr
         kind = block[at]
         # at each structural byte: the block's quotes up to it (int32: a block is small), so that with the
         # quotes before the block the parity says whether it lies outside quoted fields
@@ -223,26 +214,32 @@ def line_fields(raw: bytes, delimiter: str) -> LineFields | None:
     return LineFields(starts, ends, counts, blank)
 
 
+def _blocks_of_structure(a: np.ndarray, delimiter: int, block_size: int, count_cr: bool):
+    """For each block of ``block_size`` bytes of ``a``: (its start, the block, the positions in it of the quotes,
+    line ends and delimiters, its CR bytes when ``count_cr`` else 0), through two reused masks that stay in the
+    CPU cache."""
+    mask = np.empty(min(len(a), block_size), dtype=bool)
+    other = np.empty_like(mask)
+    for lo in range(0, len(a), block_size):
+        block = a[lo:lo + block_size]
+        m, o = mask[:len(block)], other[:len(block)]
+        n_cr = int(np.count_nonzero(np.equal(block, _CR, out=o))) if count_cr else 0
+        np.equal(block, _QUOTE, out=m)
+        m |= np.equal(block, _LF, out=o)
+        m |= np.equal(block, delimiter, out=o)
+        yield lo, block, np.flatnonzero(m), n_cr
+
+
 def _structural(a: np.ndarray, delimiter: int, *, count_cr: bool = False) -> tuple[np.ndarray, int]:
     """Sorted positions of the quotes, line ends and delimiters in ``a``, and (with ``count_cr``) how many
     CR bytes it holds.
 
-    A block at a time, through two reused masks that stay in the CPU cache: a
-    third faster than comparing the whole file at once.
+    A block at a time (``_blocks_of_structure``): a third faster than comparing the whole file at once.
     """
     found = []
     n_cr = 0
-    mask = np.empty(min(len(a), _SCAN_BLOCK), dtype=bool)
-    other = np.empty_like(mask)
-    for lo in range(0, len(a), _SCAN_BLOCK):
-        block = a[lo:lo + _SCAN_BLOCK]
-        m, o = mask[:len(block)], other[:len(block)]
-        if count_cr:
-            n_cr += int(np.count_nonzero(np.equal(block, _CR, out=o)))
-        np.equal(block, _QUOTE, out=m)
-        m |= np.equal(block, _LF, out=o)
-        m |= np.equal(block, delimiter, out=o)
-        at = np.flatnonzero(m)
+    for lo, _, at, block_cr in _blocks_of_structure(a, delimiter, _SCAN_BLOCK, count_cr):
+        n_cr += block_cr
         at += lo
         found.append(at)
     if len(found) == 1:
